@@ -1,0 +1,136 @@
+"""The one error catalogue of jupyter-jcli.
+
+Every failure a caller can act on carries a code from :class:`ErrorCode`. Library code raises
+a subclass of :class:`JcliError`; front ends render it as the error JSON
+``{"schema_version": 1, "status": "error", "code": ..., "message": ..., "details": ...}``
+(see :meth:`JcliError.to_dict`).
+
+Exception tree::
+
+    JcliError                 code, message, details
+    ├── OutputProtocolError   the saved-output protocol (``jupyter_jcli.outputs``)
+    ├── NotebookError         reading, pairing and writing notebook documents
+    ├── AnalysisError         static cell analysis
+    └── UsageError            a front end was called with bad arguments
+
+A lower layer's exception is translated into the caller's branch at one boundary, raised
+``from`` the original, keeping the same code.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # pragma: no cover - exercised only on Python 3.10
+
+    class StrEnum(str, Enum):
+        """``enum.StrEnum`` for Python 3.10: members are their own string values."""
+
+        def __str__(self) -> str:
+            return str(self.value)
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AnalysisError",
+    "ErrorCode",
+    "JcliError",
+    "NotebookError",
+    "OutputProtocolError",
+    "UsageError",
+]
+
+SCHEMA_VERSION = 1
+"""Version of every JSON document jupyter-jcli emits (success and error)."""
+
+
+class ErrorCode(StrEnum):
+    """Every error code jupyter-jcli can report. Values equal names."""
+
+    # Files and notebooks
+    FILE_NOT_FOUND = "FILE_NOT_FOUND"
+    FILE_TYPE_UNSUPPORTED = "FILE_TYPE_UNSUPPORTED"
+    NOTEBOOK_PAIR_NOT_FOUND = "NOTEBOOK_PAIR_NOT_FOUND"
+    NOTEBOOK_READ_FAILED = "NOTEBOOK_READ_FAILED"
+    NOTEBOOK_WRITE_FAILED = "NOTEBOOK_WRITE_FAILED"
+    # Cells
+    CELL_NOT_FOUND = "CELL_NOT_FOUND"
+    CELL_MAPPING_UNRELIABLE = "CELL_MAPPING_UNRELIABLE"
+    # The saved-output protocol
+    OUTPUT_NOT_FOUND = "OUTPUT_NOT_FOUND"
+    OUTPUT_TYPE_UNSUPPORTED = "OUTPUT_TYPE_UNSUPPORTED"
+    OUTPUT_DATA_INVALID = "OUTPUT_DATA_INVALID"
+    MIME_NOT_FOUND = "MIME_NOT_FOUND"
+    MIME_NOT_SUPPORTED = "MIME_NOT_SUPPORTED"
+    MIME_NOT_APPLICABLE = "MIME_NOT_APPLICABLE"
+    INVALID_WINDOW = "INVALID_WINDOW"
+    WINDOW_NOT_SUPPORTED = "WINDOW_NOT_SUPPORTED"
+    INVALID_TRANSPORT_LIMIT = "INVALID_TRANSPORT_LIMIT"
+    OUTPUT_TOO_LARGE = "OUTPUT_TOO_LARGE"
+    # The document model
+    REV_MISMATCH = "REV_MISMATCH"
+    NAME_CONFLICT = "NAME_CONFLICT"
+    INVALID_NAME = "INVALID_NAME"
+    INVALID_CELL_TYPE = "INVALID_CELL_TYPE"
+    UNDO_EMPTY = "UNDO_EMPTY"
+    UNDO_CONFLICT = "UNDO_CONFLICT"
+    # Front ends
+    USAGE_ERROR = "USAGE_ERROR"
+
+
+class JcliError(Exception):
+    """Base of every jupyter-jcli error.
+
+    Args:
+        code: the catalogue code.
+        message: one human sentence saying what failed and, where possible, what to do.
+        details: JSON-serialisable facts a caller can act on (available MIME types, current
+            rev, valid range, ...).
+    """
+
+    def __init__(
+        self, code: ErrorCode, message: str, details: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = ErrorCode(code)
+        self.message = message
+        self.details: dict[str, Any] = dict(details or {})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error JSON document: schema_version, status "error", code, message, details."""
+        doc: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "status": "error",
+            "code": str(self.code),
+            "message": self.message,
+        }
+        if self.details:
+            doc["details"] = self.details
+        return doc
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!s}, {self.message!r})"
+
+
+class OutputProtocolError(JcliError):
+    """A saved-output protocol request failed (``jupyter_jcli.outputs``)."""
+
+
+class NotebookError(JcliError):
+    """A notebook document could not be read, paired, mapped or written."""
+
+
+class AnalysisError(JcliError):
+    """Static analysis could not be performed."""
+
+
+class UsageError(JcliError):
+    """A front end received invalid arguments. Exit status 2 on the command line."""
+
+    def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
+        super().__init__(ErrorCode.USAGE_ERROR, message, details)
