@@ -81,6 +81,9 @@ class ErrorCode(StrEnum):
     UNDO_CONFLICT = "UNDO_CONFLICT"
     # Front ends
     USAGE_ERROR = "USAGE_ERROR"
+    FILE_EXISTS = "FILE_EXISTS"
+    FILE_WRITE_FAILED = "FILE_WRITE_FAILED"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
 class JcliError(Exception):
