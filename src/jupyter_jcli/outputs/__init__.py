@@ -1,0 +1,95 @@
+"""The saved-output protocol: list and read the stored outputs of one notebook cell.
+
+This package is the single source of truth for output indexing, MIME selection, text paging
+and transport limits; every front end calls it. The functions here are pure: they take a
+cell's ``outputs`` value as parsed from the notebook JSON (nbformat v4 output shapes) and a
+``source`` provenance mapping, and return JSON-ready dicts. They never execute, write or
+cache anything. File-level entry points live in ``jupyter_jcli.outputs.notebook``.
+
+Success responses (schema version 1). Every one is
+``{"schema_version": 1, "status": "ok", "source": {...}, ...}``, where ``source`` is a copy
+of the caller's provenance (reads add ``output_index``).
+
+``list_outputs`` adds ``output_count`` and ``outputs``, one entry per physical output, in
+order::
+
+    {"output_index": 0, "output_type": "stream", "available_mime_types": [], "metadata": {},
+     "name": "stdout", "total_characters": 120}
+    {"output_index": 1, "output_type": "error", ..., "ename": "ValueError",
+     "evalue": "bad", "traceback_lines": 4}
+    {"output_index": 2, "output_type": "execute_result",
+     "available_mime_types": ["text/plain", "text/html"], "metadata": {},
+     "execution_count": 3, "mime_bytes": {"text/plain": 51, "text/html": 800}}
+
+``available_mime_types`` lists a bundle's ``data`` keys in stored order (``[]`` for streams
+and errors). ``mime_bytes`` gives, per type, the UTF-8 size of the stored value (text joined;
+JSON values compactly serialised, ``null`` if they cannot be): a guide to the cost of a read.
+A malformed output (not an object, ``data`` not an object, ``text`` of a wrong type, a
+missing ``ename``, an unknown ``output_type``...) does not break the listing: its entry carries
+``"problem": {"code", "message"}`` (``output_type`` is ``null`` when not a string) and omits
+the per-type fields; reading it fails with that code.
+
+``read_output`` adds ``output_type``, ``available_mime_types`` and ``metadata``, then:
+
+- ``stream``: ``name`` and the text-window fields at the top level.
+- ``error``: ``ename``, ``evalue``, ``traceback`` (the stored list of strings).
+- ``display_data``/``execute_result`` (plus ``execution_count``): ``selected`` =
+  ``{"mime_type", "encoding", "bytes", "data", ...}`` where ``encoding`` is
+
+  - ``"base64"`` for ``image/png``, ``image/jpeg``, ``image/webp``, ``image/gif``: ``data`` is
+    canonical base64 (no whitespace), ``bytes`` the decoded size, plus ``width`` and
+    ``height`` in pixels when the header gives them;
+  - ``"json"`` for ``application/json``, ``*+json`` and ``application/*json``: ``data`` is the
+    structured value, ``bytes`` its compact serialised size; never truncated;
+  - ``"text"`` for HTML, Markdown, plain text, SVG and other string values: the text-window
+    fields, inside ``selected``.
+
+Text-window fields: ``offset``, ``returned_characters``, ``total_characters``,
+``truncated``, ``next_offset`` (only when more remains), ``bytes`` (UTF-8 size of the page)
+and ``data``. Offsets and limits count Unicode code points; a list-of-strings value is joined
+first; lone surrogates come back as U+FFFD.
+
+Rules:
+
+- Automatic selection order: ``image/png``, ``image/jpeg``, ``image/webp``, ``image/gif``,
+  ``text/html``, ``text/markdown``, ``text/plain``, ``application/json``, the other JSON
+  types sorted lexically, ``image/svg+xml``. Other types are never picked automatically but
+  an explicit request returns them (a string as text, a structured value as JSON).
+- ``supported_mime_types`` filters automatic and explicit selection alike, without fallback:
+  an explicit type outside it, or no candidate left, is ``MIME_NOT_SUPPORTED`` (details list
+  ``available_mime_types``). An explicit type absent from the bundle is ``MIME_NOT_FOUND``.
+  Either option on a stream or error is ``MIME_NOT_APPLICABLE``.
+- Rasters are decoded strictly (alphabet and padding; whitespace and line breaks inside and
+  list-of-strings values are accepted) and must carry their format's signature (PNG magic,
+  JPEG ``FF D8 FF``, ``RIFF....WEBP``, ``GIF87a``/``GIF89a``), else ``OUTPUT_DATA_INVALID``.
+- ``offset == total`` gives an empty page; ``offset > total``, a negative offset, a limit
+  below 1 or a non-int (``bool`` included) is ``INVALID_WINDOW``. A window asked for
+  (``offset != 0`` or ``limit != DEFAULT_TEXT_LIMIT``) on an image, a JSON value or an error
+  is ``WINDOW_NOT_SUPPORTED``.
+- Transport: the compact serialised response (orjson, UTF-8, non-ASCII kept) must be at
+  most ``max_transport_bytes``, else ``OUTPUT_TOO_LARGE`` with details ``bytes`` and
+  ``max_transport_bytes`` (and, for text, a suggested smaller ``limit``). A bound below 1 or
+  above ``MAX_TRANSPORT_BYTES`` is ``INVALID_TRANSPORT_LIMIT``.
+- An ``output_index`` that is not an int, negative or out of range is ``OUTPUT_NOT_FOUND``
+  with details ``output_count``. An ``outputs`` value that is not a list is
+  ``OUTPUT_DATA_INVALID``.
+
+Errors are :class:`OutputProtocolError` (``jupyter_jcli.errors``) with JSON-serialisable
+details. Options of the wrong Python type (``source`` not a Mapping, ``mime_type`` not a
+``str``) are programming errors and raise ``TypeError``.
+"""
+
+from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
+
+from ._directory import list_outputs
+from ._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
+from ._read import read_output
+
+__all__ = [
+    "DEFAULT_TEXT_LIMIT",
+    "MAX_TRANSPORT_BYTES",
+    "SCHEMA_VERSION",
+    "OutputProtocolError",
+    "list_outputs",
+    "read_output",
+]

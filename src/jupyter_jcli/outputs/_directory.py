@@ -1,0 +1,102 @@
+"""``list_outputs``: the directory of a cell's outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from jupyter_jcli.errors import SCHEMA_VERSION
+
+from ._jsonsafe import json_size
+from ._limits import MAX_TRANSPORT_BYTES, check_transport_limit
+from ._structure import (
+    as_output_list,
+    available_mime_types,
+    metadata_of,
+    output_problem,
+    output_type_of,
+)
+from ._text import join_text, utf8_size
+from ._transport import fit_transport
+
+__all__ = ["copy_source", "list_outputs"]
+
+
+def copy_source(source: object) -> dict[str, Any]:
+    """A shallow copy of the caller's provenance mapping.
+
+    Raises:
+        TypeError: ``source`` is not a Mapping (a programming error).
+    """
+    if not isinstance(source, Mapping):
+        raise TypeError(f"source must be a Mapping, not {type(source).__name__}")
+    return dict(source)
+
+
+def _value_bytes(value: object) -> int | None:
+    """Stored size of one bundle value: UTF-8 size of text, compact size of JSON."""
+    text = join_text(value)
+    return utf8_size(text) if text is not None else json_size(value)
+
+
+def _entry(index: int, output: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "output_index": index,
+        "output_type": output_type_of(output),
+        "available_mime_types": available_mime_types(output),
+        "metadata": metadata_of(output),
+    }
+    problem = output_problem(output)
+    if problem is not None:
+        entry["problem"] = problem.as_dict()
+        return entry
+    output_type = output["output_type"]
+    if output_type == "stream":
+        entry["name"] = output["name"]
+        text = output["text"]
+        entry["total_characters"] = (
+            len(text) if isinstance(text, str) else sum(len(part) for part in text)
+        )
+    elif output_type == "error":
+        entry["ename"] = output["ename"]
+        entry["evalue"] = output["evalue"]
+        entry["traceback_lines"] = len(output["traceback"])
+    else:
+        if output_type == "execute_result":
+            entry["execution_count"] = output.get("execution_count")
+        entry["mime_bytes"] = {mime: _value_bytes(value) for mime, value in output["data"].items()}
+    return entry
+
+
+def list_outputs(
+    outputs: object,
+    *,
+    source: Mapping[str, Any],
+    max_transport_bytes: int = MAX_TRANSPORT_BYTES,
+) -> dict[str, Any]:
+    """List every output of one cell, so a caller can choose what to read.
+
+    Args:
+        outputs: the cell's ``outputs`` value as parsed from the notebook JSON (a list).
+        source: provenance copied into the response as ``source``.
+        max_transport_bytes: bound on the compact serialised response, 1 to 32 MiB.
+
+    Returns:
+        ``{"schema_version": 1, "status": "ok", "source", "output_count", "outputs"}``;
+        see the package documentation for the entries.
+
+    Raises:
+        OutputProtocolError: ``INVALID_TRANSPORT_LIMIT``; ``OUTPUT_DATA_INVALID`` when
+            ``outputs`` is not a list; ``OUTPUT_TOO_LARGE`` when the directory does not fit.
+        TypeError: ``source`` is not a Mapping.
+    """
+    limit = check_transport_limit(max_transport_bytes)
+    response: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "status": "ok",
+        "source": copy_source(source),
+    }
+    items = as_output_list(outputs)
+    response["output_count"] = len(items)
+    response["outputs"] = [_entry(index, output) for index, output in enumerate(items)]
+    return fit_transport(response, None, limit)

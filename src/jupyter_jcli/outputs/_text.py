@@ -1,0 +1,109 @@
+"""Text values and text windows (pages counted in Unicode code points)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from jupyter_jcli.errors import ErrorCode
+
+from ._jsonsafe import protocol_error, replace_surrogates
+
+__all__ = ["TextWindow", "join_text", "text_window", "utf8_size"]
+
+_CHUNK = 1 << 20  # code points measured per step: bounds the temporary copies
+
+
+def join_text(value: object) -> str | None:
+    """A stored text value as one string: a ``str`` as is, a list of ``str`` joined.
+
+    nbformat stores multiline strings either way ("multiline_string" in the v4 schema).
+    Returns None for anything else.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(part, str) for part in value):
+        return "".join(value)
+    return None
+
+
+def utf8_size(text: str) -> int:
+    """UTF-8 size of ``text`` in bytes (a lone surrogate counts as U+FFFD, 3 bytes)."""
+    if text.isascii():
+        return len(text)
+    size = 0
+    for start in range(0, len(text), _CHUNK):
+        size += len(text[start : start + _CHUNK].encode("utf-8", "surrogatepass"))
+    return size
+
+
+def _measure(text: str) -> tuple[int, int]:
+    """``(utf8_bytes, json_bytes)`` of a surrogate-free ``text``; json_bytes includes quotes.
+
+    Raises:
+        TypeError: ``text`` holds a surrogate (orjson refuses it).
+    """
+    if len(text) <= _CHUNK:
+        encoded = orjson.dumps(text)
+        utf8 = len(text) if text.isascii() else len(text.encode("utf-8"))
+        return utf8, len(encoded)
+    utf8 = 0
+    escaped = 2
+    for start in range(0, len(text), _CHUNK):
+        chunk = text[start : start + _CHUNK]
+        escaped += len(orjson.dumps(chunk)) - 2
+        utf8 += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
+    return utf8, escaped
+
+
+@dataclass(frozen=True)
+class TextWindow:
+    """One page of a text value.
+
+    Attributes:
+        fields: the protocol's window fields, in order: ``offset``, ``returned_characters``,
+            ``total_characters``, ``truncated``, ``next_offset`` (only when more remains),
+            ``bytes`` (UTF-8 size of ``data``) and ``data`` (lone surrogates as U+FFFD).
+        data_json_bytes: size of ``data`` serialised as a JSON string, quotes included.
+    """
+
+    fields: dict[str, Any]
+    data_json_bytes: int
+
+
+def text_window(text: str, offset: int, limit: int) -> TextWindow:
+    """Cut the page ``[offset, offset + limit)`` out of ``text`` (code points).
+
+    ``offset == len(text)`` gives an empty page. The page is copied only when it is not the
+    whole text.
+
+    Raises:
+        OutputProtocolError: ``INVALID_WINDOW`` when ``offset`` is past the end.
+    """
+    total = len(text)
+    if offset > total:
+        raise protocol_error(
+            ErrorCode.INVALID_WINDOW,
+            f"offset {offset} is past the end of the text ({total} characters).",
+            {"offset": offset, "total_characters": total},
+        )
+    end = min(total, offset + limit)
+    page = text[offset:end]
+    try:
+        utf8, json_bytes = _measure(page)
+    except TypeError:
+        page = replace_surrogates(page)
+        utf8, json_bytes = _measure(page)
+    fields: dict[str, Any] = {
+        "offset": offset,
+        "returned_characters": end - offset,
+        "total_characters": total,
+        "truncated": end < total,
+    }
+    if end < total:
+        fields["next_offset"] = end
+    fields["bytes"] = utf8
+    fields["data"] = page
+    return TextWindow(fields, json_bytes)
