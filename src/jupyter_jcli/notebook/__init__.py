@@ -1,0 +1,14 @@
+"""The notebook document: tolerant reading and ``.py`` pairing.
+
+Submodules (imported on demand, so this package stays cheap to import):
+
+- :mod:`jupyter_jcli.notebook.io`: read ``.ipynb`` files (nbformat 4.x as stored, v3 upgraded).
+- :mod:`jupyter_jcli.notebook.pairing`: find the notebook paired with a ``.py`` file and map
+  a ``.py`` cell to its notebook cell (jupytext, imported lazily).
+"""
+
+from __future__ import annotations
+
+from jupyter_jcli.notebook.io import cell_source, parse_notebook, read_notebook
+
+__all__ = ["cell_source", "parse_notebook", "read_notebook"]
