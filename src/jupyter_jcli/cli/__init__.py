@@ -1,0 +1,22 @@
+"""The ``j-cli`` command line: a front end over the saved-output protocol.
+
+The command line parses arguments, calls :mod:`jupyter_jcli.outputs` and
+:mod:`jupyter_jcli.notebook`, and renders their results; it holds no protocol logic.
+
+Modes:
+    ``j-cli -j ...`` (``--json``) writes exactly one compact JSON document to stdout, on success
+    and on error (``{"schema_version": 1, "status": "error", "code": ..., "message": ...}``).
+    Without ``-j`` the output is readable text; errors go to stderr as ``error CODE: message``.
+
+Exit status: 0 on success, 1 on an error with a catalogue code (see :mod:`jupyter_jcli.errors`),
+2 on a usage error (code ``USAGE_ERROR``).
+
+Start-up stays fast: the read commands import only click, orjson and the read path; heavy
+modules (jupytext for ``.py`` files, nbformat for nbformat 3) load only when needed.
+"""
+
+from __future__ import annotations
+
+from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, cli, main
+
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "cli", "main"]

@@ -1,0 +1,172 @@
+"""The ``j-cli`` root command, the global ``-j`` switch and the one error boundary.
+
+:func:`main` is the console-script entry point. It runs the click command tree in
+non-standalone mode so that every failure reaches one place, where it becomes an exit status
+and, in JSON mode, exactly one error document on stdout:
+
+=========================================  ======  ======================
+failure                                    exit    code
+=========================================  ======  ======================
+a :class:`~jupyter_jcli.errors.JcliError`  1       the error's own code
+bad arguments (click usage errors)         2       ``USAGE_ERROR``
+anything unexpected                        1       ``INTERNAL_ERROR``
+=========================================  ======  ======================
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+from jupyter_jcli import __version__
+from jupyter_jcli.cli._emit import CliState, emit_error, emit_json
+from jupyter_jcli.cli._notebook import notebook
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
+
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "cli", "main"]
+
+EXIT_OK = 0
+"""Exit status of a successful command."""
+EXIT_ERROR = 1
+"""Exit status of an error that carries a catalogue code (other than ``USAGE_ERROR``)."""
+EXIT_USAGE = 2
+"""Exit status of a usage error (unknown option, bad option value, missing argument)."""
+_EXIT_INTERRUPTED = 130
+
+_JSON_FLAGS = frozenset({"-j", "--json"})
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    state = ctx.ensure_object(CliState)
+    if state.json_mode:
+        emit_json(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "status": "ok",
+                "name": "j-cli",
+                "version": __version__,
+            }
+        )
+    else:
+        click.echo(f"j-cli {__version__}")
+    ctx.exit(EXIT_OK)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "-j",
+    "--json",
+    "json_mode",
+    is_flag=True,
+    help="Write exactly one compact JSON document to stdout (success or error).",
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and exit.",
+)
+@click.pass_context
+def cli(ctx: click.Context, json_mode: bool) -> None:
+    """Read Jupyter notebooks safely and cheaply: saved outputs, cells, pages.
+
+    Put -j before the command for JSON, e.g. `j-cli -j notebook outputs NB.ipynb --cell 3`.
+    """
+    state = ctx.ensure_object(CliState)
+    state.json_mode = state.json_mode or json_mode
+
+
+cli.add_command(notebook)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``j-cli`` and return its exit status (the console script exits with it).
+
+    Args:
+        argv: the arguments after the program name; ``sys.argv[1:]`` when None.
+
+    Returns:
+        0 on success, 1 on an error with a catalogue code, 2 on a usage error, 130 when
+        interrupted. Errors are rendered before returning (JSON on stdout with ``-j``, else
+        ``error CODE: message`` on stderr); no traceback is ever printed.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    state = CliState(json_mode=_json_requested(args))
+    try:
+        result = cli.main(args=args, prog_name="j-cli", standalone_mode=False, obj=state)
+    except click.exceptions.NoArgsIsHelpError as err:
+        if state.json_mode:
+            emit_error(UsageError("Missing command; see `j-cli --help`."), json_mode=True)
+        else:
+            click.echo(err.format_message(), err=True)
+        return EXIT_USAGE
+    except click.ClickException as err:
+        _report_usage_error(err, state)
+        return EXIT_USAGE
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return _EXIT_INTERRUPTED
+    except JcliError as err:
+        emit_error(err, json_mode=state.json_mode)
+        return EXIT_USAGE if err.code == ErrorCode.USAGE_ERROR else EXIT_ERROR
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_ERROR
+    except SystemExit as err:  # click exits this way after a broken pipe
+        return err.code if isinstance(err.code, int) else EXIT_ERROR
+    except Exception as err:
+        emit_error(
+            JcliError(
+                ErrorCode.INTERNAL_ERROR,
+                f"Unexpected {type(err).__name__}: {err}",
+                {"exception": type(err).__name__},
+            ),
+            json_mode=state.json_mode,
+        )
+        return EXIT_ERROR
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def _json_requested(args: Sequence[str]) -> bool:
+    """Whether ``-j``/``--json`` appears before ``--``: decides the error format even when the
+    arguments fail to parse (the parsed flag is authoritative once parsing succeeds)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg in _JSON_FLAGS:
+            return True
+    return False
+
+
+def _report_usage_error(err: click.ClickException, state: CliState) -> None:
+    message = err.format_message()
+    details: dict[str, str] = {}
+    ctx = getattr(err, "ctx", None)
+    if isinstance(ctx, click.Context):
+        details["command"] = ctx.command_path
+    param = getattr(err, "param", None)
+    if isinstance(param, click.Parameter) and param.name:
+        details["parameter"] = param.name
+    if not state.json_mode and isinstance(ctx, click.Context):
+        click.echo(ctx.get_usage(), err=True)
+        click.echo(f"Try '{ctx.command_path} --help' for help.\n", err=True)
+    emit_error(UsageError(message, details), json_mode=state.json_mode)
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe (e.g. ``| head``), point stdout at devnull so the interpreter's
+    final flush does not raise again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)

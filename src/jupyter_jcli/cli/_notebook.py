@@ -1,0 +1,185 @@
+"""``j-cli notebook ...``: read cells and saved outputs of a notebook (or a paired ``.py``).
+
+Each command parses its options, calls the protocol (imported lazily, so ``--help`` stays
+cheap) and renders the result: the protocol response itself with ``-j``, text otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.errors import UsageError
+
+__all__ = ["notebook", "split_mime_types"]
+
+_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
+_CELL = click.option(
+    "--cell",
+    "cell_index",
+    type=int,
+    required=True,
+    metavar="N",
+    help="Cell index: physical, zero-based, in FILE (.ipynb, or a .py paired with one).",
+)
+
+
+def split_mime_types(values: tuple[str, ...]) -> list[str] | None:
+    """``--supported-mime`` values, repeated and/or comma-separated, as one list.
+
+    Returns:
+        None when the option was not given; otherwise the MIME types in order, stripped,
+        duplicates and empty items dropped.
+    """
+    if not values:
+        return None
+    types = [part.strip() for value in values for part in value.split(",")]
+    return list(dict.fromkeys(t for t in types if t))
+
+
+@click.group()
+def notebook() -> None:
+    """Read a notebook's cells and saved outputs (never runs or writes the notebook)."""
+
+
+@notebook.command("cells")
+@_FILE
+def cells_command(file: str) -> None:
+    """One line per cell: index, type, name or id, outputs, first line.
+
+    For a .py file: its cells and the paired notebook cell each maps to, when reliable.
+    """
+    from jupyter_jcli.cli._cells import cell_lines, summarize_cells
+
+    document = summarize_cells(file)
+    if json_mode():
+        emit_json(document)
+        return
+    for line in cell_lines(document):
+        click.echo(line)
+
+
+@notebook.command("outputs")
+@_FILE
+@_CELL
+def outputs_command(file: str, cell_index: int) -> None:
+    """List the saved outputs of one cell: index, type, MIME types and sizes."""
+    from jupyter_jcli.outputs.notebook import list_notebook_outputs
+
+    listing = list_notebook_outputs(file, cell_index)
+    if json_mode():
+        emit_json(listing)
+        return
+    from jupyter_jcli.cli._render import listing_lines
+
+    for line in listing_lines(listing, file):
+        click.echo(line)
+
+
+@notebook.command("output")
+@_FILE
+@_CELL
+@click.option(
+    "--output",
+    "output_index",
+    type=int,
+    required=True,
+    metavar="K",
+    help="Output index: physical, zero-based, in the cell's outputs.",
+)
+@click.option("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
+@click.option(
+    "--supported-mime",
+    "supported_mime",
+    multiple=True,
+    metavar="TYPE[,TYPE]",
+    help="Only accept these MIME types (repeat the option or separate with commas).",
+)
+@click.option("--offset", type=int, metavar="N", help="Text page start, in characters.")
+@click.option("--limit", type=int, metavar="N", help="Text page size, in characters.")
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(path_type=str),
+    metavar="PATH",
+    help="Write the selected image (decoded) to PATH.",
+)
+@click.option("--force", is_flag=True, help="With --save: replace PATH if it exists.")
+def output_command(
+    *,
+    file: str,
+    cell_index: int,
+    output_index: int,
+    mime_type: str | None,
+    supported_mime: tuple[str, ...],
+    offset: int | None,
+    limit: int | None,
+    save_path: str | None,
+    force: bool,
+) -> None:
+    """Read one saved output: a text page, an image, JSON, or an error's traceback."""
+    if force and save_path is None:
+        raise UsageError("--force only applies together with --save.")
+    from jupyter_jcli.outputs.notebook import read_notebook_output
+
+    options: dict[str, Any] = {}
+    if mime_type is not None:
+        options["mime_type"] = mime_type
+    supported = split_mime_types(supported_mime)
+    if supported is not None:
+        options["supported_mime_types"] = supported
+    if offset is not None:
+        options["offset"] = offset
+    if limit is not None:
+        options["limit"] = limit
+    result = read_notebook_output(file, cell_index, output_index, **options)
+    if save_path is not None:
+        _save_and_report(result, save_path, force=force)
+        return
+    if json_mode():
+        emit_json(result)
+        return
+    from jupyter_jcli.cli._render import render_read
+
+    render_read(result, file)
+
+
+def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> None:
+    from jupyter_jcli.cli._render import describe_image
+    from jupyter_jcli.cli._save import SavedFile, image_bytes, save_bytes
+
+    mime_type, content = image_bytes(result)
+    save_bytes(save_path, content, force=force)
+    saved: SavedFile = {"path": save_path, "mime_type": mime_type, "bytes": len(content)}
+    if json_mode():
+        # The image is in the file now: the document keeps the read's facts, not its data.
+        selected = {k: v for k, v in result["selected"].items() if k != "data"}
+        emit_json({**result, "selected": selected, "saved": saved})
+        return
+    click.echo(f"saved {describe_image(result['selected'])} to {save_path}")
+
+
+@notebook.command("show")
+@_FILE
+@click.option(
+    "--cell",
+    "cells",
+    type=int,
+    multiple=True,
+    metavar="N",
+    help="Show only this cell (repeatable). Default: every cell that has outputs.",
+)
+def show_command(file: str, cells: tuple[int, ...]) -> None:
+    """A quick tour: every cell with outputs, each output read and cut short.
+
+    Text and tables are shown as plain text, images as type, size and pixel dimensions,
+    errors as name, value and the end of the traceback. Each cut says how to read the rest.
+    """
+    from jupyter_jcli.cli._show import show_document, show_text
+
+    if json_mode():
+        emit_json(show_document(file, cells))
+        return
+    show_text(file, cells)

@@ -1,0 +1,208 @@
+"""Text renderings of protocol responses for a person (the non ``-j`` mode).
+
+Pure string building over the documents returned by :mod:`jupyter_jcli.outputs`; nothing here
+reads files or decides what to read.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+import orjson
+
+__all__ = [
+    "describe_image",
+    "describe_selected",
+    "format_bytes",
+    "listing_lines",
+    "output_command",
+    "output_summary",
+    "render_read",
+    "source_label",
+    "strip_ansi",
+]
+
+# CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks), per ECMA-48.
+_ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+
+RASTER_ENCODING = "base64"
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without ANSI escape sequences (as found in IPython tracebacks)."""
+    return _ANSI_RE.sub("", text)
+
+
+def format_bytes(size: object) -> str:
+    """``23,456 bytes`` for an int; ``? bytes`` for anything else."""
+    return f"{size:,} bytes" if isinstance(size, int) else "? bytes"
+
+
+def output_command(file_arg: str, cell_index: int, output_index: int, *extra: str) -> str:
+    """The shell command that reads one output, for hints: ``j-cli notebook output ...``."""
+    words = [
+        "j-cli",
+        "notebook",
+        "output",
+        file_arg,
+        "--cell",
+        str(cell_index),
+        "--output",
+        str(output_index),
+        *extra,
+    ]
+    return shlex.join(words)
+
+
+def source_label(source: Mapping[str, Any]) -> str:
+    """``cell 3 of nb.ipynb (id abc)``, plus the ``.py`` mapping when one was used."""
+    label = f"cell {source.get('cell_index')} of {source.get('path')}"
+    if source.get("cell_name"):
+        label += f" (name {source['cell_name']})"
+    elif source.get("cell_id"):
+        label += f" (id {source['cell_id']})"
+    mapping = source.get("mapping")
+    if mapping and mapping != "direct":
+        requested = source.get("requested_path")
+        requested_cell = source.get("requested_cell_index")
+        label += f", mapped by {mapping} from {requested} cell {requested_cell}"
+    return label
+
+
+def output_summary(entry: Mapping[str, Any]) -> str:
+    """One line describing a directory entry of ``list_outputs`` (without its index)."""
+    problem = entry.get("problem")
+    if isinstance(problem, Mapping):
+        return f"problem {problem.get('code')}: {problem.get('message')}"
+    output_type = entry.get("output_type")
+    if output_type == "stream":
+        return f"{entry.get('name')}, {entry.get('total_characters'):,} characters"
+    if output_type == "error":
+        evalue = _one_line(str(entry.get("evalue")), 60)
+        lines = entry.get("traceback_lines")
+        return f"{entry.get('ename')}: {evalue} ({lines} traceback lines)"
+    parts: list[str] = []
+    count = entry.get("execution_count")
+    if output_type == "execute_result" and count is not None:
+        parts.append(f"Out[{count}]")
+    sizes = entry.get("mime_bytes")
+    sizes = sizes if isinstance(sizes, Mapping) else {}
+    types = entry.get("available_mime_types") or []
+    parts.append(
+        ", ".join(
+            f"{mime} ({format_bytes(sizes[mime])})" if mime in sizes else str(mime)
+            for mime in types
+        )
+        or "no data"
+    )
+    return " ".join(parts)
+
+
+def listing_lines(listing: Mapping[str, Any], file_arg: str) -> list[str]:
+    """A table of the outputs in a ``list_outputs`` response, with a hint to read one."""
+    source = listing.get("source") or {}
+    outputs: Sequence[Mapping[str, Any]] = listing.get("outputs") or []
+    count = listing.get("output_count", len(outputs))
+    lines = [f"{source_label(source)}: {count} output{'' if count == 1 else 's'}"]
+    if not outputs:
+        return lines
+    lines.append(f"  {'#':>3}  {'type':<16} details")
+    for entry in outputs:
+        output_type = str(entry.get("output_type", "?"))
+        lines.append(f"  {entry.get('output_index'):>3}  {output_type:<16} {output_summary(entry)}")
+    cell_index = int(source.get("requested_cell_index", source.get("cell_index", 0)))
+    lines.append(f"read one: {output_command(file_arg, cell_index, 0)}")
+    return lines
+
+
+def describe_image(selected: Mapping[str, Any]) -> str:
+    """``image/png, 23,456 bytes, 640x480 px`` (dimensions only when known)."""
+    text = f"{selected.get('mime_type')}, {format_bytes(selected.get('bytes'))}"
+    width, height = selected.get("width"), selected.get("height")
+    if isinstance(width, int) and isinstance(height, int):
+        text += f", {width}x{height} px"
+    return text
+
+
+def describe_selected(result: Mapping[str, Any]) -> str:
+    """Short description of a read: output type, selected MIME type, alternatives."""
+    output_type = result.get("output_type")
+    selected = result.get("selected")
+    if isinstance(selected, Mapping):
+        others = [
+            m for m in result.get("available_mime_types") or [] if m != selected.get("mime_type")
+        ]
+        text = f"{output_type}, {selected.get('mime_type')}"
+        if others:
+            text += f" (also: {', '.join(map(str, others))})"
+        return text
+    if output_type == "stream":
+        return f"stream {result.get('name')}"
+    return str(output_type)
+
+
+def window_note(window: Mapping[str, Any], file_arg: str, cell: int, output: int) -> str:
+    """``characters 0-99999 of 250000; next: j-cli ... --offset 100000`` for a text window."""
+    offset = int(window.get("offset", 0))
+    returned = int(window.get("returned_characters", 0))
+    total = window.get("total_characters")
+    note = f"characters {offset}-{offset + returned} of {total}"
+    if window.get("truncated") and "next_offset" in window:
+        note += "; next page: " + output_command(
+            file_arg, cell, output, "--offset", str(window["next_offset"]), *_mime_args(window)
+        )
+    return note
+
+
+def _mime_args(window: Mapping[str, Any]) -> tuple[str, ...]:
+    mime = window.get("mime_type")
+    return ("--mime", str(mime)) if mime else ()
+
+
+def render_read(result: Mapping[str, Any], file_arg: str) -> None:
+    """Print a ``read_output`` response for a person.
+
+    The content (text page, traceback, JSON, image description) goes to stdout; the header and
+    paging hints go to stderr, so ``> file`` captures the content alone.
+    """
+    source = result.get("source") or {}
+    cell = int(source.get("requested_cell_index", source.get("cell_index", 0)))
+    output = int(source.get("output_index", 0))
+    click.echo(f"# {source_label(source)}, output {output}: {describe_selected(result)}", err=True)
+    output_type = result.get("output_type")
+    if output_type == "stream":
+        _echo_text(str(result.get("data", "")))
+        click.echo(f"# {window_note(result, file_arg, cell, output)}", err=True)
+        return
+    if output_type == "error":
+        click.echo(f"{result.get('ename')}: {result.get('evalue')}")
+        for line in result.get("traceback") or []:
+            click.echo(strip_ansi(str(line)))
+        return
+    selected = result.get("selected")
+    if not isinstance(selected, Mapping):
+        return
+    encoding = selected.get("encoding")
+    if encoding == RASTER_ENCODING:
+        click.echo(describe_image(selected))
+        click.echo(
+            "# save it: " + output_command(file_arg, cell, output, "--save", "PATH"), err=True
+        )
+    elif encoding == "json":
+        click.echo(orjson.dumps(selected.get("data"), option=orjson.OPT_INDENT_2).decode())
+    else:
+        _echo_text(str(selected.get("data", "")))
+        click.echo(f"# {window_note(selected, file_arg, cell, output)}", err=True)
+
+
+def _echo_text(text: str) -> None:
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+def _one_line(text: str, width: int) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"

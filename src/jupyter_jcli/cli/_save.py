@@ -1,0 +1,127 @@
+"""``--save``: write a selected image to a path the user names, atomically."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypedDict
+
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+
+__all__ = ["SavedFile", "image_bytes", "save_bytes"]
+
+_SVG = "image/svg+xml"
+
+
+class SavedFile(TypedDict):
+    """What ``--save`` wrote: ``path`` (as given), ``mime_type`` and ``bytes`` (size)."""
+
+    path: str
+    mime_type: str
+    bytes: int
+
+
+def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
+    """The MIME type and file content of the image selected in a ``read_output`` response.
+
+    Rasters (``encoding: "base64"``) give their decoded bytes; ``image/svg+xml`` gives its
+    source text as UTF-8, provided the text window holds all of it.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` if the read selected no image (a stream, an error, text
+            or JSON), or an SVG page that is not the whole document.
+        JcliError: ``OUTPUT_DATA_INVALID`` if the base64 does not decode (the protocol
+            returns canonical base64, so this means a broken response).
+    """
+    selected = result.get("selected")
+    if not isinstance(selected, Mapping):
+        raise UsageError(
+            f"--save needs an image, but the output is a {result.get('output_type')} output.",
+            {"output_type": result.get("output_type")},
+        )
+    mime_type = str(selected.get("mime_type"))
+    encoding = selected.get("encoding")
+    if encoding == "base64":
+        try:
+            return mime_type, base64.b64decode(str(selected.get("data", "")), validate=True)
+        except (binascii.Error, ValueError) as err:
+            raise JcliError(
+                ErrorCode.OUTPUT_DATA_INVALID,
+                f"The {mime_type} data is not valid base64.",
+                {"mime_type": mime_type},
+            ) from err
+    if mime_type == _SVG and encoding == "text":
+        if selected.get("truncated") or int(selected.get("offset", 0)) != 0:
+            raise UsageError(
+                "--save needs the whole SVG document: read it without --offset and with a "
+                "--limit of at least its total_characters.",
+                {"total_characters": selected.get("total_characters")},
+            )
+        return mime_type, str(selected.get("data", "")).encode("utf-8")
+    raise UsageError(
+        f"--save needs an image, but the selected representation is {mime_type}; "
+        "choose one with --mime.",
+        {"mime_type": mime_type, "available_mime_types": result.get("available_mime_types")},
+    )
+
+
+def save_bytes(path: str, content: bytes, *, force: bool) -> None:
+    """Write ``content`` to ``path`` atomically: a temporary file in the same folder, fsync,
+    then ``os.replace``; a crash leaves no half-written file.
+
+    Args:
+        path: the destination the user named.
+        content: the bytes to write.
+        force: replace an existing file; without it an existing path is refused.
+
+    Raises:
+        JcliError: ``FILE_EXISTS`` if ``path`` exists and ``force`` is False;
+            ``FILE_WRITE_FAILED`` if the folder is missing or the write fails.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise JcliError(
+            ErrorCode.FILE_EXISTS, f"{path} is a directory; name a file.", {"path": path}
+        )
+    if target.exists() and not force:
+        raise JcliError(
+            ErrorCode.FILE_EXISTS,
+            f"{path} already exists; pass --force to replace it.",
+            {"path": path},
+        )
+    folder = target.parent
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as err:
+        raise JcliError(
+            ErrorCode.FILE_WRITE_FAILED,
+            f"Cannot write in {folder}: {err.strerror or err}.",
+            {"path": path},
+        ) from err
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, _default_file_mode())
+        os.replace(tmp_name, target)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise JcliError(
+            ErrorCode.FILE_WRITE_FAILED,
+            f"Could not write {path}: {err.strerror or err}.",
+            {"path": path},
+        ) from err
+
+
+def _default_file_mode() -> int:
+    """The mode a plain ``open(path, "w")`` would give (``mkstemp`` makes files 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
