@@ -1,0 +1,219 @@
+"""``.py`` files paired with notebooks: finding the pair and mapping cells, read-only.
+
+A ``.py`` file (py:percent, or any other script format jupytext reads: light, hydrogen,
+nomarker, ...) is parsed with jupytext, never with a parser of our own. Its paired notebook is
+found through jupytext's pairing rules (``jupytext.paired_paths``). A ``.py`` cell is mapped
+to a notebook cell only by a unique shared stable id or by a unique, non-conflicting
+``(cell_type, source)`` match; see :func:`map_py_cell`. These functions never write, sync or
+create anything. jupytext is imported only when a ``.py`` file is read.
+
+Pairing reference: https://jupytext.readthedocs.io/en/latest/paired-notebooks.html
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._cell_match import match_cell
+from jupyter_jcli.notebook._pair_search import find_pair
+from jupyter_jcli.notebook.io import check_cell_index, read_notebook
+
+__all__ = [
+    "PY_SUFFIX",
+    "CellMapping",
+    "PairedCell",
+    "PyScript",
+    "find_paired_notebook",
+    "map_py_cell",
+    "read_py",
+    "resolve_py_cell",
+]
+
+PY_SUFFIX = ".py"
+"""The suffix of the text files that can be paired (compared case-insensitively)."""
+
+
+@dataclass(frozen=True)
+class CellMapping:
+    """Where a ``.py`` cell lives in its paired notebook.
+
+    Attributes:
+        py_path: the ``.py`` file, absolute.
+        py_cell_index: physical zero-based index of the cell among the ``.py`` cells, as
+            jupytext reads them (the header is not a cell).
+        notebook_path: the paired ``.ipynb``, absolute.
+        notebook_cell_index: physical zero-based index of the matched notebook cell.
+        mapping: ``"id"`` (shared cell name or cell id) or ``"content"`` (unique same type
+            and source).
+    """
+
+    py_path: Path
+    py_cell_index: int
+    notebook_path: Path
+    notebook_cell_index: int
+    mapping: Literal["id", "content"]
+
+
+@dataclass(frozen=True)
+class PyScript:
+    """A ``.py`` file as jupytext reads it.
+
+    Attributes:
+        path: the file, absolute.
+        metadata: notebook metadata from the file's header (``{}`` without header).
+        cells: the cells as plain nbformat 4 cell dicts.
+    """
+
+    path: Path
+    metadata: dict[str, Any]
+    cells: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class PairedCell:
+    """A mapped ``.py`` cell together with the notebook it was mapped into.
+
+    Attributes:
+        mapping: where the cell lives.
+        notebook: the paired notebook as read (see ``notebook.io.read_notebook``).
+    """
+
+    mapping: CellMapping
+    notebook: dict[str, Any]
+
+
+def read_py(py_path: str | os.PathLike[str]) -> PyScript:
+    """Parse a ``.py`` file with jupytext (format inferred: header, then jupytext's guess).
+
+    Args:
+        py_path: the ``.py`` file.
+
+    Returns:
+        The parsed file.
+
+    Raises:
+        NotebookError: ``FILE_TYPE_UNSUPPORTED`` (suffix not ``.py``), ``FILE_NOT_FOUND``
+            (missing or a directory), ``NOTEBOOK_READ_FAILED`` (unreadable, not UTF-8, or
+            jupytext cannot parse it).
+    """
+    path = Path(py_path).absolute()
+    if path.suffix.lower() != PY_SUFFIX:
+        raise NotebookError(
+            ErrorCode.FILE_TYPE_UNSUPPORTED,
+            f"{path} is not a .py file.",
+            {"path": str(path), "suffix": path.suffix},
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
+        raise NotebookError(
+            ErrorCode.FILE_NOT_FOUND, f"No file at {path}.", {"path": str(path)}
+        ) from err
+    except (OSError, UnicodeDecodeError) as err:
+        code = ErrorCode.FILE_NOT_FOUND if path.is_dir() else ErrorCode.NOTEBOOK_READ_FAILED
+        raise NotebookError(code, f"Could not read {path}: {err}.", {"path": str(path)}) from err
+
+    import jupytext
+
+    try:
+        node = jupytext.reads(text, fmt={"extension": PY_SUFFIX})
+        plain: dict[str, Any] = orjson.loads(orjson.dumps(node))
+    except Exception as err:  # jupytext raises many kinds on malformed headers
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"jupytext could not parse {path}: {err}.",
+            {"path": str(path)},
+        ) from err
+    metadata = plain.get("metadata")
+    return PyScript(
+        path=path.resolve(),
+        metadata=metadata if isinstance(metadata, dict) else {},
+        cells=list(plain.get("cells") or []),
+    )
+
+
+def find_paired_notebook(py_path: str | os.PathLike[str]) -> Path:
+    """The notebook paired with a ``.py`` file, by jupytext's pairing rules.
+
+    Tried in order: the ``jupytext.formats`` recorded in the ``.py`` header (e.g.
+    ``ipynb,py:percent`` or ``notebooks//ipynb,scripts//py:percent``, expanded with
+    ``jupytext.paired_paths``); the same-stem ``.ipynb`` beside it; a bounded search of nearby
+    folders for a same-stem notebook whose own ``metadata.jupytext.formats`` pairs it with
+    this file.
+
+    Args:
+        py_path: the ``.py`` file.
+
+    Returns:
+        The absolute path of the paired ``.ipynb``.
+
+    Raises:
+        NotebookError: ``NOTEBOOK_PAIR_NOT_FOUND`` when none (or several) is found, plus the
+            codes of :func:`read_py`.
+    """
+    script = read_py(py_path)
+    return find_pair(script.path, script.metadata)
+
+
+def resolve_py_cell(py_path: str | os.PathLike[str], cell_index: int) -> PairedCell:
+    """Map one ``.py`` cell to its notebook cell and return the notebook read for it.
+
+    Same rules and errors as :func:`map_py_cell`; the notebook is returned too so a caller
+    reading outputs does not read it twice.
+    """
+    script = read_py(py_path)
+    check_cell_index(cell_index, len(script.cells), path=script.path)
+    notebook_path = find_pair(script.path, script.metadata)
+    notebook = read_notebook(notebook_path)
+    context = {
+        "path": str(script.path),
+        "cell_index": cell_index,
+        "notebook_path": str(notebook_path),
+    }
+    try:
+        match = match_cell(script.cells, notebook["cells"], cell_index)
+    except NotebookError as err:
+        raise NotebookError(err.code, err.message, {**context, **err.details}) from err
+    mapping = CellMapping(
+        py_path=script.path,
+        py_cell_index=cell_index,
+        notebook_path=notebook_path,
+        notebook_cell_index=match.notebook_cell_index,
+        mapping=match.mapping,
+    )
+    return PairedCell(mapping=mapping, notebook=notebook)
+
+
+def map_py_cell(py_path: str | os.PathLike[str], cell_index: int) -> CellMapping:
+    """Map the ``.py`` cell at ``cell_index`` to its cell in the paired notebook.
+
+    Rules, in order (never a position or similarity guess):
+
+    1. a unique shared stable id: the cell name ``metadata.jupyter_mcp.name`` (jupytext keeps
+       cell metadata on the ``# %%`` line), or the cell id when the ``.py`` cell states one
+       explicitly in its metadata;
+    2. a unique, non-conflicting ``(cell_type, source)`` match, sources compared with trailing
+       whitespace per line and surrounding blank lines removed. The content must occur once
+       on each side, and the notebook cell must not carry a different name/id nor be claimed
+       by another ``.py`` cell's name/id.
+
+    Args:
+        py_path: the ``.py`` file.
+        cell_index: physical zero-based index among the ``.py`` cells as jupytext reads them.
+
+    Returns:
+        The mapping.
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND`` (bad index; details ``cell_count``),
+            ``CELL_MAPPING_UNRELIABLE`` (no unique reliable match; details ``reason``,
+            ``candidates``, ...), ``NOTEBOOK_PAIR_NOT_FOUND``, ``FILE_NOT_FOUND``,
+            ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``.
+    """
+    return resolve_py_cell(py_path, cell_index).mapping
