@@ -1,0 +1,91 @@
+"""Serialising a notebook dict back to bytes in the style its file already has.
+
+Jupyter (nbformat) writes ``json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False)``
+plus a trailing newline, with multi-line strings stored as lists of lines
+(``nbformat.v4.rwbase.split_lines``). :func:`detect_style` finds the ``json.dumps`` options
+that reproduce a file byte for byte (indent 1, 2 or 4 or compact; sorted or stored key order;
+escaped or literal non-ASCII; final newline or not; ``\\n`` or ``\\r\\n`` line ends), so that
+saving an unchanged notebook gives back the identical bytes and a one-cell edit changes only
+that cell's lines. A file that no such style reproduces (hand-formatted JSON, a different key
+order inside some objects) is written in Jupyter's style: the first mutation then reformats it
+once, and it is stable from then on.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["JUPYTER_STYLE", "JsonStyle", "detect_style", "dumps_notebook"]
+
+
+@dataclass(frozen=True)
+class JsonStyle:
+    """``json.dumps`` options plus line-end conventions of one notebook file."""
+
+    indent: int | None = 1
+    sort_keys: bool = True
+    ensure_ascii: bool = False
+    compact_separators: bool = False
+    trailing_newline: bool = True
+    crlf: bool = False
+
+
+JUPYTER_STYLE = JsonStyle()
+"""How Jupyter writes notebooks (nbformat ``writes``)."""
+
+
+def dumps_notebook(notebook: dict[str, Any], style: JsonStyle = JUPYTER_STYLE) -> bytes:
+    """Serialise ``notebook`` as UTF-8 bytes in ``style``."""
+    separators = (",", ":") if style.compact_separators else None
+    if style.indent is not None:
+        separators = (",", ": ")
+    text = json.dumps(
+        notebook,
+        indent=style.indent,
+        sort_keys=style.sort_keys,
+        ensure_ascii=style.ensure_ascii,
+        separators=separators,
+    )
+    if style.trailing_newline:
+        text += "\n"
+    if style.crlf:
+        text = text.replace("\n", "\r\n")
+    return text.encode("utf-8", "surrogatepass")
+
+
+def detect_style(raw: bytes, notebook: dict[str, Any]) -> JsonStyle | None:
+    """The style that reproduces ``raw`` exactly from ``notebook``, or ``None``.
+
+    Args:
+        raw: the file's bytes.
+        notebook: the dict parsed from ``raw`` (key order as stored).
+
+    Returns:
+        A :class:`JsonStyle` with ``dumps_notebook(notebook, style) == raw``, or ``None``
+        when no supported style does (see the module docstring).
+    """
+    crlf = b"\r\n" in raw
+    body = raw.replace(b"\r\n", b"\n") if crlf else raw
+    trailing_newline = body.endswith(b"\n")
+    ensure_ascii = body.isascii() and b"\\u" in body
+    indents: list[tuple[int | None, bool]]
+    if body.startswith(b"{\n"):
+        second = body[2:].split(b"\n", 1)[0]
+        indents = [(len(second) - len(second.lstrip(b" ")), False)]
+    else:
+        indents = [(None, False), (None, True)]
+    for indent, compact in indents:
+        for sort_keys in (True, False):
+            style = JsonStyle(
+                indent=indent,
+                sort_keys=sort_keys,
+                ensure_ascii=ensure_ascii,
+                compact_separators=compact,
+                trailing_newline=trailing_newline,
+                crlf=crlf,
+            )
+            if dumps_notebook(notebook, style) == raw:
+                return style
+    return None

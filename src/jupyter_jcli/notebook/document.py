@@ -1,0 +1,531 @@
+"""The notebook as a safe document: named cells, revs, optimistic locking, atomic writes.
+
+``Document.load(path)`` reads an ``.ipynb`` (or a py:percent file paired with one) and never
+writes. Each cell gets a name (:mod:`~jupyter_jcli.notebook.names`) and a rev
+(:mod:`~jupyter_jcli.notebook.revs`). A mutation names its target cell and carries the rev the
+caller read; the document then, under the notebook's write lock:
+
+1. re-reads the file(s) and compares them with what was loaded (size, ``mtime_ns`` and
+   sha256; the content hash decides, so a touch without change is not an outside edit). If
+   they changed, it reloads and applies the mutation on top of the fresh content only if the
+   target cell (and the anchor for an add) still has the expected rev, else refuses with
+   ``REV_MISMATCH`` carrying the cell's current state: someone else's work is never lost;
+2. validates and applies the edit on copies (nothing is partly applied);
+3. stores every cell's name in its metadata (a notebook is named in the file on its first
+   mutation, never on a read);
+4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) and writes them atomically.
+
+Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
+does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
+notebook gives back the same bytes and an edit changes only the lines of the cells it touches.
+An nbformat 3 notebook (upgraded in memory by ``notebook.io``) is written as nbformat 4, as
+Jupyter itself does on save.
+
+Owned fields: a cell's ``source``, ``cell_type``, ``metadata.jupyter_mcp.name``, and for new
+cells ``id`` (only when ``nbformat_minor >= 5``), ``execution_count`` (``None``) and
+``outputs`` (``[]``). Changing a cell's source keeps its outputs and execution count: they
+describe the previous source and are stale until the cell runs again (freshness is the kernel
+layer's job). Changing the type drops what nbformat forbids for the new type (outputs and
+execution count for Markdown/raw, attachments for code).
+
+For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
+jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
+then the ``.py``. Snapshots hold both, so undo restores both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook import _edits
+from jupyter_jcli.notebook._atomic import atomic_write_bytes
+from jupyter_jcli.notebook._edits import Position, Working
+from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
+from jupyter_jcli.notebook._pairs import PairContext, combine_pair, render_py
+from jupyter_jcli.notebook.io import cell_source, parse_notebook
+from jupyter_jcli.notebook.names import assign_names, stored_name
+from jupyter_jcli.notebook.revs import cell_rev, structure_rev
+from jupyter_jcli.notebook.snapshots import SnapshotStore
+
+__all__ = ["CellView", "Document", "FileState", "MutationResult"]
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One cell as a caller sees it.
+
+    Attributes:
+        index: physical zero-based position.
+        name: unique kebab-case name.
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        rev: content hash of type and source (12 hex digits).
+        source: the joined source text.
+        cell_id: the nbformat cell ``id`` (nbformat >= 4.5), else ``None``.
+        name_stored: whether the name is already stored in the file (else computed).
+    """
+
+    index: int
+    name: str
+    cell_type: str
+    rev: str
+    source: str
+    cell_id: str | None
+    name_stored: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "index": self.index,
+            "name": self.name,
+            "cell_type": self.cell_type,
+            "rev": self.rev,
+            "source": self.source,
+            "cell_id": self.cell_id,
+            "name_stored": self.name_stored,
+        }
+
+
+@dataclass(frozen=True)
+class MutationResult:
+    """What a mutation did.
+
+    Attributes:
+        operation: ``"add_cell"``, ``"update_cell"``, ``"remove_cell"`` or ``"move_cell"``.
+        path: the target file (``.ipynb`` or ``.py``).
+        cell: the target cell after the mutation (``None`` after a removal).
+        removed: the removed cell as it was (removals only).
+        structure_rev: the notebook's structure rev after the mutation.
+        previous_structure_rev: the structure rev of the content the mutation applied to.
+        changed: names of the cells added, edited, renamed (old and new name), moved or
+            removed.
+        reloaded: an outside edit was found and the mutation applied on top of it.
+        written: the files rewritten (empty if the bytes did not change).
+    """
+
+    operation: str
+    path: Path
+    cell: CellView | None
+    removed: CellView | None
+    structure_rev: str
+    previous_structure_rev: str
+    changed: tuple[str, ...]
+    reloaded: bool
+    written: tuple[Path, ...]
+
+
+@dataclass(frozen=True)
+class FileState:
+    """A file as it was read or written: its fingerprint and bytes.
+
+    Attributes:
+        path: the file, absolute.
+        size: bytes.
+        mtime_ns: modification time, nanoseconds.
+        sha256: hex digest of ``raw``.
+        raw: the content.
+    """
+
+    path: Path
+    size: int
+    mtime_ns: int
+    sha256: str
+    raw: bytes
+
+
+class Document:
+    """A notebook loaded for safe editing. Create with :meth:`load`.
+
+    The document always reflects the content its last load, reload or mutation saw; a
+    mutation that finds an outside edit adopts the fresh content even when it then refuses.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        notebook: dict[str, Any],
+        files: tuple[FileState, ...],
+        pair: PairContext | None,
+        base_dir: Path | None,
+    ) -> None:
+        self._path = path
+        self._pair = pair
+        self._base_dir = base_dir
+        self._adopt(notebook, files)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Document:
+        """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
+
+        Args:
+            path: the ``.ipynb`` or ``.py`` file.
+            cache_dir: snapshot cache base folder (default: ``snapshots.cache_dir()``).
+
+        Raises:
+            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
+                ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
+                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook).
+        """
+        target = Path(os.path.abspath(path))
+        notebook, files, pair = _read_target(target)
+        return cls(target, notebook, files, pair, cache_dir)
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def path(self) -> Path:
+        """The file the document was loaded from (absolute)."""
+        return self._path
+
+    @property
+    def notebook_path(self) -> Path:
+        """The ``.ipynb`` holding the cells and outputs (the pair's notebook for a ``.py``)."""
+        return self._files[0].path
+
+    @property
+    def paired_py(self) -> Path | None:
+        """The py:percent file edited alongside, or ``None``."""
+        return self._pair.py_path if self._pair is not None else None
+
+    @property
+    def files(self) -> tuple[FileState, ...]:
+        """The files as last read or written (``.ipynb`` first)."""
+        return self._files
+
+    @property
+    def cells(self) -> tuple[CellView, ...]:
+        """Every cell, in document order."""
+        return self._views
+
+    @property
+    def structure_rev(self) -> str:
+        """Hash of the ordered ``(name, rev)`` pairs (see ``revs.structure_rev``)."""
+        return structure_rev((view.name, view.rev) for view in self._views)
+
+    def cell(self, name: str) -> CellView:
+        """The cell called ``name``.
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND``.
+        """
+        for view in self._views:
+            if view.name == name:
+                return view
+        raise NotebookError(
+            ErrorCode.CELL_NOT_FOUND,
+            f"{self._path} has no cell named {name!r}.",
+            {"path": str(self._path), "name": name, "cell_count": len(self._views)},
+        )
+
+    def notebook_dict(self) -> dict[str, Any]:
+        """A deep copy of the notebook model (nbformat 4 dict)."""
+        import copy
+
+        return copy.deepcopy(self._notebook)
+
+    def reload(self) -> None:
+        """Re-read the file(s) from disk."""
+        notebook, files, pair = _read_target(self._path)
+        self._pair = pair
+        self._adopt(notebook, files)
+
+    # ------------------------------------------------------------------ mutations
+
+    def add_cell(
+        self,
+        source: str,
+        *,
+        cell_type: str = "code",
+        name: str | None = None,
+        before: str | None = None,
+        after: str | None = None,
+        position: Position | None = None,
+        expected_rev: str | None = None,
+    ) -> MutationResult:
+        """Insert a new cell before or after a named anchor, or at the start or end.
+
+        Args:
+            source: the new cell's source.
+            cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+            name: its name; default derived from the source (``names`` rules), made unique.
+            before: name of the anchor cell to insert before.
+            after: name of the anchor cell to insert after.
+            position: ``"start"`` or ``"end"`` (the default when no anchor is given).
+            expected_rev: with an anchor, the anchor's rev (required); with a position,
+                ``None`` (insert whatever the notebook holds: nothing can be overwritten) or
+                the notebook's ``structure_rev`` (refuse if anything changed).
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH``, ``NAME_CONFLICT``,
+                ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED`` and the
+                read codes of :meth:`load`.
+            UsageError: several of before/after/position, or an anchor without expected_rev.
+        """
+
+        def edit(work: Working) -> int:
+            return _edits.add_cell(
+                work,
+                source,
+                cell_type=cell_type,
+                name=name,
+                before=before,
+                after=after,
+                position=position,
+                expected_rev=expected_rev,
+            )
+
+        return self._mutate("add_cell", edit)
+
+    def update_cell(
+        self,
+        name: str,
+        *,
+        expected_rev: str,
+        source: str | None = None,
+        cell_type: str | None = None,
+        new_name: str | None = None,
+    ) -> MutationResult:
+        """Change a cell's source, type and/or name (``None`` keeps that part).
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``,
+                ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``.
+        """
+
+        def edit(work: Working) -> int:
+            return _edits.update_cell(
+                work,
+                name,
+                expected_rev=expected_rev,
+                source=source,
+                cell_type=cell_type,
+                new_name=new_name,
+            )
+
+        return self._mutate("update_cell", edit)
+
+    def remove_cell(self, name: str, *, expected_rev: str) -> MutationResult:
+        """Delete a cell.
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NOTEBOOK_WRITE_FAILED``.
+        """
+        removed: list[CellView] = []
+
+        def edit(work: Working) -> int:
+            index = work.index_of(name)
+            removed.append(_view(work.cells[index], work.names[index], index))
+            return _edits.remove_cell(work, name, expected_rev=expected_rev)
+
+        result = self._mutate("remove_cell", edit, removes=True)
+        return _with_removed(result, removed[-1])
+
+    def move_cell(
+        self,
+        name: str,
+        *,
+        expected_rev: str,
+        before: str | None = None,
+        after: str | None = None,
+        position: Position | None = None,
+    ) -> MutationResult:
+        """Move a cell before or after a named anchor, or to the start or end (default end).
+
+        Args:
+            name: the cell to move.
+            expected_rev: that cell's rev.
+            before: anchor cell name to move before.
+            after: anchor cell name to move after.
+            position: ``"start"`` or ``"end"``.
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND`` (cell or anchor), ``REV_MISMATCH``,
+                ``NOTEBOOK_WRITE_FAILED``.
+            UsageError: several of before/after/position, or the cell as its own anchor.
+        """
+
+        def edit(work: Working) -> int:
+            return _edits.move_cell(
+                work, name, expected_rev=expected_rev, before=before, after=after, position=position
+            )
+
+        return self._mutate("move_cell", edit)
+
+    # ------------------------------------------------------------------ internals
+
+    def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
+        self._notebook = notebook
+        self._files = files
+        cells: list[dict[str, Any]] = notebook["cells"]
+        self._names = assign_names(cells)
+        self._views = tuple(
+            _view(cell, name, index)
+            for index, (cell, name) in enumerate(zip(cells, self._names, strict=True))
+        )
+
+    def _mutate(
+        self, operation: str, edit: Callable[[Working], int], *, removes: bool = False
+    ) -> MutationResult:
+        store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
+        with store.lock():
+            disk = tuple(_read_file(state.path) for state in self._files)
+            reloaded = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
+            if reloaded:
+                notebook, disk, pair = _read_target(self._path)
+                self._pair = pair
+                self._adopt(notebook, disk)
+            else:
+                disk = self._files
+            work = Working(
+                path=self._path,
+                cells=list(self._notebook["cells"]),
+                names=list(self._names),
+                nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
+            )
+            previous = work.structure_rev()
+            index = edit(work)
+            _edits.persist_names(work)
+            new_notebook = dict(self._notebook)
+            new_notebook["cells"] = work.cells
+            outputs = self._render(new_notebook, disk)
+            changed = [
+                (state.path, state.raw, data) for state, data in zip(disk, outputs, strict=True)
+            ]
+            changed = [item for item in changed if item[1] != item[2]]
+            if changed:
+                snapshot = store.push(operation, changed)
+                try:
+                    _write_all(changed)
+                except NotebookError:
+                    store.discard(snapshot)
+                    raise
+            files = tuple(
+                _written_state(state, data) for state, data in zip(disk, outputs, strict=True)
+            )
+            self._adopt(new_notebook, files)
+        cell = None if removes else self._views[index]
+        return MutationResult(
+            operation=operation,
+            path=self._path,
+            cell=cell,
+            removed=None,
+            structure_rev=self.structure_rev,
+            previous_structure_rev=previous,
+            changed=tuple(dict.fromkeys(work.changed)),
+            reloaded=reloaded,
+            written=tuple(path for path, _before, _after in changed),
+        )
+
+    def _render(self, notebook: dict[str, Any], disk: tuple[FileState, ...]) -> list[bytes]:
+        ipynb = disk[0]
+        original = (
+            self._notebook if self._pair is None else parse_notebook(ipynb.raw, path=ipynb.path)
+        )
+        style = detect_style(ipynb.raw, original) or JUPYTER_STYLE
+        on_disk = dict(original)
+        on_disk["cells"] = notebook["cells"]
+        rendered = [dumps_notebook(on_disk, style)]
+        if self._pair is not None:
+            rendered.append(render_py(notebook, self._pair))
+        return rendered
+
+
+def _view(cell: dict[str, Any], name: str, index: int) -> CellView:
+    cell_type = str(cell.get("cell_type", ""))
+    source = cell_source(cell)
+    cell_id = cell.get("id")
+    return CellView(
+        index=index,
+        name=name,
+        cell_type=cell_type,
+        rev=cell_rev(cell_type, source),
+        source=source,
+        cell_id=cell_id if isinstance(cell_id, str) else None,
+        name_stored=stored_name(cell) == name,
+    )
+
+
+def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
+    from dataclasses import replace
+
+    return replace(result, removed=removed)
+
+
+def _read_file(path: Path) -> FileState:
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            raw = handle.read()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
+        raise NotebookError(
+            ErrorCode.FILE_NOT_FOUND, f"No file at {path}.", {"path": str(path)}
+        ) from err
+    except OSError as err:
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"Could not read {path}: {err.strerror or err}.",
+            {"path": str(path), "errno": err.errno},
+        ) from err
+    return FileState(
+        path=path,
+        size=len(raw),
+        mtime_ns=info.st_mtime_ns,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        raw=raw,
+    )
+
+
+def _read_target(
+    target: Path,
+) -> tuple[dict[str, Any], tuple[FileState, ...], PairContext | None]:
+    suffix = target.suffix.lower()
+    if suffix == ".ipynb":
+        state = _read_file(target)
+        return parse_notebook(state.raw, path=target), (state,), None
+    if suffix == ".py":
+        from jupyter_jcli.notebook.pairing import find_paired_notebook
+
+        py_state = _read_file(target)
+        ipynb_path = Path(os.path.abspath(find_paired_notebook(target)))
+        ipynb_state = _read_file(ipynb_path)
+        notebook, pair = combine_pair(target, py_state.raw, ipynb_path, ipynb_state.raw)
+        return notebook, (ipynb_state, py_state), pair
+    raise NotebookError(
+        ErrorCode.FILE_TYPE_UNSUPPORTED,
+        f"{target} is neither a .ipynb notebook nor a paired .py file.",
+        {"path": str(target), "suffix": target.suffix},
+    )
+
+
+def _write_all(changed: list[tuple[Path, bytes, bytes]]) -> None:
+    """Write each file atomically; if a later one fails, put the earlier ones back."""
+    done: list[tuple[Path, bytes]] = []
+    try:
+        for path, before, after in changed:
+            atomic_write_bytes(path, after)
+            done.append((path, before))
+    except NotebookError:
+        for path, before in reversed(done):
+            atomic_write_bytes(path, before)
+        raise
+
+
+def _written_state(state: FileState, data: bytes) -> FileState:
+    if data == state.raw:
+        return state
+    try:
+        mtime_ns = os.stat(state.path).st_mtime_ns
+    except OSError:
+        mtime_ns = 0
+    return FileState(
+        path=state.path,
+        size=len(data),
+        mtime_ns=mtime_ns,
+        sha256=hashlib.sha256(data).hexdigest(),
+        raw=data,
+    )

@@ -1,0 +1,356 @@
+"""Cell names: the stable, human-readable identity of a notebook cell.
+
+A name is kebab-case ASCII (:data:`NAME_PATTERN`: a lowercase letter, then lowercase letters,
+digits and single hyphens; at most :data:`MAX_NAME_LENGTH` characters), unique in its notebook,
+and stored at ``cell.metadata.jupyter_mcp.name``. It starts with a letter so that it can never
+be mistaken for a cell index.
+
+Naming rules, applied in document order by :func:`assign_names`:
+
+1. A cell whose stored name is valid keeps it; when two cells store the same name (a cell
+   copied in JupyterLab copies its metadata) the first one keeps it and the later one is named
+   again by the rules below.
+2. Any other cell gets a base name from :func:`derive_base_name`, made unique with a numeric
+   suffix ``-2``, ``-3``, ... (names already stored anywhere in the notebook are reserved
+   first, so a derived name never steals a stored one).
+
+:func:`derive_base_name` tries, in order:
+
+- an invalid stored name, slugified (``"My Cell"`` -> ``my-cell``);
+- Markdown: the first ATX heading (``# Title``) or setext heading (``Title`` over ``===``),
+  else the first non-blank line;
+- raw: the first non-blank line;
+- code: the leading comment (comment lines before the first statement; shebangs, ``# %%``
+  markers and tool pragmas such as ``# noqa`` are skipped); else the first statement:
+
+  ============================================  ==========================
+  first statement                               name
+  ============================================  ==========================
+  ``import numpy as np``                        ``import-numpy``
+  ``import matplotlib.pyplot as plt``           ``import-matplotlib-pyplot``
+  ``from sklearn.svm import SVC``               ``import-svc``
+  ``from pylab import *``                       ``import-pylab``
+  ``df = pd.read_csv(...)``, ``df: T = ...``    ``df``
+  ``x, y = ...``                                ``x-y``
+  ``df["z"] = ...``, ``df.z = ...``, ``x += 1``  ``df``, ``df-z``, ``x``
+  ``def fit_model(...)`` / ``class Model``      ``def-fit-model`` / ``class-model``
+  ``np.sort(x)``, ``print(L)``                  ``np-sort-x``, ``print-l``
+  ``%matplotlib inline``, ``!pip install x``    ``matplotlib-inline``, ``pip-install-x``
+  ``%%time`` / ``%%capture`` + body             the body's name
+  anything else (``for``, ``with``, ...)        the first line, slugified
+  ============================================  ==========================
+
+- finally the cell type (``code``, ``markdown``, ``raw``).
+
+Slugs are ASCII: text is NFKD-normalised, accents are dropped (``é`` -> ``e``) and other
+non-ASCII characters separate words, so a heading in a non-Latin script falls through to the
+next rule. Leading digits are dropped (``## 2. Data`` ->
+``data``) and base names are cut to :data:`MAX_BASE_LENGTH` characters at a hyphen.
+
+Names are computed on every read; they are written to the file only when a caller mutates the
+notebook (see :mod:`jupyter_jcli.notebook.document`). Once stored, a name survives edits and
+moves of its cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook.io import cell_source
+
+__all__ = [
+    "MAX_BASE_LENGTH",
+    "MAX_NAME_LENGTH",
+    "METADATA_KEY",
+    "NAME_PATTERN",
+    "assign_names",
+    "derive_base_name",
+    "is_valid_name",
+    "set_stored_name",
+    "slugify",
+    "stored_name",
+    "unique_name",
+    "validate_name",
+]
+
+METADATA_KEY = "jupyter_mcp"
+"""Cell metadata key under which the name is stored (``metadata.jupyter_mcp.name``)."""
+
+MAX_NAME_LENGTH = 64
+"""Longest accepted name, in characters."""
+
+MAX_BASE_LENGTH = 40
+"""Longest derived base name, before a uniqueness suffix, in characters."""
+
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+"""A valid name matches this pattern in full (and is at most :data:`MAX_NAME_LENGTH` long)."""
+
+_SKIPPED_COMMENT = re.compile(
+    r"#\s*(?:!|%%|-\*-|noqa|type:|pylint|fmt:|ruff:|mypy:|pragma|isort:|In\[)", re.IGNORECASE
+)
+_ATX_HEADING = re.compile(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_SETEXT_UNDERLINE = re.compile(r"\s{0,3}(?:=+|-+)\s*$")
+_TRANSPARENT_CELL_MAGICS = ("time", "capture", "timeit", "prun")
+_CELL_TYPES = ("code", "markdown", "raw")
+
+
+def is_valid_name(name: object) -> bool:
+    """Whether ``name`` is a valid cell name (see :data:`NAME_PATTERN`)."""
+    return (
+        isinstance(name, str)
+        and len(name) <= MAX_NAME_LENGTH
+        and NAME_PATTERN.fullmatch(name) is not None
+    )
+
+
+def validate_name(name: object) -> str:
+    """Return ``name`` if it is a valid cell name.
+
+    Raises:
+        NotebookError: ``INVALID_NAME`` (details ``name``, ``pattern``, ``max_length``).
+    """
+    if not is_valid_name(name):
+        raise NotebookError(
+            ErrorCode.INVALID_NAME,
+            f"{name!r} is not a valid cell name: use kebab-case (lowercase letters, digits and "
+            f"single hyphens, starting with a letter, at most {MAX_NAME_LENGTH} characters).",
+            {"name": repr(name), "pattern": NAME_PATTERN.pattern, "max_length": MAX_NAME_LENGTH},
+        )
+    assert isinstance(name, str)
+    return name
+
+
+def slugify(text: str, *, max_length: int = MAX_BASE_LENGTH) -> str:
+    """Turn free text into a kebab-case slug, or ``""`` when nothing usable remains.
+
+    ``"## 2. Fast Sorting: np.sort"`` -> ``"fast-sorting-np-sort"``. Longer slugs are cut at
+    the last hyphen within ``max_length`` characters (hard cut if that leaves under half).
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    ascii_text = "".join(
+        char if char.isascii() else ("" if unicodedata.combining(char) else " ")
+        for char in decomposed
+    )
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    slug = re.sub(r"^(?:[0-9]+(?:-|$))+", "", slug).lstrip("0123456789")
+    if len(slug) > max_length:
+        cut = slug.rfind("-", 0, max_length + 1)
+        slug = slug[:cut] if cut >= max_length // 2 else slug[:max_length]
+        slug = slug.rstrip("-")
+    return slug
+
+
+def stored_name(cell: Mapping[str, Any]) -> str | None:
+    """The name stored at ``cell.metadata.jupyter_mcp.name`` (valid or not), or ``None``."""
+    metadata = cell.get("metadata")
+    if not isinstance(metadata, Mapping):
+        return None
+    section = metadata.get(METADATA_KEY)
+    if not isinstance(section, Mapping):
+        return None
+    name = section.get("name")
+    return name if isinstance(name, str) else None
+
+
+def set_stored_name(cell: MutableMapping[str, Any], name: str) -> None:
+    """Store ``name`` at ``cell.metadata.jupyter_mcp.name``, keeping every other key."""
+    metadata = cell.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
+        cell["metadata"] = metadata
+    section = metadata.get(METADATA_KEY)
+    if not isinstance(section, dict):
+        section = {}
+        metadata[METADATA_KEY] = section
+    section["name"] = name
+
+
+def unique_name(base: str, taken: Iterable[str]) -> str:
+    """``base`` if free, else ``base-2``, ``base-3``, ... (the first one not in ``taken``)."""
+    used = set(taken)
+    if base not in used:
+        return base
+    counter = 2
+    while True:  # terminates: ``used`` is finite
+        suffix = f"-{counter}"
+        candidate = base[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
+        if candidate not in used:
+            return candidate
+        counter += 1
+
+
+def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Compute the name of every cell (see the module rules). Pure: nothing is written.
+
+    Args:
+        cells: nbformat cell dicts, in document order.
+
+    Returns:
+        One unique valid name per cell, in the same order.
+    """
+    names: list[str | None] = [None] * len(cells)
+    taken: set[str] = set()
+    for index, cell in enumerate(cells):
+        name = stored_name(cell)
+        if name is not None and is_valid_name(name) and name not in taken:
+            names[index] = name
+            taken.add(name)
+    for index, cell in enumerate(cells):
+        if names[index] is None:
+            cell_type = cell.get("cell_type")
+            base = derive_base_name(
+                cell_type if isinstance(cell_type, str) else "code",
+                cell_source(dict(cell)),
+                stored=stored_name(cell),
+            )
+            name = unique_name(base, taken)
+            names[index] = name
+            taken.add(name)
+    return [name for name in names if name is not None]
+
+
+def derive_base_name(cell_type: str, source: str, *, stored: str | None = None) -> str:
+    """A readable base name for a cell (not yet unique; see the module rules).
+
+    Args:
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"`` (anything else names like raw).
+        source: the cell's source text.
+        stored: an invalid stored name to slugify first, if any.
+
+    Returns:
+        A valid name of at most :data:`MAX_BASE_LENGTH` characters.
+    """
+    candidates: list[str] = []
+    if stored:
+        candidates.append(stored)
+    if cell_type == "code":
+        candidates.extend(_code_candidates(source))
+    elif cell_type == "markdown":
+        candidates.extend(_markdown_candidates(source))
+    else:
+        candidates.extend(_first_lines(source, 1))
+    for candidate in candidates:
+        slug = slugify(candidate)
+        if slug:
+            return slug
+    return cell_type if cell_type in _CELL_TYPES else "cell"
+
+
+def _first_lines(source: str, count: int) -> list[str]:
+    return [line for line in source.splitlines() if line.strip()][:count]
+
+
+def _markdown_candidates(source: str) -> list[str]:
+    lines = source.splitlines()
+    for index, line in enumerate(lines):
+        heading = _ATX_HEADING.match(line)
+        if heading:
+            return [heading.group(1)]
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if line.strip() and _SETEXT_UNDERLINE.match(following):
+            return [line]
+    return _first_lines(source, 1)
+
+
+def _code_candidates(source: str) -> list[str]:
+    lines = source.splitlines()
+    comment: list[str] = []
+    body_start = len(lines)
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            if not _SKIPPED_COMMENT.match(stripped) and not comment:
+                comment.append(stripped.lstrip("#"))
+            continue
+        body_start = index
+        break
+    if comment:
+        return comment
+    return _statement_candidates(lines[body_start:])
+
+
+def _statement_candidates(lines: list[str]) -> list[str]:
+    if not lines:
+        return []
+    first = lines[0].strip()
+    if first.startswith("%%"):
+        magic = first[2:].split()
+        if magic and magic[0] in _TRANSPARENT_CELL_MAGICS:
+            return [*_statement_candidates(_drop_blank(lines[1:])), first[2:]]
+        return [first[2:]]
+    if first.startswith(("%", "!")):
+        return [first.lstrip("%!")]
+    statement = _first_statement("\n".join(lines)) or _first_statement(lines[0])
+    named = _statement_name(statement) if statement is not None else None
+    return [named, first] if named else [first]
+
+
+def _drop_blank(lines: list[str]) -> list[str]:
+    for index, line in enumerate(lines):
+        if line.strip() and not line.strip().startswith("#"):
+            return lines[index:]
+    return []
+
+
+def _first_statement(code: str) -> ast.stmt | None:
+    try:
+        module = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    return module.body[0] if module.body else None
+
+
+def _statement_name(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.Import):
+        return "import " + node.names[0].name
+    if isinstance(node, ast.ImportFrom):
+        first = node.names[0].name
+        return "import " + ((node.module or "") if first == "*" else first)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return "def " + node.name
+    if isinstance(node, ast.ClassDef):
+        return "class " + node.name
+    if isinstance(node, ast.Assign):
+        return _target_name(node.targets[0])
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return _target_name(node.target)
+    if isinstance(node, ast.Expr):
+        value = node.value
+        if isinstance(value, ast.Call):
+            callee = _dotted(value.func)
+            if callee is None:
+                return None
+            if value.args:
+                argument = _dotted(value.args[0])
+                if argument is not None:
+                    return f"{callee} {argument}"
+            return callee
+        return _dotted(value)
+    return None
+
+
+def _target_name(target: ast.expr) -> str | None:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        parts = [_target_name(element) for element in target.elts]
+        return " ".join(part for part in parts if part) or None
+    if isinstance(target, ast.Starred):
+        return _target_name(target.value)
+    if isinstance(target, ast.Subscript):
+        return _target_name(target.value)
+    return _dotted(target)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base} {node.attr}" if base else None
+    return None
