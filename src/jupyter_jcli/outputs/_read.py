@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode
@@ -20,7 +21,7 @@ from ._limits import (
 from ._mime import encoding_for, normalize_supported, select_mime_type
 from ._raster import decode_raster
 from ._structure import as_output_list, available_mime_types, metadata_of, output_problem
-from ._text import TextWindow, join_text, text_window
+from ._text import TextWindow, join_text, prefix_json_bytes, text_window
 from ._transport import BigValue, fit_transport
 
 __all__ = ["read_output"]
@@ -97,7 +98,14 @@ def _read_bundle(
 
 def _text_big(path: tuple[str, ...], window: TextWindow) -> BigValue:
     fields = window.fields
-    return BigValue(path, fields["data"], window.data_json_bytes, fields["returned_characters"])
+    page: str = fields["data"]
+    return BigValue(
+        path,
+        page,
+        window.data_json_bytes,
+        fields["returned_characters"],
+        partial(prefix_json_bytes, page),
+    )
 
 
 def read_output(

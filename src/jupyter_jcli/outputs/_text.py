@@ -11,7 +11,7 @@ from jupyter_jcli.errors import ErrorCode
 
 from ._jsonsafe import protocol_error, replace_surrogates
 
-__all__ = ["TextWindow", "join_text", "text_window", "utf8_size"]
+__all__ = ["TextWindow", "join_text", "prefix_json_bytes", "text_window", "utf8_size"]
 
 _CHUNK = 1 << 20  # code points measured per step: bounds the temporary copies
 
@@ -56,6 +56,12 @@ def _measure(text: str) -> tuple[int, int]:
         escaped += len(orjson.dumps(chunk)) - 2
         utf8 += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
     return utf8, escaped
+
+
+def prefix_json_bytes(text: str, characters: int) -> int:
+    """Serialised size (quotes included) of the first ``characters`` code points of a
+    surrogate-free ``text``."""
+    return _measure(text[:characters])[1]
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ known, is added arithmetically.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,12 +30,15 @@ class BigValue:
         value: the value, already serialisable.
         json_bytes: its compact serialised size in bytes.
         text_characters: for a text page, its length in code points (enables a limit hint).
+        prefix_json_bytes: for a text page, the serialised size (quotes included) of its
+            first ``n`` code points; used to check the hint before suggesting it.
     """
 
     path: tuple[str, ...]
     value: Any
     json_bytes: int
     text_characters: int | None = None
+    prefix_json_bytes: Callable[[int], int] | None = None
 
 
 def _holder(response: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
@@ -67,14 +71,34 @@ def fit_transport(
             f"The response would be {total} bytes, over the transport limit of "
             f"{max_transport_bytes} bytes."
         )
-        if big is not None and big.text_characters:
-            budget = max_transport_bytes - skeleton_bytes - _HINT_MARGIN
-            content = big.json_bytes - _PLACEHOLDER_BYTES
-            hint = budget * big.text_characters // content if budget > 0 and content else 0
-            if 1 <= hint < big.text_characters:
-                details["limit"] = hint
-                message += f" Ask for a smaller page, for example limit={hint}."
+        hint = _limit_hint(big, max_transport_bytes - skeleton_bytes - _HINT_MARGIN)
+        if hint is not None:
+            details["limit"] = hint
+            message += f" Ask for a smaller page, for example limit={hint}."
         raise protocol_error(ErrorCode.OUTPUT_TOO_LARGE, message, details)
     if big is not None:
         _holder(response, big.path)["data"] = big.value
     return response
+
+
+_HINT_ROUNDS = 8
+
+
+def _limit_hint(big: BigValue | None, budget: int) -> int | None:
+    """A page length (code points) whose data fits ``budget`` bytes, checked by measuring.
+
+    Starts from the proportional estimate and shrinks it at most 8 times; None when the
+    page is not text or nothing fits.
+    """
+    if big is None or not big.text_characters or big.prefix_json_bytes is None or budget < 1:
+        return None
+    hint = big.text_characters
+    content = big.json_bytes - _PLACEHOLDER_BYTES
+    for _ in range(_HINT_ROUNDS):
+        hint = min(hint - 1, budget * hint // max(content, 1))
+        if hint < 1:
+            return None
+        content = big.prefix_json_bytes(hint) - _PLACEHOLDER_BYTES
+        if content <= budget:
+            return hint
+    return None
