@@ -182,16 +182,19 @@ def _traceback_block(result: Mapping[str, Any], file_arg: str, cell: int, index:
 
 
 def _cut(text: str, total_characters: object, command: str) -> list[str]:
-    """At most ``SHOW_MAX_LINES`` lines of ``text``, then a note naming what was left out."""
+    """At most ``SHOW_MAX_LINES`` lines of ``text``, then a note naming what was left out.
+
+    ``total_characters`` is set when ``text`` is only the first page of a longer text.
+    """
     lines = text.splitlines() or [""]
     shown = [_clip(line) for line in lines[:SHOW_MAX_LINES]]
-    if len(lines) > SHOW_MAX_LINES:
-        rest = f"{len(lines) - SHOW_MAX_LINES} more lines"
-        if total_characters is not None:
-            rest += f" (and more text: {total_characters} characters in all)"
-        shown.append(f"… {rest}; read it all: {command}")
-    elif total_characters is not None:
-        shown.append(f"… {total_characters} characters in all; read it all: {command}")
+    if isinstance(total_characters, int):
+        shown.append(
+            f"… showing {len(shown)} lines of {total_characters:,} characters; "
+            f"read it all: {command}"
+        )
+    elif len(lines) > SHOW_MAX_LINES:
+        shown.append(f"… {len(lines) - SHOW_MAX_LINES} more lines; read it all: {command}")
     return shown
 
 
