@@ -227,13 +227,15 @@ def test_surrogate_pair_halves_each_count_as_one_character() -> None:
     assert response["next_offset"] == 3
 
 
-def test_pages_reassemble_the_whole_text_for_random_limits() -> None:
+def test_pages_reassemble_the_whole_text_for_random_limits_and_line_splits() -> None:
     rng = random.Random(20240611)
     alphabet = 'ab\n\t"\\é日🎉\x00\x1f'
     for _ in range(30):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300)))
         limit = rng.randint(1, 40)
-        outputs = _stream([text[: len(text) // 2], text[len(text) // 2 :]])
+        cuts = sorted(rng.randint(0, len(text)) for _ in range(rng.randint(0, 12)))
+        parts = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        outputs = _stream(parts)
         pages, offset = [], 0
         while True:
             page = read_output(outputs, 0, source=SOURCE, offset=offset, limit=limit)
@@ -245,3 +247,16 @@ def test_pages_reassemble_the_whole_text_for_random_limits() -> None:
             assert page["truncated"] is True
             offset = page["next_offset"]
         assert "".join(pages) == text
+
+
+@pytest.mark.parametrize(
+    ("offset", "limit", "expected"),
+    [(0, 3, "abc"), (2, 3, "cde"), (3, 1, "d"), (4, 3, "efg"), (6, 5, "g"), (7, 1, "")],
+)
+def test_window_over_a_list_of_strings_crosses_part_boundaries(
+    offset: int, limit: int, expected: str
+) -> None:
+    outputs = _stream(["ab", "", "c", "def", "g"])
+    response = read_output(outputs, 0, source=SOURCE, offset=offset, limit=limit)
+    assert response["data"] == expected
+    assert response["total_characters"] == 7

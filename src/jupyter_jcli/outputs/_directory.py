@@ -16,7 +16,7 @@ from ._structure import (
     output_problem,
     output_type_of,
 )
-from ._text import join_text, utf8_size
+from ._text import is_text, utf8_size
 from ._transport import fit_transport
 
 __all__ = ["copy_source", "list_outputs"]
@@ -35,8 +35,7 @@ def copy_source(source: object) -> dict[str, Any]:
 
 def _value_bytes(value: object) -> int | None:
     """Stored size of one bundle value: UTF-8 size of text, compact size of JSON."""
-    text = join_text(value)
-    return utf8_size(text) if text is not None else json_size(value)
+    return utf8_size(value) if is_text(value) else json_size(value)
 
 
 def _entry(index: int, output: Any) -> dict[str, Any]:
@@ -54,9 +53,7 @@ def _entry(index: int, output: Any) -> dict[str, Any]:
     if output_type == "stream":
         entry["name"] = output["name"]
         text = output["text"]
-        entry["total_characters"] = (
-            len(text) if isinstance(text, str) else sum(len(part) for part in text)
-        )
+        entry["total_characters"] = len(text) if isinstance(text, str) else sum(map(len, text))
     elif output_type == "error":
         entry["ename"] = output["ename"]
         entry["evalue"] = output["evalue"]

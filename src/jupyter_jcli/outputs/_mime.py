@@ -9,7 +9,7 @@ from jupyter_jcli.errors import ErrorCode
 
 from ._jsonsafe import protocol_error
 from ._raster import RASTER_MIME_TYPES
-from ._text import join_text
+from ._text import is_text
 
 __all__ = [
     "Encoding",
@@ -59,7 +59,7 @@ def encoding_for(mime_type: str, value: object) -> Encoding:
         return "json"
     if mime_type in _TEXT_TYPES or mime_type == _SVG:
         return "text"
-    return "text" if join_text(value) is not None else "json"
+    return "text" if is_text(value) else "json"
 
 
 def normalize_supported(supported_mime_types: Iterable[str] | None) -> frozenset[str] | None:

@@ -21,7 +21,7 @@ from ._limits import (
 from ._mime import encoding_for, normalize_supported, select_mime_type
 from ._raster import decode_raster
 from ._structure import as_output_list, available_mime_types, metadata_of, output_problem
-from ._text import TextWindow, join_text, prefix_json_bytes, text_window
+from ._text import TextWindow, is_text, prefix_json_bytes, text_window
 from ._transport import BigValue, fit_transport
 
 __all__ = ["read_output"]
@@ -67,14 +67,13 @@ def _read_bundle(
     selected: dict[str, Any] = {"mime_type": chosen, "encoding": encoding}
     response["selected"] = selected
     if encoding == "text":
-        text = join_text(value)
-        if text is None:
+        if not is_text(value):
             raise protocol_error(
                 ErrorCode.OUTPUT_DATA_INVALID,
                 f"The {chosen} value is not a string or a list of strings.",
                 {"mime_type": chosen},
             )
-        window = text_window(text, offset, limit)
+        window = text_window(value, offset, limit)
         selected.update(window.fields)
         selected["data"] = ""
         return fit_transport(response, _text_big(("selected",), window), max_transport_bytes)
@@ -171,7 +170,7 @@ def read_output(
     }
     if output_type == "stream":
         response["name"] = output["name"]
-        window = text_window(join_text(output["text"]) or "", offset, limit)
+        window = text_window(output["text"], offset, limit)
         response.update(window.fields)
         response["data"] = ""
         return fit_transport(response, _text_big((), window), max_bytes)

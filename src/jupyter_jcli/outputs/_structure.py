@@ -17,7 +17,7 @@ from jupyter_jcli.errors import ErrorCode
 
 from ._jsonsafe import protocol_error
 from ._limits import is_int
-from ._text import join_text
+from ._text import is_text
 
 __all__ = [
     "BUNDLE_TYPES",
@@ -115,7 +115,7 @@ def output_problem(output: object) -> Problem | None:
     if output_type == "stream":
         if not isinstance(output.get("name"), str):
             return _invalid("The stream output has no string 'name'.")
-        if join_text(output.get("text")) is None:
+        if not is_text(output.get("text")):
             return _invalid("The stream 'text' is not a string or a list of strings.")
         return None
     if output_type == "error":

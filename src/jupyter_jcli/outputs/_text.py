@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Any
+from itertools import accumulate
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -11,9 +14,25 @@ from jupyter_jcli.errors import ErrorCode
 
 from ._jsonsafe import protocol_error, replace_surrogates
 
-__all__ = ["TextWindow", "join_text", "prefix_json_bytes", "text_window", "utf8_size"]
+__all__ = [
+    "TextWindow",
+    "is_text",
+    "join_text",
+    "prefix_json_bytes",
+    "text_window",
+    "utf8_size",
+]
 
+_ONLY_STR = frozenset({str})  # exact type: parsed JSON never holds str subclasses
 _CHUNK = 1 << 20  # code points measured per step: bounds the temporary copies
+
+
+def is_text(value: object) -> TypeGuard[str | list[str]]:
+    """True for a stored text value: a ``str`` or a list of ``str`` (nbformat's
+    "multiline_string")."""
+    return isinstance(value, str) or (
+        isinstance(value, list) and _ONLY_STR.issuperset(map(type, value))
+    )
 
 
 def join_text(value: object) -> str | None:
@@ -24,13 +43,15 @@ def join_text(value: object) -> str | None:
     """
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(part, str) for part in value):
-        return "".join(value)
-    return None
+    return "".join(value) if is_text(value) else None
 
 
-def utf8_size(text: str) -> int:
-    """UTF-8 size of ``text`` in bytes (a lone surrogate counts as U+FFFD, 3 bytes)."""
+def utf8_size(text: str | list[str]) -> int:
+    """UTF-8 size of a text value in bytes (a lone surrogate counts as U+FFFD, 3 bytes)."""
+    if not isinstance(text, str):
+        if all(map(str.isascii, text)):
+            return sum(map(len, text))
+        return sum(map(utf8_size, text))
     if text.isascii():
         return len(text)
     size = 0
@@ -79,16 +100,29 @@ class TextWindow:
     data_json_bytes: int
 
 
-def text_window(text: str, offset: int, limit: int) -> TextWindow:
+def _page_of_parts(parts: list[str], start: int, end: int) -> str:
+    """``"".join(parts)[start:end]``, joining only the parts that overlap the page."""
+    if start >= end:
+        return ""
+    bounds = array("q", accumulate(map(len, parts)))  # C loops; 8 bytes per part
+    first = bisect_right(bounds, start)
+    last = bisect_left(bounds, end)
+    base = bounds[first - 1] if first else 0
+    joined = "".join(parts[first : last + 1])
+    return joined[start - base : end - base]
+
+
+def text_window(text: str | list[str], offset: int, limit: int) -> TextWindow:
     """Cut the page ``[offset, offset + limit)`` out of ``text`` (code points).
 
+    ``text`` is a string or a list of strings (read as joined, without joining it).
     ``offset == len(text)`` gives an empty page. The page is copied only when it is not the
     whole text.
 
     Raises:
         OutputProtocolError: ``INVALID_WINDOW`` when ``offset`` is past the end.
     """
-    total = len(text)
+    total = len(text) if isinstance(text, str) else sum(map(len, text))
     if offset > total:
         raise protocol_error(
             ErrorCode.INVALID_WINDOW,
@@ -96,7 +130,7 @@ def text_window(text: str, offset: int, limit: int) -> TextWindow:
             {"offset": offset, "total_characters": total},
         )
     end = min(total, offset + limit)
-    page = text[offset:end]
+    page = text[offset:end] if isinstance(text, str) else _page_of_parts(text, offset, end)
     try:
         utf8, json_bytes = _measure(page)
     except TypeError:
