@@ -29,7 +29,8 @@ RASTERS = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff"}
 def _stored_cells(path: Path) -> list[dict[str, Any]]:
     from jupyter_jcli.notebook.io import read_notebook
 
-    return read_notebook(path)["cells"]
+    cells: list[dict[str, Any]] = read_notebook(path)["cells"]
+    return cells
 
 
 def _joined(value: object) -> str:
