@@ -8,8 +8,8 @@ be mistaken for a cell index.
 Naming rules, applied in document order by :func:`assign_names`:
 
 1. A cell whose stored name is valid keeps it; when two cells store the same name (a cell
-   copied in JupyterLab copies its metadata) the first one keeps it and the later one is named
-   again by the rules below.
+   copied in JupyterLab copies its metadata) the first one keeps it and the later one gets it
+   with a suffix (``setup`` -> ``setup-2``).
 2. Any other cell gets a base name from :func:`derive_base_name`, made unique with a numeric
    suffix ``-2``, ``-3``, ... (names already stored anywhere in the notebook are reserved
    first, so a derived name never steals a stored one).
@@ -18,8 +18,8 @@ Naming rules, applied in document order by :func:`assign_names`:
 
 - an invalid stored name, slugified (``"My Cell"`` -> ``my-cell``);
 - Markdown: the first ATX heading (``# Title``) or setext heading (``Title`` over ``===``),
-  else the first non-blank line;
-- raw: the first non-blank line;
+  else the first non-blank line that gives a slug (of the first three);
+- raw: the first non-blank line that gives a slug (of the first three);
 - code: the leading comment (comment lines before the first statement; shebangs, ``# %%``
   markers and tool pragmas such as ``# noqa`` are skipped); else the first statement:
 
@@ -233,7 +233,7 @@ def derive_base_name(cell_type: str, source: str, *, stored: str | None = None) 
     elif cell_type == "markdown":
         candidates.extend(_markdown_candidates(source))
     else:
-        candidates.extend(_first_lines(source, 1))
+        candidates.extend(_first_lines(source, 3))
     for candidate in candidates:
         slug = slugify(candidate)
         if slug:
@@ -254,7 +254,7 @@ def _markdown_candidates(source: str) -> list[str]:
         following = lines[index + 1] if index + 1 < len(lines) else ""
         if line.strip() and _SETEXT_UNDERLINE.match(following):
             return [line]
-    return _first_lines(source, 1)
+    return _first_lines(source, 3)
 
 
 def _code_candidates(source: str) -> list[str]:

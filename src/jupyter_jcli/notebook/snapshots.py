@@ -186,6 +186,7 @@ class SnapshotStore:
             NotebookError: ``NOTEBOOK_WRITE_FAILED`` if the snapshot cannot be saved (the
                 mutation must then not happen).
         """
+        folder: Path | None = None
         try:
             self._ensure_folder()
             existing = self.snapshots()
@@ -211,7 +212,11 @@ class SnapshotStore:
                 )
             manifest = {"operation": operation, "created_ns": time.time_ns(), "files": entries}
             atomic_write_bytes(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
-        except OSError as err:
+        except (OSError, NotebookError) as err:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            if isinstance(err, NotebookError):
+                raise
             raise NotebookError(
                 ErrorCode.NOTEBOOK_WRITE_FAILED,
                 f"Could not save a snapshot under {self.folder}: {err.strerror or err}.",
