@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import sys
 from typing import Any
 
 import pytest
@@ -364,3 +365,25 @@ def test_every_read_succeeds_or_raises_a_protocol_error_and_never_mutates(
                 outcomes.add(str(error.code))
     assert mixed_outputs == before
     assert {"ok", "MIME_NOT_APPLICABLE", "MIME_NOT_FOUND", "OUTPUT_DATA_INVALID"} <= outcomes
+
+
+@pytest.mark.parametrize(
+    ("value", "valid"),
+    [
+        ("iVBORw0KGgo=", True),
+        ("iVBORw0KGgo==", False),
+        ("iVBORw0KGgo=AAAA", False),
+        ("=iVBORw0KGgo", False),
+        ("iVBORw0KGgo", False),
+        ("iVBORw0K Ggo=", True),
+    ],
+)
+def test_python_310_decoder_is_as_strict_as_strict_mode(
+    monkeypatch: pytest.MonkeyPatch, value: str, valid: bool
+) -> None:
+    monkeypatch.setattr(sys, "version_info", (3, 10, 14, "final", 0))
+    outputs = _bundle({"image/png": value})
+    if valid:
+        assert _selected(outputs, 0)["data"] == "iVBORw0KGgo="
+    else:
+        expect_error(ErrorCode.OUTPUT_DATA_INVALID, read_output, outputs, 0, source=SOURCE)

@@ -52,6 +52,8 @@ def _strict_b64decode(text: str) -> bytes:
     """
     if sys.version_info >= (3, 11):
         return binascii.a2b_base64(text, strict_mode=True)
+    if len(text) % 4:  # pragma: no cover - Python 3.10: validate=True allows extra "="
+        raise ValueError("base64 length is not a multiple of 4")
     return base64.b64decode(text, validate=True)  # pragma: no cover - Python 3.10
 
 
