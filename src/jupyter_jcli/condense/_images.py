@@ -1,0 +1,166 @@
+"""Raster images downscaled with Pillow to fit a pixel cap and a byte cap.
+
+Defaults (see :data:`DEFAULT_IMAGE_MAX_PIXELS`, :data:`DEFAULT_IMAGE_MAX_BYTES`): the longer
+side at most 1024 px and the encoded image at most 300 KB. Both sit well inside what vision
+models take without resizing on their side (Anthropic documents about 1568 px on the long edge
+and 5 MB per image), and 300 KB of base64 keeps a tool result cheap.
+
+Rules:
+
+- PNG and JPEG that already fit both caps are passed through byte for byte.
+- Otherwise the image is resized (Lanczos) to fit the pixel cap and re-encoded: PNG as
+  optimized PNG; a photo-like image (more than 4,096 distinct colours, no transparency) as
+  JPEG (quality 85) when that is smaller. Still over the byte cap: the sides shrink by a
+  quarter at a time (JPEG quality stepping down for photos) until it fits or reaches 64 px.
+- GIF and WebP are converted the same way (first frame), since not every client shows them.
+
+Pillow is imported inside :func:`downscale` only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
+__all__ = [
+    "DEFAULT_IMAGE_MAX_BYTES",
+    "DEFAULT_IMAGE_MAX_PIXELS",
+    "RASTER_TYPES",
+    "Downscaled",
+    "decode_base64",
+    "downscale",
+    "probe",
+]
+
+DEFAULT_IMAGE_MAX_PIXELS = 1024
+"""Default cap on the longer side of a returned image, in pixels."""
+DEFAULT_IMAGE_MAX_BYTES = 300_000
+"""Default cap on the encoded size of a returned image, in bytes."""
+RASTER_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+_PHOTO_COLOURS = 4096
+_MIN_SIDE = 64
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Downscaled:
+    """An image ready to send: encoded bytes and its dimensions before and after."""
+
+    data: bytes
+    mime_type: str
+    width: int
+    height: int
+    original_width: int
+    original_height: int
+
+
+def decode_base64(value: object) -> bytes | None:
+    """Decode a stored base64 value (a string or a list of strings; line breaks allowed).
+
+    Returns None when the value is not valid base64.
+    """
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "".join(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode(_WHITESPACE.sub("", value), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def probe(raw: bytes) -> tuple[int, int] | None:
+    """Pixel ``(width, height)`` from the image header, or None when Pillow cannot read it."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(raw)) as image:
+            width, height = image.size
+            return int(width), int(height)
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+        return None
+
+
+def _fits(width: int, height: int, max_side: int) -> bool:
+    return max(width, height) <= max_side
+
+
+def downscale(raw: bytes, mime_type: str, *, max_side: int, max_bytes: int) -> Downscaled:
+    """Fit a raster image into ``max_side`` pixels (longer side) and ``max_bytes`` bytes.
+
+    Args:
+        raw: the decoded image bytes.
+        mime_type: the stored MIME type (``image/png``, ``image/jpeg``, ``image/gif`` or
+            ``image/webp``).
+        max_side: cap on the longer side, in pixels (>= 1).
+        max_bytes: cap on the encoded size, in bytes (>= 1).
+
+    Returns:
+        The image to send (``image/png`` or ``image/jpeg``) with its dimensions.
+
+    Raises:
+        ValueError: when Pillow cannot read the image, or it cannot be made to fit
+            ``max_bytes`` even at the smallest size tried (the caller describes it instead).
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(raw)) as opened:
+            original_width, original_height = opened.size
+            native = {"PNG": "image/png", "JPEG": "image/jpeg"}.get(opened.format or "")
+            if (
+                native is not None
+                and len(raw) <= max_bytes
+                and _fits(original_width, original_height, max_side)
+            ):
+                return Downscaled(
+                    raw, native, original_width, original_height, original_width, original_height
+                )
+            if opened.format == "JPEG":
+                opened.draft("RGB", (max_side, max_side))  # decode at a reduced scale: fast
+            opened.seek(0)
+            image = opened.convert("RGBA" if _has_alpha(opened) else "RGB")
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as err:
+        raise ValueError(f"unreadable image: {err}") from err
+    side = max_side
+    quality = 85
+    while True:
+        frame = image.copy()
+        frame.thumbnail((side, side), Image.Resampling.LANCZOS)
+        data, chosen = _encode(frame, quality)
+        if len(data) <= max_bytes:
+            return Downscaled(
+                data, chosen, frame.width, frame.height, original_width, original_height
+            )
+        if max(frame.size) <= _MIN_SIDE:
+            raise ValueError(f"image does not fit {max_bytes} bytes even at {frame.size}")
+        side = max(_MIN_SIDE, int(max(frame.size) * 0.75))
+        quality = max(50, quality - 10)
+
+
+def _has_alpha(image: PILImage) -> bool:
+    return image.mode in ("RGBA", "LA", "PA") or (
+        image.mode == "P" and "transparency" in image.info
+    )
+
+
+def _encode(image: PILImage, quality: int) -> tuple[bytes, str]:
+    """Encode as optimized PNG, or as JPEG when photo-like and smaller."""
+    png = io.BytesIO()
+    image.save(png, format="PNG", optimize=True)
+    best = (png.getvalue(), "image/png")
+    photo_like = image.mode == "RGB" and image.getcolors(_PHOTO_COLOURS) is None
+    if photo_like:
+        jpeg = io.BytesIO()
+        image.save(jpeg, format="JPEG", quality=quality, optimize=True)
+        if jpeg.tell() < len(best[0]):
+            best = (jpeg.getvalue(), "image/jpeg")
+    return best

@@ -1,0 +1,70 @@
+"""Turning the raster parts of a plan into images and their one-line descriptions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._images import downscale, probe
+from ._model import CondensedImage
+from ._plan import Plan, fixed_renderer
+
+__all__ = ["attach_images"]
+
+
+def _size(count: int) -> str:
+    return f"{count / 1000:,.1f} KB" if count >= 1000 else f"{count} bytes"
+
+
+def attach_images(
+    plans: Sequence[Plan],
+    *,
+    include_images: bool,
+    max_side: int,
+    max_bytes: int,
+    max_images: int,
+) -> list[CondensedImage]:
+    """Downscale the rasters of ``plans`` (the first ``max_images``) and describe every one.
+
+    Each raster plan's text becomes one line: what was stored, and either which attached
+    image shows it (number, pixel size, type, bytes) or why it is not attached.
+    """
+    images: list[CondensedImage] = []
+    for plan in plans:
+        source = plan.raster
+        if source is None:
+            continue
+        stored = source.mime_type
+        if source.raw is None:
+            plan.render = fixed_renderer(f"{stored} not shown: {source.problem}")
+            continue
+        dims = probe(source.raw)
+        shape = f"{dims[0]}x{dims[1]} px, " if dims else ""
+        what = f"{stored}, {shape}{_size(len(source.raw))}"
+        if not include_images:
+            plan.render = fixed_renderer(f"{what}; not attached (images are off)")
+            continue
+        if len(images) >= max_images:
+            plan.render = fixed_renderer(f"{what}; not attached (limit of {max_images} images)")
+            continue
+        try:
+            image = downscale(source.raw, stored, max_side=max_side, max_bytes=max_bytes)
+        except ValueError as err:
+            plan.render = fixed_renderer(f"{what}; not attached: {err}")
+            continue
+        images.append(
+            CondensedImage(
+                data=image.data,
+                mime_type=image.mime_type,
+                width=image.width,
+                height=image.height,
+                original_width=image.original_width,
+                original_height=image.original_height,
+                output_index=plan.output_index,
+            )
+        )
+        if image.data is source.raw:
+            detail = "as stored"
+        else:
+            detail = f"{image.width}x{image.height} px, {image.mime_type}, {_size(len(image.data))}"
+        plan.render = fixed_renderer(f"{what}; attached as image {len(images)} ({detail})")
+    return images

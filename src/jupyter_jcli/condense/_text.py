@@ -1,0 +1,299 @@
+"""Head-and-tail cuts of long text, with a marker that says what was left out and how to read it.
+
+Two kinds of text are cut here:
+
+- *windowed* text: one or more raw stored values (the merged outputs of one stream, or one
+  text MIME value) rendered line by line. The cut happens on rendered lines, but the marker
+  names the omitted range in the raw stored text, in the saved-output protocol's own terms
+  (``read_notebook_output cell=C output=K [mime=M] offset=N limit=L``: Unicode code points of
+  the joined stored value), so a reader can fetch exactly what was left out;
+- *derived* text (a condensed traceback, a JSON dump, the text of an HTML page): the marker
+  counts what was omitted and names the output to read in full.
+
+Only the lines that are shown are rendered, so a 50 MB stream costs about what its head and
+tail cost. Every function here returns at most ``limit`` characters.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ._terminal import has_controls
+
+__all__ = ["Cut", "Segment", "clip", "cut_derived", "cut_windowed", "read_command"]
+
+_HEAD_SHARE = 0.4  # of the room left after the marker; the tail (where logs end) gets the rest
+_MAX_SCAN_LINES = 50_000  # lines rendered per side at most, whatever they render to
+_ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One stored text value: the output it belongs to and its raw (joined) text."""
+
+    output_index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A possibly shortened text.
+
+    Attributes:
+        text: what to show, at most the requested limit in characters.
+        truncated: True when something was left out.
+        omitted_characters: characters left out (raw stored characters for windowed text).
+        omitted_lines: line breaks inside the omitted range.
+    """
+
+    text: str
+    truncated: bool
+    omitted_characters: int = 0
+    omitted_lines: int = 0
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, ending in ``…`` when cut."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return ""
+    return text[: limit - 1] + _ELLIPSIS
+
+
+def read_command(
+    cell_index: int | None,
+    output_index: int,
+    *,
+    mime_type: str | None = None,
+    offset: int | None = None,
+    limit: int | None = None,
+) -> str:
+    """The ``read_notebook_output`` call that fetches (part of) one stored output."""
+    words = ["read_notebook_output"]
+    if cell_index is not None:
+        words.append(f"cell={cell_index}")
+    words.append(f"output={output_index}")
+    if mime_type is not None:
+        words.append(f"mime={mime_type}")
+    if offset is not None:
+        words.append(f"offset={offset}")
+    if limit is not None:
+        words.append(f"limit={limit}")
+    return " ".join(words)
+
+
+@dataclass
+class _Side:
+    """Rendered pieces taken from one end of the text and the raw position reached."""
+
+    pieces: list[str]
+    size: int
+    raw_edge: int  # head: first raw index not shown; tail: first raw index shown
+    partial_dirty: bool = False
+
+
+def _take_head(
+    raw: str, stop: int, cap: int, render: Callable[[str], str], *, allow_partial: bool
+) -> _Side:
+    side = _Side([], 0, 0)
+    pos = 0
+    scanned = 0
+    while pos < stop and scanned < _MAX_SCAN_LINES:
+        newline = raw.find("\n", pos, stop)
+        end = stop if newline == -1 else newline
+        line = raw[pos:end]
+        shown = render(line)
+        piece = shown + ("\n" if newline != -1 else "")
+        if side.size + len(piece) > cap:
+            room = cap - side.size
+            if allow_partial and not side.pieces and room > 0:
+                side.pieces.append(shown[:room])
+                side.size += room
+                if has_controls(line):
+                    side.partial_dirty = True
+                    side.raw_edge = pos
+                else:
+                    side.raw_edge = pos + room
+            return side
+        side.pieces.append(piece)
+        side.size += len(piece)
+        pos = end + 1 if newline != -1 else end
+        side.raw_edge = pos
+        scanned += 1
+    return side
+
+
+def _take_tail(
+    raw: str, start: int, cap: int, render: Callable[[str], str], *, allow_partial: bool
+) -> _Side:
+    side = _Side([], 0, len(raw))
+    end = len(raw)  # exclusive end of the current line's text (before its own newline)
+    scanned = 0
+    # The text after the last newline is a line of its own (possibly empty).
+    while end >= start and scanned < _MAX_SCAN_LINES:
+        newline = raw.rfind("\n", start, end)
+        begin = start if newline == -1 else newline + 1
+        line = raw[begin:end]
+        shown = render(line)
+        has_break = end < len(raw)
+        piece = shown + ("\n" if has_break else "")
+        if side.size + len(piece) > cap:
+            room = cap - side.size
+            if allow_partial and not side.pieces and room > 0:
+                kept = piece[-room:]
+                side.pieces.append(kept)
+                side.size += len(kept)
+                side.raw_edge = end if has_controls(line) else end - len(kept) + int(has_break)
+            break
+        side.pieces.append(piece)
+        side.size += len(piece)
+        side.raw_edge = begin
+        scanned += 1
+        if newline == -1:
+            break
+        end = newline
+    side.pieces.reverse()
+    return side
+
+
+def _locate(starts: Sequence[int], position: int) -> int:
+    """Index of the segment holding raw ``position`` (segments are laid end to end)."""
+    return max(0, bisect.bisect_right(starts, position) - 1)
+
+
+def _window_marker(
+    segments: Sequence[Segment],
+    starts: Sequence[int],
+    begin: int,
+    end: int,
+    *,
+    cell_index: int | None,
+    mime_type: str | None,
+) -> str:
+    first = _locate(starts, begin)
+    last = _locate(starts, max(begin, end - 1))
+    if first == last:
+        seg = segments[first]
+        local = begin - starts[first]
+        how = read_command(
+            cell_index, seg.output_index, mime_type=mime_type, offset=local, limit=end - begin
+        )
+    else:
+        head = segments[first]
+        tail = segments[last]
+        how = read_command(
+            cell_index,
+            head.output_index,
+            mime_type=mime_type,
+            offset=begin - starts[first],
+            limit=starts[first] + len(head.text) - begin,
+        )
+        middle = [segments[i].output_index for i in range(first + 1, last)]
+        if middle:
+            listed = ", ".join(str(i) for i in middle[:3])
+            more = f" and {len(middle) - 3} more" if len(middle) > 3 else ""
+            how += f", then outputs {listed}{more} in full"
+        how += f", then output={tail.output_index} offset=0 limit={end - starts[last]}"
+    return how
+
+
+def cut_windowed(
+    segments: Sequence[Segment],
+    limit: int,
+    *,
+    render: Callable[[str], str],
+    cell_index: int | None,
+    mime_type: str | None = None,
+) -> Cut:
+    """Render raw stored text line by line and cut it head and tail to ``limit`` characters.
+
+    Args:
+        segments: stored values in order, joined end to end before rendering (a ``\\r`` in
+            one output may overwrite a partial line of the previous one, as on a terminal).
+        limit: the most characters to return.
+        render: renders one raw line (no ``\\n``) to what is shown; never longer than the line.
+        cell_index: the cell, named in the marker; None leaves it out.
+        mime_type: the MIME type to name in the marker (None for streams).
+
+    Returns:
+        The cut text. When cut, one marker line sits between head and tail:
+        ``[… N raw characters (L lines) omitted; read exactly: read_notebook_output cell=C
+        output=K offset=N limit=M …]``. The range includes a partly shown line whenever that
+        line held control characters (its raw and shown positions differ).
+    """
+    raw = "".join(s.text for s in segments)
+    starts: list[int] = []
+    position = 0
+    for s in segments:
+        starts.append(position)
+        position += len(s.text)
+    whole = _take_head(raw, len(raw), limit, render, allow_partial=False)
+    if whole.raw_edge >= len(raw) and whole.size <= limit:
+        return Cut("".join(whole.pieces), truncated=False)
+    digits = len(str(len(raw)))
+    full_span = _window_marker(
+        segments, starts, 0, len(raw), cell_index=cell_index, mime_type=mime_type
+    )
+    # Any real span names at most as many outputs; its numbers have at most ``digits`` digits.
+    worst = len(_marker(len(raw), len(raw), full_span)) + 4 * digits + 2
+    room = limit - worst
+    if room < 2:
+        return Cut(clip(_short_marker(len(raw)), limit), True, len(raw), raw.count("\n"))
+    head_cap = int(room * _HEAD_SHARE)
+    head = _take_head(raw, len(raw), head_cap, render, allow_partial=True)
+    tail = _take_tail(raw, head.raw_edge, room - head.size, render, allow_partial=True)
+    begin, end = head.raw_edge, max(head.raw_edge, tail.raw_edge)
+    omitted_lines = raw.count("\n", begin, end)
+    how = _window_marker(segments, starts, begin, end, cell_index=cell_index, mime_type=mime_type)
+    marker = _marker(end - begin, omitted_lines, how)
+    head_text = "".join(head.pieces)
+    glue = "" if not head_text or head_text.endswith("\n") else "\n"
+    text = f"{head_text}{glue}{marker}\n{''.join(tail.pieces)}"
+    return Cut(clip(text, limit), True, end - begin, omitted_lines)
+
+
+def _marker(characters: int, lines: int, how: str) -> str:
+    return f"[… {characters:,} raw characters ({lines:,} lines) omitted; read exactly: {how} …]"
+
+
+def _short_marker(omitted: int) -> str:
+    return f"[… {omitted:,} characters omitted …]"
+
+
+def cut_derived(text: str, limit: int, *, how_to_read: str) -> Cut:
+    """Cut already rendered ``text`` head and tail, by lines, to ``limit`` characters.
+
+    Args:
+        text: the rendered text.
+        limit: the most characters to return.
+        how_to_read: what the marker tells the reader to call for the full content.
+
+    Returns:
+        The cut text, with the marker ``[… N characters (L lines) omitted; in full:
+        <how_to_read> …]`` between head and tail when cut.
+    """
+    if len(text) <= limit:
+        return Cut(text, truncated=False)
+    worst = f"[… {len(text):,} characters ({len(text):,} lines) omitted; in full: {how_to_read} …]"
+    room = limit - len(worst) - 2
+    if room < 2:
+        return Cut(clip(_short_marker(len(text)), limit), True, len(text), text.count("\n"))
+
+    def identity(line: str) -> str:
+        return line
+
+    head = _take_head(text, len(text), int(room * _HEAD_SHARE), identity, allow_partial=True)
+    tail = _take_tail(text, head.raw_edge, room - head.size, identity, allow_partial=True)
+    begin, end = head.raw_edge, max(head.raw_edge, tail.raw_edge)
+    omitted_lines = text.count("\n", begin, end)
+    marker = (
+        f"[… {end - begin:,} characters ({omitted_lines:,} lines) omitted;"
+        f" in full: {how_to_read} …]"
+    )
+    head_text = "".join(head.pieces)
+    glue = "" if not head_text or head_text.endswith("\n") else "\n"
+    joined = f"{head_text}{glue}{marker}\n{''.join(tail.pieces)}"
+    return Cut(clip(joined, limit), True, end - begin, omitted_lines)
