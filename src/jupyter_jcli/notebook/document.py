@@ -35,7 +35,6 @@ then the ``.py``. Snapshots hold both, so undo restores both.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,10 +43,10 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook import _edits
-from jupyter_jcli.notebook._atomic import atomic_write_bytes
 from jupyter_jcli.notebook._edits import Position, Working
+from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
-from jupyter_jcli.notebook._pairs import PairContext, combine_pair, render_py
+from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 from jupyter_jcli.notebook.names import assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
@@ -119,25 +118,6 @@ class MutationResult:
     written: tuple[Path, ...]
 
 
-@dataclass(frozen=True)
-class FileState:
-    """A file as it was read or written: its fingerprint and bytes.
-
-    Attributes:
-        path: the file, absolute.
-        size: bytes.
-        mtime_ns: modification time, nanoseconds.
-        sha256: hex digest of ``raw``.
-        raw: the content.
-    """
-
-    path: Path
-    size: int
-    mtime_ns: int
-    sha256: str
-    raw: bytes
-
-
 class Document:
     """A notebook loaded for safe editing. Create with :meth:`load`.
 
@@ -172,7 +152,7 @@ class Document:
                 ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook).
         """
         target = Path(os.path.abspath(path))
-        notebook, files, pair = _read_target(target)
+        notebook, files, pair = read_target(target)
         return cls(target, notebook, files, pair, cache_dir)
 
     # ------------------------------------------------------------------ reading
@@ -230,7 +210,7 @@ class Document:
 
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
-        notebook, files, pair = _read_target(self._path)
+        notebook, files, pair = read_target(self._path)
         self._pair = pair
         self._adopt(notebook, files)
 
@@ -373,10 +353,10 @@ class Document:
     ) -> MutationResult:
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
-            disk = tuple(_read_file(state.path) for state in self._files)
+            disk = tuple(read_file(state.path) for state in self._files)
             reloaded = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
             if reloaded:
-                notebook, disk, pair = _read_target(self._path)
+                notebook, disk, pair = read_target(self._path)
                 self._pair = pair
                 self._adopt(notebook, disk)
             else:
@@ -400,12 +380,12 @@ class Document:
             if changed:
                 snapshot = store.push(operation, changed)
                 try:
-                    _write_all(changed)
+                    write_all(changed)
                 except NotebookError:
                     store.discard(snapshot)
                     raise
             files = tuple(
-                _written_state(state, data) for state, data in zip(disk, outputs, strict=True)
+                written_state(state, data) for state, data in zip(disk, outputs, strict=True)
             )
             self._adopt(new_notebook, files)
         cell = None if removes else self._views[index]
@@ -454,78 +434,3 @@ def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
     from dataclasses import replace
 
     return replace(result, removed=removed)
-
-
-def _read_file(path: Path) -> FileState:
-    try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            raw = handle.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
-        raise NotebookError(
-            ErrorCode.FILE_NOT_FOUND, f"No file at {path}.", {"path": str(path)}
-        ) from err
-    except OSError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"Could not read {path}: {err.strerror or err}.",
-            {"path": str(path), "errno": err.errno},
-        ) from err
-    return FileState(
-        path=path,
-        size=len(raw),
-        mtime_ns=info.st_mtime_ns,
-        sha256=hashlib.sha256(raw).hexdigest(),
-        raw=raw,
-    )
-
-
-def _read_target(
-    target: Path,
-) -> tuple[dict[str, Any], tuple[FileState, ...], PairContext | None]:
-    suffix = target.suffix.lower()
-    if suffix == ".ipynb":
-        state = _read_file(target)
-        return parse_notebook(state.raw, path=target), (state,), None
-    if suffix == ".py":
-        from jupyter_jcli.notebook.pairing import find_paired_notebook
-
-        py_state = _read_file(target)
-        ipynb_path = Path(os.path.abspath(find_paired_notebook(target)))
-        ipynb_state = _read_file(ipynb_path)
-        notebook, pair = combine_pair(target, py_state.raw, ipynb_path, ipynb_state.raw)
-        return notebook, (ipynb_state, py_state), pair
-    raise NotebookError(
-        ErrorCode.FILE_TYPE_UNSUPPORTED,
-        f"{target} is neither a .ipynb notebook nor a paired .py file.",
-        {"path": str(target), "suffix": target.suffix},
-    )
-
-
-def _write_all(changed: list[tuple[Path, bytes, bytes]]) -> None:
-    """Write each file atomically; if a later one fails, put the earlier ones back."""
-    done: list[tuple[Path, bytes]] = []
-    try:
-        for path, before, after in changed:
-            atomic_write_bytes(path, after)
-            done.append((path, before))
-    except NotebookError:
-        for path, before in reversed(done):
-            atomic_write_bytes(path, before)
-        raise
-
-
-def _written_state(state: FileState, data: bytes) -> FileState:
-    if data == state.raw:
-        return state
-    try:
-        mtime_ns = os.stat(state.path).st_mtime_ns
-    except OSError:
-        mtime_ns = 0
-    return FileState(
-        path=state.path,
-        size=len(data),
-        mtime_ns=mtime_ns,
-        sha256=hashlib.sha256(data).hexdigest(),
-        raw=data,
-    )
