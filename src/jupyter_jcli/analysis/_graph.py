@@ -1,0 +1,348 @@
+"""The notebook's dependency DAG: edges from each cell to the cells whose writes it reads.
+
+Rules (analysis issue, section 2):
+
+- document order, last writer wins: a cell depends on the nearest cell above it that writes
+  (defines, mutates or deletes) a name it reads;
+- call time: reading a function, class or lambda-valued name also reads what its body reads
+  at call time (and writes what it writes through ``global`` or by mutation), transitively
+  through the functions it references; those names resolve from the reading cell's position;
+- a mutating-method call on a name bound by ``import`` (``np.sort(a)``) is not a write;
+- builtins resolve without an edge unless a cell above rebinds them;
+- wildcard fallback: a non-builtin name that no cell above writes binds to the nearest wildcard
+  writer above (``from m import *``, ``%run``, ``exec()``, ...), else it is unresolved;
+- markdown and raw cells, and code cells that do not parse, have no edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TypedDict
+
+from jupyter_jcli.analysis._cell import analyze_cell
+from jupyter_jcli.analysis._lint import Finding, FindingDict, lint_cells
+from jupyter_jcli.analysis._names import BUILTIN_NAMES
+from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
+from jupyter_jcli.errors import AnalysisError, ErrorCode
+
+__all__ = ["CellInput", "CellNode", "GraphDict", "NotebookGraph", "build_graph"]
+
+
+@dataclass(frozen=True, slots=True)
+class CellInput:
+    """One cell handed to :func:`build_graph`.
+
+    Attributes:
+        key: the cell's unique name (``cell.metadata.jupyter_mcp.name``).
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"`` (nbformat 4).
+        source: the cell source as one string.
+    """
+
+    key: str
+    cell_type: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CellNode:
+    """One cell of the graph.
+
+    Attributes:
+        index: 0-based position in the notebook.
+        key: the cell's name.
+        effects: the cell's own static effects (:func:`analyze_cell`).
+        uses: ``effects.uses`` without builtins that no cell writes.
+        reads: everything the cell reads once call-time reads of the functions and classes
+            it references are included; builtins that resolve to no cell are left out.
+        writes: everything the cell writes, call-time writes included.
+        inputs: for each name in ``reads`` that resolves to a cell, the index of that cell
+            (the nearest writer above, or the nearest wildcard writer above).
+        unresolved: names read that no cell above writes (not builtins, no wildcard above).
+        parents: indexes of the cells this one depends on, ascending.
+        children: indexes of the cells that depend on this one, ascending.
+    """
+
+    index: int
+    key: str
+    effects: CellEffects
+    uses: frozenset[str]
+    reads: frozenset[str]
+    writes: frozenset[str]
+    inputs: Mapping[str, int] = field(hash=False)
+    unresolved: frozenset[str]
+    parents: tuple[int, ...]
+    children: tuple[int, ...]
+
+    @property
+    def cell_type(self) -> str:
+        """``"code"``, ``"markdown"`` or ``"raw"``."""
+        return self.effects.cell_type
+
+
+class SyntaxErrorDict(TypedDict):
+    """JSON shape of a syntax error location."""
+
+    line: int
+    col: int
+    message: str
+
+
+class CellDict(TypedDict):
+    """JSON shape of one cell in :meth:`NotebookGraph.to_dict`."""
+
+    index: int
+    key: str
+    cell_type: str
+    defines: list[str]
+    uses: list[str]
+    mutates: list[str]
+    reads: list[str]
+    writes: list[str]
+    parents: list[str]
+    children: list[str]
+    opaque_magics: list[str]
+    wildcard_writers: list[str]
+    syntax_error: SyntaxErrorDict | None
+
+
+class EdgeDict(TypedDict):
+    """JSON shape of one edge: ``parent`` writes ``names`` that ``child`` reads."""
+
+    parent: str
+    child: str
+    parent_index: int
+    child_index: int
+    names: list[str]
+
+
+class GraphDict(TypedDict):
+    """JSON shape of :meth:`NotebookGraph.to_dict`."""
+
+    cells: list[CellDict]
+    edges: list[EdgeDict]
+    findings: list[FindingDict]
+
+
+@dataclass(frozen=True, slots=True)
+class NotebookGraph:
+    """The analysed notebook: per-cell effects, the DAG and lint findings. Read-only.
+
+    Attributes:
+        cells: one :class:`CellNode` per input cell, in document order.
+        edges: ``(parent_index, child_index)`` pairs, sorted; parents are always above.
+        edge_names: for each edge, the names that flow along it.
+        findings: lint findings in document order.
+    """
+
+    cells: tuple[CellNode, ...]
+    edges: tuple[tuple[int, int], ...]
+    edge_names: Mapping[tuple[int, int], frozenset[str]] = field(hash=False)
+    findings: tuple[Finding, ...]
+    _index: Mapping[str, int] = field(hash=False, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def index(self, key: str) -> int:
+        """Position of the cell named ``key``.
+
+        Raises:
+            AnalysisError: ``CELL_NOT_FOUND`` when no cell has that key.
+        """
+        try:
+            return self._index[key]
+        except KeyError:
+            raise AnalysisError(
+                ErrorCode.CELL_NOT_FOUND, f"no cell named {key!r}", {"cell": key}
+            ) from None
+
+    def node(self, key: str) -> CellNode:
+        """The node of the cell named ``key`` (raises ``CELL_NOT_FOUND`` like :meth:`index`)."""
+        return self.cells[self.index(key)]
+
+    def parents(self, key: str) -> list[str]:
+        """Keys of the cells that ``key`` depends on, in document order."""
+        return [self.cells[p].key for p in self.node(key).parents]
+
+    def children(self, key: str) -> list[str]:
+        """Keys of the cells that depend on ``key``, in document order."""
+        return [self.cells[c].key for c in self.node(key).children]
+
+    def to_dict(self) -> GraphDict:
+        """The graph as JSON-ready data (sorted name lists, keys for cross references)."""
+        cells: list[CellDict] = []
+        for n in self.cells:
+            e = n.effects
+            err = e.syntax_error
+            cells.append(
+                {
+                    "index": n.index,
+                    "key": n.key,
+                    "cell_type": n.cell_type,
+                    "defines": sorted(e.defines),
+                    "uses": sorted(n.uses),
+                    "mutates": sorted(e.mutates & n.writes),
+                    "reads": sorted(n.reads),
+                    "writes": sorted(n.writes),
+                    "parents": [self.cells[p].key for p in n.parents],
+                    "children": [self.cells[c].key for c in n.children],
+                    "opaque_magics": list(e.opaque_magics),
+                    "wildcard_writers": list(e.wildcard_writers),
+                    "syntax_error": None
+                    if err is None
+                    else {"line": err.line, "col": err.col, "message": err.message},
+                }
+            )
+        edges: list[EdgeDict] = [
+            {
+                "parent": self.cells[p].key,
+                "child": self.cells[c].key,
+                "parent_index": p,
+                "child_index": c,
+                "names": sorted(self.edge_names[(p, c)]),
+            }
+            for p, c in self.edges
+        ]
+        return {"cells": cells, "edges": edges, "findings": [f.to_dict() for f in self.findings]}
+
+
+_NO_INPUTS: Mapping[str, int] = MappingProxyType({})
+
+
+def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
+    """Analyse every cell and build the notebook's dependency DAG and lint.
+
+    Per-cell analysis is cached by source (see :func:`analyze_cell`); building the graph from
+    cached cells is linear in the number of names. The rules are in this module's docstring.
+
+    Args:
+        cells: the notebook's cells in document order.
+
+    Returns:
+        The :class:`NotebookGraph`.
+
+    Raises:
+        AnalysisError: ``NAME_CONFLICT`` when two cells share a key; ``INVALID_CELL_TYPE``
+            for a cell type other than code, markdown or raw.
+    """
+    index: dict[str, int] = {}
+    for i, c in enumerate(cells):
+        if c.key in index:
+            raise AnalysisError(
+                ErrorCode.NAME_CONFLICT,
+                f"two cells are named {c.key!r} (indexes {index[c.key]} and {i})",
+                {"cell": c.key, "indexes": [index[c.key], i]},
+            )
+        index[c.key] = i
+    effects = [analyze_cell(c.source, c.cell_type) for c in cells]
+    written: set[str] = set()
+    for e in effects:
+        written |= e.defines
+        written |= e.mutates
+
+    last_writer: dict[str, int] = {}
+    callable_of: dict[str, CallTimeEffects] = {}
+    modules: set[str] = set()
+    writers: dict[str, list[int]] = {}
+    wildcard: int | None = None
+    partial: list[tuple[frozenset[str], frozenset[str], Mapping[str, int], frozenset[str]]] = []
+    for i, eff in enumerate(effects):
+        if eff.cell_type != "code" or eff.syntax_error is not None:
+            partial.append((frozenset(), frozenset(), _NO_INPUTS, frozenset()))
+            continue
+        own = eff.defines
+        inputs: dict[str, int] = {}
+        unresolved: set[str] = set()
+        reads: set[str] = set()
+        extra_writes: set[str] = set()
+        stack = list(eff.uses)
+        seen = set(stack)
+        while stack:
+            name = stack.pop()
+            w = last_writer.get(name)
+            if w is None:
+                if name in BUILTIN_NAMES:
+                    continue
+                reads.add(name)
+                if wildcard is None:
+                    unresolved.add(name)
+                else:
+                    inputs[name] = wildcard
+                continue
+            reads.add(name)
+            inputs[name] = w
+            call = callable_of.get(name)
+            if call is None:
+                continue
+            for r in call.reads:
+                if r not in seen and r not in own:
+                    seen.add(r)
+                    stack.append(r)
+            for r in call.writes:
+                if r in own or (r in modules and r in call.method_writes):
+                    continue
+                extra_writes.add(r)
+                if r not in seen:
+                    seen.add(r)
+                    stack.append(r)
+        mutates = eff.mutates
+        if eff.method_mutates:
+            mutates = mutates - (eff.method_mutates & modules)
+        writes = own | mutates | eff.deletes | extra_writes
+        for name in writes:
+            last_writer[name] = i
+            writers.setdefault(name, []).append(i)
+        for name in own:
+            call = eff.callables.get(name)
+            if call is None:
+                callable_of.pop(name, None)
+            else:
+                callable_of[name] = call
+            if name in eff.imports:
+                modules.add(name)
+            else:
+                modules.discard(name)
+        for name in eff.deletes:
+            callable_of.pop(name, None)
+            modules.discard(name)
+        if eff.wildcard_writers:
+            wildcard = i
+        partial.append(
+            (frozenset(reads), frozenset(writes), MappingProxyType(inputs), frozenset(unresolved))
+        )
+
+    edge_names: dict[tuple[int, int], set[str]] = {}
+    parents: list[set[int]] = [set() for _ in cells]
+    children: list[set[int]] = [set() for _ in cells]
+    for i, (_, _, inputs_i, _) in enumerate(partial):
+        for name, p in inputs_i.items():
+            edge_names.setdefault((p, i), set()).add(name)
+            parents[i].add(p)
+            children[p].add(i)
+    nodes = tuple(
+        CellNode(
+            index=i,
+            key=cells[i].key,
+            effects=eff,
+            uses=frozenset(n for n in eff.uses if n not in BUILTIN_NAMES or n in written),
+            reads=reads_i,
+            writes=writes_i,
+            inputs=inputs_i,
+            unresolved=unresolved_i,
+            parents=tuple(sorted(parents[i])),
+            children=tuple(sorted(children[i])),
+        )
+        for i, (eff, (reads_i, writes_i, inputs_i, unresolved_i)) in enumerate(
+            zip(effects, partial, strict=True)
+        )
+    )
+    findings = lint_cells([c.key for c in cells], effects, [p[3] for p in partial], writers)
+    return NotebookGraph(
+        cells=nodes,
+        edges=tuple(sorted(edge_names)),
+        edge_names=MappingProxyType({k: frozenset(v) for k, v in edge_names.items()}),
+        findings=tuple(findings),
+        _index=MappingProxyType(index),
+    )

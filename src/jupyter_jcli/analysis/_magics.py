@@ -1,0 +1,210 @@
+"""IPython input transformation and what each magic does to the user namespace.
+
+IPython turns ``%line`` magics, ``%%cell`` magics, ``!shell`` commands and ``x?`` help into
+plain calls on ``get_ipython()`` (``IPython.core.inputtransformer2.TransformerManager``). The
+effects visitor recognises those calls and asks this module what the magic does:
+
+- ``%time`` / ``%%time``, ``%%capture``, ``%prun`` / ``%%prun``, ``%debug`` / ``%%debug`` run
+  their code in the user namespace: it is analysed like any other code;
+- ``%timeit`` / ``%%timeit`` (and ``%memit``) run their code in a private namespace: it reads,
+  but binds nothing;
+- ``%run``, ``%pylab`` and ``%%cython`` are wildcard writers (they bind names nobody can see);
+- ``%store -r a b`` binds ``a`` and ``b`` (bare ``%store -r`` is a wildcard writer);
+- ``%%R -i a -o b`` (rpy2) reads ``a`` and binds ``b``; ``%%sql res << ...`` binds ``res``;
+- every other cell magic (``%%bash``, ``%%html``, ``%%writefile``, ``%%sql``, ...) is opaque:
+  its body is not Python;
+- ``$name`` and ``{expr}`` in ``!cmd`` and in the argument line of most magics are expanded
+  from the user namespace (``InteractiveShell.var_expand``), so they are reads.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "MagicAction",
+    "cell_magic_action",
+    "line_magic_action",
+    "needs_transform",
+    "shell_action",
+    "transform",
+]
+
+# A cheap test for IPython-only syntax: a line starting with %, !, ? (magics, shell, help),
+# `= !cmd` / `= %magic` assignments, a trailing `?` (help), or pasted prompts (>>>, In [n]:).
+_IPYTHON_SYNTAX = re.compile(
+    r"^[ \t]*(?:[%!?]|>>>|In \[\d*\]:)|=[ \t]*[!%]|\?[ \t]*$", re.MULTILINE
+)
+
+_RUN_CODE = frozenset({"time", "prun", "debug"})
+_ISOLATED = frozenset({"timeit", "memit"})
+_NO_VAR_EXPAND = _RUN_CODE | _ISOLATED | frozenset({"capture"})
+_OPTIONS = {"timeit": "n:r:tcp:qo", "memit": "r:t:ic:oq", "prun": "D:l:rs:T:q"}
+_WILDCARD_LINE = {"run": "%run", "pylab": "%pylab"}
+_WILDCARD_CELL = {"cython": "%%cython"}
+_SHELL_LINE = frozenset({"sx", "system"})
+_DOLLAR = re.compile(r"(?<!\$)\$([A-Za-z_]\w*)")
+_BRACES = re.compile(r"(?<!\{)\{([^{}]+)\}(?!\})")
+_SQL_TARGET = re.compile(r"^\s*([A-Za-z_]\w*)\s*<<", re.MULTILINE)
+
+_manager_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class MagicAction:
+    """What one magic or shell command does, for the effects visitor to apply.
+
+    Attributes:
+        code: Python code the magic runs, or ``None``.
+        isolated: ``code`` runs in a private namespace (reads only).
+        setup: Python setup code that also runs isolated (``%%timeit``'s first line).
+        binds: names the magic binds in the user namespace.
+        reads: names the magic reads from the user namespace.
+        read_exprs: Python expressions expanded from the user namespace (``{expr}``).
+        opaque: the magic's body is not Python.
+        wildcard: a description when the magic may bind unknown names, else ``None``.
+    """
+
+    code: str | None = None
+    isolated: bool = False
+    setup: str | None = None
+    binds: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
+    read_exprs: tuple[str, ...] = ()
+    opaque: bool = False
+    wildcard: str | None = None
+
+
+def needs_transform(source: str) -> bool:
+    """True when ``source`` may hold IPython-only syntax (cheap regex pre-check)."""
+    return _IPYTHON_SYNTAX.search(source) is not None
+
+
+def transform(source: str) -> str:
+    """Run IPython's own cell transformation (magics, shell, help, prompts) on ``source``.
+
+    Returns the transformed Python source; on any failure inside IPython, ``source`` unchanged.
+    """
+    with _manager_lock:
+        try:
+            return str(_transformer().transform_cell(source))
+        except Exception:  # IPython raises assorted errors on malformed input
+            return source
+
+
+@functools.cache
+def _transformer() -> Any:
+    """IPython's transformer, imported and built on first use (IPython is a heavy import)."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager()  # type: ignore[no-untyped-call]
+
+
+def _expanded(line: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Names (``$name``) and expressions (``{expr}``) that ``var_expand`` reads from ``line``."""
+    return tuple(_DOLLAR.findall(line)), tuple(e.strip() for e in _BRACES.findall(line))
+
+
+def _strip_options(arg: str, spec: str) -> str:
+    """Drop leading getopt-style options (IPython ``parse_options`` spec) from ``arg``."""
+    takes_value = {spec[i] for i in range(len(spec) - 1) if spec[i + 1] == ":"}
+    rest = arg.lstrip()
+    while True:
+        m = re.match(r"-([A-Za-z]\w*)[ \t]*", rest)
+        if m is None:
+            return rest
+        letters = m.group(1)
+        rest = rest[m.end() :]
+        for i, letter in enumerate(letters):
+            if letter in takes_value:
+                if i == len(letters) - 1:
+                    v = re.match(r"\S+[ \t]*", rest)
+                    rest = rest[v.end() :] if v else rest
+                break
+
+
+def _split(line: str) -> list[str]:
+    try:
+        return shlex.split(line, posix=True)
+    except ValueError:
+        return line.split()
+
+
+def _rpy2(line: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Inputs (``-i``/``--input``) and outputs (``-o``/``--output``) of an rpy2 ``%R`` line."""
+    reads: list[str] = []
+    binds: list[str] = []
+    tokens = _split(line)
+    for i, tok in enumerate(tokens[:-1]):
+        target = reads if tok in ("-i", "--input") else binds if tok in ("-o", "--output") else None
+        if target is not None:
+            target.extend(n for n in tokens[i + 1].split(",") if n.isidentifier())
+    return tuple(reads), tuple(binds)
+
+
+def line_magic_action(name: str, arg: str) -> MagicAction:
+    """What ``%name arg`` does (IPython magic semantics; see the module docstring)."""
+    if name in _RUN_CODE:
+        code = _strip_options(arg, _OPTIONS.get(name, ""))
+        if name == "debug":
+            code = re.sub(r"^(?:--breakpoint|-b)\s+\S+\s*", "", code)
+        return MagicAction(code=code)
+    if name in _ISOLATED:
+        return MagicAction(code=_strip_options(arg, _OPTIONS[name]), isolated=True)
+    reads, exprs = _expanded(arg)
+    if name in _WILDCARD_LINE:
+        return MagicAction(reads=reads, read_exprs=exprs, wildcard=_WILDCARD_LINE[name])
+    if name in _SHELL_LINE:
+        return shell_action(arg)
+    if name == "store":
+        tokens = _split(arg)
+        if tokens[:1] == ["-r"]:
+            names = tuple(t for t in tokens[1:] if t.isidentifier())
+            return MagicAction(binds=names) if names else MagicAction(wildcard="%store -r")
+        if tokens and not tokens[0].startswith("-") and tokens[0].isidentifier():
+            return MagicAction(reads=(tokens[0],))
+        return MagicAction()
+    if name == "R":
+        r_reads, r_binds = _rpy2(arg)
+        return MagicAction(reads=reads + r_reads, binds=r_binds, read_exprs=exprs)
+    if name == "Rpush":
+        return MagicAction(reads=tuple(t for t in _split(arg) if t.isidentifier()))
+    if name == "Rpull":
+        return MagicAction(binds=tuple(t for t in _split(arg) if t.isidentifier()))
+    return MagicAction(reads=reads, read_exprs=exprs)
+
+
+def cell_magic_action(name: str, line: str, body: str) -> MagicAction:
+    """What ``%%name line`` followed by ``body`` does (see the module docstring)."""
+    if name in _RUN_CODE:
+        return MagicAction(code=body)
+    if name == "capture":
+        out = [t for t in _split(line) if not t.startswith("-") and t.isidentifier()]
+        return MagicAction(code=body, binds=tuple(out[:1]))
+    if name in _ISOLATED:
+        setup = _strip_options(line, _OPTIONS[name])
+        return MagicAction(code=body, isolated=True, setup=setup or None)
+    reads, exprs = ((), ()) if name in _NO_VAR_EXPAND else _expanded(line)
+    if name in _WILDCARD_CELL:
+        return MagicAction(
+            reads=reads, read_exprs=exprs, opaque=True, wildcard=_WILDCARD_CELL[name]
+        )
+    if name == "R":
+        r_reads, r_binds = _rpy2(line)
+        return MagicAction(reads=reads + r_reads, binds=r_binds, read_exprs=exprs, opaque=True)
+    binds: tuple[str, ...] = ()
+    if name == "sql":
+        m = _SQL_TARGET.match(line) or _SQL_TARGET.match(body)
+        binds = (m.group(1),) if m else ()
+    return MagicAction(reads=reads, binds=binds, read_exprs=exprs, opaque=True)
+
+
+def shell_action(command: str) -> MagicAction:
+    """What ``!command`` reads: its ``$name`` and ``{expr}`` expansions."""
+    reads, exprs = _expanded(command)
+    return MagicAction(reads=reads, read_exprs=exprs)

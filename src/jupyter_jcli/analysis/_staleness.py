@@ -1,0 +1,212 @@
+"""Which cells must re-run: staleness after an edit, freshness against a run log, the plan.
+
+Rules (analysis issue, section 2):
+
+- after an edit, the edited code cells and their transitive dependents are stale; then, while
+  some stale cell both reads and writes a name (``x += 1``, ``items.append(v)``,
+  ``df['z'] = ...``), the nearest writer of that name above it and that writer's dependents
+  are stale too: re-running the mutation alone on the live object would apply it twice;
+- a cell is fresh only if its current rev ran on the live kernel epoch, after the last run of
+  each cell it depends on, each of those is fresh, and its set of parents is the one it ran
+  with. No live epoch means nothing is fresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from jupyter_jcli.analysis._graph import NotebookGraph
+from jupyter_jcli.errors import AnalysisError, ErrorCode
+
+__all__ = ["CellStatus", "RunRecord", "fresh_cells", "rerun_plan", "stale_after_edit"]
+
+CellStatus = Literal["fresh", "stale", "never_run", "error"]
+"""``fresh``: up to date on the live kernel; ``stale``: ran on the live kernel but its source,
+its parents or a parent's run changed since; ``never_run``: no run on the live kernel (or no
+live kernel); ``error``: its current rev's last run on the live kernel failed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One execution of a cell, as the kernel layer records it.
+
+    Attributes:
+        key: the cell's name.
+        rev: the cell rev that ran.
+        epoch: the kernel epoch it ran on (a fresh id per kernel start or restart).
+        seq: a number that grows with every execution in the process (orders runs).
+        parents: keys of the cell's parents in the graph when it ran.
+        ok: ``False`` when the execution raised.
+    """
+
+    key: str
+    rev: str
+    epoch: str
+    seq: int
+    parents: Collection[str]
+    ok: bool = True
+
+
+def _closure(graph: NotebookGraph, start: Iterable[int], into: set[int]) -> list[int]:
+    """Add ``start`` and all their descendants to ``into``; return what was new."""
+    new: list[int] = []
+    stack = [i for i in start if i not in into]
+    into.update(stack)
+    while stack:
+        i = stack.pop()
+        new.append(i)
+        for c in graph.cells[i].children:
+            if c not in into:
+                into.add(c)
+                stack.append(c)
+    return new
+
+
+def _replay(graph: NotebookGraph, stale: set[int], queue: list[int]) -> None:
+    """Apply the replay-of-writers rule until nothing changes."""
+    while queue:
+        node = graph.cells[queue.pop()]
+        for name in node.reads & node.writes:
+            writer = node.inputs.get(name)
+            if writer is not None and writer not in stale:
+                queue.extend(_closure(graph, [writer], stale))
+
+
+def stale_after_edit(
+    graph: NotebookGraph, edited: Iterable[str], *, before: NotebookGraph | None = None
+) -> list[str]:
+    """Cells that must re-run after ``edited`` changed, when everything was fresh before.
+
+    Args:
+        graph: the graph of the notebook after the edit.
+        edited: keys of the edited cells. Markdown and raw cells stale nothing.
+        before: the graph before the edit, if known: dependents the edited cells had then
+            (names they no longer write) are stale too.
+
+    Returns:
+        Keys in document order.
+
+    Raises:
+        AnalysisError: ``CELL_NOT_FOUND`` for a key that is not in ``graph``.
+    """
+    start = {i for i in (graph.index(k) for k in edited) if graph.cells[i].cell_type == "code"}
+    if before is not None:
+        for i in list(start):
+            key = graph.cells[i].key
+            if key in before._index:
+                old = before.cells[before.index(key)]
+                lost = (before.cells[c].key for c in old.children)
+                start.update(graph.index(k) for k in lost if k in graph._index)
+    stale: set[int] = set()
+    queue = _closure(graph, start, stale)
+    _replay(graph, stale, queue)
+    return [graph.cells[i].key for i in sorted(stale)]
+
+
+def fresh_cells(
+    graph: NotebookGraph,
+    run_log: Sequence[RunRecord],
+    live_epoch: str | None,
+    revs: Mapping[str, str],
+) -> dict[str, CellStatus]:
+    """The status of every code cell against the runs recorded on the live kernel.
+
+    Args:
+        graph: the notebook's graph now.
+        run_log: executions, in any order (``seq`` orders them); other epochs are ignored.
+        live_epoch: the live kernel's epoch, or ``None`` when no kernel is running.
+        revs: the current rev of every code cell, by key.
+
+    Returns:
+        ``{key: status}`` for every code cell, in document order (see :data:`CellStatus`).
+
+    Raises:
+        AnalysisError: ``CELL_NOT_FOUND`` when ``revs`` has no rev for a code cell.
+    """
+    latest: dict[str, RunRecord] = {}
+    if live_epoch is not None:
+        for rec in run_log:
+            if rec.epoch == live_epoch:
+                cur = latest.get(rec.key)
+                if cur is None or rec.seq > cur.seq:
+                    latest[rec.key] = rec
+    status: dict[str, CellStatus] = {}
+    for node in graph.cells:
+        if node.cell_type != "code":
+            continue
+        rev = revs.get(node.key)
+        if rev is None:
+            raise AnalysisError(
+                ErrorCode.CELL_NOT_FOUND,
+                f"no rev given for code cell {node.key!r}",
+                {"cell": node.key},
+            )
+        last = latest.get(node.key)
+        if last is None:
+            status[node.key] = "never_run"
+            continue
+        rec = last
+        if rec.rev != rev:
+            status[node.key] = "stale"
+        elif not rec.ok:
+            status[node.key] = "error"
+        else:
+            parents = [graph.cells[p].key for p in node.parents]
+            ok = set(parents) == set(rec.parents) and all(
+                status[p] == "fresh" and latest[p].seq < rec.seq for p in parents
+            )
+            status[node.key] = "fresh" if ok else "stale"
+    return status
+
+
+def rerun_plan(
+    graph: NotebookGraph,
+    statuses: Mapping[str, CellStatus],
+    targets: Iterable[str] | None = None,
+) -> list[str]:
+    """The cells to run, in document order, to bring ``targets`` up to date.
+
+    Every non-fresh cell among the targets and their ancestors runs; a cell that already ran
+    (``stale`` or ``error``) and both reads and writes a name replays that name's nearest
+    writer above; every planned cell's dependents among the targets and their ancestors run
+    after it.
+
+    Args:
+        graph: the notebook's graph now.
+        statuses: from :func:`fresh_cells`; a code cell missing here counts as ``never_run``.
+        targets: keys of the cells wanted up to date; ``None`` means every code cell.
+
+    Returns:
+        Keys in document order (parents are always above their children).
+
+    Raises:
+        AnalysisError: ``CELL_NOT_FOUND`` for a target key that is not in ``graph``.
+    """
+    code = [n.index for n in graph.cells if n.cell_type == "code"]
+    if targets is None:
+        scope = set(code)
+    else:
+        scope = set()
+        stack = [graph.index(k) for k in targets]
+        while stack:
+            i = stack.pop()
+            if i not in scope and graph.cells[i].cell_type == "code":
+                scope.add(i)
+                stack.extend(graph.cells[i].parents)
+    plan = {i for i in scope if statuses.get(graph.cells[i].key, "never_run") != "fresh"}
+    work = list(plan)
+    while work:
+        node = graph.cells[work.pop()]
+        if statuses.get(node.key, "never_run") in ("stale", "error"):
+            for name in node.reads & node.writes:
+                writer = node.inputs.get(name)
+                if writer is not None and writer not in plan:
+                    plan.add(writer)
+                    work.append(writer)
+        for c in node.children:
+            if c in scope and c not in plan:
+                plan.add(c)
+                work.append(c)
+    return [graph.cells[i].key for i in sorted(plan)]

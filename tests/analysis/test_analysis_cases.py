@@ -1,0 +1,132 @@
+"""The analysis against tables of worked cases: the shared 51 and our own per-rule table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from jupyter_jcli.analysis import CellInput, build_graph, stale_after_edit
+
+NameMap = dict[int, frozenset[str]]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One notebook and the expectations the analysis must meet on it.
+
+    Beyond the shared format (defines, uses, mutates, edges, stale_after_edit, unresolved,
+    syntax_error) our own table also accepts: history ({cell: [names]}), opaque and wildcard
+    ([cell indexes], exact), findings ({cell: [kinds]}, exact per listed cell).
+    """
+
+    id: str
+    cells: tuple[CellInput, ...]
+    defines: NameMap = field(default_factory=dict)
+    uses: NameMap = field(default_factory=dict)
+    mutates: NameMap = field(default_factory=dict)
+    unresolved: NameMap = field(default_factory=dict)
+    history: NameMap = field(default_factory=dict)
+    edges: frozenset[tuple[int, int]] | None = None
+    stale_after_edit: dict[int, list[int]] = field(default_factory=dict)
+    syntax_error: frozenset[int] | None = None
+    opaque: frozenset[int] | None = None
+    wildcard: frozenset[int] | None = None
+    findings: dict[int, list[str]] = field(default_factory=dict)
+
+
+def _cell(i: int, raw: Any) -> CellInput:
+    if isinstance(raw, str):
+        return CellInput(key=f"c{i}", cell_type="code", source=raw)
+    ((cell_type, source),) = raw.items()
+    return CellInput(key=f"c{i}", cell_type=cell_type, source=source)
+
+
+def _names(raw: dict[int, list[str]] | None) -> NameMap:
+    return {int(k): frozenset(v) for k, v in (raw or {}).items()}
+
+
+def _indexes(raw: list[int] | None) -> frozenset[int] | None:
+    return None if raw is None else frozenset(raw)
+
+
+def load_cases(path: Path) -> list[Case]:
+    """Every case of one YAML table."""
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    cases = []
+    for raw in doc["cases"]:
+        edges = raw.get("edges")
+        cases.append(
+            Case(
+                id=raw["id"],
+                cells=tuple(_cell(i, c) for i, c in enumerate(raw["cells"])),
+                defines=_names(raw.get("defines")),
+                uses=_names(raw.get("uses")),
+                mutates=_names(raw.get("mutates")),
+                unresolved=_names(raw.get("unresolved")),
+                history=_names(raw.get("history")),
+                edges=None if edges is None else frozenset((p, c) for p, c in edges),
+                stale_after_edit={
+                    int(k): list(v) for k, v in (raw.get("stale_after_edit") or {}).items()
+                },
+                syntax_error=_indexes(raw.get("syntax_error")),
+                opaque=_indexes(raw.get("opaque")),
+                wildcard=_indexes(raw.get("wildcard")),
+                findings={int(k): list(v) for k, v in (raw.get("findings") or {}).items()},
+            )
+        )
+    return cases
+
+
+TABLES = Path(__file__).parent.parent / "fixtures" / "analysis"
+SHARED = load_cases(TABLES / "cases.yaml")
+OURS = load_cases(TABLES / "rules.yaml")
+
+
+def test_the_shared_table_has_its_51_cases() -> None:
+    assert len(SHARED) == 51
+    assert len({c.id for c in SHARED}) == 51
+
+
+def test_our_table_ids_are_unique_and_distinct_from_the_shared_ones() -> None:
+    ids = [c.id for c in OURS]
+    assert len(ids) == len(set(ids))
+    assert not set(ids) & {c.id for c in SHARED}
+
+
+@pytest.mark.parametrize("case", SHARED + OURS, ids=lambda c: c.id)
+def test_case(case: Case) -> None:
+    graph = build_graph(case.cells)
+    key = {i: c.key for i, c in enumerate(case.cells)}
+    for i, names in case.defines.items():
+        assert graph.cells[i].effects.defines == names, f"defines of cell {i}"
+    for i, names in case.uses.items():
+        assert graph.cells[i].uses == names, f"uses of cell {i}"
+    for i, names in case.mutates.items():
+        assert graph.cells[i].effects.mutates == names, f"mutates of cell {i}"
+    for i, names in case.history.items():
+        assert graph.cells[i].effects.history_refs == names, f"history of cell {i}"
+    if case.edges is not None:
+        assert set(graph.edges) == case.edges
+    for edited, expected in case.stale_after_edit.items():
+        assert stale_after_edit(graph, [key[edited]]) == [key[i] for i in sorted(expected)], (
+            f"stale after editing cell {edited}"
+        )
+    for i, names in case.unresolved.items():
+        assert graph.cells[i].unresolved == names, f"unresolved in cell {i}"
+    if case.syntax_error is not None:
+        bad = {n.index for n in graph.cells if n.effects.syntax_error is not None}
+        assert bad == case.syntax_error
+        flagged = {f.index for f in graph.findings if f.kind == "syntax_error"}
+        assert flagged == case.syntax_error
+    if case.opaque is not None:
+        assert {n.index for n in graph.cells if n.effects.is_opaque} == case.opaque
+    if case.wildcard is not None:
+        assert {n.index for n in graph.cells if n.effects.is_wildcard} == case.wildcard
+    for i, kinds in case.findings.items():
+        assert sorted(f.kind for f in graph.findings if f.index == i) == sorted(kinds), (
+            f"findings of cell {i}"
+        )
