@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +41,8 @@ def dumps(document: Mapping[str, Any]) -> bytes:
     try:
         return orjson.dumps(document)
     except TypeError:
+        import json
+
         return json.dumps(document, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
