@@ -199,8 +199,11 @@ class EffectsVisitor(ast.NodeVisitor):
             elif not is_history_name(name):
                 self.uses.add(name)
         for name in bucket.writes:
-            if name not in self.module.bound:
-                self._record_mutation(name, name in bucket.method_writes)
+            if name in bucket.reads:
+                if name not in self.module.bound:
+                    self._record_mutation(name, name in bucket.method_writes)
+            else:  # ``global name; name = ...``: the call binds it
+                self._define(name)
 
     def _record_mutation(self, name: str, method: bool) -> None:
         self.uses.add(name)
@@ -224,7 +227,6 @@ class EffectsVisitor(ast.NodeVisitor):
             if s.bucket is None:
                 self._define(name)
             else:
-                s.bucket.reads.add(name)
                 s.bucket.writes.add(name)
                 s.bucket.store_writes.add(name)
 
@@ -442,10 +444,8 @@ class EffectsVisitor(ast.NodeVisitor):
                 self.visit(ast.parse(expr, mode="eval").body)
             except SyntaxError:
                 continue  # IPython leaves text it cannot expand as it is
-        if action.setup is not None:
-            self._run(action.setup, isolated=True, first_line=1)
-        if action.code is not None:
-            self._run(action.code, isolated=action.isolated, first_line=body_line)
+        codes = [(action.setup, 1), (action.code, body_line)]
+        self._run([(c, line) for c, line in codes if c is not None], isolated=action.isolated)
         for bound in action.binds:
             self._store(bound)
         if action.opaque:
@@ -453,23 +453,23 @@ class EffectsVisitor(ast.NodeVisitor):
         if action.wildcard is not None:
             self._wildcard(action.wildcard)
 
-    def _run(self, code: str, *, isolated: bool, first_line: int) -> None:
-        try:
-            tree = parse_python(code)
-        except SyntaxError as exc:
-            line = (exc.lineno or 1) + first_line - 1
-            raise _MagicSyntaxError(
-                SyntaxErrorInfo(line, max((exc.offset or 1) - 1, 0), exc.msg)
-            ) from exc
-        if not isolated:
-            for stmt in tree.body:
-                self.visit(stmt)
-            return
-        _, _, names = scan_locals(tree.body)
-        self.scope = Scope("isolated", self.scope, names, self.scope.bucket)
-        for stmt in tree.body:
+    def _run(self, codes: list[tuple[str, int]], *, isolated: bool) -> None:
+        """Analyse code a magic runs; ``codes`` pairs code with its first line in the cell."""
+        body: list[ast.stmt] = []
+        for code, first_line in codes:
+            try:
+                body.extend(parse_python(code).body)
+            except SyntaxError as exc:
+                line = (exc.lineno or 1) + first_line - 1
+                raise _MagicSyntaxError(
+                    SyntaxErrorInfo(line, max((exc.offset or 1) - 1, 0), exc.msg)
+                ) from exc
+        outer = self.scope
+        if isolated:  # one private namespace for setup and body (``%%timeit``)
+            self.scope = Scope("isolated", outer, scan_locals(body)[2], outer.bucket)
+        for stmt in body:
             self.visit(stmt)
-        self.scope = self.scope.parent or self.module
+        self.scope = outer
 
     # ------------------------------------------------------------------ scopes
     def _def_bucket(self) -> tuple[Bucket, bool]:

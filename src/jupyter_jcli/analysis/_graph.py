@@ -280,13 +280,9 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
                 if r not in seen and r not in own:
                     seen.add(r)
                     stack.append(r)
-            for r in call.writes:
-                if r in own or (r in modules and r in call.method_writes):
-                    continue
-                extra_writes.add(r)
-                if r not in seen:
-                    seen.add(r)
-                    stack.append(r)
+            for r in call.writes:  # mutations are in call.reads too; ``global`` stores not
+                if r not in own and not (r in modules and r in call.method_writes):
+                    extra_writes.add(r)
         mutates = eff.mutates
         if eff.method_mutates:
             mutates = mutates - (eff.method_mutates & modules)

@@ -20,8 +20,8 @@ class CallTimeEffects:
     Attributes:
         reads: free global names its body (and the bodies of everything nested in it) reads.
             Names of other functions are included, so the graph resolves them transitively.
-        writes: global names its body rebinds through ``global`` or mutates (a mutation is
-            also in ``reads``).
+        writes: global names its body rebinds through ``global`` or mutates (a mutated name
+            is also in ``reads``; a name only rebound is not).
         method_writes: the subset of ``writes`` that comes only from calling an allow-listed
             mutating method (``x.append(...)``); the graph drops these when ``x`` is a module
             bound by ``import`` (``np.sort(a)`` does not mutate ``np``).
