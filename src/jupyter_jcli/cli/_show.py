@@ -9,6 +9,7 @@ other bundle shows its automatically selected representation.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -109,10 +110,14 @@ def show_text(file_arg: str, cells: Sequence[int]) -> None:
         for entry in listing["outputs"]:
             for line in _output_lines(file_arg, index, entry, read_notebook_output):
                 click.echo(f"   {line}")
+    quoted = shlex.quote(file_arg)
     click.echo("")
-    click.echo(f"cells: j-cli notebook cells {file_arg}")
-    click.echo(f"one cell's outputs: j-cli notebook outputs {file_arg} --cell N")
-    click.echo(f"JSON for agents: j-cli -j notebook output {file_arg} --cell N --output K")
+    click.echo(f"every cell:         j-cli notebook cells {quoted}")
+    click.echo(f"one cell's outputs: j-cli notebook outputs {quoted} --cell N")
+    click.echo(
+        f"save an image:      j-cli notebook output {quoted} --cell N --output K --save F.png"
+    )
+    click.echo(f"JSON for agents:    j-cli -j notebook output {quoted} --cell N --output K")
 
 
 def _output_lines(file_arg: str, cell: int, entry: Mapping[str, Any], read: Reader) -> list[str]:
