@@ -37,6 +37,10 @@ EXIT_USAGE = 2
 _EXIT_INTERRUPTED = 130
 
 _JSON_FLAGS = frozenset({"-j", "--json"})
+# click >= 8.2 raises this for a bare `j-cli`; older versions print the help themselves.
+_NO_ARGS_IS_HELP: type[click.ClickException] | tuple[()] = getattr(
+    click.exceptions, "NoArgsIsHelpError", ()
+)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -101,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     state = CliState(json_mode=_json_requested(args))
     try:
         result = cli.main(args=args, prog_name="j-cli", standalone_mode=False, obj=state)
-    except click.exceptions.NoArgsIsHelpError as err:
+    except _NO_ARGS_IS_HELP as err:
         if state.json_mode:
             emit_error(UsageError("Missing command; see `j-cli --help`."), json_mode=True)
         else:
