@@ -4,8 +4,9 @@ IPython turns ``%line`` magics, ``%%cell`` magics, ``!shell`` commands and ``x?`
 plain calls on ``get_ipython()`` (``IPython.core.inputtransformer2.TransformerManager``). The
 effects visitor recognises those calls and asks this module what the magic does:
 
-- ``%time`` / ``%%time``, ``%%capture``, ``%prun`` / ``%%prun``, ``%debug`` / ``%%debug`` run
-  their code in the user namespace: it is analysed like any other code;
+- ``%time`` / ``%%time``, ``%%capture``, ``%prun`` / ``%%prun``, ``%debug`` / ``%%debug``,
+  ``%lprun`` and ``%mprun`` run their code in the user namespace: it is analysed like any
+  other code;
 - ``%timeit`` / ``%%timeit`` (and ``%memit``) run their code in a private namespace: it reads,
   but binds nothing;
 - ``%run``, ``%pylab`` and ``%%cython`` are wildcard writers (they bind names nobody can see);
@@ -41,10 +42,16 @@ _IPYTHON_SYNTAX = re.compile(
     r"^[ \t]*(?:[%!?]|>>>|In \[\d*\]:)|=[ \t]*[!%]|\?[ \t]*$", re.MULTILINE
 )
 
-_RUN_CODE = frozenset({"time", "prun", "debug"})
+_RUN_CODE = frozenset({"time", "prun", "debug", "lprun", "mprun"})
 _ISOLATED = frozenset({"timeit", "memit"})
 _NO_VAR_EXPAND = _RUN_CODE | _ISOLATED | frozenset({"capture"})
-_OPTIONS = {"timeit": "n:r:tcp:qo", "memit": "r:t:ic:oq", "prun": "D:l:rs:T:q"}
+_OPTIONS = {
+    "timeit": "n:r:tcp:qo",
+    "memit": "r:t:ic:oq",
+    "prun": "D:l:rs:T:q",
+    "lprun": "f:m:D:T:u:rsz",
+    "mprun": "f:T:c:r",
+}
 _WILDCARD_LINE = {"run": "%run", "pylab": "%pylab"}
 _WILDCARD_CELL = {"cython": "%%cython"}
 _SHELL_LINE = frozenset({"sx", "system"})
