@@ -11,7 +11,11 @@ rows) it is shown as JSON: a ``{"columns": [...]}`` line (a list of levels per c
 there are several header rows) and one JSON array per row. A pandas index-name row (the
 second header row whose cells never clash with the first's) is folded into the first.
 
-Only the first and last rows are kept while parsing, so a 100,000-row table costs one pass.
+Only the first and last rows are kept while parsing. An HTML value over 1 MB is parsed in
+chunks; once the open table has its first rows, the body rows between there and the last
+200 KB are counted (``<tr`` tags, at C speed) instead of parsed, when that stretch holds no
+other table structure. A row span reaching across that stretch is then not carried into the
+last rows.
 """
 
 from __future__ import annotations
@@ -42,6 +46,10 @@ _BLOCK_TAGS = frozenset(
 )
 _SKIP_TAGS = frozenset(("style", "script", "template", "head", "title"))
 _SPACES = re.compile(r"\s+")
+_BIG = 1_000_000  # characters of HTML parsed in full; past this, long tables are skimmed
+_CHUNK = 200_000
+_ROW = re.compile(r"<tr[\s>/]", re.IGNORECASE)
+_STRUCTURE = re.compile(r"</?(?:table|thead|tfoot|caption)[\s>/]", re.IGNORECASE)
 
 
 @dataclass
@@ -179,6 +187,9 @@ class _Parser(HTMLParser):
             self._end_cell()
         elif tag == "tr":
             self._end_row()
+        elif tag in ("thead", "tbody", "tfoot"):
+            self._end_row()
+            self._section = ""
         elif tag == "caption" and self._caption is not None and self._table is not None:
             self._table.caption = _collapse("".join(self._caption))[:_MAX_CELL]
             self._caption = None
@@ -261,6 +272,24 @@ class _Parser(HTMLParser):
                 table.tail.append(row)
         table.widths.add(len(row))
 
+    def skip_rows(self, count: int) -> None:
+        """Count ``count`` body rows of the open table without parsing them."""
+        self._end_row()
+        if self._table is not None:
+            self._table.rows += count  # rows in the tail deque were counted already
+            self._table.tail.clear()
+        self._pending = {}
+
+    def skimmable(self) -> bool:
+        """True inside the body of a top-level table that already has its first rows."""
+        table = self._table
+        return (
+            table is not None
+            and self._depth == 1
+            and self._cell is None
+            and table.rows >= KEEP_HEAD_ROWS
+        )
+
     def _end_table(self) -> None:
         self._end_row()
         if self._table is not None and (self._table.rows or self._table.header):
@@ -294,7 +323,10 @@ def parse_html(html: str) -> ParsedHtml:
         become line breaks, runs of blank space collapse).
     """
     parser = _Parser()
-    parser.feed(html)
+    if len(html) <= _BIG:
+        parser.feed(html)
+    else:
+        _feed_skimming(parser, html)
     parser.close()
     if parser._table is not None:  # an unclosed table still counts
         parser._end_table()
@@ -305,6 +337,30 @@ def parse_html(html: str) -> ParsedHtml:
         text="\n".join(line for line in lines if line),
         footer=" ".join(line for line in footer_lines if line) if parser.tables else "",
     )
+
+
+def _feed_skimming(parser: _Parser, html: str) -> None:
+    """Feed ``html`` in chunks, counting instead of parsing the middle rows of a long table."""
+    position = 0
+    while position < len(html):
+        if parser.skimmable():
+            start = _ROW.search(html, position)
+            tail = max(
+                html.rfind("<tr", 0, len(html) - _CHUNK), html.rfind("<TR", 0, len(html) - _CHUNK)
+            )
+            if (
+                start is not None
+                and tail > start.start()
+                and _STRUCTURE.search(html, start.start(), tail) is None
+            ):
+                parser.feed(html[position : start.start()])
+                skipped = sum(1 for _ in _ROW.finditer(html, start.start(), tail))
+                parser.skip_rows(skipped)
+                parser.feed(html[tail:])
+                return
+        end = min(len(html), position + _CHUNK)
+        parser.feed(html[position:end])
+        position = end
 
 
 def _csv_line(row: list[str]) -> str:

@@ -27,6 +27,7 @@ __all__ = ["Cut", "Segment", "clip", "cut_derived", "cut_windowed", "read_comman
 _HEAD_SHARE = 0.4  # of the room left after the marker; the tail (where logs end) gets the rest
 _MAX_SCAN_LINES = 50_000  # lines rendered per side at most, whatever they render to
 _ELLIPSIS = "…"
+_MAX_LISTED = 8  # outputs named one by one in a marker that spans several
 
 
 @dataclass(frozen=True)
@@ -192,10 +193,13 @@ def _window_marker(
             limit=starts[first] + len(head.text) - begin,
         )
         middle = [segments[i].output_index for i in range(first + 1, last)]
-        if middle:
-            listed = ", ".join(str(i) for i in middle[:3])
-            more = f" and {len(middle) - 3} more" if len(middle) > 3 else ""
-            how += f", then outputs {listed}{more} in full"
+        if len(middle) <= _MAX_LISTED:
+            how += f", then outputs {', '.join(map(str, middle))} in full" if middle else ""
+        else:
+            how += (
+                f", then the {len(middle)} outputs {middle[0]} … {middle[-1]} of this stream"
+                " in full"
+            )
         how += f", then output={tail.output_index} offset=0 limit={end - starts[last]}"
     return how
 

@@ -1,0 +1,105 @@
+"""Head and tail cuts: bounded, and the marker names exactly the raw range left out."""
+
+from __future__ import annotations
+
+import re
+
+from jupyter_jcli.condense._terminal import render_line
+from jupyter_jcli.condense._text import Segment, cut_derived, cut_windowed
+
+_HINT = re.compile(r"output=(\d+)(?: mime=\S+)? offset=(\d+) limit=(\d+)")
+
+
+def _omitted(segments: list[Segment], marker_line: str) -> str:
+    """The raw text a reader gets by following every read hint of the marker."""
+    by_index = {s.output_index: s.text for s in segments}
+    pieces = []
+    for output, offset, limit in _HINT.findall(marker_line):
+        text = by_index[int(output)]
+        pieces.append(text[int(offset) : int(offset) + int(limit)])
+    middle = re.search(r"then outputs ([\d, ]+) in full", marker_line)
+    if middle:
+        in_full = [by_index[int(i)] for i in middle.group(1).split(", ")]
+        pieces[1:1] = in_full
+    return "".join(pieces)
+
+
+def _split(text: str) -> tuple[str, str, str]:
+    head, marker, tail = re.split(r"(\[… .*? …\])\n", text, maxsplit=1)
+    return head, marker, tail
+
+
+def test_short_text_is_returned_whole() -> None:
+    cut = cut_windowed([Segment(0, "a\nb\n")], 100, render=render_line, cell_index=1)
+    assert cut.text == "a\nb\n"
+    assert not cut.truncated
+
+
+def test_the_marker_reads_back_exactly_what_was_left_out() -> None:
+    raw = "".join(f"line {i}\n" for i in range(5000))
+    segments = [Segment(2, raw)]
+    cut = cut_windowed(segments, 600, render=render_line, cell_index=7)
+    assert cut.truncated and len(cut.text) <= 600
+    head, marker, tail = _split(cut.text)
+    assert "read_notebook_output cell=7 output=2 offset=" in marker
+    assert head + _omitted(segments, marker) + tail == raw
+    assert cut.omitted_lines == _omitted(segments, marker).count("\n")
+
+
+def test_a_cut_across_several_outputs_names_each_of_them() -> None:
+    segments = [Segment(i * 2, "".join(f"out{i} line {j}\n" for j in range(300))) for i in range(6)]
+    raw = "".join(s.text for s in segments)
+    cut = cut_windowed(segments, 800, render=render_line, cell_index=0)
+    head, marker, tail = _split(cut.text)
+    assert "then outputs" in marker and "then output=10 offset=0" in marker
+    assert head + _omitted(segments, marker) + tail == raw
+
+
+def test_a_mime_value_cut_names_its_mime_type() -> None:
+    segments = [Segment(1, "x" * 10_000)]
+    cut = cut_windowed(segments, 300, render=render_line, cell_index=4, mime_type="text/plain")
+    head, marker, tail = _split(cut.text)
+    assert "output=1 mime=text/plain offset=" in marker
+    assert head.rstrip("\n") + _omitted(segments, marker) + tail == segments[0].text
+
+
+def test_a_fifty_megabyte_stream_is_cut_to_the_limit() -> None:
+    line = "epoch 0001 loss=0.123456 accuracy=0.987654 lr=0.001 elapsed=12.3s\n"
+    raw = line * (50_000_000 // len(line))
+    cut = cut_windowed([Segment(0, raw)], 5_000, render=render_line, cell_index=3)
+    assert len(cut.text) <= 5_000
+    head, marker, tail = _split(cut.text)
+    assert head.startswith(line) and tail.endswith(line)
+    offset = int(re.search(r"offset=(\d+)", marker).group(1))  # type: ignore[union-attr]
+    limit = int(re.search(r"limit=(\d+)", marker).group(1))  # type: ignore[union-attr]
+    assert offset == len(head) and offset + limit == len(raw) - len(tail)
+    assert cut.omitted_characters == limit
+
+
+def test_a_single_huge_line_is_cut_inside_the_line() -> None:
+    raw = "0123456789" * 1_000_000
+    cut = cut_windowed([Segment(0, raw)], 1_000, render=render_line, cell_index=None)
+    assert len(cut.text) <= 1_000
+    head, marker, tail = _split(cut.text)
+    assert "cell=" not in marker
+    assert head.rstrip("\n") + _omitted([Segment(0, raw)], marker) + tail == raw
+
+
+def test_controls_in_a_cut_stream_are_rendered_and_the_range_covers_raw_lines() -> None:
+    raw = "".join(f"\x1b[32mstep {i}\x1b[0m\r\x1b[32mstep {i} done\x1b[0m\n" for i in range(3000))
+    cut = cut_windowed([Segment(0, raw)], 500, render=render_line, cell_index=0)
+    assert "\x1b" not in cut.text and "\r" not in cut.text
+    assert cut.text.startswith("step 0 done\n")
+    assert cut.text.endswith("step 2999 done\n")
+
+
+def test_every_limit_is_respected() -> None:
+    raw = "".join(f"row {i}: " + "y" * (i % 37) + "\n" for i in range(400))
+    for limit in range(0, 700, 7):
+        assert (
+            len(cut_windowed([Segment(0, raw)], limit, render=render_line, cell_index=9).text)
+            <= limit
+        )
+        assert (
+            len(cut_derived(raw, limit, how_to_read="read_notebook_output output=0").text) <= limit
+        )
