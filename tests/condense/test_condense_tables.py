@@ -7,7 +7,8 @@ import io
 import json
 
 from jupyter_jcli.condense import condense_outputs
-from jupyter_jcli.condense._tables import parse_html, render_table
+from jupyter_jcli.condense._table_render import render_table
+from jupyter_jcli.condense._tables import parse_html
 
 _STYLE = "<style scoped>.dataframe tbody tr th { vertical-align: top; }</style>"
 

@@ -28,7 +28,8 @@ from ._described import describe, is_described
 from ._errors import render_error
 from ._images import RASTER_TYPES, decode_base64
 from ._model import PartKind
-from ._tables import parse_html, render_table
+from ._table_render import render_table
+from ._tables import parse_html
 from ._terminal import render_line
 from ._text import Cut, Segment, clip, cut_derived, cut_windowed, read_command
 
