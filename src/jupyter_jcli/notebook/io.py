@@ -14,6 +14,7 @@ Format reference: https://nbformat.readthedocs.io/en/latest/format_description.h
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,14 @@ NOTEBOOK_SUFFIX = ".ipynb"
 """The file suffix of a Jupyter notebook document (compared case-insensitively)."""
 
 _SUPPORTED_MAJOR_VERSIONS = (3, 4)
+
+LEAN_PARSE_BYTES = 32 * 1024 * 1024
+"""Files at least this large (bytes) are parsed on the memory-lean path.
+
+orjson holds the input bytes, its own parse buffer and the Python objects at once (about 3x
+the file size at peak). Past this size :func:`read_notebook` decodes the file to one string,
+drops the bytes and parses with the standard library, which peaks near 2x; for notebooks that
+big, whose bulk is long output strings (images, logs), it parses about as fast."""
 
 
 def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -60,6 +69,8 @@ def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
             {"path": str(file_path), "suffix": file_path.suffix},
         )
     try:
+        if file_path.stat().st_size >= LEAN_PARSE_BYTES:
+            return _parse_document(_read_text(file_path), path=file_path)
         raw = file_path.read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
         raise NotebookError(
@@ -106,12 +117,56 @@ def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
     """
     try:
         parsed: object = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
+    except orjson.JSONDecodeError:
+        # orjson refuses valid JSON that escapes a lone surrogate ("\ud800"), which real
+        # notebooks hold when a cell printed undecodable bytes; the standard library reads it
+        # (the output protocol later replaces such code points with U+FFFD).
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise NotebookError(
+                ErrorCode.NOTEBOOK_READ_FAILED,
+                f"{path} is not UTF-8 text: {err.reason} at byte {err.start}.",
+                {"path": str(path), "position": err.start},
+            ) from err
+        return _parse_document(text, path=path)
+    return _check_document(parsed, path)
+
+
+def _read_text(path: Path) -> str:
+    """The whole file as text, without keeping its bytes (the lean path)."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return handle.read()
+    except UnicodeDecodeError as err:
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"{path} is not UTF-8 text: {err.reason} at byte {err.start}.",
+            {"path": str(path), "position": err.start},
+        ) from err
+
+
+def _parse_document(text: str, *, path: Path) -> dict[str, Any]:
+    """Parse notebook text with the standard library, then check it as a notebook."""
+    try:
+        parsed: object = json.loads(text)
+    except json.JSONDecodeError as err:
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
             f"{path} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).",
             {"path": str(path), "position": err.pos, "line": err.lineno, "column": err.colno},
         ) from err
+    except RecursionError as err:
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"{path} nests JSON too deeply to be a notebook.",
+            {"path": str(path)},
+        ) from err
+    return _check_document(parsed, path)
+
+
+def _check_document(parsed: object, path: Path) -> dict[str, Any]:
+    """Check the parsed JSON is a supported notebook; upgrade nbformat 3 in memory."""
     if not isinstance(parsed, dict):
         raise _not_a_notebook(path, f"its top-level JSON value is {_json_kind(parsed)}")
     document: dict[str, Any] = parsed
