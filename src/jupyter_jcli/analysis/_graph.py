@@ -211,6 +211,10 @@ class NotebookGraph:
 _NO_INPUTS: Mapping[str, int] = MappingProxyType({})
 
 
+def _has_lint(eff: CellEffects) -> bool:
+    return bool(eff.syntax_error or eff.history_refs or eff.wildcard_writers or eff.opaque_magics)
+
+
 def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
     """Analyse every cell and build the notebook's dependency DAG and lint.
 
@@ -241,21 +245,24 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
     for e in effects:
         written |= e.defines
         written |= e.mutates
+    hidden = BUILTIN_NAMES - written  # builtins no cell writes: never shown as uses
 
     last_writer: dict[str, int] = {}
     callable_of: dict[str, CallTimeEffects] = {}
     modules: set[str] = set()
-    writers: dict[str, list[int]] = {}
     wildcard: int | None = None
+    empty: frozenset[str] = frozenset()
     partial: list[tuple[frozenset[str], frozenset[str], Mapping[str, int], frozenset[str]]] = []
+    edge_names: dict[tuple[int, int], set[str]] = {}
+    parents: list[set[int]] = [set() for _ in cells]
+    children: list[set[int]] = [set() for _ in cells]
     for i, eff in enumerate(effects):
         if eff.cell_type != "code" or eff.syntax_error is not None:
-            partial.append((frozenset(), frozenset(), _NO_INPUTS, frozenset()))
+            partial.append((empty, empty, _NO_INPUTS, empty))
             continue
         own = eff.defines
         inputs: dict[str, int] = {}
         unresolved: set[str] = set()
-        reads: set[str] = set()
         extra_writes: set[str] = set()
         stack = list(eff.uses)
         seen = set(stack)
@@ -265,13 +272,10 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             if w is None:
                 if name in BUILTIN_NAMES:
                     continue
-                reads.add(name)
                 if wildcard is None:
                     unresolved.add(name)
-                else:
-                    inputs[name] = wildcard
-                continue
-            reads.add(name)
+                    continue
+                w = wildcard
             inputs[name] = w
             call = callable_of.get(name)
             if call is None:
@@ -283,47 +287,52 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             for r in call.writes:  # mutations are in call.reads too; ``global`` stores not
                 if r not in own and not (r in modules and r in call.method_writes):
                     extra_writes.add(r)
-        mutates = eff.mutates
-        if eff.method_mutates:
-            mutates = mutates - (eff.method_mutates & modules)
-        writes = own | mutates | eff.deletes | extra_writes
-        for name in writes:
-            last_writer[name] = i
-            writers.setdefault(name, []).append(i)
-        for name in own:
-            call = eff.callables.get(name)
-            if call is None:
-                callable_of.pop(name, None)
-            else:
-                callable_of[name] = call
-            if name in eff.imports:
-                modules.add(name)
-            else:
-                modules.discard(name)
-        for name in eff.deletes:
-            callable_of.pop(name, None)
-            modules.discard(name)
+        writes = eff.writes
+        if eff.method_mutates and not eff.method_mutates.isdisjoint(modules):
+            writes = own | (eff.mutates - (eff.method_mutates & modules)) | eff.deletes
+        if extra_writes:
+            writes = writes | extra_writes
+        last_writer.update(dict.fromkeys(writes, i))
+        if own:
+            for name in own.difference(eff.callables).intersection(callable_of):
+                del callable_of[name]
+            callable_of.update(eff.callables)
+            modules -= own
+            modules |= eff.imports
+        if eff.deletes:
+            for name in eff.deletes.intersection(callable_of):
+                del callable_of[name]
+            modules -= eff.deletes
         if eff.wildcard_writers:
             wildcard = i
-        partial.append(
-            (frozenset(reads), frozenset(writes), MappingProxyType(inputs), frozenset(unresolved))
-        )
+        parents_i = parents[i]
+        for name, p in inputs.items():
+            pair = (p, i)
+            names = edge_names.get(pair)
+            if names is None:
+                edge_names[pair] = {name}
+                parents_i.add(p)
+                children[p].add(i)
+            else:
+                names.add(name)
+        reads = frozenset(inputs).union(unresolved) if unresolved else frozenset(inputs)
+        partial.append((reads, frozenset(writes), inputs, frozenset(unresolved) or empty))
 
-    edge_names: dict[tuple[int, int], set[str]] = {}
-    parents: list[set[int]] = [set() for _ in cells]
-    children: list[set[int]] = [set() for _ in cells]
-    for i, (_, _, inputs_i, _) in enumerate(partial):
-        for name, p in inputs_i.items():
-            edge_names.setdefault((p, i), set()).add(name)
-            parents[i].add(p)
-            children[p].add(i)
+    findings: list[Finding] = []
+    if any(p[3] for p in partial) or any(_has_lint(e) for e in effects):
+        wanted: set[str] = set().union(*(p[3] for p in partial))
+        writers: dict[str, list[int]] = {}
+        for i, (_, writes_i, _, _) in enumerate(partial):
+            for name in writes_i.intersection(wanted):
+                writers.setdefault(name, []).append(i)
+        findings = lint_cells([c.key for c in cells], effects, [p[3] for p in partial], writers)
     nodes = tuple(
         CellNode(
             index=i,
             key=cells[i].key,
             effects=eff,
-            uses=frozenset(n for n in eff.uses if n not in BUILTIN_NAMES or n in written),
-            reads=reads_i,
+            uses=eff.uses - hidden if not eff.uses.isdisjoint(hidden) else eff.uses,
+            reads=eff.uses if reads_i == eff.uses else reads_i,
             writes=writes_i,
             inputs=inputs_i,
             unresolved=unresolved_i,
@@ -334,7 +343,6 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             zip(effects, partial, strict=True)
         )
     )
-    findings = lint_cells([c.key for c in cells], effects, [p[3] for p in partial], writers)
     return NotebookGraph(
         cells=nodes,
         edges=tuple(sorted(edge_names)),

@@ -95,6 +95,14 @@ def lint_cells(
     """
     found: list[Finding] = []
     for i, (key, eff) in enumerate(zip(keys, effects, strict=True)):
+        if not (
+            unresolved[i]
+            or eff.syntax_error
+            or eff.history_refs
+            or eff.wildcard_writers
+            or eff.opaque_magics
+        ):
+            continue
         cell: dict[FindingKind, Finding] = {}
         err = eff.syntax_error
         if err is not None:

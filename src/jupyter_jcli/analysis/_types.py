@@ -87,11 +87,11 @@ class CellEffects:
     wildcard_writers: tuple[str, ...] = ()
     magics: tuple[str, ...] = ()
     syntax_error: SyntaxErrorInfo | None = None
+    writes: frozenset[str] = field(init=False, default=frozenset())
+    """Every name the cell's own code writes: ``defines | mutates | deletes`` (derived)."""
 
-    @property
-    def writes(self) -> frozenset[str]:
-        """Every name the cell's own code writes: ``defines | mutates | deletes``."""
-        return self.defines | self.mutates | self.deletes
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "writes", self.defines | self.mutates | self.deletes)
 
     @property
     def is_opaque(self) -> bool:
