@@ -14,7 +14,6 @@ IPython is imported lazily, only for cells that hold magics, shell or help synta
 from __future__ import annotations
 
 from jupyter_jcli.analysis._cell import CELL_TYPES, analyze_cell, clear_cache
-from jupyter_jcli.analysis._effects import ARG_MUTATING_FUNCTIONS, MUTATING_METHODS
 from jupyter_jcli.analysis._graph import (
     CellDict,
     CellInput,
@@ -25,6 +24,7 @@ from jupyter_jcli.analysis._graph import (
     build_graph,
 )
 from jupyter_jcli.analysis._lint import Finding, FindingDict, FindingKind
+from jupyter_jcli.analysis._mutations import ARG_MUTATING_FUNCTIONS, MUTATING_METHODS
 from jupyter_jcli.analysis._names import BUILTIN_NAMES, is_history_name
 from jupyter_jcli.analysis._render import to_dot, to_mermaid
 from jupyter_jcli.analysis._staleness import (

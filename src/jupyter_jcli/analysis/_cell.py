@@ -6,7 +6,8 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from jupyter_jcli.analysis._effects import analyze_tree, parse_python
+from jupyter_jcli.analysis._effects import analyze_tree
+from jupyter_jcli.analysis._magics import parse_python
 from jupyter_jcli.analysis._types import CellEffects, SyntaxErrorInfo
 from jupyter_jcli.errors import AnalysisError, ErrorCode
 

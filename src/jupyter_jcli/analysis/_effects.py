@@ -17,95 +17,32 @@ from jupyter_jcli.analysis._magics import (
     MagicAction,
     cell_magic_action,
     line_magic_action,
-    needs_transform,
+    parse_python,
     shell_action,
-    transform,
+)
+from jupyter_jcli.analysis._mutations import (
+    ARG_MUTATING_FUNCTIONS,
+    MUTATING_METHODS,
+    NAMESPACE_WRITERS,
+    is_namespace_call,
+    is_torch_inplace,
+    is_type_checking,
+    root_of,
 )
 from jupyter_jcli.analysis._names import is_history_name
 from jupyter_jcli.analysis._scopes import Bucket, Scope, scan_locals, target_names
 from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects, SyntaxErrorInfo
 
-__all__ = ["ARG_MUTATING_FUNCTIONS", "MUTATING_METHODS", "EffectsVisitor"]
-
-MUTATING_METHODS: frozenset[str] = frozenset(
-    {
-        # list, dict, set, deque, bytearray
-        "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-        "sort", "reverse", "add", "discard", "popitem", "difference_update",
-        "intersection_update", "symmetric_difference_update", "appendleft", "extendleft",
-        "popleft", "rotate", "__setitem__", "__delitem__",
-        # estimators (scikit-learn and alike), numpy in-place array methods, torch modules
-        "fit", "partial_fit", "fit_transform", "fit_predict", "set_params", "resize", "fill",
-        "itemset", "setflags", "load_state_dict", "zero_grad", "requires_grad_",
-    }
-)  # fmt: skip
-"""Methods that change their receiver in place: ``x.append(v)`` mutates ``x``."""
-
-ARG_MUTATING_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        "shuffle", "heappush", "heappop", "heapify", "heappushpop", "heapreplace", "insort",
-        "insort_left", "insort_right", "fill_diagonal", "copyto", "place", "putmask",
-    }
-)  # fmt: skip
-"""Functions that change their first argument in place: ``random.shuffle(xs)`` mutates ``xs``."""
+__all__ = ["EffectsVisitor", "analyze_tree"]
 
 _IPYTHON_CALLS = frozenset({"run_line_magic", "run_cell_magic", "getoutput", "system"})
-_NAMESPACE_CALLS = frozenset({"globals", "vars", "locals"})
-_NAMESPACE_WRITERS = frozenset({"update", "setdefault", "__setitem__"})
 _Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-
-
-def _root(node: ast.expr) -> ast.expr:
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    return node
-
-
-def _is_namespace_call(node: ast.expr) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in _NAMESPACE_CALLS
-    )
-
-
-def _is_torch_inplace(method: str) -> bool:
-    """``x.add_(1)``: torch's convention for in-place methods (one trailing underscore)."""
-    return len(method) > 2 and method[-1] == "_" and method[-2] != "_" and method[0] != "_"
-
-
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
 
 
 class _MagicSyntaxError(Exception):
     def __init__(self, info: SyntaxErrorInfo) -> None:
         super().__init__(info.message)
         self.info = info
-
-
-def parse_python(source: str) -> ast.Module:
-    """Parse cell code, applying IPython's input transformation when it may be needed.
-
-    Raises:
-        SyntaxError: the code does not parse, even after transformation.
-    """
-    code = transform(source) if needs_transform(source) else source
-    try:
-        return ast.parse(code)
-    except SyntaxError:
-        if code is not source:
-            raise
-        alt = transform(source)  # leading indentation, pasted prompts
-        if alt == source:
-            raise
-        try:
-            return ast.parse(alt)
-        except SyntaxError:
-            pass
-        raise
 
 
 class EffectsVisitor(ast.NodeVisitor):
@@ -275,10 +212,10 @@ class EffectsVisitor(ast.NodeVisitor):
         self.generic_visit(node)
         if isinstance(node.ctx, ast.Load):
             return
-        root = _root(node.value)
+        root = root_of(node.value)
         if isinstance(root, ast.Name):
             self._mutate(root.id, method=False)
-        elif _is_namespace_call(root):
+        elif is_namespace_call(root):
             self._wildcard("globals()[...] = ...")
 
     visit_Subscript = _target_mutation
@@ -336,7 +273,7 @@ class EffectsVisitor(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         self.visit(node.test)
-        body = node.orelse if _is_type_checking(node.test) else node.body + node.orelse
+        body = node.orelse if is_type_checking(node.test) else node.body + node.orelse
         for stmt in body:
             self.visit(stmt)
 
@@ -411,15 +348,15 @@ class EffectsVisitor(ast.NodeVisitor):
                 k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True
                 for k in node.keywords
             )
-            if func.attr in MUTATING_METHODS or inplace or _is_torch_inplace(func.attr):
-                root = _root(func.value)
+            if func.attr in MUTATING_METHODS or inplace or is_torch_inplace(func.attr):
+                root = root_of(func.value)
                 if isinstance(root, ast.Name):
                     self._mutate(root.id, method=True)
-                elif _is_namespace_call(root) and func.attr in _NAMESPACE_WRITERS:
+                elif is_namespace_call(root) and func.attr in NAMESPACE_WRITERS:
                     self._wildcard(f"globals().{func.attr}(...)")
         called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if called in ARG_MUTATING_FUNCTIONS and node.args:
-            root = _root(node.args[0])
+            root = root_of(node.args[0])
             if isinstance(root, ast.Name):
                 self._mutate(root.id, method=True)
         saved, self.lambda_bucket = self.lambda_bucket, None  # a lambda argument runs now
@@ -536,7 +473,7 @@ class EffectsVisitor(ast.NodeVisitor):
         outer = self.scope
         call_bucket, new = self._def_bucket()
         for base in node.bases:  # instantiating C runs code inherited from its bases
-            root = _root(base)
+            root = root_of(base)
             if isinstance(root, ast.Name):
                 call_bucket.reads.add(root.id)
         self.scope = Scope("class", outer, set(), outer.bucket, call_bucket=call_bucket)

@@ -20,6 +20,7 @@ effects visitor recognises those calls and asks this module what the magic does:
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 import shlex
@@ -32,6 +33,7 @@ __all__ = [
     "cell_magic_action",
     "line_magic_action",
     "needs_transform",
+    "parse_python",
     "shell_action",
     "transform",
 ]
@@ -90,6 +92,28 @@ class MagicAction:
 def needs_transform(source: str) -> bool:
     """True when ``source`` may hold IPython-only syntax (cheap regex pre-check)."""
     return _IPYTHON_SYNTAX.search(source) is not None
+
+
+def parse_python(source: str) -> ast.Module:
+    """Parse cell code, applying IPython's input transformation when it may be needed.
+
+    Raises:
+        SyntaxError: the code does not parse, even after transformation.
+    """
+    code = transform(source) if needs_transform(source) else source
+    try:
+        return ast.parse(code)
+    except SyntaxError:
+        if code is not source:
+            raise
+        alt = transform(source)  # leading indentation, pasted prompts
+        if alt == source:
+            raise
+        try:
+            return ast.parse(alt)
+        except SyntaxError:
+            pass
+        raise
 
 
 def transform(source: str) -> str:
