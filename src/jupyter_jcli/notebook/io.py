@@ -117,19 +117,19 @@ def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
     """
     try:
         parsed: object = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as err:
         # orjson refuses valid JSON that escapes a lone surrogate ("\ud800"), which real
         # notebooks hold when a cell printed undecodable bytes; the standard library reads it
-        # (the output protocol later replaces such code points with U+FFFD).
+        # (the output protocol later replaces such code points with U+FFFD). When both
+        # refuse, orjson's error (byte position) is the one reported.
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as err:
+            parsed = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             raise NotebookError(
                 ErrorCode.NOTEBOOK_READ_FAILED,
-                f"{path} is not UTF-8 text: {err.reason} at byte {err.start}.",
-                {"path": str(path), "position": err.start},
+                f"{path} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).",
+                {"path": str(path), "position": err.pos, "line": err.lineno, "column": err.colno},
             ) from err
-        return _parse_document(text, path=path)
     return _check_document(parsed, path)
 
 
