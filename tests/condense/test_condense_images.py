@@ -99,10 +99,10 @@ def test_invalid_image_data_is_described() -> None:
         "data": {"image/png": "@@not base64@@"},
     }
     result = condense_outputs([output])
-    assert result.images == [] and "invalid base64" in result.text
+    assert result.images == [] and "not valid base64" in result.text
     garbage = {"output_type": "display_data", "metadata": {}, "data": {"image/jpeg": "AAAA"}}
     result = condense_outputs([garbage])
-    assert result.images == [] and "not attached" in result.text
+    assert result.images == [] and "signature" in result.text
 
 
 def test_to_dict_carries_images_as_base64() -> None:

@@ -19,10 +19,7 @@ Pillow is imported inside :func:`downscale` only.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,9 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_IMAGE_MAX_BYTES",
     "DEFAULT_IMAGE_MAX_PIXELS",
-    "RASTER_TYPES",
     "Downscaled",
-    "decode_base64",
     "downscale",
     "probe",
 ]
@@ -43,11 +38,8 @@ DEFAULT_IMAGE_MAX_PIXELS = 1024
 """Default cap on the longer side of a returned image, in pixels."""
 DEFAULT_IMAGE_MAX_BYTES = 300_000
 """Default cap on the encoded size of a returned image, in bytes."""
-RASTER_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-
 _PHOTO_COLOURS = 4096
 _MIN_SIDE = 64
-_WHITESPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -60,21 +52,6 @@ class Downscaled:
     height: int
     original_width: int
     original_height: int
-
-
-def decode_base64(value: object) -> bytes | None:
-    """Decode a stored base64 value (a string or a list of strings; line breaks allowed).
-
-    Returns None when the value is not valid base64.
-    """
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        value = "".join(value)
-    if not isinstance(value, str):
-        return None
-    try:
-        return base64.b64decode(_WHITESPACE.sub("", value), validate=True)
-    except (binascii.Error, ValueError):
-        return None
 
 
 def probe(raw: bytes) -> tuple[int, int] | None:

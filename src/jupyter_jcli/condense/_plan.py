@@ -24,9 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jupyter_jcli.outputs import RASTER_MIME_TYPES, OutputProtocolError, decode_raster
+
 from ._described import describe, is_described
 from ._errors import render_error
-from ._images import RASTER_TYPES, decode_base64
 from ._model import PartKind
 from ._table_render import render_table
 from ._tables import parse_html
@@ -189,10 +190,13 @@ def _bundle_plan(index: int, output: Mapping[str, Any], cell: int | None) -> Pla
             index, "invalid", "malformed", fixed_renderer(f"{output_type} without a MIME bundle")
         )
     bundle: dict[str, Any] = {k: v for k, v in data.items() if isinstance(k, str)}
-    for mime in RASTER_TYPES:
+    for mime in RASTER_MIME_TYPES:
         if mime in bundle:
-            raw = decode_base64(bundle[mime])
-            problem = "" if raw is not None else "invalid base64"
+            try:
+                raw: bytes | None = decode_raster(mime, bundle[mime]).raw
+                problem = ""
+            except OutputProtocolError as err:
+                raw, problem = None, err.message
             plan = Plan(
                 index, "image", f"{output_type}, {mime}", fixed_renderer(""), mime_type=mime
             )

@@ -83,13 +83,17 @@ from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
 
 from ._directory import list_outputs
 from ._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
+from ._raster import RASTER_MIME_TYPES, Raster, decode_raster
 from ._read import read_output
 
 __all__ = [
     "DEFAULT_TEXT_LIMIT",
     "MAX_TRANSPORT_BYTES",
+    "RASTER_MIME_TYPES",
     "SCHEMA_VERSION",
     "OutputProtocolError",
+    "Raster",
+    "decode_raster",
     "list_outputs",
     "read_output",
 ]

@@ -14,7 +14,7 @@ import re
 import struct
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from jupyter_jcli.errors import ErrorCode
 
@@ -36,12 +36,14 @@ class Raster:
         size: decoded size in bytes.
         width: pixel width, or None when the header does not say.
         height: pixel height, or None when the header does not say.
+        raw: the decoded image bytes (``size`` of them).
     """
 
     base64: str
     size: int
     width: int | None
     height: int | None
+    raw: bytes = field(repr=False)
 
 
 def _strict_b64decode(text: str) -> bytes:
@@ -207,4 +209,4 @@ def decode_raster(mime_type: str, value: object) -> Raster:
         )
     dims = image_dimensions(mime_type, raw)
     width, height = dims if dims is not None else (None, None)
-    return Raster(_canonical(text, raw), len(raw), width, height)
+    return Raster(_canonical(text, raw), len(raw), width, height, raw)
