@@ -1,0 +1,364 @@
+"""The mutations: ``add_cell``, ``update_cell``, ``remove_cell``, ``move_cell`` and ``undo_last``.
+
+Each loads the notebook, wraps the :class:`~jupyter_jcli.notebook.document.Document` mutation
+(optimistic locking by ``expected_rev``, outside-edit detection, snapshot for undo, atomic
+write) and adds the cells that went stale (:mod:`jupyter_jcli.workbench._stale`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.notebook.document import CellView, Document, MutationResult
+from jupyter_jcli.workbench._load import build_cell_graph
+from jupyter_jcli.workbench._stale import stale_between
+
+__all__ = [
+    "CellRef",
+    "MutationOutcome",
+    "UndoOutcome",
+    "add_cell",
+    "move_cell",
+    "remove_cell",
+    "undo_last",
+    "update_cell",
+]
+
+Position = Literal["start", "end"]
+
+
+@dataclass(frozen=True)
+class CellRef:
+    """A cell's address and state, without its source.
+
+    Attributes:
+        index: physical zero-based position.
+        name: the cell's name.
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        rev: its rev (the ``expected_rev`` for the next edit of this cell).
+    """
+
+    index: int
+    name: str
+    cell_type: str
+    rev: str
+
+    @classmethod
+    def of(cls, view: CellView) -> CellRef:
+        """The reference of a document cell."""
+        return cls(view.index, view.name, view.cell_type, view.rev)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "index": self.index,
+            "name": self.name,
+            "cell_type": self.cell_type,
+            "rev": self.rev,
+        }
+
+
+@dataclass(frozen=True)
+class MutationOutcome:
+    """What a mutation did.
+
+    Attributes:
+        operation: ``"add_cell"``, ``"update_cell"``, ``"remove_cell"`` or ``"move_cell"``.
+        path: the file addressed (absolute; ``.ipynb`` or paired ``.py``).
+        cell: the target cell after the mutation (``None`` after a removal).
+        removed: the removed cell as it was (removals only).
+        previous_cell: the target cell before an update or move (else ``None``).
+        structure_rev: the notebook's structure rev after the mutation.
+        previous_structure_rev: the structure rev of the content the mutation applied to.
+        changed: names of the cells added, edited, renamed (old and new), moved or removed.
+        stale: names of the code cells that must re-run, in document order (see
+            :mod:`jupyter_jcli.workbench._stale` for the rule).
+        reloaded: the file changed outside since it was read; the mutation applied on top
+            of the fresh content (the other edit is kept).
+        written: the files rewritten (empty when the bytes did not change; then no snapshot
+            was taken either).
+    """
+
+    operation: str
+    path: Path
+    cell: CellRef | None
+    removed: CellRef | None
+    previous_cell: CellRef | None
+    structure_rev: str
+    previous_structure_rev: str
+    changed: tuple[str, ...]
+    stale: tuple[str, ...]
+    reloaded: bool
+    written: tuple[Path, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": "ok",
+            "operation": self.operation,
+            "path": str(self.path),
+            "cell": None if self.cell is None else self.cell.to_dict(),
+            "removed": None if self.removed is None else self.removed.to_dict(),
+            "previous_cell": None if self.previous_cell is None else self.previous_cell.to_dict(),
+            "structure_rev": self.structure_rev,
+            "previous_structure_rev": self.previous_structure_rev,
+            "changed": list(self.changed),
+            "stale": list(self.stale),
+            "reloaded": self.reloaded,
+            "written": [str(path) for path in self.written],
+        }
+
+
+@dataclass(frozen=True)
+class UndoOutcome:
+    """What :func:`undo_last` restored.
+
+    Attributes:
+        path: the file addressed (absolute).
+        operation: the mutation undone.
+        restored: the files written back, in write order.
+        forced: whether an outside change was overwritten.
+        remaining: snapshots left on the notebook's undo stack.
+        structure_rev: the notebook's structure rev after the undo.
+        cell_count: cells after the undo.
+    """
+
+    path: Path
+    operation: str
+    restored: tuple[Path, ...]
+    forced: bool
+    remaining: int
+    structure_rev: str
+    cell_count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": "ok",
+            "operation": "undo_last",
+            "path": str(self.path),
+            "undone": self.operation,
+            "restored": [str(path) for path in self.restored],
+            "forced": self.forced,
+            "remaining": self.remaining,
+            "structure_rev": self.structure_rev,
+            "cell_count": self.cell_count,
+        }
+
+
+def _run(
+    path: str | os.PathLike[str],
+    cache_dir: Path | None,
+    mutate: Callable[[Document], MutationResult],
+    *,
+    target: str | None = None,
+) -> MutationOutcome:
+    document = Document.load(path, cache_dir=cache_dir)
+    before_cells = document.cells
+    previous = next((view for view in before_cells if view.name == target), None)
+    # Compared with what this call loaded: if an outside edit landed in between (``reloaded``),
+    # the cells it changed count as edited too.
+    result = mutate(document)
+    renames: dict[str, str] = {}
+    if result.operation == "update_cell" and result.cell is not None and target is not None:
+        renames = {target: result.cell.name} if target != result.cell.name else {}
+    before = build_cell_graph(before_cells, renames)
+    after = build_cell_graph(document.cells)
+    before_revs = {renames.get(view.name, view.name): view.rev for view in before_cells}
+    after_revs = {view.name: view.rev for view in document.cells}
+    stale = stale_between(before, after, before_revs, after_revs)
+    return MutationOutcome(
+        operation=result.operation,
+        path=result.path,
+        cell=None if result.cell is None else CellRef.of(result.cell),
+        removed=None if result.removed is None else CellRef.of(result.removed),
+        previous_cell=None if previous is None or target is None else CellRef.of(previous),
+        structure_rev=result.structure_rev,
+        previous_structure_rev=result.previous_structure_rev,
+        changed=result.changed,
+        stale=tuple(stale),
+        reloaded=result.reloaded,
+        written=result.written,
+    )
+
+
+def add_cell(
+    path: str | os.PathLike[str],
+    source: str,
+    *,
+    cell_type: str = "code",
+    name: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    position: Position | None = None,
+    expected_rev: str | None = None,
+    cache_dir: Path | None = None,
+) -> MutationOutcome:
+    """Insert a new cell before or after a named anchor, or at the start or end (default end).
+
+    Args:
+        path: an ``.ipynb`` or a py:percent ``.py`` paired with one (both are written).
+        source: the new cell's source.
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        name: its name (kebab-case, unique); default derived from the source.
+        before: name of the anchor cell to insert before.
+        after: name of the anchor cell to insert after.
+        position: ``"start"`` or ``"end"``.
+        expected_rev: with an anchor, the anchor's rev (required); with a position, ``None``
+            or the notebook's ``structure_rev`` (refuse if anything changed).
+        cache_dir: snapshot cache base folder (default ``$JUPYTER_JCLI_CACHE_DIR`` or the
+            user cache).
+
+    Returns:
+        The outcome; ``stale`` holds the new cell (if code) and its dependents.
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH`` (details hold the
+            anchor's current state), ``NAME_CONFLICT``, ``INVALID_NAME``,
+            ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED`` and the read codes.
+        UsageError: several of before/after/position, or an anchor without expected_rev.
+    """
+    return _run(
+        path,
+        cache_dir,
+        lambda doc: doc.add_cell(
+            source,
+            cell_type=cell_type,
+            name=name,
+            before=before,
+            after=after,
+            position=position,
+            expected_rev=expected_rev,
+        ),
+    )
+
+
+def update_cell(
+    path: str | os.PathLike[str],
+    name: str,
+    *,
+    expected_rev: str,
+    source: str | None = None,
+    cell_type: str | None = None,
+    new_name: str | None = None,
+    cache_dir: Path | None = None,
+) -> MutationOutcome:
+    """Change a cell's source, type and/or name (``None`` keeps that part).
+
+    Args:
+        path: the notebook or paired ``.py``.
+        name: the cell to change.
+        expected_rev: that cell's rev as last read.
+        source: the new source.
+        cell_type: the new type.
+        new_name: the new name.
+        cache_dir: snapshot cache base folder.
+
+    Returns:
+        The outcome; ``stale`` is ``stale_after_edit`` of the cell when its rev changed
+        (a rename alone stales nothing).
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``,
+            ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``, read codes.
+    """
+    return _run(
+        path,
+        cache_dir,
+        lambda doc: doc.update_cell(
+            name, expected_rev=expected_rev, source=source, cell_type=cell_type, new_name=new_name
+        ),
+        target=name,
+    )
+
+
+def remove_cell(
+    path: str | os.PathLike[str],
+    name: str,
+    *,
+    expected_rev: str,
+    cache_dir: Path | None = None,
+) -> MutationOutcome:
+    """Delete a cell.
+
+    Returns:
+        The outcome; ``stale`` holds the removed cell's former dependents and theirs.
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NOTEBOOK_WRITE_FAILED``,
+            read codes.
+    """
+    return _run(path, cache_dir, lambda doc: doc.remove_cell(name, expected_rev=expected_rev))
+
+
+def move_cell(
+    path: str | os.PathLike[str],
+    name: str,
+    *,
+    expected_rev: str,
+    before: str | None = None,
+    after: str | None = None,
+    position: Position | None = None,
+    cache_dir: Path | None = None,
+) -> MutationOutcome:
+    """Move a cell before or after a named anchor, or to the start or end (default end).
+
+    Returns:
+        The outcome; ``stale`` holds the cells whose parents changed and their dependents.
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND`` (cell or anchor), ``REV_MISMATCH``,
+            ``NOTEBOOK_WRITE_FAILED``, read codes.
+        UsageError: several of before/after/position, or the cell as its own anchor.
+    """
+    return _run(
+        path,
+        cache_dir,
+        lambda doc: doc.move_cell(
+            name, expected_rev=expected_rev, before=before, after=after, position=position
+        ),
+        target=name,
+    )
+
+
+def undo_last(
+    path: str | os.PathLike[str], *, force: bool = False, cache_dir: Path | None = None
+) -> UndoOutcome:
+    """Restore the notebook (and its paired ``.py``) as it was before the last mutation.
+
+    The undo stack is on disk (see :mod:`jupyter_jcli.notebook.snapshots`), so this works
+    across processes; each call pops one snapshot.
+
+    Args:
+        path: the notebook or paired ``.py``.
+        force: restore even if the file changed outside since that mutation.
+        cache_dir: snapshot cache base folder.
+
+    Returns:
+        The :class:`UndoOutcome`.
+
+    Raises:
+        NotebookError: ``UNDO_EMPTY``, ``UNDO_CONFLICT`` (details ``path``,
+            ``expected_sha256``, ``actual_sha256``), ``NOTEBOOK_READ_FAILED``,
+            ``NOTEBOOK_WRITE_FAILED``.
+    """
+    from jupyter_jcli.notebook.snapshots import undo
+
+    result = undo(path, force=force, base_dir=cache_dir)
+    document = Document.load(path, cache_dir=cache_dir)
+    return UndoOutcome(
+        path=document.path,
+        operation=result.operation,
+        restored=result.restored,
+        forced=result.forced,
+        remaining=result.remaining,
+        structure_rev=document.structure_rev,
+        cell_count=len(document.cells),
+    )

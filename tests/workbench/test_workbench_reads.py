@@ -1,0 +1,191 @@
+"""The read operations on real notebooks: overview, graph, read_cells. They never write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from wb_helpers import copy_fixture, make_notebook, tree_state
+
+from jupyter_jcli.errors import ErrorCode, JcliError
+from jupyter_jcli.workbench import (
+    MIN_CELL_SHARE,
+    notebook_graph,
+    notebook_overview,
+    read_cells,
+)
+
+SORTING = "02.08-Sorting.ipynb"
+GROUPING = "03.08-Aggregation-and-Grouping.ipynb"
+KMEANS = "05.11-K-Means.ipynb"
+ERRORBARS = "04.03-Errorbars.ipynb"
+
+
+def test_overview_makes_the_numpy_import_a_parent_of_every_cell_using_np(work: Path) -> None:
+    overview = notebook_overview(copy_fixture(SORTING, work))
+    numpy_cell = next(c for c in overview.cells if c.first_line == "import numpy as np")
+    assert "np" in numpy_cell.defines
+    assert [c.name for c in overview.cells if "np" in c.defines] == [numpy_cell.name]
+    users = [c for c in overview.cells if "np" in c.uses]
+    assert len(users) > 5
+    for cell in users:
+        assert numpy_cell.name in cell.parents
+        assert cell.name in numpy_cell.children
+    assert len(overview.cells) == 46
+    assert overview.lint_summary == {}
+    assert all(len(c.rev) == 12 for c in overview.cells)
+
+
+def test_overview_reports_lint_and_its_summary(work: Path) -> None:
+    path = make_notebook(work, ["y = x + 1", "x = 1", "def f(:\n    pass", "%%bash\necho hi"])
+    overview = notebook_overview(path)
+    kinds = {f.kind for f in overview.findings}
+    assert {"defined_below", "syntax_error", "opaque_cell"} <= kinds
+    assert sum(overview.lint_summary.values()) == len(overview.findings)
+    assert overview.cells[0].findings[0].kind == "defined_below"
+    doc = overview.to_dict()
+    assert doc["cell_count"] == 4
+    assert doc["cells"][0]["findings"][0]["names"] == ["x"]
+
+
+def test_overview_of_an_unnamed_notebook_computes_names_without_storing_them(work: Path) -> None:
+    path = make_notebook(work, ["import numpy as np", "x = np.arange(3)", "x.sort()"])
+    overview = notebook_overview(path)
+    assert [c.name for c in overview.cells] == ["import-numpy", "x", "x-sort"]
+    assert not any(c.name_stored for c in overview.cells)
+    assert overview.cells[2].mutates == ("x",)
+    assert overview.cells[2].parents == ("x",)
+
+
+def test_graph_renders_mermaid_dot_and_json(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    mermaid = notebook_graph(path)
+    assert mermaid.text is not None and mermaid.text.startswith("flowchart TD")
+    dot = notebook_graph(path, format="dot")
+    assert dot.text is not None and dot.text.startswith("digraph")
+    data = notebook_graph(path, format="json")
+    assert data.text is None
+    names = [e["names"] for e in data.graph["edges"] if e["parent"] == "import-numpy"]
+    assert sum("np" in n for n in names) > 5
+    assert "text" not in data.to_dict()
+    with pytest.raises(JcliError) as err:
+        notebook_graph(path, format="svg")  # type: ignore[arg-type]
+    assert err.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_read_cells_condenses_a_pandas_table_to_csv(work: Path) -> None:
+    path = copy_fixture(GROUPING, work)
+    overview = notebook_overview(path)
+    table_cell = next(
+        c for c in overview.cells if c.output_count and c.first_line.startswith("df = pd.DataFrame")
+    )
+    result = read_cells(path, names=[table_cell.name])
+    (cell,) = result.cells
+    assert cell.outputs is not None
+    table = next(p for p in cell.outputs.parts if p.kind == "table")
+    assert "CSV" in cell.outputs.text
+    assert table.mime_type == "text/html"
+    assert "<table" not in cell.outputs.text
+    assert cell.source.startswith("df = pd.DataFrame")
+
+
+@pytest.mark.parametrize("budget", [300, 2_000, 20_000])
+def test_read_cells_stays_within_its_budget(work: Path, budget: int) -> None:
+    path = copy_fixture(GROUPING, work)
+    result = read_cells(path, budget=budget)
+    assert result.characters <= budget
+    shown = sum(
+        len(c.source) + (len(c.outputs.text) if c.outputs is not None else 0) for c in result.cells
+    )
+    assert shown == result.characters
+    assert len(result.cells) <= max(1, budget // MIN_CELL_SHARE)
+    assert len(result.cells) + len(result.omitted_cells) == len(notebook_overview(path).cells)
+    assert result.truncated
+
+
+def test_a_cut_says_how_to_read_the_rest_exactly(work: Path) -> None:
+    long_source = "\n".join(f"value_{i} = {i}" for i in range(400))
+    path = make_notebook(work, [long_source])
+    result = read_cells(path, budget=500)
+    (cell,) = result.cells
+    assert cell.source_omitted_characters > 0
+    hint = cell.source.rsplit("read_cells ", 1)[1]
+    budget = int(hint.split("budget=")[1].rstrip("]"))
+    again = read_cells(path, names=["value-0"], budget=budget)
+    assert again.cells[0].source == long_source
+    assert not again.truncated
+
+
+def test_a_cut_output_names_the_read_notebook_output_call(work: Path) -> None:
+    stream = {"output_type": "stream", "name": "stdout", "text": "line\n" * 5_000}
+    path = make_notebook(work, ["for i in range(5000): print('line')"])
+    document = json.loads(path.read_text())
+    document["cells"][0]["outputs"] = [stream]
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = read_cells(path, budget=1_000)
+    text = result.cells[0].outputs.text if result.cells[0].outputs else ""
+    assert "read_notebook_output cell=0 output=0 offset=" in text
+    assert result.characters <= 1_000
+
+
+def test_read_cells_returns_images_within_the_caps(work: Path) -> None:
+    path = copy_fixture(KMEANS, work)
+    result = read_cells(path, max_images=3)
+    assert result.image_count == 3
+    for cell in result.cells:
+        for image in cell.outputs.images if cell.outputs else []:
+            assert image.mime_type in ("image/png", "image/jpeg")
+            assert max(image.width, image.height) <= 1024
+    no_images = read_cells(path, include_images=False)
+    assert no_images.image_count == 0
+    assert "image/png" in "".join(c.outputs.text for c in no_images.cells if c.outputs)
+    doc = result.to_dict()
+    image = next(i for c in doc["cells"] if c["outputs"] for i in c["outputs"]["images"])
+    assert set(image) >= {"mime_type", "data", "bytes", "width", "height"}
+
+
+def test_read_cells_by_slice_and_bad_selections(work: Path) -> None:
+    path = copy_fixture(ERRORBARS, work)
+    result = read_cells(path, start=-2)
+    assert [c.index for c in result.cells] == [11, 12]
+    with pytest.raises(JcliError) as err:
+        read_cells(path, names=["nope"])
+    assert err.value.code == ErrorCode.CELL_NOT_FOUND
+    with pytest.raises(JcliError) as err:
+        read_cells(path, names=["x"], start=1)
+    assert err.value.code == ErrorCode.USAGE_ERROR
+    with pytest.raises(JcliError) as err:
+        read_cells(path, budget=0)
+    assert err.value.code == ErrorCode.USAGE_ERROR
+
+
+@pytest.mark.parametrize("fixture", [SORTING, GROUPING, KMEANS, ERRORBARS])
+def test_reads_never_write_anything(tmp_path: Path, work: Path, fixture: str) -> None:
+    path = copy_fixture(fixture, work)
+    before = tree_state(tmp_path)
+    raw = path.read_bytes()
+    notebook_overview(path)
+    for fmt in ("mermaid", "dot", "json"):
+        notebook_graph(path, format=fmt)  # type: ignore[arg-type]
+    read_cells(path)
+    read_cells(path, budget=100)
+    assert path.read_bytes() == raw
+    assert tree_state(tmp_path) == before
+    assert not (tmp_path / "cache").exists()
+
+
+def test_reads_through_a_paired_py_file(work: Path) -> None:
+    import jupytext
+
+    ipynb = copy_fixture(SORTING, work)
+    notebook = jupytext.read(ipynb)
+    notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    jupytext.write(notebook, ipynb)
+    py = work / "02.08-Sorting.py"
+    jupytext.write(notebook, py, fmt="py:percent")
+    overview = notebook_overview(py)
+    assert overview.notebook_path == ipynb
+    assert [c.rev for c in overview.cells] == [c.rev for c in notebook_overview(ipynb).cells]
+    with_outputs = read_cells(py, budget=5_000)
+    assert any(c.outputs is not None for c in with_outputs.cells)
