@@ -84,6 +84,10 @@ class ErrorCode(StrEnum):
     FILE_EXISTS = "FILE_EXISTS"
     FILE_WRITE_FAILED = "FILE_WRITE_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    # Trusted roots of the MCP servers
+    ROOTS_REQUIRED = "ROOTS_REQUIRED"
+    PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
+    PATH_AMBIGUOUS = "PATH_AMBIGUOUS"
 
 
 class JcliError(Exception):
