@@ -11,6 +11,7 @@ Exception tree::
     ├── OutputProtocolError   the saved-output protocol (``jupyter_jcli.outputs``)
     ├── NotebookError         reading, pairing and writing notebook documents
     ├── AnalysisError         static cell analysis
+    ├── KernelError           starting, running and talking to kernels (``jupyter_jcli.kernels``)
     └── UsageError            a front end was called with bad arguments
 
 A lower layer's exception is translated into the caller's branch at one boundary, raised
@@ -40,6 +41,7 @@ __all__ = [
     "AnalysisError",
     "ErrorCode",
     "JcliError",
+    "KernelError",
     "NotebookError",
     "OutputProtocolError",
     "UsageError",
@@ -79,6 +81,12 @@ class ErrorCode(StrEnum):
     INVALID_CELL_TYPE = "INVALID_CELL_TYPE"
     UNDO_EMPTY = "UNDO_EMPTY"
     UNDO_CONFLICT = "UNDO_CONFLICT"
+    # Kernels
+    KERNELSPEC_NOT_FOUND = "KERNELSPEC_NOT_FOUND"
+    KERNEL_START_FAILED = "KERNEL_START_FAILED"
+    KERNEL_BUSY = "KERNEL_BUSY"
+    KERNEL_DIED = "KERNEL_DIED"
+    KERNEL_NOT_RUNNING = "KERNEL_NOT_RUNNING"
     # Front ends
     USAGE_ERROR = "USAGE_ERROR"
     FILE_EXISTS = "FILE_EXISTS"
@@ -134,6 +142,10 @@ class NotebookError(JcliError):
 
 class AnalysisError(JcliError):
     """Static analysis could not be performed."""
+
+
+class KernelError(JcliError):
+    """A kernel could not be found, started, reached, or it died (``jupyter_jcli.kernels``)."""
 
 
 class UsageError(JcliError):
