@@ -41,7 +41,10 @@ def split_mime_types(values: tuple[str, ...]) -> list[str] | None:
 
 @click.group()
 def notebook() -> None:
-    """Read a notebook's cells and saved outputs (never runs or writes the notebook)."""
+    """Read a notebook: cells, saved outputs, overview, dependency graph; undo an edit.
+
+    Only `undo` writes; nothing here runs the notebook.
+    """
 
 
 @notebook.command("cells")
@@ -183,3 +186,18 @@ def show_command(file: str, cells: tuple[int, ...]) -> None:
         emit_json(show_document(file, cells))
         return
     show_text(file, cells)
+
+
+def _register_workbench_commands() -> None:
+    from jupyter_jcli.cli._document import (
+        graph_command,
+        overview_command,
+        read_command,
+        undo_command,
+    )
+
+    for command in (overview_command, graph_command, read_command, undo_command):
+        notebook.add_command(command)
+
+
+_register_workbench_commands()

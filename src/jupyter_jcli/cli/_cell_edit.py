@@ -1,0 +1,231 @@
+"""``j-cli cell add|update|remove|move``: edit one cell by name, guarded by its rev.
+
+Each command calls one :mod:`jupyter_jcli.workbench` mutation. The rev comes from
+``j-cli notebook overview`` (or a previous edit's result); if the cell changed since, the
+edit is refused with ``REV_MISMATCH`` and the cell's current state (exit 1). Every edit is
+snapshotted: ``j-cli notebook undo FILE`` reverts it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import click
+
+from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+
+__all__ = ["cell"]
+
+_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
+_NAME = click.argument("name", metavar="NAME")
+_SOURCE = click.option("--source", metavar="TEXT", help="The cell's source text.")
+_SOURCE_FILE = click.option(
+    "--source-file",
+    metavar="PATH",
+    type=click.Path(path_type=str, allow_dash=True),
+    help="Read the source from PATH (UTF-8), or from stdin with '-'.",
+)
+_TYPE = click.option(
+    "--type",
+    "cell_type",
+    type=click.Choice(["code", "markdown", "raw"]),
+    help="Cell type.",
+)
+_BEFORE = click.option("--before", metavar="NAME", help="Place it before the cell NAME.")
+_AFTER = click.option("--after", metavar="NAME", help="Place it after the cell NAME.")
+_START = click.option("--start", is_flag=True, help="Place it first.")
+_END = click.option("--end", is_flag=True, help="Place it last.")
+
+Position = Literal["start", "end"]
+
+
+def _read_source(source: str | None, source_file: str | None, *, required: bool) -> str | None:
+    if source is not None and source_file is not None:
+        raise UsageError("Give --source or --source-file, not both.")
+    if source_file is None:
+        if source is None and required:
+            raise UsageError("Give the cell's source with --source TEXT or --source-file PATH.")
+        return source
+    try:
+        with click.open_file(source_file, "r", encoding="utf-8") as handle:
+            text: str = handle.read()
+    except FileNotFoundError as err:
+        raise JcliError(
+            ErrorCode.FILE_NOT_FOUND,
+            f"The source file {source_file} does not exist.",
+            {"path": source_file},
+        ) from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise JcliError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"The source file {source_file} cannot be read as UTF-8 text: {err}.",
+            {"path": source_file},
+        ) from err
+    return text
+
+
+def _placement(
+    before: str | None, after: str | None, start: bool, end: bool
+) -> tuple[str | None, str | None, Position | None]:
+    given = [
+        flag
+        for flag, value in (
+            ("--before", before),
+            ("--after", after),
+            ("--start", start),
+            ("--end", end),
+        )
+        if value
+    ]
+    if len(given) > 1:
+        raise UsageError(
+            f"Give only one of --before, --after, --start and --end (got {', '.join(given)}).",
+            {"given": given},
+        )
+    position: Position | None = "start" if start else "end" if end else None
+    return before, after, position
+
+
+def _report(outcome: object, file: str) -> None:
+    from jupyter_jcli.workbench import MutationOutcome
+
+    assert isinstance(outcome, MutationOutcome)
+    if json_mode():
+        emit_json(outcome.to_dict())
+        return
+    from jupyter_jcli.cli._document_render import mutation_lines
+
+    for line in mutation_lines(outcome, file):
+        click.echo(line)
+
+
+@click.group()
+def cell() -> None:
+    """Edit cells by name, each edit guarded by the rev you read (undo: j-cli notebook undo)."""
+
+
+@cell.command("add")
+@_FILE
+@_SOURCE
+@_SOURCE_FILE
+@_TYPE
+@click.option("--name", metavar="NAME", help="The new cell's name (default: from its source).")
+@_BEFORE
+@_AFTER
+@_START
+@_END
+@click.option(
+    "--expected-rev",
+    metavar="REV",
+    help="With --before/--after: the anchor cell's rev (required). With --start/--end: "
+    "the notebook's structure rev, to refuse if anything changed (optional).",
+)
+def add_command(
+    *,
+    file: str,
+    source: str | None,
+    source_file: str | None,
+    cell_type: str | None,
+    name: str | None,
+    before: str | None,
+    after: str | None,
+    start: bool,
+    end: bool,
+    expected_rev: str | None,
+) -> None:
+    """Insert a new cell next to a named cell, or at the start or end (default: end)."""
+    text = _read_source(source, source_file, required=True)
+    assert text is not None
+    anchor_before, anchor_after, position = _placement(before, after, start, end)
+    from jupyter_jcli.workbench import add_cell
+
+    outcome = add_cell(
+        file,
+        text,
+        cell_type=cell_type or "code",
+        name=name,
+        before=anchor_before,
+        after=anchor_after,
+        position=position,
+        expected_rev=expected_rev,
+    )
+    _report(outcome, file)
+
+
+@cell.command("update")
+@_FILE
+@_NAME
+@click.option("--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it.")
+@_SOURCE
+@_SOURCE_FILE
+@_TYPE
+@click.option("--rename", "new_name", metavar="NEW", help="Give the cell this name.")
+def update_command(
+    *,
+    file: str,
+    name: str,
+    expected_rev: str,
+    source: str | None,
+    source_file: str | None,
+    cell_type: str | None,
+    new_name: str | None,
+) -> None:
+    """Change a cell's source, type and/or name."""
+    text = _read_source(source, source_file, required=False)
+    if text is None and cell_type is None and new_name is None:
+        raise UsageError("Nothing to change: give --source/--source-file, --type or --rename.")
+    from jupyter_jcli.workbench import update_cell
+
+    outcome = update_cell(
+        file, name, expected_rev=expected_rev, source=text, cell_type=cell_type, new_name=new_name
+    )
+    _report(outcome, file)
+
+
+@cell.command("remove")
+@_FILE
+@_NAME
+@click.option("--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it.")
+def remove_command(file: str, name: str, expected_rev: str) -> None:
+    """Delete a cell."""
+    from jupyter_jcli.workbench import remove_cell
+
+    _report(remove_cell(file, name, expected_rev=expected_rev), file)
+
+
+@cell.command("move")
+@_FILE
+@_NAME
+@click.option("--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it.")
+@_BEFORE
+@_AFTER
+@_START
+@_END
+def move_command(
+    *,
+    file: str,
+    name: str,
+    expected_rev: str,
+    before: str | None,
+    after: str | None,
+    start: bool,
+    end: bool,
+) -> None:
+    """Move a cell next to another named cell, or to the start or end."""
+    anchor_before, anchor_after, position = _placement(before, after, start, end)
+    if anchor_before is None and anchor_after is None and position is None:
+        raise UsageError(
+            "Say where to move the cell: --before NAME, --after NAME, --start or --end."
+        )
+    from jupyter_jcli.workbench import move_cell
+
+    outcome = move_cell(
+        file,
+        name,
+        expected_rev=expected_rev,
+        before=anchor_before,
+        after=anchor_after,
+        position=position,
+    )
+    _report(outcome, file)

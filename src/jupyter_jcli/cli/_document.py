@@ -1,0 +1,124 @@
+"""``j-cli notebook overview|graph|read|undo``: the workbench's notebook-level operations.
+
+Each command parses its options, calls one :mod:`jupyter_jcli.workbench` operation (imported
+lazily, so ``--help`` stays cheap) and renders its result: the result's JSON document with
+``-j``, readable text otherwise (see :mod:`jupyter_jcli.cli._document_render`).
+"""
+
+from __future__ import annotations
+
+import click
+
+from jupyter_jcli.cli._emit import emit_json, json_mode
+
+__all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
+
+_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
+
+
+@click.command("overview")
+@_FILE
+def overview_command(file: str) -> None:
+    """Every cell: name, type, rev, what it defines and uses, its parents; then the lint.
+
+    Names address cells in `j-cli cell ...`; revs are the --expected-rev of an edit.
+    Reads only: never writes the notebook or any other file.
+    """
+    from jupyter_jcli.workbench import notebook_overview
+
+    overview = notebook_overview(file)
+    if json_mode():
+        emit_json(overview.to_dict())
+        return
+    from jupyter_jcli.cli._document_render import overview_lines
+
+    for line in overview_lines(overview):
+        click.echo(line)
+
+
+@click.command("graph")
+@_FILE
+@click.option(
+    "--format",
+    "graph_format",
+    type=click.Choice(["mermaid", "dot", "json"]),
+    default="mermaid",
+    show_default=True,
+    help="Mermaid flowchart, Graphviz DOT, or the graph as JSON data.",
+)
+def graph_command(file: str, graph_format: str) -> None:
+    """The dependency DAG between code cells (edges carry the names that flow).
+
+    With -j the document holds the rendered text (mermaid, dot) and the graph as data.
+    """
+    from jupyter_jcli.workbench import GRAPH_FORMATS, notebook_graph
+
+    chosen = next(f for f in GRAPH_FORMATS if f == graph_format)
+    result = notebook_graph(file, format=chosen)
+    if json_mode():
+        emit_json(result.to_dict())
+        return
+    if result.text is not None:
+        click.echo(result.text, nl=False)
+        return
+    from jupyter_jcli.cli._emit import dumps
+
+    click.echo(dumps(dict(result.graph)))
+
+
+@click.command("read")
+@_FILE
+@click.option(
+    "--cell",
+    "names",
+    multiple=True,
+    metavar="NAME",
+    help="Show this cell (repeatable, in this order). Default: every cell.",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Characters of source and output text over all cells (default 20000).",
+)
+def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
+    """Sources with their saved outputs condensed: streams as a terminal shows them,
+    tables as CSV, errors shortened, images described (with -j: base64 images, downscaled).
+
+    Every cut says what was left out and how to read it exactly.
+    """
+    from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, read_cells
+
+    result = read_cells(
+        file,
+        names=list(names) or None,
+        budget=budget if budget is not None else DEFAULT_READ_BUDGET,
+        include_images=json_mode(),
+    )
+    if json_mode():
+        emit_json(result.to_dict())
+        return
+    from jupyter_jcli.cli._document_render import read_lines
+
+    for line in read_lines(result, file):
+        click.echo(line)
+
+
+@click.command("undo")
+@_FILE
+@click.option(
+    "--force", is_flag=True, help="Undo even if the file was changed outside since the edit."
+)
+def undo_command(file: str, force: bool) -> None:
+    """Restore the notebook as it was before the last `j-cli cell` edit (one step per call)."""
+    from jupyter_jcli.workbench import undo_last
+
+    result = undo_last(file, force=force)
+    if json_mode():
+        emit_json(result.to_dict())
+        return
+    from jupyter_jcli.cli._document_render import undo_lines
+
+    for line in undo_lines(result):
+        click.echo(line)

@@ -1,0 +1,169 @@
+"""Text renderings of workbench results for a person (the non ``-j`` mode). Pure strings."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench import MutationOutcome, Overview, ReadCellsResult, UndoOutcome
+
+__all__ = ["mutation_lines", "overview_lines", "read_lines", "table", "undo_lines"]
+
+NAME_WIDTH = 28
+"""Widest name column in the overview table."""
+LIST_WIDTH = 20
+"""Widest defines/uses/parents column in the overview table."""
+LINE_WIDTH = 40
+"""Widest first-line column in the overview table."""
+
+_TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
+_READ_HINT = re.compile(r"read_notebook_output cell=(\d+) output=(\d+)((?: \w+=[^\s\]]+)*)")
+_CELLS_HINT = re.compile(r"read_cells names=([a-z0-9-]+) budget=(\d+)")
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(names) if names else "-"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows aligned in columns (two spaces apart); the last column is not padded."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=False)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return lines
+
+
+def overview_lines(overview: Overview) -> list[str]:
+    """The overview as a header line, an aligned table of cells and the lint list."""
+    lint = ", ".join(f"{count} {kind}" for kind, count in overview.lint_summary.items())
+    lines = [
+        f"{overview.path}: {len(overview.cells)} cells, structure rev {overview.structure_rev}, "
+        f"lint: {lint or 'clean'}"
+    ]
+    rows = [
+        [
+            str(c.index),
+            _clip(c.name, NAME_WIDTH),
+            _TYPE_LABELS.get(c.cell_type, c.cell_type),
+            c.rev,
+            _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
+            _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
+            _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
+            ("! " if c.findings else "") + _clip(c.first_line, LINE_WIDTH),
+        ]
+        for c in overview.cells
+    ]
+    header = ["#", "name", "type", "rev", "defines", "uses", "parents", "first line"]
+    lines.extend(table(header, rows))
+    findings = overview.findings
+    if findings:
+        lines.append("")
+        lines.append(f"lint ({len(findings)}):")
+        for f in findings:
+            where = f"cell {f.index} {f.cell}" + (f" line {f.line}" if f.line else "")
+            lines.append(f"  {where}: {f.kind}: {f.message}")
+    return lines
+
+
+def _output_hint(match: re.Match[str], file_arg: str) -> str:
+    words = ["j-cli", "notebook", "output", file_arg, "--cell", match[1], "--output", match[2]]
+    for pair in match[3].split():
+        key, _, value = pair.partition("=")
+        words.extend([f"--{key}", value])
+    return shlex.join(words)
+
+
+def _cells_hint(match: re.Match[str], file_arg: str) -> str:
+    return shlex.join(
+        ["j-cli", "notebook", "read", file_arg, "--cell", match[1], "--budget", match[2]]
+    )
+
+
+def read_lines(result: ReadCellsResult, file_arg: str) -> list[str]:
+    """Each cell's header, source and condensed outputs; read hints as ``j-cli`` commands."""
+    lines: list[str] = []
+    for c in result.cells:
+        lines.append(f"── [{c.index}] {c.name} · {c.cell_type} · rev {c.rev} ──")
+        source = _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), c.source)
+        lines.extend(source.splitlines() or [""])
+        if c.outputs is not None:
+            lines.append(f"── outputs ({c.output_count}) ──")
+            text = _READ_HINT.sub(lambda m: _output_hint(m, file_arg), c.outputs.text)
+            text = _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), text)
+            lines.extend(text.splitlines())
+        elif c.output_count:
+            lines.append(f"── {c.output_count} outputs not shown: the budget is spent ──")
+        lines.append("")
+    footer = f"{result.characters:,} of {result.budget:,} characters"
+    if result.truncated:
+        footer += "; some text was cut (each cut says how to read it)"
+    lines.append(footer)
+    omitted = result.omitted_cells
+    if omitted:
+        span = omitted[0] if len(omitted) == 1 else f"{omitted[0]} … {omitted[-1]}"
+        lines.append(
+            f"{len(omitted)} more cells not shown ({span}): raise --budget, "
+            "or pick cells with --cell NAME"
+        )
+    return lines
+
+
+_VERBS = {
+    "add_cell": "added",
+    "update_cell": "updated",
+    "remove_cell": "removed",
+    "move_cell": "moved",
+}
+
+
+def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
+    """What the edit did: the cell and its new rev, the structure rev, what went stale."""
+    verb = _VERBS.get(outcome.operation, outcome.operation)
+    lines = []
+    if outcome.cell is not None:
+        c = outcome.cell
+        line = f"{verb} {c.cell_type} cell {c.name} (index {c.index}), rev {c.rev}"
+        previous = outcome.previous_cell
+        if previous is not None:
+            if previous.name != c.name:
+                line += f", renamed from {previous.name}"
+            if previous.rev != c.rev:
+                line += f" (was {previous.rev})"
+            if previous.index != c.index:
+                line += f", from index {previous.index}"
+        lines.append(line)
+    elif outcome.removed is not None:
+        r = outcome.removed
+        lines.append(f"{verb} {r.cell_type} cell {r.name} (was index {r.index}, rev {r.rev})")
+    if not outcome.written:
+        lines.append("nothing changed in the file")
+    lines.append(f"structure rev {outcome.previous_structure_rev} -> {outcome.structure_rev}")
+    if outcome.reloaded:
+        lines.append("note: the file had changed outside; the edit applied on top of that change")
+    stale = outcome.stale
+    lines.append(f"stale ({len(stale)}): {_names(stale)}" if stale else "stale: none")
+    if outcome.written:
+        lines.append(f"undo: {shlex.join(['j-cli', 'notebook', 'undo', file_arg])}")
+    return lines
+
+
+def undo_lines(outcome: UndoOutcome) -> list[str]:
+    """What the undo restored and what is left on the stack."""
+    restored = ", ".join(str(path) for path in outcome.restored)
+    lines = [f"undid {outcome.operation}: restored {restored}"]
+    if outcome.forced:
+        lines.append("forced: a change made outside since that edit was discarded")
+    lines.append(
+        f"{outcome.cell_count} cells, structure rev {outcome.structure_rev}; "
+        f"{outcome.remaining} more undo steps"
+    )
+    return lines

@@ -1,0 +1,267 @@
+"""``j-cli notebook overview|graph|read|undo`` and ``j-cli cell ...``: JSON contracts, text
+mode, exit statuses, and that the read commands never write anything."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from jcli_helpers import EXAMPLE, NOTEBOOKS, run_cli
+
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A copy of the Quick start notebook (cell 18 a pandas table, 24 a PNG)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    target = folder / EXAMPLE.name
+    shutil.copyfile(EXAMPLE, target)
+    return target
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """A three-cell chain a -> b -> c, unnamed, nbformat 4.5."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    cells = [
+        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source,
+         "execution_count": None, "outputs": []}
+        for i, source in enumerate(["a = 1", "b = a + 1", "c = b * 2"])
+    ]  # fmt: skip
+    path = folder / "small.ipynb"
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def _tree(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _rev(path: Path, name: str) -> str:
+    doc = run_cli("-j", "notebook", "overview", path).json()
+    return str(next(c["rev"] for c in doc["cells"] if c["name"] == name))
+
+
+def test_overview_json_contract(example: Path) -> None:
+    run = run_cli("-j", "notebook", "overview", example)
+    assert (run.exit_code, run.stderr) == (0, "")
+    doc = run.json()
+    assert doc["status"] == "ok"
+    assert doc["operation"] == "notebook_overview"
+    assert doc["cell_count"] == len(doc["cells"]) == 43
+    assert isinstance(doc["lint_summary"], dict)
+    cell = next(c for c in doc["cells"] if c["name"] == "import-pandas")
+    assert set(cell) >= {"index", "name", "cell_type", "rev", "first_line", "defines", "uses",
+                         "mutates", "parents", "children", "findings"}  # fmt: skip
+    assert cell["defines"] == ["pd"]
+    assert "import-tfidfvectorizer" in cell["children"]
+
+
+def test_overview_text_is_an_aligned_table_with_lint(small: Path) -> None:
+    small.write_text(small.read_text().replace('"c = b * 2"', '"c = b * z"'), encoding="utf-8")
+    run = run_cli("notebook", "overview", small)
+    assert run.exit_code == 0
+    lines = run.stdout.splitlines()
+    assert lines[0].endswith("lint: 1 unresolved_name")
+    header = lines[1]
+    assert header.split() == ["#", "name", "type", "rev", "defines", "uses", "parents", "first",
+                              "line"]  # fmt: skip
+    rev_column = header.index("rev")
+    assert all(len(line) > rev_column and line[rev_column - 2 : rev_column] == "  "
+               for line in lines[2:5])  # fmt: skip
+    assert "unresolved_name" in run.stdout.split("lint (1):")[1]
+
+
+@pytest.mark.parametrize(("fmt", "start"), [("mermaid", "flowchart TD"), ("dot", "digraph")])
+def test_graph_text_and_json(example: Path, fmt: str, start: str) -> None:
+    text = run_cli("notebook", "graph", example, "--format", fmt)
+    assert text.exit_code == 0 and text.stdout.startswith(start)
+    doc = run_cli("-j", "notebook", "graph", example, "--format", fmt).json()
+    assert doc["format"] == fmt and doc["text"] == text.stdout
+    assert doc["graph"]["edges"]
+
+
+def test_graph_json_format_and_bad_format(example: Path) -> None:
+    doc = run_cli("-j", "notebook", "graph", example, "--format", "json").json()
+    assert "text" not in doc
+    assert {"cells", "edges", "findings"} <= set(doc["graph"])
+    plain = run_cli("notebook", "graph", example, "--format", "json")
+    assert json.loads(plain.stdout)["edges"] == doc["graph"]["edges"]
+    bad = run_cli("-j", "notebook", "graph", example, "--format", "svg")
+    assert bad.exit_code == 2
+    assert bad.json()["code"] == ErrorCode.USAGE_ERROR
+
+
+def test_read_json_has_base64_images_and_csv_tables(example: Path) -> None:
+    run = run_cli("-j", "notebook", "read", example, "--cell", "import-pandas",
+                  "--cell", "matplotlib-inline")  # fmt: skip
+    doc = run.json()
+    assert [c["name"] for c in doc["cells"]] == ["import-pandas", "matplotlib-inline"]
+    table = doc["cells"][0]["outputs"]
+    assert "CSV" in table["text"] and "<table" not in table["text"]
+    (image,) = doc["cells"][1]["outputs"]["images"]
+    assert image["mime_type"] == "image/png"
+    data = base64.b64decode(image["data"], validate=True)
+    assert len(data) == image["bytes"] and data.startswith(b"\x89PNG")
+    assert doc["characters"] <= doc["budget"]
+
+
+def test_read_text_describes_images_and_respects_the_budget(example: Path) -> None:
+    run = run_cli("notebook", "read", example, "--cell", "matplotlib-inline")
+    assert run.exit_code == 0
+    assert "image/png" in run.stdout and "362x248" in run.stdout
+    assert "iVBOR" not in run.stdout  # no base64 in text mode
+    small = run_cli("-j", "notebook", "read", example, "--budget", "800").json()
+    assert small["characters"] <= 800 and small["truncated"]
+    assert small["omitted_cells"]
+    text = run_cli("notebook", "read", example, "--budget", "800")
+    assert "more cells not shown" in text.stdout
+
+
+def test_read_errors(example: Path) -> None:
+    missing = run_cli("-j", "notebook", "read", example, "--cell", "no-such-cell")
+    assert missing.exit_code == 1
+    assert missing.json()["code"] == ErrorCode.CELL_NOT_FOUND
+    zero = run_cli("-j", "notebook", "read", example, "--budget", "0")
+    assert zero.exit_code == 2
+    assert zero.json()["code"] == ErrorCode.USAGE_ERROR
+
+
+def test_read_commands_never_write(example: Path, tmp_path: Path) -> None:
+    before = _tree(tmp_path)
+    raw = example.read_bytes()
+    for args in (
+        ["notebook", "overview"],
+        ["notebook", "graph"],
+        ["notebook", "graph", "--format", "json"],
+        ["notebook", "read"],
+        ["notebook", "read", "--budget", "50"],
+    ):
+        for mode in ([], ["-j"]):
+            assert run_cli(*mode, args[0], args[1], example, *args[2:]).exit_code == 0
+    assert example.read_bytes() == raw
+    assert _tree(tmp_path) == before
+
+
+def test_cell_mutations_json_contract_and_undo(small: Path) -> None:
+    original = small.read_bytes()
+    add = run_cli("-j", "cell", "add", small, "--source", "d = c", "--end").json()
+    assert add["operation"] == "add_cell"
+    assert add["cell"]["name"] == "d" and add["stale"] == ["d"]
+    update = run_cli("-j", "cell", "update", small, "a", "--expected-rev", _rev(small, "a"),
+                     "--source", "a = 2").json()  # fmt: skip
+    assert update["stale"] == ["a", "b", "c", "d"]
+    assert update["previous_cell"]["rev"] != update["cell"]["rev"]
+    move = run_cli("-j", "cell", "move", small, "d", "--expected-rev", _rev(small, "d"),
+                   "--start").json()  # fmt: skip
+    assert move["cell"]["index"] == 0 and move["stale"] == ["d"]
+    remove = run_cli("-j", "cell", "remove", small, "b", "--expected-rev", _rev(small, "b")).json()
+    assert remove["removed"]["name"] == "b" and remove["cell"] is None
+    assert remove["stale"] == ["c"]
+    for expected_op in ("remove_cell", "move_cell", "update_cell", "add_cell"):
+        undo = run_cli("-j", "notebook", "undo", small).json()
+        assert undo["undone"] == expected_op
+    assert small.read_bytes() == original
+    empty = run_cli("-j", "notebook", "undo", small)
+    assert empty.exit_code == 1
+    assert empty.json()["code"] == ErrorCode.UNDO_EMPTY
+
+
+def test_cell_update_with_a_stale_rev_is_refused_with_the_current_state(small: Path) -> None:
+    raw = small.read_bytes()
+    run = run_cli("-j", "cell", "update", small, "b", "--expected-rev", "0" * 12,
+                  "--source", "b = 0")  # fmt: skip
+    assert run.exit_code == 1
+    doc = run.json()
+    assert doc["code"] == ErrorCode.REV_MISMATCH
+    assert doc["details"]["rev"] == _rev(small, "b")
+    assert doc["details"]["source"] == "b = a + 1"
+    text = run_cli("cell", "remove", small, "b", "--expected-rev", "0" * 12)
+    assert text.exit_code == 1 and text.stdout == ""
+    assert text.stderr.startswith(f"error {ErrorCode.REV_MISMATCH}: ")
+    assert small.read_bytes() == raw
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["cell", "update", "{nb}", "b", "--source", "b = 1"],  # no --expected-rev
+        ["cell", "update", "{nb}", "b", "--expected-rev", "x"],  # nothing to change
+        ["cell", "add", "{nb}", "--source", "x = 1", "--start", "--end"],
+        ["cell", "add", "{nb}", "--source", "x = 1", "--source-file", "-"],
+        ["cell", "add", "{nb}"],  # no source
+        ["cell", "add", "{nb}", "--source", "x = 1", "--type", "sql"],
+        ["cell", "move", "{nb}", "b", "--expected-rev", "x"],  # nowhere to go
+        ["cell", "move", "{nb}", "b", "--expected-rev", "x", "--before", "a", "--end"],
+    ],
+)
+def test_bad_cell_options_are_usage_errors(small: Path, args: list[str]) -> None:
+    raw = small.read_bytes()
+    run = run_cli("-j", *[str(small) if a == "{nb}" else a for a in args])
+    assert run.exit_code == 2
+    assert run.json()["code"] == ErrorCode.USAGE_ERROR
+    assert small.read_bytes() == raw
+
+
+def test_cell_text_output_says_what_changed_and_what_went_stale(small: Path) -> None:
+    source = small.parent / "new.py"
+    source.write_text("b = a + 10\n", encoding="utf-8")
+    run = run_cli("cell", "update", small, "b", "--expected-rev", _rev(small, "b"),
+                  "--source-file", source, "--rename", "bee")  # fmt: skip
+    assert run.exit_code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("updated code cell bee (index 1), rev ")
+    assert "renamed from b" in lines[0]
+    assert "stale (2): bee, c" in lines
+    assert lines[-1].startswith("undo: j-cli notebook undo ")
+    undo = run_cli("notebook", "undo", small)
+    assert undo.stdout.startswith("undid update_cell: restored ")
+
+
+def test_cell_add_next_to_an_anchor_in_a_real_notebook(example: Path) -> None:
+    rev = _rev(example, "import-pandas")
+    source = "# check\nprint(pd.__version__)"
+    doc = run_cli("-j", "cell", "add", example, "--source", source, "--after", "import-pandas",
+                  "--expected-rev", rev, "--name", "check").json()  # fmt: skip
+    assert doc["cell"] == {"index": 19, "name": "check", "cell_type": "code",
+                           "rev": _rev(example, "check")}  # fmt: skip
+    assert doc["stale"] == ["check"]
+    missing_rev = run_cli("-j", "cell", "add", example, "--source", "x", "--after", "check")
+    assert missing_rev.exit_code == 2
+    assert missing_rev.json()["code"] == ErrorCode.USAGE_ERROR
+
+
+def test_a_paired_py_file_is_edited_through_the_cli(tmp_path: Path) -> None:
+    import jupytext
+
+    ipynb = tmp_path / "sorting.ipynb"
+    shutil.copyfile(NOTEBOOKS / "02.08-Sorting.ipynb", ipynb)
+    notebook = jupytext.read(ipynb)
+    notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    jupytext.write(notebook, ipynb)
+    py = tmp_path / "sorting.py"
+    jupytext.write(notebook, py, fmt="py:percent")
+    doc = run_cli("-j", "cell", "add", py, "--source", "z = np.zeros(2)", "--end").json()
+    assert sorted(doc["written"]) == sorted([str(ipynb), str(py)])
+    assert "z = np.zeros(2)" in py.read_text(encoding="utf-8")
+    assert run_cli("-j", "notebook", "undo", py).json()["restored"] == [str(ipynb), str(py)]
