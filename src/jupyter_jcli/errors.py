@@ -96,6 +96,10 @@ class ErrorCode(StrEnum):
     ROOTS_REQUIRED = "ROOTS_REQUIRED"
     PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
     PATH_AMBIGUOUS = "PATH_AMBIGUOUS"
+    # Host setup (j-cli setup)
+    CONFIG_INVALID = "CONFIG_INVALID"
+    CONFIG_CONFLICT = "CONFIG_CONFLICT"
+    CONFIG_CHANGED = "CONFIG_CHANGED"
 
 
 class JcliError(Exception):
