@@ -265,3 +265,24 @@ def test_a_paired_py_file_is_edited_through_the_cli(tmp_path: Path) -> None:
     assert sorted(doc["written"]) == sorted([str(ipynb), str(py)])
     assert "z = np.zeros(2)" in py.read_text(encoding="utf-8")
     assert run_cli("-j", "notebook", "undo", py).json()["restored"] == [str(ipynb), str(py)]
+
+
+def test_read_text_turns_cut_hints_into_j_cli_commands_that_work(tmp_path: Path) -> None:
+    import shlex
+
+    stream = {"output_type": "stream", "name": "stdout", "text": "".join(
+        f"line {i}\n" for i in range(3_000))}  # fmt: skip
+    cell = {"cell_type": "code", "id": "c0", "metadata": {}, "source": "loop()",
+            "execution_count": 1, "outputs": [stream]}  # fmt: skip
+    path = tmp_path / "long.ipynb"
+    document = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    run = run_cli("notebook", "read", path, "--budget", "1000")
+    assert "read_notebook_output" not in run.stdout
+    hint = next(line for line in run.stdout.splitlines() if "j-cli notebook output" in line)
+    command = shlex.split(hint[hint.index("j-cli notebook output") :].rstrip("]… "))
+    exact = run_cli("-j", *command[1:]).json()
+    offset = int(command[command.index("--offset") + 1])
+    limit = int(command[command.index("--limit") + 1])
+    assert exact["status"] == "ok"
+    assert exact["data"] == stream["text"][offset : offset + limit]

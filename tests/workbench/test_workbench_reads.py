@@ -189,3 +189,21 @@ def test_reads_through_a_paired_py_file(work: Path) -> None:
     assert [c.rev for c in overview.cells] == [c.rev for c in notebook_overview(ipynb).cells]
     with_outputs = read_cells(py, budget=5_000)
     assert any(c.outputs is not None for c in with_outputs.cells)
+
+
+@pytest.mark.parametrize(
+    ("demands", "room", "shares"),
+    [
+        ([10, 20, 30], 100, [10, 20, 30]),
+        ([10, 500, 500], 100, [10, 45, 45]),
+        ([-1, -1, -1], 10, [4, 3, 3]),
+        ([5, -1], 100, [5, 95]),
+        ([50, 50], -3, [0, 0]),
+        ([], 10, []),
+    ],
+)
+def test_fair_split_is_max_min_fair(demands: list[int], room: int, shares: list[int]) -> None:
+    from jupyter_jcli.workbench._read import fair_split
+
+    assert fair_split(demands, room) == shares
+    assert sum(fair_split(demands, room)) <= max(room, 0)
