@@ -24,6 +24,7 @@ import click
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._cell_edit import cell
 from jupyter_jcli.cli._emit import CliState, emit_error, emit_json
+from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 
@@ -90,6 +91,7 @@ def cli(ctx: click.Context, json_mode: bool) -> None:
 
 cli.add_command(notebook)
 cli.add_command(cell)
+cli.add_command(mcp)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

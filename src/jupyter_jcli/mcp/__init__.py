@@ -1,0 +1,52 @@
+"""The MCP front ends of jupyter-jcli and the plumbing they share.
+
+Servers (each a stdio MCP server on the official ``mcp`` SDK):
+
+- :mod:`jupyter_jcli.mcp.readonly`: ``jcli-notebook-output``, the read-only
+  ``read_notebook_output`` tool over the saved-output protocol.
+
+Shared plumbing, re-exported here:
+
+- tool results (:mod:`jupyter_jcli.mcp._results`): :func:`json_result`,
+  :func:`protocol_result`, :func:`error_result`, :func:`exception_result`, :class:`ImagePart`;
+- trusted roots and path safety (:mod:`jupyter_jcli.mcp._roots`): :func:`roots_from_paths`,
+  :func:`roots_from_uris`, :func:`resolve_in_roots`, :func:`ensure_inside_roots`,
+  :func:`ensure_pair_inside_roots`, :func:`find_root`.
+
+The server modules are not imported here, so ``python -m jupyter_jcli.mcp.readonly`` runs
+cleanly.
+"""
+
+from jupyter_jcli.mcp._results import (
+    IMAGE_DELIVERY,
+    ImagePart,
+    error_result,
+    exception_result,
+    json_result,
+    json_text,
+    protocol_result,
+)
+from jupyter_jcli.mcp._roots import (
+    ensure_inside_roots,
+    ensure_pair_inside_roots,
+    find_root,
+    resolve_in_roots,
+    roots_from_paths,
+    roots_from_uris,
+)
+
+__all__ = [
+    "IMAGE_DELIVERY",
+    "ImagePart",
+    "ensure_inside_roots",
+    "ensure_pair_inside_roots",
+    "error_result",
+    "exception_result",
+    "find_root",
+    "json_result",
+    "json_text",
+    "protocol_result",
+    "resolve_in_roots",
+    "roots_from_paths",
+    "roots_from_uris",
+]

@@ -1,0 +1,296 @@
+"""``jcli-notebook-output``: the read-only MCP server with one tool, ``read_notebook_output``.
+
+A stdio MCP server (official ``mcp`` SDK, low-level ``Server``). The tool lists a cell's
+saved outputs (no ``output_index``) or reads one of them, through
+:func:`jupyter_jcli.outputs.notebook.list_notebook_outputs` and
+:func:`~jupyter_jcli.outputs.notebook.read_notebook_output` and nothing else. It never
+executes, writes, caches or creates anything; the tool is annotated ``readOnlyHint`` and
+``idempotentHint`` (not destructive, closed world).
+
+Trusted roots (see :mod:`jupyter_jcli.mcp._roots`): the ``--root`` folders when given;
+otherwise the roots the client supplies, asked for at every call: a ``roots/list`` request on
+handshake-era connections (protocol versions up to 2025-11-25), an ``InputRequiredResult``
+carrying a ``roots/list`` input request on 2026-07-28 connections. A client that declares no
+roots capability, or answers with no usable ``file://`` root, gets ``ROOTS_REQUIRED``.
+
+Results and errors follow :mod:`jupyter_jcli.mcp._results`. Only JSON-RPC goes to stdout
+(the SDK's stdio transport points fd 1 at stderr while serving); logs go to stderr.
+
+Run as ``jcli-notebook-output [--root PATH ...]``, ``j-cli mcp serve [--root PATH ...]`` or
+``python -m jupyter_jcli.mcp.readonly [--root PATH ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from jupyter_jcli import __version__
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+from jupyter_jcli.mcp._readonly_schema import (
+    INPUT_SCHEMA,
+    OUTPUT_SCHEMA,
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    TOOL_TITLE,
+)
+from jupyter_jcli.mcp._results import exception_result, protocol_result
+from jupyter_jcli.mcp._roots import (
+    ensure_pair_inside_roots,
+    resolve_in_roots,
+    roots_from_paths,
+    roots_from_uris,
+)
+
+__all__ = ["ROOTS_TIMEOUT_SECONDS", "SERVER_NAME", "build_server", "main", "serve", "tool"]
+
+SERVER_NAME = "jcli-notebook-output"
+ROOTS_TIMEOUT_SECONDS = 10.0
+"""How long a call waits for the client's answer to ``roots/list``."""
+
+_ROOTS_INPUT_KEY = "roots"
+_READ_OPTIONS = ("mime_type", "supported_mime_types", "offset", "limit")
+_INSTRUCTIONS = (
+    "Reads the outputs saved in Jupyter notebooks (.ipynb, or a .py paired through jupytext) "
+    "inside the trusted roots, without executing anything. List a cell's outputs first "
+    "(read_notebook_output without output_index), then read the one you need."
+)
+_log = logging.getLogger(__name__)
+
+
+def tool() -> types.Tool:
+    """The ``read_notebook_output`` tool definition (schemas, description, annotations)."""
+    return types.Tool(
+        name=TOOL_NAME,
+        title=TOOL_TITLE,
+        description=TOOL_DESCRIPTION,
+        input_schema=INPUT_SCHEMA,
+        output_schema=OUTPUT_SCHEMA,
+        annotations=types.ToolAnnotations(
+            title=TOOL_TITLE,
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Request:
+    path: str
+    cell_index: Any
+    output_index: Any | None
+    read_options: dict[str, Any]
+
+
+def _parse_arguments(arguments: Mapping[str, Any] | None) -> _Request:
+    """Check argument names and JSON types; value ranges are the protocol's to judge."""
+    args = dict(arguments or {})
+    unknown = sorted(set(args) - set(INPUT_SCHEMA["properties"]))
+    if unknown:
+        raise UsageError(f"Unknown argument(s): {', '.join(unknown)}.", {"unknown": unknown})
+    path = args.get("path")
+    if not isinstance(path, str) or not path:
+        raise UsageError("'path' must be a non-empty string.", {"parameter": "path"})
+    if "cell_index" not in args:
+        raise UsageError("'cell_index' is required.", {"parameter": "cell_index"})
+    mime_type = args.get("mime_type")
+    if mime_type is not None and not isinstance(mime_type, str):
+        raise UsageError("'mime_type' must be a string.", {"parameter": "mime_type"})
+    supported = args.get("supported_mime_types")
+    if supported is not None and not (
+        isinstance(supported, list) and all(isinstance(item, str) for item in supported)
+    ):
+        raise UsageError(
+            "'supported_mime_types' must be a list of strings.",
+            {"parameter": "supported_mime_types"},
+        )
+    output_index = args.get("output_index")
+    read_options = {key: args[key] for key in _READ_OPTIONS if args.get(key) is not None}
+    if output_index is None and read_options:
+        raise UsageError(
+            f"{', '.join(sorted(read_options))} apply to reading one output: add output_index.",
+            {"parameters": sorted(read_options)},
+        )
+    return _Request(path, args["cell_index"], output_index, read_options)
+
+
+def _run_protocol(request: _Request, roots: Sequence[Path]) -> dict[str, Any]:
+    """Path checks, then one protocol call (blocking: run in a worker thread)."""
+    from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
+
+    path = resolve_in_roots(request.path, roots)
+    if path.suffix.lower() == ".py" and path.is_file():
+        ensure_pair_inside_roots(path, roots)
+    if request.output_index is None:
+        return list_notebook_outputs(path, request.cell_index)
+    return read_notebook_output(
+        path, request.cell_index, request.output_index, **request.read_options
+    )
+
+
+async def _client_roots(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> tuple[Path, ...] | types.InputRequiredResult:
+    """The roots the client supplies for this call, or the request asking for them."""
+    capabilities = ctx.session.client_capabilities
+    declared = capabilities is not None and capabilities.roots is not None
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        answer = (params.input_responses or {}).get(_ROOTS_INPUT_KEY)
+        if isinstance(answer, types.ListRootsResult):
+            return roots_from_uris(str(root.uri) for root in answer.roots)
+        if declared:
+            return types.InputRequiredResult(
+                input_requests={_ROOTS_INPUT_KEY: types.ListRootsRequest()}
+            )
+        return ()
+    if not declared:
+        return ()
+    try:
+        with anyio.fail_after(ROOTS_TIMEOUT_SECONDS + 1):
+            listed = await ctx.session.send_request(
+                types.ListRootsRequest(),
+                types.ListRootsResult,
+                request_read_timeout_seconds=ROOTS_TIMEOUT_SECONDS,
+            )
+    except (MCPError, ValidationError, TimeoutError) as err:
+        _log.warning("roots/list failed: %s: %s", type(err).__name__, err)
+        raise JcliError(
+            ErrorCode.ROOTS_REQUIRED,
+            "The client did not answer roots/list; start the server with --root PATH.",
+            {"client_supports_roots": True, "reason": type(err).__name__},
+        ) from err
+    return roots_from_uris(str(root.uri) for root in listed.roots)
+
+
+def build_server(roots: Sequence[Path] | None = None) -> Server[Any]:
+    """The MCP server object (not yet running).
+
+    Args:
+        roots: resolved trusted roots (see :func:`jupyter_jcli.mcp._roots.roots_from_paths`);
+            None or empty: use the roots the client supplies at each call.
+
+    Returns:
+        A low-level ``mcp.server.lowlevel.Server`` serving ``tools/list`` and ``tools/call``.
+    """
+    fixed = tuple(roots or ())
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        if params.name != TOOL_NAME:
+            return exception_result(
+                UsageError(f"Unknown tool {params.name!r}.", {"tools": [TOOL_NAME]})
+            )
+        try:
+            request = _parse_arguments(params.arguments)
+            roots: Sequence[Path] = fixed
+            if not roots:
+                supplied = await _client_roots(ctx, params)
+                if isinstance(supplied, types.InputRequiredResult):
+                    return supplied
+                roots = supplied
+                if not roots:
+                    raise JcliError(
+                        ErrorCode.ROOTS_REQUIRED,
+                        "No trusted roots: the server has no --root and the client supplied "
+                        "no file:// roots.",
+                        {"client_supports_roots": _client_declares_roots(ctx)},
+                    )
+            document = await anyio.to_thread.run_sync(_run_protocol, request, roots)
+        except Exception as err:
+            return exception_result(err)
+        return protocol_result(document)
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        title="Jupyter saved outputs (jupyter-jcli, read-only)",
+        instructions=_INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _client_declares_roots(ctx: ServerRequestContext[Any]) -> bool:
+    capabilities = ctx.session.client_capabilities
+    return capabilities is not None and capabilities.roots is not None
+
+
+async def serve(roots: Sequence[Path] | None = None) -> None:
+    """Serve MCP over this process's stdin/stdout until stdin closes.
+
+    Args:
+        roots: resolved trusted roots; None or empty: the client's roots.
+    """
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(roots)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def configure_logging() -> None:
+    """Send log records to stderr (never stdout, which carries JSON-RPC)."""
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="%(name)s %(levelname)s: %(message)s"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console-script entry point of ``jcli-notebook-output``.
+
+    Args:
+        argv: arguments after the program name (``sys.argv[1:]`` when None):
+            ``[--root PATH ...]``.
+
+    Returns:
+        0 when stdin closes; 2 when a ``--root`` does not exist (the error JSON is written to
+        stderr, since stdout belongs to JSON-RPC).
+    """
+    parser = argparse.ArgumentParser(
+        prog=SERVER_NAME,
+        description="Read-only MCP server (stdio): the read_notebook_output tool.",
+    )
+    parser.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="A trusted folder (repeatable). Without it, the client's roots are used.",
+    )
+    parser.add_argument("--version", action="version", version=f"{SERVER_NAME} {__version__}")
+    options = parser.parse_args(argv)
+    configure_logging()
+    try:
+        roots = roots_from_paths(options.root)
+    except JcliError as err:
+        from jupyter_jcli.mcp._results import json_text
+
+        print(json_text(err.to_dict()), file=sys.stderr)
+        return 2
+    anyio.run(serve, roots)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
