@@ -1,0 +1,84 @@
+"""Kernels: one persistent kernel per notebook behind a transport-neutral async interface.
+
+- :class:`KernelPool`: one :class:`NotebookKernel` per resolved notebook path, started lazily
+  on its first execution, in the notebook's folder, with the notebook's kernelspec
+  (:func:`kernelspec_name_from_metadata`); :meth:`KernelPool.shutdown_all` at exit.
+- :class:`NotebookKernel`: :meth:`~NotebookKernel.execute` (bounded by a timeout, never two at
+  once, stdin refused, death detected) -> :class:`ExecutionResult`;
+  :meth:`~NotebookKernel.evaluate` (silent, for inspection) -> :class:`EvaluationResult`;
+  ``interrupt``, ``restart`` (new epoch), ``shutdown``, ``info`` -> :class:`KernelInfo`.
+  Each start and restart mints a new epoch, the stamp freshness is judged against
+  (:func:`jupyter_jcli.analysis.fresh_cells`).
+- :class:`KernelBackend`: the transport (:class:`LocalBackend` on ``jupyter_client``; a
+  Jupyter Server backend fits behind the same protocol).
+- :class:`OutputCollector`, :class:`DisplayRegistry`: the pure translation of iopub messages
+  into nbformat v4 outputs (streams, ``\\r``, ``clear_output``, display updates).
+
+Errors: :class:`~jupyter_jcli.errors.KernelError` with ``KERNELSPEC_NOT_FOUND``,
+``KERNEL_START_FAILED``, ``KERNEL_BUSY``, ``KERNEL_NOT_RUNNING`` (callers report a ``died``
+result as ``KERNEL_DIED``). ``jupyter_client`` and ``zmq`` are imported only when a kernel starts.
+"""
+
+from __future__ import annotations
+
+from jupyter_jcli.kernels._backend import BackendFactory, KernelBackend
+from jupyter_jcli.kernels._config import (
+    DEFAULT_BUSY_WAIT,
+    DEFAULT_EXECUTE_TIMEOUT,
+    DEFAULT_KERNELSPEC,
+    DEFAULT_STARTUP_TIMEOUT,
+    EXECUTE_TIMEOUT_ENV,
+    POLL_INTERVAL,
+    SETTLE_TIMEOUT,
+    SHUTDOWN_TIMEOUT,
+    execute_timeout,
+    kernelspec_name_from_metadata,
+)
+from jupyter_jcli.kernels._kernel import NotebookKernel
+from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
+from jupyter_jcli.kernels._pool import KernelPool
+from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
+from jupyter_jcli.kernels._types import (
+    DisplayUpdate,
+    EvaluationResult,
+    ExecutionResult,
+    ExecutionStatus,
+    ExpressionValue,
+    KernelInfo,
+    KernelMessage,
+    KernelState,
+    Output,
+    OutputCallback,
+)
+
+__all__ = [
+    "DEFAULT_BUSY_WAIT",
+    "DEFAULT_EXECUTE_TIMEOUT",
+    "DEFAULT_KERNELSPEC",
+    "DEFAULT_STARTUP_TIMEOUT",
+    "EXECUTE_TIMEOUT_ENV",
+    "POLL_INTERVAL",
+    "SETTLE_TIMEOUT",
+    "SHUTDOWN_TIMEOUT",
+    "BackendFactory",
+    "DisplayRegistry",
+    "DisplayUpdate",
+    "EvaluationResult",
+    "ExecutionResult",
+    "ExecutionStatus",
+    "ExpressionValue",
+    "KernelBackend",
+    "KernelInfo",
+    "KernelMessage",
+    "KernelPool",
+    "KernelState",
+    "LocalBackend",
+    "NotebookKernel",
+    "Output",
+    "OutputCallback",
+    "OutputCollector",
+    "execute_timeout",
+    "installed_kernelspecs",
+    "kernelspec_name_from_metadata",
+    "message_type",
+]

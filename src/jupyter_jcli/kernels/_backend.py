@@ -1,0 +1,91 @@
+"""The transport-neutral kernel backend interface.
+
+A backend is one kernel reached over one transport: the local backend
+(:class:`~jupyter_jcli.kernels.LocalBackend`, ``jupyter_client`` over ZMQ) or a Jupyter Server
+backend (REST to start and stop, a WebSocket for messages). Everything above it (the execution
+loop, output translation, timeouts, locking, epochs) is shared and lives in
+:class:`~jupyter_jcli.kernels.NotebookKernel`.
+
+A backend object serves one kernel life: :meth:`KernelBackend.start` once, then
+:meth:`KernelBackend.shutdown` once. A restart is a shutdown and a fresh backend object, so an
+execution still waiting on the old kernel sees it end instead of waiting on a new kernel that
+never received its request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from jupyter_jcli.kernels._types import KernelMessage
+
+__all__ = ["BackendFactory", "KernelBackend"]
+
+
+@runtime_checkable
+class KernelBackend(Protocol):
+    """One kernel behind one transport. Every method is bounded by its arguments."""
+
+    @property
+    def pid(self) -> int | None:
+        """The kernel process id when the kernel runs on this machine, else ``None``."""
+        ...
+
+    async def start(self, *, kernelspec_name: str, cwd: Path, startup_timeout: float) -> None:
+        """Start the kernel and wait until it answers ``kernel_info``.
+
+        Args:
+            kernelspec_name: the installed kernelspec to launch.
+            cwd: the kernel's working directory.
+            startup_timeout: seconds to wait for the kernel to be ready.
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``installed``: the kernelspec names
+                available) or ``KERNEL_START_FAILED``.
+        """
+        ...
+
+    async def is_alive(self) -> bool:
+        """Whether the kernel is still running."""
+        ...
+
+    async def send_execute(
+        self,
+        code: str,
+        *,
+        silent: bool,
+        store_history: bool,
+        user_expressions: Mapping[str, str],
+    ) -> str:
+        """Send an ``execute_request`` with ``allow_stdin: false``; return its ``msg_id``.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when the backend is not started.
+        """
+        ...
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        """The next iopub message (any parent), or ``None`` after ``timeout`` seconds."""
+        ...
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        """The next shell reply (any parent), or ``None`` after ``timeout`` seconds."""
+        ...
+
+    async def interrupt(self) -> None:
+        """Interrupt the running code (SIGINT or ``interrupt_request``, per kernelspec)."""
+        ...
+
+    async def shutdown(self, *, now: bool, timeout: float) -> None:
+        """Stop the kernel and release its resources; never raises.
+
+        Args:
+            now: kill at once instead of asking the kernel to shut down.
+            timeout: seconds a graceful shutdown may take before the kernel is killed.
+        """
+        ...
+
+
+BackendFactory = Callable[[], KernelBackend]
+"""Makes a fresh, unstarted backend (one per kernel life)."""

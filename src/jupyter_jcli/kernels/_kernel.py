@@ -1,0 +1,409 @@
+"""The kernel of one notebook: lazy start, epochs, one execution at a time, bounded waits."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._backend import BackendFactory, KernelBackend
+from jupyter_jcli.kernels._config import (
+    DEFAULT_BUSY_WAIT,
+    DEFAULT_KERNELSPEC,
+    DEFAULT_STARTUP_TIMEOUT,
+    SHUTDOWN_TIMEOUT,
+    execute_timeout,
+)
+from jupyter_jcli.kernels._local import LocalBackend
+from jupyter_jcli.kernels._run import run_request
+from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
+from jupyter_jcli.kernels._types import (
+    EvaluationResult,
+    ExecutionResult,
+    ExpressionValue,
+    KernelInfo,
+    KernelState,
+    OutputCallback,
+)
+
+__all__ = ["NotebookKernel"]
+
+
+class NotebookKernel:
+    """The kernel of one notebook, started lazily on the first :meth:`execute`.
+
+    The kernel runs in the notebook's folder. Each start and restart mints a new epoch (a
+    random hex id): results are stamped with it and freshness is judged against it (see
+    :func:`jupyter_jcli.analysis.fresh_cells`). Executions never overlap: each holds the kernel
+    (an ``anyio`` lock); a second request waits up to ``busy_wait`` seconds, then fails with
+    ``KERNEL_BUSY``. Use :meth:`hold` to keep the kernel for a batch of cells.
+
+    Args:
+        notebook_path: the notebook; resolved to an absolute path.
+        kernelspec_name: the kernelspec to start (see
+            :func:`~jupyter_jcli.kernels.kernelspec_name_from_metadata`). Changing the
+            attribute later takes effect at the next start or restart.
+        backend_factory: makes one backend per kernel life (default: :class:`LocalBackend`).
+        startup_timeout: seconds a start may take.
+    """
+
+    def __init__(
+        self,
+        notebook_path: str | Path,
+        *,
+        kernelspec_name: str = DEFAULT_KERNELSPEC,
+        backend_factory: BackendFactory = LocalBackend,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    ) -> None:
+        self.notebook_path = Path(notebook_path).resolve()
+        self.cwd = self.notebook_path.parent
+        self.kernelspec_name = kernelspec_name
+        self._factory = backend_factory
+        self._startup_timeout = startup_timeout
+        self._backend: KernelBackend | None = None
+        self._running_spec = kernelspec_name
+        self._epoch: str | None = None
+        self._dead = False
+        self._exec_lock = anyio.Lock()
+        self._life_lock = anyio.Lock()
+        self._owner: int | None = None
+        self._running_cell: str | None = None
+        self._busy_since = 0.0
+        self._registry = DisplayRegistry()
+
+    @property
+    def epoch(self) -> str | None:
+        """The live kernel's epoch; ``None`` when not started, shut down or known dead."""
+        return None if self._dead else self._epoch
+
+    async def is_alive(self) -> bool:
+        """Whether a kernel is running (a dead one is noted: the next execute replaces it)."""
+        backend = self._backend
+        if backend is None or self._dead:
+            return False
+        if await backend.is_alive():
+            return True
+        if backend is self._backend:
+            self._dead = True
+        return False
+
+    async def info(self) -> KernelInfo:
+        """The kernel's state, epoch, kernelspec and pid (checks that the process lives)."""
+        state: KernelState
+        alive = await self.is_alive()
+        if self._dead:
+            state = "dead"
+        elif not alive:
+            state = "not_started"
+        else:
+            state = "busy" if self._exec_lock.locked() else "idle"
+        backend = self._backend
+        return KernelInfo(
+            notebook_path=self.notebook_path,
+            state=state,
+            epoch=self.epoch if alive else None,
+            kernelspec_name=self._running_spec if alive else self.kernelspec_name,
+            pid=backend.pid if alive and backend is not None else None,
+            cwd=self.cwd,
+            running_cell=self._running_cell if state == "busy" else None,
+        )
+
+    @asynccontextmanager
+    async def hold(self, *, busy_wait: float = DEFAULT_BUSY_WAIT) -> AsyncIterator[None]:
+        """Hold the kernel for several executions by this task (re-entrant within the task).
+
+        Args:
+            busy_wait: seconds to wait for another holder to finish; 0 refuses at once.
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
+                ``busy_for_s``, ``busy_wait_s``) when the kernel stays held.
+        """
+        me = anyio.get_current_task().id
+        if self._owner == me:
+            yield
+            return
+        acquired = False
+        if busy_wait > 0:
+            with anyio.move_on_after(busy_wait):
+                await self._exec_lock.acquire()
+                acquired = True
+        else:
+            try:
+                self._exec_lock.acquire_nowait()
+                acquired = True
+            except anyio.WouldBlock:
+                pass
+        if not acquired:
+            raise KernelError(
+                ErrorCode.KERNEL_BUSY,
+                "the kernel is running another execution; wait for it, or interrupt it",
+                {
+                    "notebook_path": str(self.notebook_path),
+                    "running_cell": self._running_cell,
+                    "busy_for_s": round(time.monotonic() - self._busy_since, 3),
+                    "busy_wait_s": busy_wait,
+                },
+            )
+        self._owner = me
+        self._busy_since = time.monotonic()
+        try:
+            yield
+        finally:
+            self._owner = None
+            self._running_cell = None
+            self._exec_lock.release()
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        cell_key: str | None = None,
+        timeout: float | None = None,
+        on_output: OutputCallback | None = None,
+        busy_wait: float = DEFAULT_BUSY_WAIT,
+    ) -> ExecutionResult:
+        """Run ``code`` as a notebook cell (history kept, execution count bumped).
+
+        Starts the kernel first if none runs (a dead one is replaced: ``kernel_restarted``).
+        stdin is not offered: ``input()`` raises at once in the kernel (ipykernel:
+        ``StdinNotImplementedError``) and shows as an error output.
+
+        Args:
+            code: the cell source.
+            cell_key: the cell's name: its outputs' display ids are recorded so later
+                ``update_display_data`` reach them (:attr:`ExecutionResult.display_updates`);
+                its earlier ones are forgotten. ``None`` for code that is not a cell.
+            timeout: seconds before the run is interrupted and reported ``timeout``; ``None``
+                uses ``JUPYTER_JCLI_EXECUTE_TIMEOUT`` or 600 s. Then the kernel gets up to
+                10 s to go idle, else it is shut down (the next execute starts a new one).
+            on_output: called with each output as it arrives (progress).
+            busy_wait: seconds to wait while another execution holds the kernel.
+
+        Returns:
+            The :class:`ExecutionResult`; ``status`` ``died`` when the kernel process ended
+            (the caller reports ``KERNEL_DIED`` naming the cell).
+
+        Raises:
+            KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            UsageError: ``USAGE_ERROR`` for an invalid timeout.
+        """
+        limit = execute_timeout(timeout)
+        async with self.hold(busy_wait=busy_wait):
+            restarted = await self._ensure_started()
+            backend, epoch = self._live()
+            self._running_cell = cell_key
+            collector = OutputCollector(self._registry, cell_key)
+            try:
+                outcome = await run_request(
+                    backend, code, collector=collector, timeout=limit, on_output=on_output
+                )
+            finally:
+                collector.finish()
+            await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
+            reply = outcome.reply
+            count = reply.get("execution_count")
+            error = outcome.status == "error"
+            return ExecutionResult(
+                status=outcome.status,
+                outputs=collector.outputs,
+                execution_count=count if isinstance(count, int) else collector.execution_count,
+                epoch=epoch,
+                kernel_restarted=restarted,
+                duration_s=outcome.duration_s,
+                ename=_str_or_none(reply.get("ename")) if error else None,
+                evalue=_str_or_none(reply.get("evalue")) if error else None,
+                display_updates=collector.display_updates,
+            )
+
+    async def evaluate(
+        self,
+        code: str,
+        *,
+        user_expressions: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        busy_wait: float = DEFAULT_BUSY_WAIT,
+    ) -> EvaluationResult:
+        """Run ``code`` silently for inspection: ``silent: true, store_history: false``.
+
+        The execution count does not move, nothing enters the history (``_``, ``Out``, ``In``
+        unchanged) and no ``execute_result`` is displayed. Variables the code assigns do land
+        in the user namespace: prefer ``user_expressions`` (evaluated after the code, each
+        returned as a MIME bundle) and underscore-prefixed helpers you delete afterwards.
+        Never starts a kernel.
+
+        Args:
+            code: statements to run first (may be ``""``).
+            user_expressions: ``{name: expression}``.
+            timeout: as for :meth:`execute`.
+            busy_wait: as for :meth:`execute`.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists; ``KERNEL_BUSY``.
+            UsageError: ``USAGE_ERROR`` for an invalid timeout.
+        """
+        limit = execute_timeout(timeout)
+        async with self.hold(busy_wait=busy_wait):
+            if not await self.is_alive():
+                raise KernelError(
+                    ErrorCode.KERNEL_NOT_RUNNING,
+                    "no live kernel for this notebook; execute a cell first",
+                    {"notebook_path": str(self.notebook_path), "state": (await self.info()).state},
+                )
+            backend, epoch = self._live()
+            collector = OutputCollector()
+            outcome = await run_request(
+                backend,
+                code,
+                collector=collector,
+                timeout=limit,
+                silent=True,
+                user_expressions=dict(user_expressions or {}),
+            )
+            await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
+        outputs = collector.outputs
+        reply = outcome.reply
+        error = outcome.status == "error"
+        return EvaluationResult(
+            status=outcome.status,
+            stdout=_stream_text(outputs, "stdout"),
+            stderr=_stream_text(outputs, "stderr"),
+            result_text="".join(
+                _plain(o.get("data")) for o in outputs if o["output_type"] == "execute_result"
+            ),
+            expressions=_expressions(reply.get("user_expressions")),
+            outputs=outputs,
+            epoch=epoch,
+            duration_s=outcome.duration_s,
+            ename=_str_or_none(reply.get("ename")) if error else None,
+            evalue=_str_or_none(reply.get("evalue")) if error else None,
+        )
+
+    async def interrupt(self) -> None:
+        """Interrupt the running execution (it then ends with ``KeyboardInterrupt``).
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists.
+        """
+        backend = self._backend
+        if backend is None or not await self.is_alive():
+            raise KernelError(
+                ErrorCode.KERNEL_NOT_RUNNING,
+                "no live kernel to interrupt",
+                {"notebook_path": str(self.notebook_path)},
+            )
+        await backend.interrupt()
+
+    async def restart(self) -> str:
+        """Shut the kernel down (if any) and start a new one; returns the new epoch.
+
+        An execution still running on the old kernel ends with status ``died``.
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+        """
+        async with self._life_lock:
+            await self._stop(now=False)
+            await self._start()
+            assert self._epoch is not None
+            return self._epoch
+
+    async def shutdown(self, *, now: bool = False) -> None:
+        """Stop the kernel (graceful for up to 5 s unless ``now``, then killed). Idempotent."""
+        async with self._life_lock:
+            await self._stop(now=now)
+
+    def forget_cell(self, cell_key: str) -> None:
+        """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
+        self._registry.forget(cell_key)
+
+    async def _ensure_started(self) -> bool:
+        """Start a kernel if none is alive; ``True`` when it replaces one that died."""
+        async with self._life_lock:
+            if self._backend is not None and await self.is_alive():
+                return False
+            replaced = self._backend is not None or self._dead
+            await self._stop(now=True)
+            await self._start()
+            return replaced
+
+    async def _start(self) -> None:
+        backend = self._factory()
+        spec = self.kernelspec_name
+        await backend.start(
+            kernelspec_name=spec, cwd=self.cwd, startup_timeout=self._startup_timeout
+        )
+        self._backend = backend
+        self._running_spec = spec
+        self._epoch = uuid.uuid4().hex
+        self._dead = False
+        self._registry.clear()
+
+    async def _stop(self, *, now: bool) -> None:
+        backend = self._backend
+        self._backend = None
+        self._epoch = None
+        self._dead = False
+        self._registry.clear()
+        if backend is not None:
+            await backend.shutdown(now=now, timeout=SHUTDOWN_TIMEOUT)
+
+    def _live(self) -> tuple[KernelBackend, str]:
+        backend, epoch = self._backend, self._epoch
+        if backend is None or epoch is None:
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not started")
+        return backend, epoch
+
+    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> None:
+        """Mark the kernel dead when it died, or kill it when it would not settle."""
+        if backend is not self._backend:
+            return
+        if not alive or not settled:
+            self._dead = True
+            await backend.shutdown(now=True, timeout=SHUTDOWN_TIMEOUT)
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _plain(data: Any) -> str:
+    if isinstance(data, Mapping):
+        text = data.get("text/plain", "")
+        return "".join(text) if isinstance(text, list) else str(text)
+    return ""
+
+
+def _stream_text(outputs: list[dict[str, Any]], name: str) -> str:
+    return "".join(
+        str(o.get("text", ""))
+        for o in outputs
+        if o["output_type"] == "stream" and o["name"] == name
+    )
+
+
+def _expressions(raw: Any) -> dict[str, ExpressionValue]:
+    if not isinstance(raw, Mapping):
+        return {}
+    values: dict[str, ExpressionValue] = {}
+    for name, raw_item in raw.items():
+        item: Mapping[str, Any] = raw_item if isinstance(raw_item, Mapping) else {}
+        data = item.get("data")
+        bundle = dict(data) if isinstance(data, Mapping) else {}
+        if item.get("status") == "ok":
+            values[str(name)] = ExpressionValue("ok", _plain(bundle), bundle)
+        else:
+            values[str(name)] = ExpressionValue(
+                "error",
+                "",
+                bundle,
+                ename=_str_or_none(item.get("ename")),
+                evalue=_str_or_none(item.get("evalue")),
+            )
+    return values

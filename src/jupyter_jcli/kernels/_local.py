@@ -1,0 +1,202 @@
+"""The local backend: a kernel process on this machine through ``jupyter_client``.
+
+``jupyter_client`` (and ``zmq``) are imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._types import KernelMessage
+
+if TYPE_CHECKING:
+    from jupyter_client.asynchronous.client import AsyncKernelClient
+    from jupyter_client.manager import AsyncKernelManager
+
+__all__ = ["LocalBackend", "installed_kernelspecs"]
+
+_log = logging.getLogger(__name__)
+
+
+def installed_kernelspecs() -> list[str]:
+    """Names of the kernelspecs ``jupyter_client`` finds on this machine, sorted."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    return sorted(KernelSpecManager().find_kernel_specs())
+
+
+def _encrypt_if_supported(km: AsyncKernelManager) -> None:
+    """Let ``jupyter_client`` (>= 8.10) provision CurveZMQ keys when the kernelspec supports
+    them, so kernel traffic on the loopback TCP ports is encrypted."""
+    import zmq
+
+    if km.has_trait("transport_encryption") and zmq.has("curve"):
+        km.transport_encryption = "auto"
+
+
+def _kernel_stdout() -> int:
+    """Where the kernel process's own stdout goes: our stderr (fd 2), never our stdout, which
+    may carry a protocol (MCP JSON-RPC); ``DEVNULL`` when fd 2 is closed."""
+    try:
+        os.fstat(2)
+    except OSError:
+        return subprocess.DEVNULL
+    return 2
+
+
+class LocalBackend:
+    """A local kernel process (``AsyncKernelManager`` + ``AsyncKernelClient``).
+
+    Implements :class:`~jupyter_jcli.kernels.KernelBackend`. The client opens the shell,
+    iopub and control channels only: stdin is never offered, so ``input()`` fails at once.
+    """
+
+    def __init__(self) -> None:
+        self._km: AsyncKernelManager | None = None
+        self._kc: AsyncKernelClient | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The kernel process id while started, else ``None``."""
+        if self._km is None or self._km.provisioner is None:
+            return None
+        pid = getattr(self._km.provisioner, "pid", None)
+        return pid if isinstance(pid, int) else None
+
+    async def start(self, *, kernelspec_name: str, cwd: Path, startup_timeout: float) -> None:
+        """Launch the kernel in ``cwd`` and wait (bounded) until it answers ``kernel_info``.
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``, ``installed``) or
+                ``KERNEL_START_FAILED`` (details: ``kernelspec``, ``cwd``, ``reason``).
+        """
+        from jupyter_client.manager import AsyncKernelManager
+
+        installed = installed_kernelspecs()
+        if kernelspec_name not in installed:
+            raise KernelError(
+                ErrorCode.KERNELSPEC_NOT_FOUND,
+                f"kernelspec {kernelspec_name!r} is not installed; install it or set the "
+                f"notebook's kernelspec to one of: {', '.join(installed) or '(none)'}",
+                {"kernelspec": kernelspec_name, "installed": installed},
+            )
+        km = AsyncKernelManager(kernel_name=kernelspec_name)
+        _encrypt_if_supported(km)
+        self._km = km
+        try:
+            with anyio.fail_after(startup_timeout):
+                await km.start_kernel(cwd=str(cwd), stdout=_kernel_stdout())
+                kc = km.client()
+                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
+                self._kc = kc
+                await kc.wait_for_ready(timeout=startup_timeout)
+        except Exception as exc:
+            reason = (
+                f"not ready within {startup_timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            await self.shutdown(now=True, timeout=1.0)
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                f"kernel {kernelspec_name!r} failed to start: {reason}",
+                {"kernelspec": kernelspec_name, "cwd": str(cwd), "reason": reason},
+            ) from exc
+
+    async def is_alive(self) -> bool:
+        """Whether the kernel process is running."""
+        if self._km is None:
+            return False
+        return bool(await self._km.is_alive())
+
+    async def send_execute(
+        self,
+        code: str,
+        *,
+        silent: bool,
+        store_history: bool,
+        user_expressions: Mapping[str, str],
+    ) -> str:
+        """Send an ``execute_request`` (``allow_stdin: false``); return its ``msg_id``.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start` or after :meth:`shutdown`.
+        """
+        kc = self._client()
+        msg_id = kc.execute(
+            code,
+            silent=silent,
+            store_history=store_history,
+            user_expressions=dict(user_expressions),
+            allow_stdin=False,
+            stop_on_error=True,
+        )
+        return str(msg_id)
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        """The next iopub message, or ``None`` after ``timeout`` seconds."""
+        try:
+            msg: dict[str, Any] = await self._client().get_iopub_msg(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+        return msg
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        """The next shell reply, or ``None`` after ``timeout`` seconds."""
+        try:
+            msg: dict[str, Any] = await self._client().get_shell_msg(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+        return msg
+
+    async def interrupt(self) -> None:
+        """Interrupt the kernel as its kernelspec says (SIGINT for ipykernel).
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when there is no kernel process.
+        """
+        if self._km is None or not await self.is_alive():
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
+        await self._km.interrupt_kernel()
+
+    async def shutdown(self, *, now: bool, timeout: float) -> None:
+        """Stop channels, then the kernel (graceful up to ``timeout`` s, then killed)."""
+        kc, km = self._kc, self._km
+        self._kc = None
+        self._km = None
+        if kc is not None:
+            try:
+                kc.stop_channels()
+            except Exception:  # a half-open channel must not keep the kernel alive
+                _log.debug("stop_channels failed", exc_info=True)
+        if km is None:
+            return
+        with anyio.CancelScope(shield=True):
+            graceful = False
+            if not now:
+                with anyio.move_on_after(timeout):
+                    try:
+                        await km.shutdown_kernel(now=False)
+                        graceful = True
+                    except Exception:
+                        _log.debug("graceful kernel shutdown failed", exc_info=True)
+            if not graceful:
+                with anyio.move_on_after(max(timeout, 1.0)):
+                    try:
+                        await km.shutdown_kernel(now=True)
+                    except Exception:
+                        _log.debug("kernel kill failed", exc_info=True)
+
+    def _client(self) -> AsyncKernelClient:
+        if self._kc is None:
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not started")
+        return self._kc

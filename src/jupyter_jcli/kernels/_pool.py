@@ -1,0 +1,96 @@
+"""The kernels of a process: one :class:`NotebookKernel` per notebook path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import TracebackType
+
+import anyio
+
+from jupyter_jcli.kernels._backend import BackendFactory
+from jupyter_jcli.kernels._config import DEFAULT_STARTUP_TIMEOUT
+from jupyter_jcli.kernels._kernel import NotebookKernel
+from jupyter_jcli.kernels._local import LocalBackend
+
+__all__ = ["KernelPool"]
+
+
+class KernelPool:
+    """One kernel per notebook, keyed by the resolved notebook path; nothing starts until a
+    kernel's first execution.
+
+    Use as ``async with KernelPool() as pool:`` so every kernel is shut down on exit, or call
+    :meth:`shutdown_all` yourself (server exit, SIGTERM, stdin closed).
+
+    Args:
+        backend_factory: makes one backend per kernel life (default: :class:`LocalBackend`).
+        startup_timeout: seconds a kernel start may take.
+    """
+
+    def __init__(
+        self,
+        *,
+        backend_factory: BackendFactory = LocalBackend,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    ) -> None:
+        self._factory = backend_factory
+        self._startup_timeout = startup_timeout
+        self._kernels: dict[Path, NotebookKernel] = {}
+
+    def kernel(
+        self, notebook_path: str | os.PathLike[str], *, kernelspec_name: str | None = None
+    ) -> NotebookKernel:
+        """The notebook's kernel object, created (not started) on first use.
+
+        Args:
+            notebook_path: the notebook; resolved, so every spelling of a path is one kernel.
+            kernelspec_name: the kernelspec the notebook asks for (see
+                :func:`~jupyter_jcli.kernels.kernelspec_name_from_metadata`); ``None`` keeps
+                the current one (``python3`` for a new kernel). A change applies at the next
+                start or restart; a running kernel is kept.
+        """
+        path = Path(notebook_path).resolve()
+        kernel = self._kernels.get(path)
+        if kernel is None:
+            kernel = NotebookKernel(
+                path,
+                backend_factory=self._factory,
+                startup_timeout=self._startup_timeout,
+            )
+            self._kernels[path] = kernel
+        if kernelspec_name is not None:
+            kernel.kernelspec_name = kernelspec_name
+        return kernel
+
+    def get(self, notebook_path: str | os.PathLike[str]) -> NotebookKernel | None:
+        """The notebook's kernel object if one was created, else ``None`` (creates nothing)."""
+        return self._kernels.get(Path(notebook_path).resolve())
+
+    def kernels(self) -> list[NotebookKernel]:
+        """Every kernel object created so far (started or not)."""
+        return list(self._kernels.values())
+
+    async def shutdown_all(self, *, now: bool = False) -> None:
+        """Shut every kernel down, concurrently; each bounded (graceful up to 5 s, then
+        killed). Shielded from cancellation, so it completes during a server's exit."""
+        kernels = list(self._kernels.values())
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for kernel in kernels:
+                    tg.start_soon(_shutdown, kernel, now)
+
+    async def __aenter__(self) -> KernelPool:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.shutdown_all()
+
+
+async def _shutdown(kernel: NotebookKernel, now: bool) -> None:
+    await kernel.shutdown(now=now)

@@ -1,0 +1,177 @@
+"""Value types of the kernel layer: outputs, display updates, results, kernel info."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "DisplayUpdate",
+    "EvaluationResult",
+    "ExecutionResult",
+    "ExecutionStatus",
+    "ExpressionValue",
+    "KernelInfo",
+    "KernelMessage",
+    "KernelState",
+    "Output",
+    "OutputCallback",
+]
+
+Output = dict[str, Any]
+"""One nbformat v4 output dict (``output_type`` ``stream``, ``display_data``,
+``execute_result`` or ``error``), as https://nbformat.readthedocs.io/en/latest/format_description.html
+defines it. Multiline strings are kept as one ``str``."""
+
+KernelMessage = Mapping[str, Any]
+"""One Jupyter message as a dict: ``header``, ``parent_header``, ``metadata``, ``content``
+(https://jupyter-client.readthedocs.io/en/latest/messaging.html)."""
+
+OutputCallback = Callable[[Output], "Awaitable[None] | None"]
+"""Called with each output as one iopub message produced it (a stream chunk, a display, an
+error, or a display update rendered as ``display_data``). May be sync or async."""
+
+ExecutionStatus = Literal["ok", "error", "timeout", "died"]
+"""``ok``: ran to the end; ``error``: raised (``ename``/``evalue`` set); ``timeout``: ran past
+its timeout and was interrupted; ``died``: the kernel process ended while it ran."""
+
+KernelState = Literal["not_started", "idle", "busy", "dead"]
+"""``not_started``: no kernel (never started, or shut down); ``idle``: alive, nothing running;
+``busy``: an execution holds the kernel; ``dead``: the kernel process ended unexpectedly (the
+next execution starts a new one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayUpdate:
+    """A new MIME bundle for one output of an earlier cell (``update_display_data``).
+
+    Apply it with ``outputs[output_index]["data"] = data`` and ``["metadata"] = metadata``;
+    the output keeps its ``output_type`` (and ``execution_count``).
+
+    Attributes:
+        cell_key: the key (cell name) the earlier execution was given.
+        output_index: index of the output in that cell's outputs.
+        data: the new MIME bundle ``{mime: value}``.
+        metadata: the new output metadata.
+    """
+
+    cell_key: str
+    output_index: int
+    data: dict[str, Any]
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionResult:
+    """What one :meth:`NotebookKernel.execute` returns.
+
+    Attributes:
+        status: see :data:`ExecutionStatus`.
+        outputs: the cell's nbformat v4 outputs, in order.
+        execution_count: the kernel's execution counter for this run, ``None`` when the kernel
+            gave none (it died first).
+        epoch: the kernel epoch the code ran on.
+        kernel_restarted: ``True`` when a new kernel had to be started for this execution
+            because the previous one had died (every cell is stale: new epoch).
+        duration_s: wall time from sending the request to the end, in seconds.
+        ename: exception class name when ``status == "error"``.
+        evalue: exception message when ``status == "error"``.
+        display_updates: new bundles for outputs of earlier cells (see :class:`DisplayUpdate`),
+            one per (cell key, output index), latest content.
+    """
+
+    status: ExecutionStatus
+    outputs: list[Output]
+    execution_count: int | None
+    epoch: str
+    kernel_restarted: bool
+    duration_s: float
+    ename: str | None = None
+    evalue: str | None = None
+    display_updates: list[DisplayUpdate] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ExpressionValue:
+    """One user expression evaluated by :meth:`NotebookKernel.evaluate`.
+
+    Attributes:
+        status: ``"ok"`` or ``"error"``.
+        text: the ``text/plain`` representation (``""`` when the kernel gave none).
+        data: the full MIME bundle the kernel returned.
+        ename: exception class name when the expression raised.
+        evalue: exception message when the expression raised.
+    """
+
+    status: Literal["ok", "error"]
+    text: str
+    data: dict[str, Any]
+    ename: str | None = None
+    evalue: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationResult:
+    """What one silent :meth:`NotebookKernel.evaluate` returns.
+
+    Attributes:
+        status: see :data:`ExecutionStatus`.
+        stdout: everything printed to stdout.
+        stderr: everything printed to stderr.
+        result_text: ``text/plain`` of any ``execute_result`` (kernels rarely send one for
+            silent code), else ``""``.
+        expressions: the user expressions by name.
+        outputs: every output the code produced (display data included).
+        epoch: the kernel epoch it ran on.
+        duration_s: wall time, seconds.
+        ename: exception class name when ``status == "error"``.
+        evalue: exception message when ``status == "error"``.
+    """
+
+    status: ExecutionStatus
+    stdout: str
+    stderr: str
+    result_text: str
+    expressions: dict[str, ExpressionValue]
+    outputs: list[Output]
+    epoch: str
+    duration_s: float
+    ename: str | None = None
+    evalue: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KernelInfo:
+    """The state of one notebook's kernel.
+
+    Attributes:
+        notebook_path: the resolved notebook path the kernel belongs to.
+        state: see :data:`KernelState`.
+        epoch: the live kernel's epoch, ``None`` unless ``state`` is ``idle`` or ``busy``.
+        kernelspec_name: the kernelspec the kernel runs (or will start with).
+        pid: the kernel process id for a local kernel that is alive, else ``None``.
+        cwd: the kernel's working directory (the notebook's folder).
+        running_cell: the cell key of the execution that holds the kernel, when busy.
+    """
+
+    notebook_path: Path
+    state: KernelState
+    epoch: str | None
+    kernelspec_name: str
+    pid: int | None
+    cwd: Path
+    running_cell: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (paths as strings)."""
+        return {
+            "notebook_path": str(self.notebook_path),
+            "state": self.state,
+            "epoch": self.epoch,
+            "kernelspec_name": self.kernelspec_name,
+            "pid": self.pid,
+            "cwd": str(self.cwd),
+            "running_cell": self.running_cell,
+        }
