@@ -14,6 +14,7 @@ import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession, ListRootsFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import FileUrl
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 TOOL = "read_notebook_output"
@@ -62,7 +63,9 @@ def roots_callback(*roots: Path) -> ListRootsFnT:
     """A client ``roots/list`` handler answering with these folders as ``file://`` roots."""
 
     async def list_roots(context: Any) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=root.as_uri()) for root in roots])
+        return types.ListRootsResult(
+            roots=[types.Root(uri=FileUrl(root.as_uri())) for root in roots]
+        )
 
     return list_roots
 

@@ -1,0 +1,179 @@
+"""``jcli-notebook-output`` trusted roots over MCP: --root, client roots (both protocol eras),
+ROOTS_REQUIRED, and path safety (``..``, elsewhere, symlinks, .py pairs, ambiguity)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import anyio
+import jupytext
+import pytest
+from readonly_client import (
+    NOTEBOOKS,
+    TEXT_NB,
+    TOOL,
+    WAIT_SECONDS,
+    call,
+    error_code,
+    module_params,
+    open_session,
+    populate_root,
+    roots_callback,
+)
+
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+MODERN = "2026-07-28"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    return populate_root(tmp_path / "root")
+
+
+async def test_client_roots_are_used_without_root_option(root: Path, tmp_path: Path) -> None:
+    params = module_params()
+    async with open_session(
+        params, tmp_path / "err.log", list_roots_callback=roots_callback(root)
+    ) as session:
+        result, doc = await call(session, path=TEXT_NB, cell_index=9)
+        outside, refused = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+    assert not result.is_error
+    assert doc["source"]["path"] == str(root / TEXT_NB)
+    assert error_code(outside, refused) == "PATH_NOT_ALLOWED"
+
+
+async def test_root_option_wins_over_client_roots(root: Path, tmp_path: Path) -> None:
+    other = populate_root(tmp_path / "other")
+    params = module_params("--root", str(root))
+    async with open_session(
+        params, tmp_path / "err.log", list_roots_callback=roots_callback(other)
+    ) as session:
+        inside, _ = await call(session, path=str(root / TEXT_NB), cell_index=9)
+        result, doc = await call(session, path=str(other / TEXT_NB), cell_index=9)
+    assert not inside.is_error
+    assert error_code(result, doc) == "PATH_NOT_ALLOWED"
+
+
+async def test_no_root_option_and_no_client_roots_is_roots_required(tmp_path: Path) -> None:
+    async with open_session(module_params(), tmp_path / "err.log") as session:
+        result, doc = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+    assert error_code(result, doc) == "ROOTS_REQUIRED"
+    assert doc["details"]["client_supports_roots"] is False
+
+
+async def test_client_with_an_empty_roots_list_is_roots_required(tmp_path: Path) -> None:
+    async with open_session(
+        module_params(), tmp_path / "err.log", list_roots_callback=roots_callback()
+    ) as session:
+        result, doc = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+    assert error_code(result, doc) == "ROOTS_REQUIRED"
+    assert doc["details"]["client_supports_roots"] is True
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+async def test_high_level_client_supplies_roots_in_both_protocol_eras(
+    root: Path, mode: str
+) -> None:
+    """Handshake era: the server sends roots/list. 2026-07-28: it returns an
+    InputRequiredResult carrying a roots/list input request, which the client answers."""
+    with anyio.fail_after(WAIT_SECONDS):
+        async with Client(
+            module_params(), mode=mode, list_roots_callback=roots_callback(root)
+        ) as client:
+            result = await client.call_tool(TOOL, {"path": TEXT_NB, "cell_index": 9})
+        async with Client(module_params(), mode=mode) as client:
+            refused = await client.call_tool(TOOL, {"path": TEXT_NB, "cell_index": 9})
+    assert not result.is_error
+    assert result.structured_content is not None
+    assert result.structured_content["output_count"] == 2
+    assert refused.is_error
+    assert refused.structured_content is not None
+    assert refused.structured_content["code"] == "ROOTS_REQUIRED"
+
+
+async def test_path_safety(root: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    shutil.copyfile(NOTEBOOKS / TEXT_NB, secret / "private.ipynb")
+    (root / "link.ipynb").symlink_to(secret / "private.ipynb")
+    (root / "up").symlink_to(tmp_path, target_is_directory=True)
+    refused = [
+        {"path": "../secret/private.ipynb", "cell_index": 9},
+        {"path": str(root / ".." / "secret" / "private.ipynb"), "cell_index": 9},
+        {"path": str(secret / "private.ipynb"), "cell_index": 9},
+        {"path": str(secret / "does-not-exist.ipynb"), "cell_index": 9},
+        {"path": "/etc/passwd", "cell_index": 0},
+        {"path": "link.ipynb", "cell_index": 9},
+        {"path": str(root / "link.ipynb"), "cell_index": 9, "output_index": 0},
+        {"path": "up/secret/private.ipynb", "cell_index": 9},
+    ]
+    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+        for arguments in refused:
+            result, doc = await call(session, **arguments)
+            assert error_code(result, doc) == "PATH_NOT_ALLOWED", arguments
+            if "secret" not in str(arguments["path"]):  # a symlink's target is never revealed
+                assert str(secret) not in result.content[0].model_dump_json()
+        allowed, _ = await call(session, path="up/root/" + TEXT_NB, cell_index=9)
+    assert not allowed.is_error  # a symlinked way back into the root is still inside
+
+
+def _write_py(notebook_path: Path, py_path: Path, formats: str | None = None) -> None:
+    notebook = json.loads((NOTEBOOKS / TEXT_NB).read_text(encoding="utf-8"))
+    if formats is not None:
+        notebook["metadata"]["jupytext"] = {"formats": formats}
+    notebook_path.parent.mkdir(parents=True, exist_ok=True)
+    notebook_path.write_text(json.dumps(notebook), encoding="utf-8")
+    text = jupytext.writes(jupytext.reads(json.dumps(notebook), fmt="ipynb"), fmt="py:percent")
+    py_path.parent.mkdir(parents=True, exist_ok=True)
+    py_path.write_text(text, encoding="utf-8")
+
+
+async def test_a_py_file_reads_its_paired_notebook_only_inside_the_roots(tmp_path: Path) -> None:
+    proj = (tmp_path / "proj").resolve()
+    _write_py(proj / "pair.ipynb", proj / "pair.py")
+    _write_py(
+        proj / "notebooks" / "split.ipynb",
+        proj / "scripts" / "split.py",
+        formats="notebooks//ipynb,scripts//py:percent",
+    )
+    async with open_session(module_params("--root", str(proj)), tmp_path / "err.log") as session:
+        paired, doc = await call(session, path="pair.py", cell_index=9, output_index=0)
+        split_ok, _ = await call(session, path="scripts/split.py", cell_index=9)
+    assert not paired.is_error
+    assert doc["source"]["kind"] == "py"
+    assert doc["source"]["path"] == str(proj / "pair.ipynb")
+    assert doc["selected"]["mime_type"] == "image/png"
+    assert not split_ok.is_error
+
+    scripts = proj / "scripts"
+    async with open_session(module_params("--root", str(scripts)), tmp_path / "err.log") as session:
+        result, refused = await call(session, path="split.py", cell_index=9)
+    assert error_code(result, refused) == "PATH_NOT_ALLOWED"
+    assert "notebooks" not in json.dumps(refused)
+
+
+async def test_a_relative_path_in_two_roots_is_ambiguous(tmp_path: Path) -> None:
+    first = populate_root(tmp_path / "first")
+    second = populate_root(tmp_path / "second")
+    (first / "only-here.ipynb").write_bytes((NOTEBOOKS / TEXT_NB).read_bytes())
+    params = module_params("--root", str(first), "--root", str(second))
+    async with open_session(params, tmp_path / "err.log") as session:
+        result, doc = await call(session, path=TEXT_NB, cell_index=9)
+        unique, _ = await call(session, path="only-here.ipynb", cell_index=9)
+        absolute, _ = await call(session, path=str(second / TEXT_NB), cell_index=9)
+    assert error_code(result, doc) == "PATH_AMBIGUOUS"
+    assert sorted(doc["details"]["matches"]) == sorted(
+        [str(first / TEXT_NB), str(second / TEXT_NB)]
+    )
+    assert not unique.is_error
+    assert not absolute.is_error
