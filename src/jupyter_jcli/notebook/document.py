@@ -28,6 +28,10 @@ describe the previous source and are stale until the cell runs again (freshness 
 layer's job). Changing the type drops what nbformat forbids for the new type (outputs and
 execution count for Markdown/raw, attachments for code).
 
+Caches (such as ``metadata.jupyter_mcp.summary``) are written by :meth:`Document.set_cell_metadata`
+under the same lock and outside-edit check, but without an undo snapshot: a cache write is not
+a user mutation.
+
 For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
 then the ``.py``. Snapshots hold both, so undo restores both.
@@ -35,20 +39,21 @@ then the ``.py``. Snapshots hold both, so undo restores both.
 
 from __future__ import annotations
 
+import copy
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import _edits
 from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
 from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
-from jupyter_jcli.notebook.names import assign_names, stored_name
+from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
 from jupyter_jcli.notebook.snapshots import SnapshotStore
 
@@ -336,6 +341,66 @@ class Document:
 
         return self._mutate("move_cell", edit)
 
+    def set_cell_metadata(self, key: str, values: Mapping[str, tuple[str, Any]]) -> tuple[str, ...]:
+        """Store ``metadata.jupyter_mcp.<key>`` on cells: a cache write, not a user mutation.
+
+        Same lock, outside-edit check (reload on a changed file) and atomic write as a
+        mutation, but no undo snapshot, no name persisting and no refusal: a cell that no
+        longer exists or whose rev is not the one the value was computed for is skipped (the
+        value describes content that is gone). Cells whose entry already equals the value are
+        not rewritten; nothing is written when no cell changes. The newest snapshot, if the
+        file still held what its mutation wrote, is amended to expect the new bytes
+        (``SnapshotStore.amend_newest``): undo still applies and drops the cache with the
+        mutation it undoes.
+
+        Args:
+            key: the entry under ``metadata.jupyter_mcp`` (not ``"name"``, which mutations own).
+            values: cell name -> ``(rev the value was computed for, JSON value)``.
+
+        Returns:
+            The names of the cells whose metadata was written, in document order.
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` for an empty key or ``"name"``.
+            NotebookError: ``NOTEBOOK_WRITE_FAILED`` and the read codes of :meth:`load`.
+        """
+        if not key or key == "name":
+            raise UsageError(f"Cannot set metadata.jupyter_mcp.{key or '<empty>'} as a cache.")
+        store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
+        with store.lock():
+            disk = tuple(read_file(state.path) for state in self._files)
+            if [state.sha256 for state in disk] != [state.sha256 for state in self._files]:
+                notebook, disk, pair = read_target(self._path)
+                self._pair = pair
+                self._adopt(notebook, disk)
+            else:
+                disk = self._files
+            cells: list[dict[str, Any]] = list(self._notebook["cells"])
+            written: list[str] = []
+            for view in self._views:
+                rev, value = values.get(view.name, ("", None))
+                if rev != view.rev or _metadata_entry(cells[view.index], key) == value:
+                    continue
+                cells[view.index] = _with_metadata_entry(cells[view.index], key, value)
+                written.append(view.name)
+            if not written:
+                return ()
+            new_notebook = dict(self._notebook)
+            new_notebook["cells"] = cells
+            outputs = self._render(new_notebook, disk)
+            changed = [
+                (state.path, state.raw, data)
+                for state, data in zip(disk, outputs, strict=True)
+                if state.raw != data
+            ]
+            write_all(changed)
+            store.amend_newest(changed)
+            files = tuple(
+                written_state(state, data) for state, data in zip(disk, outputs, strict=True)
+            )
+            self._adopt(new_notebook, files)
+        return tuple(written)
+
     # ------------------------------------------------------------------ internals
 
     def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
@@ -428,6 +493,25 @@ def _view(cell: dict[str, Any], name: str, index: int) -> CellView:
         cell_id=cell_id if isinstance(cell_id, str) else None,
         name_stored=stored_name(cell) == name,
     )
+
+
+def _metadata_entry(cell: dict[str, Any], key: str) -> Any:
+    metadata = cell.get("metadata")
+    section = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
+    return section.get(key) if isinstance(section, dict) else None
+
+
+def _with_metadata_entry(cell: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """A copy of ``cell`` with ``metadata.jupyter_mcp.<key> = value`` (other keys kept)."""
+    metadata = cell.get("metadata")
+    new_metadata = dict(metadata) if isinstance(metadata, dict) else {}
+    section = new_metadata.get(METADATA_KEY)
+    new_section = dict(section) if isinstance(section, dict) else {}
+    new_section[key] = copy.deepcopy(value)
+    new_metadata[METADATA_KEY] = new_section
+    new_cell = dict(cell)
+    new_cell["metadata"] = new_metadata
+    return new_cell
 
 
 def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:

@@ -228,6 +228,41 @@ class SnapshotStore:
             shutil.rmtree(old.folder, ignore_errors=True)
         return snapshot
 
+    def amend_newest(self, files: Sequence[tuple[Path, bytes, bytes]]) -> bool:
+        """Record a write that is not a mutation (a cache write) on top of the newest snapshot.
+
+        For each ``(path, content before, content after)`` whose content before is what the
+        newest snapshot's mutation wrote, the snapshot now expects the content after, so that
+        :func:`undo` still applies (and restores the content before that mutation, dropping the
+        cache write with it). Call it holding :meth:`lock`, after the write.
+
+        Returns:
+            Whether the newest snapshot was changed. ``False`` also when its manifest cannot
+            be read or rewritten: undo then refuses with ``UNDO_CONFLICT``, the safe side.
+        """
+        stack = self.snapshots()
+        if not stack:
+            return False
+        newest = stack[-1]
+        moved = {
+            (str(path), hashlib.sha256(before).hexdigest()): hashlib.sha256(after).hexdigest()
+            for path, before, after in files
+        }
+        try:
+            manifest = json.loads((newest.folder / _MANIFEST).read_text(encoding="utf-8"))
+            changed = False
+            for entry in manifest["files"]:
+                after_sha256 = moved.get((entry["path"], entry["after_sha256"]))
+                if after_sha256 is not None:
+                    entry["after_sha256"] = after_sha256
+                    changed = True
+            if changed:
+                data = json.dumps(manifest, indent=1).encode()
+                atomic_write_bytes(newest.folder / _MANIFEST, data)
+        except (OSError, ValueError, KeyError, TypeError, NotebookError):
+            return False
+        return changed
+
     def discard(self, snapshot: Snapshot) -> None:
         """Delete ``snapshot`` (its mutation did not happen, or it was undone)."""
         with contextlib.suppress(OSError):
