@@ -24,8 +24,10 @@ import click
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._cell_edit import cell
 from jupyter_jcli.cli._emit import CliState, emit_error, emit_json
+from jupyter_jcli.cli._hook import hook
 from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
+from jupyter_jcli.cli._setup import setup
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "cli", "main"]
@@ -92,6 +94,8 @@ def cli(ctx: click.Context, json_mode: bool) -> None:
 cli.add_command(notebook)
 cli.add_command(cell)
 cli.add_command(mcp)
+cli.add_command(setup)
+cli.add_command(hook)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

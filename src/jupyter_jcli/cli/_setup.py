@@ -1,0 +1,149 @@
+"""``j-cli setup HOST`` and ``j-cli setup status``: put jupyter-jcli into agent hosts.
+
+Each host command plans the change of the host's config files through :mod:`jupyter_jcli.hosts`
+(imported when the command runs) and applies it, or with ``--dry-run`` prints it as a unified
+diff and writes nothing. ``-j`` prints one JSON document instead:
+``{"schema_version": 1, "status": "ok", "host", "scope", "remove", "dry_run", "changed",
+"changes": [{"path", "action", "diff"}], "notes": [...]}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.errors import SCHEMA_VERSION
+
+__all__ = ["setup"]
+
+_HELP = {
+    "claude": "Claude Code: both MCP servers (.mcp.json or ~/.claude.json) and the guard hook.",
+    "codex": "Codex: both MCP servers and the guard hook in config.toml.",
+    "opencode": "OpenCode: the native read_notebook_output tool and jupyter-mcp (opencode.json).",
+    "dsh": "DSH: the native jupyter-jcli plugin (read_notebook_output and the guard).",
+    "git": "git: ignore **/.j-cli/ in a managed .gitignore block.",
+}
+
+
+@click.group()
+def setup() -> None:
+    """Install jupyter-jcli into an agent host, for one project or for the user.
+
+    Only managed entries are written; running it twice changes nothing; --remove takes away
+    only what setup wrote; --dry-run prints the exact change and writes nothing.
+    """
+
+
+def _host_command(host: str) -> Callable[..., None]:
+    @click.option(
+        "--project", "scope", flag_value="project", default=True, help="This project (default)."
+    )
+    @click.option("--user", "scope", flag_value="user", help="The user's own configuration.")
+    @click.option("--remove", is_flag=True, help="Remove what setup wrote.")
+    @click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
+    @click.option(
+        "--project-root",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        metavar="DIR",
+        help="The project folder (default: the current folder).",
+    )
+    def command(scope: str, remove: bool, dry_run: bool, project_root: Path | None) -> None:
+        from jupyter_jcli.hosts import Scope, setup_host, unified_diff
+
+        result = setup_host(
+            host,  # type: ignore[arg-type]  # one of HOSTS by construction
+            Scope(scope),
+            project_root,
+            remove=remove,
+            dry_run=dry_run,
+        )
+        changes = [
+            {"path": str(c.path), "action": c.action, "diff": unified_diff(c)}
+            for c in result.changes
+        ]
+        if json_mode():
+            emit_json(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "status": "ok",
+                    "host": host,
+                    "scope": scope,
+                    "remove": remove,
+                    "dry_run": dry_run,
+                    "changed": bool(changes),
+                    "changes": changes,
+                    "notes": result.notes,
+                }
+            )
+            return
+        _render_text(
+            host=host,
+            scope=scope,
+            remove=remove,
+            dry_run=dry_run,
+            changes=changes,
+            notes=result.notes,
+        )
+
+    command.__doc__ = _HELP[host]
+    return command
+
+
+def _render_text(
+    *,
+    host: str,
+    scope: str,
+    remove: bool,
+    dry_run: bool,
+    changes: list[dict[str, Any]],
+    notes: list[str],
+) -> None:
+    verb = "remove" if remove else "setup"
+    if not changes:
+        click.echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
+    for change in changes:
+        if dry_run:
+            click.echo(change["diff"], nl=False)
+        else:
+            click.echo(f"{change['action']:<7} {change['path']}")
+    if dry_run and changes:
+        click.echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
+    for note in notes:
+        click.echo(f"note: {note}")
+
+
+for _host in ("claude", "codex", "opencode", "dsh", "git"):
+    setup.command(_host)(_host_command(_host))
+
+
+@setup.command("status")
+@click.option(
+    "--project-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="The project folder (default: the current folder).",
+)
+def status_command(project_root: Path | None) -> None:
+    """Say what is installed where: every managed item of every host, project and user."""
+    from jupyter_jcli.hosts import setup_status
+
+    items = setup_status(project_root)
+    if json_mode():
+        emit_json(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "status": "ok",
+                "items": [item.to_dict() for item in items],
+            }
+        )
+        return
+    for item in items:
+        click.echo(
+            f"{item.host:<9} {item.scope.value:<8} {item.item:<27} {item.state:<10} {item.path}"
+        )

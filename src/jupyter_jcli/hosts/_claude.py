@@ -1,0 +1,215 @@
+"""Claude Code: both MCP servers, their approval, and the guard hook.
+
+Files (Claude Code's own formats):
+
+=======================  =================================  ====================================
+what                     project scope                      user scope
+=======================  =================================  ====================================
+MCP servers              ``.mcp.json`` ``mcpServers``       ``~/.claude.json`` ``mcpServers``
+                                                            (what ``claude mcp add --scope user``
+                                                            writes)
+approval of the servers  ``.claude/settings.local.json``    (user servers need none)
+                         ``enabledMcpjsonServers``
+guard hook               ``.claude/settings.json``          ``~/.claude/settings.json``
+                         ``hooks.PreToolUse``               ``hooks.PreToolUse``
+=======================  =================================  ====================================
+
+A server entry is ``{"type": "stdio", "command": ABS, "args": [...], "env": {}}``. Project
+servers from ``.mcp.json`` stay "pending approval" until approved; setup records the approval of
+our two names in the personal (not committed) ``settings.local.json``, where Claude Code keeps
+approvals itself. Claude Code still reads a project's settings only once the person has trusted
+the folder (its trust dialog); setup does not answer that dialog for them.
+
+The guard group matches ``Write|Edit|MultiEdit|Bash``. ``NotebookEdit`` is deliberately not
+guarded: it edits cells through the notebook structure (it cannot leave broken JSON), so it is
+not a raw text edit of ``.ipynb`` JSON.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.hosts._entries import (
+    entry_state,
+    hook_group_state,
+    plan_json_file,
+    remove_hook_groups,
+    remove_named,
+    set_hook_group,
+    set_named,
+    table_at,
+)
+from jupyter_jcli.hosts._files import read_text
+from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json, prune_empty
+from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._paths import claude_config_dir, claude_user_config
+from jupyter_jcli.hosts._servers import SERVER_NAMES, guard_command, server_spec
+
+__all__ = ["GUARD_MATCHER", "plan", "status"]
+
+GUARD_MATCHER = "Write|Edit|MultiEdit|Bash"
+"""The Claude Code tools the guard sees (a regex over tool names, Claude Code's matcher rule)."""
+
+_HOOK_TIMEOUT_S = 10
+
+
+def _files(scope: Scope, root: Path | None) -> tuple[Path, Path, Path | None]:
+    """(servers file, settings file for the hook, approvals file or None)."""
+    if scope is Scope.PROJECT:
+        assert root is not None
+        return (
+            root / ".mcp.json",
+            root / ".claude" / "settings.json",
+            (root / ".claude" / "settings.local.json"),
+        )
+    return claude_user_config(), claude_config_dir() / "settings.json", None
+
+
+def _servers(scope: Scope, root: Path | None) -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = {}
+    for name in SERVER_NAMES:
+        spec = server_spec(name, scope, root)
+        entries[name] = {
+            "type": "stdio",
+            "command": str(spec.command),
+            "args": list(spec.args),
+            "env": {},
+        }
+    return entries
+
+
+def _guard_group() -> dict[str, Any]:
+    return {
+        "matcher": GUARD_MATCHER,
+        "hooks": [
+            {"type": "command", "command": guard_command("claude"), "timeout": _HOOK_TIMEOUT_S}
+        ],
+    }
+
+
+def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+    """The file changes that install (or remove) Claude Code's integration, and notes.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT`` (see :mod:`._entries`).
+    """
+    servers_file, settings_file, approvals_file = _files(scope, root)
+    notes: list[str] = []
+    servers = _servers(scope, root)
+    user_state = scope is Scope.USER
+
+    def edit_servers(doc: JsonDoc) -> None:
+        if remove:
+            if isinstance(doc.get("mcpServers"), dict):
+                left = remove_named(doc["mcpServers"], SERVER_NAMES)
+                notes.extend(
+                    f"{servers_file}: left {name!r}: not written by j-cli." for name in left
+                )
+                if not user_state:
+                    prune_empty(doc, "mcpServers")
+            return
+        set_named(table_at(doc, ("mcpServers",), servers_file), servers, servers_file)
+
+    def edit_hook(doc: JsonDoc) -> None:
+        if remove:
+            groups = (
+                doc.get("hooks", {}).get("PreToolUse")
+                if isinstance(doc.get("hooks"), dict)
+                else None
+            )
+            if isinstance(groups, list):
+                remove_hook_groups(groups, "claude")
+                prune_empty(doc, "hooks", "PreToolUse")
+            return
+        hooks = table_at(doc, ("hooks",), settings_file)
+        groups = hooks.setdefault("PreToolUse", [])
+        if not isinstance(groups, list):
+            raise SetupError(
+                ErrorCode.CONFIG_INVALID,
+                f"{settings_file}: hooks.PreToolUse must be a list.",
+                {"path": str(settings_file)},
+            )
+        set_hook_group(groups, _guard_group(), "claude")
+
+    def edit_approvals(doc: JsonDoc) -> None:
+        names = doc.get("enabledMcpjsonServers")
+        if remove:
+            if isinstance(names, list):
+                doc["enabledMcpjsonServers"] = [n for n in names if n not in SERVER_NAMES]
+                prune_empty(doc, "enabledMcpjsonServers")
+            return
+        if names is None:
+            names = doc["enabledMcpjsonServers"] = []
+        if not isinstance(names, list):
+            raise SetupError(
+                ErrorCode.CONFIG_INVALID,
+                f"{approvals_file}: enabledMcpjsonServers must be a list.",
+                {"path": str(approvals_file)},
+            )
+        names.extend(n for n in SERVER_NAMES if n not in names)
+
+    prune = (settings_file.parent,) if scope is Scope.PROJECT else ()
+    changes = [
+        plan_json_file(servers_file, edit_servers, delete_if_empty=not user_state),
+        plan_json_file(
+            settings_file, edit_hook, delete_if_empty=scope is Scope.PROJECT, prune_dirs=prune
+        ),
+    ]
+    if approvals_file is not None:
+        changes.append(
+            plan_json_file(approvals_file, edit_approvals, delete_if_empty=True, prune_dirs=prune)
+        )
+    if not remove and scope is Scope.PROJECT and root is not None and not _trusted(root):
+        notes.append(
+            "Claude Code reads this project's settings once you trust the folder: start `claude` "
+            "in it once and accept the trust prompt."
+        )
+    return [c for c in changes if c is not None], notes
+
+
+def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+    """What of Claude Code's integration is installed in ``scope``."""
+    servers_file, settings_file, _ = _files(scope, root)
+    items: list[StatusItem] = []
+    servers = _servers(scope, root)
+    doc = _load_or_none(servers_file)
+    for name in SERVER_NAMES:
+        if doc is None:
+            items.append(StatusItem("claude", scope, f"mcp:{name}", servers_file, "invalid"))
+            continue
+        table = doc.get("mcpServers")
+        current = table.get(name) if isinstance(table, dict) else None
+        items.append(
+            StatusItem(
+                "claude", scope, f"mcp:{name}", servers_file, entry_state(current, servers[name])
+            )
+        )
+    settings = _load_or_none(settings_file)
+    if settings is None:
+        items.append(StatusItem("claude", scope, "hook:guard", settings_file, "invalid"))
+    else:
+        hooks = settings.get("hooks")
+        groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
+        state = hook_group_state(groups, _guard_group(), "claude")
+        items.append(StatusItem("claude", scope, "hook:guard", settings_file, state))
+    return items
+
+
+def _trusted(root: Path) -> bool:
+    """Whether Claude Code's user state records that the person trusted ``root``."""
+    try:
+        doc = load_json(claude_user_config(), read_text(claude_user_config()))
+    except SetupError:
+        return False
+    projects = doc.get("projects")
+    entry = projects.get(str(root)) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
+
+
+def _load_or_none(path: Path) -> JsonDoc | None:
+    try:
+        return load_json(path, read_text(path))
+    except SetupError:
+        return None

@@ -1,0 +1,198 @@
+"""Codex: both MCP servers under ``[mcp_servers.NAME]`` and the guard as a ``PreToolUse`` hook.
+
+File: ``.codex/config.toml`` (project) or ``$CODEX_HOME/config.toml`` (user, ``~/.codex`` by
+default), edited with tomlkit so comments, ordering and formatting of everything else survive.
+
+Codex's own rules that matter here:
+
+- A server is ``command`` + ``args`` (stdio). ``codex mcp list`` lists servers; it does not
+  start them, so it reports them ``enabled``, not connected.
+- A project's ``.codex/config.toml`` is read only when the project is trusted
+  (``[projects."PATH"] trust_level = "trusted"`` in the user config, which Codex writes when the
+  person accepts its trust prompt). Setup reports an untrusted project; it does not trust it.
+- Hooks (on by default since Codex 0.124) live inline as ``[[hooks.PreToolUse]]`` tables; the
+  matcher is a regex over tool names (``Bash`` for shell commands, ``apply_patch`` for file
+  edits, which Codex also matches as ``Edit``/``Write``). Codex asks the person to review and
+  trust a new non-managed hook (``/hooks``) before running it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any
+
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.hosts._entries import (
+    entry_state,
+    hook_group_state,
+    remove_hook_groups,
+    remove_named,
+    set_hook_group,
+    set_named,
+    table_at,
+)
+from jupyter_jcli.hosts._files import read_text
+from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._paths import codex_home
+from jupyter_jcli.hosts._servers import SERVER_NAMES, guard_command, server_spec
+
+__all__ = ["GUARD_MATCHER", "plan", "status"]
+
+GUARD_MATCHER = "Bash|apply_patch"
+"""The Codex tools the guard sees: shell commands and patch edits."""
+
+_HOOK_TIMEOUT_S = 10
+
+
+def config_path(scope: Scope, root: Path | None) -> Path:
+    """The ``config.toml`` setup edits for ``scope``."""
+    if scope is Scope.PROJECT:
+        assert root is not None
+        return root / ".codex" / "config.toml"
+    return codex_home() / "config.toml"
+
+
+def _servers(scope: Scope, root: Path | None) -> dict[str, dict[str, Any]]:
+    entries: dict[str, dict[str, Any]] = {}
+    for name in SERVER_NAMES:
+        spec = server_spec(name, scope, root)
+        entries[name] = {"command": str(spec.command), "args": list(spec.args)}
+    return entries
+
+
+def _guard_group() -> dict[str, Any]:
+    return {
+        "matcher": GUARD_MATCHER,
+        "hooks": [
+            {"type": "command", "command": guard_command("codex"), "timeout": _HOOK_TIMEOUT_S}
+        ],
+    }
+
+
+def _parse(path: Path, text: str | None) -> Any:
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
+    try:
+        return tomlkit.parse(text or "")
+    except ParseError as err:
+        raise SetupError(
+            ErrorCode.CONFIG_INVALID,
+            f"{path} is not valid TOML (line {err.line}, column {err.col}); it was left untouched.",
+            {"path": str(path), "line": err.line, "column": err.col},
+        ) from err
+
+
+def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+    """The change of ``config.toml`` that installs (or removes) the Codex integration.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` (the TOML does not parse, or a key has the wrong type),
+            ``CONFIG_CONFLICT`` (a server name of ours taken by someone else).
+    """
+    import tomlkit
+
+    path = config_path(scope, root)
+    before = read_text(path)
+    doc = _parse(path, before)
+    notes: list[str] = []
+    if remove:
+        servers = doc.get("mcp_servers")
+        if isinstance(servers, MutableMapping):
+            left = remove_named(servers, SERVER_NAMES)
+            notes.extend(
+                f"{path}: left [mcp_servers.{name}]: not written by j-cli." for name in left
+            )
+            if not servers:
+                del doc["mcp_servers"]
+        hooks = doc.get("hooks")
+        groups = hooks.get("PreToolUse") if isinstance(hooks, MutableMapping) else None
+        if isinstance(groups, list):
+            remove_hook_groups(groups, "codex")
+            if not groups:
+                del hooks["PreToolUse"]
+            if not hooks:
+                del doc["hooks"]
+    else:
+        if "mcp_servers" not in doc:
+            doc["mcp_servers"] = tomlkit.table(is_super_table=True)
+        set_named(table_at(doc, ("mcp_servers",), path), _servers(scope, root), path)
+        if "hooks" not in doc:
+            doc["hooks"] = tomlkit.table(is_super_table=True)
+        hooks = table_at(doc, ("hooks",), path)
+        if "PreToolUse" not in hooks:
+            hooks["PreToolUse"] = tomlkit.aot()
+        groups = hooks["PreToolUse"]
+        if not isinstance(groups, list):
+            raise SetupError(
+                ErrorCode.CONFIG_INVALID,
+                f"{path}: hooks.PreToolUse must be an array of tables; it was left untouched.",
+                {"path": str(path), "key": "hooks.PreToolUse"},
+            )
+        set_hook_group(groups, _guard_group(), "codex")
+        notes.append(
+            "Codex asks you to review and trust a new hook before it runs: open `codex` and "
+            "trust the j-cli guard in /hooks."
+        )
+        if scope is Scope.PROJECT and root is not None and not _trusted(root):
+            notes.append(
+                f"Codex reads {path} only in a trusted project: start `codex` in {root} once and "
+                "trust it."
+            )
+    after = tomlkit.dumps(doc)
+    if remove and after.strip():
+        after = after.rstrip("\n") + "\n"  # tomlkit keeps the blank line before a removed table
+    if after == (before or ""):
+        return [], notes
+    if not after.strip():
+        return [
+            FileChange(path, before, None, (path.parent,) if scope is Scope.PROJECT else ())
+        ], notes
+    return [FileChange(path, before, after)], notes
+
+
+def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+    """What of the Codex integration is installed in ``scope``."""
+    path = config_path(scope, root)
+    try:
+        doc = _parse(path, read_text(path))
+    except SetupError:
+        return [
+            StatusItem("codex", scope, item, path, "invalid")
+            for item in (*(f"mcp:{n}" for n in SERVER_NAMES), "hook:guard")
+        ]
+    servers = _servers(scope, root)
+    table = doc.get("mcp_servers")
+    items = [
+        StatusItem(
+            "codex",
+            scope,
+            f"mcp:{name}",
+            path,
+            entry_state(
+                table.get(name) if isinstance(table, MutableMapping) else None, servers[name]
+            ),
+        )
+        for name in SERVER_NAMES
+    ]
+    hooks = doc.get("hooks")
+    groups = hooks.get("PreToolUse") if isinstance(hooks, MutableMapping) else None
+    items.append(
+        StatusItem(
+            "codex", scope, "hook:guard", path, hook_group_state(groups, _guard_group(), "codex")
+        )
+    )
+    return items
+
+
+def _trusted(root: Path) -> bool:
+    """Whether the user's Codex config marks ``root`` as a trusted project."""
+    user = codex_home() / "config.toml"
+    try:
+        doc = _parse(user, read_text(user))
+    except SetupError:
+        return False
+    projects = doc.get("projects")
+    entry = projects.get(str(root)) if isinstance(projects, MutableMapping) else None
+    return isinstance(entry, MutableMapping) and entry.get("trust_level") == "trusted"

@@ -1,0 +1,61 @@
+"""git: a managed block in ``.gitignore`` that ignores ``**/.j-cli/`` (run outputs, snapshots).
+
+Project scope edits ``PROJECT/.gitignore``; user scope edits the global excludes file
+(``core.excludesFile``, else git's default ``$XDG_CONFIG_HOME/git/ignore``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jupyter_jcli.hosts._blocks import find_block, remove_block, set_block
+from jupyter_jcli.hosts._files import read_text
+from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._paths import git_user_excludes
+
+__all__ = ["IGNORE_LINES", "plan", "status"]
+
+IGNORE_LINES = ["**/.j-cli/"]
+"""The body of the managed block."""
+
+
+def ignore_path(scope: Scope, root: Path | None) -> Path:
+    """The ignore file setup edits for ``scope``."""
+    if scope is Scope.PROJECT:
+        assert root is not None
+        return root / ".gitignore"
+    return git_user_excludes()
+
+
+def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+    """The change of the ignore file.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` when the file is not text or the block is damaged.
+    """
+    path = ignore_path(scope, root)
+    before = read_text(path)
+    if remove:
+        if before is None:
+            return [], []
+        after: str | None = remove_block(before)
+        if after == before:
+            return [], []
+        return [FileChange(path, before, after or None)], []
+    after = set_block(before, IGNORE_LINES)
+    return ([] if after == before else [FileChange(path, before, after)]), []
+
+
+def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+    """Whether the managed block is in the ignore file."""
+    path = ignore_path(scope, root)
+    try:
+        text = read_text(path)
+        found = find_block(text) if text is not None else None
+    except SetupError:
+        return [StatusItem("git", scope, "gitignore", path, "invalid")]
+    if text is None or found is None:
+        return [StatusItem("git", scope, "gitignore", path, "absent")]
+    if set_block(text, IGNORE_LINES) == text:
+        return [StatusItem("git", scope, "gitignore", path, "installed")]
+    return [StatusItem("git", scope, "gitignore", path, "outdated")]

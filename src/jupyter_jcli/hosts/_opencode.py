@@ -1,0 +1,127 @@
+"""OpenCode: a native ``read_notebook_output`` tool, and ``jupyter-mcp`` as a local MCP server.
+
+Files (OpenCode's formats):
+
+- the tool: ``.opencode/tools/read_notebook_output.js`` (project) or
+  ``$XDG_CONFIG_HOME/opencode/tools/read_notebook_output.js`` (user). OpenCode loads every
+  ``{tool,tools}/*.{js,ts}`` of its config folders and names a default export after the file;
+  the file imports ``tool`` from ``@opencode-ai/plugin``, which OpenCode installs into its config
+  folders itself. The tool runs ``j-cli -j notebook outputs|output`` and returns its JSON (an
+  image read returns the provenance as text and the image as an attachment).
+- the server: ``opencode.json`` (project root, or ``$XDG_CONFIG_HOME/opencode/``) ``mcp`` entry
+  ``{"type": "local", "command": [ABS, "--root", PROJECT], "enabled": true}``. An existing
+  ``opencode.jsonc`` is edited instead when there is no ``opencode.json`` (OpenCode writes one in
+  the user folder); JSONC comments are not kept, so such a file is refused.
+
+``jcli-notebook-output`` is not registered here: the native tool is OpenCode's
+``read_notebook_output``, and a second one from MCP would only duplicate it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asset
+from jupyter_jcli.hosts._entries import (
+    entry_state,
+    plan_json_file,
+    remove_named,
+    set_named,
+    table_at,
+)
+from jupyter_jcli.hosts._files import read_text
+from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json, prune_empty
+from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._paths import xdg_config_home
+from jupyter_jcli.hosts._servers import WORKBENCH_SERVER, server_spec
+
+__all__ = ["TOOL_ASSET", "TOOL_FILE", "plan", "status", "tool_path"]
+
+TOOL_ASSET = "opencode_read_notebook_output.js"
+TOOL_FILE = "read_notebook_output.js"
+
+
+def _folder(scope: Scope, root: Path | None) -> Path:
+    if scope is Scope.PROJECT:
+        assert root is not None
+        return root
+    return xdg_config_home() / "opencode"
+
+
+def config_path(scope: Scope, root: Path | None) -> Path:
+    """The ``opencode.json`` (or existing ``opencode.jsonc``) setup edits."""
+    folder = _folder(scope, root)
+    plain, commented = folder / "opencode.json", folder / "opencode.jsonc"
+    return commented if commented.exists() and not plain.exists() else plain
+
+
+def tool_path(scope: Scope, root: Path | None) -> Path:
+    """Where the native tool file goes."""
+    folder = _folder(scope, root)
+    base = folder / ".opencode" if scope is Scope.PROJECT else folder
+    return base / "tools" / TOOL_FILE
+
+
+def _server(scope: Scope, root: Path | None) -> dict[str, Any]:
+    spec = server_spec(WORKBENCH_SERVER, scope, root)
+    return {"type": "local", "command": spec.argv, "enabled": True}
+
+
+def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+    """The file changes that install (or remove) the OpenCode integration.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT``.
+    """
+    config = config_path(scope, root)
+    tool = tool_path(scope, root)
+    notes: list[str] = []
+
+    def edit(doc: JsonDoc) -> None:
+        if remove:
+            if isinstance(doc.get("mcp"), dict):
+                left = remove_named(doc["mcp"], (WORKBENCH_SERVER,))
+                notes.extend(f"{config}: left {n!r}: not written by j-cli." for n in left)
+                prune_empty(doc, "mcp")
+            return
+        set_named(table_at(doc, ("mcp",), config), {WORKBENCH_SERVER: _server(scope, root)}, config)
+
+    prune = (tool.parent, tool.parent.parent) if scope is Scope.PROJECT else (tool.parent,)
+    changes = [
+        plan_owned_file(tool, render_asset(TOOL_ASSET), remove, prune),
+        plan_json_file(config, edit, delete_if_empty=scope is Scope.PROJECT),
+    ]
+    return [c for c in changes if c is not None], notes
+
+
+def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+    """What of the OpenCode integration is installed in ``scope``."""
+    config = config_path(scope, root)
+    tool = tool_path(scope, root)
+    items = [
+        StatusItem(
+            "opencode",
+            scope,
+            "tool:read_notebook_output",
+            tool,
+            owned_state(tool, render_asset(TOOL_ASSET)),
+        )
+    ]
+    try:
+        doc = load_json(config, read_text(config))
+    except SetupError:
+        items.append(StatusItem("opencode", scope, f"mcp:{WORKBENCH_SERVER}", config, "invalid"))
+        return items
+    table = doc.get("mcp")
+    current = table.get(WORKBENCH_SERVER) if isinstance(table, dict) else None
+    items.append(
+        StatusItem(
+            "opencode",
+            scope,
+            f"mcp:{WORKBENCH_SERVER}",
+            config,
+            entry_state(current, _server(scope, root)),
+        )
+    )
+    return items

@@ -1,0 +1,83 @@
+"""Setup, removal and status across hosts: the operations ``j-cli setup`` calls."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+
+from jupyter_jcli.hosts._files import apply_changes
+from jupyter_jcli.hosts._model import HOSTS, HostName, Scope, SetupResult, StatusItem
+
+__all__ = ["setup_host", "setup_status"]
+
+
+def _module(host: HostName) -> ModuleType:
+    from jupyter_jcli.hosts import _claude, _codex, _dsh, _git, _opencode
+
+    modules: dict[HostName, ModuleType] = {
+        "claude": _claude,
+        "codex": _codex,
+        "opencode": _opencode,
+        "dsh": _dsh,
+        "git": _git,
+    }
+    return modules[host]
+
+
+def _root(scope: Scope, project_root: Path | None) -> Path | None:
+    if scope is Scope.USER:
+        return None
+    return Path(os.path.realpath(project_root if project_root is not None else Path.cwd()))
+
+
+def setup_host(
+    host: HostName,
+    scope: Scope = Scope.PROJECT,
+    project_root: Path | None = None,
+    *,
+    remove: bool = False,
+    dry_run: bool = False,
+) -> SetupResult:
+    """Install (or remove) jupyter-jcli's integration with one host.
+
+    Only managed configuration is written: our own keys, hook groups, files and managed blocks.
+    Running it twice changes nothing the second time; ``remove`` takes away only what setup
+    wrote; ``dry_run`` plans the same changes and writes nothing.
+
+    Args:
+        host: ``claude``, ``codex``, ``opencode``, ``dsh`` or ``git``.
+        scope: ``Scope.PROJECT`` (the project's files; the read-only server gets
+            ``--root PROJECT``) or ``Scope.USER`` (the user's config; no root).
+        project_root: the project folder (project scope); the current folder when None.
+            Symlinks are resolved.
+        remove: remove instead of install.
+        dry_run: plan only.
+
+    Returns:
+        The result: the planned/applied :class:`FileChange` list (empty when nothing changes)
+        and notes for the person.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` (a config does not parse; it is left untouched),
+            ``CONFIG_CONFLICT`` (an entry or file under our name is someone else's),
+            ``CONFIG_CHANGED`` (a file changed while planning), ``FILE_WRITE_FAILED``.
+    """
+    root = _root(scope, project_root)
+    changes, notes = _module(host).plan(scope, root, remove)
+    result = SetupResult(host, scope, remove, dry_run, list(changes), list(notes))
+    if not dry_run:
+        apply_changes(result.changes)
+    return result
+
+
+def setup_status(project_root: Path | None = None) -> list[StatusItem]:
+    """Every managed item of every host, in the project (``project_root`` or the current
+    folder) and in the user's configuration; reading only."""
+    root = _root(Scope.PROJECT, project_root)
+    items: list[StatusItem] = []
+    for host in HOSTS:
+        module = _module(host)
+        for scope in (Scope.PROJECT, Scope.USER):
+            items.extend(module.status(scope, root if scope is Scope.PROJECT else None))
+    return items

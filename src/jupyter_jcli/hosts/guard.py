@@ -1,0 +1,364 @@
+"""The guard hook: deny raw ``.ipynb`` text edits and whole-notebook execution, allow the rest.
+
+``j-cli hook guard --host HOST`` feeds the host's hook event (JSON on stdin) to
+:func:`run_guard`. Two kinds of tool call are denied, each with a reason that names the tool to
+use instead:
+
+``raw-ipynb-edit``
+    a generic file tool writing or editing a ``.ipynb`` file as text (Claude Code ``Write``,
+    ``Edit``, ``MultiEdit``; Codex ``apply_patch`` adding or updating a ``.ipynb``), or a shell
+    command doing so: a redirection into a ``.ipynb`` (``>``, ``>>``, ``&>``), ``tee``,
+    ``sponge``, ``dd of=``, or an in-place editor (``sed -i``, ``perl -i``, ``ruby -i``,
+    ``gawk -i inplace``) given a ``.ipynb``. Claude Code's ``NotebookEdit`` is notebook-aware
+    (it edits cells through the nbformat structure and cannot leave broken JSON), so it passes.
+``notebook-execution``
+    ``jupyter nbconvert --execute`` (also ``jupyter-nbconvert``, ``python -m nbconvert``),
+    ``jupyter execute`` (``jupyter-execute``), ``papermill`` and ``runipy``, also behind
+    ``sudo``/``env``/``timeout``/``uv run``/``bash -c`` and the like.
+
+Everything else passes untouched. Output follows each host's hook protocol:
+
+========  =================================================================================
+claude    deny: exit 0 and ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+          "permissionDecision": "deny", "permissionDecisionReason": ...}}`` on stdout (Claude
+          Code hooks reference); allow: exit 0, no output
+codex     the same JSON (Codex's ``pre-tool-use.command.output`` schema); allow: no output
+dsh       always one JSON line, ``{"schema_version": 1, "decision": "allow"|"deny", ...}``,
+          so the DSH plugin can tell a verdict from a failure
+========  =================================================================================
+
+The guard fails open: an event it cannot read (bad JSON, an unknown shape) is allowed, with one
+diagnostic line on stderr; it never blocks the host because of its own failure. It imports only
+the standard library, so the hook starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["GUARD_HOSTS", "GuardHost", "GuardOutcome", "Verdict", "evaluate", "run_guard"]
+
+GuardHost = Literal["claude", "codex", "dsh"]
+GUARD_HOSTS: tuple[GuardHost, ...] = ("claude", "codex", "dsh")
+
+Rule = Literal["raw-ipynb-edit", "notebook-execution"]
+
+_EDIT_REASON = (
+    "Blocked by jupyter-jcli: {what} edits .ipynb JSON as raw text, which can corrupt the "
+    "notebook and bypasses cell names and revisions. Change cells with the jupyter-mcp tools "
+    "or `j-cli cell add|update|remove|move`; read saved outputs with the read_notebook_output "
+    "tool (or `j-cli -j notebook outputs|output`)."
+)
+_EXEC_REASON = (
+    "Blocked by jupyter-jcli: `{what}` re-executes the whole notebook and rewrites every "
+    "output. Run only the cells you need (and the stale ones) with the jupyter-mcp tools on a "
+    "persistent kernel; read saved outputs with the read_notebook_output tool (or "
+    "`j-cli -j notebook outputs|output`)."
+)
+
+_EDIT_TOOLS = frozenset(
+    {"write", "edit", "multiedit", "create", "write_file", "edit_file", "create_file",
+     "str_replace", "str_replace_editor", "str_replace_based_edit_tool"}
+)  # fmt: skip
+_PATCH_TOOLS = frozenset({"apply_patch", "patch", "applypatch"})
+_SHELL_TOOLS = frozenset(
+    {"bash", "shell", "sh", "exec", "exec_command", "local_shell", "shell_command",
+     "run_shell_command", "run_command", "command", "terminal"}
+)  # fmt: skip
+_PATH_KEYS = ("file_path", "filePath", "path", "filename", "file")
+_COMMAND_KEYS = ("command", "cmd", "script")
+_PATCH_HEADER = re.compile(r"^\*\*\* (?:Add File|Update File|Move to): (.+?)\s*$", re.MULTILINE)
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
+_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+_WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "nice", "ionice", "command", "exec",
+                       "xargs", "stdbuf", "builtin"})  # fmt: skip
+_RUNNERS = {"uv": "run", "poetry": "run", "pipx": "run", "pdm": "run", "hatch": "run",
+            "conda": "run", "mamba": "run", "micromamba": "run", "pixi": "run"}  # fmt: skip
+_VALUE_OPTIONS = frozenset({"-n", "--name", "-p", "--prefix", "--with", "--python", "--project",
+                            "--directory", "-e", "--environment"})  # fmt: skip
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The guard's decision on one tool call.
+
+    Attributes:
+        allow: True to let it through.
+        rule: the rule that denied it (``raw-ipynb-edit`` or ``notebook-execution``), else None.
+        reason: the sentence shown to the model, naming the tool to use; None when allowed.
+    """
+
+    allow: bool
+    rule: Rule | None = None
+    reason: str | None = None
+
+
+ALLOW = Verdict(True)
+
+
+@dataclass(frozen=True)
+class GuardOutcome:
+    """What the hook process prints and returns.
+
+    Attributes:
+        stdout: the text for stdout ("" for nothing).
+        stderr: a diagnostic line for stderr ("" for nothing).
+        exit_code: always 0 (a deny is expressed in stdout, never by failing).
+    """
+
+    stdout: str
+    stderr: str
+    exit_code: int = 0
+
+
+def run_guard(host: GuardHost, stdin_text: str) -> GuardOutcome:
+    """Decide on one hook event and render the decision in ``host``'s hook protocol.
+
+    Args:
+        host: ``claude``, ``codex`` or ``dsh``.
+        stdin_text: the hook event JSON the host wrote to stdin.
+
+    Returns:
+        The outcome; an unreadable event gives an allow with a diagnostic (fail open).
+    """
+    try:
+        event = json.loads(stdin_text)
+        if not isinstance(event, dict):
+            raise ValueError("the event is not a JSON object")
+        verdict = evaluate(event)
+    except Exception as err:  # fail open: the guard must never block the host on its own error
+        diagnostic = (
+            f"j-cli hook guard: allowed an event it could not read ({type(err).__name__}: {err})"
+        )
+        if host == "dsh":
+            return GuardOutcome(_dsh_line(ALLOW, diagnostic), diagnostic + "\n")
+        return GuardOutcome("", diagnostic + "\n")
+    if host == "dsh":
+        return GuardOutcome(_dsh_line(verdict, None), "")
+    if verdict.allow:
+        return GuardOutcome("", "")
+    payload = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": verdict.reason,
+        }
+    }
+    return GuardOutcome(json.dumps(payload) + "\n", "")
+
+
+def evaluate(event: Mapping[str, object]) -> Verdict:
+    """Decide on one tool call event.
+
+    The event is read tolerantly, so one function serves every host: the tool name from
+    ``tool_name`` (Claude Code, Codex), ``tool`` or ``name``; its input from ``tool_input``,
+    ``input``, ``args`` or ``arguments``.
+
+    Raises:
+        ValueError: when the event has no tool name or its input is not an object (the caller
+            fails open).
+    """
+    name = next((event[k] for k in ("tool_name", "tool", "name") if k in event), None)
+    if not isinstance(name, str) or not name:
+        raise ValueError("the event names no tool (tool_name)")
+    raw_input = next(
+        (event[k] for k in ("tool_input", "input", "args", "arguments") if k in event), {}
+    )
+    if not isinstance(raw_input, Mapping):
+        raise ValueError("the tool input is not an object")
+    tool = name.lower()
+    if tool in _EDIT_TOOLS:
+        for key in _PATH_KEYS:
+            value = raw_input.get(key)
+            if isinstance(value, str) and _is_ipynb(value):
+                return Verdict(
+                    False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"{name} on {value}")
+                )
+        return ALLOW
+    texts = [
+        v for k in (*_COMMAND_KEYS, "patch", "input") if isinstance(v := raw_input.get(k), str)
+    ]
+    command = raw_input.get("command")
+    if isinstance(command, list) and all(isinstance(word, str) for word in command):
+        texts.append(shlex.join(command))
+    if tool in _PATCH_TOOLS or any("*** Begin Patch" in text for text in texts):
+        for text in texts:
+            for path in _PATCH_HEADER.findall(text):
+                if _is_ipynb(path):
+                    return Verdict(
+                        False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"a patch on {path}")
+                    )
+        if tool in _PATCH_TOOLS:
+            return ALLOW
+    if tool in _SHELL_TOOLS:
+        for text in texts:
+            verdict = check_shell(text)
+            if not verdict.allow:
+                return verdict
+    return ALLOW
+
+
+def check_shell(command: str, depth: int = 0) -> Verdict:
+    """Decide on one shell command line (pipelines, lists, ``bash -c`` included)."""
+    for words, redirect_targets in _simple_commands(command):
+        for target in redirect_targets:
+            if _is_ipynb(target):
+                return Verdict(
+                    False,
+                    "raw-ipynb-edit",
+                    _EDIT_REASON.format(what=f"a shell redirection into {target}"),
+                )
+        verdict = _check_words(words, depth)
+        if not verdict.allow:
+            return verdict
+    return ALLOW
+
+
+def _check_words(words: list[str], depth: int) -> Verdict:
+    words = _unwrap(words)
+    if not words:
+        return ALLOW
+    program = words[0].rsplit("/", 1)[-1]
+    args = words[1:]
+    if program in _SHELLS and depth < _MAX_DEPTH:
+        for index, arg in enumerate(args):
+            if arg.startswith("-") and "c" in arg.lstrip("-") and index + 1 < len(args):
+                return check_shell(args[index + 1], depth + 1)
+        return ALLOW
+    if program == "eval" and depth < _MAX_DEPTH:
+        return check_shell(" ".join(args), depth + 1)
+    execution = _execution(program, args)
+    if execution is not None:
+        return Verdict(False, "notebook-execution", _EXEC_REASON.format(what=execution))
+    notebooks = [arg for arg in args if _is_ipynb(arg)]
+    edit = _in_place_edit(program, args, notebooks)
+    if edit is not None:
+        return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=edit))
+    return ALLOW
+
+
+def _execution(program: str, args: list[str]) -> str | None:
+    """The whole-notebook execution command this is, if any."""
+    module = None
+    if (
+        re.fullmatch(r"python[0-9.]*|ipython[0-9.]*", program)
+        and len(args) >= 2
+        and args[0] == "-m"
+    ):
+        module, args = args[1], args[2:]
+    if program in ("papermill", "runipy") or module in ("papermill", "runipy"):
+        return program if module is None else f"python -m {module}"
+    if program == "jupyter-execute":
+        return "jupyter execute"
+    if (program == "jupyter" or module == "jupyter") and args:
+        sub, args = args[0], args[1:]
+        if sub == "execute":
+            return "jupyter execute"
+        if sub == "nbconvert" and "--execute" in args:
+            return "jupyter nbconvert --execute"
+    if (program == "jupyter-nbconvert" or module == "nbconvert") and "--execute" in args:
+        return "jupyter nbconvert --execute"
+    return None
+
+
+def _in_place_edit(program: str, args: list[str], notebooks: list[str]) -> str | None:
+    """The raw text edit of a ``.ipynb`` this command makes, if any."""
+    if program == "dd":
+        target = next((a[3:] for a in args if a.startswith("of=")), "")
+        return f"dd of={target}" if _is_ipynb(target) else None
+    if not notebooks:
+        return None
+    if program in ("tee", "sponge", "truncate"):
+        return f"{program} {notebooks[0]}"
+    flags = [a for a in args if a.startswith("-") and not a.startswith("--")]
+    if program in ("sed", "gsed") and (
+        any("i" in f[1:] for f in flags) or any(a.startswith("--in-place") for a in args)
+    ):
+        return f"sed -i on {notebooks[0]}"
+    if program in ("perl", "ruby") and any("i" in f[1:] for f in flags):
+        return f"{program} -i on {notebooks[0]}"
+    if program in ("awk", "gawk") and any(
+        a == "inplace" and i > 0 and args[i - 1] == "-i" for i, a in enumerate(args)
+    ):
+        return f"{program} -i inplace on {notebooks[0]}"
+    return None
+
+
+def _unwrap(words: list[str]) -> list[str]:
+    """Strip env assignments and wrappers (``sudo``, ``env``, ``timeout 5``, ``uv run``, ...)."""
+    for _ in range(16):
+        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+            words = words[1:]
+        if not words:
+            return words
+        program = words[0].rsplit("/", 1)[-1]
+        if program in _WRAPPERS:
+            words = words[1:]
+            while words and words[0].startswith("-"):
+                words = words[1:]
+        elif program == "timeout":
+            words = words[1:]
+            while words and words[0].startswith("-"):
+                words = words[1:]
+            words = words[1:]  # the duration
+        elif program in _RUNNERS and len(words) > 1 and words[1] == _RUNNERS[program]:
+            words = words[2:]
+            while words and words[0].startswith("-"):
+                # options with a value (`conda run -n env`, `uv run --with x`)
+                takes_value = words[0] in _VALUE_OPTIONS
+                words = words[2:] if takes_value else words[1:]
+        else:
+            return words
+    return words
+
+
+def _simple_commands(command: str) -> Iterator[tuple[list[str], list[str]]]:
+    """Each simple command's words and the files it redirects output into."""
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        tokens = list(lexer)
+    except ValueError:  # unbalanced quotes: fall back to plain words
+        tokens = command.replace("\n", " ; ").split()
+    words: list[str] = []
+    targets: list[str] = []
+    expect_target = False
+    for token in tokens:
+        if expect_target:
+            targets.append(token)
+            expect_target = False
+        elif token in _REDIRECTS or token == ">&":
+            expect_target = True
+        elif token in _SEPARATORS:
+            yield words, targets
+            words, targets = [], []
+        else:
+            cleaned = token.lstrip("$(`").rstrip(")`")
+            if cleaned:
+                words.append(cleaned)
+    yield words, targets
+
+
+def _is_ipynb(path: str) -> bool:
+    return path.strip().strip("'\"").lower().endswith(".ipynb")
+
+
+def _dsh_line(verdict: Verdict, diagnostic: str | None) -> str:
+    doc: dict[str, object] = {
+        "schema_version": 1,
+        "decision": "allow" if verdict.allow else "deny",
+    }
+    if not verdict.allow:
+        doc["rule"] = verdict.rule
+        doc["reason"] = verdict.reason
+    if diagnostic:
+        doc["diagnostic"] = diagnostic
+    return json.dumps(doc) + "\n"
