@@ -9,6 +9,7 @@ from pathlib import Path
 
 import anyio
 import jupytext
+import mcp_types as types
 import pytest
 from readonly_client import (
     NOTEBOOKS,
@@ -177,3 +178,15 @@ async def test_a_relative_path_in_two_roots_is_ambiguous(tmp_path: Path) -> None
     )
     assert not unique.is_error
     assert not absolute.is_error
+
+
+async def test_a_client_failing_roots_list_is_roots_required(tmp_path: Path) -> None:
+    async def refuse(context: object) -> types.ErrorData:
+        return types.ErrorData(code=-32603, message="no roots today")
+
+    async with open_session(
+        module_params(), tmp_path / "err.log", list_roots_callback=refuse
+    ) as session:
+        result, doc = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+    assert error_code(result, doc) == "ROOTS_REQUIRED"
+    assert doc["details"]["client_supports_roots"] is True

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server

@@ -1,0 +1,100 @@
+"""Tool results shared by the MCP servers (jupyter_jcli.mcp._results), in process."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import mcp_types as types
+
+from jupyter_jcli.errors import ErrorCode, JcliError
+from jupyter_jcli.mcp import (
+    IMAGE_DELIVERY,
+    ImagePart,
+    error_result,
+    exception_result,
+    json_result,
+    json_text,
+    protocol_result,
+)
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
+
+
+def _text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+def test_json_result_carries_the_same_json_as_text_and_structured_content() -> None:
+    document = {"schema_version": 1, "status": "ok", "name": "café", "n": [1, 2]}
+    result = json_result(document, images=[ImagePart("image/png", PNG)])
+    assert not result.is_error
+    assert json.loads(_text(result)) == document == result.structured_content
+    assert "café" in _text(result)  # non-ASCII kept, not escaped
+    image = result.content[1]
+    assert isinstance(image, types.ImageContent)
+    assert (image.mime_type, image.data) == ("image/png", PNG)
+
+
+def test_protocol_result_moves_raster_bytes_into_image_content() -> None:
+    read = {
+        "schema_version": 1,
+        "status": "ok",
+        "selected": {"mime_type": "image/png", "encoding": "base64", "bytes": 24, "data": PNG},
+    }
+    result = protocol_result(read)
+    assert [block.type for block in result.content] == ["text", "image"]
+    assert PNG not in _text(result)
+    assert result.structured_content is not None
+    assert result.structured_content["selected"] == {
+        "mime_type": "image/png",
+        "encoding": "base64",
+        "bytes": 24,
+        "delivered_as": IMAGE_DELIVERY,
+    }
+    assert read["selected"]["data"] == PNG  # the caller's document is not modified
+
+
+def test_protocol_result_leaves_text_and_json_reads_whole() -> None:
+    for selected in (
+        {"mime_type": "text/plain", "encoding": "text", "data": "hi"},
+        {"mime_type": "application/json", "encoding": "json", "data": {"a": 1}},
+        {"mime_type": "image/svg+xml", "encoding": "text", "data": "<svg/>"},
+    ):
+        result = protocol_result({"schema_version": 1, "status": "ok", "selected": selected})
+        assert len(result.content) == 1
+        assert result.structured_content is not None
+        assert result.structured_content["selected"] == selected
+
+
+def test_error_result_is_the_error_json_with_its_code() -> None:
+    error = JcliError(ErrorCode.PATH_NOT_ALLOWED, "outside", {"path": "/x", "roots": ["/r"]})
+    result = error_result(error)
+    assert result.is_error
+    assert json.loads(_text(result)) == error.to_dict() == result.structured_content
+
+
+def test_unexpected_exceptions_become_internal_error_without_traceback() -> None:
+    try:
+        raise KeyError("boom")
+    except KeyError as err:
+        result = exception_result(err)
+    assert result.is_error
+    assert result.structured_content is not None
+    assert result.structured_content["code"] == "INTERNAL_ERROR"
+    assert result.structured_content["details"] == {"exception": "KeyError"}
+    assert "Traceback" not in _text(result)
+    domain = exception_result(JcliError(ErrorCode.CELL_NOT_FOUND, "no cell"))
+    assert domain.structured_content is not None
+    assert domain.structured_content["code"] == "CELL_NOT_FOUND"
+
+
+def test_lone_surrogates_from_undecodable_names_become_replacement_characters() -> None:
+    name = b"nb-\xff.ipynb".decode("utf-8", "surrogateescape")
+    result = error_result(JcliError(ErrorCode.FILE_NOT_FOUND, f"No file {name}", {"path": name}))
+    assert json.loads(json_text({"path": name})) == {"path": "nb-\ufffd.ipynb"}
+    assert result.structured_content is not None
+    assert result.structured_content["details"]["path"] == "nb-\ufffd.ipynb"
+    result.model_dump_json()  # serializable by the SDK
