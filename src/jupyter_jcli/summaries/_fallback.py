@@ -114,6 +114,11 @@ def _count(number: int, noun: str) -> str:
 
 
 def _code_tldr(source: str) -> str:
+    stripped = source.lstrip()
+    if stripped.startswith("%%"):
+        magic, _, body = stripped.partition("\n")
+        rest = _code_tldr(body) if body.strip() else ""
+        return f"{magic.split()[0]}: {rest}" if rest else magic.strip()
     for line in source.splitlines():
         stripped = line.strip()
         if not stripped or _SKIPPED_COMMENT.match(stripped):
