@@ -11,6 +11,7 @@ import anyio
 import jupytext
 import mcp_types as types
 import pytest
+from mcp import Client
 from readonly_client import (
     NOTEBOOKS,
     TEXT_NB,
@@ -23,8 +24,6 @@ from readonly_client import (
     populate_root,
     roots_callback,
 )
-
-from mcp import Client
 
 pytestmark = pytest.mark.anyio
 
