@@ -81,6 +81,13 @@ _RUNNERS = {"uv": "run", "poetry": "run", "pipx": "run", "pdm": "run", "hatch": 
             "conda": "run", "mamba": "run", "micromamba": "run", "pixi": "run"}  # fmt: skip
 _VALUE_OPTIONS = frozenset({"-n", "--name", "-p", "--prefix", "--with", "--python", "--project",
                             "--directory", "-e", "--environment"})  # fmt: skip
+_WRAPPER_VALUE_OPTIONS = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
+    "nice": frozenset({"-n"}),
+    "ionice": frozenset({"-c", "-n", "-p"}),
+    "xargs": frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"}),
+}
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _MAX_DEPTH = 4
 
@@ -300,9 +307,10 @@ def _unwrap(words: list[str]) -> list[str]:
             return words
         program = words[0].rsplit("/", 1)[-1]
         if program in _WRAPPERS:
+            valued = _WRAPPER_VALUE_OPTIONS.get(program, frozenset())
             words = words[1:]
             while words and words[0].startswith("-"):
-                words = words[1:]
+                words = words[2:] if words[0] in valued else words[1:]
         elif program == "timeout":
             words = words[1:]
             while words and words[0].startswith("-"):

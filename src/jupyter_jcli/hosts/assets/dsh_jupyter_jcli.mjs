@@ -75,7 +75,7 @@ function jcliArgs(args) {
   const hasOutput = args.output_index !== undefined && args.output_index !== null
   if (!hasOutput && used.length > 0) {
     throw failure("USAGE_ERROR", `${used.sort().join(", ")} apply to reading one output: add output_index.`, {
-      parameter: used[0],
+      parameters: used,
     })
   }
   const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.path, "--cell", String(args.cell_index)]

@@ -29,7 +29,7 @@ function jcliArgs(args) {
   if (!hasOutput && used.length > 0) {
     throw new Error(
       errorJson("USAGE_ERROR", `${used.sort().join(", ")} apply to reading one output: add output_index.`, {
-        parameter: used[0],
+        parameters: used,
       }),
     )
   }

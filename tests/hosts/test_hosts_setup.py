@@ -1,0 +1,327 @@
+"""``j-cli setup HOST``: managed entries only, idempotent, exact removal, dry runs, bad configs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomlkit
+from hosts_helpers import run_json, snapshot
+
+from jupyter_jcli.hosts import Scope, setup_host, setup_status
+from jupyter_jcli.hosts._files import apply_changes
+
+BIN = Path(sys.executable).parent
+
+# Someone else's configuration, in each host's own format and style, that setup must keep.
+FOREIGN: dict[str, dict[str, str]] = {
+    "claude": {
+        ".mcp.json": json.dumps(
+            {"mcpServers": {"other": {"command": "npx", "args": ["-y", "other-server"]}}}, indent=4
+        )
+        + "\n",
+        ".claude/settings.json": json.dumps(
+            {
+                "permissions": {"allow": ["Bash(ls:*)"]},
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}
+                    ]
+                },
+            },
+            indent=2,
+        )
+        + "\n",
+    },
+    "codex": {
+        ".codex/config.toml": '# team settings\nmodel = "o3"  # keep\n\n'
+        '[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-mcp"]\n',
+    },
+    "opencode": {
+        "opencode.json": '{\n  "$schema": "https://opencode.ai/config.json",\n'
+        '  "mcp": {\n    "other": {\n      "type": "remote",\n      "url": "https://example.invalid/mcp"\n'
+        "    }\n  }\n}\n",
+        ".opencode/tools/mine.ts": "export default {}\n",
+    },
+    "dsh": {".dsh/plugins/other.mjs": "export default {}\n"},
+    "git": {".gitignore": "__pycache__/\n*.pyc\n"},
+}
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "opencode", "dsh", "git"])
+def test_setup_twice_changes_nothing_and_remove_restores_every_byte(
+    project: Path, home: Path, host: Any
+) -> None:
+    _write(project, FOREIGN[host])
+    before = snapshot(project)
+    first = setup_host(host, Scope.PROJECT, project)
+    assert first.changes, "the first setup writes something"
+    after_first = snapshot(project)
+    second = setup_host(host, Scope.PROJECT, project)
+    assert second.changes == []
+    assert snapshot(project) == after_first
+    for relative, data in before.items():  # nothing of anyone else's was lost
+        if relative.endswith(".ipynb") or relative.startswith((".opencode/tools/mine", ".dsh/")):
+            assert after_first[relative] == data
+    removed = setup_host(host, Scope.PROJECT, project, remove=True)
+    assert removed.changes
+    assert snapshot(project) == before
+    assert setup_host(host, Scope.PROJECT, project, remove=True).changes == []
+    assert not any(home.rglob("*.json")), "project setup writes nothing in the user's home"
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "opencode", "dsh", "git"])
+def test_setup_from_nothing_and_remove_leaves_no_trace(project: Path, host: Any) -> None:
+    before = snapshot(project)
+    setup_host(host, Scope.PROJECT, project)
+    assert snapshot(project) != before
+    setup_host(host, Scope.PROJECT, project, remove=True)
+    assert snapshot(project) == before
+    assert sorted(p.name for p in project.iterdir()) == ["text_outputs_and_images.ipynb"]
+
+
+def test_claude_project_config_names_both_servers_by_absolute_script_with_root(
+    project: Path,
+) -> None:
+    setup_host("claude", Scope.PROJECT, project)
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert servers["jcli-notebook-output"] == {
+        "type": "stdio",
+        "command": str(BIN / "jcli-notebook-output"),
+        "args": ["--root", str(project)],
+        "env": {},
+    }
+    assert servers["jupyter-mcp"]["command"] == str(BIN / "jupyter-mcp")
+    assert servers["jupyter-mcp"]["args"] == ["--root", str(project)]
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    (group,) = settings["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Write|Edit|MultiEdit|Bash"
+    assert group["hooks"][0]["command"] == f"{BIN / 'j-cli'} hook guard --host claude"
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert local["enabledMcpjsonServers"] == ["jcli-notebook-output", "jupyter-mcp"]
+
+
+def test_claude_user_setup_writes_user_config_without_root(project: Path, home: Path) -> None:
+    state = home / ".claude.json"
+    state.write_text(json.dumps({"userID": "abc", "projects": {}}, indent=2) + "\n")
+    setup_host("claude", Scope.USER)
+    doc = json.loads(state.read_text())
+    assert doc["userID"] == "abc"
+    assert doc["mcpServers"]["jcli-notebook-output"]["args"] == []
+    assert doc["mcpServers"]["jupyter-mcp"]["args"] == []
+    assert (home / ".claude" / "settings.json").is_file()
+    assert snapshot(project) == {
+        "text_outputs_and_images.ipynb": snapshot(project)["text_outputs_and_images.ipynb"]
+    }
+    setup_host("claude", Scope.USER, remove=True)
+    assert json.loads(state.read_text()) == {"userID": "abc", "projects": {}, "mcpServers": {}}
+
+
+def test_codex_user_setup_goes_to_codex_home_and_keeps_its_style(home: Path) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = '# mine\nmodel = "o3"   # spaced comment\n\n'
+    original += '[projects."/somewhere"]\ntrust_level = "trusted"\n'
+    config.write_text(original)
+    setup_host("codex", Scope.USER)
+    text = config.read_text()
+    assert text.startswith(original)
+    doc = tomlkit.parse(text)
+    assert doc["mcp_servers"]["jcli-notebook-output"]["command"] == str(
+        BIN / "jcli-notebook-output"
+    )
+    assert list(doc["mcp_servers"]["jcli-notebook-output"]["args"]) == []
+    (group,) = doc["hooks"]["PreToolUse"]
+    assert group["matcher"] == "Bash|apply_patch"
+    setup_host("codex", Scope.USER, remove=True)
+    assert config.read_text() == original
+
+
+def test_opencode_installs_native_tool_and_only_the_workbench_server(project: Path) -> None:
+    result = setup_host("opencode", Scope.PROJECT, project)
+    tool = project / ".opencode" / "tools" / "read_notebook_output.js"
+    text = tool.read_text()
+    assert text.splitlines()[0].startswith("// Managed by jupyter-jcli")
+    assert f'const JCLI = ["{BIN / "j-cli"}"]' in text
+    assert "__JCLI_ARGV__" not in text
+    doc = json.loads((project / "opencode.json").read_text())
+    assert doc == {
+        "mcp": {
+            "jupyter-mcp": {
+                "type": "local",
+                "command": [str(BIN / "jupyter-mcp"), "--root", str(project)],
+                "enabled": True,
+            }
+        }
+    }
+    assert {c.action for c in result.changes} == {"create"}
+
+
+def test_opencode_user_setup_edits_an_existing_jsonc_without_comments(home: Path) -> None:
+    folder = home / ".config" / "opencode"
+    folder.mkdir(parents=True)
+    (folder / "opencode.jsonc").write_text('{\n  "$schema": "https://opencode.ai/config.json"\n}')
+    setup_host("opencode", Scope.USER)
+    doc = json.loads((folder / "opencode.jsonc").read_text())
+    assert doc["mcp"]["jupyter-mcp"]["command"] == [str(BIN / "jupyter-mcp")]
+    assert (folder / "tools" / "read_notebook_output.js").is_file()
+    assert not (folder / "opencode.json").exists()
+
+
+def test_git_block_ignores_run_outputs(project: Path) -> None:
+    setup_host("git", Scope.PROJECT, project)
+    lines = (project / ".gitignore").read_text().splitlines()
+    assert "**/.j-cli/" in lines
+    assert lines[0].startswith("# >>> jupyter-jcli")
+
+
+@pytest.mark.parametrize(
+    ("host", "relative", "text", "reason"),
+    [
+        ("claude", ".mcp.json", '{"mcpServers": {"a": }', "syntax"),
+        ("claude", ".claude/settings.json", "[1, 2]", "not an object"),
+        ("codex", ".codex/config.toml", "[mcp_servers\ncommand = 1\n", None),
+        ("opencode", "opencode.json", '{\n  // mine\n  "mcp": {}\n}\n', "comments"),
+        (
+            "git",
+            ".gitignore",
+            "# >>> jupyter-jcli (managed by `j-cli setup`; do not edit) >>>\nx\n",
+            None,
+        ),
+    ],
+)
+def test_a_config_that_does_not_parse_is_reported_and_left_untouched(
+    *,
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    host: str,
+    relative: str,
+    text: str,
+    reason: str | None,
+) -> None:
+    _write(project, {relative: text})
+    before = snapshot(project)
+    status, document = run_json(capsys, "setup", host)
+    assert status == 1
+    assert document["code"] == "CONFIG_INVALID"
+    if reason is not None:
+        assert document["details"]["reason"] == reason
+    assert snapshot(project) == before
+    status, document = run_json(capsys, "setup", host, "--remove")
+    assert document["code"] == "CONFIG_INVALID"
+    assert snapshot(project) == before
+
+
+def test_a_foreign_entry_under_our_name_is_a_conflict_and_survives_remove(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    foreign = {"mcpServers": {"jupyter-mcp": {"command": "uvx", "args": ["jupyter-mcp-server"]}}}
+    _write(project, {".mcp.json": json.dumps(foreign)})
+    before = snapshot(project)
+    status, document = run_json(capsys, "setup", "claude")
+    assert (status, document["code"]) == (1, "CONFIG_CONFLICT")
+    assert document["details"]["name"] == "jupyter-mcp"
+    assert snapshot(project) == before
+    status, document = run_json(capsys, "setup", "claude", "--remove")
+    assert status == 0
+    assert json.loads((project / ".mcp.json").read_text()) == foreign
+    assert any("jupyter-mcp" in note for note in document["notes"])
+
+
+def test_a_foreign_file_at_the_tool_path_is_a_conflict(project: Path) -> None:
+    _write(project, {".opencode/tools/read_notebook_output.js": "export default 1\n"})
+    before = snapshot(project)
+    with pytest.raises(Exception) as caught:
+        setup_host("opencode", Scope.PROJECT, project)
+    assert getattr(caught.value, "code", None) == "CONFIG_CONFLICT"
+    assert snapshot(project) == before
+    setup_host("opencode", Scope.PROJECT, project, remove=True)
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "opencode", "dsh", "git"])
+def test_dry_run_prints_the_exact_diff_and_writes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    _write(project, FOREIGN[host])
+    before = snapshot(project)
+    status, planned = run_json(capsys, "setup", host, "--dry-run")
+    assert status == 0
+    assert planned["dry_run"] is True and planned["changed"] is True
+    assert snapshot(project) == before
+    status, applied = run_json(capsys, "setup", host)
+    assert [c["diff"] for c in applied["changes"]] == [c["diff"] for c in planned["changes"]]
+    assert all(c["diff"].startswith("--- ") for c in planned["changes"])
+    status, again = run_json(capsys, "setup", host, "--dry-run")
+    assert again["changed"] is False and again["changes"] == []
+    status, planned_removal = run_json(capsys, "setup", host, "--remove", "--dry-run")
+    assert planned_removal["changed"] is True
+    assert {c["action"] for c in planned_removal["changes"]} <= {"update", "delete"}
+
+
+def test_dry_run_text_is_a_unified_diff(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from jupyter_jcli.cli import main
+
+    assert main(["setup", "git", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("--- /dev/null\n+++ ")
+    assert "+**/.j-cli/\n" in out
+    assert not (project / ".gitignore").exists()
+
+
+def test_a_file_changed_after_planning_is_never_overwritten(project: Path) -> None:
+    plan = setup_host("git", Scope.PROJECT, project, dry_run=True)
+    (project / ".gitignore").write_text("written meanwhile\n")
+    with pytest.raises(Exception) as caught:
+        apply_changes(plan.changes)
+    assert getattr(caught.value, "code", None) == "CONFIG_CHANGED"
+    assert (project / ".gitignore").read_text() == "written meanwhile\n"
+
+
+def test_status_says_what_is_installed_where(
+    project: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    setup_host("claude", Scope.PROJECT, project)
+    setup_host("dsh", Scope.USER)
+    (project / ".codex").mkdir()
+    (project / ".codex" / "config.toml").write_text("broken = [\n")
+    states = {(i.host, i.scope.value, i.item): i.state for i in setup_status(project)}
+    assert states[("claude", "project", "mcp:jcli-notebook-output")] == "installed"
+    assert states[("claude", "project", "hook:guard")] == "installed"
+    assert states[("claude", "user", "mcp:jupyter-mcp")] == "absent"
+    assert states[("dsh", "user", "plugin")] == "installed"
+    assert states[("dsh", "project", "plugin")] == "absent"
+    assert states[("codex", "project", "hook:guard")] == "invalid"
+    assert states[("git", "project", "gitignore")] == "absent"
+    servers = json.loads((project / ".mcp.json").read_text())
+    servers["mcpServers"]["jupyter-mcp"]["args"] = ["--root", "/elsewhere"]
+    (project / ".mcp.json").write_text(json.dumps(servers))
+    status, document = run_json(capsys, "setup", "status")
+    assert status == 0
+    found = {(i["host"], i["scope"], i["item"]): i["state"] for i in document["items"]}
+    assert found[("claude", "project", "mcp:jupyter-mcp")] == "outdated"
+    assert setup_host("claude", Scope.PROJECT, project).changes  # setup repairs it
+    assert {
+        i.state for i in setup_status(project) if i.host == "claude" and i.scope.value == "project"
+    } == {"installed"}
+
+
+def test_a_moved_installation_updates_our_entries_in_place(project: Path) -> None:
+    setup_host("codex", Scope.PROJECT, project)
+    path = project / ".codex" / "config.toml"
+    path.write_text(path.read_text().replace(str(BIN), "/old/venv/bin"))
+    result = setup_host("codex", Scope.PROJECT, project)
+    assert [c.action for c in result.changes] == ["update"]
+    text = path.read_text()
+    assert "/old/venv/bin" not in text
+    assert text.count("[[hooks.PreToolUse]]") == 1
