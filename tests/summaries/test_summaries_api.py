@@ -255,8 +255,14 @@ def test_model_texts_are_bounded_and_never_carry_the_fallback_mark(
     assert summary.output_summary == ""
 
 
-def test_without_credentials_no_request_is_made(api: FakeMessagesAPI, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("config", ["empty-config-dir", "no-config-dir"])
+def test_without_credentials_no_request_is_made(
+    api: FakeMessagesAPI, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, config: str
+) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
+    if config == "no-config-dir":  # the SDK looks in ~/.config/anthropic
+        monkeypatch.delenv("ANTHROPIC_CONFIG_DIR")
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
     result = summarize_cells(_cells(count=6))
     assert api.requests == []
     assert len(result) == 6
