@@ -20,7 +20,16 @@ from jupyter_jcli.kernels._config import POLL_INTERVAL, SETTLE_TIMEOUT
 from jupyter_jcli.kernels._translate import OutputCollector, message_type
 from jupyter_jcli.kernels._types import KernelMessage, OutputCallback
 
-__all__ = ["RunOutcome", "run_request"]
+__all__ = ["INTERRUPT_RETRY", "REPLY_GRACE", "RunOutcome", "run_request"]
+
+INTERRUPT_RETRY = 2.0
+"""Seconds between interrupts while a timed-out or abandoned request settles."""
+
+REPLY_GRACE = 2.0
+"""Seconds to wait for the ``execute_reply`` once the request's ``idle`` status arrived. The
+reply is sent before ``idle``; ipykernel sends none when an interrupt lands in its own code
+after the user's code (it logs "KeyboardInterrupt caught in kernel"), and the request is then
+over without one."""
 
 Ending = Literal["done", "timeout", "died", "unsettled"]
 
@@ -31,7 +40,8 @@ class RunOutcome:
 
     Attributes:
         status: ``ok`` / ``error`` from the reply, or ``timeout`` / ``died``.
-        reply: the ``execute_reply`` content (``{}`` when none arrived).
+        reply: the ``execute_reply`` content; when none arrived, a stand-in built from the
+            outputs (see :data:`REPLY_GRACE`).
         settled: ``False`` when the kernel did not go idle after the timeout's interrupt
             (the caller must replace the kernel).
         alive: ``False`` when the kernel process ended.
@@ -65,12 +75,15 @@ class _Waiter:
         self.collector = collector
         self.on_output = on_output
         self.idle = False
+        self.idle_at = 0.0
         self.reply: dict[str, Any] | None = None
 
     async def until(self, deadline: float) -> Ending:
         last_check = time.monotonic()
         while not (self.idle and self.reply is not None):
             now = time.monotonic()
+            if self.idle and now >= self.idle_at + REPLY_GRACE:
+                return "done"  # idle without a reply: the kernel's handler was interrupted
             if now >= deadline:
                 return "timeout"
             wait = min(POLL_INTERVAL, deadline - now)
@@ -90,6 +103,7 @@ class _Waiter:
         if message_type(msg) == "status":
             if (msg.get("content") or {}).get("execution_state") == "idle":
                 self.idle = True
+                self.idle_at = time.monotonic()
             return True
         out = self.collector.handle(msg)
         if out is not None and self.on_output is not None:
@@ -108,16 +122,26 @@ class _Waiter:
 
 
 async def _settle(waiter: _Waiter) -> Ending:
-    """Interrupt the kernel and wait (bounded by SETTLE_TIMEOUT) until the request is done."""
+    """Interrupt the kernel until the request is done, for at most :data:`SETTLE_TIMEOUT` s.
+
+    The interrupt is re-sent every :data:`INTERRUPT_RETRY` seconds: ipykernel can lose a
+    SIGINT that lands while the cell is flushing its output.
+    """
     backend = waiter.backend
-    if not await backend.is_alive():
-        return "died"
-    try:
-        await backend.interrupt()
-    except Exception:
-        return "died" if not await backend.is_alive() else "unsettled"
-    ending = await waiter.until(time.monotonic() + SETTLE_TIMEOUT)
-    return "unsettled" if ending == "timeout" else ending
+    settle_deadline = time.monotonic() + SETTLE_TIMEOUT
+    while True:
+        if not await backend.is_alive():
+            return "died"
+        try:
+            await backend.interrupt()
+        except Exception:
+            return "died" if not await backend.is_alive() else "unsettled"
+        now = time.monotonic()
+        ending = await waiter.until(min(now + INTERRUPT_RETRY, settle_deadline))
+        if ending != "timeout":
+            return ending
+        if time.monotonic() >= settle_deadline:
+            return "unsettled"
 
 
 async def run_request(
@@ -169,7 +193,7 @@ async def run_request(
         after = await _settle(waiter)
         settled = after == "done"
         ending = "died" if after == "died" else "timeout"
-    reply = waiter.reply or {}
+    reply = waiter.reply if waiter.reply is not None else _reply_from_outputs(collector)
     duration = time.monotonic() - started
     if ending == "died":
         return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
@@ -177,3 +201,13 @@ async def run_request(
         return RunOutcome("timeout", reply, settled=settled, duration_s=duration)
     status: Literal["ok", "error"] = "ok" if reply.get("status") == "ok" else "error"
     return RunOutcome(status, reply, duration_s=duration)
+
+
+def _reply_from_outputs(collector: OutputCollector) -> dict[str, Any]:
+    """A stand-in reply when none arrived: ``error`` with the last error output's name and
+    value if the request showed one, else ``ok``; the count from ``execute_input``."""
+    reply: dict[str, Any] = {"status": "ok", "execution_count": collector.execution_count}
+    if collector.last_error is not None:
+        ename, evalue = collector.last_error
+        reply.update(status="error", ename=ename, evalue=evalue)
+    return reply

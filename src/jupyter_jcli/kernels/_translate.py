@@ -136,7 +136,8 @@ class OutputCollector:
             recorded by :meth:`finish`. ``None`` for code that is not a cell.
 
     Feed every message whose parent is the execute request to :meth:`handle`; read
-    :attr:`outputs`, :attr:`execution_count` and :attr:`display_updates` when done.
+    :attr:`outputs`, :attr:`execution_count`, :attr:`last_error` (``(ename, evalue)`` of the
+    last error output, even if cleared since) and :attr:`display_updates` when done.
     """
 
     def __init__(self, registry: DisplayRegistry | None = None, cell_key: str | None = None):
@@ -147,6 +148,7 @@ class OutputCollector:
         self._clear_pending = False
         self._updates: dict[tuple[str, int], DisplayUpdate] = {}
         self.execution_count: int | None = None
+        self.last_error: tuple[str, str] | None = None
         if registry is not None and cell_key is not None:
             registry.forget(cell_key)
 
@@ -206,6 +208,7 @@ class OutputCollector:
                 "evalue": str(content.get("evalue", "")),
                 "traceback": [str(line) for line in content.get("traceback") or []],
             }
+            self.last_error = (out["ename"], out["evalue"])
         else:
             out = _bundle_output(kind, content)
             if kind == "execute_result":
