@@ -65,12 +65,15 @@ def contract_project(project: Path) -> Path:
 def _split_image(document: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """The MCP server's raster rule: base64 moves out of the JSON into an image."""
     selected = document.get("selected")
-    if isinstance(selected, dict) and selected.get("encoding") == "base64":
-        if selected.get("mime_type") in RASTERS:
-            rest = {k: v for k, v in selected.items() if k != "data"}
-            rest["delivered_as"] = "image_content"
-            image = {"mime_type": selected["mime_type"], "data": selected["data"]}
-            return {**document, "selected": rest}, [image]
+    if (
+        isinstance(selected, dict)
+        and selected.get("encoding") == "base64"
+        and selected.get("mime_type") in RASTERS
+    ):
+        rest = {k: v for k, v in selected.items() if k != "data"}
+        rest["delivered_as"] = "image_content"
+        image = {"mime_type": selected["mime_type"], "data": selected["data"]}
+        return {**document, "selected": rest}, [image]
     return document, []
 
 

@@ -1,0 +1,235 @@
+"""Real host CLIs from npm see what ``j-cli setup`` wrote (marker ``hosts``; offline, no model).
+
+Installs ``@anthropic-ai/claude-code``, ``@openai/codex``, ``opencode-ai`` and
+``@modelcontextprotocol/inspector`` (pinned versions) with ``npm install --prefix`` into a folder
+under the system temp dir keyed by those versions, reused by later runs. Each check runs the
+host's own ``mcp list`` with ``HOME`` (and ``XDG_CONFIG_HOME``, ``CODEX_HOME``) in a temporary
+folder and no API keys. Skipped only when npm itself is absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hosts_helpers import JCLI
+
+pytestmark = [pytest.mark.hosts, pytest.mark.timeout(1500)]
+
+PACKAGES = {
+    "@anthropic-ai/claude-code": "2.1.332",
+    "@openai/codex": "0.171.0",
+    "opencode-ai": "1.18.33",
+    "@modelcontextprotocol/inspector": "2.12.0",
+    "@opencode-ai/plugin": "1.18.33",
+}
+INSTALL_TIMEOUT_S = 1200
+CLI_TIMEOUT_S = 180
+BIN = Path(sys.executable).parent
+READONLY = BIN / "jcli-notebook-output"
+WORKBENCH = BIN / "jupyter-mcp"
+NOTEBOOK = "text_outputs_and_images.ipynb"
+_SECRETS = re.compile(r".*(API_KEY|TOKEN|SECRET)$|^(ANTHROPIC|OPENAI|CLAUDE_CODE)_.*")
+
+
+@pytest.fixture(scope="module")
+def npm_bin() -> Path:
+    """``node_modules/.bin`` of the cached install of the pinned host CLIs."""
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the real-host tests install the host CLIs with npm")
+    key = hashlib.sha256(json.dumps(PACKAGES, sort_keys=True).encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / f"jcli-host-clis-{key}"
+    stamp = folder / "installed.json"
+    if not stamp.is_file():
+        staging = Path(tempfile.mkdtemp(prefix=f"jcli-host-clis-{key}-", dir=folder.parent))
+        specs = [f"{name}@{version}" for name, version in PACKAGES.items()]
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(staging),
+                "--no-audit",
+                "--no-fund",
+                *specs,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+            check=False,
+        )
+        assert done.returncode == 0, f"npm install failed:\n{done.stdout}\n{done.stderr}"
+        (staging / "installed.json").write_text(json.dumps(PACKAGES))
+        try:
+            staging.rename(folder)
+        except OSError:  # another run installed it meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
+    return folder / "node_modules" / ".bin"
+
+
+@pytest.fixture
+def host_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a host CLI run: a temporary home, no API keys, no auto-update."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not _SECRETS.match(k)}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        CODEX_HOME=str(home / ".codex"),
+        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        OPENCODE_DISABLE_AUTOUPDATE="1",
+        NO_COLOR="1",
+    )
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    (home / ".codex").mkdir()
+    return env
+
+
+@pytest.fixture
+def host_project(tmp_path: Path) -> Path:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copyfile(
+        Path(__file__).parent.parent / "fixtures" / "notebooks" / NOTEBOOK, folder / NOTEBOOK
+    )
+    return folder.resolve()
+
+
+def run(args: list[str], cwd: Path, env: dict[str, str], *, stdout_only: bool = False) -> str:
+    done = subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False
+    )
+    assert done.returncode == 0, f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    text = done.stdout if stdout_only else done.stdout + done.stderr
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def setup(host: str, cwd: Path, env: dict[str, str], *flags: str) -> None:
+    run([str(JCLI), "setup", host, *flags], cwd, env)
+
+
+def _line(listing: str, name: str) -> str:
+    lines = [line for line in listing.splitlines() if name in line]
+    assert lines, f"{name} not listed:\n{listing}"
+    return lines[0]
+
+
+def test_claude_mcp_list_shows_our_servers_connected(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("claude", host_project, host_env)
+    # The person trusts the folder once (Claude Code's trust dialog), as they would in `claude`.
+    state = Path(host_env["HOME"]) / ".claude.json"
+    state.write_text(
+        json.dumps({"projects": {str(host_project): {"hasTrustDialogAccepted": True}}})
+    )
+    listing = run([str(npm_bin / "claude"), "mcp", "list"], host_project, host_env)
+    print(listing)
+    readonly = _line(listing, "jcli-notebook-output:")
+    assert str(READONLY) in readonly and f"--root {host_project}" in readonly
+    assert "Connected" in readonly, listing
+    workbench = _line(listing, "jupyter-mcp:")
+    if WORKBENCH.exists():
+        assert "Connected" in workbench, listing
+    # User scope: the same servers without a root, listed from any folder.
+    elsewhere = host_project.parent / "elsewhere"
+    elsewhere.mkdir()
+    setup("claude", elsewhere, host_env, "--user")
+    listing = run([str(npm_bin / "claude"), "mcp", "list"], elsewhere, host_env)
+    print(listing)
+    readonly = _line(listing, "jcli-notebook-output:")
+    assert "--root" not in readonly and "Connected" in readonly, listing
+
+
+def test_codex_mcp_list_shows_our_servers(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("codex", host_project, host_env)
+    # The person trusts the project (Codex's trust prompt) so Codex reads .codex/config.toml.
+    user_config = Path(host_env["CODEX_HOME"]) / "config.toml"
+    user_config.write_text(f'[projects."{host_project}"]\ntrust_level = "trusted"\n')
+    listing = run(
+        [str(npm_bin / "codex"), "mcp", "list", "--json"], host_project, host_env, stdout_only=True
+    )
+    print(listing)
+    servers = {s["name"]: s for s in json.loads(listing)}
+    assert servers["jcli-notebook-output"]["enabled"] is True
+    assert servers["jcli-notebook-output"]["transport"]["command"] == str(READONLY)
+    assert servers["jcli-notebook-output"]["transport"]["args"] == ["--root", str(host_project)]
+    assert servers["jupyter-mcp"]["transport"]["command"] == str(WORKBENCH)
+    table = run([str(npm_bin / "codex"), "mcp", "list"], host_project, host_env)
+    print(table)
+    assert "enabled" in _line(table, "jcli-notebook-output")
+    setup("codex", host_project, host_env, "--user")
+    listing = run(
+        [str(npm_bin / "codex"), "mcp", "list", "--json"],
+        Path(host_env["HOME"]),
+        host_env,
+        stdout_only=True,
+    )
+    servers = {s["name"]: s for s in json.loads(listing)}
+    assert servers["jcli-notebook-output"]["transport"]["args"] == []
+
+
+def test_opencode_mcp_list_shows_the_workbench_server(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("opencode", host_project, host_env)
+    listing = run([str(npm_bin / "opencode"), "mcp", "list"], host_project, host_env)
+    print(listing)
+    line = _line(listing, "jupyter-mcp")
+    if WORKBENCH.exists():
+        assert "connected" in line, listing
+    else:
+        assert "failed" in line, listing
+    assert (host_project / ".opencode" / "tools" / "read_notebook_output.js").is_file()
+
+
+def test_inspector_cli_calls_read_notebook_output_on_a_real_notebook(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    base = [str(npm_bin / "mcp-inspector"), "--cli", str(READONLY), "--root", str(host_project)]
+    tools = json.loads(
+        run([*base, "--method", "tools/list"], host_project, host_env, stdout_only=True)
+    )
+    (tool,) = tools["tools"]
+    assert tool["name"] == "read_notebook_output"
+    assert tool["annotations"]["readOnlyHint"] is True
+    listing = run(
+        [*base, "--method", "tools/call", "--tool-name", "read_notebook_output",
+         "--tool-arg", f"path={NOTEBOOK}", "--tool-arg", "cell_index=5"],
+        host_project,
+        host_env,
+        stdout_only=True,
+    )  # fmt: skip
+    print(listing)
+    result = json.loads(listing)
+    assert result.get("isError") is not True, listing
+    document = json.loads(result["content"][0]["text"])
+    assert document["status"] == "ok" and document["output_count"] == 1
+    assert document["source"]["path"] == str(host_project / NOTEBOOK)
+    read = json.loads(
+        run(
+            [*base, "--method", "tools/call", "--tool-name", "read_notebook_output",
+             "--tool-arg", f"path={NOTEBOOK}", "--tool-arg", "cell_index=5",
+             "--tool-arg", "output_index=0", "--tool-arg", "mime_type=text/plain"],
+            host_project,
+            host_env,
+            stdout_only=True,
+        )
+    )  # fmt: skip
+    selected = json.loads(read["content"][0]["text"])["selected"]
+    assert selected["mime_type"] == "text/plain", selected
+    assert selected["data"] == "   0\n0  4", selected
