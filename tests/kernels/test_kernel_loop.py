@@ -1,0 +1,302 @@
+"""The execution loop against a scripted backend (no kernel): parents, replies, death, settling,
+start failures, timeouts and configuration."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
+from jupyter_jcli.kernels import (
+    DEFAULT_EXECUTE_TIMEOUT,
+    EXECUTE_TIMEOUT_ENV,
+    KernelBackend,
+    KernelMessage,
+    NotebookKernel,
+    execute_timeout,
+    kernelspec_name_from_metadata,
+)
+
+pytestmark = pytest.mark.anyio
+
+Reaction = Callable[["ScriptedBackend", str, str], None]
+"""What the scripted kernel does with an execute request: (backend, msg_id, code)."""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def message(kind: str, parent: str, **content: Any) -> dict[str, Any]:
+    return {"header": {"msg_type": kind}, "parent_header": {"msg_id": parent}, "content": content}
+
+
+class ScriptedBackend:
+    """A KernelBackend whose kernel answers each request as ``react`` says."""
+
+    def __init__(self, react: Reaction, *, fail_start: bool = False) -> None:
+        self.react = react
+        self.fail_start = fail_start
+        self.alive = False
+        self.interrupts = 0
+        self.shutdowns: list[bool] = []
+        self.count = 0
+        self.sent = 0
+        self.iopub_in, self.iopub_out = anyio.create_memory_object_stream[dict[str, Any]](1000)
+        self.shell_in, self.shell_out = anyio.create_memory_object_stream[dict[str, Any]](1000)
+        self.on_interrupt: Callable[[], None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    async def start(self, *, kernelspec_name: str, cwd: Path, startup_timeout: float) -> None:
+        if self.fail_start:
+            raise KernelError(ErrorCode.KERNEL_START_FAILED, "scripted failure")
+        self.alive = True
+
+    async def is_alive(self) -> bool:
+        return self.alive
+
+    async def send_execute(
+        self, code: str, *, silent: bool, store_history: bool, user_expressions: Mapping[str, str]
+    ) -> str:
+        self.sent += 1
+        msg_id = f"req-{self.sent}"
+        self.react(self, msg_id, code)
+        return msg_id
+
+    def finish(self, msg_id: str, *, reply: bool = True, status: str = "ok") -> None:
+        self.count += 1
+        if reply:
+            self.shell_in.send_nowait(
+                message("execute_reply", msg_id, status=status, execution_count=self.count)
+            )
+        self.iopub_in.send_nowait(message("status", msg_id, execution_state="idle"))
+
+    def emit(self, msg: dict[str, Any]) -> None:
+        self.iopub_in.send_nowait(msg)
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        with anyio.move_on_after(timeout):
+            return await self.iopub_out.receive()
+        return None
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        with anyio.move_on_after(timeout):
+            return await self.shell_out.receive()
+        return None
+
+    async def interrupt(self) -> None:
+        self.interrupts += 1
+        if self.on_interrupt is not None:
+            self.on_interrupt()
+
+    async def shutdown(self, *, now: bool, timeout: float) -> None:
+        self.shutdowns.append(now)
+        self.alive = False
+
+
+def make_kernel(tmp_path: Path, *backends: ScriptedBackend) -> NotebookKernel:
+    queue = list(backends)
+
+    def factory() -> KernelBackend:
+        return queue.pop(0)
+
+    return NotebookKernel(tmp_path / "nb.ipynb", backend_factory=factory)
+
+
+def prints(text: str) -> Reaction:
+    def react(b: ScriptedBackend, msg_id: str, code: str) -> None:
+        b.emit(message("stream", "someone-else", name="stdout", text="stale\n"))
+        b.emit(message("stream", msg_id, name="stdout", text=text))
+        b.finish(msg_id)
+
+    return react
+
+
+def test_backends_satisfy_the_protocol() -> None:
+    from jupyter_jcli.kernels import LocalBackend
+
+    assert isinstance(LocalBackend(), KernelBackend)
+    assert isinstance(ScriptedBackend(prints("x")), KernelBackend)
+
+
+async def test_messages_of_other_requests_are_skipped(tmp_path: Path) -> None:
+    kernel = make_kernel(tmp_path, ScriptedBackend(prints("mine\n")))
+    with anyio.fail_after(10):
+        result = await kernel.execute("print('mine')")
+    assert result.status == "ok"
+    assert result.outputs == [{"output_type": "stream", "name": "stdout", "text": "mine\n"}]
+    assert result.execution_count == 1
+
+
+async def test_idle_without_a_reply_ends_with_the_error_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("jupyter_jcli.kernels._run.REPLY_GRACE", 0.2)
+
+    def react(b: ScriptedBackend, msg_id: str, code: str) -> None:
+        b.emit(message("execute_input", msg_id, code=code, execution_count=4))
+        b.emit(message("error", msg_id, ename="KeyboardInterrupt", evalue="", traceback=[]))
+        b.finish(msg_id, reply=False)
+
+    kernel = make_kernel(tmp_path, ScriptedBackend(react))
+    with anyio.fail_after(10):
+        result = await kernel.execute("x")
+    assert (result.status, result.ename, result.execution_count) == (
+        "error",
+        "KeyboardInterrupt",
+        4,
+    )
+
+
+async def test_a_kernel_that_dies_is_reported_and_replaced(tmp_path: Path) -> None:
+    def dies(b: ScriptedBackend, msg_id: str, code: str) -> None:
+        b.emit(message("stream", msg_id, name="stdout", text="last words\n"))
+        b.alive = False
+
+    first, second = ScriptedBackend(dies), ScriptedBackend(prints("hi\n"))
+    kernel = make_kernel(tmp_path, first, second)
+    with anyio.fail_after(10):
+        died = await kernel.execute("boom", cell_key="crash")
+        info = await kernel.info()
+        again = await kernel.execute("print('hi')")
+    assert died.status == "died"
+    assert died.outputs[0]["text"] == "last words\n"
+    assert info.state == "dead"
+    assert info.epoch is None
+    assert again.kernel_restarted
+    assert again.epoch != died.epoch
+    assert first.shutdowns
+
+
+async def test_a_kernel_that_ignores_interrupts_is_killed_after_settling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 0.6)
+    monkeypatch.setattr("jupyter_jcli.kernels._run.INTERRUPT_RETRY", 0.2)
+
+    def hangs(b: ScriptedBackend, msg_id: str, code: str) -> None:
+        b.emit(message("stream", msg_id, name="stdout", text="working\n"))
+
+    stuck, fresh = ScriptedBackend(hangs), ScriptedBackend(prints("ok\n"))
+    kernel = make_kernel(tmp_path, stuck, fresh)
+    with anyio.fail_after(10):
+        result = await kernel.execute("loop", timeout=0.3)
+        state = (await kernel.info()).state
+        after = await kernel.execute("print('ok')")
+    assert result.status == "timeout"
+    assert stuck.interrupts >= 2
+    assert stuck.shutdowns
+    assert all(stuck.shutdowns)  # killed, not asked
+    assert state == "dead"
+    assert after.kernel_restarted
+
+
+async def test_a_timeout_interrupts_and_keeps_a_kernel_that_settles(tmp_path: Path) -> None:
+    backend = ScriptedBackend(lambda b, msg_id, code: None)
+
+    def settle() -> None:
+        msg_id = f"req-{backend.sent}"
+        backend.emit(message("error", msg_id, ename="KeyboardInterrupt", evalue="", traceback=[]))
+        backend.finish(msg_id, status="error")
+
+    backend.on_interrupt = settle
+    kernel = make_kernel(tmp_path, backend)
+    with anyio.fail_after(10):
+        result = await kernel.execute("sleep", timeout=0.2)
+        info = await kernel.info()
+    assert result.status == "timeout"
+    assert backend.interrupts == 1
+    assert info.state == "idle"
+    assert info.epoch == result.epoch
+
+
+async def test_a_failing_output_callback_interrupts_before_propagating(tmp_path: Path) -> None:
+    backend = ScriptedBackend(
+        lambda b, msg_id, code: b.emit(message("stream", msg_id, name="stdout", text="x"))
+    )
+
+    def settle() -> None:
+        backend.finish(f"req-{backend.sent}", status="error")
+
+    backend.on_interrupt = settle
+    kernel = make_kernel(tmp_path, backend)
+
+    def explode(output: Any) -> None:
+        raise RuntimeError("client went away")
+
+    with anyio.fail_after(10):
+        with pytest.raises(RuntimeError):
+            await kernel.execute("x", on_output=explode)
+        backend.react = prints("fine\n")
+        after = await kernel.execute("y")
+    assert backend.interrupts == 1
+    assert after.status == "ok"
+
+
+async def test_a_failed_start_leaves_no_kernel(tmp_path: Path) -> None:
+    kernel = make_kernel(tmp_path, ScriptedBackend(prints(""), fail_start=True))
+    with anyio.fail_after(10), pytest.raises(KernelError) as failed:
+        await kernel.execute("1")
+    assert failed.value.code == ErrorCode.KERNEL_START_FAILED
+    assert (await kernel.info()).state == "not_started"
+
+
+async def test_interrupt_and_evaluate_need_a_live_kernel(tmp_path: Path) -> None:
+    kernel = make_kernel(tmp_path)
+    with anyio.fail_after(10):
+        for call in (kernel.interrupt(), kernel.evaluate("1")):
+            with pytest.raises(KernelError) as refused:
+                await call
+            assert refused.value.code == ErrorCode.KERNEL_NOT_RUNNING
+
+
+def test_execute_timeout_default_argument_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(EXECUTE_TIMEOUT_ENV, raising=False)
+    assert execute_timeout(None) == DEFAULT_EXECUTE_TIMEOUT == 600.0
+    assert execute_timeout(2) == 2.0
+    monkeypatch.setenv(EXECUTE_TIMEOUT_ENV, "42.5")
+    assert execute_timeout(None) == 42.5
+    assert execute_timeout(3) == 3.0
+
+
+@pytest.mark.parametrize("env", ["abc", "0", "-1", "nan", "inf"])
+def test_an_invalid_timeout_environment_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch, env: str
+) -> None:
+    monkeypatch.setenv(EXECUTE_TIMEOUT_ENV, env)
+    with pytest.raises(JcliError) as bad:
+        execute_timeout(None)
+    assert bad.value.code == ErrorCode.USAGE_ERROR
+
+
+@pytest.mark.parametrize("value", [0, -5, math.nan, math.inf, True])
+def test_an_invalid_timeout_argument_is_a_usage_error(value: float) -> None:
+    with pytest.raises(JcliError) as bad:
+        execute_timeout(value)
+    assert bad.value.code == ErrorCode.USAGE_ERROR
+
+
+@pytest.mark.parametrize(
+    ("metadata", "name"),
+    [
+        ({"kernelspec": {"name": "ir", "display_name": "R"}}, "ir"),
+        ({"kernelspec": {"name": "  python3  "}}, "python3"),
+        ({"kernelspec": {"display_name": "no name"}}, "python3"),
+        ({"kernelspec": "python3"}, "python3"),
+        ({}, "python3"),
+        (None, "python3"),
+    ],
+)
+def test_kernelspec_name_comes_from_notebook_metadata(
+    metadata: dict[str, Any] | None, name: str
+) -> None:
+    assert kernelspec_name_from_metadata(metadata) == name
