@@ -6,7 +6,8 @@
 - :class:`NotebookKernel`: :meth:`~NotebookKernel.execute` (bounded by a timeout, never two at
   once, stdin refused, death detected) -> :class:`ExecutionResult`;
   :meth:`~NotebookKernel.evaluate` (silent, for inspection) -> :class:`EvaluationResult`;
-  ``interrupt``, ``restart`` (new epoch), ``shutdown``, ``info`` -> :class:`KernelInfo`.
+  ``interrupt``, ``restart`` (new epoch), ``shutdown``, ``info`` -> :class:`KernelInfo`;
+  ``hold()`` keeps the kernel for a batch of cells so no other caller runs in between.
   Each start and restart mints a new epoch, the stamp freshness is judged against
   (:func:`jupyter_jcli.analysis.fresh_cells`).
 - :class:`KernelBackend`: the transport (:class:`LocalBackend` on ``jupyter_client``; a

@@ -7,7 +7,6 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 
@@ -20,13 +19,13 @@ from jupyter_jcli.kernels._config import (
     SHUTDOWN_TIMEOUT,
     execute_timeout,
 )
+from jupyter_jcli.kernels._evaluate import evaluation_result, str_or_none
 from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._run import run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     EvaluationResult,
     ExecutionResult,
-    ExpressionValue,
     KernelInfo,
     KernelState,
     OutputCallback,
@@ -217,8 +216,8 @@ class NotebookKernel:
                 epoch=epoch,
                 kernel_restarted=restarted,
                 duration_s=outcome.duration_s,
-                ename=_str_or_none(reply.get("ename")) if error else None,
-                evalue=_str_or_none(reply.get("evalue")) if error else None,
+                ename=str_or_none(reply.get("ename")) if error else None,
+                evalue=str_or_none(reply.get("evalue")) if error else None,
                 display_updates=collector.display_updates,
             )
 
@@ -267,23 +266,7 @@ class NotebookKernel:
                 user_expressions=dict(user_expressions or {}),
             )
             await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
-        outputs = collector.outputs
-        reply = outcome.reply
-        error = outcome.status == "error"
-        return EvaluationResult(
-            status=outcome.status,
-            stdout=_stream_text(outputs, "stdout"),
-            stderr=_stream_text(outputs, "stderr"),
-            result_text="".join(
-                _plain(o.get("data")) for o in outputs if o["output_type"] == "execute_result"
-            ),
-            expressions=_expressions(reply.get("user_expressions")),
-            outputs=outputs,
-            epoch=epoch,
-            duration_s=outcome.duration_s,
-            ename=_str_or_none(reply.get("ename")) if error else None,
-            evalue=_str_or_none(reply.get("evalue")) if error else None,
-        )
+        return evaluation_result(outcome, collector.outputs, epoch)
 
     async def interrupt(self) -> None:
         """Interrupt the running execution (it then ends with ``KeyboardInterrupt``).
@@ -367,43 +350,3 @@ class NotebookKernel:
         if not alive or not settled:
             self._dead = True
             await backend.shutdown(now=True, timeout=SHUTDOWN_TIMEOUT)
-
-
-def _str_or_none(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _plain(data: Any) -> str:
-    if isinstance(data, Mapping):
-        text = data.get("text/plain", "")
-        return "".join(text) if isinstance(text, list) else str(text)
-    return ""
-
-
-def _stream_text(outputs: list[dict[str, Any]], name: str) -> str:
-    return "".join(
-        str(o.get("text", ""))
-        for o in outputs
-        if o["output_type"] == "stream" and o["name"] == name
-    )
-
-
-def _expressions(raw: Any) -> dict[str, ExpressionValue]:
-    if not isinstance(raw, Mapping):
-        return {}
-    values: dict[str, ExpressionValue] = {}
-    for name, raw_item in raw.items():
-        item: Mapping[str, Any] = raw_item if isinstance(raw_item, Mapping) else {}
-        data = item.get("data")
-        bundle = dict(data) if isinstance(data, Mapping) else {}
-        if item.get("status") == "ok":
-            values[str(name)] = ExpressionValue("ok", _plain(bundle), bundle)
-        else:
-            values[str(name)] = ExpressionValue(
-                "error",
-                "",
-                bundle,
-                ename=_str_or_none(item.get("ename")),
-                evalue=_str_or_none(item.get("evalue")),
-            )
-    return values
