@@ -25,8 +25,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,20 +40,14 @@ from pydantic import ValidationError
 
 from jupyter_jcli import __version__
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
-from jupyter_jcli.mcp._readonly_schema import (
-    INPUT_SCHEMA,
-    OUTPUT_SCHEMA,
-    TOOL_DESCRIPTION,
-    TOOL_NAME,
-    TOOL_TITLE,
+from jupyter_jcli.mcp._output_tool import (
+    OUTPUT_TOOL_NAME,
+    output_tool,
+    parse_output_arguments,
+    run_output_read,
 )
 from jupyter_jcli.mcp._results import exception_result, protocol_result
-from jupyter_jcli.mcp._roots import (
-    ensure_pair_inside_roots,
-    resolve_in_roots,
-    roots_from_paths,
-    roots_from_uris,
-)
+from jupyter_jcli.mcp._roots import roots_from_paths, roots_from_uris
 
 __all__ = ["ROOTS_TIMEOUT_SECONDS", "SERVER_NAME", "build_server", "main", "serve", "tool"]
 
@@ -63,7 +56,6 @@ ROOTS_TIMEOUT_SECONDS = 10.0
 """How long a call waits for the client's answer to ``roots/list``."""
 
 _ROOTS_INPUT_KEY = "roots"
-_READ_OPTIONS = ("mime_type", "supported_mime_types", "offset", "limit")
 _INSTRUCTIONS = (
     "Reads the outputs saved in Jupyter notebooks (.ipynb, or a .py paired through jupytext) "
     "inside the trusted roots, without executing anything. List a cell's outputs first "
@@ -74,74 +66,7 @@ _log = logging.getLogger(__name__)
 
 def tool() -> types.Tool:
     """The ``read_notebook_output`` tool definition (schemas, description, annotations)."""
-    return types.Tool(
-        name=TOOL_NAME,
-        title=TOOL_TITLE,
-        description=TOOL_DESCRIPTION,
-        input_schema=INPUT_SCHEMA,
-        output_schema=OUTPUT_SCHEMA,
-        annotations=types.ToolAnnotations(
-            title=TOOL_TITLE,
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
-    )
-
-
-@dataclass(frozen=True)
-class _Request:
-    path: str
-    cell_index: Any
-    output_index: Any | None
-    read_options: dict[str, Any]
-
-
-def _parse_arguments(arguments: Mapping[str, Any] | None) -> _Request:
-    """Check argument names and JSON types; value ranges are the protocol's to judge."""
-    args = dict(arguments or {})
-    unknown = sorted(set(args) - set(INPUT_SCHEMA["properties"]))
-    if unknown:
-        raise UsageError(f"Unknown argument(s): {', '.join(unknown)}.", {"unknown": unknown})
-    path = args.get("path")
-    if not isinstance(path, str) or not path:
-        raise UsageError("'path' must be a non-empty string.", {"parameter": "path"})
-    if "cell_index" not in args:
-        raise UsageError("'cell_index' is required.", {"parameter": "cell_index"})
-    mime_type = args.get("mime_type")
-    if mime_type is not None and not isinstance(mime_type, str):
-        raise UsageError("'mime_type' must be a string.", {"parameter": "mime_type"})
-    supported = args.get("supported_mime_types")
-    if supported is not None and not (
-        isinstance(supported, list) and all(isinstance(item, str) for item in supported)
-    ):
-        raise UsageError(
-            "'supported_mime_types' must be a list of strings.",
-            {"parameter": "supported_mime_types"},
-        )
-    output_index = args.get("output_index")
-    read_options = {key: args[key] for key in _READ_OPTIONS if args.get(key) is not None}
-    if output_index is None and read_options:
-        raise UsageError(
-            f"{', '.join(sorted(read_options))} apply to reading one output: add output_index.",
-            {"parameters": sorted(read_options)},
-        )
-    return _Request(path, args["cell_index"], output_index, read_options)
-
-
-def _run_protocol(request: _Request, roots: Sequence[Path]) -> dict[str, Any]:
-    """Path checks, then one protocol call (blocking: run in a worker thread)."""
-    from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
-
-    path = resolve_in_roots(request.path, roots)
-    if path.suffix.lower() == ".py" and path.is_file():
-        ensure_pair_inside_roots(path, roots)
-    if request.output_index is None:
-        return list_notebook_outputs(path, request.cell_index)
-    return read_notebook_output(
-        path, request.cell_index, request.output_index, **request.read_options
-    )
+    return output_tool()
 
 
 async def _client_roots(
@@ -198,12 +123,12 @@ def build_server(roots: Sequence[Path] | None = None) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
-        if params.name != TOOL_NAME:
+        if params.name != OUTPUT_TOOL_NAME:
             return exception_result(
-                UsageError(f"Unknown tool {params.name!r}.", {"tools": [TOOL_NAME]})
+                UsageError(f"Unknown tool {params.name!r}.", {"tools": [OUTPUT_TOOL_NAME]})
             )
         try:
-            request = _parse_arguments(params.arguments)
+            request = parse_output_arguments(params.arguments)
             roots: Sequence[Path] = fixed
             if not roots:
                 supplied = await _client_roots(ctx, params)
@@ -217,7 +142,7 @@ def build_server(roots: Sequence[Path] | None = None) -> Server[Any]:
                         "no file:// roots.",
                         {"client_supports_roots": _client_declares_roots(ctx)},
                     )
-            document = await anyio.to_thread.run_sync(_run_protocol, request, roots)
+            document = await anyio.to_thread.run_sync(run_output_read, request, roots)
         except Exception as err:
             return exception_result(err)
         return protocol_result(document)

@@ -1,0 +1,141 @@
+"""The ``read_notebook_output`` tool, shared by both MCP servers: definition and handler.
+
+``jcli-notebook-output`` (:mod:`jupyter_jcli.mcp.readonly`) serves it alone;
+``jupyter-mcp`` (:mod:`jupyter_jcli.mcp.workbench`) serves it beside the workbench tools.
+Both call :func:`output_tool` for the definition and :func:`parse_output_arguments` then
+:func:`run_output_read` (blocking: run it in a worker thread) to answer a call, and render
+the document with :func:`jupyter_jcli.mcp._results.protocol_result`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+
+from jupyter_jcli.errors import UsageError
+from jupyter_jcli.mcp._readonly_schema import (
+    INPUT_SCHEMA,
+    OUTPUT_SCHEMA,
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    TOOL_TITLE,
+)
+from jupyter_jcli.mcp._roots import ensure_pair_inside_roots, resolve_in_roots
+
+__all__ = [
+    "OUTPUT_TOOL_NAME",
+    "OutputRequest",
+    "output_tool",
+    "parse_output_arguments",
+    "run_output_read",
+]
+
+OUTPUT_TOOL_NAME = TOOL_NAME
+_READ_OPTIONS = ("mime_type", "supported_mime_types", "offset", "limit")
+
+
+def output_tool() -> types.Tool:
+    """The ``read_notebook_output`` tool definition (schemas, description, annotations).
+
+    Annotated read-only, idempotent, not destructive, closed world (MCP tool annotations,
+    https://modelcontextprotocol.io/specification/2025-11-25/server/tools).
+    """
+    return types.Tool(
+        name=TOOL_NAME,
+        title=TOOL_TITLE,
+        description=TOOL_DESCRIPTION,
+        input_schema=INPUT_SCHEMA,
+        output_schema=OUTPUT_SCHEMA,
+        annotations=types.ToolAnnotations(
+            title=TOOL_TITLE,
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class OutputRequest:
+    """One checked ``read_notebook_output`` call.
+
+    Attributes:
+        path: the path as the client sent it (resolved later against the roots).
+        cell_index: the cell position (range checked by the protocol).
+        output_index: the output position, or None to list the cell's outputs.
+        read_options: ``mime_type``, ``supported_mime_types``, ``offset``, ``limit`` given.
+    """
+
+    path: str
+    cell_index: Any
+    output_index: Any | None
+    read_options: dict[str, Any]
+
+
+def parse_output_arguments(arguments: Mapping[str, Any] | None) -> OutputRequest:
+    """Check argument names and JSON types; value ranges are the protocol's to judge.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an unknown argument, a missing or mistyped ``path``
+            or ``cell_index``, mistyped MIME options, or read options without
+            ``output_index``.
+    """
+    args = dict(arguments or {})
+    unknown = sorted(set(args) - set(INPUT_SCHEMA["properties"]))
+    if unknown:
+        raise UsageError(f"Unknown argument(s): {', '.join(unknown)}.", {"unknown": unknown})
+    path = args.get("path")
+    if not isinstance(path, str) or not path:
+        raise UsageError("'path' must be a non-empty string.", {"parameter": "path"})
+    if "cell_index" not in args:
+        raise UsageError("'cell_index' is required.", {"parameter": "cell_index"})
+    mime_type = args.get("mime_type")
+    if mime_type is not None and not isinstance(mime_type, str):
+        raise UsageError("'mime_type' must be a string.", {"parameter": "mime_type"})
+    supported = args.get("supported_mime_types")
+    if supported is not None and not (
+        isinstance(supported, list) and all(isinstance(item, str) for item in supported)
+    ):
+        raise UsageError(
+            "'supported_mime_types' must be a list of strings.",
+            {"parameter": "supported_mime_types"},
+        )
+    output_index = args.get("output_index")
+    read_options = {key: args[key] for key in _READ_OPTIONS if args.get(key) is not None}
+    if output_index is None and read_options:
+        raise UsageError(
+            f"{', '.join(sorted(read_options))} apply to reading one output: add output_index.",
+            {"parameters": sorted(read_options)},
+        )
+    return OutputRequest(path, args["cell_index"], output_index, read_options)
+
+
+def run_output_read(request: OutputRequest, roots: Sequence[Path]) -> dict[str, Any]:
+    """Path checks, then one saved-output protocol call. Blocking: run in a worker thread.
+
+    Args:
+        request: the checked call.
+        roots: resolved trusted roots.
+
+    Returns:
+        The protocol document (a directory without ``output_index``, else a read).
+
+    Raises:
+        JcliError: ``ROOTS_REQUIRED``, ``PATH_NOT_ALLOWED``, ``PATH_AMBIGUOUS``,
+            ``FILE_NOT_FOUND`` and the protocol's codes (see :mod:`jupyter_jcli.outputs`).
+    """
+    from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
+
+    path = resolve_in_roots(request.path, roots)
+    if path.suffix.lower() == ".py" and path.is_file():
+        ensure_pair_inside_roots(path, roots)
+    if request.output_index is None:
+        return list_notebook_outputs(path, request.cell_index)
+    return read_notebook_output(
+        path, request.cell_index, request.output_index, **request.read_options
+    )
