@@ -30,7 +30,8 @@ execution count for Markdown/raw, attachments for code).
 
 Caches (such as ``metadata.jupyter_mcp.summary``) are written by :meth:`Document.set_cell_metadata`
 under the same lock and outside-edit check, but without an undo snapshot: a cache write is not
-a user mutation.
+a user mutation. Execution results (outputs, ``execution_count``, display updates) are written
+the same way by :meth:`Document.write_outputs`.
 
 For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -366,6 +367,92 @@ class Document:
         """
         if not key or key == "name":
             raise UsageError(f"Cannot set metadata.jupyter_mcp.{key or '<empty>'} as a cache.")
+
+        def change(views: tuple[CellView, ...], cells: list[dict[str, Any]]) -> list[str]:
+            written: list[str] = []
+            for view in views:
+                rev, value = values.get(view.name, ("", None))
+                if rev != view.rev or _metadata_entry(cells[view.index], key) == value:
+                    continue
+                cells[view.index] = _with_metadata_entry(cells[view.index], key, value)
+                written.append(view.name)
+            return written
+
+        return self._write_without_snapshot(change)
+
+    def write_outputs(
+        self,
+        results: Mapping[str, tuple[str, list[dict[str, Any]], int | None]],
+        display_updates: Sequence[tuple[str, int, dict[str, Any], dict[str, Any]]] = (),
+    ) -> tuple[str, ...]:
+        """Store what executions produced: the outputs and ``execution_count`` of code cells,
+        and new MIME bundles for outputs of other cells (``update_display_data``).
+
+        A write of the kernel's results, not a user mutation: the lock, outside-edit check and
+        atomic write of :meth:`set_cell_metadata`, no undo snapshot (the newest one is amended
+        the same way). A cell that no longer exists, is no longer code, or whose rev is not
+        the one that ran is skipped: its outputs would describe a source that is gone.
+
+        Args:
+            results: cell name -> ``(rev that ran, nbformat v4 outputs, execution_count)``;
+                the outputs replace the cell's outputs.
+            display_updates: ``(cell name, output index, data, metadata)``: the new ``data``
+                and ``metadata`` of that ``display_data``/``execute_result`` output (other
+                output types and missing indexes are skipped), applied after ``results``.
+
+        Returns:
+            The names of the cells written, in document order.
+
+        Raises:
+            NotebookError: ``NOTEBOOK_WRITE_FAILED`` and the read codes of :meth:`load`.
+        """
+
+        def change(views: tuple[CellView, ...], cells: list[dict[str, Any]]) -> list[str]:
+            written: set[str] = set()
+            by_name = {view.name: view for view in views}
+            for name, (rev, outputs, count) in results.items():
+                view = by_name.get(name)
+                if view is None or view.cell_type != "code" or view.rev != rev:
+                    continue
+                cell = dict(cells[view.index])
+                cell["outputs"] = copy.deepcopy(outputs)
+                cell["execution_count"] = count
+                cells[view.index] = cell
+                written.add(name)
+            for name, output_index, data, metadata in display_updates:
+                view = by_name.get(name)
+                if view is None or view.cell_type != "code":
+                    continue
+                outputs_ = cells[view.index].get("outputs")
+                if not isinstance(outputs_, list) or not 0 <= output_index < len(outputs_):
+                    continue
+                output = outputs_[output_index]
+                if not isinstance(output, dict) or output.get("output_type") not in (
+                    "display_data",
+                    "execute_result",
+                ):
+                    continue
+                if output.get("data") == data and output.get("metadata") == metadata:
+                    continue
+                new_outputs = list(outputs_)
+                new_outputs[output_index] = {
+                    **output,
+                    "data": copy.deepcopy(data),
+                    "metadata": copy.deepcopy(metadata),
+                }
+                cells[view.index] = {**cells[view.index], "outputs": new_outputs}
+                written.add(name)
+            return [view.name for view in views if view.name in written]
+
+        return self._write_without_snapshot(change)
+
+    # ------------------------------------------------------------------ internals
+
+    def _write_without_snapshot(
+        self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
+    ) -> tuple[str, ...]:
+        """Apply ``change`` (edits ``cells`` in place, returns the names it changed) to the
+        fresh content under the lock and write it atomically; amend the newest snapshot."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
             disk = tuple(read_file(state.path) for state in self._files)
@@ -376,13 +463,7 @@ class Document:
             else:
                 disk = self._files
             cells: list[dict[str, Any]] = list(self._notebook["cells"])
-            written: list[str] = []
-            for view in self._views:
-                rev, value = values.get(view.name, ("", None))
-                if rev != view.rev or _metadata_entry(cells[view.index], key) == value:
-                    continue
-                cells[view.index] = _with_metadata_entry(cells[view.index], key, value)
-                written.append(view.name)
+            written = change(self._views, cells)
             if not written:
                 return ()
             new_notebook = dict(self._notebook)
@@ -400,8 +481,6 @@ class Document:
             )
             self._adopt(new_notebook, files)
         return tuple(written)
-
-    # ------------------------------------------------------------------ internals
 
     def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
         self._notebook = notebook
