@@ -1,0 +1,346 @@
+"""Definitions of the ``jupyter-mcp`` document tools: descriptions, input schemas, annotations.
+
+Each tool is a :class:`ToolSpec`; :func:`ToolSpec.tool` builds the MCP ``Tool`` (MCP tool
+definitions and annotations: https://modelcontextprotocol.io/specification/2025-11-25/server/tools).
+The kernel tools live in :mod:`jupyter_jcli.mcp._kernel_tools`, the shared
+``read_notebook_output`` in :mod:`jupyter_jcli.mcp._output_tool`. Input schemas use only the
+JSON Schema subset that :func:`jupyter_jcli.mcp._arguments.check_arguments` enforces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import mcp_types as types
+
+from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, DEFAULT_READ_MAX_IMAGES
+
+__all__ = [
+    "CELL_TYPES",
+    "DOCUMENT_TOOLS",
+    "PATH",
+    "Effect",
+    "ToolSpec",
+    "envelope_schema",
+    "string_list",
+]
+
+Effect = Literal["read", "create", "edit", "destructive", "execute"]
+"""How a tool touches the world; sets its annotations (see :meth:`ToolSpec.annotations`)."""
+
+CELL_TYPES = ["code", "markdown", "raw"]
+PATH: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "description": "The notebook (.ipynb), or a py:percent .py paired with one: relative to "
+    "the server's root (its working directory or --root), or absolute inside it.",
+}
+_NAME = {"type": "string", "minLength": 1, "description": "The cell's name (from the overview)."}
+_REV = {
+    "type": "string",
+    "minLength": 1,
+    "description": "The cell's rev as you last read it (overview or read_cells). A stale rev "
+    "is refused with REV_MISMATCH and the current state.",
+}
+_ANCHOR_BEFORE = {"type": "string", "minLength": 1, "description": "Name of the anchor cell."}
+_POSITION = {"type": "string", "enum": ["start", "end"], "description": "Start or end."}
+
+
+def string_list(description: str, *, min_items: int = 0) -> dict[str, Any]:
+    """An array-of-names schema."""
+    schema: dict[str, Any] = {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+        "description": description,
+    }
+    if min_items:
+        schema["minItems"] = min_items
+    return schema
+
+
+def envelope_schema(operation: str | None) -> dict[str, Any]:
+    """The output schema every success document of a tool meets (its envelope).
+
+    Args:
+        operation: the ``operation`` field's value, or None when the document has none.
+    """
+    properties: dict[str, Any] = {
+        "schema_version": {"const": 1},
+        "status": {"const": "ok"},
+        "path": {"type": "string"},
+    }
+    required = ["schema_version", "status"]
+    if operation is not None:
+        properties["operation"] = {"const": operation}
+        required.append("operation")
+    return {"type": "object", "required": required, "properties": properties}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool's definition.
+
+    Attributes:
+        name: the tool name.
+        title: a short human title.
+        description: when to use it, what it returns, what it costs.
+        properties: the input schema's properties (``path`` first).
+        required: required argument names.
+        effect: what the tool does to files and kernels.
+        idempotent: calling it twice with the same arguments has no further effect.
+        operation: the ``operation`` value of its success document (output schema).
+        open_world: whether it reaches outside the notebook and kernel (user code, an API).
+    """
+
+    name: str
+    title: str
+    description: str
+    properties: dict[str, Any]
+    required: tuple[str, ...] = ("path",)
+    effect: Effect = "read"
+    idempotent: bool = False
+    operation: str | None = None
+    open_world: bool = False
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments (an object, no unknown properties)."""
+        return {
+            "type": "object",
+            "properties": self.properties,
+            "required": list(self.required),
+            "additionalProperties": False,
+        }
+
+    def annotations(self) -> types.ToolAnnotations:
+        """MCP tool annotations: read-only for reads; destructive for edits that replace or
+        delete content, undo, execution (outputs are replaced) and kernel restarts."""
+        read_only = self.effect == "read"
+        return types.ToolAnnotations(
+            title=self.title,
+            read_only_hint=read_only,
+            destructive_hint=self.effect in ("destructive", "execute"),
+            idempotent_hint=self.idempotent or read_only,
+            open_world_hint=self.open_world,
+        )
+
+    def tool(self) -> types.Tool:
+        """The MCP ``Tool``."""
+        return types.Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=self.input_schema,
+            output_schema=envelope_schema(self.operation),
+            annotations=self.annotations(),
+        )
+
+
+_EDIT_NOTE = (
+    "Writes the .ipynb atomically (and its paired .py), refuses a stale expected_rev with "
+    "REV_MISMATCH (details: the cell's current state), keeps edits other programs made in "
+    "between, and takes a snapshot for undo_last. The result gives the new rev and `stale`: "
+    "the code cells that must re-run (run_stale does that). Cheap: no kernel involved."
+)
+
+DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="create_notebook",
+        title="Create a notebook",
+        description="Create a new .ipynb (nbformat 4.5) with optional initial cells and the "
+        "kernelspec recorded. Refuses to overwrite anything (FILE_EXISTS). Use it to start a "
+        "notebook; then notebook_overview/execute_cells work on it. Cheap, no kernel.",
+        properties={
+            "path": {**PATH, "description": "The new .ipynb, inside the server's root."},
+            "cells": {
+                "type": "array",
+                "description": "Initial cells, in order.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "source": {"type": "string"},
+                        "cell_type": {"type": "string", "enum": CELL_TYPES, "default": "code"},
+                        "name": {"type": "string", "minLength": 1},
+                    },
+                    "required": ["source"],
+                    "additionalProperties": False,
+                },
+                "default": [],
+            },
+            "kernelspec_name": {
+                "type": "string",
+                "minLength": 1,
+                "default": "python3",
+                "description": "An installed kernelspec (KERNELSPEC_NOT_FOUND lists them).",
+            },
+        },
+        effect="create",
+        operation="create_notebook",
+    ),
+    ToolSpec(
+        name="notebook_overview",
+        title="Notebook overview",
+        description="Start here. One line per cell: name (the address every other tool "
+        "takes), type, rev (pass as expected_rev to edit), first line, what it defines and "
+        "uses, parents/children in the dependency graph, lint findings, run status "
+        "(fresh, stale, error, never_run), tldr, and the kernel's state and epoch. Costs "
+        "about 100-200 characters per cell; no outputs, never runs anything.",
+        properties={"path": PATH},
+        operation="notebook_overview",
+    ),
+    ToolSpec(
+        name="read_cells",
+        title="Read cells",
+        description="Sources and condensed outputs of cells chosen by name (or an index "
+        "slice start/stop; neither: all cells), fitted into `budget` characters: long "
+        "text is cut with a marker naming the exact read_notebook_output call that shows "
+        "the rest, tables come as CSV, progress bars collapsed, ANSI removed. Charts come "
+        "back as downscaled images (image content, not counted in the budget). Cost: at "
+        f"most `budget` characters (default {DEFAULT_READ_BUDGET:,}) plus the images. Reads "
+        "only.",
+        properties={
+            "path": PATH,
+            "names": string_list("The cells to show, in this order."),
+            "start": {"type": "integer", "description": "Slice start (negative from the end)."},
+            "stop": {"type": "integer", "description": "Slice end, exclusive."},
+            "budget": {
+                "type": "integer",
+                "minimum": 1,
+                "default": DEFAULT_READ_BUDGET,
+                "description": "Characters of source and output text over all cells.",
+            },
+            "include_images": {
+                "type": "boolean",
+                "default": True,
+                "description": f"Return charts as images (at most {DEFAULT_READ_MAX_IMAGES} "
+                "per call); false describes them in text instead.",
+            },
+        },
+        operation="read_cells",
+    ),
+    ToolSpec(
+        name="add_cell",
+        title="Add a cell",
+        description="Insert a new cell before/after a named anchor cell (expected_rev = the "
+        "anchor's rev, required) or at position start/end (default: end; expected_rev "
+        "optional = the notebook's structure_rev). Does not run it. " + _EDIT_NOTE,
+        properties={
+            "path": PATH,
+            "source": {"type": "string", "description": "The new cell's source."},
+            "cell_type": {"type": "string", "enum": CELL_TYPES, "default": "code"},
+            "name": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Its name (kebab-case, unique); default derived from the source.",
+            },
+            "before": _ANCHOR_BEFORE,
+            "after": _ANCHOR_BEFORE,
+            "position": _POSITION,
+            "expected_rev": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The anchor's rev, or the structure_rev for start/end.",
+            },
+        },
+        required=("path", "source"),
+        effect="edit",
+        operation="add_cell",
+    ),
+    ToolSpec(
+        name="update_cell",
+        title="Update a cell",
+        description="Replace a cell's source, change its type and/or rename it (omitted "
+        "parts stay). Does not run it. " + _EDIT_NOTE,
+        properties={
+            "path": PATH,
+            "name": _NAME,
+            "expected_rev": _REV,
+            "source": {"type": "string", "description": "The new source."},
+            "cell_type": {"type": "string", "enum": CELL_TYPES},
+            "new_name": {"type": "string", "minLength": 1, "description": "A new name."},
+        },
+        required=("path", "name", "expected_rev"),
+        effect="destructive",
+        operation="update_cell",
+    ),
+    ToolSpec(
+        name="remove_cell",
+        title="Remove a cell",
+        description="Delete a cell (with its outputs). undo_last restores it. " + _EDIT_NOTE,
+        properties={"path": PATH, "name": _NAME, "expected_rev": _REV},
+        required=("path", "name", "expected_rev"),
+        effect="destructive",
+        operation="remove_cell",
+    ),
+    ToolSpec(
+        name="move_cell",
+        title="Move a cell",
+        description="Move a cell before/after a named anchor, or to start/end (default "
+        "end). Cells whose inputs now come from elsewhere become stale. " + _EDIT_NOTE,
+        properties={
+            "path": PATH,
+            "name": _NAME,
+            "expected_rev": _REV,
+            "before": _ANCHOR_BEFORE,
+            "after": _ANCHOR_BEFORE,
+            "position": _POSITION,
+        },
+        required=("path", "name", "expected_rev"),
+        effect="edit",
+        operation="move_cell",
+    ),
+    ToolSpec(
+        name="undo_last",
+        title="Undo the last change",
+        description="Restore the notebook (and its paired .py) as it was before the last "
+        "change a jupyter-jcli tool made to it (add, update, remove, move). Refuses with "
+        "UNDO_CONFLICT if the file changed outside since then, unless force; UNDO_EMPTY when "
+        "there is nothing to undo. Each call undoes one more step. Cheap.",
+        properties={
+            "path": PATH,
+            "force": {
+                "type": "boolean",
+                "default": False,
+                "description": "Restore even over changes made outside since.",
+            },
+        },
+        effect="destructive",
+        operation="undo_last",
+    ),
+    ToolSpec(
+        name="search_cells",
+        title="Search cells",
+        description="Find cells whose source, name, summary or saved output text matches "
+        "a query (substring, case-insensitive; or a Python regex). Returns the matching "
+        "cells with the matched lines. Use it instead of reading a big notebook whole. "
+        "Cheap; reads only.",
+        properties={
+            "path": PATH,
+            "query": {"type": "string", "minLength": 1, "description": "Text or regex."},
+            "regex": {"type": "boolean", "default": False, "description": "query is a regex."},
+            "fields": string_list("Where to search: source, name, summary, output."),
+            "max_results": {"type": "integer", "minimum": 1, "default": 50},
+        },
+        required=("path", "query"),
+        operation="search_cells",
+    ),
+    ToolSpec(
+        name="summarize_cells",
+        title="Summarize cells",
+        description="Detailed summaries of cells (tldr, description, what the outputs "
+        "show), made by a small model in one batched request and cached in the cell's "
+        "metadata by content hash, so an unchanged cell is never summarized twice. Without "
+        "credentials or on failure: deterministic summaries from the cell itself, marked "
+        "with *. Cost: one API call for the cells not yet cached; writes the cache only.",
+        properties={
+            "path": PATH,
+            "names": string_list("The cells to summarize (default: all)."),
+            "model": {"type": "string", "minLength": 1, "description": "Override the model."},
+        },
+        effect="edit",
+        idempotent=True,
+        open_world=True,
+        operation="summarize_cells",
+    ),
+)
