@@ -201,3 +201,17 @@ def _register_workbench_commands() -> None:
 
 
 _register_workbench_commands()
+
+
+def _register_workbench_extra_commands() -> None:
+    from jupyter_jcli.cli._workbench_extra import (
+        create_command,
+        search_command,
+        summarize_command,
+    )
+
+    for command in (create_command, search_command, summarize_command):
+        notebook.add_command(command)
+
+
+_register_workbench_extra_commands()

@@ -21,12 +21,22 @@ Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic wri
   ``workbench._stale``);
 - :func:`undo_last` -> :class:`UndoOutcome`.
 
+Kernel-less operations on whole notebooks:
+
+- :func:`create_notebook` -> :class:`CreateOutcome`: a new nbformat 4.5 notebook (optional
+  :class:`NewCell` list), kernelspec recorded; never overwrites (``FILE_EXISTS``).
+- :func:`search_cells` -> :class:`SearchOutcome`: substring or regex search of sources,
+  names, cached summaries and condensed output text (reads only).
+- :func:`summarize_cells` -> :class:`SummarizeOutcome`: detailed summaries through
+  :mod:`jupyter_jcli.summaries`, new model summaries cached in the cell metadata.
+
 Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_MISMATCH``,
 ``CELL_NOT_FOUND``, ``NAME_CONFLICT``, ``UNDO_EMPTY``, ``UNDO_CONFLICT``, ``USAGE_ERROR``, ...).
 """
 
 from __future__ import annotations
 
+from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
 from jupyter_jcli.workbench._graph_view import (
     GRAPH_FORMATS,
     GraphFormat,
@@ -52,29 +62,48 @@ from jupyter_jcli.workbench._read import (
     ReadCellsResult,
     read_cells,
 )
+from jupyter_jcli.workbench._search import (
+    SEARCH_FIELDS,
+    SearchField,
+    SearchMatch,
+    SearchOutcome,
+    search_cells,
+)
 from jupyter_jcli.workbench._stale import stale_between
+from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
 
 __all__ = [
     "DEFAULT_READ_BUDGET",
     "DEFAULT_READ_MAX_IMAGES",
     "GRAPH_FORMATS",
     "MIN_CELL_SHARE",
+    "SEARCH_FIELDS",
     "CellOverview",
     "CellRef",
+    "CellSummary",
+    "CreateOutcome",
     "GraphFormat",
     "GraphResult",
     "MutationOutcome",
+    "NewCell",
     "Overview",
     "ReadCell",
     "ReadCellsResult",
+    "SearchField",
+    "SearchMatch",
+    "SearchOutcome",
+    "SummarizeOutcome",
     "UndoOutcome",
     "add_cell",
+    "create_notebook",
     "move_cell",
     "notebook_graph",
     "notebook_overview",
     "read_cells",
     "remove_cell",
+    "search_cells",
     "stale_between",
+    "summarize_cells",
     "undo_last",
     "update_cell",
 ]
