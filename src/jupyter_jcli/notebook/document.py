@@ -208,6 +208,12 @@ class Document:
             {"path": str(self._path), "name": name, "cell_count": len(self._views)},
         )
 
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A deep copy of the notebook-level metadata (``kernelspec``, ``language_info``, ...)."""
+        metadata = self._notebook.get("metadata")
+        return copy.deepcopy(metadata) if isinstance(metadata, dict) else {}
+
     def notebook_dict(self) -> dict[str, Any]:
         """A deep copy of the notebook model (nbformat 4 dict)."""
         import copy

@@ -4,7 +4,7 @@ One operation is one function with typed arguments and a typed result (a datacla
 ``to_dict()`` giving its JSON document); nothing here prints. The ``j-cli`` command line and
 the MCP servers call these and only render the results. Cells are addressed by name (see
 :mod:`jupyter_jcli.notebook.names`); a path may be an ``.ipynb`` or a py:percent ``.py`` paired
-with one (jupytext rules; a mutation then rewrites both). This layer is kernel-less for now.
+with one (jupytext rules; a mutation then rewrites both).
 
 Reads (never create or change a file):
 
@@ -30,6 +30,20 @@ Kernel-less operations on whole notebooks:
 - :func:`summarize_cells` -> :class:`SummarizeOutcome`: detailed summaries through
   :mod:`jupyter_jcli.summaries`, new model summaries cached in the cell metadata.
 
+Kernel-attached operations: methods of an async :class:`Workbench` (one per server process
+or command; it owns a :class:`~jupyter_jcli.kernels.KernelPool`, one lazily started kernel per
+notebook, and per-notebook run logs from which each cell's status is computed: ``fresh``,
+``stale``, ``error``, ``never_run``):
+
+- ``notebook_overview`` -> :class:`SessionOverview` (the overview plus statuses, tldrs and the
+  kernel), ``read_cells`` -> :class:`SessionReadCellsResult` (plus statuses);
+- ``execute_cells`` -> :class:`ExecuteOutcome`, ``run_stale`` -> :class:`RunStaleOutcome`:
+  per cell :class:`ExecutedCell` (status, execution count, condensed outputs), outputs
+  written into the notebook; ``KERNEL_DIED`` is reported in the outcome's ``error``;
+- ``restart_kernel``, ``interrupt_kernel`` -> :class:`KernelOutcome`;
+- ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
+  ``KERNEL_NOT_RUNNING``).
+
 Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_MISMATCH``,
 ``CELL_NOT_FOUND``, ``NAME_CONFLICT``, ``UNDO_EMPTY``, ``UNDO_CONFLICT``, ``USAGE_ERROR``, ...).
 """
@@ -37,11 +51,21 @@ Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_M
 from __future__ import annotations
 
 from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
+from jupyter_jcli.workbench._execute import (
+    DEFAULT_EXECUTE_BUDGET,
+    HEARTBEAT_INTERVAL,
+    ProgressCallback,
+)
 from jupyter_jcli.workbench._graph_view import (
     GRAPH_FORMATS,
     GraphFormat,
     GraphResult,
     notebook_graph,
+)
+from jupyter_jcli.workbench._inspect import (
+    DEFAULT_INSPECT_MAX_CHARS,
+    ColumnInfo,
+    VariableOutcome,
 )
 from jupyter_jcli.workbench._mutations import (
     CellRef,
@@ -52,6 +76,14 @@ from jupyter_jcli.workbench._mutations import (
     remove_cell,
     undo_last,
     update_cell,
+)
+from jupyter_jcli.workbench._outcomes import (
+    CellRunStatus,
+    ErrorEntry,
+    ExecutedCell,
+    ExecuteOutcome,
+    KernelOutcome,
+    RunStaleOutcome,
 )
 from jupyter_jcli.workbench._overview import CellOverview, Overview, notebook_overview
 from jupyter_jcli.workbench._read import (
@@ -69,31 +101,55 @@ from jupyter_jcli.workbench._search import (
     SearchOutcome,
     search_cells,
 )
+from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._stale import stale_between
+from jupyter_jcli.workbench._status_views import (
+    SessionCellOverview,
+    SessionOverview,
+    SessionReadCell,
+    SessionReadCellsResult,
+)
 from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
 
 __all__ = [
+    "DEFAULT_EXECUTE_BUDGET",
+    "DEFAULT_INSPECT_MAX_CHARS",
     "DEFAULT_READ_BUDGET",
     "DEFAULT_READ_MAX_IMAGES",
     "GRAPH_FORMATS",
+    "HEARTBEAT_INTERVAL",
     "MIN_CELL_SHARE",
     "SEARCH_FIELDS",
     "CellOverview",
     "CellRef",
+    "CellRunStatus",
     "CellSummary",
+    "ColumnInfo",
     "CreateOutcome",
+    "ErrorEntry",
+    "ExecuteOutcome",
+    "ExecutedCell",
     "GraphFormat",
     "GraphResult",
+    "KernelOutcome",
     "MutationOutcome",
     "NewCell",
     "Overview",
+    "ProgressCallback",
     "ReadCell",
     "ReadCellsResult",
+    "RunStaleOutcome",
     "SearchField",
     "SearchMatch",
     "SearchOutcome",
+    "SessionCellOverview",
+    "SessionOverview",
+    "SessionReadCell",
+    "SessionReadCellsResult",
     "SummarizeOutcome",
     "UndoOutcome",
+    "VariableOutcome",
+    "Workbench",
     "add_cell",
     "create_notebook",
     "move_cell",

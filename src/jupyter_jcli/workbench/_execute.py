@@ -1,0 +1,294 @@
+"""Running a batch of cells on a notebook's kernel and writing what they produced.
+
+The caller holds the kernel (``NotebookKernel.hold``) for the whole batch, so no other call
+interleaves. Cells run in the given order; the first one that does not end ``ok`` stops the
+batch (the rest are ``skipped``). Then, still holding the kernel, the outputs and execution
+counts of the cells that ran, and the display updates they sent to earlier cells, are written
+into the notebook in one atomic write (``Document.write_outputs``: outside edits are kept, a
+cell edited meanwhile is not overwritten). Outputs are stored as Jupyter stores them
+(nbformat ``split_lines``: multi-line strings of streams and of ``text/*``,
+``application/javascript`` and ``image/svg+xml`` data as lists of lines).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from jupyter_jcli.analysis import NotebookGraph
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.kernels import DisplayUpdate, ExecutionResult, NotebookKernel, Output
+from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell
+from jupyter_jcli.workbench._read import _condense_all
+from jupyter_jcli.workbench._run_log import RunLog
+
+__all__ = [
+    "DEFAULT_EXECUTE_BUDGET",
+    "HEARTBEAT_INTERVAL",
+    "WRITE_TIMEOUT",
+    "Batch",
+    "ProgressCallback",
+    "file_outputs",
+    "run_batch",
+]
+
+ProgressCallback = Callable[[float, "float | None", str], Awaitable[None]]
+"""``(progress, total, message)``: cells finished (a fraction while one runs, growing with
+every call), the number of cells, and a line for a person. Failures of the callback are
+ignored (progress is advisory) and stop further calls."""
+
+DEFAULT_EXECUTE_BUDGET = 20_000
+"""Characters of condensed output text returned per execution call, over all its cells."""
+HEARTBEAT_INTERVAL = 5.0
+"""Seconds between progress calls while one cell runs (MCP hosts want one at least every 10 s)."""
+WRITE_TIMEOUT = 30.0
+"""Seconds the write of a cancelled batch's finished results may take."""
+
+_SPLIT_MIMES = frozenset({"application/javascript", "image/svg+xml"})
+
+
+def _split(value: Any) -> Any:
+    return value.splitlines(True) if isinstance(value, str) else value
+
+
+def _split_bundle(data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        mime: _split(value) if mime.startswith("text/") or mime in _SPLIT_MIMES else value
+        for mime, value in data.items()
+    }
+
+
+def file_outputs(outputs: Sequence[Output]) -> list[Output]:
+    """Outputs as nbformat's ``split_lines`` stores them (new dicts; the input is kept)."""
+    result: list[Output] = []
+    for output in outputs:
+        stored = dict(output)
+        if stored.get("output_type") == "stream":
+            stored["text"] = _split(stored.get("text", ""))
+        elif isinstance(stored.get("data"), dict):
+            stored["data"] = _split_bundle(stored["data"])
+        result.append(stored)
+    return result
+
+
+class _Progress:
+    """Strictly growing progress calls: ``done`` at a cell's start, then heartbeats."""
+
+    def __init__(self, callback: ProgressCallback | None, total: int) -> None:
+        self.callback = callback
+        self.total = float(total)
+        self.done = 0
+
+    async def send(self, progress: float, message: str) -> None:
+        if self.callback is None:
+            return
+        try:
+            await self.callback(progress, self.total, message)
+        except Exception:
+            self.callback = None
+
+    async def heartbeat(self, name: str) -> None:
+        started = time.monotonic()
+        beats = 0
+        while self.callback is not None:
+            await anyio.sleep(HEARTBEAT_INTERVAL)
+            beats += 1
+            elapsed = time.monotonic() - started
+            fraction = 0.99 * beats / (beats + 1)
+            await self.send(self.done + fraction, f"running {name} ({elapsed:.0f} s)")
+
+
+@dataclass
+class Batch:
+    """What one batch did.
+
+    Attributes:
+        cells: one :class:`ExecutedCell` per requested cell, in run order.
+        epoch: the epoch the cells ran on (``None`` when nothing ran).
+        kernel_started: a new kernel was started for the batch.
+        kernel_restarted: it replaced one that had died.
+        stopped_at: the first cell that did not end ``ok``.
+        error: ``KERNEL_DIED`` when the kernel died during the batch.
+        written: names of the cells whose outputs were written.
+    """
+
+    cells: list[ExecutedCell]
+    epoch: str | None
+    kernel_started: bool
+    kernel_restarted: bool
+    stopped_at: str | None
+    error: ErrorEntry | None
+    written: tuple[str, ...]
+
+
+async def run_batch(
+    kernel: NotebookKernel,
+    document: Document,
+    graph: NotebookGraph,
+    cells: Sequence[CellView],
+    *,
+    log: RunLog,
+    next_seq: Callable[[], int],
+    timeout: float | None,
+    on_progress: ProgressCallback | None,
+    budget: int = DEFAULT_EXECUTE_BUDGET,
+    include_images: bool = True,
+    max_images: int = 8,
+) -> Batch:
+    """Run ``cells`` (code cells of ``document``, in this order) on ``kernel`` (held by the
+    caller), record each run in ``log``, write the results into the notebook.
+
+    Raises:
+        KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED`` (from
+            the first execution: nothing ran).
+        NotebookError: ``NOTEBOOK_WRITE_FAILED`` and read codes while writing the outputs.
+    """
+    progress = _Progress(on_progress, len(cells))
+    epoch_before = kernel.epoch
+    results: list[tuple[CellView, ExecutionResult]] = []
+    stopped: CellView | None = None
+    restarted = False
+    written: tuple[str, ...] = ()
+    try:
+        for position, view in enumerate(cells):
+            progress.done = position
+            await progress.send(
+                float(position), f"running {view.name} ({position + 1}/{len(cells)})"
+            )
+            result = await _execute_one(kernel, view, timeout, progress)
+            restarted = restarted or result.kernel_restarted
+            results.append((view, result))
+            parents = [graph.cells[p].key for p in graph.cells[graph.index(view.name)].parents]
+            log.record(
+                view.name, view.rev, result.epoch, next_seq(), parents, ok=result.status == "ok"
+            )
+            if result.status != "ok":
+                stopped = view
+                break
+        else:
+            await progress.send(float(len(cells)), f"done: {len(cells)} cells")
+    finally:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_TIMEOUT):
+            written = await _write(document, results) if results else ()
+    epoch = results[-1][1].epoch if results else None
+    ran = len(results)
+    executed = _condensed(results, budget, include_images, max_images, set(written))
+    executed.extend(
+        ExecutedCell(
+            name=view.name,
+            index=view.index,
+            rev=view.rev,
+            status="skipped",
+            execution_count=None,
+            duration_s=0.0,
+            output_count=0,
+            outputs=None,
+        )
+        for view in cells[ran:]
+    )
+    error: ErrorEntry | None = None
+    if stopped is not None and results[-1][1].status == "died":
+        error = {
+            "code": ErrorCode.KERNEL_DIED.value,
+            "message": (
+                f"the kernel died while running cell {stopped.name!r}; "
+                "the next execution starts a new kernel (every cell is then stale)"
+            ),
+            "details": {"cell": stopped.name, "index": stopped.index},
+        }
+    return Batch(
+        cells=executed,
+        epoch=epoch,
+        kernel_started=epoch is not None and epoch != epoch_before,
+        kernel_restarted=restarted,
+        stopped_at=stopped.name if stopped is not None else None,
+        error=error,
+        written=written,
+    )
+
+
+async def _execute_one(
+    kernel: NotebookKernel, view: CellView, timeout: float | None, progress: _Progress
+) -> ExecutionResult:
+    if progress.callback is None:
+        return await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
+    result: ExecutionResult | None = None
+    error: Exception | None = None
+    async with anyio.create_task_group() as tg:  # the heartbeat runs beside the execution
+        tg.start_soon(progress.heartbeat, view.name)
+        try:
+            result = await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
+        except Exception as err:  # re-raised as is, not wrapped in an ExceptionGroup
+            error = err
+        finally:
+            tg.cancel_scope.cancel()
+    if error is not None:
+        raise error
+    assert result is not None
+    return result
+
+
+async def _write(
+    document: Document, results: Sequence[tuple[CellView, ExecutionResult]]
+) -> tuple[str, ...]:
+    """Write the batch's outputs; display updates to cells of the batch are applied to their
+    new outputs, the others go to the file's cells."""
+    pending: dict[str, tuple[str, list[Output], int | None]] = {}
+    updates: list[DisplayUpdate] = []
+    for view, result in results:
+        for update in result.display_updates:
+            target = pending.get(update.cell_key)
+            if target is not None and 0 <= update.output_index < len(target[1]):
+                output = target[1][update.output_index]
+                output["data"] = _split_bundle(update.data)
+                output["metadata"] = dict(update.metadata)
+            elif target is None:
+                updates.append(update)
+        pending[view.name] = (view.rev, file_outputs(result.outputs), result.execution_count)
+    file_updates = [
+        (u.cell_key, u.output_index, _split_bundle(u.data), dict(u.metadata))
+        for u in updates
+        if u.cell_key not in pending
+    ]
+    return await anyio.to_thread.run_sync(document.write_outputs, pending, file_updates)
+
+
+def _condensed(
+    results: Sequence[tuple[CellView, ExecutionResult]],
+    budget: int,
+    include_images: bool,
+    max_images: int,
+    written: set[str],
+) -> list[ExecutedCell]:
+    with_outputs = [i for i, (_view, result) in enumerate(results) if result.outputs]
+    condensed = _condense_all(
+        [file_outputs(results[i][1].outputs) for i in with_outputs],
+        [results[i][0].index for i in with_outputs],
+        budget,
+        include_images=include_images,
+        max_images=max_images,
+    )
+    by_position = dict(zip(with_outputs, condensed, strict=True))
+    cells = []
+    for position, (view, result) in enumerate(results):
+        cells.append(
+            ExecutedCell(
+                name=view.name,
+                index=view.index,
+                rev=view.rev,
+                status=result.status,
+                execution_count=result.execution_count,
+                duration_s=result.duration_s,
+                output_count=len(result.outputs),
+                outputs=by_position.get(position),
+                ename=result.ename,
+                evalue=result.evalue,
+                written=view.name in written,
+            )
+        )
+    return cells

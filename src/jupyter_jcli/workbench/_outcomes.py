@@ -1,0 +1,230 @@
+"""Results of the kernel-attached operations: executions, the stale re-run, kernel control."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypedDict
+
+from jupyter_jcli.condense import CondensedOutputs
+from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.kernels import KernelInfo
+
+__all__ = [
+    "CellRunStatus",
+    "ErrorEntry",
+    "ExecuteOutcome",
+    "ExecutedCell",
+    "KernelOutcome",
+    "RunStaleOutcome",
+    "condensed_dict",
+]
+
+CellRunStatus = Literal["ok", "error", "timeout", "died", "skipped"]
+"""How one cell of an execution call ended: ``ok``; ``error`` (it raised: ``ename``,
+``evalue``); ``timeout`` (interrupted after the call's timeout); ``died`` (the kernel process
+ended while it ran: the call's ``error`` is ``KERNEL_DIED``); ``skipped`` (not run, because
+an earlier cell of the call did not end ``ok``)."""
+
+
+class ErrorEntry(TypedDict):
+    """An error the call reports without raising (the error JSON's fields)."""
+
+    code: str
+    message: str
+    details: dict[str, Any]
+
+
+def condensed_dict(condensed: CondensedOutputs | None) -> dict[str, Any] | None:
+    """The JSON form of condensed outputs, as ``read_cells`` gives it (images as base64)."""
+    if condensed is None:
+        return None
+    return {
+        "text": condensed.text,
+        "budget": condensed.budget,
+        "truncated": condensed.truncated,
+        "omitted_outputs": list(condensed.omitted_outputs),
+        "parts": [
+            {k: v for k, v in part.to_dict().items() if k != "text"} for part in condensed.parts
+        ],
+        "images": [image.to_dict() for image in condensed.images],
+    }
+
+
+@dataclass(frozen=True)
+class ExecutedCell:
+    """One cell of an execution call.
+
+    Attributes:
+        name: the cell's name.
+        index: its physical position when the call started.
+        rev: the rev that ran (or would have run, when skipped).
+        status: see :data:`CellRunStatus`.
+        execution_count: the kernel's execution counter for this run (``None`` if skipped or
+            the kernel died first).
+        duration_s: wall time of the execution, in seconds (0 when skipped).
+        output_count: outputs the run produced (now saved in the notebook).
+        outputs: the outputs condensed like ``read_cells`` (text within the call's budget,
+            rasters as downscaled images), ``None`` when there are none or no budget was left.
+        ename: exception class name for ``error`` (``KeyboardInterrupt`` after a timeout).
+        evalue: exception message for ``error``.
+        written: whether the outputs were written into the notebook (``False`` when skipped,
+            or when the cell was edited or removed by someone else meanwhile).
+    """
+
+    name: str
+    index: int
+    rev: str
+    status: CellRunStatus
+    execution_count: int | None
+    duration_s: float
+    output_count: int
+    outputs: CondensedOutputs | None
+    ename: str | None = None
+    evalue: str | None = None
+    written: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (condensed outputs as in ``read_cells``)."""
+        return {
+            "name": self.name,
+            "index": self.index,
+            "rev": self.rev,
+            "status": self.status,
+            "execution_count": self.execution_count,
+            "duration_s": round(self.duration_s, 4),
+            "output_count": self.output_count,
+            "outputs": condensed_dict(self.outputs),
+            "ename": self.ename,
+            "evalue": self.evalue,
+            "written": self.written,
+        }
+
+
+@dataclass(frozen=True)
+class ExecuteOutcome:
+    """What ``Workbench.execute_cells`` returns.
+
+    Attributes:
+        path: the file the call named (absolute).
+        notebook_path: the ``.ipynb`` whose kernel ran the cells and that holds the outputs.
+        cells: every cell of the call in run order, the ones not run ``skipped``.
+        stopped_at: name of the first cell that did not end ``ok``, else ``None``.
+        error: ``KERNEL_DIED`` (details: ``cell``, ``index``) when the kernel died during the
+            call, else ``None``. The operation still reports what ran.
+        still_stale: code cells not ``fresh`` after the call, in document order.
+        epoch: the kernel epoch the cells ran on (``None`` if nothing ran).
+        kernel_started: a new kernel was started for this call (first execution, or after a
+            restart, a shutdown or a death): every earlier run stopped counting.
+        kernel_restarted: the new kernel replaced one that had died.
+        kernel: the kernel's state after the call.
+        written: names of the cells whose outputs were written into the notebook.
+    """
+
+    operation: ClassVar[str] = "execute_cells"
+
+    path: Path
+    notebook_path: Path
+    cells: tuple[ExecutedCell, ...]
+    stopped_at: str | None
+    error: ErrorEntry | None
+    still_stale: tuple[str, ...]
+    epoch: str | None
+    kernel_started: bool
+    kernel_restarted: bool
+    kernel: KernelInfo
+    written: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Whether every cell of the call ran and ended ``ok``."""
+        return self.stopped_at is None
+
+    @property
+    def image_count(self) -> int:
+        """Images returned over all cells."""
+        return sum(len(c.outputs.images) for c in self.cells if c.outputs is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": "ok",
+            "operation": self.operation,
+            "path": str(self.path),
+            "notebook_path": str(self.notebook_path),
+            "ok": self.ok,
+            "stopped_at": self.stopped_at,
+            "error": dict(self.error) if self.error is not None else None,
+            "epoch": self.epoch,
+            "kernel_started": self.kernel_started,
+            "kernel_restarted": self.kernel_restarted,
+            "kernel": self.kernel.to_dict(),
+            "image_count": self.image_count,
+            "cells": [cell.to_dict() for cell in self.cells],
+            "written": list(self.written),
+            "still_stale": list(self.still_stale),
+        }
+
+
+@dataclass(frozen=True)
+class RunStaleOutcome(ExecuteOutcome):
+    """What ``Workbench.run_stale`` returns: an :class:`ExecuteOutcome` plus the plan.
+
+    Attributes:
+        plan: the cells the re-run plan named, in document order (what ran, or with
+            ``dry_run`` what would run).
+        dry_run: nothing was run (and no kernel started); ``cells`` is empty.
+    """
+
+    operation: ClassVar[str] = "run_stale"
+
+    plan: tuple[str, ...]
+    dry_run: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (the :class:`ExecuteOutcome` fields plus ``plan``, ``dry_run``)."""
+        document = super().to_dict()
+        document["plan"] = list(self.plan)
+        document["dry_run"] = self.dry_run
+        return document
+
+
+@dataclass(frozen=True)
+class KernelOutcome:
+    """What ``Workbench.restart_kernel`` and ``Workbench.interrupt_kernel`` return.
+
+    Attributes:
+        operation: ``"restart_kernel"`` or ``"interrupt_kernel"``.
+        path: the file the call named (absolute).
+        notebook_path: the ``.ipynb`` the kernel belongs to.
+        previous_epoch: the epoch before the call (``None``: no live kernel).
+        epoch: the epoch after it (a restart mints a new one).
+        interrupted_cell: for an interrupt, the cell that was running (``None`` if idle).
+        kernel: the kernel's state after the call.
+        still_stale: code cells not ``fresh`` after the call (after a restart: every one).
+    """
+
+    operation: Literal["restart_kernel", "interrupt_kernel"]
+    path: Path
+    notebook_path: Path
+    previous_epoch: str | None
+    epoch: str | None
+    interrupted_cell: str | None
+    kernel: KernelInfo
+    still_stale: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": "ok",
+            "operation": self.operation,
+            "path": str(self.path),
+            "notebook_path": str(self.notebook_path),
+            "previous_epoch": self.previous_epoch,
+            "epoch": self.epoch,
+            "interrupted_cell": self.interrupted_cell,
+            "kernel": self.kernel.to_dict(),
+            "still_stale": list(self.still_stale),
+        }
