@@ -27,6 +27,7 @@ from jupyter_jcli.cli._emit import CliState, emit_error, emit_json
 from jupyter_jcli.cli._hook import hook
 from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
+from jupyter_jcli.cli._run import run_command
 from jupyter_jcli.cli._setup import setup
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 
@@ -96,6 +97,7 @@ cli.add_command(cell)
 cli.add_command(mcp)
 cli.add_command(setup)
 cli.add_command(hook)
+cli.add_command(run_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,191 @@
+"""``j-cli run FILE``: run cells on a kernel started for the command, save their outputs.
+
+The command starts a local kernel for the notebook (its folder as working directory, its
+kernelspec), runs the chosen cells through :class:`jupyter_jcli.workbench.Workbench`, writes
+their outputs into the notebook, prints the condensed outputs and the overview with each
+cell's status, and shuts the kernel down. ``-j`` prints one JSON document::
+
+    {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
+     "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
+
+Exit status: 0 when every cell ran ``ok``; 1 when a cell failed, timed out or killed the
+kernel (the document still comes, ``run.stopped_at`` names the cell, ``run.error`` is
+``KERNEL_DIED`` for a death); errors of the command itself as everywhere in ``j-cli``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench import ExecuteOutcome, SessionOverview
+
+__all__ = ["run_command", "run_lines"]
+
+_EXIT_CELL_FAILED = 1
+_INDENT = "    "
+_TLDR_WIDTH = 70
+_TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
+
+
+@click.command("run")
+@click.argument("file", metavar="FILE", type=click.Path(path_type=str))
+@click.option("--stale", "stale", is_flag=True, help="Run the cells that are not fresh (default).")
+@click.option("--all", "run_all", is_flag=True, help="Run every code cell, top to bottom.")
+@click.option(
+    "--cell",
+    "cells",
+    multiple=True,
+    metavar="NAME",
+    help="Run this cell (repeat for several; they run in the order given).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    metavar="S",
+    help="Seconds each cell may run (default: $JUPYTER_JCLI_EXECUTE_TIMEOUT or 600).",
+)
+def run_command(
+    file: str,
+    stale: bool,
+    run_all: bool,
+    cells: tuple[str, ...],
+    timeout: float | None,
+) -> int:
+    """Run cells of FILE on a fresh local kernel and save their outputs into the notebook.
+
+    With a new kernel every cell is stale, so --stale (the default) runs them all, in
+    order, and stops at the first failing cell. The notebook's outputs and execution counts
+    are rewritten; other cells, edits and metadata are kept. Exit 1 when a cell fails.
+    """
+    modes = [
+        name for name, given in (("stale", stale), ("all", run_all), ("cells", cells)) if given
+    ]
+    if len(modes) > 1:
+        raise UsageError("Give one of --stale, --all or --cell.", {"modes": modes})
+    mode = modes[0] if modes else "stale"
+    import anyio
+
+    outcome, overview = anyio.run(_run, file, mode, list(cells), timeout, not json_mode())
+    if json_mode():
+        emit_json(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "status": "ok",
+                "operation": "run",
+                "mode": mode,
+                "ok": outcome.ok,
+                "run": outcome.to_dict(),
+                "overview": overview.to_dict(),
+            }
+        )
+    else:
+        for line in run_lines(outcome, overview):
+            click.echo(line)
+    return 0 if outcome.ok else _EXIT_CELL_FAILED
+
+
+async def _run(
+    file: str, mode: str, cells: Sequence[str], timeout: float | None, show_progress: bool
+) -> tuple[ExecuteOutcome, SessionOverview]:
+    from jupyter_jcli.workbench import Workbench
+
+    async def progress(done: float, total: float | None, message: str) -> None:
+        if done == int(done):  # one line per cell, no heartbeats
+            click.echo(f"[{int(done)}/{int(total or 0)}] {message}", err=True)
+
+    on_progress = progress if show_progress else None
+    async with Workbench() as workbench:
+        outcome: ExecuteOutcome
+        if mode == "stale":
+            outcome = await workbench.run_stale(
+                file, timeout=timeout, on_progress=on_progress, include_images=False
+            )
+        else:
+            names = list(cells) if mode == "cells" else await _code_cells(file)
+            if not names:
+                raise UsageError("The notebook has no code cell to run.", {"path": file})
+            outcome = await workbench.execute_cells(
+                file, names, timeout=timeout, on_progress=on_progress, include_images=False
+            )
+        overview = await workbench.notebook_overview(file)
+    return outcome, overview
+
+
+async def _code_cells(file: str) -> list[str]:
+    import anyio
+
+    from jupyter_jcli.notebook.document import Document
+
+    document = await anyio.to_thread.run_sync(Document.load, file)
+    return [view.name for view in document.cells if view.cell_type == "code"]
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def run_lines(outcome: ExecuteOutcome, overview: SessionOverview) -> list[str]:
+    """The run as text: one block per cell (header line, indented condensed outputs), a
+    summary line, then one line per cell of the notebook with its status and tldr."""
+    lines: list[str] = []
+    for cell in outcome.cells:
+        count = f"[{cell.execution_count}]" if cell.execution_count is not None else "[ ]"
+        extra = f"  {cell.ename}: {cell.evalue}" if cell.ename else ""
+        lines.append(
+            f"{count} {cell.name} (cell {cell.index}): {cell.status}"
+            f" {cell.duration_s:.2f}s{_clip(extra, 120)}"
+        )
+        if cell.outputs is not None and cell.outputs.text:
+            lines.extend(_INDENT + line for line in cell.outputs.text.splitlines())
+    counts: dict[str, int] = {}
+    for cell in outcome.cells:
+        counts[cell.status] = counts.get(cell.status, 0) + 1
+    total = sum(cell.duration_s for cell in outcome.cells)
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing to run"
+    kernel = "a new kernel" if outcome.kernel_started else "the kernel"
+    lines.append("")
+    lines.append(f"ran {len(outcome.cells)} cells on {kernel} in {total:.1f} s: {summary}")
+    if outcome.error is not None:
+        lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")
+    if outcome.written:
+        lines.append(f"outputs saved into {outcome.notebook_path}")
+    if outcome.still_stale:
+        lines.append(f"still stale: {', '.join(outcome.still_stale)}")
+    lines.append("")
+    lines.extend(_overview_lines(overview))
+    return lines
+
+
+def _overview_lines(overview: SessionOverview) -> list[str]:
+    from jupyter_jcli.cli._document_render import table
+
+    statuses = overview.statuses
+    rows: list[list[str]] = []
+    for cell in overview.cells:
+        tldr: Any = getattr(cell, "tldr", "")
+        rows.append(
+            [
+                str(cell.index),
+                _clip(cell.name, 28),
+                _TYPE_LABELS.get(cell.cell_type, cell.cell_type),
+                statuses.get(cell.name, "-"),
+                _clip(str(tldr), _TLDR_WIDTH),
+            ]
+        )
+    summary = ", ".join(f"{n} {status}" for status, n in _count(statuses.values()).items())
+    head = f"{overview.path}: {len(overview.cells)} cells ({summary or 'no code'})"
+    return [head, *table(["#", "name", "type", "status", "tldr"], rows)]
+
+
+def _count(values: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return counts
