@@ -29,8 +29,25 @@ from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_o
 
 pytestmark = pytest.mark.anyio
 
-READ_TOOLS = {"notebook_overview", "read_cells", "search_cells", "read_notebook_output"}
-DESTRUCTIVE_TOOLS = {"update_cell", "remove_cell", "undo_last"}
+# tool: (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
+ANNOTATIONS = {
+    "create_notebook": (False, False, False, False),
+    "notebook_overview": (True, False, True, False),
+    "read_cells": (True, False, True, False),
+    "add_cell": (False, False, False, False),
+    "update_cell": (False, True, False, False),
+    "remove_cell": (False, True, False, False),
+    "move_cell": (False, False, False, False),
+    "execute_cells": (False, True, False, True),
+    "run_stale": (False, True, False, True),
+    "restart_kernel": (False, True, False, False),
+    "interrupt_kernel": (False, True, True, False),
+    "inspect_variable": (True, False, True, False),
+    "undo_last": (False, True, False, False),
+    "summarize_cells": (False, False, True, True),
+    "search_cells": (True, False, True, False),
+    "read_notebook_output": (True, False, True, False),
+}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -58,10 +75,7 @@ async def test_every_tool_has_a_description_typed_schemas_and_honest_annotations
 ) -> None:
     async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
         tools = await _session_tools(session)
-    assert {"notebook_overview", "read_cells", "add_cell", "update_cell", "remove_cell"} <= set(
-        tools
-    )
-    assert {"move_cell", "undo_last", "read_notebook_output"} <= set(tools)
+    assert set(tools) == set(ANNOTATIONS)
     for name, tool in tools.items():
         assert tool.description is not None and len(tool.description) > 80, name
         schema = tool.input_schema
@@ -75,15 +89,15 @@ async def test_every_tool_has_a_description_typed_schemas_and_honest_annotations
         Draft202012Validator.check_schema(tool.output_schema)
         annotations = tool.annotations
         assert annotations is not None
-        assert annotations.read_only_hint is (name in READ_TOOLS), name
-        if name in DESTRUCTIVE_TOOLS:
-            assert annotations.destructive_hint is True, name
-        if name in READ_TOOLS:
-            assert annotations.destructive_hint is False
-            assert annotations.idempotent_hint is True
-    assert tools["add_cell"].annotations is not None
-    assert tools["add_cell"].annotations.destructive_hint is False
+        hints = (
+            annotations.read_only_hint,
+            annotations.destructive_hint,
+            annotations.idempotent_hint,
+            annotations.open_world_hint,
+        )
+        assert hints == ANNOTATIONS[name], name
     assert set(tools["update_cell"].input_schema["required"]) == {"path", "name", "expected_rev"}
+    assert tools["execute_cells"].input_schema["properties"]["names"]["minItems"] == 1
 
 
 async def test_overview_and_read_cells_on_a_real_notebook_by_relative_path(

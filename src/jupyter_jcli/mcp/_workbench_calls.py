@@ -28,6 +28,7 @@ from jupyter_jcli.outputs import RASTER_MIME_TYPES
 
 if TYPE_CHECKING:
     from jupyter_jcli.mcp._progress import ProgressReporter
+    from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
     "DOCUMENT_HANDLERS",
@@ -48,12 +49,14 @@ class Call:
         tool: the tool name.
         arguments: the arguments, checked against the input schema, defaults filled in.
         roots: the server's resolved trusted roots.
+        workbench: the server's kernel-attached workbench (kernels, run log, statuses).
         progress: where to report progress (``None``: the client asked for none).
     """
 
     tool: str
     arguments: Mapping[str, Any]
     roots: tuple[Path, ...]
+    workbench: Workbench
     progress: ProgressReporter | None = None
 
 
@@ -148,15 +151,27 @@ async def _in_thread(call: Call, operation: Callable[..., Any], **kwargs: Any) -
 async def _read_cells(call: Call) -> Reply:
     args = call.arguments
     options = _given(args, "names", "start", "stop", "budget", "include_images")
-    from jupyter_jcli.workbench import read_cells
-
-    return await _in_thread(call, read_cells, **options)
+    path = await notebook_path(call)
+    return lift_images((await call.workbench.read_cells(path, **options)).to_dict())
 
 
 async def _overview(call: Call) -> Reply:
-    from jupyter_jcli.workbench import notebook_overview
+    path = await notebook_path(call)
+    return Reply((await call.workbench.notebook_overview(path)).to_dict())
 
-    return await _in_thread(call, notebook_overview)
+
+async def _create(call: Call) -> Reply:
+    from jupyter_jcli.workbench import create_notebook
+
+    args = call.arguments
+
+    def run() -> Any:
+        path = resolve_notebook(str(args["path"]), call.roots, must_exist=False)
+        return create_notebook(
+            path, cells=list(args["cells"]), kernelspec_name=str(args["kernelspec_name"])
+        )
+
+    return Reply((await anyio.to_thread.run_sync(run)).to_dict())
 
 
 async def _add(call: Call) -> Reply:
@@ -200,7 +215,22 @@ async def _undo(call: Call) -> Reply:
     return await _in_thread(call, undo_last, force=bool(call.arguments["force"]))
 
 
+async def _search(call: Call) -> Reply:
+    from jupyter_jcli.workbench import search_cells
+
+    args = call.arguments
+    options = _given(args, "regex", "fields", "max_results", "context_chars")
+    return await _in_thread(call, search_cells, query=args["query"], **options)
+
+
+async def _summarize(call: Call) -> Reply:
+    from jupyter_jcli.workbench import summarize_cells
+
+    return await _in_thread(call, summarize_cells, **_given(call.arguments, "names", "model"))
+
+
 DOCUMENT_HANDLERS: dict[str, Handler] = {
+    "create_notebook": _create,
     "notebook_overview": _overview,
     "read_cells": _read_cells,
     "add_cell": _add,
@@ -208,5 +238,7 @@ DOCUMENT_HANDLERS: dict[str, Handler] = {
     "remove_cell": _remove,
     "move_cell": _move,
     "undo_last": _undo,
+    "search_cells": _search,
+    "summarize_cells": _summarize,
 }
 """Handlers of the document tools (see :data:`jupyter_jcli.mcp._workbench_tools.DOCUMENT_TOOLS`)."""

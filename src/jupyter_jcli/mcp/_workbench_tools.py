@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import mcp_types as types
 
-from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, DEFAULT_READ_MAX_IMAGES
+from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, DEFAULT_READ_MAX_IMAGES, SEARCH_FIELDS
 
 __all__ = [
     "CELL_TYPES",
@@ -311,16 +311,31 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_cells",
         title="Search cells",
-        description="Find cells whose source, name, summary or saved output text matches "
-        "a query (substring, case-insensitive; or a Python regex). Returns the matching "
-        "cells with the matched lines. Use it instead of reading a big notebook whole. "
-        "Cheap; reads only.",
+        description="Find cells whose source, name, cached summary or condensed output "
+        "text matches a query (substring, case-insensitive; or a Python regex). Returns "
+        "each match with its cell name, field and a snippet of the line. Use it instead of "
+        "reading a big notebook whole. Cheap; reads only.",
         properties={
             "path": PATH,
             "query": {"type": "string", "minLength": 1, "description": "Text or regex."},
             "regex": {"type": "boolean", "default": False, "description": "query is a regex."},
-            "fields": string_list("Where to search: source, name, summary, output."),
-            "max_results": {"type": "integer", "minimum": 1, "default": 50},
+            "fields": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(SEARCH_FIELDS)},
+                "minItems": 1,
+                "description": "Where to search (default: all of them).",
+            },
+            "max_results": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Most matches returned (default 50, at most 1,000).",
+            },
+            "context_chars": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Characters of the line shown each side of a match (default "
+                "80, at most 1,000).",
+            },
         },
         required=("path", "query"),
         operation="search_cells",

@@ -47,6 +47,7 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from jupyter_jcli import __version__
 from jupyter_jcli.errors import JcliError, UsageError
 from jupyter_jcli.mcp._arguments import check_arguments
+from jupyter_jcli.mcp._kernel_tools import KERNEL_HANDLERS, KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import (
     OUTPUT_TOOL_NAME,
     output_tool,
@@ -58,6 +59,7 @@ from jupyter_jcli.mcp._results import exception_result, json_result, json_text, 
 from jupyter_jcli.mcp._roots import roots_from_paths
 from jupyter_jcli.mcp._workbench_calls import DOCUMENT_HANDLERS, Call, Handler
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS, ToolSpec
+from jupyter_jcli.workbench._session import Workbench
 
 __all__ = ["SERVER_NAME", "SHUTDOWN_SECONDS", "build_server", "main", "serve", "tools"]
 
@@ -78,11 +80,11 @@ _log = logging.getLogger(__name__)
 
 
 def _specs() -> dict[str, ToolSpec]:
-    return {spec.name: spec for spec in DOCUMENT_TOOLS if spec.name in DOCUMENT_HANDLERS}
+    return {spec.name: spec for spec in (*DOCUMENT_TOOLS, *KERNEL_TOOLS)}
 
 
 def _handlers() -> dict[str, Handler]:
-    return dict(DOCUMENT_HANDLERS)
+    return {**DOCUMENT_HANDLERS, **KERNEL_HANDLERS}
 
 
 def tools() -> list[types.Tool]:
@@ -90,12 +92,13 @@ def tools() -> list[types.Tool]:
     return [spec.tool() for spec in _specs().values()] + [output_tool()]
 
 
-def build_server(roots: Sequence[Path]) -> Server[Any]:
+def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
     """The MCP server object (not yet running).
 
     Args:
         roots: the resolved trusted roots (see :func:`jupyter_jcli.mcp._roots.roots_from_paths`);
             relative tool paths resolve against them.
+        workbench: the kernels and run logs the tools use (the caller shuts it down).
 
     Returns:
         A low-level ``mcp.server.lowlevel.Server`` serving ``tools/list`` and ``tools/call``.
@@ -103,7 +106,7 @@ def build_server(roots: Sequence[Path]) -> Server[Any]:
     fixed = tuple(roots)
     specs = _specs()
     handlers = _handlers()
-    listed = tools()
+    listed = tools()  # built once: the definitions never change while serving
     names = [tool.name for tool in listed]
 
     async def list_tools(
@@ -128,7 +131,7 @@ def build_server(roots: Sequence[Path]) -> Server[Any]:
                 progress = ProgressReporter(
                     ctx.session.report_progress, interval=heartbeat_interval()
                 )
-            call = Call(tool=spec.name, arguments=arguments, roots=fixed, progress=progress)
+            call = Call(spec.name, arguments, fixed, workbench, progress)
             reply = await handlers[spec.name](call)
         except Exception as err:
             return exception_result(err)
@@ -144,30 +147,48 @@ def build_server(roots: Sequence[Path]) -> Server[Any]:
     )
 
 
-async def _exit_on_signal() -> None:
-    """On SIGTERM/SIGINT/SIGHUP: stop the kernels, then die of the signal as usual."""
+async def _shutdown(workbench: Workbench) -> None:
+    """Stop every kernel, shielded from cancellation and bounded by :data:`SHUTDOWN_SECONDS`."""
+    with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_SECONDS) as scope:
+        await workbench.shutdown()
+    if scope.cancelled_caught:
+        _log.error("kernels did not stop within %g s", SHUTDOWN_SECONDS)
+
+
+async def _exit_on_signal(workbench: Workbench) -> None:
+    """On SIGTERM/SIGINT/SIGHUP: stop the kernels, then die of the signal as usual.
+
+    Re-raising the signal (default action) rather than cancelling the server: the stdio
+    transport reads stdin in a worker thread that cancellation cannot interrupt.
+    """
     with anyio.open_signal_receiver(*_SIGNALS) as received:
         async for signum in received:
-            _log.warning("received %s: shutting down", signal.Signals(signum).name)
+            _log.warning("received %s: stopping kernels", signal.Signals(signum).name)
+            await _shutdown(workbench)
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
 
 
 async def serve(roots: Sequence[Path]) -> None:
-    """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives.
+    """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives;
+    every kernel is shut down either way.
 
     Args:
         roots: the resolved trusted roots.
     """
     from mcp.server.stdio import stdio_server
 
-    server = build_server(roots)
-    async with anyio.create_task_group() as group:
-        group.start_soon(_exit_on_signal)
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        group.cancel_scope.cancel()
+    workbench = Workbench()
+    try:
+        server = build_server(roots, workbench)
+        async with anyio.create_task_group() as group:
+            group.start_soon(_exit_on_signal, workbench)
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
+    finally:
+        await _shutdown(workbench)
 
 
 def configure_logging() -> None:

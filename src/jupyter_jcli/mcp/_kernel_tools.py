@@ -1,0 +1,204 @@
+"""The ``jupyter-mcp`` kernel tools: definitions and handlers.
+
+``execute_cells``, ``run_stale``, ``restart_kernel``, ``interrupt_kernel`` and
+``inspect_variable`` act on the notebook's persistent kernel through the server's
+:class:`~jupyter_jcli.workbench._session.Workbench` (one kernel per notebook, started on the
+first execution, shut down when the server exits). Executions report progress (per cell and
+a heartbeat) through :class:`~jupyter_jcli.mcp._progress.ProgressReporter` when the client
+asked for it; their condensed outputs' charts become ``ImageContent``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_jcli.mcp._workbench_calls import Call, Handler, Reply, lift_images, notebook_path
+from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, string_list
+
+__all__ = ["KERNEL_HANDLERS", "KERNEL_TOOLS"]
+
+_TIMEOUT: dict[str, Any] = {
+    "type": "number",
+    "exclusiveMinimum": 0,
+    "description": "Seconds each cell may run (default: $JUPYTER_JCLI_EXECUTE_TIMEOUT or "
+    "600). A cell past it is interrupted and reported `timeout`; later cells do not run.",
+}
+_IMAGES: dict[str, Any] = {
+    "type": "boolean",
+    "default": True,
+    "description": "Return charts as images (false: described in text).",
+}
+_RUN_NOTE = (
+    "Outputs (with execution counts) are written into the .ipynb before the result returns, "
+    "so any Jupyter UI shows them; the result gives per cell its status (ok, error, timeout, "
+    "died, skipped), condensed outputs (text within about 20,000 characters, charts as "
+    "images), and `still_stale`. Never two executions at once on one kernel (KERNEL_BUSY). "
+    "input() fails at once. A crashed kernel is reported (KERNEL_DIED) and replaced by the "
+    "next execution. Sends progress notifications (per cell, and a heartbeat at least every "
+    "10 s) when the request carries a progressToken. Cost: the cells' run time; the first "
+    "execution also starts the kernel (a few seconds)."
+)
+
+KERNEL_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="execute_cells",
+        title="Execute cells",
+        description="Run the named code cells, in the order given, on the notebook's "
+        "persistent kernel (started in the notebook's folder on first use); stops at the "
+        "first cell that fails. Prefer run_stale after edits: it runs exactly what is "
+        "needed. " + _RUN_NOTE,
+        properties={
+            "path": PATH,
+            "names": string_list("Code cell names, run in this order.", min_items=1),
+            "timeout": _TIMEOUT,
+            "include_images": _IMAGES,
+        },
+        required=("path", "names"),
+        effect="execute",
+        open_world=True,
+        operation="execute_cells",
+    ),
+    ToolSpec(
+        name="run_stale",
+        title="Run stale cells",
+        description="Re-run exactly the cells that are not fresh (edited, failed, never "
+        "run on this kernel, or downstream of those in the dependency graph), in document "
+        "order, replaying a writer first where a cell updates a variable in place; stops at "
+        "the first error and lists what is still stale. With no live kernel that is every "
+        "code cell. dry_run=true returns the plan only (no kernel, nothing runs: cheap). "
+        + _RUN_NOTE,
+        properties={
+            "path": PATH,
+            "dry_run": {
+                "type": "boolean",
+                "default": False,
+                "description": "Only return the plan.",
+            },
+            "timeout": _TIMEOUT,
+            "include_images": _IMAGES,
+        },
+        effect="execute",
+        open_world=True,
+        operation="run_stale",
+    ),
+    ToolSpec(
+        name="restart_kernel",
+        title="Restart the kernel",
+        description="Restart the notebook's kernel (or start one): every variable is lost "
+        "and a new epoch begins, so every code cell becomes stale (run_stale re-runs them). "
+        "Use it when the kernel state is confused or after installing a package. Cost: a "
+        "few seconds.",
+        properties={"path": PATH},
+        effect="destructive",
+        operation="restart_kernel",
+    ),
+    ToolSpec(
+        name="interrupt_kernel",
+        title="Interrupt the kernel",
+        description="Interrupt the cell running on the notebook's kernel (it ends with "
+        "KeyboardInterrupt; variables are kept, the epoch too). KERNEL_NOT_RUNNING when the "
+        "notebook has no kernel. Cheap.",
+        properties={"path": PATH},
+        effect="destructive",
+        idempotent=True,
+        operation="interrupt_kernel",
+    ),
+    ToolSpec(
+        name="inspect_variable",
+        title="Inspect a variable",
+        description="Look at one live global variable of the notebook's kernel: type, "
+        "length or shape, dtype or column schema, and a bounded head/repr. Adds no cell, "
+        "leaves execution counts and history alone, imports nothing the notebook has not "
+        "imported. KERNEL_NOT_RUNNING without a kernel (run a cell first), "
+        "VARIABLE_NOT_FOUND for an unknown name. Cheap: at most max_chars characters.",
+        properties={
+            "path": PATH,
+            "name": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A global variable name (a Python identifier).",
+            },
+            "max_chars": {
+                "type": "integer",
+                "minimum": 1,
+                "default": 2000,
+                "description": "Bound of the repr, in characters.",
+            },
+        },
+        required=("path", "name"),
+        idempotent=True,
+        operation="inspect_variable",
+    ),
+)
+
+
+def _timeout(call: Call) -> float | None:
+    value = call.arguments.get("timeout")
+    return None if value is None else float(value)
+
+
+async def _execute(call: Call) -> Reply:
+    path = await notebook_path(call)
+    names = [str(name) for name in call.arguments["names"]]
+    include_images = bool(call.arguments["include_images"])
+    if call.progress is None:
+        outcome = await call.workbench.execute_cells(
+            path, names, timeout=_timeout(call), include_images=include_images
+        )
+    else:
+        async with call.progress.heartbeat() as progress:
+            outcome = await call.workbench.execute_cells(
+                path,
+                names,
+                timeout=_timeout(call),
+                on_progress=progress.report,
+                include_images=include_images,
+            )
+    return lift_images(outcome.to_dict())
+
+
+async def _run_stale(call: Call) -> Reply:
+    path = await notebook_path(call)
+    dry_run = bool(call.arguments["dry_run"])
+    include_images = bool(call.arguments["include_images"])
+    if call.progress is None or dry_run:
+        outcome = await call.workbench.run_stale(
+            path, dry_run=dry_run, timeout=_timeout(call), include_images=include_images
+        )
+    else:
+        async with call.progress.heartbeat() as progress:
+            outcome = await call.workbench.run_stale(
+                path,
+                timeout=_timeout(call),
+                on_progress=progress.report,
+                include_images=include_images,
+            )
+    return lift_images(outcome.to_dict())
+
+
+async def _restart(call: Call) -> Reply:
+    path = await notebook_path(call)
+    return Reply((await call.workbench.restart_kernel(path)).to_dict())
+
+
+async def _interrupt(call: Call) -> Reply:
+    path = await notebook_path(call)
+    return Reply((await call.workbench.interrupt_kernel(path)).to_dict())
+
+
+async def _inspect(call: Call) -> Reply:
+    path = await notebook_path(call)
+    outcome = await call.workbench.inspect_variable(
+        path, str(call.arguments["name"]), max_chars=int(call.arguments["max_chars"])
+    )
+    return Reply(outcome.to_dict())
+
+
+KERNEL_HANDLERS: dict[str, Handler] = {
+    "execute_cells": _execute,
+    "run_stale": _run_stale,
+    "restart_kernel": _restart,
+    "interrupt_kernel": _interrupt,
+    "inspect_variable": _inspect,
+}
+"""Handlers of :data:`KERNEL_TOOLS`, by tool name."""
