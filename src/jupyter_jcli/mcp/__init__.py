@@ -4,6 +4,9 @@ Servers (each a stdio MCP server on the official ``mcp`` SDK):
 
 - :mod:`jupyter_jcli.mcp.readonly`: ``jcli-notebook-output``, the read-only
   ``read_notebook_output`` tool over the saved-output protocol.
+- :mod:`jupyter_jcli.mcp.workbench`: ``jupyter-mcp``, the kernel-attached workbench tools
+  (create, overview, read, edit, execute, run_stale, kernels, inspect, undo, search,
+  summarize) plus the same ``read_notebook_output``.
 
 Shared plumbing, re-exported here:
 
@@ -13,8 +16,8 @@ Shared plumbing, re-exported here:
   :func:`roots_from_uris`, :func:`resolve_in_roots`, :func:`ensure_inside_roots`,
   :func:`ensure_pair_inside_roots`, :func:`find_root`.
 
-The server modules are not imported here, so ``python -m jupyter_jcli.mcp.readonly`` runs
-cleanly.
+The server modules are not imported here, so ``python -m jupyter_jcli.mcp.readonly`` (and
+``.workbench``) runs cleanly.
 """
 
 from jupyter_jcli.mcp._results import (
