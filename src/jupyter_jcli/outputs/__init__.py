@@ -25,9 +25,15 @@ order::
 and errors). ``mime_bytes`` gives, per type, the UTF-8 size of the stored value (text joined;
 JSON values compactly serialised, ``null`` if they cannot be): a guide to the cost of a read.
 A malformed output (not an object, ``data`` not an object, ``text`` of a wrong type, a
-missing ``ename``, an unknown ``output_type``...) does not break the listing: its entry carries
-``"problem": {"code", "message"}`` (``output_type`` is ``null`` when not a string) and omits
-the per-type fields; reading it fails with that code.
+missing ``ename``, an unknown ``output_type``, ``metadata`` nested too deeply...) does not
+break the listing: its entry carries ``"problem": {"code", "message"}`` (``output_type`` is
+``null`` when not a string) and omits the per-type fields; reading it fails with that code.
+A bundle whose outputs are sound but one of whose values has the wrong type (an
+``image/png`` or ``text/*`` value that is not a string or a list of strings, a JSON value
+nested more than ``MAX_JSON_DEPTH`` levels) keeps its other fields and carries
+``"mime_problems": {mime_type: {"code", "message"}}`` with ``mime_bytes`` ``null`` for those
+types; reading such a type, explicitly or by automatic selection, fails with that code. The
+listing and the read share these checks, so they never disagree on structure.
 
 ``read_output`` adds ``output_type``, ``available_mime_types`` and ``metadata``, then:
 
@@ -66,6 +72,11 @@ Rules:
   below 1 or a non-int (``bool`` included) is ``INVALID_WINDOW``. A window asked for
   (``offset != 0`` or ``limit != DEFAULT_TEXT_LIMIT``) on an image, a JSON value or an error
   is ``WINDOW_NOT_SUPPORTED``.
+- JSON values: at most ``MAX_JSON_DEPTH`` (128) nested containers, checked by an iterative
+  walk (nothing recurses on user data without a bound). NaN and infinities are serialised as
+  ``null`` and come back as ``None``; integers beyond 64 bits are serialised exactly (by the
+  standard library; orjson cannot) and ``bytes`` counts that text. Note that a notebook file
+  parsed by orjson already holds such integers as floats (see ``jupyter_jcli.notebook.io``).
 - Transport: the compact serialised response (orjson, UTF-8, non-ASCII kept) must be at
   most ``max_transport_bytes``, else ``OUTPUT_TOO_LARGE`` with details ``bytes`` and
   ``max_transport_bytes`` (and, for text, a suggested smaller ``limit``). A bound below 1 or
@@ -82,12 +93,14 @@ details. Options of the wrong Python type (``source`` not a Mapping, ``mime_type
 from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
 
 from ._directory import list_outputs
+from ._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
 from ._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
 from ._raster import RASTER_MIME_TYPES, Raster, decode_raster
 from ._read import read_output
 
 __all__ = [
     "DEFAULT_TEXT_LIMIT",
+    "MAX_JSON_DEPTH",
     "MAX_TRANSPORT_BYTES",
     "RASTER_MIME_TYPES",
     "SCHEMA_VERSION",
@@ -96,4 +109,6 @@ __all__ = [
     "decode_raster",
     "list_outputs",
     "read_output",
+    "replace_surrogates",
+    "serialize_json",
 ]

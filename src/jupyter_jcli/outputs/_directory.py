@@ -13,6 +13,7 @@ from ._structure import (
     as_output_list,
     available_mime_types,
     metadata_of,
+    mime_problems,
     output_problem,
     output_type_of,
 )
@@ -61,7 +62,13 @@ def _entry(index: int, output: Any) -> dict[str, Any]:
     else:
         if output_type == "execute_result":
             entry["execution_count"] = output.get("execution_count")
-        entry["mime_bytes"] = {mime: _value_bytes(value) for mime, value in output["data"].items()}
+        problems = mime_problems(output)
+        entry["mime_bytes"] = {
+            mime: None if mime in problems else _value_bytes(value)
+            for mime, value in output["data"].items()
+        }
+        if problems:
+            entry["mime_problems"] = {mime: p.as_dict() for mime, p in problems.items()}
     return entry
 
 

@@ -1,15 +1,28 @@
-"""JSON safety: lone surrogates, compact sizes, and protocol errors with safe details.
+"""JSON safety: shape and depth checks, lone surrogates, exact serialisation, compact sizes.
 
-orjson (like any strict UTF-8 encoder) refuses ``str`` values holding lone UTF-16 surrogates,
-which Python's ``json`` module happily produces from ``"\\ud800"`` escapes. Every string that
-leaves the protocol therefore goes through :func:`replace_surrogates` (U+FFFD, one code point
-for one, so character counts are unchanged) when, and only when, serialisation fails.
+Every JSON value that leaves the protocol is first inspected by one iterative walk
+(:func:`inspect_json`, never recursive on user data) that checks it is a JSON value nested at
+most a bounded number of levels, and notes what a plain ``orjson.dumps`` would get wrong:
+
+- lone UTF-16 surrogates in strings (orjson refuses them; Python's ``json`` module produces
+  them from ``"\\ud800"`` escapes): replaced by U+FFFD, one code point for one, so character
+  counts are unchanged;
+- non-finite floats (NaN, Infinity): serialised as ``null``, as orjson does, and replaced by
+  ``None`` in the returned value so that any serialiser gives the same document;
+- integers outside orjson's 64-bit range (below -2**63 or above 2**64 - 1): the value is
+  serialised by the standard library instead, exactly, and ``bytes`` is counted on that text.
+
+Containers are copied, never mutated, when a value must be cleaned: the caller's notebook
+stays as it was read.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -17,78 +30,198 @@ import orjson
 from jupyter_jcli.errors import ErrorCode, OutputProtocolError
 
 __all__ = [
+    "MAX_JSON_DEPTH",
+    "RESPONSE_MAX_DEPTH",
+    "JsonScan",
+    "clean_json",
+    "dump_json",
+    "inspect_json",
+    "json_problem",
     "json_size",
     "make_serialisable",
     "protocol_error",
     "replace_surrogates",
     "sanitize_json",
+    "serialize_json",
 ]
 
+MAX_JSON_DEPTH = 128
+"""Deepest nesting of a stored JSON value (an output's MIME value or its ``metadata``).
+
+Depth counts containers: a scalar is 0, ``[]`` is 1, ``[[1]]`` is 2. The bound keeps every
+response well inside orjson's serialisation limit (254 levels) once the value is wrapped in a
+response, and keeps any later recursion over the value shallow."""
+
+RESPONSE_MAX_DEPTH = MAX_JSON_DEPTH + 8
+"""Deepest nesting of a whole response (a stored value plus the response's own levels)."""
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_MAX_DEPTH = 10_000
+_INT_MIN = -(2**63)
+_INT_MAX = 2**64 - 1
 
 
 def replace_surrogates(text: str) -> str:
     """Return ``text`` with every surrogate code point replaced by U+FFFD (same length)."""
+    if text.isascii():
+        return text
     return _SURROGATE.sub("\ufffd", text)
 
 
-def sanitize_json(value: Any, _depth: int = 0) -> Any:
-    """A copy of a parsed JSON value whose strings (keys included) hold no surrogates.
+@dataclass(frozen=True)
+class JsonScan:
+    """What one walk over a value found.
 
-    Containers are copied, never mutated: the caller's notebook stays as it was read.
-
-    Raises:
-        OutputProtocolError: ``OUTPUT_DATA_INVALID`` if nesting exceeds 10,000 levels.
+    Attributes:
+        problem: why the value is not a serialisable JSON value, or None.
+        needs_cleaning: it holds lone surrogates or non-finite floats.
+        big_int: it holds an integer outside orjson's 64-bit range.
     """
-    if _depth > _MAX_DEPTH:
-        raise protocol_error(ErrorCode.OUTPUT_DATA_INVALID, "A JSON value is nested too deeply.")
+
+    problem: str | None = None
+    needs_cleaning: bool = False
+    big_int: bool = False
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def inspect_json(value: object, *, max_depth: int = MAX_JSON_DEPTH) -> JsonScan:
+    """Walk ``value`` iteratively (no recursion) and report its JSON problems.
+
+    Accepted: ``dict`` with ``str`` keys, ``list``/``tuple``, ``str``, ``int``, ``float``,
+    ``bool`` and ``None``, nested at most ``max_depth`` containers deep.
+    """
+    cleaning = big = False
+    stack: list[tuple[Any, int]] = []
+    pending: list[Any] = [value]
+    depth = 0
+    while True:
+        for item in pending:
+            if isinstance(item, str):
+                cleaning = cleaning or _has_surrogate(item)
+            elif isinstance(item, bool) or item is None:
+                pass
+            elif isinstance(item, int):
+                big = big or not _INT_MIN <= item <= _INT_MAX
+            elif isinstance(item, float):
+                cleaning = cleaning or not math.isfinite(item)
+            elif isinstance(item, dict | list | tuple):
+                if depth + 1 > max_depth:
+                    return JsonScan(f"it is nested more than {max_depth} levels deep")
+                stack.append((item, depth + 1))
+            else:
+                return JsonScan(f"it holds a {type(item).__name__}, which is not a JSON value")
+        if not stack:
+            return JsonScan(None, cleaning, big)
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            for key in node:
+                if not isinstance(key, str):
+                    return JsonScan(f"it has a non-string key ({type(key).__name__})")
+                cleaning = cleaning or _has_surrogate(key)
+            pending = list(node.values())
+        else:
+            pending = list(node)
+
+
+def json_problem(value: object, *, max_depth: int = MAX_JSON_DEPTH) -> str | None:
+    """Why ``value`` is not a JSON value nested at most ``max_depth`` deep, or None."""
+    return inspect_json(value, max_depth=max_depth).problem
+
+
+def clean_json(value: Any) -> Any:
+    """A copy without lone surrogates (U+FFFD) and non-finite floats (None).
+
+    Recursive, so call it only on a value :func:`inspect_json` accepted (bounded depth).
+    """
     if isinstance(value, str):
         return replace_surrogates(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if isinstance(value, dict):
-        return {
-            (replace_surrogates(k) if isinstance(k, str) else k): sanitize_json(v, _depth + 1)
-            for k, v in value.items()
-        }
+        return {replace_surrogates(k): clean_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [sanitize_json(v, _depth + 1) for v in value]
+        return [clean_json(v) for v in value]
     return value
 
 
-def make_serialisable(value: Any) -> tuple[Any, int]:
-    """Return ``(value, size)`` where ``size`` is the compact orjson serialisation in bytes.
+def dump_json(value: Any, *, exact_ints: bool = False) -> bytes:
+    """Compact UTF-8 JSON of a clean value (see :func:`clean_json`), non-ASCII kept.
 
-    ``value`` is returned unchanged when orjson accepts it, else a surrogate-free copy.
-
-    Raises:
-        OutputProtocolError: ``OUTPUT_DATA_INVALID`` when even the copy cannot be serialised
-            (for example an integer beyond 64 bits or a non-string key).
+    orjson, or the standard library (same separators) when ``exact_ints``: orjson cannot
+    serialise integers beyond 64 bits.
     """
-    try:
-        return value, len(orjson.dumps(value))
-    except TypeError:
-        pass
-    cleaned = sanitize_json(value)
-    try:
-        return cleaned, len(orjson.dumps(cleaned))
-    except TypeError as exc:
+    if not exact_ints:
+        return orjson.dumps(value)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
+        "utf-8"
+    )
+
+
+def _checked(value: Any, max_depth: int) -> tuple[Any, JsonScan]:
+    scan = inspect_json(value, max_depth=max_depth)
+    if scan.problem is not None:
         raise protocol_error(
             ErrorCode.OUTPUT_DATA_INVALID,
-            f"A stored value cannot be serialised as JSON: {exc}.",
-        ) from exc
+            f"A stored value cannot be serialised as JSON: {scan.problem}.",
+        )
+    return (clean_json(value) if scan.needs_cleaning else value), scan
+
+
+def make_serialisable(value: Any, *, max_depth: int = RESPONSE_MAX_DEPTH) -> tuple[Any, int]:
+    """Return ``(value, size)``: the value made safe and its compact serialised size in bytes.
+
+    ``value`` comes back unchanged when it is already clean, else as a cleaned copy (lone
+    surrogates as U+FFFD, NaN and infinities as None). ``size`` counts the bytes of
+    :func:`dump_json` (the standard library's text when an integer exceeds 64 bits).
+
+    Raises:
+        OutputProtocolError: ``OUTPUT_DATA_INVALID`` when ``value`` is not a JSON value or is
+            nested deeper than ``max_depth``.
+    """
+    cleaned, scan = _checked(value, max_depth)
+    return cleaned, len(dump_json(cleaned, exact_ints=scan.big_int))
+
+
+def serialize_json(value: Any, *, max_depth: int = RESPONSE_MAX_DEPTH) -> bytes:
+    """Compact UTF-8 JSON of ``value``, made safe as :func:`make_serialisable` does.
+
+    This is the serialisation the transport bound measures; front ends writing protocol
+    responses use it so that what they write is what was measured.
+
+    Raises:
+        OutputProtocolError: ``OUTPUT_DATA_INVALID`` as :func:`make_serialisable`.
+    """
+    try:
+        return orjson.dumps(value)  # the common case: nothing to clean, no big integer
+    except TypeError:
+        pass
+    cleaned, scan = _checked(value, max_depth)
+    return dump_json(cleaned, exact_ints=scan.big_int)
 
 
 def json_size(value: Any) -> int | None:
     """Compact serialised size of ``value`` in bytes, or None if it cannot be serialised."""
     try:
-        return make_serialisable(value)[1]
+        return make_serialisable(value, max_depth=MAX_JSON_DEPTH)[1]
     except OutputProtocolError:
         return None
+
+
+def sanitize_json(value: Any) -> Any:
+    """A copy of a JSON value whose strings (keys included) hold no surrogates.
+
+    Raises:
+        OutputProtocolError: ``OUTPUT_DATA_INVALID`` if it is not a JSON value nested at
+            most :data:`RESPONSE_MAX_DEPTH` levels.
+    """
+    return _checked(value, RESPONSE_MAX_DEPTH)[0]
 
 
 def protocol_error(
     code: ErrorCode, message: str, details: Mapping[str, Any] | None = None
 ) -> OutputProtocolError:
     """Build an :class:`OutputProtocolError` whose message and details serialise safely."""
-    safe_details = sanitize_json(dict(details)) if details else None
+    safe_details = clean_json(dict(details)) if details else None
     return OutputProtocolError(code, replace_surrogates(message), safe_details)

@@ -20,8 +20,14 @@ from ._limits import (
 )
 from ._mime import encoding_for, normalize_supported, select_mime_type
 from ._raster import decode_raster
-from ._structure import as_output_list, available_mime_types, metadata_of, output_problem
-from ._text import TextWindow, is_text, prefix_json_bytes, text_window
+from ._structure import (
+    as_output_list,
+    available_mime_types,
+    metadata_of,
+    output_problem,
+    value_problem,
+)
+from ._text import TextWindow, prefix_json_bytes, text_window
 from ._transport import BigValue, fit_transport
 
 __all__ = ["read_output"]
@@ -66,13 +72,10 @@ def _read_bundle(
     encoding = encoding_for(chosen, value)
     selected: dict[str, Any] = {"mime_type": chosen, "encoding": encoding}
     response["selected"] = selected
+    problem = value_problem(chosen, value)
+    if problem is not None:
+        raise protocol_error(problem.code, problem.message, {"mime_type": chosen})
     if encoding == "text":
-        if not is_text(value):
-            raise protocol_error(
-                ErrorCode.OUTPUT_DATA_INVALID,
-                f"The {chosen} value is not a string or a list of strings.",
-                {"mime_type": chosen},
-            )
         window = text_window(value, offset, limit)
         selected.update(window.fields)
         selected["data"] = ""
@@ -152,7 +155,8 @@ def read_output(
     if output_type in ("stream", "error") and (mime_type is not None or supported is not None):
         raise protocol_error(
             ErrorCode.MIME_NOT_APPLICABLE,
-            f"A {output_type} output has no MIME bundle; omit the MIME options.",
+            f"{_article(output_type)} {output_type} output has no MIME bundle; "
+            "omit the MIME options.",
             {"output_type": output_type},
         )
     problem = output_problem(output)
@@ -190,3 +194,8 @@ def read_output(
         limit=limit,
         max_transport_bytes=max_bytes,
     )
+
+
+def _article(word: str) -> str:
+    """``"An"`` before a vowel, else ``"A"`` (for messages naming an output type)."""
+    return "An" if word[:1].lower() in "aeiou" else "A"

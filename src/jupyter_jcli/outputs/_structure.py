@@ -15,8 +15,9 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode
 
-from ._jsonsafe import protocol_error
+from ._jsonsafe import json_problem, protocol_error
 from ._limits import is_int
+from ._mime import encoding_for, is_json_type
 from ._text import is_text
 
 __all__ = [
@@ -26,8 +27,10 @@ __all__ = [
     "as_output_list",
     "available_mime_types",
     "metadata_of",
+    "mime_problems",
     "output_problem",
     "output_type_of",
+    "value_problem",
 ]
 
 BUNDLE_TYPES = ("display_data", "execute_result")
@@ -70,10 +73,11 @@ def output_type_of(output: object) -> str | None:
 
 
 def metadata_of(output: object) -> dict[str, Any]:
-    """The output's ``metadata`` object, or ``{}`` when absent or malformed."""
+    """The output's ``metadata`` object, or ``{}`` when absent or malformed (not an object,
+    not JSON, or nested more than ``MAX_JSON_DEPTH`` (128) levels)."""
     if isinstance(output, dict):
         value = output.get("metadata")
-        if isinstance(value, dict):
+        if isinstance(value, dict) and json_problem(value) is None:
             return value
     return {}
 
@@ -110,8 +114,13 @@ def output_problem(output: object) -> Problem | None:
             ErrorCode.OUTPUT_TYPE_UNSUPPORTED,
             f"Output type {output_type!r} is not one of {', '.join(KNOWN_OUTPUT_TYPES)}.",
         )
-    if "metadata" in output and not isinstance(output["metadata"], dict):
-        return _invalid("The output's 'metadata' is not a JSON object.")
+    if "metadata" in output:
+        metadata = output["metadata"]
+        if not isinstance(metadata, dict):
+            return _invalid("The output's 'metadata' is not a JSON object.")
+        problem = json_problem(metadata)
+        if problem is not None:
+            return _invalid(f"The output's 'metadata' cannot be returned: {problem}.")
     if output_type == "stream":
         if not isinstance(output.get("name"), str):
             return _invalid("The stream output has no string 'name'.")
@@ -134,3 +143,37 @@ def output_problem(output: object) -> Problem | None:
     if output_type == "execute_result" and count is not None and not is_int(count):
         return _invalid("The execute_result 'execution_count' is not an integer or null.")
     return None
+
+
+def value_problem(mime_type: str, value: object) -> Problem | None:
+    """Why one MIME value of a bundle cannot be read, or None when its type is right.
+
+    Rasters (``image/png``...), ``text/*`` types of the selection order and SVG must be a
+    string or a list of strings (nbformat's multiline string); JSON types (and other types
+    whose value is not text) must be a JSON value nested at most ``MAX_JSON_DEPTH`` (128)
+    levels. Content (base64, image signature) is checked only by a read.
+    """
+    # encoding_for(mime, None) is "base64"/"text" exactly for the types that must be text.
+    if encoding_for(mime_type, None) != "json":
+        if is_text(value):
+            return None
+        return _invalid(
+            f"The {mime_type} value is not a string or a list of strings "
+            f"(got {type(value).__name__})."
+        )
+    if not is_json_type(mime_type) and is_text(value):
+        return None
+    problem = json_problem(value)
+    if problem is None:
+        return None
+    return _invalid(f"The {mime_type} value cannot be returned as JSON: {problem}.")
+
+
+def mime_problems(output: dict[str, Any]) -> dict[str, Problem]:
+    """The problem of each unreadable MIME value of a sound bundle, by MIME type."""
+    found: dict[str, Problem] = {}
+    for mime_type, value in output["data"].items():
+        problem = value_problem(mime_type, value)
+        if problem is not None:
+            found[mime_type] = problem
+    return found
