@@ -11,12 +11,14 @@ import anyio
 import pytest
 from mcp.client.session import ClientSession
 from workbench_client import (
+    PLOTS_NB,
     call,
     error_code,
     images,
     module_params,
     ok,
     open_session,
+    populate_root,
     server_env,
 )
 
@@ -220,3 +222,49 @@ async def test_the_server_keeps_serving_while_a_cell_runs(root: Path, tmp_path: 
     assert [cell["status"] for cell in document["cells"]] == ["error", "skipped"]
     assert "KeyboardInterrupt" in json.dumps(document["cells"][0])
     assert value["repr"] == "45"
+
+
+async def test_run_stale_on_a_real_notebook_stops_at_an_error_then_finishes_after_a_fix(
+    tmp_path: Path,
+) -> None:
+    """04.03-Errorbars uses a matplotlib style renamed since: the first run stops there."""
+    root = populate_root(tmp_path / "real")
+    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+        overview = await ok(session, "notebook_overview", path=PLOTS_NB)
+        setup = overview["cells"][3]
+        first = await ok(session, "run_stale", path=PLOTS_NB)
+        await ok(
+            session,
+            "update_cell",
+            path=PLOTS_NB,
+            name=setup["name"],
+            expected_rev=setup["rev"],
+            source=setup_source_fixed(),
+        )
+        result, second = await call(session, "run_stale", path=PLOTS_NB)
+    code_cells = [cell["name"] for cell in overview["cells"] if cell["cell_type"] == "code"]
+    assert first["ok"] is False
+    assert first["stopped_at"] == setup["name"]
+    assert first["cells"][0]["status"] == "error"
+    assert first["cells"][0]["ename"] is not None
+    assert "seaborn-whitegrid" in first["cells"][0]["evalue"]
+    assert set(first["still_stale"]) == set(code_cells)
+    assert not result.is_error
+    assert second["ok"] is True
+    assert second["plan"] == code_cells
+    assert [cell["status"] for cell in second["cells"]] == ["ok"] * len(code_cells)
+    assert second["still_stale"] == []
+    assert second["image_count"] == 3
+    assert len(images(result)) == 3
+    stored = json.loads((root / PLOTS_NB).read_text(encoding="utf-8"))
+    assert all(
+        any("image/png" in output.get("data", {}) for output in stored["cells"][index]["outputs"])
+        for index in (4, 6, 11)
+    )
+
+
+def setup_source_fixed() -> str:
+    return (
+        "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+        "plt.style.use('seaborn-v0_8-whitegrid')\nimport numpy as np"
+    )
