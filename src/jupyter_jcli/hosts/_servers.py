@@ -4,7 +4,9 @@
 ``jcli-notebook-output``   the read-only server (one tool, ``read_notebook_output``);
                            project scope: ``--root PROJECT``; user scope: no root (the server
                            uses the client's roots, ``ROOTS_REQUIRED`` without them)
-``jupyter-mcp``            the kernel-attached workbench server; ``--root PROJECT`` likewise
+``jupyter-mcp``            the kernel-attached workbench server; project scope: ``--root
+                           PROJECT``; user scope: no root (the server's root is then the
+                           working directory the host starts it in)
 guard                      ``j-cli hook guard --host HOST``
 =========================  ==================================================================
 """
