@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,3 +72,58 @@ def test_the_lean_path_reports_invalid_json_with_its_position(
 
     assert caught.value.code == ErrorCode.NOTEBOOK_READ_FAILED
     assert caught.value.details["line"] == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "position"),
+    [
+        (b'{"nbformat": 4, "cells": [], "x": "\xe9t\xe9"}', 35),  # latin-1
+        ("{}".encode("utf-16"), 0),  # starts with a UTF-16 byte order mark
+        (bytes(range(256)), 128),
+    ],
+    ids=["latin-1", "utf-16", "binary"],
+)
+def test_a_file_that_is_not_utf8_says_so_and_at_which_byte(
+    tmp_path: Path, raw: bytes, position: int
+) -> None:
+    path = tmp_path / "enc.ipynb"
+    path.write_bytes(raw)
+    with pytest.raises(NotebookError) as excinfo:
+        io.read_notebook(path)
+    assert excinfo.value.code == ErrorCode.NOTEBOOK_READ_FAILED
+    # An encoding error points at a byte; it has no JSON line/column.
+    assert excinfo.value.details["position"] == position
+    assert "line" not in excinfo.value.details
+
+
+@pytest.mark.parametrize(
+    "worksheets",
+    [
+        ["not a worksheet"],
+        [{"cells": "nope"}],
+        [{"cells": ["a cell?"]}],
+        [{"cells": [{"cell_type": "code", "input": "x", "outputs": "no"}]}],
+        [{"cells": [{"cell_type": "code", "input": "x", "outputs": ["o"]}]}],
+        [{"cells": [{"cell_type": "code", "input": "x", "outputs": [{"text": "t"}]}]}],
+        [{"cells": [{"cell_type": 3}]}],
+        [{"cells": [{"cell_type": "heading", "source": "t", "level": "one"}]}],
+        [{"cells": [{"cell_type": "markdown", "source": {"a": 1}}]}],
+    ],
+)
+def test_a_broken_nbformat_3_structure_is_read_failed_before_nbformat_sees_it(
+    tmp_path: Path, worksheets: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import nbformat.v4
+
+    def no_upgrade(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the structure check must refuse this first")
+
+    monkeypatch.setattr(nbformat.v4, "upgrade", no_upgrade)
+    path = tmp_path / "v3.ipynb"
+    path.write_text(
+        json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": worksheets}),
+        encoding="utf-8",
+    )
+    with pytest.raises(NotebookError) as excinfo:
+        io.read_notebook(path)
+    assert excinfo.value.code == ErrorCode.NOTEBOOK_READ_FAILED

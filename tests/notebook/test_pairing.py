@@ -432,3 +432,28 @@ def test_mapping_never_writes_or_syncs(tmp_path: Path) -> None:
         except NotebookError as err:
             assert err.code is ErrorCode.CELL_MAPPING_UNRELIABLE
     assert _snapshot(tmp_path) == before
+
+
+def test_py_cells_carry_no_random_jupytext_ids_and_read_the_same_twice(tmp_path: Path) -> None:
+    _, py_path = _write_pair(tmp_path, _load("text_outputs_and_images.ipynb"))
+    first, second = read_py(py_path), read_py(py_path)
+    assert first.cells == second.cells
+    assert all("id" not in cell for cell in first.cells)
+
+
+def test_read_pair_maps_every_cell_like_map_py_cell(tmp_path: Path) -> None:
+    from jupyter_jcli.notebook.pairing import read_pair
+
+    _, py_path = _write_pair(tmp_path, _load("01.06-Errors-and-Debugging.ipynb"))
+    paired = read_pair(py_path)
+    assert paired.pairing_error is None
+    for index in range(paired.cell_count):
+        try:
+            expected: CellMapping | ErrorCode = map_py_cell(py_path, index)
+        except NotebookError as err:
+            expected = err.code
+        try:
+            got: CellMapping | ErrorCode = paired.mapping(index)
+        except NotebookError as err:
+            got = err.code
+        assert got == expected

@@ -13,14 +13,14 @@ Anything else is refused with ``CELL_MAPPING_UNRELIABLE``: no position or simila
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source
 
-__all__ = ["CellMatch", "cell_name", "match_cell", "normalized_source"]
+__all__ = ["CellMatch", "CellMatcher", "cell_name", "match_cell", "normalized_source"]
 
 MappingRule = Literal["id", "content"]
 
@@ -71,68 +71,134 @@ def _content_key(cell: dict[str, Any]) -> tuple[str, str]:
     return (cell_type if isinstance(cell_type, str) else "", normalized_source(cell))
 
 
-def _indexes(cells: Sequence[dict[str, Any]], key: Any, value: object) -> list[int]:
-    return [index for index, cell in enumerate(cells) if key(cell) == value]
+def _group(cells: Sequence[Any], key: Callable[[Any], Any]) -> dict[Any, list[int]]:
+    """Indexes of ``cells`` by ``key`` (None keys left out), in order; one pass."""
+    groups: dict[Any, list[int]] = {}
+    for index, cell in enumerate(cells):
+        value = key(cell)
+        if value is not None:
+            groups.setdefault(value, []).append(index)
+    return groups
 
 
 def _unreliable(message: str, details: dict[str, Any]) -> NotebookError:
     return NotebookError(ErrorCode.CELL_MAPPING_UNRELIABLE, message, details)
 
 
-def _match_by_stable_id(
-    py_cells: Sequence[dict[str, Any]],
-    notebook_cells: Sequence[dict[str, Any]],
-    py_index: int,
-) -> int | None:
-    """Rule 1. The notebook index, None when the py cell has no stable id the notebook shares."""
-    py_cell = py_cells[py_index]
-    found: dict[str, int] = {}
-    for label, py_key, nb_key in (
-        ("name", cell_name, cell_name),
-        ("id", _py_cell_id, _notebook_cell_id),
-    ):
-        value = py_key(py_cell)
-        if value is None:
-            continue
-        nb_matches = _indexes(notebook_cells, nb_key, value)
-        if not nb_matches:
-            continue
-        py_matches = _indexes(py_cells, py_key, value)
-        if len(nb_matches) > 1 or len(py_matches) > 1:
+class CellMatcher:
+    """Maps the cells of a ``.py`` file to the cells of its notebook.
+
+    Every key (name, id, normalized content) is indexed once, in one pass per side, so
+    matching all ``n`` cells costs ``O(n)`` rather than one scan of both files per cell.
+
+    Args:
+        py_cells: the cells of the ``.py`` file as jupytext reads them (cell dicts).
+        notebook_cells: the cells of the paired notebook.
+    """
+
+    def __init__(
+        self, py_cells: Sequence[dict[str, Any]], notebook_cells: Sequence[dict[str, Any]]
+    ) -> None:
+        self._py_cells = py_cells
+        self._nb_cells = notebook_cells
+        self._py_keys = [_content_key(cell) for cell in py_cells]
+        self._py = {
+            "name": _group(py_cells, cell_name),
+            "id": _group(py_cells, _py_cell_id),
+            "content": _group(range(len(py_cells)), self._py_keys.__getitem__),
+        }
+        self._nb = {
+            "name": _group(notebook_cells, cell_name),
+            "id": _group(notebook_cells, _notebook_cell_id),
+            "content": _group(notebook_cells, _content_key),
+        }
+
+    def _by_stable_id(self, py_index: int) -> int | None:
+        """Rule 1: the notebook index, None when the cell has no id the notebook shares."""
+        py_cell = self._py_cells[py_index]
+        found: dict[str, int] = {}
+        for label, value in (("name", cell_name(py_cell)), ("id", _py_cell_id(py_cell))):
+            if value is None:
+                continue
+            nb_matches = self._nb[label].get(value, [])
+            if not nb_matches:
+                continue
+            py_matches = self._py[label].get(value, [])
+            if len(nb_matches) > 1 or len(py_matches) > 1:
+                raise _unreliable(
+                    f"The cell {label} {value!r} is not unique, so it does not identify one cell.",
+                    {
+                        "reason": f"duplicate_{label}",
+                        label: value,
+                        "candidates": nb_matches,
+                        "py_cells_with_same_" + label: py_matches,
+                    },
+                )
+            found[label] = nb_matches[0]
+        if len(set(found.values())) > 1:
             raise _unreliable(
-                f"The cell {label} {value!r} is not unique, so it does not identify one cell.",
-                {
-                    "reason": f"duplicate_{label}",
-                    label: value,
-                    "candidates": nb_matches,
-                    "py_cells_with_same_" + label: py_matches,
-                },
+                "The cell's name and id point at different notebook cells.",
+                {"reason": "conflicting_ids", "candidates": sorted(set(found.values()))},
             )
-        found[label] = nb_matches[0]
-    if len(set(found.values())) > 1:
-        raise _unreliable(
-            "The cell's name and id point at different notebook cells.",
-            {"reason": "conflicting_ids", "candidates": sorted(set(found.values()))},
-        )
-    return next(iter(found.values()), None)
+        return next(iter(found.values()), None)
 
+    def _claimed_by(self, notebook_cell: dict[str, Any], py_index: int) -> list[int]:
+        """Other py cells that share a stable id with ``notebook_cell``."""
+        name, cell_id = cell_name(notebook_cell), _notebook_cell_id(notebook_cell)
+        claimants = set(self._py["name"].get(name, []) if name is not None else [])
+        claimants.update(self._py["id"].get(cell_id, []) if cell_id is not None else [])
+        claimants.discard(py_index)
+        return sorted(claimants)
 
-def _claimed_by(
-    py_cells: Sequence[dict[str, Any]],
-    notebook_cell: dict[str, Any],
-    py_index: int,
-) -> list[int]:
-    """Other py cells that share a stable id with ``notebook_cell``."""
-    name, cell_id = cell_name(notebook_cell), _notebook_cell_id(notebook_cell)
-    return [
-        index
-        for index, cell in enumerate(py_cells)
-        if index != py_index
-        and (
-            (name is not None and cell_name(cell) == name)
-            or (cell_id is not None and _py_cell_id(cell) == cell_id)
-        )
-    ]
+    def match(self, py_index: int) -> CellMatch:
+        """Map ``py_cells[py_index]`` (a valid index); same rules and errors as
+        :func:`match_cell`."""
+        by_id = self._by_stable_id(py_index)
+        if by_id is not None:
+            return CellMatch(by_id, "id")
+        py_cell = self._py_cells[py_index]
+        key = self._py_keys[py_index]
+        candidates = list(self._nb["content"].get(key, []))
+        py_duplicates = self._py["content"].get(key, [])
+        base = {"cell_type": key[0], "candidates": candidates}
+        if not candidates:
+            raise _unreliable(
+                "No notebook cell shares this cell's name, id or content (edited since the "
+                "last sync?); refusing to guess by position.",
+                {**base, "reason": "no_match"},
+            )
+        if len(py_duplicates) > 1:
+            raise _unreliable(
+                "Several cells of the .py file have this same content, so it does not "
+                "identify one notebook cell.",
+                {**base, "reason": "duplicated_in_py", "py_duplicates": list(py_duplicates)},
+            )
+        if len(candidates) > 1:
+            raise _unreliable(
+                "Several notebook cells have this content, so it does not identify one of them.",
+                {**base, "reason": "ambiguous_content"},
+            )
+        target = self._nb_cells[candidates[0]]
+        claimed_by = self._claimed_by(target, py_index)
+        own = {"name": cell_name(py_cell), "id": _py_cell_id(py_cell)}
+        theirs = {"name": cell_name(target), "id": _notebook_cell_id(target)}
+        clashing = [k for k in own if own[k] is not None and theirs[k] not in (None, own[k])]
+        if claimed_by or clashing:
+            raise _unreliable(
+                "The notebook cell with this content belongs to another cell by name or id.",
+                {**base, "reason": "conflict", "claimed_by": claimed_by, "clashing": clashing},
+            )
+        return CellMatch(candidates[0], "content")
+
+    def match_all(self) -> list[CellMatch | NotebookError]:
+        """The match of every ``.py`` cell, in order, or the error refusing it."""
+        results: list[CellMatch | NotebookError] = []
+        for index in range(len(self._py_cells)):
+            try:
+                results.append(self.match(index))
+            except NotebookError as err:
+                results.append(err)
+        return results
 
 
 def match_cell(
@@ -158,40 +224,4 @@ def match_cell(
             content match whose notebook cell carries a different name/id or is claimed by
             another ``.py`` cell through its name/id (``"conflict"``, ``claimed_by``).
     """
-    by_id = _match_by_stable_id(py_cells, notebook_cells, py_index)
-    if by_id is not None:
-        return CellMatch(by_id, "id")
-
-    py_cell = py_cells[py_index]
-    key = _content_key(py_cell)
-    candidates = _indexes(notebook_cells, _content_key, key)
-    py_duplicates = _indexes(py_cells, _content_key, key)
-    base = {"cell_type": key[0], "candidates": candidates}
-    if not candidates:
-        raise _unreliable(
-            "No notebook cell shares this cell's name, id or content (edited since the last "
-            "sync?); refusing to guess by position.",
-            {**base, "reason": "no_match"},
-        )
-    if len(py_duplicates) > 1:
-        raise _unreliable(
-            "Several cells of the .py file have this same content, so it does not identify one "
-            "notebook cell.",
-            {**base, "reason": "duplicated_in_py", "py_duplicates": py_duplicates},
-        )
-    if len(candidates) > 1:
-        raise _unreliable(
-            "Several notebook cells have this content, so it does not identify one of them.",
-            {**base, "reason": "ambiguous_content"},
-        )
-    target = notebook_cells[candidates[0]]
-    claimed_by = _claimed_by(py_cells, target, py_index)
-    own = {"name": cell_name(py_cell), "id": _py_cell_id(py_cell)}
-    theirs = {"name": cell_name(target), "id": _notebook_cell_id(target)}
-    clashing = [k for k in own if own[k] is not None and theirs[k] not in (None, own[k])]
-    if claimed_by or clashing:
-        raise _unreliable(
-            "The notebook cell with this content belongs to another cell by name or id.",
-            {**base, "reason": "conflict", "claimed_by": claimed_by, "clashing": clashing},
-        )
-    return CellMatch(candidates[0], "content")
+    return CellMatcher(py_cells, notebook_cells).match(py_index)

@@ -9,6 +9,14 @@ read. Every nbformat 4 minor version is returned as stored (cells without ``id``
 
 Nothing here writes: no file, cache or folder is created by a read.
 
+Numbers: orjson (the fast path, files under ``LEAN_PARSE_BYTES``) reads an integer outside
+the 64-bit range (below -2**63 or above 2**64 - 1) as the nearest float, silently; the
+standard library, used for larger files and for files orjson refuses, keeps it exact.
+Detecting such integers before parsing would cost a scan of every byte (about three times
+orjson's parse time), so this is a documented limitation: notebooks hold such integers only
+in rare JSON outputs or metadata. Values built in memory and handed to the output protocol
+keep them exact.
+
 Format reference: https://nbformat.readthedocs.io/en/latest/format_description.html
 """
 
@@ -22,6 +30,7 @@ from typing import Any
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._paths import decode_utf8, display_path, read_input_bytes, resolve_input
 
 __all__ = [
     "NOTEBOOK_SUFFIX",
@@ -57,40 +66,27 @@ def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
         (see :func:`parse_notebook`).
 
     Raises:
-        NotebookError: ``FILE_NOT_FOUND`` if the path does not exist or is a directory;
-            ``FILE_TYPE_UNSUPPORTED`` if its suffix is not ``.ipynb``; ``NOTEBOOK_READ_FAILED``
-            if it cannot be read or is not a notebook.
+        NotebookError: ``FILE_NOT_FOUND`` if the path does not exist, is a directory, a
+            dangling link, a link loop or a name too long; ``FILE_TYPE_UNSUPPORTED`` if its
+            suffix is not ``.ipynb``; ``NOTEBOOK_READ_FAILED`` if it is not a regular file
+            (a FIFO is refused, never blocked on), cannot be read, is not UTF-8 or is not a
+            notebook; ``USAGE_ERROR`` for an empty path or one holding a NUL byte. Messages
+            name the absolute, resolved path.
     """
-    file_path = Path(path)
-    if file_path.suffix.lower() != NOTEBOOK_SUFFIX:
+    suffix = Path(path).suffix
+    if suffix.lower() != NOTEBOOK_SUFFIX:
+        shown = display_path(path)
         raise NotebookError(
             ErrorCode.FILE_TYPE_UNSUPPORTED,
-            f"{file_path} is not a Jupyter notebook: expected a {NOTEBOOK_SUFFIX} file.",
-            {"path": str(file_path), "suffix": file_path.suffix},
+            f"{shown} is not a Jupyter notebook: expected a {NOTEBOOK_SUFFIX} file.",
+            {"path": str(shown), "suffix": suffix},
         )
-    try:
-        if file_path.stat().st_size >= LEAN_PARSE_BYTES:
-            return _parse_document(_read_text(file_path), path=file_path)
-        raw = file_path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
-        raise NotebookError(
-            ErrorCode.FILE_NOT_FOUND,
-            f"No notebook file at {file_path}.",
-            {"path": str(file_path)},
-        ) from err
-    except OSError as err:
-        if file_path.is_dir():
-            # Windows reports a directory read as PermissionError.
-            raise NotebookError(
-                ErrorCode.FILE_NOT_FOUND,
-                f"No notebook file at {file_path}: it is a directory.",
-                {"path": str(file_path)},
-            ) from err
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"Could not read {file_path}: {err.strerror or err}.",
-            {"path": str(file_path), "errno": err.errno},
-        ) from err
+    file_path = resolve_input(path)
+    raw = read_input_bytes(file_path)
+    if len(raw) >= LEAN_PARSE_BYTES:
+        text = decode_utf8(raw, file_path)
+        del raw
+        return _parse_document(text, path=file_path)
     return parse_notebook(raw, path=file_path)
 
 
@@ -120,30 +116,19 @@ def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
     except orjson.JSONDecodeError as err:
         # orjson refuses valid JSON that escapes a lone surrogate ("\ud800"), which real
         # notebooks hold when a cell printed undecodable bytes; the standard library reads it
-        # (the output protocol later replaces such code points with U+FFFD). When both
-        # refuse, orjson's error (byte position) is the one reported.
+        # (the output protocol later replaces such code points with U+FFFD). Bytes that are
+        # not UTF-8 at all are reported as such; when both parsers refuse UTF-8 text,
+        # orjson's error (byte position) is the one reported.
+        text = decode_utf8(raw, path)
         try:
-            parsed = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            parsed = json.loads(text)
+        except (json.JSONDecodeError, RecursionError):
             raise NotebookError(
                 ErrorCode.NOTEBOOK_READ_FAILED,
                 f"{path} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).",
                 {"path": str(path), "position": err.pos, "line": err.lineno, "column": err.colno},
             ) from err
     return _check_document(parsed, path)
-
-
-def _read_text(path: Path) -> str:
-    """The whole file as text, without keeping its bytes (the lean path)."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return handle.read()
-    except UnicodeDecodeError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"{path} is not UTF-8 text: {err.reason} at byte {err.start}.",
-            {"path": str(path), "position": err.start},
-        ) from err
 
 
 def _parse_document(text: str, *, path: Path) -> dict[str, Any]:
@@ -254,8 +239,9 @@ def _check_cells(document: dict[str, Any], path: Path) -> None:
 
 def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
     """Upgrade an nbformat 3 document to nbformat 4 with nbformat's converter."""
-    if not isinstance(document.get("worksheets"), list):
-        raise _not_a_notebook(path, "it is nbformat 3 but has no 'worksheets' list")
+    reason = _v3_problem(document)
+    if reason is not None:
+        raise _not_a_notebook(path, f"it is nbformat 3 but {reason}")
     import nbformat
     from nbformat.v3.rwbase import strip_transient
 
@@ -266,7 +252,8 @@ def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
     except Exception as err:  # nbformat raises anything from KeyError to ValidationError
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
-            f"{path} is an nbformat 3 notebook that could not be upgraded: {err}.",
+            f"{path} is an nbformat 3 notebook that nbformat could not upgrade "
+            f"({type(err).__name__}: {err}).",
             {"path": str(path), "nbformat": 3},
         ) from err
     for cell in plain.get("cells") or []:
@@ -274,6 +261,68 @@ def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
             cell.pop("id", None)
     plain["nbformat_minor"] = 4
     return plain
+
+
+def _v3_output_problem(output: object, where: str) -> str | None:
+    if not isinstance(output, dict):
+        return f"{where} is {_json_kind(output)}, not an object"
+    if not isinstance(output.get("output_type"), str):
+        return f"{where} has no string 'output_type'"
+    if "metadata" in output and not isinstance(output["metadata"], dict):
+        return f"{where} has a 'metadata' that is not an object"
+    if "json" in output and not isinstance(output["json"], str):
+        return f"{where} has a 'json' value that is not a string"
+    return None
+
+
+def _v3_cell_problem(cell: object, where: str) -> str | None:
+    if not isinstance(cell, dict):
+        return f"{where} is {_json_kind(cell)}, not an object"
+    if not isinstance(cell.get("cell_type"), str):
+        return f"{where} has no string 'cell_type'"
+    if "metadata" in cell and not isinstance(cell["metadata"], dict):
+        return f"{where} has a 'metadata' that is not an object"
+    key = "input" if cell["cell_type"] == "code" else "source"
+    text = cell.get(key, "")
+    if not isinstance(text, str | list):
+        return f"{where} has a {key!r} that is {_json_kind(text)}, not text"
+    if cell["cell_type"] == "heading" and not isinstance(cell.get("level", 1), int):
+        return f"{where} is a heading whose 'level' is not an integer"
+    if cell["cell_type"] != "code":
+        return None
+    outputs = cell.get("outputs")
+    if not isinstance(outputs, list):
+        return f"{where} is a code cell whose 'outputs' is {_json_kind(outputs)}, not a list"
+    for index, output in enumerate(outputs):
+        problem = _v3_output_problem(output, f"output {index} of {where}")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _v3_problem(document: dict[str, Any]) -> str | None:
+    """What is wrong with the structure nbformat's v3 upgrade relies on, or None.
+
+    Structure from the nbformat 3 schema (``nbformat/v3/nbformat.v3.schema.json``): a
+    ``worksheets`` list of objects, each with a ``cells`` list of cell objects; code cells
+    hold ``input`` and an ``outputs`` list of objects with an ``output_type``.
+    """
+    if "metadata" in document and not isinstance(document["metadata"], dict):
+        return f"its 'metadata' is {_json_kind(document['metadata'])}, not an object"
+    worksheets = document.get("worksheets")
+    if not isinstance(worksheets, list):
+        return "it has no 'worksheets' list"
+    for ws_index, worksheet in enumerate(worksheets):
+        if not isinstance(worksheet, dict):
+            return f"worksheet {ws_index} is {_json_kind(worksheet)}, not an object"
+        cells = worksheet.get("cells")
+        if not isinstance(cells, list):
+            return f"worksheet {ws_index} has no 'cells' list"
+        for index, cell in enumerate(cells):
+            problem = _v3_cell_problem(cell, f"cell {index} of worksheet {ws_index}")
+            if problem is not None:
+                return problem
+    return None
 
 
 def _not_a_notebook(path: Path, reason: str) -> NotebookError:

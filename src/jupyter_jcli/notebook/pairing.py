@@ -20,17 +20,20 @@ from typing import Any, Literal
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._cell_match import match_cell
+from jupyter_jcli.notebook._cell_match import CellMatch, CellMatcher
 from jupyter_jcli.notebook._pair_search import find_pair
+from jupyter_jcli.notebook._paths import decode_utf8, display_path, read_input_bytes, resolve_input
 from jupyter_jcli.notebook.io import check_cell_index, read_notebook
 
 __all__ = [
     "PY_SUFFIX",
     "CellMapping",
     "PairedCell",
+    "PairedScript",
     "PyScript",
     "find_paired_notebook",
     "map_py_cell",
+    "read_pair",
     "read_py",
     "resolve_py_cell",
 ]
@@ -67,7 +70,8 @@ class PyScript:
     Attributes:
         path: the file, absolute.
         metadata: notebook metadata from the file's header (``{}`` without header).
-        cells: the cells as plain nbformat 4 cell dicts.
+        cells: the cells as plain nbformat 4 cell dicts, without the random ``id`` jupytext
+            gives each cell of a text file (it changes on every read).
     """
 
     path: Path
@@ -99,25 +103,20 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
 
     Raises:
         NotebookError: ``FILE_TYPE_UNSUPPORTED`` (suffix not ``.py``), ``FILE_NOT_FOUND``
-            (missing or a directory), ``NOTEBOOK_READ_FAILED`` (unreadable, not UTF-8, or
-            jupytext cannot parse it).
+            (missing, a directory, a dangling link or link loop), ``NOTEBOOK_READ_FAILED``
+            (not a regular file, unreadable, not UTF-8, or jupytext cannot parse it),
+            ``USAGE_ERROR`` (empty path or a NUL byte); see ``notebook._paths``.
     """
-    path = Path(py_path).absolute()
-    if path.suffix.lower() != PY_SUFFIX:
+    suffix = Path(py_path).suffix
+    if suffix.lower() != PY_SUFFIX:
+        shown = display_path(py_path)
         raise NotebookError(
             ErrorCode.FILE_TYPE_UNSUPPORTED,
-            f"{path} is not a .py file.",
-            {"path": str(path), "suffix": path.suffix},
+            f"{shown} is not a .py file.",
+            {"path": str(shown), "suffix": suffix},
         )
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
-        raise NotebookError(
-            ErrorCode.FILE_NOT_FOUND, f"No file at {path}.", {"path": str(path)}
-        ) from err
-    except (OSError, UnicodeDecodeError) as err:
-        code = ErrorCode.FILE_NOT_FOUND if path.is_dir() else ErrorCode.NOTEBOOK_READ_FAILED
-        raise NotebookError(code, f"Could not read {path}: {err}.", {"path": str(path)}) from err
+    path = resolve_input(py_path)
+    text = decode_utf8(read_input_bytes(path), path)
 
     import jupytext
 
@@ -131,10 +130,16 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
             {"path": str(path)},
         ) from err
     metadata = plain.get("metadata")
+    cells = [cell for cell in plain.get("cells") or [] if isinstance(cell, dict)]
+    for cell in cells:
+        # jupytext mints a fresh random id for every cell of a text file on every read: it
+        # identifies nothing, so it is never shown nor used (an id written explicitly on the
+        # cell's line stays in its metadata).
+        cell.pop("id", None)
     return PyScript(
-        path=path.resolve(),
+        path=path,
         metadata=metadata if isinstance(metadata, dict) else {},
-        cells=list(plain.get("cells") or []),
+        cells=cells,
     )
 
 
@@ -161,33 +166,92 @@ def find_paired_notebook(py_path: str | os.PathLike[str]) -> Path:
     return find_pair(script.path, script.metadata)
 
 
+@dataclass(frozen=True)
+class PairedScript:
+    """A ``.py`` file, its paired notebook, and the mapping of every cell, computed once.
+
+    Attributes:
+        script: the parsed ``.py`` file.
+        notebook_path: the paired ``.ipynb`` (absolute), None when it could not be found or
+            read.
+        notebook: the paired notebook as read, None likewise.
+        pairing_error: why there is no notebook (``NOTEBOOK_PAIR_NOT_FOUND``, or the codes
+            of ``read_notebook`` for the paired file), None when there is one.
+        matches: per ``.py`` cell, the notebook cell it maps to or the
+            ``CELL_MAPPING_UNRELIABLE`` error refusing it (empty without a notebook).
+    """
+
+    script: PyScript
+    notebook_path: Path | None
+    notebook: dict[str, Any] | None
+    pairing_error: NotebookError | None
+    matches: list[CellMatch | NotebookError]
+
+    @property
+    def cell_count(self) -> int:
+        """How many cells the ``.py`` file has, as jupytext reads it."""
+        return len(self.script.cells)
+
+    def mapping(self, cell_index: object) -> CellMapping:
+        """The mapping of the ``.py`` cell at ``cell_index``.
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND`` (bad index, checked first), then
+                :attr:`pairing_error`, then ``CELL_MAPPING_UNRELIABLE`` (details ``path``,
+                ``cell_index``, ``notebook_path`` and the matching rule's facts).
+        """
+        index = check_cell_index(cell_index, self.cell_count, path=self.script.path)
+        if self.pairing_error is not None or self.notebook_path is None:
+            raise self.pairing_error or NotebookError(
+                ErrorCode.NOTEBOOK_PAIR_NOT_FOUND, f"No notebook paired with {self.script.path}."
+            )
+        match = self.matches[index]
+        if isinstance(match, NotebookError):
+            context = {
+                "path": str(self.script.path),
+                "cell_index": index,
+                "notebook_path": str(self.notebook_path),
+            }
+            raise NotebookError(match.code, match.message, {**context, **match.details})
+        return CellMapping(
+            py_path=self.script.path,
+            py_cell_index=index,
+            notebook_path=self.notebook_path,
+            notebook_cell_index=match.notebook_cell_index,
+            mapping=match.mapping,
+        )
+
+
+def read_pair(py_path: str | os.PathLike[str]) -> PairedScript:
+    """Parse a ``.py`` file once, find and read its notebook once, and map every cell.
+
+    A missing or unreadable notebook does not fail the call: it is kept as
+    :attr:`PairedScript.pairing_error` and raised by :meth:`PairedScript.mapping`, so the
+    script's own cells can still be listed.
+
+    Raises:
+        NotebookError: the codes of :func:`read_py` (the ``.py`` file itself).
+    """
+    script = read_py(py_path)
+    try:
+        notebook_path = find_pair(script.path, script.metadata)
+        notebook = read_notebook(notebook_path)
+    except NotebookError as err:
+        return PairedScript(script, None, None, err, [])
+    matches = CellMatcher(script.cells, notebook["cells"]).match_all()
+    return PairedScript(script, notebook_path, notebook, None, matches)
+
+
 def resolve_py_cell(py_path: str | os.PathLike[str], cell_index: int) -> PairedCell:
     """Map one ``.py`` cell to its notebook cell and return the notebook read for it.
 
     Same rules and errors as :func:`map_py_cell`; the notebook is returned too so a caller
     reading outputs does not read it twice.
     """
-    script = read_py(py_path)
-    check_cell_index(cell_index, len(script.cells), path=script.path)
-    notebook_path = find_pair(script.path, script.metadata)
-    notebook = read_notebook(notebook_path)
-    context = {
-        "path": str(script.path),
-        "cell_index": cell_index,
-        "notebook_path": str(notebook_path),
-    }
-    try:
-        match = match_cell(script.cells, notebook["cells"], cell_index)
-    except NotebookError as err:
-        raise NotebookError(err.code, err.message, {**context, **err.details}) from err
-    mapping = CellMapping(
-        py_path=script.path,
-        py_cell_index=cell_index,
-        notebook_path=notebook_path,
-        notebook_cell_index=match.notebook_cell_index,
-        mapping=match.mapping,
-    )
-    return PairedCell(mapping=mapping, notebook=notebook)
+    paired = read_pair(py_path)
+    mapping = paired.mapping(cell_index)
+    assert paired.notebook is not None  # mapping() raised otherwise
+    return PairedCell(mapping=mapping, notebook=paired.notebook)
 
 
 def map_py_cell(py_path: str | os.PathLike[str], cell_index: int) -> CellMapping:

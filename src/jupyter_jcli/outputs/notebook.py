@@ -7,7 +7,9 @@ see :func:`jupyter_jcli.notebook.pairing.map_py_cell`). The cell's outputs then 
 
 This module is the boundary where the document layer's ``NotebookError`` becomes an
 ``OutputProtocolError`` with the same code (raised ``from`` the original), so callers of the
-protocol catch one exception type. Reading never writes, never executes and imports jupytext
+protocol catch one exception type. To read many cells of one file, load it once with
+:func:`open_notebook` (a :class:`NotebookOutputs`); the three functions below load the file
+for one call each. Reading never writes, never executes and imports jupytext
 only when a ``.py`` file is read (and nbformat only for an nbformat 3 notebook).
 """
 
@@ -18,9 +20,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, OutputProtocolError
+from jupyter_jcli.notebook._paths import display_path
 from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, check_cell_index, read_notebook
 from jupyter_jcli.outputs import (
     DEFAULT_TEXT_LIMIT,
@@ -29,10 +32,15 @@ from jupyter_jcli.outputs import (
     read_output,
 )
 
+if TYPE_CHECKING:
+    from jupyter_jcli.notebook.pairing import PairedScript
+
 __all__ = [
     "CellProvenance",
+    "NotebookOutputs",
     "ResolvedCell",
     "list_notebook_outputs",
+    "open_notebook",
     "read_notebook_output",
     "resolve_notebook_cell",
 ]
@@ -115,36 +123,163 @@ def _provenance(
     return source
 
 
-def _resolve_ipynb(path: Path, cell_index: object) -> ResolvedCell:
-    notebook_path = path.resolve()
-    notebook = read_notebook(notebook_path)
-    cells: list[dict[str, Any]] = notebook["cells"]
-    index = check_cell_index(cell_index, len(cells), path=notebook_path)
-    cell = cells[index]
-    return ResolvedCell(
-        source=_provenance("ipynb", notebook_path, index, cell, "direct"),
-        cell=cell,
-        notebook_path=notebook_path,
+class NotebookOutputs:
+    """A notebook (or a ``.py`` file and its paired notebook) loaded once, read many times.
+
+    Built by :func:`open_notebook`. Loading parses the file once (for a ``.py``: one jupytext
+    parse, one read of the paired notebook, and every cell mapped in one pass); each
+    :meth:`list_outputs` and :meth:`read_output` then works on the cells in memory, so
+    reading every output of an ``n``-cell notebook costs ``O(n)``, not ``n`` parses.
+
+    Attributes:
+        kind: ``"ipynb"`` or ``"py"``: the kind of file the caller named.
+        path: that file, absolute and resolved.
+        cells: the cells of that file, in order (for a ``.py``: as jupytext reads them,
+            without jupytext's random ids); plain nbformat 4 cell dicts. Do not mutate.
+        notebook_path: the notebook read (``path`` itself for an ``.ipynb``; the paired
+            notebook for a ``.py``), or None when a ``.py`` has no readable pair.
+        pairing_error: for a ``.py`` without a readable pair, the error every cell access
+            raises (``NOTEBOOK_PAIR_NOT_FOUND``, ...); None otherwise.
+    """
+
+    def __init__(
+        self,
+        *,
+        kind: Literal["ipynb", "py"],
+        path: Path,
+        cells: list[dict[str, Any]],
+        notebook_path: Path | None,
+        pairing_error: OutputProtocolError | None = None,
+        paired: PairedScript | None = None,
+    ) -> None:
+        self.kind: Literal["ipynb", "py"] = kind
+        self.path = path
+        self.cells = cells
+        self.notebook_path = notebook_path
+        self.pairing_error = pairing_error
+        self._paired = paired
+
+    @property
+    def cell_count(self) -> int:
+        """How many cells the file supplied has (the range of ``cell_index``)."""
+        return len(self.cells)
+
+    def resolve_cell(self, cell_index: int) -> ResolvedCell:
+        """The notebook cell at physical ``cell_index`` of the file supplied.
+
+        Raises:
+            OutputProtocolError: ``CELL_NOT_FOUND`` (negative, non-integer, boolean or
+                out-of-range index; details ``cell_count``), and for a ``.py`` then
+                ``NOTEBOOK_PAIR_NOT_FOUND`` (or the paired notebook's read error) and
+                ``CELL_MAPPING_UNRELIABLE``.
+        """
+        with _as_protocol_errors():
+            if self._paired is None:
+                index = check_cell_index(cell_index, len(self.cells), path=self.path)
+                cell = self.cells[index]
+                return ResolvedCell(
+                    source=_provenance("ipynb", self.path, index, cell, "direct"),
+                    cell=cell,
+                    notebook_path=self.path,
+                )
+            mapping = self._paired.mapping(cell_index)
+        notebook = self._paired.notebook or {}
+        cell = notebook["cells"][mapping.notebook_cell_index]
+        source = _provenance(
+            "py", mapping.notebook_path, mapping.notebook_cell_index, cell, mapping.mapping
+        )
+        source["requested_path"] = str(mapping.py_path)
+        source["requested_cell_index"] = mapping.py_cell_index
+        return ResolvedCell(source=source, cell=cell, notebook_path=mapping.notebook_path)
+
+    def list_outputs(
+        self, cell_index: int, *, max_transport_bytes: int = MAX_TRANSPORT_BYTES
+    ) -> dict[str, Any]:
+        """The output directory of one cell; see :func:`list_notebook_outputs`."""
+        resolved = self.resolve_cell(cell_index)
+        return list_outputs(
+            _cell_outputs(resolved.cell),
+            source=resolved.source,
+            max_transport_bytes=max_transport_bytes,
+        )
+
+    def read_output(
+        self,
+        cell_index: int,
+        output_index: int,
+        *,
+        mime_type: str | None = None,
+        supported_mime_types: Iterable[str] | None = None,
+        offset: int = 0,
+        limit: int = DEFAULT_TEXT_LIMIT,
+        max_transport_bytes: int = MAX_TRANSPORT_BYTES,
+    ) -> dict[str, Any]:
+        """Read one saved output of one cell; see :func:`read_notebook_output`."""
+        resolved = self.resolve_cell(cell_index)
+        return read_output(
+            _cell_outputs(resolved.cell),
+            output_index,
+            source=resolved.source,
+            mime_type=mime_type,
+            supported_mime_types=supported_mime_types,
+            offset=offset,
+            limit=limit,
+            max_transport_bytes=max_transport_bytes,
+        )
+
+
+def open_notebook(file_path: str | os.PathLike[str]) -> NotebookOutputs:
+    """Load an ``.ipynb`` (or a ``.py`` and its paired notebook) once, to read many cells.
+
+    Args:
+        file_path: an ``.ipynb`` notebook (any nbformat 4 minor version, or nbformat 3), or a
+            ``.py`` file paired with one through jupytext.
+
+    Returns:
+        The loaded file. For a ``.py`` whose pair cannot be found or read, the object still
+        lists the script's cells and keeps the error in ``pairing_error``.
+
+    Raises:
+        OutputProtocolError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED``,
+            ``NOTEBOOK_READ_FAILED`` (for a ``.py``: of the ``.py`` file itself),
+            ``USAGE_ERROR`` (empty path, NUL byte); see ``jupyter_jcli.notebook.io``.
+    """
+    suffix = Path(file_path).suffix
+    with _as_protocol_errors():
+        if suffix.lower() == NOTEBOOK_SUFFIX:
+            cells: list[dict[str, Any]] = read_notebook(file_path)["cells"]
+            notebook_path = display_path(file_path)  # resolved: read_notebook checked it
+            return NotebookOutputs(
+                kind="ipynb", path=notebook_path, cells=cells, notebook_path=notebook_path
+            )
+        if suffix.lower() == _PY_SUFFIX:
+            from jupyter_jcli.notebook.pairing import read_pair
+
+            paired = read_pair(file_path)
+    if suffix.lower() == _PY_SUFFIX:
+        error = paired.pairing_error
+        return NotebookOutputs(
+            kind="py",
+            path=paired.script.path,
+            cells=paired.script.cells,
+            notebook_path=paired.notebook_path,
+            pairing_error=None
+            if error is None
+            else OutputProtocolError(error.code, error.message, error.details),
+            paired=paired,
+        )
+    shown = display_path(file_path)
+    raise OutputProtocolError(
+        ErrorCode.FILE_TYPE_UNSUPPORTED,
+        f"{shown} is neither a notebook ({NOTEBOOK_SUFFIX}) nor a paired {_PY_SUFFIX} file.",
+        {"path": str(shown), "suffix": suffix, "supported": [NOTEBOOK_SUFFIX, _PY_SUFFIX]},
     )
-
-
-def _resolve_py(path: Path, cell_index: object) -> ResolvedCell:
-    from jupyter_jcli.notebook.pairing import resolve_py_cell
-
-    # resolve_py_cell checks the index against the .py cells (CELL_NOT_FOUND).
-    paired = resolve_py_cell(path, cast(int, cell_index))
-    mapping = paired.mapping
-    cell: dict[str, Any] = paired.notebook["cells"][mapping.notebook_cell_index]
-    source = _provenance(
-        "py", mapping.notebook_path, mapping.notebook_cell_index, cell, mapping.mapping
-    )
-    source["requested_path"] = str(mapping.py_path)
-    source["requested_cell_index"] = mapping.py_cell_index
-    return ResolvedCell(source=source, cell=cell, notebook_path=mapping.notebook_path)
 
 
 def resolve_notebook_cell(file_path: str | os.PathLike[str], cell_index: int) -> ResolvedCell:
     """Find the notebook cell addressed by a file path and a physical cell index.
+
+    Loads the file for this one cell; to read many cells, use :func:`open_notebook` once.
 
     Args:
         file_path: an ``.ipynb`` notebook (any nbformat 4 minor version, or nbformat 3), or a
@@ -156,24 +291,15 @@ def resolve_notebook_cell(file_path: str | os.PathLike[str], cell_index: int) ->
         The cell, its provenance and the notebook path actually read.
 
     Raises:
-        OutputProtocolError: ``FILE_NOT_FOUND`` (missing file or a directory),
-            ``FILE_TYPE_UNSUPPORTED`` (not ``.ipynb`` or ``.py``), ``NOTEBOOK_READ_FAILED``
-            (invalid JSON, not a notebook, unsupported nbformat), ``CELL_NOT_FOUND``
-            (negative, non-integer, boolean or out-of-range index; details ``cell_count``),
-            ``NOTEBOOK_PAIR_NOT_FOUND`` and ``CELL_MAPPING_UNRELIABLE`` (``.py`` only).
+        OutputProtocolError: ``FILE_NOT_FOUND`` (missing file, a directory, a dangling link,
+            a link loop, a name too long), ``FILE_TYPE_UNSUPPORTED`` (not ``.ipynb`` or
+            ``.py``), ``NOTEBOOK_READ_FAILED`` (not a regular file, unreadable, not UTF-8,
+            invalid JSON, not a notebook, unsupported nbformat), ``USAGE_ERROR`` (empty path,
+            NUL byte), ``CELL_NOT_FOUND`` (negative, non-integer, boolean or out-of-range
+            index; details ``cell_count``), ``NOTEBOOK_PAIR_NOT_FOUND`` and
+            ``CELL_MAPPING_UNRELIABLE`` (``.py`` only).
     """
-    path = Path(file_path)
-    suffix = path.suffix.lower()
-    with _as_protocol_errors():
-        if suffix == NOTEBOOK_SUFFIX:
-            return _resolve_ipynb(path, cell_index)
-        if suffix == _PY_SUFFIX:
-            return _resolve_py(path, cell_index)
-    raise OutputProtocolError(
-        ErrorCode.FILE_TYPE_UNSUPPORTED,
-        f"{path} is neither a notebook ({NOTEBOOK_SUFFIX}) nor a paired {_PY_SUFFIX} file.",
-        {"path": str(path), "suffix": path.suffix, "supported": [NOTEBOOK_SUFFIX, _PY_SUFFIX]},
-    )
+    return open_notebook(file_path).resolve_cell(cell_index)
 
 
 def _cell_outputs(cell: dict[str, Any]) -> object:
@@ -201,11 +327,8 @@ def list_notebook_outputs(
     Raises:
         OutputProtocolError: the codes of :func:`resolve_notebook_cell` and of ``list_outputs``.
     """
-    resolved = resolve_notebook_cell(file_path, cell_index)
-    return list_outputs(
-        _cell_outputs(resolved.cell),
-        source=resolved.source,
-        max_transport_bytes=max_transport_bytes,
+    return open_notebook(file_path).list_outputs(
+        cell_index, max_transport_bytes=max_transport_bytes
     )
 
 
@@ -239,11 +362,9 @@ def read_notebook_output(
     Raises:
         OutputProtocolError: the codes of :func:`resolve_notebook_cell` and of ``read_output``.
     """
-    resolved = resolve_notebook_cell(file_path, cell_index)
-    return read_output(
-        _cell_outputs(resolved.cell),
+    return open_notebook(file_path).read_output(
+        cell_index,
         output_index,
-        source=resolved.source,
         mime_type=mime_type,
         supported_mime_types=supported_mime_types,
         offset=offset,

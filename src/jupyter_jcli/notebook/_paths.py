@@ -1,0 +1,182 @@
+"""Input files of the read path: one place that turns a user's path into a readable file.
+
+Every reader (``notebook.io``, ``notebook.pairing``, ``outputs.notebook``) resolves and opens
+its input here, so that ordinary filesystem problems always get the same code and message,
+never a raw exception:
+
+=================================================  =========================
+problem                                            code
+=================================================  =========================
+empty path, or a NUL byte in it                    ``USAGE_ERROR``
+missing, dangling symlink, symlink loop, a name    ``FILE_NOT_FOUND``
+too long, a parent that is not a folder, a folder
+not a regular file (FIFO, device, socket),         ``NOTEBOOK_READ_FAILED``
+permission denied, any other I/O error, not UTF-8
+=================================================  =========================
+
+A file is checked to be regular on the opened descriptor (``fstat``), and opened with
+``O_NONBLOCK``, so a FIFO named ``x.ipynb`` is refused instead of blocking the read forever.
+Messages name the absolute, resolved path.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+
+__all__ = [
+    "decode_utf8",
+    "display_path",
+    "not_utf8",
+    "os_error",
+    "read_input_bytes",
+    "resolve_input",
+]
+
+_MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def display_path(path: str | os.PathLike[str]) -> Path:
+    """The absolute, resolved form of ``path`` as far as it can be resolved (for messages).
+
+    Never raises: a path that cannot be resolved (a loop, a NUL byte) comes back absolute.
+    """
+    try:
+        return Path(os.path.realpath(os.fspath(path)))
+    except (OSError, ValueError, RuntimeError):
+        try:
+            return Path(os.path.abspath(os.fspath(path)))
+        except (ValueError, TypeError):
+            return Path(os.fspath(path))
+
+
+def _usage(message: str, path: str) -> NotebookError:
+    return NotebookError(ErrorCode.USAGE_ERROR, message, {"path": path})
+
+
+def os_error(err: OSError, path: Path) -> NotebookError:
+    """The coded error for an ``OSError`` met while resolving or reading ``path``."""
+    reason = err.strerror or str(err)
+    details = {"path": str(path), "errno": err.errno}
+    if err.errno in _MISSING_ERRNOS:
+        extra = {
+            errno.ELOOP: " (a symbolic link loop)",
+            errno.ENAMETOOLONG: " (the name is too long for the filesystem)",
+        }.get(err.errno or 0, "")
+        return NotebookError(ErrorCode.FILE_NOT_FOUND, f"No file at {path}{extra}.", details)
+    return NotebookError(
+        ErrorCode.NOTEBOOK_READ_FAILED, f"Could not read {path}: {reason}.", details
+    )
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _check_regular(mode: int, path: Path) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = _kind(mode)
+    if stat.S_ISDIR(mode):
+        raise NotebookError(
+            ErrorCode.FILE_NOT_FOUND,
+            f"No file at {path}: it is {kind}.",
+            {"path": str(path), "file_type": "directory"},
+        )
+    raise NotebookError(
+        ErrorCode.NOTEBOOK_READ_FAILED,
+        f"Cannot read {path}: it is {kind}, not a regular file.",
+        {"path": str(path), "file_type": kind},
+    )
+
+
+def resolve_input(path: str | os.PathLike[str]) -> Path:
+    """The absolute, resolved path of an existing regular file the caller wants read.
+
+    Args:
+        path: the path as the caller gave it.
+
+    Returns:
+        The resolved path (symbolic links followed).
+
+    Raises:
+        NotebookError: ``USAGE_ERROR`` (empty path, NUL byte), ``FILE_NOT_FOUND`` (missing,
+            dangling link, link loop, name too long, a directory), ``NOTEBOOK_READ_FAILED``
+            (not a regular file, permission denied, other I/O errors).
+    """
+    raw = os.fspath(path)
+    if raw in ("", b""):
+        raise _usage("The file path is empty.", "")
+    if ("\0" in raw) if isinstance(raw, str) else (b"\0" in raw):
+        raise _usage("The file path contains a NUL byte, which no file name can hold.", repr(raw))
+    shown = display_path(raw)
+    try:
+        info = os.stat(raw)
+    except OSError as err:
+        raise os_error(err, shown) from err
+    except ValueError as err:  # e.g. a name the platform cannot represent
+        raise _usage(f"{raw!r} is not a valid file path: {err}.", repr(raw)) from err
+    _check_regular(info.st_mode, shown)
+    return shown
+
+
+def read_input_bytes(path: Path) -> bytes:
+    """The content of a file checked by :func:`resolve_input`, re-checked on the descriptor.
+
+    Opened with ``O_NONBLOCK`` and checked with ``fstat`` before any read, so a file swapped
+    for a FIFO or a device in between is refused, never blocked on.
+
+    Raises:
+        NotebookError: the codes of :func:`resolve_input`.
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as err:
+        raise os_error(err, path) from err
+    try:
+        _check_regular(os.fstat(fd).st_mode, path)
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return handle.read()
+    except OSError as err:
+        raise os_error(err, path) from err
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def decode_utf8(raw: bytes, path: Path) -> str:
+    """``raw`` decoded as UTF-8, or a ``NOTEBOOK_READ_FAILED`` saying where it is not UTF-8.
+
+    Raises:
+        NotebookError: ``NOTEBOOK_READ_FAILED`` with details ``position`` (byte offset).
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(err, raw, path) from err
+
+
+def not_utf8(err: UnicodeDecodeError, raw: bytes, path: Path) -> NotebookError:
+    """The error for a file that is not UTF-8 text (a UTF-16 byte order mark is named)."""
+    hint = " (it starts with a UTF-16 byte order mark)" if raw[:2] in _UTF16_BOMS else ""
+    return NotebookError(
+        ErrorCode.NOTEBOOK_READ_FAILED,
+        f"{path} is not UTF-8 text{hint}: {err.reason} at byte {err.start}.",
+        {"path": str(path), "position": err.start},
+    )
