@@ -29,6 +29,7 @@ from jupyter_jcli.kernels import (
     KernelInfo,
     KernelPool,
     NotebookKernel,
+    execute_timeout,
     kernelspec_name_from_metadata,
 )
 from jupyter_jcli.notebook.document import CellView, Document
@@ -203,6 +204,7 @@ class Workbench:
         """
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
+        execute_timeout(timeout)  # a bad timeout fails before anything starts
         document = await self._document(path)
         kernel = self._kernel(document)
         async with kernel.hold():
@@ -246,6 +248,7 @@ class Workbench:
         Raises:
             The codes of :meth:`execute_cells`.
         """
+        execute_timeout(timeout)
         document = await self._document(path)
         if dry_run:
             loaded = await self._load(path)
