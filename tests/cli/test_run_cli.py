@@ -1,0 +1,133 @@
+"""``j-cli run FILE``: the -j contract, exit statuses, text output, the bundled example."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from jcli_helpers import EXAMPLE, run_cli
+
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+    return folder
+
+
+def notebook(folder: Path, sources: list[str], name: str = "nb") -> Path:
+    cells = [
+        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source,
+         "execution_count": None, "outputs": []}
+        for i, source in enumerate(sources)
+    ]  # fmt: skip
+    path = folder / f"{name}.ipynb"
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def names(path: Path) -> list[str]:
+    from jupyter_jcli.notebook.document import Document
+
+    return [view.name for view in Document.load(path).cells]
+
+
+def process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.kernel
+def test_run_all_json_document_outputs_saved_and_kernel_shut_down(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["a = 20", "print(a + 1)", "a * 2"])
+    run = run_cli("-j", "run", path, "--all")
+    assert run.exit_code == 0, run.stdout
+    document = run.json()
+    assert (document["status"], document["operation"], document["mode"]) == ("ok", "run", "all")
+    assert document["ok"] is True
+    result = document["run"]
+    assert result["operation"] == "execute_cells" and result["kernel_started"] is True
+    assert [c["status"] for c in result["cells"]] == ["ok", "ok", "ok"]
+    assert result["cells"][1]["outputs"]["text"].endswith("\n21\n")
+    overview = document["overview"]
+    assert {c["status"] for c in overview["cells"]} == {"fresh"}
+    saved = nbformat.read(path, as_version=4)
+    nbformat.validate(saved)
+    assert [c.execution_count for c in saved.cells] == [1, 2, 3]
+    assert process_gone(result["kernel"]["pid"])
+
+
+@pytest.mark.kernel
+def test_a_failing_cell_exits_1_with_the_document_naming_it(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["x = 1", "x / 0", "y = 2"])
+    first, failing, last = names(path)
+    run = run_cli("-j", "run", path)
+    assert run.exit_code == 1
+    document = run.json()
+    assert document["status"] == "ok" and document["mode"] == "stale" and not document["ok"]
+    assert document["run"]["operation"] == "run_stale"
+    assert document["run"]["stopped_at"] == failing
+    assert document["run"]["still_stale"] == [failing, last]
+    statuses = {c["name"]: c["status"] for c in document["overview"]["cells"]}
+    assert statuses == {first: "fresh", failing: "error", last: "never_run"}
+
+
+@pytest.mark.kernel
+def test_a_dying_kernel_exits_1_with_kernel_died(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["import os\nos._exit(3)"])
+    run = run_cli("-j", "run", path, "--all")
+    assert run.exit_code == 1
+    error = run.json()["run"]["error"]
+    assert error["code"] == ErrorCode.KERNEL_DIED and error["details"]["cell"] == names(path)[0]
+
+
+@pytest.mark.kernel
+def test_run_cell_runs_only_the_named_cells_in_order(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["v = 'a'", "v += 'b'", "print(v)"])
+    first, _second, third = names(path)
+    run = run_cli("-j", "run", path, "--cell", first, "--cell", third, "--timeout", "30")
+    assert run.exit_code == 0
+    cells = run.json()["run"]["cells"]
+    assert [c["name"] for c in cells] == [first, third]
+    assert cells[1]["outputs"]["text"].endswith("\na\n")
+    saved = nbformat.read(path, as_version=4)
+    assert [c.execution_count for c in saved.cells] == [1, None, 2]
+
+
+@pytest.mark.kernel
+def test_the_bundled_example_runs_end_to_end_in_text_mode(tmp_path: Path) -> None:
+    path = tmp_path / EXAMPLE.name
+    shutil.copyfile(EXAMPLE, path)
+    run = run_cli("run", path)
+    assert run.exit_code == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    code_cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code_cells)
+    assert f"ran {len(code_cells)} cells on a new kernel" in run.stdout
+    assert f"({len(code_cells)} fresh)" in run.stdout
+    assert "image/png" in run.stdout and "[table: 3 rows x 6 columns" in run.stdout
+    assert len(run.stdout) < 20_000  # condensed: the notebook itself is larger
+    assert len(run.stdout) < path.stat().st_size
+    nbformat.validate(nbformat.read(path, as_version=4))
+
+
+def test_run_refuses_two_modes_and_reports_missing_things(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["a = 1"])
+    both = run_cli("-j", "run", path, "--all", "--cell", "a")
+    assert both.exit_code == 2 and both.json()["code"] == ErrorCode.USAGE_ERROR
+    missing = run_cli("-j", "run", tmp_path / "nope.ipynb")
+    assert missing.exit_code == 1 and missing.json()["code"] == ErrorCode.FILE_NOT_FOUND
+    unknown = run_cli("-j", "run", path, "--cell", "no-such-cell")
+    assert unknown.exit_code == 1 and unknown.json()["code"] == ErrorCode.CELL_NOT_FOUND
+    timeout = run_cli("-j", "run", path, "--timeout", "0")
+    assert timeout.exit_code == 2 and timeout.json()["code"] == ErrorCode.USAGE_ERROR
