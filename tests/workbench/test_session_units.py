@@ -1,0 +1,73 @@
+"""Kernel-less parts of the session: stored output form, the run log, writing results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+from wb_helpers import make_notebook
+
+from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.workbench import undo_last, update_cell
+from jupyter_jcli.workbench._execute import file_outputs
+from jupyter_jcli.workbench._run_log import RunLog
+
+
+def test_outputs_are_stored_as_jupyter_splits_them() -> None:
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": "a\nb\n"},
+        {
+            "output_type": "execute_result",
+            "execution_count": 3,
+            "metadata": {},
+            "data": {"text/plain": "x\ny", "image/png": "iVBO\nRw==", "application/json": {}},
+        },
+    ]
+    stored = file_outputs(outputs)
+    assert stored[0]["text"] == ["a\n", "b\n"]
+    assert stored[1]["data"] == {
+        "text/plain": ["x\n", "y"],
+        "image/png": "iVBO\nRw==",
+        "application/json": {},
+    }
+    assert outputs[0]["text"] == "a\nb\n"  # the input is not changed
+
+
+def test_the_run_log_keeps_the_latest_run_per_cell_on_the_newest_epoch() -> None:
+    log = RunLog()
+    log.record("a", "r1", "e1", 1, [], ok=True)
+    log.record("a", "r2", "e1", 2, [], ok=False)
+    log.record("b", "r3", "e1", 3, ["a"], ok=True)
+    assert [(r.key, r.rev, r.ok) for r in log.records()] == [("a", "r2", False), ("b", "r3", True)]
+    log.record("b", "r3", "e2", 4, ["a"], ok=True)
+    assert [(r.key, r.epoch) for r in log.records()] == [("b", "e2")]
+
+
+def test_write_outputs_skips_edited_cells_applies_display_updates_and_keeps_undo(
+    work: Path,
+) -> None:
+    path = make_notebook(work, ["a = 1", "b = 2", "c = 3"])
+    document = Document.load(path)
+    a, b, c = document.cells
+    edit = update_cell(path, c.name, expected_rev=c.rev, source="c = 4")
+    display = {"output_type": "display_data", "data": {"text/plain": ["old"]}, "metadata": {}}
+    written = document.write_outputs(
+        {
+            a.name: (a.rev, [display], 1),
+            b.name: (b.rev, [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}], 2),
+            c.name: (c.rev, [], 3),  # c was edited after it ran: not written
+        },
+        [(a.name, 0, {"text/plain": ["new"]}, {}), (b.name, 0, {"text/plain": ["x"]}, {})],
+    )
+    assert written == (a.name, b.name)
+    saved = nbformat.read(path, as_version=4)
+    nbformat.validate(saved)
+    assert saved.cells[0].outputs[0]["data"]["text/plain"] == "new"
+    assert saved.cells[0].execution_count == 1
+    assert saved.cells[1].outputs[0]["output_type"] == "stream"  # not a display: no update
+    assert saved.cells[2].source == "c = 4" and saved.cells[2].execution_count is None
+    undone = undo_last(path)
+    assert undone.operation == edit.operation
+    after = json.loads(path.read_text(encoding="utf-8"))
+    assert "".join(after["cells"][2]["source"]) == "c = 3"
