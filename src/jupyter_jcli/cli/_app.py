@@ -23,10 +23,11 @@ import click
 
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._cell_edit import cell
-from jupyter_jcli.cli._emit import CliState, emit_error, emit_json
+from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
 from jupyter_jcli.cli._hook import hook
 from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
+from jupyter_jcli.cli._params import harden
 from jupyter_jcli.cli._run import run_command
 from jupyter_jcli.cli._setup import setup
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
@@ -62,7 +63,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
             }
         )
     else:
-        click.echo(f"j-cli {__version__}")
+        echo(f"j-cli {__version__}")
     ctx.exit(EXIT_OK)
 
 
@@ -113,19 +114,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     state = CliState(json_mode=_json_requested(args))
+    harden(cli)  # strict integers and JSON help on every command, whoever registered it
     try:
         result = cli.main(args=args, prog_name="j-cli", standalone_mode=False, obj=state)
     except _NO_ARGS_IS_HELP as err:
         if state.json_mode:
             emit_error(UsageError("Missing command; see `j-cli --help`."), json_mode=True)
         else:
-            click.echo(err.format_message(), err=True)
+            echo(err.format_message(), err=True)
         return EXIT_USAGE
     except click.ClickException as err:
         _report_usage_error(err, state)
         return EXIT_USAGE
     except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+        echo("Aborted.", err=True)
         return _EXIT_INTERRUPTED
     except JcliError as err:
         emit_error(err, json_mode=state.json_mode)
@@ -169,8 +171,8 @@ def _report_usage_error(err: click.ClickException, state: CliState) -> None:
     if isinstance(param, click.Parameter) and param.name:
         details["parameter"] = param.name
     if not state.json_mode and isinstance(ctx, click.Context):
-        click.echo(ctx.get_usage(), err=True)
-        click.echo(f"Try '{ctx.command_path} --help' for help.\n", err=True)
+        echo(ctx.get_usage(), err=True)
+        echo(f"Try '{ctx.command_path} --help' for help.\n", err=True)
     emit_error(UsageError(message, details), json_mode=state.json_mode)
 
 

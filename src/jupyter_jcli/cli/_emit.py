@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import click
-import orjson
 
-from jupyter_jcli.errors import JcliError
+from jupyter_jcli.errors import SCHEMA_VERSION, JcliError
+from jupyter_jcli.outputs import replace_surrogates, serialize_json
 
-__all__ = ["CliState", "dumps", "emit_error", "emit_json", "json_mode"]
+__all__ = ["CliState", "dumps", "echo", "emit_error", "emit_help", "emit_json", "json_mode"]
 
 
 @dataclass
@@ -32,23 +32,49 @@ def json_mode() -> bool:
 
 
 def dumps(document: Mapping[str, Any]) -> bytes:
-    """Serialize a document compactly as UTF-8 JSON, non-ASCII kept.
+    """Serialize a document compactly as UTF-8 JSON, non-ASCII kept: the one JSON writer.
 
-    orjson refuses strings holding lone surrogates (possible in paths and messages built from
-    undecodable file names); those documents fall back to the standard library with ASCII
-    escapes, which is still one valid JSON document.
+    The protocol's own serializer (:func:`jupyter_jcli.outputs.serialize_json`), so what is
+    written is what the transport bound measured: lone surrogates (possible in cell sources,
+    paths and messages built from undecodable names) become U+FFFD, NaN and infinities
+    ``null``, integers beyond 64 bits stay exact.
+
+    Raises:
+        OutputProtocolError: ``OUTPUT_DATA_INVALID`` for a value that is not JSON at all.
     """
-    try:
-        return orjson.dumps(document)
-    except TypeError:
-        import json
+    return serialize_json(document)
 
-        return json.dumps(document, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+def echo(text: str = "", *, err: bool = False, nl: bool = True, color: bool | None = None) -> None:
+    """Write text for a person (stdout, or stderr with ``err``): the one text writer.
+
+    Lone surrogates, which no terminal encoding can write, become U+FFFD, so a cell source
+    or output holding one never crashes a command.
+    """
+    click.echo(replace_surrogates(text), err=err, nl=nl, color=color)
 
 
 def emit_json(document: Mapping[str, Any]) -> None:
     """Write ``document`` as one line of compact JSON to stdout."""
     click.echo(dumps(document))
+
+
+def emit_help(ctx: click.Context) -> None:
+    """Write a command's help: text, or with ``-j`` one JSON document
+    ``{"schema_version": 1, "status": "ok", "command": ..., "help": ...}``."""
+    state = ctx.find_object(CliState)
+    text = ctx.get_help()
+    if state is not None and state.json_mode:
+        emit_json(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "status": "ok",
+                "command": ctx.command_path,
+                "help": text,
+            }
+        )
+    else:
+        echo(text, color=ctx.color)
 
 
 def emit_error(error: JcliError, *, json_mode: bool) -> None:
@@ -57,4 +83,4 @@ def emit_error(error: JcliError, *, json_mode: bool) -> None:
     if json_mode:
         emit_json(error.to_dict())
     else:
-        click.echo(f"error {error.code}: {error.message}", err=True)
+        echo(f"error {error.code}: {error.message}", err=True)

@@ -11,8 +11,9 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import click
 import orjson
+
+from jupyter_jcli.cli._emit import echo
 
 __all__ = [
     "describe_image",
@@ -21,6 +22,7 @@ __all__ = [
     "listing_lines",
     "output_command",
     "output_summary",
+    "pretty_json",
     "render_read",
     "source_label",
     "strip_ansi",
@@ -35,6 +37,16 @@ RASTER_ENCODING = "base64"
 def strip_ansi(text: str) -> str:
     """``text`` without ANSI escape sequences (as found in IPython tracebacks)."""
     return _ANSI_RE.sub("", text)
+
+
+def pretty_json(value: Any) -> str:
+    """``value`` as indented JSON text (two spaces), integers beyond 64 bits kept exact."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:  # orjson cannot write integers beyond 64 bits; the stdlib can
+        import json
+
+        return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def format_bytes(size: object) -> str:
@@ -91,14 +103,17 @@ def output_summary(entry: Mapping[str, Any]) -> str:
         parts.append(f"Out[{count}]")
     sizes = entry.get("mime_bytes")
     sizes = sizes if isinstance(sizes, Mapping) else {}
+    problems = entry.get("mime_problems")
+    problems = problems if isinstance(problems, Mapping) else {}
     types = entry.get("available_mime_types") or []
-    parts.append(
-        ", ".join(
-            f"{mime} ({format_bytes(sizes[mime])})" if mime in sizes else str(mime)
-            for mime in types
-        )
-        or "no data"
-    )
+
+    def describe(mime: str) -> str:
+        problem = problems.get(mime)
+        if isinstance(problem, Mapping):
+            return f"{mime} (problem {problem.get('code')}: {problem.get('message')})"
+        return f"{mime} ({format_bytes(sizes[mime])})" if mime in sizes else str(mime)
+
+    parts.append(", ".join(describe(str(mime)) for mime in types) or "no data")
     return " ".join(parts)
 
 
@@ -172,35 +187,33 @@ def render_read(result: Mapping[str, Any], file_arg: str) -> None:
     source = result.get("source") or {}
     cell = int(source.get("requested_cell_index", source.get("cell_index", 0)))
     output = int(source.get("output_index", 0))
-    click.echo(f"# {source_label(source)}, output {output}: {describe_selected(result)}", err=True)
+    echo(f"# {source_label(source)}, output {output}: {describe_selected(result)}", err=True)
     output_type = result.get("output_type")
     if output_type == "stream":
         _echo_text(str(result.get("data", "")))
-        click.echo(f"# {window_note(result, file_arg, cell, output)}", err=True)
+        echo(f"# {window_note(result, file_arg, cell, output)}", err=True)
         return
     if output_type == "error":
-        click.echo(f"{result.get('ename')}: {result.get('evalue')}")
+        echo(f"{result.get('ename')}: {result.get('evalue')}")
         for line in result.get("traceback") or []:
-            click.echo(strip_ansi(str(line)))
+            echo(strip_ansi(str(line)))
         return
     selected = result.get("selected")
     if not isinstance(selected, Mapping):
         return
     encoding = selected.get("encoding")
     if encoding == RASTER_ENCODING:
-        click.echo(describe_image(selected))
-        click.echo(
-            "# save it: " + output_command(file_arg, cell, output, "--save", "PATH"), err=True
-        )
+        echo(describe_image(selected))
+        echo("# save it: " + output_command(file_arg, cell, output, "--save", "PATH"), err=True)
     elif encoding == "json":
-        click.echo(orjson.dumps(selected.get("data"), option=orjson.OPT_INDENT_2).decode())
+        echo(pretty_json(selected.get("data")))
     else:
         _echo_text(str(selected.get("data", "")))
-        click.echo(f"# {window_note(selected, file_arg, cell, output)}", err=True)
+        echo(f"# {window_note(selected, file_arg, cell, output)}", err=True)
 
 
 def _echo_text(text: str) -> None:
-    click.echo(text, nl=not text.endswith("\n"))
+    echo(text, nl=not text.endswith("\n"))
 
 
 def _one_line(text: str, width: int) -> str:

@@ -6,6 +6,7 @@ import base64
 import binascii
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -70,33 +71,101 @@ def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
     )
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "regular file" if stat.S_ISREG(mode) else "special file"
+
+
+def _check_target(path: str, *, force: bool) -> None:
+    """Refuse a destination that exists (without ``force``) or is not a regular file.
+
+    ``lstat`` is used: a symbolic link, even a dangling one, is itself what exists there.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as err:
+        raise JcliError(
+            ErrorCode.FILE_WRITE_FAILED,
+            f"Cannot write {path}: {err.strerror or err}.",
+            {"path": path, "errno": err.errno},
+        ) from err
+    kind = _kind(info.st_mode)
+    details = {"path": path, "file_type": kind}
+    if kind != "regular file":
+        raise JcliError(
+            ErrorCode.FILE_EXISTS,
+            f"{path} is a {kind}; --save writes only regular files and never replaces "
+            "anything else, even with --force.",
+            details,
+        )
+    if not force:
+        raise JcliError(
+            ErrorCode.FILE_EXISTS, f"{path} already exists; pass --force to replace it.", details
+        )
+
+
+def _publish(tmp_name: str, path: str, *, force: bool) -> None:
+    """Move the finished temporary file to ``path``.
+
+    Without ``force`` a hard link publishes it only if nothing appeared at ``path`` in the
+    meantime (``FILE_EXISTS`` otherwise); filesystems without hard links fall back to a
+    checked ``os.replace``.
+    """
+    if not force:
+        try:
+            os.link(tmp_name, path)
+        except FileExistsError as err:
+            raise JcliError(
+                ErrorCode.FILE_EXISTS,
+                f"{path} already exists; pass --force to replace it.",
+                {"path": path},
+            ) from err
+        except OSError:
+            _check_target(path, force=False)
+        else:
+            os.unlink(tmp_name)
+            return
+    else:
+        _check_target(path, force=True)
+    os.replace(tmp_name, path)
+
+
 def save_bytes(path: str, content: bytes, *, force: bool) -> None:
     """Write ``content`` to ``path`` atomically: a temporary file in the same folder, fsync,
-    then ``os.replace``; a crash leaves no half-written file.
+    then publish it; a crash leaves no half-written file.
 
     Args:
         path: the destination the user named.
         content: the bytes to write.
-        force: replace an existing file; without it an existing path is refused.
+        force: replace an existing regular file; without it any existing path is refused.
 
     Raises:
-        JcliError: ``FILE_EXISTS`` if ``path`` exists and ``force`` is False;
-            ``FILE_WRITE_FAILED`` if the folder is missing or the write fails.
+        UsageError: ``USAGE_ERROR`` for an empty path or one holding a NUL byte.
+        JcliError: ``FILE_EXISTS`` if something exists at ``path`` (checked with ``lstat``, so
+            a dangling symbolic link counts) and ``force`` is False, or if it is not a
+            regular file (a symbolic link, a directory, a device, a FIFO, a socket), whatever
+            ``force`` says; ``FILE_WRITE_FAILED`` if the folder is missing or the write fails.
     """
+    if not path:
+        raise UsageError("--save needs a file path, not an empty string.", {"path": path})
+    if "\0" in path:
+        raise UsageError("The --save path contains a NUL byte.", {"path": repr(path)})
+    _check_target(path, force=force)
     target = Path(path)
-    if target.is_dir():
-        raise JcliError(
-            ErrorCode.FILE_EXISTS, f"{path} is a directory; name a file.", {"path": path}
-        )
-    if target.exists() and not force:
-        raise JcliError(
-            ErrorCode.FILE_EXISTS,
-            f"{path} already exists; pass --force to replace it.",
-            {"path": path},
-        )
     folder = target.parent
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=".jcli-save.", suffix=".tmp")
     except OSError as err:
         raise JcliError(
             ErrorCode.FILE_WRITE_FAILED,
@@ -109,15 +178,16 @@ def save_bytes(path: str, content: bytes, *, force: bool) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, _default_file_mode())
-        os.replace(tmp_name, target)
+        _publish(tmp_name, path, force=force)
     except OSError as err:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
         raise JcliError(
             ErrorCode.FILE_WRITE_FAILED,
             f"Could not write {path}: {err.strerror or err}.",
             {"path": path},
         ) from err
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
 
 
 def _default_file_mode() -> int:

@@ -1,0 +1,141 @@
+"""Argument rules shared by every ``j-cli`` command, applied to the whole command tree.
+
+:func:`harden` walks the click command tree once, before parsing, and gives every command:
+
+- integers parsed strictly: ASCII decimal digits with an optional leading ``-`` and nothing
+  else (``int()`` would accept ``1_0``, `` 3 `` and non-ASCII digits such as ``٣``); anything
+  else is a usage error;
+- a help option (``-h``/``--help``) that, with ``-j``, writes one JSON document instead of
+  text (:func:`jupyter_jcli.cli._emit.emit_help`).
+
+:func:`single` builds options that may be given at most once (click silently keeps the last
+of repeated values) and may refuse empty values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from jupyter_jcli.cli._emit import emit_help
+
+__all__ = ["FILE_PATH", "FilePath", "harden", "single", "strict_int"]
+
+_ASCII_INT = re.compile(r"-?[0-9]+")
+_HELP_NAMES = ("-h", "--help")
+_HARDENED = "_jcli_hardened"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _StrictIntMixin:
+    """Refuses integer text that is not plain ASCII decimal before the int type converts it."""
+
+    __slots__ = ()
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not _ASCII_INT.fullmatch(value):
+            raise click.BadParameter(
+                f"{value!r} is not a decimal integer (ASCII digits, optionally after '-').",
+                ctx=ctx,
+                param=param,
+            )
+        return super().convert(value, param, ctx)  # type: ignore[misc]
+
+
+_STRICT_CLASSES: dict[type[click.ParamType[Any]], type[click.ParamType[Any]]] = {}
+
+
+def strict_int(param_type: click.ParamType[Any]) -> click.ParamType[Any]:
+    """A copy of an int type (``click.INT``, ``click.IntRange``...) that parses strictly.
+
+    The copy is an instance of a subclass of the original's class, so range checks and help
+    texts are unchanged.
+    """
+    cls = type(param_type)
+    if issubclass(cls, _StrictIntMixin):
+        return param_type
+    strict_cls = _STRICT_CLASSES.get(cls)
+    if strict_cls is None:
+        strict_cls = type(f"Strict{cls.__name__}", (_StrictIntMixin, cls), {"__slots__": ()})
+        _STRICT_CLASSES[cls] = strict_cls
+    strict = strict_cls.__new__(strict_cls)
+    strict.__dict__.update(vars(param_type))  # same bounds, clamp, name...
+    return strict
+
+
+class FilePath(click.Path):
+    """``click.Path`` (file completion, no existence check) that reports a path no file can
+    have (a NUL byte) as a usage error instead of letting ``os.stat``'s ``ValueError`` out;
+    the readers give every other path problem its own code."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            self.fail("the path contains a NUL byte, which no file name can hold.", param, ctx)
+        if isinstance(value, str) and not value:
+            self.fail("the path is empty.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FILE_PATH = FilePath(path_type=str)
+"""The type of every FILE argument of the read commands."""
+
+
+def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    emit_help(ctx)
+    ctx.exit(0)
+
+
+def _help_option(taken: set[str]) -> click.Option:
+    names = [name for name in _HELP_NAMES if name not in taken] or ["--help"]
+    return click.Option(
+        names,
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_show_help,
+        help="Show this message and exit (one JSON document with -j).",
+    )
+
+
+def harden(command: click.Command) -> None:
+    """Apply the shared argument rules to ``command`` and every subcommand (idempotent)."""
+    stack = [command]
+    while stack:
+        current = stack.pop()
+        if not getattr(current, _HARDENED, False):
+            setattr(current, _HARDENED, True)
+            for param in current.params:
+                if isinstance(param.type, click.types.IntParamType):
+                    param.type = strict_int(param.type)
+            if current.add_help_option:
+                current.add_help_option = False
+                taken = {opt for param in current.params for opt in param.opts}
+                current.params.append(_help_option(taken))
+        if isinstance(current, click.Group):
+            stack.extend(current.commands.values())
+
+
+def _once(
+    allow_empty: bool,
+) -> Callable[[click.Context, click.Parameter, tuple[Any, ...]], Any]:
+    def callback(ctx: click.Context, param: click.Parameter, values: tuple[Any, ...]) -> Any:
+        if len(values) > 1:
+            raise click.BadParameter("may be given only once.", ctx=ctx, param=param)
+        value = values[0] if values else None
+        if not allow_empty and isinstance(value, str) and not value.strip():
+            raise click.BadParameter("must not be empty.", ctx=ctx, param=param)
+        return value
+
+    return callback
+
+
+def single(*param_decls: str, allow_empty: bool = False, **attrs: Any) -> Callable[[F], F]:
+    """``click.option`` for an option that may be given at most once (else a usage error);
+    a string value must not be empty unless ``allow_empty``."""
+    return click.option(*param_decls, multiple=True, callback=_once(allow_empty), **attrs)
