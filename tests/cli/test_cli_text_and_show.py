@@ -209,8 +209,9 @@ def test_show_selected_cells_and_json_collects_the_listings(tmp_path: Path) -> N
     assert doc["status"] == "ok"
     assert [c["source"]["cell_index"] for c in doc["cells"]][:3] == [7, 9, 11]
     assert all(c["status"] == "ok" for c in doc["cells"])
-    bad = run_cli("-j", "notebook", "show", EXAMPLE, "--cell", "999").json()
-    assert bad["cells"][0]["code"] == ErrorCode.CELL_NOT_FOUND
+    bad = run_cli("-j", "notebook", "show", EXAMPLE, "--cell", "999")
+    assert bad.exit_code == 1
+    assert bad.json()["code"] == ErrorCode.CELL_NOT_FOUND
 
 
 def test_show_of_real_notebooks_with_errors_plots_and_plotly_never_fails() -> None:

@@ -3,17 +3,34 @@
 For an ``.ipynb`` the cells are the notebook's own. For a ``.py`` they are the script's cells
 as jupytext reads them, each with the paired notebook cell it maps to when the mapping is
 reliable (:func:`jupyter_jcli.notebook.pairing.map_py_cell`), else the reason it is not.
+The file is parsed once (:func:`jupyter_jcli.outputs.notebook.open_notebook`); cells come in
+pages (``--start``, ``--limit``, ``next_start``) and a page never exceeds the transport bound.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
+from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
 
-__all__ = ["CellSummary", "cell_lines", "first_line", "summarize_cells"]
+if TYPE_CHECKING:
+    from jupyter_jcli.outputs.notebook import NotebookOutputs
+
+__all__ = [
+    "CELLS_PAGE_LIMIT",
+    "CellSummary",
+    "cell_lines",
+    "cell_summary",
+    "file_source",
+    "first_line",
+    "summarize_cells",
+]
+
+CELLS_PAGE_LIMIT = 1_000
+"""Default number of cells per ``cells`` page: a bounded document even for huge notebooks."""
 
 FIRST_LINE_WIDTH = 80
 """Longest first line (in characters) kept in a summary; longer ones end with ``…``."""
@@ -72,12 +89,12 @@ def _outputs(cell: Mapping[str, Any]) -> tuple[int, list[str]]:
     return len(outputs), types
 
 
-def _summary(index: int, cell: object) -> CellSummary:
+def _summary(index: int, cell: object, *, with_id: bool = True) -> CellSummary:
     if not isinstance(cell, Mapping):
         return {"cell_index": index, "cell_type": "malformed", "id": None, "name": None,
                 "first_line": "", "output_count": 0, "output_types": []}  # fmt: skip
     count, types = _outputs(cell)
-    cell_id = cell.get("id")
+    cell_id = cell.get("id") if with_id else None
     cell_type = cell.get("cell_type")
     return {
         "cell_index": index,
@@ -90,89 +107,129 @@ def _summary(index: int, cell: object) -> CellSummary:
     }
 
 
-def summarize_cells(file_path: str) -> dict[str, Any]:
-    """Summaries of every cell of an ``.ipynb`` or ``.py`` file.
-
-    Returns:
-        ``{"schema_version": 1, "status": "ok", "source": {"kind", "path"}, "cell_count",
-        "cells": [CellSummary, ...]}``; for a ``.py`` the source also has
-        ``paired_notebook`` (a path, or None with ``pairing_problem`` ``{"code", "message"}``).
-
-    Raises:
-        NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``
-            (see :func:`jupyter_jcli.notebook.io.read_notebook` and
-            :func:`jupyter_jcli.notebook.pairing.read_py`).
-    """
-    if Path(file_path).suffix.lower() == ".py":
-        return _summarize_py(file_path)
-    from jupyter_jcli.notebook.io import read_notebook
-
-    document = read_notebook(file_path)
-    cells = document.get("cells") or []
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": {"kind": "ipynb", "path": str(Path(file_path).resolve())},
-        "cell_count": len(cells),
-        "cells": [_summary(i, cell) for i, cell in enumerate(cells)],
-    }
-
-
 def _problem(err: JcliError) -> dict[str, str]:
     return {"code": str(err.code), "message": err.message}
 
 
-def _summarize_py(file_path: str) -> dict[str, Any]:
-    from jupyter_jcli.notebook.io import read_notebook
-    from jupyter_jcli.notebook.pairing import find_paired_notebook, read_py
+def cell_summary(loaded: NotebookOutputs, index: int) -> CellSummary:
+    """The summary of cell ``index`` (a valid index) of a loaded file.
 
-    script = read_py(file_path)
-    source: dict[str, Any] = {"kind": "py", "path": str(script.path)}
-    summaries = [_summary(i, cell) for i, cell in enumerate(script.cells)]
+    For a ``.py`` cell the id is the mapped notebook cell's (jupytext's per-read random ids
+    are never shown), the name its own or the mapped cell's, the outputs the mapped cell's;
+    plus ``notebook_cell_index`` and ``mapping``, or ``mapping_problem`` when the mapping is
+    not reliable.
+    """
+    cell = loaded.cells[index]
+    if loaded.kind == "ipynb":
+        return _summary(index, cell)
+    summary = _summary(index, cell, with_id=False)
+    summary["notebook_cell_index"] = None
+    summary["mapping"] = None
+    if loaded.pairing_error is not None:
+        return summary
     try:
-        notebook_path = find_paired_notebook(file_path)
-        notebook_cells = read_notebook(notebook_path).get("cells") or []
-    except JcliError as err:
-        source["paired_notebook"] = None
-        source["pairing_problem"] = _problem(err)
-        for summary in summaries:
-            summary["notebook_cell_index"] = None
-            summary["mapping"] = None
-        notebook_cells = []
-    else:
-        source["paired_notebook"] = str(notebook_path)
-        for summary in summaries:
-            _attach_mapping(summary, file_path, notebook_cells)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": source,
-        "cell_count": len(summaries),
-        "cells": summaries,
-    }
-
-
-def _attach_mapping(summary: CellSummary, file_path: str, notebook_cells: list[Any]) -> None:
-    from jupyter_jcli.notebook.pairing import map_py_cell
-
-    try:
-        mapping = map_py_cell(file_path, summary["cell_index"])
+        resolved = loaded.resolve_cell(index)
     except JcliError as err:
         if err.code not in (ErrorCode.CELL_MAPPING_UNRELIABLE, ErrorCode.CELL_NOT_FOUND):
             raise
-        summary["notebook_cell_index"] = None
-        summary["mapping"] = None
         summary["mapping_problem"] = _problem(err)
+        return summary
+    mapped = _summary(resolved.source["cell_index"], resolved.cell)
+    summary["id"] = mapped["id"]
+    summary["name"] = summary["name"] or mapped["name"]
+    summary["output_count"], summary["output_types"] = (
+        mapped["output_count"],
+        mapped["output_types"],
+    )
+    summary["notebook_cell_index"] = resolved.source["cell_index"]
+    summary["mapping"] = resolved.source["mapping"]
+    return summary
+
+
+def file_source(loaded: NotebookOutputs) -> dict[str, Any]:
+    """The ``source`` object of ``cells`` and ``show``: ``kind`` and absolute ``path``; for a
+    ``.py`` also ``paired_notebook`` (or None with ``pairing_problem``)."""
+    source: dict[str, Any] = {"kind": loaded.kind, "path": str(loaded.path)}
+    if loaded.kind == "py":
+        paired = loaded.notebook_path
+        source["paired_notebook"] = str(paired) if paired is not None else None
+        if loaded.pairing_error is not None:
+            source["pairing_problem"] = _problem(loaded.pairing_error)
+    return source
+
+
+def _check_page(start: object, limit: object, cell_count: int) -> tuple[int, int]:
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise UsageError("--start must be a non-negative integer.", {"start": repr(start)})
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise UsageError("--limit must be an integer of at least 1.", {"limit": repr(limit)})
+    if start > cell_count:
+        raise UsageError(
+            f"--start {start} is past the last cell (the file has {cell_count} cells).",
+            {"start": start, "cell_count": cell_count},
+        )
+    return start, limit
+
+
+def summarize_cells(
+    file_path: str, *, start: int = 0, limit: int = CELLS_PAGE_LIMIT
+) -> dict[str, Any]:
+    """Summaries of one page of cells of an ``.ipynb`` or ``.py`` file (parsed once).
+
+    Args:
+        file_path: the ``.ipynb`` or ``.py`` file.
+        start: index of the first cell of the page.
+        limit: most cells in the page (:data:`CELLS_PAGE_LIMIT` by default).
+
+    Returns:
+        ``{"schema_version": 1, "status": "ok", "source": {"kind", "path"}, "cell_count",
+        "start", "returned_cells", "cells": [CellSummary, ...]}`` plus ``next_start`` when
+        more cells follow; for a ``.py`` the source also has ``paired_notebook`` (a path, or
+        None with ``pairing_problem`` ``{"code", "message"}``). Its compact serialization is
+        at most ``MAX_TRANSPORT_BYTES``.
+
+    Raises:
+        JcliError: the file codes of :func:`jupyter_jcli.outputs.notebook.open_notebook`;
+            ``USAGE_ERROR`` for a negative ``start``, a ``limit`` below 1 or a ``start`` past
+            the end; ``OUTPUT_TOO_LARGE`` when the page does not fit the transport bound
+            (details ``bytes``, ``max_transport_bytes`` and a smaller ``limit``).
+    """
+    from jupyter_jcli.outputs.notebook import open_notebook
+
+    loaded = open_notebook(file_path)
+    start, limit = _check_page(start, limit, loaded.cell_count)
+    end = min(loaded.cell_count, start + limit)
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "status": "ok",
+        "source": file_source(loaded),
+        "cell_count": loaded.cell_count,
+        "start": start,
+        "returned_cells": end - start,
+        "cells": [cell_summary(loaded, index) for index in range(start, end)],
+    }
+    if end < loaded.cell_count:
+        document["next_start"] = end
+    _check_transport(document, end - start)
+    return document
+
+
+def _check_transport(document: dict[str, Any], returned: int) -> None:
+    size = len(serialize_json(document))
+    if size <= MAX_TRANSPORT_BYTES:
         return
-    summary["notebook_cell_index"] = mapping.notebook_cell_index
-    summary["mapping"] = mapping.mapping
-    notebook_cell = notebook_cells[mapping.notebook_cell_index]
-    if isinstance(notebook_cell, Mapping):
-        summary["output_count"], summary["output_types"] = _outputs(notebook_cell)
+    smaller = max(1, returned * MAX_TRANSPORT_BYTES // size // 2)
+    raise JcliError(
+        ErrorCode.OUTPUT_TOO_LARGE,
+        f"The page of {returned} cells would be {size} bytes, over the transport limit of "
+        f"{MAX_TRANSPORT_BYTES} bytes; ask for fewer cells, for example --limit {smaller}.",
+        {"bytes": size, "max_transport_bytes": MAX_TRANSPORT_BYTES, "limit": smaller},
+    )
 
 
-def cell_lines(document: Mapping[str, Any]) -> list[str]:
-    """The text rendering of :func:`summarize_cells`: a header and one line per cell."""
+def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list[str]:
+    """The text rendering of :func:`summarize_cells`: a header, one line per cell, and how
+    to get the next page when there is one (``file_arg`` as the user typed it)."""
     source = document.get("source") or {}
     is_py = source.get("kind") == "py"
     lines = [f"{source.get('path')}: {document.get('cell_count')} cells"]
@@ -198,6 +255,14 @@ def cell_lines(document: Mapping[str, Any]) -> list[str]:
             types = ", ".join(cell.get("output_types", []))
             line += f"  [{cell['output_count']} out: {types}]"
         lines.append(line)
+    next_start = document.get("next_start")
+    if isinstance(next_start, int):
+        remaining = int(document.get("cell_count", 0)) - next_start
+        command = shlex.join(
+            ["j-cli", "notebook", "cells", file_arg or str(source.get("path")), "--start",
+             str(next_start)]
+        )  # fmt: skip
+        lines.append(f"… {remaining} more cells; next page: {command}")
     return lines
 
 

@@ -10,13 +10,15 @@ from typing import Any
 
 import click
 
-from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._params import FILE_PATH, single
 from jupyter_jcli.errors import UsageError
 
 __all__ = ["notebook", "split_mime_types"]
 
-_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
-_CELL = click.option(
+_FILE = click.argument("file", metavar="FILE", type=FILE_PATH)
+_CELL = single(
     "--cell",
     "cell_index",
     type=int,
@@ -31,12 +33,21 @@ def split_mime_types(values: tuple[str, ...]) -> list[str] | None:
 
     Returns:
         None when the option was not given; otherwise the MIME types in order, stripped,
-        duplicates and empty items dropped.
+        duplicates dropped.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an empty item (``""``, ``","``, ``"a,,b"``).
     """
     if not values:
         return None
     types = [part.strip() for value in values for part in value.split(",")]
-    return list(dict.fromkeys(t for t in types if t))
+    if not all(types):
+        raise UsageError(
+            "--supported-mime needs MIME types (comma-separated or repeated); "
+            "an empty item was given.",
+            {"supported_mime": list(values)},
+        )
+    return list(dict.fromkeys(types))
 
 
 @click.group()
@@ -49,19 +60,35 @@ def notebook() -> None:
 
 @notebook.command("cells")
 @_FILE
-def cells_command(file: str) -> None:
-    """One line per cell: index, type, name or id, outputs, first line.
+@single(
+    "--start",
+    type=int,
+    metavar="N",
+    help="First cell of the page (default 0); `next_start` of the previous page.",
+)
+@single(
+    "--limit",
+    type=int,
+    metavar="N",
+    help=f"Most cells per page (default {CELLS_PAGE_LIMIT}).",
+)
+def cells_command(file: str, start: int | None, limit: int | None) -> None:
+    """One line per cell: index, type, name or id, outputs, first line; paged.
 
     For a .py file: its cells and the paired notebook cell each maps to, when reliable.
     """
     from jupyter_jcli.cli._cells import cell_lines, summarize_cells
 
-    document = summarize_cells(file)
+    document = summarize_cells(
+        file,
+        start=0 if start is None else start,
+        limit=CELLS_PAGE_LIMIT if limit is None else limit,
+    )
     if json_mode():
         emit_json(document)
         return
-    for line in cell_lines(document):
-        click.echo(line)
+    for line in cell_lines(document, file):
+        echo(line)
 
 
 @notebook.command("outputs")
@@ -78,13 +105,13 @@ def outputs_command(file: str, cell_index: int) -> None:
     from jupyter_jcli.cli._render import listing_lines
 
     for line in listing_lines(listing, file):
-        click.echo(line)
+        echo(line)
 
 
 @notebook.command("output")
 @_FILE
 @_CELL
-@click.option(
+@single(
     "--output",
     "output_index",
     type=int,
@@ -92,7 +119,7 @@ def outputs_command(file: str, cell_index: int) -> None:
     metavar="K",
     help="Output index: physical, zero-based, in the cell's outputs.",
 )
-@click.option("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
+@single("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
 @click.option(
     "--supported-mime",
     "supported_mime",
@@ -100,16 +127,16 @@ def outputs_command(file: str, cell_index: int) -> None:
     metavar="TYPE[,TYPE]",
     help="Only accept these MIME types (repeat the option or separate with commas).",
 )
-@click.option("--offset", type=int, metavar="N", help="Text page start, in characters.")
-@click.option("--limit", type=int, metavar="N", help="Text page size, in characters.")
-@click.option(
+@single("--offset", type=int, metavar="N", help="Text page start, in characters.")
+@single("--limit", type=int, metavar="N", help="Text page size, in characters.")
+@single(
     "--save",
     "save_path",
-    type=click.Path(path_type=str),
+    allow_empty=True,  # save_bytes refuses "" itself, with its own message
     metavar="PATH",
     help="Write the selected image (decoded) to PATH.",
 )
-@click.option("--force", is_flag=True, help="With --save: replace PATH if it exists.")
+@click.option("--force", is_flag=True, help="With --save: replace PATH if it is a regular file.")
 def output_command(
     *,
     file: str,
@@ -125,6 +152,8 @@ def output_command(
     """Read one saved output: a text page, an image, JSON, or an error's traceback."""
     if force and save_path is None:
         raise UsageError("--force only applies together with --save.")
+    if save_path == "":
+        raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
     from jupyter_jcli.outputs.notebook import read_notebook_output
 
     options: dict[str, Any] = {}
@@ -161,7 +190,7 @@ def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> 
         selected = {k: v for k, v in result["selected"].items() if k != "data"}
         emit_json({**result, "selected": selected, "saved": saved})
         return
-    click.echo(f"saved {describe_image(result['selected'])} to {save_path}")
+    echo(f"saved {describe_image(result['selected'])} to {save_path}")
 
 
 @notebook.command("show")
@@ -172,7 +201,7 @@ def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> 
     type=int,
     multiple=True,
     metavar="N",
-    help="Show only this cell (repeatable). Default: every cell that has outputs.",
+    help="Show only this cell (repeatable; each shown once). Default: every cell with outputs.",
 )
 def show_command(file: str, cells: tuple[int, ...]) -> None:
     """A quick tour: every cell with outputs, each output read and cut short.

@@ -1,6 +1,7 @@
 """``j-cli notebook show``: a short tour of a notebook's saved outputs, for a person.
 
-Every output is read through :func:`jupyter_jcli.outputs.notebook.read_notebook_output`, then
+The file is loaded once (:func:`jupyter_jcli.outputs.notebook.open_notebook`) and every output
+read from it in memory (the tour is linear in the notebook's size), then
 cut to a few lines with a note saying how to read the rest. A MIME bundle holding an image is
 described (type, byte size, pixel size); one holding ``text/plain`` shows that text (asked for
 explicitly, so a pandas table reads as its plain-text form rather than as HTML source); any
@@ -11,19 +12,25 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import orjson
 
+from jupyter_jcli.cli._emit import echo
 from jupyter_jcli.cli._render import (
     describe_image,
     output_command,
     output_summary,
+    pretty_json,
     source_label,
     strip_ansi,
 )
-from jupyter_jcli.errors import SCHEMA_VERSION, JcliError
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError
+from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
+
+if TYPE_CHECKING:
+    from jupyter_jcli.cli._cells import CellSummary
+    from jupyter_jcli.outputs.notebook import NotebookOutputs
 
 __all__ = ["SHOW_MAX_CHARACTERS", "SHOW_MAX_LINES", "show_document", "show_text"]
 
@@ -40,84 +47,123 @@ _PLAIN = "text/plain"
 Reader = Callable[..., dict[str, Any]]
 
 
-def _cells_to_show(file_arg: str, cells: Sequence[int]) -> tuple[dict[str, Any], list[int]]:
-    from jupyter_jcli.cli._cells import summarize_cells
+def _cells_to_show(
+    loaded: NotebookOutputs, cells: Sequence[int]
+) -> tuple[dict[int, CellSummary], list[int]]:
+    """The summaries and indexes of the cells to show: those asked for (each once, in the
+    order first given), else every cell with outputs.
 
-    summary = summarize_cells(file_arg)
+    Raises:
+        JcliError: ``CELL_NOT_FOUND`` for a requested index the file does not have, before
+            anything is shown.
+    """
+    from jupyter_jcli.cli._cells import cell_summary
+
     if cells:
-        return summary, list(dict.fromkeys(cells))
-    return summary, [c["cell_index"] for c in summary["cells"] if c.get("output_count")]
+        indexes = list(dict.fromkeys(cells))
+        for index in indexes:
+            if not 0 <= index < loaded.cell_count:
+                valid = f"0 to {loaded.cell_count - 1}" if loaded.cell_count else "none"
+                raise JcliError(
+                    ErrorCode.CELL_NOT_FOUND,
+                    f"{loaded.path} has no cell {index} (valid indexes: {valid}).",
+                    {
+                        "path": str(loaded.path),
+                        "cell_index": index,
+                        "cell_count": loaded.cell_count,
+                    },
+                )
+        return {i: cell_summary(loaded, i) for i in indexes}, indexes
+    summaries = {i: cell_summary(loaded, i) for i in range(loaded.cell_count)}
+    return summaries, [i for i, summary in summaries.items() if summary.get("output_count")]
 
 
 def show_document(file_arg: str, cells: Sequence[int]) -> dict[str, Any]:
     """The ``-j`` document of ``show``: the output listing of every cell shown.
 
+    The file is parsed once (:func:`jupyter_jcli.outputs.notebook.open_notebook`).
+
     Returns:
         ``{"schema_version": 1, "status": "ok", "source": {...}, "cell_count",
-        "cells": [list_notebook_outputs response, or an error document, ...]}``.
+        "cells": [list_outputs response, or an error document with ``cell_index``, ...]}``.
 
     Raises:
-        JcliError: the codes of ``summarize_cells`` when the file cannot be read at all.
+        JcliError: the file codes of ``open_notebook``; ``CELL_NOT_FOUND`` for a requested
+            cell the file does not have; ``OUTPUT_TOO_LARGE`` when the document exceeds the
+            transport bound (details say to ask for fewer cells with ``--cell``).
     """
-    from jupyter_jcli.outputs.notebook import list_notebook_outputs
+    from jupyter_jcli.cli._cells import file_source
+    from jupyter_jcli.outputs.notebook import open_notebook
 
-    summary, indexes = _cells_to_show(file_arg, cells)
+    loaded = open_notebook(file_arg)
+    _, indexes = _cells_to_show(loaded, cells)
     listings: list[dict[str, Any]] = []
     for index in indexes:
         try:
-            listings.append(list_notebook_outputs(file_arg, index))
+            listings.append(loaded.list_outputs(index))
         except JcliError as err:
             listings.append({**err.to_dict(), "cell_index": index})
-    return {
+    document = {
         "schema_version": SCHEMA_VERSION,
         "status": "ok",
-        "source": summary["source"],
-        "cell_count": summary["cell_count"],
+        "source": file_source(loaded),
+        "cell_count": loaded.cell_count,
         "cells": listings,
     }
+    size = len(serialize_json(document))
+    if size > MAX_TRANSPORT_BYTES:
+        raise JcliError(
+            ErrorCode.OUTPUT_TOO_LARGE,
+            f"The listing of {len(indexes)} cells would be {size} bytes, over the transport "
+            f"limit of {MAX_TRANSPORT_BYTES} bytes; list fewer cells with --cell N, or use "
+            "`j-cli -j notebook outputs FILE --cell N` per cell.",
+            {"bytes": size, "max_transport_bytes": MAX_TRANSPORT_BYTES},
+        )
+    return document
 
 
 def show_text(file_arg: str, cells: Sequence[int]) -> None:
     """Print the tour: per cell, its first source line and each output, cut short.
 
-    Raises:
-        JcliError: the codes of ``summarize_cells`` when the file cannot be read at all;
-            errors of single cells or outputs are printed in place and the tour goes on.
-    """
-    from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
+    The file is parsed once; every listing and read works on it in memory.
 
-    summary, indexes = _cells_to_show(file_arg, cells)
-    by_index = {c["cell_index"]: c for c in summary["cells"]}
-    click.echo(
-        f"{file_arg}: {summary['cell_count']} cells, showing {len(indexes)} with outputs "
+    Raises:
+        JcliError: the file codes of ``open_notebook`` and ``CELL_NOT_FOUND`` for a requested
+            cell the file does not have, both before anything is printed; errors of single
+            cells or outputs are printed in place and the tour goes on.
+    """
+    from jupyter_jcli.outputs.notebook import open_notebook
+
+    loaded = open_notebook(file_arg)
+    by_index, indexes = _cells_to_show(loaded, cells)
+    echo(
+        f"{loaded.path}: {loaded.cell_count} cells, showing {len(indexes)} with outputs "
         f"(at most {SHOW_MAX_LINES} lines per output)"
     )
     for index in indexes:
-        cell = by_index.get(index, {})
-        click.echo("")
-        click.echo(click.style(f"── cell {index} ({cell.get('cell_type', '?')})", bold=True))
+        cell = by_index[index]
+        echo("")
+        echo(click.style(f"── cell {index} ({cell.get('cell_type', '?')})", bold=True))
         if cell.get("first_line"):
-            click.echo(f"   {cell['first_line']}")
+            echo(f"   {cell['first_line']}")
         try:
-            listing = list_notebook_outputs(file_arg, index)
+            listing = loaded.list_outputs(index)
         except JcliError as err:
-            click.echo(f"   error {err.code}: {err.message}")
+            echo(f"   error {err.code}: {err.message}")
             continue
         if listing["source"].get("mapping") not in (None, "direct"):
-            click.echo(f"   ({source_label(listing['source'])})")
+            echo(f"   ({source_label(listing['source'])})")
         if not listing["outputs"]:
-            click.echo("   (no outputs)")
+            echo("   (no outputs)")
         for entry in listing["outputs"]:
-            for line in _output_lines(file_arg, index, entry, read_notebook_output):
-                click.echo(f"   {line}")
+            for line in _output_lines(file_arg, index, entry, loaded.read_output):
+                echo(f"   {line}")
     quoted = shlex.quote(file_arg)
-    click.echo("")
-    click.echo(f"every cell:         j-cli notebook cells {quoted}")
-    click.echo(f"one cell's outputs: j-cli notebook outputs {quoted} --cell N")
-    click.echo(
-        f"save an image:      j-cli notebook output {quoted} --cell N --output K --save F.png"
-    )
-    click.echo(f"JSON for agents:    j-cli -j notebook output {quoted} --cell N --output K")
+    echo("")
+    echo(f"every cell:         j-cli notebook cells {quoted}")
+    echo(f"one cell's outputs: j-cli notebook outputs {quoted} --cell N")
+    echo(f"save an image:      j-cli notebook output {quoted} --cell N --output K --save F.png")
+    echo(f"JSON for agents:    j-cli -j notebook output {quoted} --cell N --output K")
 
 
 def _output_lines(file_arg: str, cell: int, entry: Mapping[str, Any], read: Reader) -> list[str]:
@@ -128,30 +174,30 @@ def _output_lines(file_arg: str, cell: int, entry: Mapping[str, Any], read: Read
         return [f"{head}: {output_summary(entry)}"]
     try:
         if output_type == "stream":
-            result = read(file_arg, cell, index, limit=SHOW_MAX_CHARACTERS)
+            result = read(cell, index, limit=SHOW_MAX_CHARACTERS)
             return [f"{head} {result.get('name')}:", *_text_block(result, file_arg, cell, index)]
         if output_type == "error":
-            result = read(file_arg, cell, index)
+            result = read(cell, index)
             return [f"{head}:", *_traceback_block(result, file_arg, cell, index)]
         types = list(entry.get("available_mime_types") or [])
         if output_type == "execute_result" and entry.get("execution_count") is not None:
             head += f" Out[{entry['execution_count']}]"
         if any(mime in types for mime in _RASTERS):
-            result = read(file_arg, cell, index)
+            result = read(cell, index)
             extra = _also(types, result["selected"]["mime_type"])
             return [f"{head}: {describe_image(result['selected'])}{extra}"]
         if _PLAIN in types:
-            result = read(file_arg, cell, index, mime_type=_PLAIN, limit=SHOW_MAX_CHARACTERS)
+            result = read(cell, index, mime_type=_PLAIN, limit=SHOW_MAX_CHARACTERS)
             mime_args = ("--mime", _PLAIN)
         else:
-            result = read(file_arg, cell, index)
+            result = read(cell, index)
             mime_args = ("--mime", str(result["selected"]["mime_type"]))
     except JcliError as err:
         return [f"{head}: error {err.code}: {err.message}"]
     selected = result["selected"]
     head += f" {selected['mime_type']}{_also(types, selected['mime_type'])}:"
     if selected.get("encoding") == "json":
-        text = orjson.dumps(selected.get("data"), option=orjson.OPT_INDENT_2).decode()
+        text = pretty_json(selected.get("data"))
         return [head, *_cut(text, None, output_command(file_arg, cell, index, *mime_args))]
     return [head, *_text_block(selected, file_arg, cell, index, mime_args)]
 
