@@ -218,4 +218,15 @@ def test_listing_that_does_not_fit_is_output_too_large(mixed_outputs: list[Any])
         source=SOURCE,
         max_transport_bytes=size - 1,
     )
-    assert error.details == {"bytes": size, "max_transport_bytes": size - 1}
+    assert error.details == {
+        "bytes": size,
+        "max_transport_bytes": size - 1,
+        "output_count": len(mixed_outputs),
+        "read_by_index": True,
+    }
+    # As the details say, every output stays readable by its index under the same bound.
+    for index in range(len(mixed_outputs)):
+        try:
+            read_output(mixed_outputs, index, source=SOURCE, max_transport_bytes=size - 1)
+        except OutputProtocolError as err:
+            assert err.code != ErrorCode.OUTPUT_TOO_LARGE

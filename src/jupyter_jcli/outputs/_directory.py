@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, OutputProtocolError
 
-from ._jsonsafe import json_size
+from ._jsonsafe import json_size, protocol_error
 from ._limits import MAX_TRANSPORT_BYTES, check_transport_limit
 from ._structure import (
     as_output_list,
@@ -103,4 +103,16 @@ def list_outputs(
     items = as_output_list(outputs)
     response["output_count"] = len(items)
     response["outputs"] = [_entry(index, output) for index, output in enumerate(items)]
-    return fit_transport(response, None, limit)
+    try:
+        return fit_transport(response, None, limit)
+    except OutputProtocolError as err:
+        if err.code != ErrorCode.OUTPUT_TOO_LARGE:
+            raise
+        # The directory has no pages; each output stays readable by its index.
+        raise protocol_error(
+            err.code,
+            f"{err.message} The directory of {len(items)} outputs cannot be paged; read the "
+            f"outputs one at a time by index (output_index 0 to {len(items) - 1}) with "
+            "read_output (`j-cli notebook output FILE --cell N --output K`).",
+            {**err.details, "output_count": len(items), "read_by_index": True},
+        ) from err
