@@ -76,32 +76,40 @@ def os_error(err: OSError, path: Path) -> NotebookError:
     )
 
 
+_KINDS = {
+    "directory": "a directory",
+    "fifo": "a FIFO (named pipe)",
+    "device": "a device",
+    "socket": "a socket",
+    "special": "a special file",
+}
+
+
 def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
-        return "a directory"
+        return "directory"
     if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
+        return "fifo"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
+        return "device"
     if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
+        return "socket"
+    return "special"
 
 
 def _check_regular(mode: int, path: Path) -> None:
     if stat.S_ISREG(mode):
         return
     kind = _kind(mode)
-    if stat.S_ISDIR(mode):
+    details = {"path": str(path), "file_type": kind}
+    if kind == "directory":
         raise NotebookError(
-            ErrorCode.FILE_NOT_FOUND,
-            f"No file at {path}: it is {kind}.",
-            {"path": str(path), "file_type": "directory"},
+            ErrorCode.FILE_NOT_FOUND, f"No file at {path}: it is a directory.", details
         )
     raise NotebookError(
         ErrorCode.NOTEBOOK_READ_FAILED,
-        f"Cannot read {path}: it is {kind}, not a regular file.",
-        {"path": str(path), "file_type": kind},
+        f"Cannot read {path}: it is {_KINDS[kind]}, not a regular file.",
+        details,
     )
 
 
