@@ -162,3 +162,10 @@ def test_plain_python_never_imports_ipython() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert out.stdout.strip() == "False"
+
+
+def test_a_lone_surrogate_in_a_comment_or_string_does_not_stop_the_analysis() -> None:
+    effects = analyze_cell("x = 'a\udfff'  # \ud800\ny = x")
+
+    assert effects.syntax_error is None
+    assert effects.defines == frozenset({"x", "y"})

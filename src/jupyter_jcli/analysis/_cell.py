@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 
@@ -26,6 +27,9 @@ def clear_cache() -> None:
     """Forget every cached cell analysis (for cold-start measurements and tests)."""
     with _lock:
         _cache.clear()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
@@ -71,6 +75,9 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
 
 
 def _analyze(source: str) -> CellEffects:
+    # A lone surrogate (valid in notebook JSON, e.g. in a comment or a string literal) cannot
+    # be encoded for the parser; it can never be part of a name, so U+FFFD changes no effect.
+    source = _LONE_SURROGATE.sub("\ufffd", source)
     try:
         tree = parse_python(source)
     except SyntaxError as exc:

@@ -12,7 +12,7 @@ from typing import Literal
 
 import click
 
-from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 
 __all__ = ["cell"]
@@ -97,7 +97,7 @@ def _report(outcome: object, file: str) -> None:
     from jupyter_jcli.cli._document_render import mutation_lines
 
     for line in mutation_lines(outcome, file):
-        click.echo(line)
+        echo(line)
 
 
 @click.group()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 
 __all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
 
@@ -33,7 +33,7 @@ def overview_command(file: str) -> None:
     from jupyter_jcli.cli._document_render import overview_lines
 
     for line in overview_lines(overview):
-        click.echo(line)
+        echo(line)
 
 
 @click.command("graph")
@@ -59,11 +59,9 @@ def graph_command(file: str, graph_format: str) -> None:
         emit_json(result.to_dict())
         return
     if result.text is not None:
-        click.echo(result.text, nl=False)
+        echo(result.text, nl=False)
         return
-    from jupyter_jcli.cli._emit import dumps
-
-    click.echo(dumps(dict(result.graph)))
+    emit_json(dict(result.graph))
 
 
 @click.command("read")
@@ -102,7 +100,7 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
     from jupyter_jcli.cli._document_render import read_lines
 
     for line in read_lines(result, file):
-        click.echo(line)
+        echo(line)
 
 
 @click.command("undo")
@@ -121,4 +119,4 @@ def undo_command(file: str, force: bool) -> None:
     from jupyter_jcli.cli._document_render import undo_lines
 
     for line in undo_lines(result):
-        click.echo(line)
+        echo(line)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def run_command(
         )
     else:
         for line in run_lines(outcome, overview):
-            click.echo(line)
+            echo(line)
     return 0 if outcome.ok else _EXIT_CELL_FAILED
 
 
@@ -98,7 +98,7 @@ async def _run(
 
     async def progress(done: float, total: float | None, message: str) -> None:
         if done == int(done):  # one line per cell, no heartbeats
-            click.echo(f"[{int(done)}/{int(total or 0)}] {message}", err=True)
+            echo(f"[{int(done)}/{int(total or 0)}] {message}", err=True)
 
     on_progress = progress if show_progress else None
     async with Workbench() as workbench:

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.errors import SCHEMA_VERSION
 
 __all__ = ["setup"]
@@ -105,16 +105,16 @@ def _render_text(
 ) -> None:
     verb = "remove" if remove else "setup"
     if not changes:
-        click.echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
+        echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
     for change in changes:
         if dry_run:
-            click.echo(change["diff"], nl=False)
+            echo(change["diff"], nl=False)
         else:
-            click.echo(f"{change['action']:<7} {change['path']}")
+            echo(f"{change['action']:<7} {change['path']}")
     if dry_run and changes:
-        click.echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
+        echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
     for note in notes:
-        click.echo(f"note: {note}")
+        echo(f"note: {note}")
 
 
 for _host in ("claude", "codex", "opencode", "dsh", "git"):
@@ -144,6 +144,4 @@ def status_command(project_root: Path | None) -> None:
         )
         return
     for item in items:
-        click.echo(
-            f"{item.host:<9} {item.scope.value:<8} {item.item:<27} {item.state:<10} {item.path}"
-        )
+        echo(f"{item.host:<9} {item.scope.value:<8} {item.item:<27} {item.state:<10} {item.path}")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from jupyter_jcli.cli._emit import emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import CreateOutcome, SearchOutcome, SummarizeOutcome
@@ -117,7 +117,7 @@ def create_command(file: str, kernelspec_name: str, sources: tuple[str, ...]) ->
         emit_json(outcome.to_dict())
         return
     for line in create_lines(outcome):
-        click.echo(line)
+        echo(line)
 
 
 @click.command("search")
@@ -169,7 +169,7 @@ def search_command(
         emit_json(outcome.to_dict())
         return
     for line in search_lines(outcome):
-        click.echo(line)
+        echo(line)
 
 
 @click.command("summarize")
@@ -196,4 +196,4 @@ def summarize_command(file: str, names: tuple[str, ...], model: str | None) -> N
         emit_json(outcome.to_dict())
         return
     for line in summarize_lines(outcome):
-        click.echo(line)
+        echo(line)
