@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from jcli_helpers import code_cell, run_cli, write_notebook
 
 STREAM = {"output_type": "stream", "name": "stdout", "text": "out \ud800\n"}
