@@ -21,9 +21,10 @@ from click.testing import CliRunner
 from jupyter_jcli.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "05.04-Feature-Engineering.ipynb"
-"""The Quick start notebook: cell 18 a pandas table (HTML + plain), 24 a PNG, 28 a stream."""
 NOTEBOOKS = REPO / "tests" / "fixtures" / "notebooks"
+EXAMPLE = NOTEBOOKS / "05.04-Feature-Engineering.ipynb"
+"""The Quick start notebook as shipped: cell 18 a pandas table (HTML + plain), 24 a PNG, 28 a
+stream. A frozen copy of ``examples/``, which the Quick start's ``j-cli run`` rewrites."""
 
 
 @dataclass
