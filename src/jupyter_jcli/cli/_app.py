@@ -85,7 +85,8 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 )
 @click.pass_context
 def cli(ctx: click.Context, json_mode: bool) -> None:
-    """Read Jupyter notebooks safely and cheaply: saved outputs, cells, pages.
+    """Work with Jupyter notebooks safely and cheaply: read saved outputs, edit cells by
+    name and rev, run what went stale on a local kernel, serve agents over MCP.
 
     Put -j before the command for JSON, e.g. `j-cli -j notebook outputs NB.ipynb --cell 3`.
     """
