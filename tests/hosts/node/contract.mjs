@@ -40,15 +40,28 @@ export function simulatedShell({ log = [] } = {}) {
       const err = []
       child.stdout.on("data", (c) => out.push(c))
       child.stderr.on("data", (c) => err.push(c))
+      // The child may exit before it has read its stdin: writing then fails with EPIPE, emitted
+      // on child.stdin (an unhandled 'error' would crash the whole test process). Like a shell
+      // (`yes | head -1`), a pipe the reader closed is no failure of its own: the command's answer
+      // is its exit status and output, which the plugin judges. Any other stdin error fails the
+      // execution (result() rejects).
+      let stdinError = null
+      child.stdin.on("error", (error) => {
+        if (error.code !== "EPIPE" && error.code !== "ECONNRESET") stdinError = error
+      })
       const done = new Promise((resolve, reject) => {
         const timer = setTimeout(() => child.kill("SIGKILL"), spec.timeoutMs ?? 60000)
         child.on("error", (e) => {
           clearTimeout(timer)
           reject(e)
         })
-        child.on("close", (code) => {
+        child.on("close", (code, signal) => {
           clearTimeout(timer)
-          resolve({ exitCode: code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") })
+          if (stdinError) {
+            reject(stdinError)
+            return
+          }
+          resolve({ exitCode: code ?? signal, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") })
         })
       })
       child.stdin.end(spec.stdin ?? "")

@@ -79,3 +79,23 @@ test("a non-zero exit or unparseable output is an error, never a success", { ski
   await assert.rejects(plugin.guard({ tool_name: "shell", tool_input: { command: "ls" } }), /the process vanished/)
   assert.throws(() => createPlugin({}), TypeError)
 })
+
+test("a command that exits before reading its stdin is a failure, never a crash", { skip: SKIP }, async () => {
+  // 4 MiB of event is far more than a pipe buffer, so writing it to a child that exits without
+  // reading always fails with EPIPE: the regression was an uncaught EPIPE from child.stdin.
+  const contract = loadContract()
+  const { createPlugin } = await loadPlugin()
+  const event = { tool_name: "shell", tool_input: { command: "echo " + "a".repeat(4 * 1024 * 1024) } }
+  const early = [process.execPath, "-e", "process.exit(3)"]
+  const plugin = createPlugin({ shell: simulatedShell(), cwd: contract.project, command: early })
+  await assert.rejects(plugin.guard(event), (error) => {
+    assert.equal(error.code, "INTERNAL_ERROR")
+    assert.equal(error.document.details.exit_code, 3)
+    return true
+  })
+  const handle = await simulatedShell().execute({
+    argv: [process.execPath, "-e", "process.stdout.write('early')"],
+    stdin: "x".repeat(4 * 1024 * 1024),
+  })
+  assert.deepEqual(await handle.result(), { exitCode: 0, stdout: "early", stderr: "" })
+})
