@@ -13,7 +13,8 @@ handshake-era connections (protocol versions up to 2025-11-25), an ``InputRequir
 carrying a ``roots/list`` input request on 2026-07-28 connections. A client that declares no
 roots capability, or answers with no usable ``file://`` root, gets ``ROOTS_REQUIRED``.
 
-Results and errors follow :mod:`jupyter_jcli.mcp._results`. Only JSON-RPC goes to stdout
+Results and errors follow :mod:`jupyter_jcli.mcp._results`. Every stdin line gets an answer,
+even one that is not JSON (see :mod:`jupyter_jcli.mcp._stdio`). Only JSON-RPC goes to stdout
 (the SDK's stdio transport points fd 1 at stderr while serving); logs go to stderr.
 
 Run as ``jcli-notebook-output [--root PATH ...]``, ``j-cli mcp serve [--root PATH ...]`` or
@@ -48,6 +49,7 @@ from jupyter_jcli.mcp._output_tool import (
 )
 from jupyter_jcli.mcp._results import exception_result, protocol_result
 from jupyter_jcli.mcp._roots import roots_from_paths, roots_from_uris
+from jupyter_jcli.mcp._stdio import serve_stdio
 
 __all__ = ["ROOTS_TIMEOUT_SECONDS", "SERVER_NAME", "build_server", "main", "serve", "tool"]
 
@@ -168,11 +170,7 @@ async def serve(roots: Sequence[Path] | None = None) -> None:
     Args:
         roots: resolved trusted roots; None or empty: the client's roots.
     """
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(roots)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    await serve_stdio(build_server(roots))
 
 
 def configure_logging() -> None:

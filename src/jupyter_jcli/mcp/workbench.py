@@ -17,6 +17,7 @@ the error JSON (``code``, ``message``, ``details``), never a traceback. Long exe
 progress notifications when the request carries a ``progressToken``
 (:mod:`jupyter_jcli.mcp._progress`). Blocking operations run in worker threads.
 
+Every stdin line gets an answer, even one that is not JSON (:mod:`jupyter_jcli.mcp._stdio`).
 Only JSON-RPC goes to stdout: the SDK's stdio transport points fd 1 at stderr while serving,
 kernels write their own stdout to stderr, logs go to stderr. Every kernel is shut down when
 the server exits: when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first, then
@@ -57,6 +58,7 @@ from jupyter_jcli.mcp._output_tool import (
 from jupyter_jcli.mcp._progress import ProgressReporter, heartbeat_interval
 from jupyter_jcli.mcp._results import exception_result, json_result, json_text, protocol_result
 from jupyter_jcli.mcp._roots import roots_from_paths
+from jupyter_jcli.mcp._stdio import serve_stdio
 from jupyter_jcli.mcp._workbench_calls import DOCUMENT_HANDLERS, Call, Handler
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS, ToolSpec
 from jupyter_jcli.workbench._session import Workbench
@@ -177,15 +179,12 @@ async def serve(roots: Sequence[Path]) -> None:
     Args:
         roots: the resolved trusted roots.
     """
-    from mcp.server.stdio import stdio_server
-
     workbench = Workbench()
     try:
         server = build_server(roots, workbench)
         async with anyio.create_task_group() as group:
             group.start_soon(_exit_on_signal, workbench)
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            await serve_stdio(server)
             group.cancel_scope.cancel()
     finally:
         await _shutdown(workbench)
