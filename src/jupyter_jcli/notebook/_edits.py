@@ -8,6 +8,7 @@ partly applied. Errors carry the current state of the cell involved.
 from __future__ import annotations
 
 import copy
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ __all__ = [
     "Position",
     "Working",
     "add_cell",
+    "check_source",
     "move_cell",
     "persist_names",
     "remove_cell",
@@ -44,6 +46,8 @@ MAX_DETAIL_SOURCE = 20_000
 """Longest source (characters) carried in a REV_MISMATCH error's details."""
 
 Position = Literal["start", "end"]
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -135,6 +139,7 @@ def add_cell(
     expected_rev: str | None,
 ) -> int:
     """Insert a new cell; returns its index. See ``Document.add_cell`` for the contract."""
+    check_source(source)
     _check_type(cell_type)
     anchor_role = _one_anchor(before, after, position)
     if anchor_role is not None:
@@ -184,6 +189,8 @@ def update_cell(
     new_name: str | None,
 ) -> int:
     """Change a cell's source, type and/or name; returns its index."""
+    if source is not None:
+        check_source(source)
     index = work.index_of(name)
     work.check_rev(index, expected_rev)
     if cell_type is not None:
@@ -271,6 +278,36 @@ def _one_anchor(
     if after is not None:
         return "after"
     return None
+
+
+def check_source(source: object) -> str:
+    """Return ``source`` if it can be written: a string that UTF-8 can encode.
+
+    A lone UTF-16 surrogate (U+D800..U+DFFF, e.g. an undecodable command-line byte that
+    Python's ``surrogateescape`` turned into ``\\udcff``) has no UTF-8 encoding; writing it
+    would corrupt the notebook for every reader, so it is refused before anything is written.
+
+    Raises:
+        NotebookError: ``INVALID_SOURCE`` (details ``reason``, and for a lone surrogate its
+            ``offset`` in characters and ``code_point`` as ``"U+DCFF"``).
+    """
+    if not isinstance(source, str):
+        raise NotebookError(
+            ErrorCode.INVALID_SOURCE,
+            f"A cell source must be text, not {type(source).__name__}.",
+            {"reason": "not_text", "type": type(source).__name__},
+        )
+    found = _LONE_SURROGATE.search(source)
+    if found is not None:
+        code_point = f"U+{ord(found.group()):04X}"
+        raise NotebookError(
+            ErrorCode.INVALID_SOURCE,
+            f"The source holds a lone surrogate ({code_point}) at character {found.start()}, "
+            "which is not valid Unicode text and cannot be saved as UTF-8; pass the text as "
+            "valid UTF-8.",
+            {"reason": "lone_surrogate", "offset": found.start(), "code_point": code_point},
+        )
+    return source
 
 
 def _check_type(cell_type: str) -> None:

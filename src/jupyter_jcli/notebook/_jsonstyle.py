@@ -9,11 +9,20 @@ saving an unchanged notebook gives back the identical bytes and a one-cell edit 
 that cell's lines. A file that no such style reproduces (hand-formatted JSON, a different key
 order inside some objects) is written in Jupyter's style: the first mutation then reformats it
 once, and it is stable from then on.
+
+Lone surrogates: JSON may escape a lone UTF-16 surrogate (``"\\udcff"``) and such a notebook
+reads into a Python string holding that lone code point, which has no UTF-8 encoding. The
+serialiser writes every lone surrogate as its JSON ``\\uXXXX`` escape (lowercase hex, as
+``json.dumps`` writes escapes), whatever the style, and encodes strictly: it never emits invalid
+UTF-8, and a notebook read with such escapes is written back with the same escapes (byte for
+byte when nothing else changed). New sources holding lone surrogates are refused before this
+point (``INVALID_SOURCE``, see ``_edits``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,9 +44,15 @@ class JsonStyle:
 JUPYTER_STYLE = JsonStyle()
 """How Jupyter writes notebooks (nbformat ``writes``)."""
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def dumps_notebook(notebook: dict[str, Any], style: JsonStyle = JUPYTER_STYLE) -> bytes:
-    """Serialise ``notebook`` as UTF-8 bytes in ``style``."""
+    """Serialise ``notebook`` as UTF-8 bytes in ``style``.
+
+    Always valid UTF-8: lone surrogates in strings are written as JSON ``\\uXXXX`` escapes
+    (see the module docstring).
+    """
     separators = (",", ":") if style.compact_separators else None
     if style.indent is not None:
         separators = (",", ": ")
@@ -48,11 +63,15 @@ def dumps_notebook(notebook: dict[str, Any], style: JsonStyle = JUPYTER_STYLE) -
         ensure_ascii=style.ensure_ascii,
         separators=separators,
     )
+    if not style.ensure_ascii and _LONE_SURROGATE.search(text) is not None:
+        # json.dumps leaves them raw inside string literals; only strings can hold them, so
+        # the escape is always inside a literal and reads back as the same code point.
+        text = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
     if style.trailing_newline:
         text += "\n"
     if style.crlf:
         text = text.replace("\n", "\r\n")
-    return text.encode("utf-8", "surrogatepass")
+    return text.encode("utf-8")
 
 
 def detect_style(raw: bytes, notebook: dict[str, Any]) -> JsonStyle | None:

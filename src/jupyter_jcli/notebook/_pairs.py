@@ -147,7 +147,9 @@ def render_py(notebook: dict[str, Any], context: PairContext) -> bytes:
         The UTF-8 bytes of the py:percent file.
 
     Raises:
-        NotebookError: ``NOTEBOOK_WRITE_FAILED`` if jupytext cannot write the notebook.
+        NotebookError: ``NOTEBOOK_WRITE_FAILED`` if jupytext cannot write the notebook, or
+            if a cell holds a lone surrogate (read from a ``\\udcff`` escape in the
+            ``.ipynb``): a text file has no escapes, so it could not be valid UTF-8.
     """
     import jupytext
     import nbformat
@@ -174,7 +176,15 @@ def render_py(notebook: dict[str, Any], context: PairContext) -> bytes:
             f"jupytext could not write {context.py_path}: {err}.",
             {"path": str(context.py_path)},
         ) from err
-    return text.encode("utf-8")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a lone surrogate read from an escaped .ipynb string
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_WRITE_FAILED,
+            f"Cannot write {context.py_path}: a cell holds a lone surrogate "
+            f"(U+{ord(text[err.start]):04X}), which UTF-8 text cannot hold.",
+            {"path": str(context.py_path), "reason": "lone_surrogate", "offset": err.start},
+        ) from err
 
 
 def _plain(node: Any) -> Any:

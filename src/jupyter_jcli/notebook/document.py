@@ -253,11 +253,13 @@ class Document:
                 the notebook's ``structure_rev`` (refuse if anything changed).
 
         Raises:
-            NotebookError: ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH``, ``NAME_CONFLICT``,
-                ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED`` and the
-                read codes of :meth:`load`.
+            NotebookError: ``INVALID_SOURCE`` (a lone surrogate; checked before anything is
+                read or written), ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH``,
+                ``NAME_CONFLICT``, ``INVALID_NAME``, ``INVALID_CELL_TYPE``,
+                ``NOTEBOOK_WRITE_FAILED`` and the read codes of :meth:`load`.
             UsageError: several of before/after/position, or an anchor without expected_rev.
         """
+        _edits.check_source(source)
 
         def edit(work: Working) -> int:
             return _edits.add_cell(
@@ -285,9 +287,12 @@ class Document:
         """Change a cell's source, type and/or name (``None`` keeps that part).
 
         Raises:
-            NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``,
+            NotebookError: ``INVALID_SOURCE`` (a lone surrogate; checked before anything is
+                read or written), ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``,
                 ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``.
         """
+        if source is not None:
+            _edits.check_source(source)
 
         def edit(work: Working) -> int:
             return _edits.update_cell(

@@ -220,7 +220,8 @@ def add_cell(
         The outcome; ``stale`` holds the new cell (if code) and its dependents.
 
     Raises:
-        NotebookError: ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH`` (details hold the
+        NotebookError: ``INVALID_SOURCE`` (a lone surrogate in ``source``, refused before
+            anything is written), ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH`` (details hold the
             anchor's current state), ``NAME_CONFLICT``, ``INVALID_NAME``,
             ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED`` and the read codes.
         UsageError: several of before/after/position, or an anchor without expected_rev.
@@ -266,8 +267,9 @@ def update_cell(
         (a rename alone stales nothing).
 
     Raises:
-        NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``,
-            ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``, read codes.
+        NotebookError: ``INVALID_SOURCE`` (a lone surrogate in ``source``),
+            ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``, ``INVALID_NAME``,
+            ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``, read codes.
     """
     return _run(
         path,
