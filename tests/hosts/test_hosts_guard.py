@@ -4,6 +4,8 @@ light."""
 from __future__ import annotations
 
 import json
+import random
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,8 @@ import pytest
 from hosts_helpers import JCLI, run_process
 
 from jupyter_jcli.cli._hook import GUARD_HOST_CHOICES
-from jupyter_jcli.hosts.guard import GUARD_HOSTS, evaluate, run_guard
+from jupyter_jcli.hosts._shellwords import split_words
+from jupyter_jcli.hosts.guard import GUARD_HOSTS, MAX_ANALYSED_CHARS, evaluate, run_guard
 
 PATCH = "*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"
 
@@ -193,7 +196,11 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
     assert report["status"] == 0
     stdlib = sys.stdlib_module_names
     hook_extra = {name for name in report["hook"] if name.split(".")[0] not in stdlib}
-    assert hook_extra == {"jupyter_jcli.hosts", "jupyter_jcli.hosts.guard"}
+    assert hook_extra == {
+        "jupyter_jcli.hosts",
+        "jupyter_jcli.hosts.guard",
+        "jupyter_jcli.hosts._shellwords",
+    }
     third_party = {
         name.split(".")[0]
         for name in report["app"] + report["hook"]
@@ -212,3 +219,90 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
         "anthropic",
     }
     assert not heavy & {name.split(".")[0] for name in report["app"] + report["hook"]}
+
+
+def _shlex_words(text: str) -> list[str] | None:
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def test_the_linear_splitter_gives_shlex_words() -> None:
+    texts = [c[1]["command"] for c in CASES if isinstance(c[1].get("command"), str)]
+    texts += ['a\\ b \'c d\'"e\\"f\\g"', "x 2>&1 | y &>> z;; (a)", "''", "a\\", '"open']
+    alphabet = list("ab '\"\\;&|<>() \t\n=.-$`#")
+    rng = random.Random(20240611)
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14))) for _ in range(5000)]
+    for text in texts:
+        assert split_words(text) == _shlex_words(text), text
+
+
+MB3 = 3 * 1024 * 1024
+PATCH_WITH_SPACES = "*** Begin Patch\n*** Add File: x" + " " * MB3 + "y{}\n*** End Patch\n"
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    ("tool", "command", "rule"),
+    [
+        ("Bash", "echo " + "a" * MB3, None),
+        ("Bash", "echo " + "a" * MB3 + " > nb.ipynb", "raw-ipynb-edit"),
+        ("Bash", "echo " + "a " * (MB3 // 2) + "> nb.ipynb", "raw-ipynb-edit"),
+        ("Bash", 'echo "' + '\\"' * (MB3 // 2) + '" > nb.ipynb', "raw-ipynb-edit"),
+        ("Bash", "sudo " + "-k " * (MB3 // 3) + "papermill a.ipynb b.ipynb", "notebook-execution"),
+        ("Bash", "A=1 " * (MB3 // 4) + "runipy nb.ipynb", "notebook-execution"),
+        (
+            "Bash",
+            "bash -c 'papermill a.ipynb b.ipynb " + "x" * (MB3 // 2) + "'",
+            "notebook-execution",
+        ),
+        ("apply_patch", PATCH_WITH_SPACES.format(".py"), None),
+        ("apply_patch", PATCH_WITH_SPACES.format(".ipynb" + " " * MB3), "raw-ipynb-edit"),
+    ],
+    ids=[
+        "word",
+        "word-redirect",
+        "words",
+        "escapes",
+        "sudo",
+        "env",
+        "bash-c",
+        "patch",
+        "patch-ipynb",
+    ],
+)
+def test_a_3_mb_command_is_decided_in_linear_time(
+    tool: str, command: str, rule: str | None
+) -> None:
+    verdict = evaluate({"tool_name": tool, "tool_input": {"command": command}})
+    assert verdict.rule == rule
+
+
+@pytest.mark.timeout(20)
+def test_a_3_mb_event_through_the_console_script_answers(tmp_path: Path) -> None:
+    event = {"tool_name": "Bash", "tool_input": {"command": "echo " + "a" * MB3 + " > nb.ipynb"}}
+    done = run_process(
+        [str(JCLI), "hook", "guard", "--host", "claude"], cwd=tmp_path, stdin=json.dumps(event)
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.timeout(20)
+def test_shell_text_beyond_the_analysis_budget_fails_open_with_a_diagnostic() -> None:
+    inner = "a " * (MAX_ANALYSED_CHARS // 2) + "; papermill a.ipynb b.ipynb"
+    for command in ("x " * MAX_ANALYSED_CHARS + "> nb.ipynb", f"bash -c {shlex.quote(inner)}"):
+        event = json.dumps({"tool_name": "Bash", "tool_input": {"command": command}})
+        outcome = run_guard("claude", event)
+        assert (outcome.stdout, outcome.exit_code) == ("", 0)
+        assert outcome.stderr.startswith("j-cli hook guard: allowed")
+        assert json.loads(run_guard("dsh", event).stdout)["decision"] == "allow"
+    harmless = "echo " + "a " * MAX_ANALYSED_CHARS  # nothing a rule could deny: no diagnostic
+    outcome = run_guard(
+        "claude", json.dumps({"tool_name": "Bash", "tool_input": {"command": harmless}})
+    )
+    assert (outcome.stdout, outcome.stderr) == ("", "")

@@ -27,9 +27,11 @@ dsh       always one JSON line, ``{"schema_version": 1, "decision": "allow"|"den
           so the DSH plugin can tell a verdict from a failure
 ========  =================================================================================
 
-The guard fails open: an event it cannot read (bad JSON, an unknown shape) is allowed, with one
-diagnostic line on stderr; it never blocks the host because of its own failure. It imports only
-the standard library, so the hook starts fast.
+The guard fails open: an event it cannot read (bad JSON, an unknown shape), or shell text
+beyond :data:`MAX_ANALYSED_CHARS` that a rule might deny, is allowed, with one diagnostic line on
+stderr; it never blocks the host because of its own failure. Its work is linear in the event's
+size (shell words are split by :mod:`._shellwords`, not ``shlex``, whose tokens grow
+quadratically). It imports only the standard library, so the hook starts fast.
 """
 
 from __future__ import annotations
@@ -41,7 +43,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["GUARD_HOSTS", "GuardHost", "GuardOutcome", "Verdict", "evaluate", "run_guard"]
+from jupyter_jcli.hosts._shellwords import split_words
+
+__all__ = [
+    "GUARD_HOSTS",
+    "MAX_ANALYSED_CHARS",
+    "GuardHost",
+    "GuardOutcome",
+    "Verdict",
+    "evaluate",
+    "run_guard",
+]
 
 GuardHost = Literal["claude", "codex", "dsh"]
 GUARD_HOSTS: tuple[GuardHost, ...] = ("claude", "codex", "dsh")
@@ -72,7 +84,17 @@ _SHELL_TOOLS = frozenset(
 )  # fmt: skip
 _PATH_KEYS = ("file_path", "filePath", "path", "filename", "file")
 _COMMAND_KEYS = ("command", "cmd", "script")
-_PATCH_HEADER = re.compile(r"^\*\*\* (?:Add File|Update File|Move to): (.+?)\s*$", re.MULTILINE)
+# `(.*)$` with the path stripped afterwards: a lazy `(.+?)\s*$` backtracks quadratically on a
+# long run of spaces inside a line.
+_PATCH_HEADER = re.compile(r"^\*\*\* (?:Add File|Update File|Move to): (.*)$", re.MULTILINE)
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
+_QUOTING = str.maketrans("", "", "'\"\\")
+_EXEC_WORDS = ("papermill", "runipy", "execute")
+MAX_ANALYSED_CHARS = 4 * 1024 * 1024
+"""The most shell text (characters, summed over one event's commands and their nested
+``bash -c``/``eval`` strings) the guard tokenizes, about two seconds of work at worst. Beyond it
+the call is allowed with a diagnostic (fail open), so the hook stays well inside its 10 s limit.
+Text that no rule could deny (see :func:`_may_deny`) is never tokenized, whatever its length."""
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
 _REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "nice", "ionice", "command", "exec",
@@ -142,7 +164,7 @@ def run_guard(host: GuardHost, stdin_text: str) -> GuardOutcome:
         verdict = evaluate(event)
     except Exception as err:  # fail open: the guard must never block the host on its own error
         diagnostic = (
-            f"j-cli hook guard: allowed an event it could not read ({type(err).__name__}: {err})"
+            f"j-cli hook guard: allowed a call it could not check ({type(err).__name__}: {err})"
         )
         if host == "dsh":
             return GuardOutcome(_dsh_line(ALLOW, diagnostic), diagnostic + "\n")
@@ -197,7 +219,8 @@ def evaluate(event: Mapping[str, object]) -> Verdict:
         texts.append(shlex.join(command))
     if tool in _PATCH_TOOLS or any("*** Begin Patch" in text for text in texts):
         for text in texts:
-            for path in _PATCH_HEADER.findall(text):
+            for header_path in _PATCH_HEADER.findall(text):
+                path = header_path.strip()
                 if _is_ipynb(path):
                     return Verdict(
                         False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"a patch on {path}")
@@ -205,15 +228,37 @@ def evaluate(event: Mapping[str, object]) -> Verdict:
         if tool in _PATCH_TOOLS:
             return ALLOW
     if tool in _SHELL_TOOLS:
+        budget = [MAX_ANALYSED_CHARS]
         for text in texts:
-            verdict = check_shell(text)
+            verdict = check_shell(text, budget=budget)
             if not verdict.allow:
                 return verdict
     return ALLOW
 
 
-def check_shell(command: str, depth: int = 0) -> Verdict:
-    """Decide on one shell command line (pipelines, lists, ``bash -c`` included)."""
+def check_shell(command: str, depth: int = 0, budget: list[int] | None = None) -> Verdict:
+    """Decide on one shell command line (pipelines, lists, ``bash -c`` included).
+
+    Args:
+        command: the command line.
+        depth: the ``bash -c``/``eval`` nesting level (recursion stops at 4).
+        budget: a one-element list holding the characters still allowed to be tokenized,
+            shared by the nested calls; a fresh :data:`MAX_ANALYSED_CHARS` when None.
+
+    Raises:
+        ValueError: when tokenizing ``command`` would exceed the budget (the caller fails
+            open). Time is linear in the text tokenized, which the budget bounds.
+    """
+    if budget is None:
+        budget = [MAX_ANALYSED_CHARS]
+    if not _may_deny(command):
+        return ALLOW
+    budget[0] -= len(command)
+    if budget[0] < 0:
+        raise ValueError(
+            f"the shell command needs more than {MAX_ANALYSED_CHARS} characters of analysis "
+            f"(this part: {len(command)})"
+        )
     for words, redirect_targets in _simple_commands(command):
         for target in redirect_targets:
             if _is_ipynb(target):
@@ -222,13 +267,13 @@ def check_shell(command: str, depth: int = 0) -> Verdict:
                     "raw-ipynb-edit",
                     _EDIT_REASON.format(what=f"a shell redirection into {target}"),
                 )
-        verdict = _check_words(words, depth)
+        verdict = _check_words(words, depth, budget)
         if not verdict.allow:
             return verdict
     return ALLOW
 
 
-def _check_words(words: list[str], depth: int) -> Verdict:
+def _check_words(words: list[str], depth: int, budget: list[int]) -> Verdict:
     words = _unwrap(words)
     if not words:
         return ALLOW
@@ -237,10 +282,10 @@ def _check_words(words: list[str], depth: int) -> Verdict:
     if program in _SHELLS and depth < _MAX_DEPTH:
         for index, arg in enumerate(args):
             if arg.startswith("-") and "c" in arg.lstrip("-") and index + 1 < len(args):
-                return check_shell(args[index + 1], depth + 1)
+                return check_shell(args[index + 1], depth + 1, budget)
         return ALLOW
     if program == "eval" and depth < _MAX_DEPTH:
-        return check_shell(" ".join(args), depth + 1)
+        return check_shell(" ".join(args), depth + 1, budget)
     execution = _execution(program, args)
     if execution is not None:
         return Verdict(False, "notebook-execution", _EXEC_REASON.format(what=execution))
@@ -299,43 +344,43 @@ def _in_place_edit(program: str, args: list[str], notebooks: list[str]) -> str |
 
 
 def _unwrap(words: list[str]) -> list[str]:
-    """Strip env assignments and wrappers (``sudo``, ``env``, ``timeout 5``, ``uv run``, ...)."""
+    """Strip env assignments and wrappers (``sudo``, ``env``, ``timeout 5``, ``uv run``, ...).
+
+    Walks an index over ``words`` (no re-slicing per word), so it is linear in their number.
+    """
+    index, count = 0, len(words)
     for _ in range(16):
-        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
-            words = words[1:]
-        if not words:
-            return words
-        program = words[0].rsplit("/", 1)[-1]
+        while index < count and _ASSIGNMENT.fullmatch(words[index]):
+            index += 1
+        if index >= count:
+            return []
+        program = words[index].rsplit("/", 1)[-1]
         if program in _WRAPPERS:
             valued = _WRAPPER_VALUE_OPTIONS.get(program, frozenset())
-            words = words[1:]
-            while words and words[0].startswith("-"):
-                words = words[2:] if words[0] in valued else words[1:]
+            index += 1
+            while index < count and words[index].startswith("-"):
+                index += 2 if words[index] in valued else 1
         elif program == "timeout":
-            words = words[1:]
-            while words and words[0].startswith("-"):
-                words = words[1:]
-            words = words[1:]  # the duration
-        elif program in _RUNNERS and len(words) > 1 and words[1] == _RUNNERS[program]:
-            words = words[2:]
-            while words and words[0].startswith("-"):
+            index += 1
+            while index < count and words[index].startswith("-"):
+                index += 1
+            index += 1  # the duration
+        elif program in _RUNNERS and index + 1 < count and words[index + 1] == _RUNNERS[program]:
+            index += 2
+            while index < count and words[index].startswith("-"):
                 # options with a value (`conda run -n env`, `uv run --with x`)
-                takes_value = words[0] in _VALUE_OPTIONS
-                words = words[2:] if takes_value else words[1:]
+                index += 2 if words[index] in _VALUE_OPTIONS else 1
         else:
-            return words
-    return words
+            return words[index:]
+    return words[index:]
 
 
 def _simple_commands(command: str) -> Iterator[tuple[list[str], list[str]]]:
     """Each simple command's words and the files it redirects output into."""
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:  # unbalanced quotes: fall back to plain words
-        tokens = command.replace("\n", " ; ").split()
+    text = command.replace("\n", " ; ")
+    tokens = split_words(text)  # shlex's POSIX words, in linear time
+    if tokens is None:  # unbalanced quotes: fall back to plain words
+        tokens = text.split()
     words: list[str] = []
     targets: list[str] = []
     expect_target = False
@@ -353,6 +398,18 @@ def _simple_commands(command: str) -> Iterator[tuple[list[str], list[str]]]:
             if cleaned:
                 words.append(cleaned)
     yield words, targets
+
+
+def _may_deny(text: str) -> bool:
+    """Whether any rule could deny ``text``: a cheap linear pre-check before tokenizing.
+
+    Every denial needs a word ending in ``.ipynb`` or a program word holding ``papermill``,
+    ``runipy`` or ``execute``. A word's characters are the text's characters minus quote
+    characters and escaping backslashes, so with every ``'``, ``"`` and ``\\`` removed from the
+    text, such a word's telltale part is a substring of it.
+    """
+    plain = text.translate(_QUOTING)
+    return ".ipynb" in plain.lower() or any(word in plain for word in _EXEC_WORDS)
 
 
 def _is_ipynb(path: str) -> bool:
