@@ -5,6 +5,11 @@ atomic), flush and ``fsync`` it, give it the target's permission bits, ``os.repl
 the target, then ``fsync`` the folder so the rename itself is durable (POSIX; skipped where
 folders cannot be opened, e.g. Windows). A symlink target is followed: the file it points to is
 replaced and the link is kept.
+
+Read-only files: replacing a file needs write permission on its folder only, and root passes
+every ``os.access`` check, so a plain replace would overwrite a notebook someone made
+read-only (``chmod 444``). An existing target whose mode has no write bit for its owner
+(``stat.S_IWUSR``) is refused instead (:func:`check_writable`), whoever runs the process.
 """
 
 from __future__ import annotations
@@ -17,7 +22,32 @@ from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 
-__all__ = ["atomic_write_bytes"]
+__all__ = ["atomic_write_bytes", "check_writable"]
+
+
+def check_writable(path: Path) -> None:
+    """Refuse to replace an existing file that its owner may not write.
+
+    Decided by the permission bits (``st_mode & S_IWUSR``), not by ``os.access``, which is
+    always true for root. A missing file passes (it will be created).
+
+    Args:
+        path: the file about to be replaced (a symlink is followed).
+
+    Raises:
+        NotebookError: ``NOTEBOOK_WRITE_FAILED`` (details ``path``, ``mode`` as an octal
+            string such as ``"0o444"``, ``reason`` ``"read_only"``).
+    """
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return
+    if not mode & stat.S_IWUSR:
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_WRITE_FAILED,
+            f"{path} is read-only (mode {mode:#o}); make it writable to edit it.",
+            {"path": str(path), "mode": f"{mode:#o}", "reason": "read_only"},
+        )
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -31,10 +61,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         data: its complete new content.
 
     Raises:
-        NotebookError: ``NOTEBOOK_WRITE_FAILED`` (details ``path``, ``errno``) if any step
-            fails; the target is then untouched and the temporary file removed.
+        NotebookError: ``NOTEBOOK_WRITE_FAILED``: the target is read-only (see
+            :func:`check_writable`), or (details ``path``, ``errno``) a step failed; the
+            target is then untouched and the temporary file removed.
     """
     target = Path(os.path.realpath(path))
+    check_writable(target)
     folder = target.parent
     tmp_name: str | None = None
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._atomic import atomic_write_bytes
+from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
 from jupyter_jcli.notebook._pairs import PairContext, combine_pair
 from jupyter_jcli.notebook.io import parse_notebook
 
@@ -82,7 +82,14 @@ def read_target(
 
 
 def write_all(changed: list[tuple[Path, bytes, bytes]]) -> None:
-    """Write each file atomically; if a later one fails, put the earlier ones back."""
+    """Write each file atomically; if a later one fails, put the earlier ones back.
+
+    Raises:
+        NotebookError: ``NOTEBOOK_WRITE_FAILED``; a read-only file (``check_writable``) is
+            found before any file is written.
+    """
+    for path, _before, _after in changed:
+        check_writable(path)
     done: list[tuple[Path, bytes]] = []
     try:
         for path, before, after in changed:

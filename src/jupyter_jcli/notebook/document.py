@@ -49,6 +49,7 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import _edits
+from jupyter_jcli.notebook._atomic import check_writable
 from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
@@ -533,6 +534,8 @@ class Document:
             ]
             changed = [item for item in changed if item[1] != item[2]]
             if changed:
+                for path, _before, _after in changed:
+                    check_writable(path)  # refuse a read-only file before snapshotting
                 snapshot = store.push(operation, changed)
                 try:
                     write_all(changed)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._atomic import atomic_write_bytes
+from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -295,7 +295,9 @@ def undo(
         NotebookError: ``UNDO_EMPTY`` when there is nothing to undo; ``UNDO_CONFLICT``
             (details ``path``, ``expected_sha256``, ``actual_sha256``) when a file no longer
             holds what the mutation wrote and ``force`` is false; ``NOTEBOOK_READ_FAILED``
-            when the snapshot's saved content cannot be read; ``NOTEBOOK_WRITE_FAILED``.
+            when the snapshot's saved content cannot be read; ``NOTEBOOK_WRITE_FAILED``
+            (details ``mode`` when a file is read-only: nothing is restored, the snapshot
+            is kept).
     """
     key = notebook_key_path(path)
     store = SnapshotStore(key, base_dir=base_dir)
@@ -331,6 +333,8 @@ def undo(
                     f"The snapshot of {entry.path} in {newest.folder} cannot be read.",
                     {"path": str(entry.path), "snapshot": str(newest.folder)},
                 ) from err
+        for entry, _content in contents:
+            check_writable(entry.path)  # a read-only file: refuse before restoring any
         for entry, content in contents:
             atomic_write_bytes(entry.path, content)
         store.discard(newest)
