@@ -189,9 +189,7 @@ async def test_reads_streams_and_errors(root: Path, tmp_path: Path) -> None:
 
 ERROR_CASES: list[tuple[str, dict[str, Any]]] = [
     ("OUTPUT_NOT_FOUND", {"path": TEXT_NB, "cell_index": 9, "output_index": 2}),
-    ("OUTPUT_NOT_FOUND", {"path": TEXT_NB, "cell_index": 9, "output_index": -1}),
     ("CELL_NOT_FOUND", {"path": TEXT_NB, "cell_index": 999}),
-    ("CELL_NOT_FOUND", {"path": TEXT_NB, "cell_index": "first"}),
     (
         "MIME_NOT_FOUND",
         {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "image/svg+xml"},
@@ -205,7 +203,6 @@ ERROR_CASES: list[tuple[str, dict[str, Any]]] = [
         {"path": ERRORS_NB, "cell_index": 6, "output_index": 0, "mime_type": "text/plain"},
     ),
     ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": 10**6}),
-    ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 0}),
     ("WINDOW_NOT_SUPPORTED", {"path": TEXT_NB, "cell_index": 9, "output_index": 0, "offset": 1}),
     ("OUTPUT_DATA_INVALID", {"path": "malformed.ipynb", "cell_index": 0, "output_index": 0}),
     ("FILE_NOT_FOUND", {"path": "missing.ipynb", "cell_index": 0}),
@@ -216,6 +213,13 @@ ERROR_CASES: list[tuple[str, dict[str, Any]]] = [
     ("USAGE_ERROR", {"path": 3, "cell_index": 5}),
     ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "mime_type": "text/plain"}),
     ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": 1}),
+    # the declared input schema is enforced (minimum, type) before the protocol is asked
+    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": -1}),
+    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": "first"}),
+    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 9, "output_index": -1}),
+    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 0}),
+    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": -1}),
+    ("USAGE_ERROR", {"path": "nb\u0000.ipynb", "cell_index": 0}),
 ]
 
 
@@ -231,6 +235,21 @@ async def test_every_failure_is_an_error_result_with_its_code(root: Path, tmp_pa
     assert unknown.structured_content is not None
     assert unknown.structured_content["code"] == "USAGE_ERROR"
     assert "Traceback" not in errlog.read_text(encoding="utf-8")
+
+
+async def test_schema_violations_are_listed_together(root: Path, tmp_path: Path) -> None:
+    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+        result, doc = await call(
+            session, path=TEXT_NB, cell_index=-1, output_index=-2, offset=-3, limit=0
+        )
+    assert error_code(result, doc) == "USAGE_ERROR"
+    problems = doc["details"]["problems"]
+    assert sorted(problem.split(":")[0] for problem in problems) == [
+        "cell_index",
+        "limit",
+        "offset",
+        "output_index",
+    ]
 
 
 async def test_error_details_let_the_caller_recover(root: Path, tmp_path: Path) -> None:

@@ -222,3 +222,30 @@ def test_checks_write_nothing(two_roots: tuple[Path, Path]) -> None:
     with pytest.raises(JcliError):
         resolve_in_roots("missing.ipynb", [a, b])
     assert sorted(os.walk(a.parent)) == before
+
+
+@pytest.mark.parametrize("must_exist", [True, False])
+@pytest.mark.parametrize("path", ["nb\0.ipynb", "sub/\0", "/abs/nb\0.ipynb"])
+def test_a_nul_byte_in_a_path_is_a_usage_error(
+    two_roots: tuple[Path, Path], path: str, must_exist: bool
+) -> None:
+    with pytest.raises(JcliError) as caught:
+        resolve_in_roots(path, two_roots, must_exist=must_exist)
+    assert caught.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_a_nul_byte_in_an_absolute_check_is_a_usage_error(two_roots: tuple[Path, Path]) -> None:
+    with pytest.raises(JcliError) as caught:
+        ensure_inside_roots(str(two_roots[0] / "x\0.ipynb"), two_roots)
+    assert caught.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_a_name_too_long_for_the_system_is_file_not_found(two_roots: tuple[Path, Path]) -> None:
+    for path in ("a" * 5000 + ".ipynb", ("b" * 200 + "/") * 30 + "x.ipynb"):
+        with pytest.raises(JcliError) as caught:
+            resolve_in_roots(path, two_roots)
+        assert caught.value.code == ErrorCode.FILE_NOT_FOUND
+
+
+def test_a_root_uri_holding_a_nul_byte_is_skipped(tmp_path: Path) -> None:
+    assert roots_from_uris([f"file://{tmp_path}/a%00b", tmp_path.as_uri()]) == (tmp_path.resolve(),)

@@ -221,6 +221,12 @@ async def test_domain_failures_are_error_results_with_codes(root: Path, tmp_path
             "wrong type": await error_code(session, "read_cells", path=PLOTS_NB, budget="many"),
             "missing required": await error_code(session, "remove_cell", path=PLOTS_NB),
             "unknown tool": await error_code(session, "no_such_tool", path=PLOTS_NB),
+            "nul in path": await error_code(session, "notebook_overview", path="nb\0.ipynb"),
+            "nul in new path": await error_code(session, "create_notebook", path="new\0.ipynb"),
+            "name too long": await error_code(session, "notebook_overview", path="a" * 5000),
+            "negative output cell": await error_code(
+                session, "read_notebook_output", path=PLOTS_NB, cell_index=-1
+            ),
         }
     assert codes == {
         "unknown cell": "CELL_NOT_FOUND",
@@ -233,6 +239,10 @@ async def test_domain_failures_are_error_results_with_codes(root: Path, tmp_path
         "wrong type": "USAGE_ERROR",
         "missing required": "USAGE_ERROR",
         "unknown tool": "USAGE_ERROR",
+        "nul in path": "USAGE_ERROR",
+        "nul in new path": "USAGE_ERROR",
+        "name too long": "FILE_NOT_FOUND",
+        "negative output cell": "USAGE_ERROR",
     }
     assert (root.parent / "outside.ipynb").read_bytes() == (root / PLOTS_NB).read_bytes()
 

@@ -17,6 +17,7 @@ from typing import Any
 import mcp_types as types
 
 from jupyter_jcli.errors import UsageError
+from jupyter_jcli.mcp._arguments import check_arguments
 from jupyter_jcli.mcp._readonly_schema import (
     INPUT_SCHEMA,
     OUTPUT_SCHEMA,
@@ -66,45 +67,29 @@ class OutputRequest:
 
     Attributes:
         path: the path as the client sent it (resolved later against the roots).
-        cell_index: the cell position (range checked by the protocol).
-        output_index: the output position, or None to list the cell's outputs.
+        cell_index: the cell position (>= 0; its upper bound is checked by the protocol).
+        output_index: the output position (>= 0), or None to list the cell's outputs.
         read_options: ``mime_type``, ``supported_mime_types``, ``offset``, ``limit`` given.
     """
 
     path: str
-    cell_index: Any
-    output_index: Any | None
+    cell_index: int
+    output_index: int | None
     read_options: dict[str, Any]
 
 
 def parse_output_arguments(arguments: Mapping[str, Any] | None) -> OutputRequest:
-    """Check argument names and JSON types; value ranges are the protocol's to judge.
+    """Check the arguments against the tool's declared input schema (names, JSON types,
+    ``minimum``, ``minLength``; :func:`jupyter_jcli.mcp._arguments.check_arguments`), so a
+    call the schema forbids never reaches the protocol.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for an unknown argument, a missing or mistyped ``path``
-            or ``cell_index``, mistyped MIME options, or read options without
-            ``output_index``.
+        UsageError: ``USAGE_ERROR`` listing every schema violation (details ``tool``,
+            ``problems``), or read options given without ``output_index``.
     """
-    args = dict(arguments or {})
-    unknown = sorted(set(args) - set(INPUT_SCHEMA["properties"]))
-    if unknown:
-        raise UsageError(f"Unknown argument(s): {', '.join(unknown)}.", {"unknown": unknown})
-    path = args.get("path")
-    if not isinstance(path, str) or not path:
-        raise UsageError("'path' must be a non-empty string.", {"parameter": "path"})
-    if "cell_index" not in args:
-        raise UsageError("'cell_index' is required.", {"parameter": "cell_index"})
-    mime_type = args.get("mime_type")
-    if mime_type is not None and not isinstance(mime_type, str):
-        raise UsageError("'mime_type' must be a string.", {"parameter": "mime_type"})
-    supported = args.get("supported_mime_types")
-    if supported is not None and not (
-        isinstance(supported, list) and all(isinstance(item, str) for item in supported)
-    ):
-        raise UsageError(
-            "'supported_mime_types' must be a list of strings.",
-            {"parameter": "supported_mime_types"},
-        )
+    args = {key: value for key, value in (arguments or {}).items() if value is not None}
+    check_arguments(TOOL_NAME, INPUT_SCHEMA, args)  # defaults are the protocol's to apply
+    path = str(args["path"])
     output_index = args.get("output_index")
     read_options = {key: args[key] for key in _READ_OPTIONS if args.get(key) is not None}
     if output_index is None and read_options:

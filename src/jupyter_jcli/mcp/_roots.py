@@ -15,6 +15,9 @@ Rules (every function here applies them the same way):
   ``PATH_AMBIGUOUS``, none is ``FILE_NOT_FOUND`` (or ``PATH_NOT_ALLOWED`` when the candidates
   lie outside every root, so a refusal never reveals whether an outside file exists).
 - No roots at all is ``ROOTS_REQUIRED``.
+- A path no file can have is refused before any file system call: a NUL byte is
+  ``USAGE_ERROR`` (as on the command line), an empty path or a name the system finds too long
+  is ``FILE_NOT_FOUND``.
 
 The errors are :class:`~jupyter_jcli.errors.JcliError` with those codes; ``details`` name the
 requested path and the roots, never anything found outside them. Nothing here writes; the
@@ -30,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
-from jupyter_jcli.errors import ErrorCode, JcliError
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 
 __all__ = [
     "ensure_inside_roots",
@@ -96,7 +99,7 @@ def roots_from_uris(uris: Iterable[str]) -> tuple[Path, ...]:
         if parts.scheme.lower() != "file" or parts.netloc.lower() not in _LOCAL_HOSTS:
             continue
         local = url2pathname(parts.path)
-        if not local:
+        if not local or "\0" in local:  # a NUL byte (``%00``): no folder can have that name
             continue
         resolved.append(Path(local).resolve())
     return _dedupe(resolved)
@@ -116,6 +119,24 @@ def find_root(path: Path, roots: Sequence[Path]) -> Path | None:
         if path == root or root in path.parents:
             return root
     return None
+
+
+def _check_path_text(text: str) -> None:
+    """Refuse a path no file can have, before the OS is asked (``os.stat`` raises ValueError)."""
+    if not text:
+        raise JcliError(ErrorCode.FILE_NOT_FOUND, "The path is empty.", {"path": text})
+    if "\0" in text:
+        raise UsageError(
+            "The path contains a NUL byte, which no file name can hold.", {"path": repr(text)}
+        )
+
+
+def _exists(candidate: Path) -> bool:
+    """Whether ``candidate`` exists; a name the OS refuses (too long, ...) does not."""
+    try:
+        return candidate.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _require_roots(roots: Sequence[Path]) -> None:
@@ -151,9 +172,11 @@ def ensure_inside_roots(
         The resolved path.
 
     Raises:
-        JcliError: ``ROOTS_REQUIRED`` (no roots), ``PATH_NOT_ALLOWED`` (outside every root).
+        JcliError: ``ROOTS_REQUIRED`` (no roots), ``PATH_NOT_ALLOWED`` (outside every root),
+            ``USAGE_ERROR`` (a NUL byte in the path), ``FILE_NOT_FOUND`` (an empty path).
     """
     _require_roots(roots)
+    _check_path_text(os.fspath(path))
     resolved = Path(path).resolve()
     if find_root(resolved, roots) is None:
         raise _not_allowed(path, roots, what)
@@ -183,12 +206,11 @@ def resolve_in_roots(
         JcliError: ``ROOTS_REQUIRED``; ``PATH_NOT_ALLOWED`` (resolves outside every root);
             ``PATH_AMBIGUOUS`` (a relative path matching several files; details ``matches``);
             ``FILE_NOT_FOUND`` (a relative path matching none, with ``must_exist``; an empty
-            path).
+            path); ``USAGE_ERROR`` (a NUL byte in the path).
     """
     _require_roots(roots)
     text = os.fspath(path)
-    if not text:
-        raise JcliError(ErrorCode.FILE_NOT_FOUND, "The path is empty.", {"path": text})
+    _check_path_text(text)
     requested = Path(text)
     if requested.is_absolute():
         return ensure_inside_roots(requested, roots)
@@ -203,7 +225,7 @@ def resolve_in_roots(
         else:
             inside.append(candidate)
     candidates = _dedupe(inside)
-    matches = [candidate for candidate in candidates if candidate.exists()]
+    matches = [candidate for candidate in candidates if _exists(candidate)]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
