@@ -93,6 +93,32 @@ def test_a_dying_kernel_exits_1_with_kernel_died(tmp_path: Path) -> None:
 
 
 @pytest.mark.kernel
+def test_what_a_dying_cell_printed_is_shown_and_saved(tmp_path: Path) -> None:
+    # the sleep lets ipykernel's I/O thread send "bye" before the process ends (os._exit
+    # right after a print can lose it inside the kernel, before any client sees it)
+    dying = "import os, time\nprint('bye', flush=True)\ntime.sleep(1)\nos._exit(1)"
+    path = notebook(tmp_path, ["x = 1", dying, "y = 2"])
+    first, dies, last = names(path)
+    run = run_cli("-j", "run", path, "--all")
+    assert run.exit_code == 1
+    document = run.json()
+    cells = {c["name"]: c for c in document["run"]["cells"]}
+    assert [cells[n]["status"] for n in (first, dies, last)] == ["ok", "died", "skipped"]
+    assert document["run"]["error"]["code"] == ErrorCode.KERNEL_DIED
+    assert cells[dies]["outputs"]["text"].endswith("bye\n")
+    assert cells[dies]["written"] is True
+    saved = nbformat.read(path, as_version=4)
+    assert saved.cells[1].outputs == [nbformat.v4.new_output("stream", name="stdout", text="bye\n")]
+    assert saved.cells[1].execution_count == 2
+    # statuses describe the live kernel; it died, so nothing ran on a live kernel
+    statuses = {c["name"]: c["status"] for c in document["overview"]["cells"]}
+    assert statuses == {first: "never_run", dies: "never_run", last: "never_run"}
+    text = run_cli("run", path, "--cell", dies)
+    assert text.exit_code == 1
+    assert "bye" in text.stdout.split("died", 1)[1].split("\n\n", 1)[0]
+
+
+@pytest.mark.kernel
 def test_run_cell_runs_only_the_named_cells_in_order(tmp_path: Path) -> None:
     path = notebook(tmp_path, ["v = 'a'", "v += 'b'", "print(v)"])
     first, _second, third = names(path)

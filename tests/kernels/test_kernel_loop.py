@@ -177,6 +177,42 @@ async def test_a_kernel_that_dies_is_reported_and_replaced(tmp_path: Path) -> No
     assert first.shutdowns
 
 
+class LateWordsBackend(ScriptedBackend):
+    """A kernel whose last outputs reach the client only after its death is noticed (as
+    ipykernel's do: they leave from its I/O thread)."""
+
+    def __init__(self) -> None:
+        super().__init__(self._dies)
+        self.late: list[dict[str, Any]] = []
+
+    def _dies(self, b: ScriptedBackend, msg_id: str, code: str) -> None:
+        b.emit(message("execute_input", msg_id, code=code, execution_count=1))
+        self.late = [
+            message("stream", msg_id, name="stdout", text="bye\n"),
+            message("display_data", msg_id, data={"text/plain": "last"}, metadata={}),
+        ]
+        b.alive = False
+
+    async def is_alive(self) -> bool:
+        if not self.alive:
+            for late in self.late:
+                self.emit(late)
+            self.late = []
+        return self.alive
+
+
+async def test_outputs_arriving_after_the_death_is_noticed_are_kept(tmp_path: Path) -> None:
+    backend = LateWordsBackend()
+    kernel = make_kernel(tmp_path, backend)
+    with anyio.fail_after(10):
+        died = await kernel.execute("print('bye'); os._exit(1)", cell_key="crash")
+    assert died.status == "died"
+    assert died.outputs == [
+        {"output_type": "stream", "name": "stdout", "text": "bye\n"},
+        {"output_type": "display_data", "data": {"text/plain": "last"}, "metadata": {}},
+    ]
+
+
 async def test_a_kernel_that_ignores_interrupts_is_killed_after_settling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,7 +20,7 @@ from jupyter_jcli.kernels._config import POLL_INTERVAL, SETTLE_TIMEOUT
 from jupyter_jcli.kernels._translate import OutputCollector, message_type
 from jupyter_jcli.kernels._types import KernelMessage, OutputCallback
 
-__all__ = ["INTERRUPT_RETRY", "REPLY_GRACE", "RunOutcome", "run_request"]
+__all__ = ["DRAIN_TIMEOUT", "INTERRUPT_RETRY", "REPLY_GRACE", "RunOutcome", "run_request"]
 
 INTERRUPT_RETRY = 2.0
 """Seconds between interrupts while a timed-out or abandoned request settles."""
@@ -30,6 +30,12 @@ REPLY_GRACE = 2.0
 reply is sent before ``idle``; ipykernel sends none when an interrupt lands in its own code
 after the user's code (it logs "KeyboardInterrupt caught in kernel"), and the request is then
 over without one."""
+
+DRAIN_TIMEOUT = 1.0
+"""Seconds spent, at most, reading the iopub messages a dead kernel sent before it died
+(what the cell printed up to its death: it is kept, saved and shown with the ``died`` cell)."""
+_DRAIN_QUIET = 0.1
+"""Seconds without a new message that end the drain early."""
 
 Ending = Literal["done", "timeout", "died", "unsettled"]
 
@@ -93,6 +99,19 @@ class _Waiter:
                 if not await self.backend.is_alive():
                     return "died"
         return "done"
+
+    async def drain(self) -> None:
+        """Collect the request's messages still queued after the kernel died, within
+        :data:`DRAIN_TIMEOUT` s: the kernel's last outputs often arrive after the death is
+        noticed (ipykernel sends from its own I/O thread)."""
+        deadline = time.monotonic() + DRAIN_TIMEOUT
+        while (now := time.monotonic()) < deadline:
+            try:
+                got = await self._iopub(min(_DRAIN_QUIET, deadline - now))
+            except Exception:  # the dead kernel's channels may be closed under us
+                return
+            if not got:
+                return
 
     async def _iopub(self, wait: float) -> bool:
         msg = await self.backend.next_iopub(wait)
@@ -193,8 +212,10 @@ async def run_request(
         after = await _settle(waiter)
         settled = after == "done"
         ending = "died" if after == "died" else "timeout"
-    reply = waiter.reply if waiter.reply is not None else _reply_from_outputs(collector)
     duration = time.monotonic() - started
+    if ending == "died":
+        await waiter.drain()
+    reply = waiter.reply if waiter.reply is not None else _reply_from_outputs(collector)
     if ending == "died":
         return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
     if ending == "timeout":

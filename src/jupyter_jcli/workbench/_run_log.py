@@ -6,6 +6,13 @@ parent, every parent is fresh and its parents are the ones it ran with. A new or
 kernel has a new epoch, so every earlier record stops counting; no live kernel means nothing
 is fresh, whatever the file's metadata says. Statuses are computed from revs at read time,
 so a mutation needs no hook here: an edited cell simply has a rev no record carries.
+
+A cell whose run killed the kernel (``died``) is recorded, not ok, against the dead kernel's
+epoch. Statuses describe the live kernel, and that kernel is gone: until the next execution
+starts a new one, and after it, the cell reads ``never_run`` like every other cell (its
+namespace is lost, so it did not run on the live kernel). What it printed before dying is
+not lost: the execute result carries it (status ``died``, condensed outputs) and it is
+saved with the cell, with its execution count.
 """
 
 from __future__ import annotations
