@@ -10,10 +10,10 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
-from jupyter_jcli.notebook._pairs import PairContext, combine_pair
+from jupyter_jcli.notebook._pairs import PairContext, combine_pair, paired_text_files
 from jupyter_jcli.notebook.io import parse_notebook
 
-__all__ = ["FileState", "read_file", "read_target", "write_all", "written_state"]
+__all__ = ["FileState", "Loaded", "read_file", "read_target", "write_all", "written_state"]
 
 
 @dataclass(frozen=True)
@@ -59,26 +59,86 @@ def read_file(path: Path) -> FileState:
     )
 
 
-def read_target(
-    target: Path,
-) -> tuple[dict[str, Any], tuple[FileState, ...], PairContext | None]:
+Loaded = tuple[dict[str, Any], tuple[FileState, ...], PairContext | None, NotebookError | None]
+"""``(notebook model, files with the .ipynb first, pair context, refusal)``: see
+:func:`read_target`."""
+
+
+def read_target(target: Path) -> Loaded:
+    """Read an ``.ipynb`` or a py:percent ``.py`` with the files it is paired with.
+
+    An ``.ipynb`` paired by its ``metadata.jupytext.formats`` with an existing text file
+    (``_pairs.paired_text_files``) is read as that pair, like the text file would be, so a
+    mutation writes both.
+
+    Returns:
+        ``(notebook, files, pair, refusal)``. ``refusal`` is ``None`` or the error every
+        mutation of this content must raise (reads still work): ``PAIR_OUT_OF_SYNC`` when
+        the ``.ipynb`` is newer than its text file and their inputs differ (jupytext's own
+        refusal; details ``notebook_path``, ``text_path``, ``newer``, both ``*_mtime_ns``);
+        ``FILE_TYPE_UNSUPPORTED`` when the ``.ipynb`` is paired with several existing text
+        files; the ``NOTEBOOK_READ_FAILED``/``FILE_NOT_FOUND`` of a paired text file that
+        cannot be read or combined (the ``.ipynb`` is then read alone).
+
+    Raises:
+        NotebookError: the read codes of ``Document.load``.
+    """
     suffix = target.suffix.lower()
     if suffix == ".ipynb":
         state = read_file(target)
-        return parse_notebook(state.raw, path=target), (state,), None
+        notebook = parse_notebook(state.raw, path=target)
+        texts = paired_text_files(target, notebook.get("metadata"))
+        if not texts:
+            return notebook, (state,), None, None
+        if len(texts) > 1:
+            refusal = NotebookError(
+                ErrorCode.FILE_TYPE_UNSUPPORTED,
+                f"{target} is paired with several text files; jupyter-jcli edits a notebook "
+                "paired with one text file only (edit that file, or unpair the others).",
+                {"path": str(target), "paired_files": [str(path) for path, _fmt in texts]},
+            )
+            return notebook, (state,), None, refusal
+        [(text_path, fmt)] = texts
+        try:
+            text_state = read_file(text_path)
+            return _combined(text_state, state, fmt)
+        except NotebookError as err:
+            return notebook, (state,), None, err
     if suffix == ".py":
         from jupyter_jcli.notebook.pairing import find_paired_notebook
 
         py_state = read_file(target)
         ipynb_path = Path(os.path.abspath(find_paired_notebook(target)))
         ipynb_state = read_file(ipynb_path)
-        notebook, pair = combine_pair(target, py_state.raw, ipynb_path, ipynb_state.raw)
-        return notebook, (ipynb_state, py_state), pair
+        return _combined(py_state, ipynb_state, None)
     raise NotebookError(
         ErrorCode.FILE_TYPE_UNSUPPORTED,
         f"{target} is neither a .ipynb notebook nor a paired .py file.",
         {"path": str(target), "suffix": target.suffix},
     )
+
+
+def _combined(text: FileState, ipynb: FileState, fmt: dict[str, Any] | None) -> Loaded:
+    notebook_newer = ipynb.mtime_ns > text.mtime_ns
+    notebook, pair = combine_pair(
+        text.path, text.raw, ipynb.path, ipynb.raw, fmt=fmt, notebook_newer=notebook_newer
+    )
+    refusal = None
+    if pair.out_of_sync is not None:
+        refusal = NotebookError(
+            ErrorCode.PAIR_OUT_OF_SYNC,
+            f"{ipynb.path} is more recent than its paired {text.path} and their inputs "
+            "differ: an edit would take the older text file's inputs and drop the notebook's "
+            f"newer ones. Run `jupytext --sync {ipynb.path}` to update the text file from the "
+            "notebook (or touch the text file to keep its inputs), then retry.",
+            {
+                **pair.out_of_sync,
+                "newer": "notebook",
+                "notebook_mtime_ns": ipynb.mtime_ns,
+                "text_mtime_ns": text.mtime_ns,
+            },
+        )
+    return notebook, (ipynb, text), pair, refusal
 
 
 def write_all(changed: list[tuple[Path, bytes, bytes]]) -> None:

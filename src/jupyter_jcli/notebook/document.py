@@ -35,7 +35,16 @@ the same way by :meth:`Document.write_outputs`.
 
 For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
-then the ``.py``. Snapshots hold both, so undo restores both.
+then the ``.py``. Snapshots hold both, so undo restores both. An ``.ipynb`` whose
+``metadata.jupytext.formats`` pairs it with an existing text file is the same pair seen from
+the notebook: loading it reads both and a mutation writes both, so the text file never keeps
+older inputs that jupytext would later restore. A pair whose ``.ipynb`` is newer than its text
+file with different inputs (edited by a tool that ignores the pairing) is refused with
+``PAIR_OUT_OF_SYNC`` (jupytext's own rule) rather than edited on the text file's older inputs.
+
+A file without a write bit for its owner (``chmod 444``) is never replaced
+(``NOTEBOOK_WRITE_FAILED``, details ``mode``), checked before the snapshot: replacing a file
+only needs the folder's permission, and root passes ``os.access``.
 """
 
 from __future__ import annotations
@@ -139,9 +148,12 @@ class Document:
         files: tuple[FileState, ...],
         pair: PairContext | None,
         base_dir: Path | None,
+        *,
+        refusal: NotebookError | None = None,
     ) -> None:
         self._path = path
         self._pair = pair
+        self._refusal = refusal
         self._base_dir = base_dir
         self._adopt(notebook, files)
 
@@ -156,11 +168,13 @@ class Document:
         Raises:
             NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
                 ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
-                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook).
+                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook). A pair that
+                may be read but not edited loads; its mutations raise ``PAIR_OUT_OF_SYNC``
+                (see ``_files.read_target``).
         """
         target = Path(os.path.abspath(path))
-        notebook, files, pair = read_target(target)
-        return cls(target, notebook, files, pair, cache_dir)
+        notebook, files, pair, refusal = read_target(target)
+        return cls(target, notebook, files, pair, cache_dir, refusal=refusal)
 
     # ------------------------------------------------------------------ reading
 
@@ -176,7 +190,8 @@ class Document:
 
     @property
     def paired_py(self) -> Path | None:
-        """The py:percent file edited alongside, or ``None``."""
+        """The text file edited alongside (a py:percent file, or the text file an ``.ipynb``
+        is paired with by its ``jupytext.formats``), or ``None``."""
         return self._pair.py_path if self._pair is not None else None
 
     @property
@@ -223,8 +238,9 @@ class Document:
 
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
-        notebook, files, pair = read_target(self._path)
+        notebook, files, pair, refusal = read_target(self._path)
         self._pair = pair
+        self._refusal = refusal
         self._adopt(notebook, files)
 
     # ------------------------------------------------------------------ mutations
@@ -467,13 +483,8 @@ class Document:
         fresh content under the lock and write it atomically; amend the newest snapshot."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
-            disk = tuple(read_file(state.path) for state in self._files)
-            if [state.sha256 for state in disk] != [state.sha256 for state in self._files]:
-                notebook, disk, pair = read_target(self._path)
-                self._pair = pair
-                self._adopt(notebook, disk)
-            else:
-                disk = self._files
+            self._refresh()
+            disk = self._files
             cells: list[dict[str, Any]] = list(self._notebook["cells"])
             written = change(self._views, cells)
             if not written:
@@ -494,6 +505,22 @@ class Document:
             self._adopt(new_notebook, files)
         return tuple(written)
 
+    def _refresh(self) -> bool:
+        """Under the lock: re-read the target if a file changed on disk (returns whether)
+        or if the content is refused (the refusal may be gone, e.g. after ``jupytext
+        --sync`` or a touch); then raise the refusal if there still is one."""
+        disk = tuple(read_file(state.path) for state in self._files)
+        changed = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
+        if changed or self._refusal is not None:
+            notebook, files, pair, refusal = read_target(self._path)
+            self._pair = pair
+            self._refusal = refusal
+            self._adopt(notebook, files)
+        if self._refusal is not None:
+            refusal = self._refusal
+            raise NotebookError(refusal.code, refusal.message, refusal.details)
+        return changed
+
     def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
         self._notebook = notebook
         self._files = files
@@ -509,14 +536,8 @@ class Document:
     ) -> MutationResult:
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
-            disk = tuple(read_file(state.path) for state in self._files)
-            reloaded = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
-            if reloaded:
-                notebook, disk, pair = read_target(self._path)
-                self._pair = pair
-                self._adopt(notebook, disk)
-            else:
-                disk = self._files
+            reloaded = self._refresh()
+            disk = self._files
             work = Working(
                 path=self._path,
                 cells=list(self._notebook["cells"]),
