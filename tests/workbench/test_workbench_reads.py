@@ -207,3 +207,22 @@ def test_fair_split_is_max_min_fair(demands: list[int], room: int, shares: list[
 
     assert fair_split(demands, room) == shares
     assert sum(fair_split(demands, room)) <= max(room, 0)
+
+
+@pytest.mark.timeout(120)  # a bound on the work, not a timing assertion
+def test_a_huge_cell_is_not_analysed_and_its_source_is_clipped(work: Path) -> None:
+    from jupyter_jcli.analysis import MAX_ANALYZED_SOURCE
+
+    huge = "# huge\n" + "\n".join(f"x{i % 1000} = {i}" for i in range(200_000))
+    assert len(huge) > MAX_ANALYZED_SOURCE
+    path = make_notebook(work, ["a = 1", huge, "print(x5, a)"], "huge")
+    overview = notebook_overview(path)
+    _setup, big, after = (cell.name for cell in overview.cells)
+    assert overview.lint_summary.get("too_large") == 1
+    assert [f.kind for f in overview.findings if f.cell == big] == ["wildcard_writer", "too_large"]
+    assert big in next(c for c in overview.cells if c.name == after).parents
+    result = read_cells(path, budget=1000)
+    cut = next(cell for cell in result.cells if cell.name == big)
+    assert result.characters <= 1000
+    assert cut.source.startswith("# huge\nx0 = 0\n")
+    assert cut.source_omitted_characters > len(huge) - 1000

@@ -13,7 +13,7 @@ IPython is imported lazily, only for cells that hold magics, shell or help synta
 
 from __future__ import annotations
 
-from jupyter_jcli.analysis._cell import CELL_TYPES, analyze_cell, clear_cache
+from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell, clear_cache
 from jupyter_jcli.analysis._graph import (
     CellDict,
     CellInput,
@@ -40,6 +40,7 @@ __all__ = [
     "ARG_MUTATING_FUNCTIONS",
     "BUILTIN_NAMES",
     "CELL_TYPES",
+    "MAX_ANALYZED_SOURCE",
     "MUTATING_METHODS",
     "CallTimeEffects",
     "CellDict",

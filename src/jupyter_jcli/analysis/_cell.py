@@ -12,10 +12,15 @@ from jupyter_jcli.analysis._magics import parse_python
 from jupyter_jcli.analysis._types import CellEffects, SyntaxErrorInfo
 from jupyter_jcli.errors import AnalysisError, ErrorCode
 
-__all__ = ["CELL_TYPES", "analyze_cell", "clear_cache"]
+__all__ = ["CELL_TYPES", "MAX_ANALYZED_SOURCE", "analyze_cell", "clear_cache"]
 
 CELL_TYPES = frozenset({"code", "markdown", "raw"})
 """The nbformat 4 cell types (``nbformat/v4/nbformat.v4.schema.json``)."""
+
+MAX_ANALYZED_SOURCE = 1_000_000
+"""Characters (code points) of cell source analysed at most. A larger code cell is not
+parsed (parsing and walking millions of lines takes minutes): it is reported ``too_large``,
+treated as opaque and as a wildcard writer, with unknown reads."""
 
 _CACHE_SIZE = 16384
 _cache: OrderedDict[bytes, CellEffects] = OrderedDict()
@@ -47,7 +52,9 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
 
     Returns:
         The cell's :class:`CellEffects`. A cell that does not parse has only
-        ``syntax_error`` set (line 1-based, column 0-based, Python's message).
+        ``syntax_error`` set (line 1-based, column 0-based, Python's message). A code cell
+        longer than :data:`MAX_ANALYZED_SOURCE` characters is not parsed: ``too_large`` is
+        set and it is a wildcard writer with no known reads.
 
     Raises:
         AnalysisError: ``INVALID_CELL_TYPE`` when ``cell_type`` is not an nbformat 4 type.
@@ -60,6 +67,8 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
                 {"cell_type": cell_type, "valid": sorted(CELL_TYPES)},
             )
         return _NON_CODE[cell_type]
+    if len(source) > MAX_ANALYZED_SOURCE:
+        return _too_large(len(source))
     key = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     with _lock:
         hit = _cache.get(key)
@@ -72,6 +81,11 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return effects
+
+
+def _too_large(length: int) -> CellEffects:
+    what = f"a source too large to analyse ({length:,} characters > {MAX_ANALYZED_SOURCE:,})"
+    return CellEffects(wildcard_writers=(what,), too_large=True)
 
 
 def _analyze(source: str) -> CellEffects:

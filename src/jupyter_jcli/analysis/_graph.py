@@ -104,6 +104,7 @@ class CellDict(TypedDict):
     children: list[str]
     opaque_magics: list[str]
     wildcard_writers: list[str]
+    too_large: bool
     syntax_error: SyntaxErrorDict | None
 
 
@@ -190,6 +191,7 @@ class NotebookGraph:
                     "children": [self.cells[c].key for c in n.children],
                     "opaque_magics": list(e.opaque_magics),
                     "wildcard_writers": list(e.wildcard_writers),
+                    "too_large": e.too_large,
                     "syntax_error": None
                     if err is None
                     else {"line": err.line, "col": err.col, "message": err.message},
@@ -212,7 +214,13 @@ _NO_INPUTS: Mapping[str, int] = MappingProxyType({})
 
 
 def _has_lint(eff: CellEffects) -> bool:
-    return bool(eff.syntax_error or eff.history_refs or eff.wildcard_writers or eff.opaque_magics)
+    return bool(
+        eff.syntax_error
+        or eff.history_refs
+        or eff.wildcard_writers
+        or eff.opaque_magics
+        or eff.too_large
+    )
 
 
 def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:

@@ -18,6 +18,7 @@ FindingKind = Literal[
     "output_history",
     "wildcard_writer",
     "opaque_cell",
+    "too_large",
 ]
 """The kinds of lint finding, in the order they are reported for one cell."""
 
@@ -28,6 +29,7 @@ _ORDER: tuple[FindingKind, ...] = (
     "output_history",
     "wildcard_writer",
     "opaque_cell",
+    "too_large",
 )
 
 
@@ -101,6 +103,7 @@ def lint_cells(
             or eff.history_refs
             or eff.wildcard_writers
             or eff.opaque_magics
+            or eff.too_large
         ):
             continue
         cell: dict[FindingKind, Finding] = {}
@@ -136,5 +139,11 @@ def lint_cells(
             magics = _join([f"%%{m}" for m in eff.opaque_magics])
             msg = f"runs code that is not Python ({magics}); its effects are not analysed"
             cell["opaque_cell"] = Finding("opaque_cell", key, i, (), msg)
+        if eff.too_large:
+            msg = (
+                "too large to analyse: it may write any name and what it reads is unknown, "
+                "so edits above it do not make it stale"
+            )
+            cell["too_large"] = Finding("too_large", key, i, (), msg)
         found.extend(cell[k] for k in _ORDER if k in cell)
     return found

@@ -72,6 +72,10 @@ class CellEffects:
         magics: every line or cell magic name used, ``%name`` or ``%%name``, in order.
         syntax_error: where the cell fails to parse after IPython's input transformation, or
             ``None``. A cell with a syntax error has no other effects.
+        too_large: the source exceeds
+            :data:`~jupyter_jcli.analysis.MAX_ANALYZED_SOURCE` characters and was not
+            parsed: the cell is opaque, a wildcard writer (it may bind any name), and what
+            it reads is unknown (no parents).
     """
 
     cell_type: str = "code"
@@ -87,6 +91,7 @@ class CellEffects:
     wildcard_writers: tuple[str, ...] = ()
     magics: tuple[str, ...] = ()
     syntax_error: SyntaxErrorInfo | None = None
+    too_large: bool = False
     writes: frozenset[str] = field(init=False, default=frozenset())
     """Every name the cell's own code writes: ``defines | mutates | deletes`` (derived)."""
 
@@ -95,8 +100,9 @@ class CellEffects:
 
     @property
     def is_opaque(self) -> bool:
-        """True when the cell holds a cell magic whose body is not analysed as Python."""
-        return bool(self.opaque_magics)
+        """True when part of the cell is not analysed as Python: a cell magic whose body is
+        not Python, or a source too large to analyse."""
+        return bool(self.opaque_magics) or self.too_large
 
     @property
     def is_wildcard(self) -> bool:
