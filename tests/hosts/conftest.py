@@ -20,6 +20,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder / ".config"))
     monkeypatch.setenv("CODEX_HOME", str(folder / ".codex"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(folder / ".gitconfig"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder / ".local" / "state"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     return folder
 

@@ -11,7 +11,7 @@ import pytest
 import tomlkit
 from hosts_helpers import run_json, snapshot
 
-from jupyter_jcli.hosts import Scope, setup_host, setup_status
+from jupyter_jcli.hosts import Scope, SetupError, setup_host, setup_status
 from jupyter_jcli.hosts._files import apply_changes
 
 BIN = Path(sys.executable).parent
@@ -113,7 +113,8 @@ def test_claude_project_config_names_both_servers_by_absolute_script_with_root(
 
 def test_claude_user_setup_writes_user_config_without_root(project: Path, home: Path) -> None:
     state = home / ".claude.json"
-    state.write_text(json.dumps({"userID": "abc", "projects": {}}, indent=2) + "\n")
+    original = json.dumps({"userID": "abc", "projects": {}}, indent=2) + "\n"
+    state.write_text(original)
     setup_host("claude", Scope.USER)
     doc = json.loads(state.read_text())
     assert doc["userID"] == "abc"
@@ -124,7 +125,9 @@ def test_claude_user_setup_writes_user_config_without_root(project: Path, home: 
         "text_outputs_and_images.ipynb": snapshot(project)["text_outputs_and_images.ipynb"]
     }
     setup_host("claude", Scope.USER, remove=True)
-    assert json.loads(state.read_text()) == {"userID": "abc", "projects": {}, "mcpServers": {}}
+    assert state.read_text() == original  # the mcpServers setup added is gone with its entries
+    assert not (home / ".claude" / "settings.json").exists()  # setup created it: deleted
+    assert not (home / ".local" / "state" / "jupyter-jcli" / "setup-state.json").exists()
 
 
 def test_codex_user_setup_goes_to_codex_home_and_keeps_its_style(home: Path) -> None:
@@ -303,9 +306,10 @@ def test_status_says_what_is_installed_where(
     assert states[("dsh", "project", "plugin")] == "absent"
     assert states[("codex", "project", "hook:guard")] == "invalid"
     assert states[("git", "project", "gitignore")] == "absent"
-    servers = json.loads((project / ".mcp.json").read_text())
-    servers["mcpServers"]["jupyter-mcp"]["args"] = ["--root", "/elsewhere"]
-    (project / ".mcp.json").write_text(json.dumps(servers))
+    # as if an older setup had written another root: the entry and the ledger say so
+    for path in (project / ".mcp.json", project / ".j-cli" / "setup-state.json"):
+        path.write_text(path.read_text().replace(f'"{project}"', '"/old"'))
+    assert '"/old"' in (project / ".mcp.json").read_text()
     status, document = run_json(capsys, "setup", "status")
     assert status == 0
     found = {(i["host"], i["scope"], i["item"]): i["state"] for i in document["items"]}
@@ -319,9 +323,183 @@ def test_status_says_what_is_installed_where(
 def test_a_moved_installation_updates_our_entries_in_place(project: Path) -> None:
     setup_host("codex", Scope.PROJECT, project)
     path = project / ".codex" / "config.toml"
-    path.write_text(path.read_text().replace(str(BIN), "/old/venv/bin"))
+    ledger = project / ".j-cli" / "setup-state.json"  # what the older installation wrote
+    for file in (path, ledger):
+        file.write_text(file.read_text().replace(str(BIN), "/old/venv/bin"))
     result = setup_host("codex", Scope.PROJECT, project)
-    assert [c.action for c in result.changes] == ["update"]
+    assert [(c.path, c.action) for c in result.changes] == [(path, "update"), (ledger, "update")]
+    assert "/old/venv/bin" not in ledger.read_text()
     text = path.read_text()
     assert "/old/venv/bin" not in text
     assert text.count("[[hooks.PreToolUse]]") == 1
+
+
+OWN_SERVER = "/opt/my/own/jupyter-mcp"
+
+# One of our server names taken by the person's own server, in each host's file.
+TAKEN: dict[str, tuple[str, str]] = {
+    "claude": (
+        ".mcp.json",
+        json.dumps({"mcpServers": {"jupyter-mcp": {"command": OWN_SERVER, "args": ["--x"]}}}),
+    ),
+    "codex": (".codex/config.toml", f'[mcp_servers.jupyter-mcp]\ncommand = "{OWN_SERVER}"\n'),
+    "opencode": (
+        "opencode.json",
+        json.dumps({"mcp": {"jupyter-mcp": {"type": "local", "command": [OWN_SERVER]}}}),
+    ),
+}
+
+
+@pytest.mark.parametrize("host", sorted(TAKEN))
+def test_our_name_on_someone_elses_server_is_a_conflict_and_remove_leaves_it(
+    project: Path, capsys: pytest.CaptureFixture[str], host: str
+) -> None:
+    relative, text = TAKEN[host]
+    files = {relative: text}
+    if host == "claude":  # the person already approved their own jupyter-mcp
+        files[".claude/settings.local.json"] = '{"enabledMcpjsonServers": ["jupyter-mcp"]}'
+    _write(project, files)
+    before = snapshot(project)
+    status, document = run_json(capsys, "setup", host)
+    assert (status, document["code"]) == (1, "CONFIG_CONFLICT")
+    assert document["details"]["name"] == "jupyter-mcp"
+    assert snapshot(project) == before
+    status, document = run_json(capsys, "setup", host, "--remove")
+    assert status == 0
+    assert snapshot(project) == before, "remove touched nothing of the person's"
+
+
+def test_a_user_scope_server_of_someone_elses_is_a_conflict(home: Path) -> None:
+    config = home / ".claude.json"
+    config.write_text(json.dumps({"mcpServers": {"jcli-notebook-output": {"command": OWN_SERVER}}}))
+    before = config.read_bytes()
+    with pytest.raises(SetupError) as caught:
+        setup_host("claude", Scope.USER)
+    assert caught.value.code == "CONFIG_CONFLICT"
+    assert config.read_bytes() == before
+    assert not (home / ".claude").exists()
+
+
+def test_remove_takes_back_only_the_approvals_setup_added(project: Path) -> None:
+    local = project / ".claude" / "settings.local.json"
+    original = '{\n  "enabledMcpjsonServers": [\n    "jupyter-mcp",\n    "other"\n  ]\n}\n'
+    _write(project, {".claude/settings.local.json": original})
+    setup_host("claude", Scope.PROJECT, project)
+    names = json.loads(local.read_text())["enabledMcpjsonServers"]
+    assert names == ["jupyter-mcp", "other", "jcli-notebook-output"]
+    setup_host("claude", Scope.PROJECT, project, remove=True)
+    assert local.read_text() == original  # the person's own "jupyter-mcp" stays approved
+    assert not (project / ".mcp.json").exists()  # setup created it: deleted
+    assert not (project / ".j-cli").exists()
+
+
+def test_a_server_the_person_disabled_is_not_re_enabled(project: Path) -> None:
+    _write(project, {".claude/settings.local.json": '{"disabledMcpjsonServers": ["jupyter-mcp"]}'})
+    before = snapshot(project)
+    with pytest.raises(SetupError) as caught:
+        setup_host("claude", Scope.PROJECT, project)
+    assert caught.value.code == "CONFIG_CONFLICT"
+    assert caught.value.details["key"] == "disabledMcpjsonServers"
+    assert snapshot(project) == before
+
+
+def test_a_hand_edited_entry_of_ours_is_no_longer_ours(project: Path) -> None:
+    setup_host("opencode", Scope.PROJECT, project)
+    config = project / "opencode.json"
+    config.write_text(config.read_text().replace('"enabled": true', '"enabled": false'))
+    with pytest.raises(SetupError) as caught:
+        setup_host("opencode", Scope.PROJECT, project)
+    assert caught.value.code == "CONFIG_CONFLICT"
+    setup_host("opencode", Scope.PROJECT, project, remove=True)
+    assert json.loads(config.read_text())["mcp"]["jupyter-mcp"]["enabled"] is False
+
+
+def _styles(doc: dict[str, Any]) -> dict[str, str]:
+    return {
+        "compact": json.dumps(doc, separators=(",", ":")),
+        "spaced": json.dumps(doc),
+        "indent4": json.dumps(doc, indent=4) + "\n",
+        "tabs-crlf": json.dumps(doc, indent="\t").replace("\n", "\r\n") + "\r\n",
+        "empty": "{}\n",
+    }
+
+
+ROUND_TRIP: dict[str, dict[str, dict[str, Any]]] = {
+    "claude": {
+        ".mcp.json": {"mcpServers": {"other": {"command": "npx", "args": ["-y", "o"]}}},
+        ".claude/settings.json": {
+            "permissions": {"allow": ["Bash(ls:*)"]},
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "a.sh"}]}
+                ]
+            },
+        },
+        ".claude/settings.local.json": {"enabledMcpjsonServers": ["other"]},
+    },
+    "opencode": {"opencode.json": {"$schema": "https://opencode.ai/config.json", "mcp": {}}},
+}
+
+
+@pytest.mark.parametrize("style", ["compact", "spaced", "indent4", "tabs-crlf", "empty"])
+@pytest.mark.parametrize("host", sorted(ROUND_TRIP))
+def test_setup_keeps_other_bytes_and_remove_restores_them_exactly(
+    project: Path, host: str, style: str
+) -> None:
+    files = {relative: _styles(doc)[style] for relative, doc in ROUND_TRIP[host].items()}
+    _write(project, files)
+    before = snapshot(project)
+    setup_host(host, Scope.PROJECT, project)
+    for relative, text in files.items():
+        after = (project / relative).read_bytes().decode()
+        doc = json.loads(after)
+        assert doc != json.loads(text)
+        if style == "compact":  # nothing of the person's was re-indented or re-spaced
+            assert after.startswith(text[:-3])
+            assert "\n" not in after and ": " not in after and ", " not in after
+        if style == "indent4":
+            assert after.startswith(text[: text.index("\n", 2)])
+            assert "\n        " in after and after.endswith("}\n")
+        if style == "tabs-crlf":
+            assert "\r\n\t" in after and "\n  " not in after
+    assert setup_host(host, Scope.PROJECT, project).changes == []
+    setup_host(host, Scope.PROJECT, project, remove=True)
+    assert snapshot(project) == before
+
+
+def test_user_claude_config_round_trip_is_byte_identical(home: Path) -> None:
+    config = home / ".claude.json"
+    original = '{"numStartups":3,"projects":{"/p":{"allowedTools":[]}},"mcpServers":{}}'
+    config.write_text(original)
+    setup_host("claude", Scope.USER)
+    assert config.read_text().startswith('{"numStartups":3,"projects":{"/p":{"allowedTools":[]}}')
+    setup_host("claude", Scope.USER, remove=True)
+    assert config.read_text() == original  # the person's (empty) mcpServers stays
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '# mine\nmodel = "o3"',
+        'model = "o3"\n\n[mcp_servers]\n\n[mcp_servers.docs]\ncommand = "npx"\n',
+        '[hooks]\n[[hooks.PreToolUse]]\nmatcher = "Bash"\nhooks = [{type = "command", '
+        'command = "a.sh"}]\n',
+        "\n",
+    ],
+)
+def test_codex_round_trip_is_byte_identical(project: Path, original: str) -> None:
+    _write(project, {".codex/config.toml": original})
+    before = snapshot(project)
+    setup_host("codex", Scope.PROJECT, project)
+    assert (project / ".codex" / "config.toml").read_text().startswith(original.rstrip("\n"))
+    setup_host("codex", Scope.PROJECT, project, remove=True)
+    assert snapshot(project) == before
+
+
+@pytest.mark.parametrize("original", ["a/\nb/", "a/\n", "", "a/\r\n"])
+def test_git_round_trip_is_byte_identical(project: Path, original: str) -> None:
+    _write(project, {".gitignore": original})
+    before = snapshot(project)
+    setup_host("git", Scope.PROJECT, project)
+    setup_host("git", Scope.PROJECT, project, remove=True)
+    assert snapshot(project) == before

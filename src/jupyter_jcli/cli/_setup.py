@@ -21,7 +21,8 @@ from jupyter_jcli.errors import SCHEMA_VERSION
 __all__ = ["setup"]
 
 _HELP = {
-    "claude": "Claude Code: both MCP servers (.mcp.json or ~/.claude.json) and the guard hook.",
+    "claude": "Claude Code: both MCP servers (.mcp.json, approved in .claude/settings.local.json; "
+    "or ~/.claude.json) and the guard hook (.claude/settings.json).",
     "codex": "Codex: both MCP servers and the guard hook in config.toml.",
     "opencode": "OpenCode: the native read_notebook_output tool and jupyter-mcp (opencode.json).",
     "dsh": "DSH: the native jupyter-jcli plugin (read_notebook_output and the guard).",
@@ -33,8 +34,11 @@ _HELP = {
 def setup() -> None:
     """Install jupyter-jcli into an agent host, for one project or for the user.
 
-    Only managed entries are written; running it twice changes nothing; --remove takes away
-    only what setup wrote; --dry-run prints the exact change and writes nothing.
+    Only managed entries are written; an entry under one of our names that setup did not write
+    stops it (CONFIG_CONFLICT, nothing written); running it twice changes nothing; --remove
+    takes away exactly what setup added (recorded in .j-cli/setup-state.json, or the user state
+    folder for --user) and deletes only files setup created; --dry-run prints the exact change
+    and writes nothing.
     """
 
 

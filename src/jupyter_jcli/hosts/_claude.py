@@ -17,7 +17,10 @@ guard hook               ``.claude/settings.json``          ``~/.claude/settings
 A server entry is ``{"type": "stdio", "command": ABS, "args": [...], "env": {}}``. Project
 servers from ``.mcp.json`` stay "pending approval" until approved; setup records the approval of
 our two names in the personal (not committed) ``settings.local.json``, where Claude Code keeps
-approvals itself. Claude Code still reads a project's settings only once the person has trusted
+approvals itself: it appends only the names not listed yet, the ledger (:mod:`._state`) notes
+which, and ``--remove`` takes out only those. A name of ours the person listed in
+``disabledMcpjsonServers`` is their choice: setup stops with ``CONFIG_CONFLICT``. Claude Code
+still reads a project's settings only once the person has trusted
 the folder (its trust dialog); setup does not answer that dialog for them.
 
 The guard group matches ``Write|Edit|MultiEdit|Bash``. ``NotebookEdit`` is deliberately not
@@ -32,20 +35,25 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._entries import (
+    add_items,
     entry_state,
     hook_group_state,
+    list_at,
     plan_json_file,
+    prune_created,
     remove_hook_groups,
+    remove_items,
     remove_named,
     set_hook_group,
     set_named,
     table_at,
 )
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json, prune_empty
+from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import claude_config_dir, claude_user_config
 from jupyter_jcli.hosts._servers import SERVER_NAMES, guard_command, server_spec
+from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["GUARD_MATCHER", "plan", "status"]
 
@@ -89,79 +97,92 @@ def _guard_group() -> dict[str, Any]:
     }
 
 
-def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+def plan(
+    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+) -> tuple[list[FileChange], list[str]]:
     """The file changes that install (or remove) Claude Code's integration, and notes.
 
     Raises:
-        SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT`` (see :mod:`._entries`).
+        SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT`` (see :mod:`._entries`); a conflict
+            in any of the files writes none of them.
     """
     servers_file, settings_file, approvals_file = _files(scope, root)
     notes: list[str] = []
     servers = _servers(scope, root)
-    user_state = scope is Scope.USER
+    records = {
+        path: ledger.peek("claude", path) if remove else ledger.record("claude", path)
+        for path in (servers_file, settings_file, approvals_file)
+        if path is not None
+    }
 
     def edit_servers(doc: JsonDoc) -> None:
+        record = records[servers_file]
         if remove:
             if isinstance(doc.get("mcpServers"), dict):
-                left = remove_named(doc["mcpServers"], SERVER_NAMES)
+                left = remove_named(doc["mcpServers"], servers, record, "mcpServers")
                 notes.extend(
                     f"{servers_file}: left {name!r}: not written by j-cli." for name in left
                 )
-                if not user_state:
-                    prune_empty(doc, "mcpServers")
+            prune_created(doc, record)
             return
-        set_named(table_at(doc, ("mcpServers",), servers_file), servers, servers_file)
+        table = table_at(doc, ("mcpServers",), servers_file, record)
+        set_named(table, servers, servers_file, record, "mcpServers")
 
     def edit_hook(doc: JsonDoc) -> None:
+        record = records[settings_file]
         if remove:
-            groups = (
-                doc.get("hooks", {}).get("PreToolUse")
-                if isinstance(doc.get("hooks"), dict)
-                else None
-            )
+            hooks = doc.get("hooks")
+            groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
             if isinstance(groups, list):
                 remove_hook_groups(groups, "claude")
-                prune_empty(doc, "hooks", "PreToolUse")
+            prune_created(doc, record)
             return
-        hooks = table_at(doc, ("hooks",), settings_file)
-        groups = hooks.setdefault("PreToolUse", [])
-        if not isinstance(groups, list):
-            raise SetupError(
-                ErrorCode.CONFIG_INVALID,
-                f"{settings_file}: hooks.PreToolUse must be a list.",
-                {"path": str(settings_file)},
-            )
+        groups = list_at(doc, ("hooks", "PreToolUse"), settings_file, record)
         set_hook_group(groups, _guard_group(), "claude")
 
     def edit_approvals(doc: JsonDoc) -> None:
+        assert approvals_file is not None
+        record = records[approvals_file]
         names = doc.get("enabledMcpjsonServers")
         if remove:
             if isinstance(names, list):
-                doc["enabledMcpjsonServers"] = [n for n in names if n not in SERVER_NAMES]
-                prune_empty(doc, "enabledMcpjsonServers")
+                remove_items(names, record, "enabledMcpjsonServers")
+            prune_created(doc, record)
             return
-        if names is None:
-            names = doc["enabledMcpjsonServers"] = []
-        if not isinstance(names, list):
+        disabled = doc.get("disabledMcpjsonServers")
+        taken = [n for n in SERVER_NAMES if isinstance(disabled, list) and n in disabled]
+        if taken:
             raise SetupError(
-                ErrorCode.CONFIG_INVALID,
-                f"{approvals_file}: enabledMcpjsonServers must be a list.",
-                {"path": str(approvals_file)},
+                ErrorCode.CONFIG_CONFLICT,
+                f"{approvals_file} disables {taken[0]!r} (disabledMcpjsonServers); setup does not "
+                "override that choice. Take it out of that list, then run setup again. Nothing "
+                "was written.",
+                {"path": str(approvals_file), "name": taken[0], "key": "disabledMcpjsonServers"},
             )
-        names.extend(n for n in SERVER_NAMES if n not in names)
+        names = list_at(doc, ("enabledMcpjsonServers",), approvals_file, record)
+        add_items(names, SERVER_NAMES, record, "enabledMcpjsonServers")
 
     prune = (settings_file.parent,) if scope is Scope.PROJECT else ()
     changes = [
-        plan_json_file(servers_file, edit_servers, delete_if_empty=not user_state),
+        plan_json_file(servers_file, edit_servers, records[servers_file], remove=remove),
         plan_json_file(
-            settings_file, edit_hook, delete_if_empty=scope is Scope.PROJECT, prune_dirs=prune
+            settings_file, edit_hook, records[settings_file], remove=remove, prune_dirs=prune
         ),
     ]
     if approvals_file is not None:
         changes.append(
-            plan_json_file(approvals_file, edit_approvals, delete_if_empty=True, prune_dirs=prune)
+            plan_json_file(
+                approvals_file,
+                edit_approvals,
+                records[approvals_file],
+                remove=remove,
+                prune_dirs=prune,
+            )
         )
-    if not remove and scope is Scope.PROJECT and root is not None and not _trusted(root):
+    if remove:
+        for path in records:
+            ledger.forget("claude", path)
+    elif scope is Scope.PROJECT and root is not None and not _trusted(root):
         notes.append(
             "Claude Code reads this project's settings once you trust the folder: start `claude` "
             "in it once and accept the trust prompt."
@@ -169,11 +190,12 @@ def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange
     return [c for c in changes if c is not None], notes
 
 
-def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """What of Claude Code's integration is installed in ``scope``."""
     servers_file, settings_file, _ = _files(scope, root)
     items: list[StatusItem] = []
     servers = _servers(scope, root)
+    recorded = ledger.peek("claude", servers_file).get("entries", {})
     doc = _load_or_none(servers_file)
     for name in SERVER_NAMES:
         if doc is None:
@@ -181,11 +203,8 @@ def status(scope: Scope, root: Path | None) -> list[StatusItem]:
             continue
         table = doc.get("mcpServers")
         current = table.get(name) if isinstance(table, dict) else None
-        items.append(
-            StatusItem(
-                "claude", scope, f"mcp:{name}", servers_file, entry_state(current, servers[name])
-            )
-        )
+        state = entry_state(current, servers[name], recorded.get(f"mcpServers/{name}"))
+        items.append(StatusItem("claude", scope, f"mcp:{name}", servers_file, state))
     settings = _load_or_none(settings_file)
     if settings is None:
         items.append(StatusItem("claude", scope, "hook:guard", settings_file, "invalid"))

@@ -26,6 +26,8 @@ from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._entries import (
     entry_state,
     hook_group_state,
+    list_at,
+    prune_created,
     remove_hook_groups,
     remove_named,
     set_hook_group,
@@ -36,6 +38,7 @@ from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import codex_home
 from jupyter_jcli.hosts._servers import SERVER_NAMES, guard_command, server_spec
+from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["GUARD_MATCHER", "plan", "status"]
 
@@ -84,12 +87,14 @@ def _parse(path: Path, text: str | None) -> Any:
         ) from err
 
 
-def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+def plan(
+    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+) -> tuple[list[FileChange], list[str]]:
     """The change of ``config.toml`` that installs (or removes) the Codex integration.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` (the TOML does not parse, or a key has the wrong type),
-            ``CONFIG_CONFLICT`` (a server name of ours taken by someone else).
+            ``CONFIG_CONFLICT`` (a server name of ours taken by an entry setup did not write).
     """
     import tomlkit
 
@@ -97,39 +102,29 @@ def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange
     before = read_text(path)
     doc = _parse(path, before)
     notes: list[str] = []
+    servers = _servers(scope, root)
     if remove:
-        servers = doc.get("mcp_servers")
-        if isinstance(servers, MutableMapping):
-            left = remove_named(servers, SERVER_NAMES)
+        record = ledger.peek("codex", path)
+        table = doc.get("mcp_servers")
+        if isinstance(table, MutableMapping):
+            left = remove_named(table, servers, record, "mcp_servers")
             notes.extend(
                 f"{path}: left [mcp_servers.{name}]: not written by j-cli." for name in left
             )
-            if not servers:
-                del doc["mcp_servers"]
         hooks = doc.get("hooks")
         groups = hooks.get("PreToolUse") if isinstance(hooks, MutableMapping) else None
         if isinstance(groups, list):
             remove_hook_groups(groups, "codex")
-            if not groups:
-                del hooks["PreToolUse"]
-            if not hooks:
-                del doc["hooks"]
+        prune_created(doc, record)
+        ledger.forget("codex", path)
     else:
-        if "mcp_servers" not in doc:
-            doc["mcp_servers"] = tomlkit.table(is_super_table=True)
-        set_named(table_at(doc, ("mcp_servers",), path), _servers(scope, root), path)
-        if "hooks" not in doc:
-            doc["hooks"] = tomlkit.table(is_super_table=True)
-        hooks = table_at(doc, ("hooks",), path)
-        if "PreToolUse" not in hooks:
-            hooks["PreToolUse"] = tomlkit.aot()
-        groups = hooks["PreToolUse"]
-        if not isinstance(groups, list):
-            raise SetupError(
-                ErrorCode.CONFIG_INVALID,
-                f"{path}: hooks.PreToolUse must be an array of tables; it was left untouched.",
-                {"path": str(path), "key": "hooks.PreToolUse"},
-            )
+        record = ledger.record("codex", path)
+        table = table_at(
+            doc, ("mcp_servers",), path, record, lambda: tomlkit.table(is_super_table=True)
+        )
+        set_named(table, servers, path, record, "mcp_servers")
+        table_at(doc, ("hooks",), path, record, lambda: tomlkit.table(is_super_table=True))
+        groups = list_at(doc, ("hooks", "PreToolUse"), path, record, tomlkit.aot)
         set_hook_group(groups, _guard_group(), "codex")
         notes.append(
             "Codex asks you to review and trust a new hook before it runs: open `codex` and "
@@ -141,18 +136,34 @@ def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange
                 "trust it."
             )
     after = tomlkit.dumps(doc)
-    if remove and after.strip():
-        after = after.rstrip("\n") + "\n"  # tomlkit keeps the blank line before a removed table
     if after == (before or ""):
         return [], notes
-    if not after.strip():
+    if before is None:
+        record["created"] = True
+        return [FileChange(path, None, after)], notes
+    if remove:
+        after = _restore_ending(before, after, record.get("ending"))
+    elif "ending" not in record:
+        record["ending"] = _ending(before)
+    if remove and not after.strip() and record.get("created"):
         return [
             FileChange(path, before, None, (path.parent,) if scope is Scope.PROJECT else ())
         ], notes
     return [FileChange(path, before, after)], notes
 
 
-def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+def _ending(text: str) -> str:
+    """The run of line breaks ``text`` ends with."""
+    return text[len(text.rstrip("\r\n")) :]
+
+
+def _restore_ending(before: str, after: str, ending: str | None) -> str:
+    """tomlkit keeps the blank lines that separated a removed table: end the text as it ended
+    before setup (the ledger's ``ending``), else as it ends now."""
+    return after.rstrip("\r\n") + (ending if ending is not None else _ending(before))
+
+
+def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """What of the Codex integration is installed in ``scope``."""
     path = config_path(scope, root)
     try:
@@ -163,6 +174,7 @@ def status(scope: Scope, root: Path | None) -> list[StatusItem]:
             for item in (*(f"mcp:{n}" for n in SERVER_NAMES), "hook:guard")
         ]
     servers = _servers(scope, root)
+    recorded = ledger.peek("codex", path).get("entries", {})
     table = doc.get("mcp_servers")
     items = [
         StatusItem(
@@ -171,7 +183,9 @@ def status(scope: Scope, root: Path | None) -> list[StatusItem]:
             f"mcp:{name}",
             path,
             entry_state(
-                table.get(name) if isinstance(table, MutableMapping) else None, servers[name]
+                table.get(name) if isinstance(table, MutableMapping) else None,
+                servers[name],
+                recorded.get(f"mcp_servers/{name}"),
             ),
         )
         for name in SERVER_NAMES

@@ -20,6 +20,7 @@ from pathlib import Path
 from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asset
 from jupyter_jcli.hosts._model import FileChange, Scope, StatusItem
 from jupyter_jcli.hosts._paths import xdg_config_home
+from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["PLUGIN_ASSET", "PLUGIN_FILE", "plan", "plugin_path", "status"]
 
@@ -35,8 +36,11 @@ def plugin_path(scope: Scope, root: Path | None) -> Path:
     return xdg_config_home() / "dsh" / "plugins" / PLUGIN_FILE
 
 
-def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
-    """The change that installs (or removes) the DSH plugin.
+def plan(
+    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+) -> tuple[list[FileChange], list[str]]:
+    """The change that installs (or removes) the DSH plugin (a file of our own, marked as
+    ours: the ledger is not needed).
 
     Raises:
         SetupError: ``CONFIG_CONFLICT`` when a file of someone else's is at the plugin's path.
@@ -47,7 +51,7 @@ def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange
     return ([change] if change is not None else []), []
 
 
-def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """Whether the DSH plugin is installed in ``scope``."""
     path = plugin_path(scope, root)
     return [StatusItem("dsh", scope, "plugin", path, owned_state(path, render_asset(PLUGIN_ASSET)))]

@@ -1,9 +1,12 @@
 """Managed entries inside parsed configs: named server entries, hook groups, name lists.
 
-Every function edits a parsed document in place and touches only entries that are ours:
-a server entry under one of our names whose ``command`` starts one of our scripts, a hook whose
-command is our guard, a name of ours in a list. A foreign entry under our name is never
-overwritten (``CONFIG_CONFLICT``) and never removed.
+Every function edits a parsed document in place and touches only what is ours. A server entry
+under one of our names is ours when it is exactly the entry setup would write now, or exactly
+the one the ledger (:mod:`._state`) says setup wrote there (an older installation); anything else
+under our name is someone else's: never overwritten (``CONFIG_CONFLICT``) and never removed. A
+hook is ours when its command is our guard; a name in a list is ours only when the ledger says
+setup added it; a container (object, table, list) is removed only when setup created it and it
+is empty again.
 """
 
 from __future__ import annotations
@@ -16,15 +19,22 @@ from typing import Any, Literal
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._jsonconf import JsonDoc, dump_json, load_json
+from jupyter_jcli.hosts._jsonedit import patch_json_text, same_json
 from jupyter_jcli.hosts._model import FileChange, SetupError
-from jupyter_jcli.hosts._servers import is_guard_command, is_our_command
+from jupyter_jcli.hosts._servers import is_guard_command
+from jupyter_jcli.hosts._state import FileRecord
 
 __all__ = [
     "EntryState",
+    "add_items",
     "entry_state",
     "hook_group_state",
+    "list_at",
+    "plain_value",
     "plan_json_file",
+    "prune_created",
     "remove_hook_groups",
+    "remove_items",
     "remove_named",
     "set_hook_group",
     "set_named",
@@ -34,8 +44,15 @@ __all__ = [
 EntryState = Literal["installed", "outdated", "absent", "foreign"]
 
 
-def table_at(doc: MutableMapping[str, Any], keys: tuple[str, ...], path: Path) -> Any:
-    """The mapping at ``doc[keys...]``, created when missing.
+def table_at(
+    doc: MutableMapping[str, Any],
+    keys: tuple[str, ...],
+    path: Path,
+    record: FileRecord | None = None,
+    make: Callable[[], Any] = dict,
+) -> Any:
+    """The mapping at ``doc[keys...]``, created (with ``make``) when missing; each container
+    created is noted in ``record["containers"]``.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` when something on the way is not a mapping.
@@ -43,7 +60,11 @@ def table_at(doc: MutableMapping[str, Any], keys: tuple[str, ...], path: Path) -
     node: Any = doc
     for depth, key in enumerate(keys):
         if key not in node:
-            node[key] = {}
+            node[key] = make()
+            if record is not None:
+                created = record.setdefault("containers", [])
+                if list(keys[: depth + 1]) not in created:
+                    created.append(list(keys[: depth + 1]))
         node = node[key]
         if not isinstance(node, MutableMapping):
             raise SetupError(
@@ -55,56 +76,119 @@ def table_at(doc: MutableMapping[str, Any], keys: tuple[str, ...], path: Path) -
     return node
 
 
-def entry_state(
-    current: object, desired: Mapping[str, Any], command_key: str = "command"
-) -> EntryState:
-    """How an existing named entry compares with the one setup would write."""
+def list_at(doc: MutableMapping[str, Any], keys: tuple[str, ...], path: Path,
+            record: FileRecord, make: Callable[[], Any] = list) -> Any:  # fmt: skip
+    """The list at ``doc[keys...]`` (its parents via :func:`table_at`), created when missing.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` when it (or a parent) has the wrong type.
+    """
+    parent = table_at(doc, keys[:-1], path, record)
+    if keys[-1] not in parent:
+        parent[keys[-1]] = make()
+        created = record.setdefault("containers", [])
+        if list(keys) not in created:
+            created.append(list(keys))
+    found = parent[keys[-1]]
+    if not isinstance(found, list):
+        raise SetupError(
+            ErrorCode.CONFIG_INVALID,
+            f"{path}: {'.'.join(keys)} must be a list/array; it was left untouched.",
+            {"path": str(path), "key": ".".join(keys)},
+        )
+    return found
+
+
+def prune_created(doc: MutableMapping[str, Any], record: FileRecord) -> None:
+    """Remove each container setup created that is empty now, deepest first."""
+    for keys in sorted(record.get("containers", []), key=len, reverse=True):
+        node: Any = doc
+        for key in keys[:-1]:
+            node = node.get(key) if isinstance(node, MutableMapping) else None
+        if not isinstance(node, MutableMapping) or keys[-1] not in node:
+            continue
+        value = node[keys[-1]]
+        if isinstance(value, (MutableMapping, list)) and len(value) == 0:
+            del node[keys[-1]]
+
+
+def entry_state(current: object, desired: Mapping[str, Any], recorded: object = None) -> EntryState:
+    """How an existing named entry compares with the one setup would write (``desired``) and
+    the one the ledger says setup wrote (``recorded``)."""
     if current is None:
         return "absent"
-    if not isinstance(current, Mapping) or not is_our_command(current.get(command_key)):
-        return "foreign"
-    return "installed" if _plain(current) == _plain(desired) else "outdated"
+    plain = plain_value(current)
+    if same_json(plain, plain_value(desired)):
+        return "installed"
+    if recorded is not None and same_json(plain, plain_value(recorded)):
+        return "outdated"
+    return "foreign"
 
 
 def set_named(
     table: MutableMapping[str, Any],
     entries: Mapping[str, Mapping[str, Any]],
     path: Path,
-    command_key: str = "command",
+    record: FileRecord,
+    prefix: str,
 ) -> None:
-    """Put each entry under its name, replacing only our own older entries.
+    """Put each entry under its name, replacing only our own entries; note them in ``record``.
 
     Raises:
         SetupError: ``CONFIG_CONFLICT`` (details ``path``, ``name``) when a name is taken by an
-            entry that does not start one of our scripts.
+            entry setup did not write.
     """
+    written = record.setdefault("entries", {})
     for name, desired in entries.items():
-        state = entry_state(table.get(name), desired, command_key)
+        key = f"{prefix}/{name}"
+        state = entry_state(table.get(name), desired, written.get(key))
         if state == "foreign":
             raise SetupError(
                 ErrorCode.CONFIG_CONFLICT,
-                f"{path} already has a server named {name!r} that j-cli did not write; "
+                f"{path} already has a server named {name!r} that j-cli setup did not write; "
                 "rename or remove it, then run setup again. Nothing was written.",
                 {"path": str(path), "name": name},
             )
         if state != "installed":
             table[name] = copy.deepcopy(dict(desired))
+        written[key] = copy.deepcopy(plain_value(desired))
 
 
 def remove_named(
-    table: MutableMapping[str, Any], names: tuple[str, ...], command_key: str = "command"
+    table: MutableMapping[str, Any],
+    entries: Mapping[str, Mapping[str, Any]],
+    record: FileRecord,
+    prefix: str,
 ) -> list[str]:
-    """Delete our entries among ``names``; returns the names left alone as someone else's."""
+    """Delete our entries among ``entries``' names; returns the names left alone as someone
+    else's."""
     foreign: list[str] = []
-    for name in names:
+    written = record.get("entries", {})
+    for name, desired in entries.items():
         current = table.get(name)
-        if current is None:
-            continue
-        if isinstance(current, Mapping) and is_our_command(current.get(command_key)):
+        state = entry_state(current, desired, written.get(f"{prefix}/{name}"))
+        if state in ("installed", "outdated"):
             del table[name]
-        else:
+        elif state == "foreign":
             foreign.append(name)
     return foreign
+
+
+def add_items(items: list[Any], names: tuple[str, ...], record: FileRecord, key: str) -> None:
+    """Append the missing ``names`` to ``items``, noting in ``record`` the ones setup added."""
+    added = record.setdefault("items", {}).setdefault(key, [])
+    for name in names:
+        if name not in items:
+            items.append(name)
+            if name not in added:
+                added.append(name)
+
+
+def remove_items(items: list[Any], record: FileRecord, key: str) -> None:
+    """Take out of ``items`` the names the ledger says setup added (nobody else's)."""
+    for name in record.get("items", {}).get(key, []):
+        if name in items:
+            items.remove(name)
 
 
 def set_hook_group(groups: list[Any], desired: Mapping[str, Any], host: str) -> None:
@@ -151,21 +235,25 @@ def hook_group_state(groups: object, desired: Mapping[str, Any], host: str) -> E
     ours = [group for group in groups if _group_has_guard(group, host)]
     if not ours:
         return "absent"
-    return "installed" if [_plain(g) for g in ours] == [_plain(desired)] else "outdated"
+    return "installed" if [plain_value(g) for g in ours] == [plain_value(desired)] else "outdated"
 
 
 def plan_json_file(
     path: Path,
     edit: Callable[[JsonDoc], None],
+    record: FileRecord,
     *,
-    delete_if_empty: bool = False,
+    remove: bool,
     prune_dirs: tuple[Path, ...] = (),
 ) -> FileChange | None:
-    """Plan one JSON file's change: read, parse, apply ``edit`` to a copy, serialise.
+    """Plan one JSON file's change: read, parse, apply ``edit`` to a copy, splice the difference
+    into the text (:func:`patch_json_text`: the rest keeps its bytes).
+
+    A file setup creates is noted in ``record``; a removal deletes the file only when setup
+    created it and nothing is left in it.
 
     Returns:
-        None when the edit changes nothing (so a second setup writes nothing); otherwise the
-        change, a delete when ``delete_if_empty`` and the edited document is ``{}``.
+        None when the edit changes nothing (so a second setup writes nothing); else the change.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` when the file does not parse; whatever ``edit`` raises.
@@ -174,13 +262,18 @@ def plan_json_file(
     doc = load_json(path, before)
     edited = copy.deepcopy(doc)
     edit(edited)
-    if edited == doc and before is not None:
+    if before is None:
+        if not edited or remove:
+            return None
+        record["created"] = True
+        return FileChange(path, None, dump_json(edited, None))
+    if same_json(edited, doc):
         return None
-    if not edited and before is None:
-        return None
-    if delete_if_empty and not edited:
+    if remove and not edited and record.get("created"):
         return FileChange(path, before, None, prune_dirs)
-    return FileChange(path, before, dump_json(edited, before))
+    if not doc and not before.strip():
+        return FileChange(path, before, dump_json(edited, None))
+    return FileChange(path, before, patch_json_text(before, doc, edited))
 
 
 def _is_guard(hook: object, host: str) -> bool:
@@ -194,16 +287,21 @@ def _group_has_guard(group: object, host: str) -> bool:
     return isinstance(hooks, list) and any(_is_guard(hook, host) for hook in hooks)
 
 
-def _plain(value: object) -> object:
+def plain_value(value: object) -> object:
     """A comparable plain-Python copy (tomlkit containers become dicts and lists)."""
+    unwrap = getattr(value, "unwrap", None)  # tomlkit items: their plain Python value
+    if callable(unwrap):
+        value = unwrap()
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_value(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     if isinstance(value, str):
         return str(value)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
         return int(value)
+    if isinstance(value, float):
+        return float(value)
     return value

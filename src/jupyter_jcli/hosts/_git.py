@@ -12,6 +12,7 @@ from jupyter_jcli.hosts._blocks import find_block, remove_block, set_block
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import git_user_excludes
+from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["IGNORE_LINES", "plan", "status"]
 
@@ -27,8 +28,10 @@ def ignore_path(scope: Scope, root: Path | None) -> Path:
     return git_user_excludes()
 
 
-def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
-    """The change of the ignore file.
+def plan(
+    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+) -> tuple[list[FileChange], list[str]]:
+    """The change of the ignore file (deleted by a removal only when setup created it).
 
     Raises:
         SetupError: ``CONFIG_INVALID`` when the file is not text or the block is damaged.
@@ -36,17 +39,33 @@ def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange
     path = ignore_path(scope, root)
     before = read_text(path)
     if remove:
+        record = ledger.peek("git", path)
+        ledger.forget("git", path)
         if before is None:
             return [], []
+        found = find_block(before)
         after: str | None = remove_block(before)
+        ending = record.get("ending")
+        block_ended_file = found is not None and found[1] == len(before.splitlines()) - 1
+        if block_ended_file and ending is not None and after is not None:
+            after = after.rstrip("\r\n") + ending  # the line breaks the file ended with
         if after == before:
             return [], []
-        return [FileChange(path, before, after or None)], []
+        return [
+            FileChange(path, before, None if record.get("created") and not after else after)
+        ], []
     after = set_block(before, IGNORE_LINES)
-    return ([] if after == before else [FileChange(path, before, after)]), []
+    if after == before:
+        return [], []
+    record = ledger.record("git", path)
+    if before is None:
+        record["created"] = True
+    elif "ending" not in record:
+        record["ending"] = before[len(before.rstrip("\r\n")) :]
+    return [FileChange(path, before, after)], []
 
 
-def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """Whether the managed block is in the ignore file."""
     path = ignore_path(scope, root)
     try:

@@ -1,8 +1,6 @@
-"""JSON config files (``.mcp.json``, ``settings.json``, ``opencode.json``): parse, edit, dump.
-
-Edits keep the file's own style where JSON allows: key order, indentation width (detected from
-the first indented line; 2 spaces for a new file), non-ASCII characters as they are, and the
-trailing newline (present or not). JSONC (OpenCode's ``opencode.jsonc``) is read when it has no
+"""JSON config files (``.mcp.json``, ``settings.json``, ``opencode.json``): parse, and dump a
+new file (2-space indent). Existing files are edited in place by :mod:`._jsonedit`, which keeps
+every byte it does not have to change. JSONC (OpenCode's ``opencode.jsonc``) is read when it has no
 comments; a file with comments is refused rather than rewritten without them.
 """
 
@@ -16,7 +14,7 @@ from typing import Any, cast
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._model import SetupError
 
-__all__ = ["JsonDoc", "dump_json", "load_json", "prune_empty"]
+__all__ = ["JsonDoc", "dump_json", "load_json"]
 
 JsonDoc = dict[str, Any]
 """A parsed JSON config: always an object at the top level."""
@@ -74,26 +72,6 @@ def dump_json(doc: JsonDoc, original: str | None) -> str:
         final_newline = original.endswith("\n")
     text = json.dumps(doc, indent=indent, ensure_ascii=False)
     return text + "\n" if final_newline else text
-
-
-def prune_empty(doc: JsonDoc, *keys: str) -> None:
-    """Drop ``doc[keys[0]]...[keys[-1]]`` and then each parent along the path that is left empty.
-
-    Only the containers on the given path are considered, deepest first.
-    """
-    chain: list[tuple[dict[str, Any], str]] = []
-    node: Any = doc
-    for key in keys:
-        if not isinstance(node, dict) or key not in node:
-            break
-        chain.append((node, key))
-        node = node[key]
-    for parent, key in reversed(chain):
-        value = parent[key]
-        if isinstance(value, (dict, list)) and not value:
-            del parent[key]
-        else:
-            break
 
 
 def _has_comments(text: str) -> bool:

@@ -11,7 +11,9 @@ Files (OpenCode's formats):
 - the server: ``opencode.json`` (project root, or ``$XDG_CONFIG_HOME/opencode/``) ``mcp`` entry
   ``{"type": "local", "command": [ABS, "--root", PROJECT], "enabled": true}``. An existing
   ``opencode.jsonc`` is edited instead when there is no ``opencode.json`` (OpenCode writes one in
-  the user folder); JSONC comments are not kept, so such a file is refused.
+  the user folder), but only when it has no comments: setup cannot edit JSONC comments, so a
+  file with ``//`` or ``/* */`` comments is refused (``CONFIG_INVALID``, details
+  ``reason: "comments"``) and left untouched; add the entry by hand there.
 
 ``jcli-notebook-output`` is not registered here: the native tool is OpenCode's
 ``read_notebook_output``, and a second one from MCP would only duplicate it.
@@ -26,15 +28,17 @@ from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asse
 from jupyter_jcli.hosts._entries import (
     entry_state,
     plan_json_file,
+    prune_created,
     remove_named,
     set_named,
     table_at,
 )
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json, prune_empty
+from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import xdg_config_home
 from jupyter_jcli.hosts._servers import WORKBENCH_SERVER, server_spec
+from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["TOOL_ASSET", "TOOL_FILE", "plan", "status", "tool_path"]
 
@@ -68,7 +72,9 @@ def _server(scope: Scope, root: Path | None) -> dict[str, Any]:
     return {"type": "local", "command": spec.argv, "enabled": True}
 
 
-def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange], list[str]]:
+def plan(
+    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+) -> tuple[list[FileChange], list[str]]:
     """The file changes that install (or remove) the OpenCode integration.
 
     Raises:
@@ -77,25 +83,29 @@ def plan(scope: Scope, root: Path | None, remove: bool) -> tuple[list[FileChange
     config = config_path(scope, root)
     tool = tool_path(scope, root)
     notes: list[str] = []
+    record = ledger.peek("opencode", config) if remove else ledger.record("opencode", config)
+    server = {WORKBENCH_SERVER: _server(scope, root)}
 
     def edit(doc: JsonDoc) -> None:
         if remove:
             if isinstance(doc.get("mcp"), dict):
-                left = remove_named(doc["mcp"], (WORKBENCH_SERVER,))
+                left = remove_named(doc["mcp"], server, record, "mcp")
                 notes.extend(f"{config}: left {n!r}: not written by j-cli." for n in left)
-                prune_empty(doc, "mcp")
+            prune_created(doc, record)
             return
-        set_named(table_at(doc, ("mcp",), config), {WORKBENCH_SERVER: _server(scope, root)}, config)
+        set_named(table_at(doc, ("mcp",), config, record), server, config, record, "mcp")
 
     prune = (tool.parent, tool.parent.parent) if scope is Scope.PROJECT else (tool.parent,)
     changes = [
         plan_owned_file(tool, render_asset(TOOL_ASSET), remove, prune),
-        plan_json_file(config, edit, delete_if_empty=scope is Scope.PROJECT),
+        plan_json_file(config, edit, record, remove=remove),
     ]
+    if remove:
+        ledger.forget("opencode", config)
     return [c for c in changes if c is not None], notes
 
 
-def status(scope: Scope, root: Path | None) -> list[StatusItem]:
+def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """What of the OpenCode integration is installed in ``scope``."""
     config = config_path(scope, root)
     tool = tool_path(scope, root)
@@ -115,13 +125,7 @@ def status(scope: Scope, root: Path | None) -> list[StatusItem]:
         return items
     table = doc.get("mcp")
     current = table.get(WORKBENCH_SERVER) if isinstance(table, dict) else None
-    items.append(
-        StatusItem(
-            "opencode",
-            scope,
-            f"mcp:{WORKBENCH_SERVER}",
-            config,
-            entry_state(current, _server(scope, root)),
-        )
-    )
+    recorded = ledger.peek("opencode", config).get("entries", {}).get(f"mcp/{WORKBENCH_SERVER}")
+    state = entry_state(current, _server(scope, root), recorded)
+    items.append(StatusItem("opencode", scope, f"mcp:{WORKBENCH_SERVER}", config, state))
     return items

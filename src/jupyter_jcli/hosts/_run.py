@@ -8,6 +8,7 @@ from types import ModuleType
 
 from jupyter_jcli.hosts._files import apply_changes
 from jupyter_jcli.hosts._model import HOSTS, HostName, Scope, SetupResult, StatusItem
+from jupyter_jcli.hosts._state import load_ledger
 
 __all__ = ["setup_host", "setup_status"]
 
@@ -64,8 +65,14 @@ def setup_host(
             ``CONFIG_CHANGED`` (a file changed while planning), ``FILE_WRITE_FAILED``.
     """
     root = _root(scope, project_root)
-    changes, notes = _module(host).plan(scope, root, remove)
-    result = SetupResult(host, scope, remove, dry_run, list(changes), list(notes))
+    ledger = load_ledger(scope, root)
+    changes, notes = _module(host).plan(scope, root, remove, ledger)
+    changes = list(changes)
+    if changes:  # the ledger changes with the configs, and is written after them
+        ledger_change = ledger.change()
+        if ledger_change is not None:
+            changes.append(ledger_change)
+    result = SetupResult(host, scope, remove, dry_run, changes, list(notes))
     if not dry_run:
         apply_changes(result.changes)
     return result
@@ -75,9 +82,11 @@ def setup_status(project_root: Path | None = None) -> list[StatusItem]:
     """Every managed item of every host, in the project (``project_root`` or the current
     folder) and in the user's configuration; reading only."""
     root = _root(Scope.PROJECT, project_root)
+    ledgers = {scope: load_ledger(scope, root) for scope in (Scope.PROJECT, Scope.USER)}
     items: list[StatusItem] = []
     for host in HOSTS:
         module = _module(host)
         for scope in (Scope.PROJECT, Scope.USER):
-            items.extend(module.status(scope, root if scope is Scope.PROJECT else None))
+            scope_root = root if scope is Scope.PROJECT else None
+            items.extend(module.status(scope, scope_root, ledgers[scope]))
     return items

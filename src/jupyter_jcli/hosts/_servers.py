@@ -28,7 +28,6 @@ __all__ = [
     "guard_argv",
     "guard_command",
     "is_guard_command",
-    "is_our_command",
     "server_spec",
 ]
 
@@ -37,7 +36,6 @@ WORKBENCH_SERVER = "jupyter-mcp"
 SERVER_NAMES: tuple[str, ...] = (READONLY_SERVER, WORKBENCH_SERVER)
 
 _SCRIPT_OF = {READONLY_SERVER: READONLY_SCRIPT, WORKBENCH_SERVER: WORKBENCH_SCRIPT}
-_OUR_SCRIPTS = frozenset({READONLY_SCRIPT, WORKBENCH_SCRIPT, JCLI_SCRIPT})
 
 
 @dataclass(frozen=True)
@@ -76,14 +74,6 @@ def guard_argv(host: str) -> list[str]:
 def guard_command(host: str) -> str:
     """The guard hook as one shell command line (hosts run hook commands through a shell)."""
     return shlex.join(guard_argv(host))
-
-
-def is_our_command(command: object) -> bool:
-    """Whether a config's ``command`` (a string, or OpenCode's list) starts one of our scripts."""
-    first: object = command[0] if isinstance(command, list) and command else command
-    if not isinstance(first, str) or not first:
-        return False
-    return Path(first).name.removesuffix(".exe") in _OUR_SCRIPTS
 
 
 def is_guard_command(command: object, host: str) -> bool:
