@@ -286,3 +286,23 @@ def test_read_text_turns_cut_hints_into_j_cli_commands_that_work(tmp_path: Path)
     limit = int(command[command.index("--limit") + 1])
     assert exact["status"] == "ok"
     assert exact["data"] == stream["text"][offset : offset + limit]
+
+
+def test_a_source_with_no_room_for_its_marker_says_it_was_cut_and_how_to_read_it(
+    tmp_path: Path,
+) -> None:
+    import shlex
+
+    path = tmp_path / "errorbars.ipynb"
+    shutil.copyfile(NOTEBOOKS / "04.03-Errorbars.ipynb", path)
+    document = run_cli("-j", "notebook", "read", path, "--budget", "1").json()
+    [cell] = document["cells"]
+    assert cell["source"] == "…"
+    assert cell["source_omitted_characters"] > 0 and cell["truncated"]
+    text = run_cli("notebook", "read", path, "--budget", "1").stdout
+    hint = next(line for line in text.splitlines() if "characters of source cut" in line)
+    command = shlex.split(hint[hint.index("j-cli notebook read") :].rstrip("]"))
+    whole = run_cli("-j", *command[1:]).json()
+    assert whole["cells"][0]["name"] == cell["name"]
+    assert whole["cells"][0]["source_omitted_characters"] == 0
+    assert whole["cells"][0]["source"].startswith("# Visualizing Uncertainties")

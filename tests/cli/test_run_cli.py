@@ -119,6 +119,28 @@ def test_what_a_dying_cell_printed_is_shown_and_saved(tmp_path: Path) -> None:
 
 
 @pytest.mark.kernel
+def test_run_text_writes_output_cut_hints_as_j_cli_commands(tmp_path: Path) -> None:
+    import shlex
+
+    path = notebook(tmp_path, ["for i in range(20000):\n    print(f'line {i}')"])
+    run = run_cli("run", path, "--all")
+    assert run.exit_code == 0
+    assert "read_notebook_output" not in run.stdout
+    hint = next(line for line in run.stdout.splitlines() if "j-cli notebook output" in line)
+    command = shlex.split(hint[hint.index("j-cli notebook output") :].rstrip("]… "))
+    assert command[:4] == ["j-cli", "notebook", "output", str(path)]
+    exact = run_cli("-j", *command[1:]).json()
+    offset = int(command[command.index("--offset") + 1])
+    limit = int(command[command.index("--limit") + 1])
+    printed = "".join(f"line {i}\n" for i in range(20000))
+    assert exact["status"] == "ok"
+    assert offset > 0
+    assert exact["data"] == printed[offset : offset + limit]
+    as_json = run_cli("-j", "run", path, "--all").json()  # the JSON form keeps the tool call
+    assert "read_notebook_output cell=0 output=0" in as_json["run"]["cells"][0]["outputs"]["text"]
+
+
+@pytest.mark.kernel
 def test_run_cell_runs_only_the_named_cells_in_order(tmp_path: Path) -> None:
     path = notebook(tmp_path, ["v = 'a'", "v += 'b'", "print(v)"])
     first, _second, third = names(path)

@@ -8,9 +8,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from jupyter_jcli.condense import CondensedOutputs, ReadHint
     from jupyter_jcli.workbench import MutationOutcome, Overview, ReadCellsResult, UndoOutcome
 
-__all__ = ["mutation_lines", "overview_lines", "read_lines", "table", "undo_lines"]
+__all__ = [
+    "mutation_lines",
+    "output_hint_command",
+    "outputs_text",
+    "overview_lines",
+    "read_lines",
+    "table",
+    "undo_lines",
+]
 
 NAME_WIDTH = 28
 """Widest name column in the overview table."""
@@ -20,7 +29,6 @@ LINE_WIDTH = 40
 """Widest first-line column in the overview table."""
 
 _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
-_READ_HINT = re.compile(r"read_notebook_output cell=(\d+) output=(\d+)((?: \w+=[^\s\]]+)*)")
 _CELLS_HINT = re.compile(r"read_cells names=([a-z0-9-]+) budget=(\d+)")
 
 
@@ -74,12 +82,37 @@ def overview_lines(overview: Overview) -> list[str]:
     return lines
 
 
-def _output_hint(match: re.Match[str], file_arg: str) -> str:
-    words = ["j-cli", "notebook", "output", file_arg, "--cell", match[1], "--output", match[2]]
-    for pair in match[3].split():
-        key, _, value = pair.partition("=")
-        words.extend([f"--{key}", value])
+def output_hint_command(hint: ReadHint, file_arg: str) -> str:
+    """The ``j-cli notebook output`` command doing the read a condensed output's cut names."""
+    words = ["j-cli", "notebook", "output", file_arg]
+    if hint.cell_index is not None:
+        words += ["--cell", str(hint.cell_index)]
+    words += ["--output", str(hint.output_index)]
+    if hint.mime_type is not None:
+        words += ["--mime", hint.mime_type]
+    if hint.offset is not None:
+        words += ["--offset", str(hint.offset)]
+    if hint.limit is not None:
+        words += ["--limit", str(hint.limit)]
     return shlex.join(words)
+
+
+def outputs_text(outputs: CondensedOutputs, file_arg: str) -> str:
+    """The condensed text with every read hint (structured in its parts) written as the
+    ``j-cli notebook output`` command, and source-cut hints as ``j-cli notebook read``."""
+    text = outputs.text
+    pieces: list[str] = []
+    cursor = 0
+    for part in outputs.parts:
+        for hint in part.read_hints:
+            found = text.find(hint.lead + hint.text, cursor)
+            if found < 0:
+                continue
+            pieces.append(text[cursor:found])
+            pieces.append(hint.lead + output_hint_command(hint, file_arg))
+            cursor = found + len(hint.lead) + len(hint.text)
+    pieces.append(text[cursor:])
+    return _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), "".join(pieces))
 
 
 def _cells_hint(match: re.Match[str], file_arg: str) -> str:
@@ -90,16 +123,25 @@ def _cells_hint(match: re.Match[str], file_arg: str) -> str:
 
 def read_lines(result: ReadCellsResult, file_arg: str) -> list[str]:
     """Each cell's header, source and condensed outputs; read hints as ``j-cli`` commands."""
+    from jupyter_jcli.workbench import MIN_CELL_SHARE
+
     lines: list[str] = []
     for c in result.cells:
         lines.append(f"── [{c.index}] {c.name} · {c.cell_type} · rev {c.rev} ──")
         source = _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), c.source)
         lines.extend(source.splitlines() or [""])
+        if c.source_omitted_characters and not _CELLS_HINT.search(c.source):
+            whole = 2 * (len(c.source) + c.source_omitted_characters) + MIN_CELL_SHARE
+            command = shlex.join(
+                ["j-cli", "notebook", "read", file_arg, "--cell", c.name, "--budget", str(whole)]
+            )
+            lines.append(
+                f"[… {c.source_omitted_characters:,} characters of source cut; "
+                f"read the whole cell: {command}]"
+            )
         if c.outputs is not None:
             lines.append(f"── outputs ({c.output_count}) ──")
-            text = _READ_HINT.sub(lambda m: _output_hint(m, file_arg), c.outputs.text)
-            text = _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), text)
-            lines.extend(text.splitlines())
+            lines.extend(outputs_text(c.outputs, file_arg).splitlines())
         elif c.output_count:
             lines.append(f"── {c.output_count} outputs not shown: the budget is spent ──")
         lines.append("")

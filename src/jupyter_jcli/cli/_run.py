@@ -86,7 +86,7 @@ def run_command(
             }
         )
     else:
-        for line in run_lines(outcome, overview):
+        for line in run_lines(outcome, overview, file):
             echo(line)
     return 0 if outcome.ok else _EXIT_CELL_FAILED
 
@@ -131,9 +131,12 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def run_lines(outcome: ExecuteOutcome, overview: SessionOverview) -> list[str]:
-    """The run as text: one block per cell (header line, indented condensed outputs), a
-    summary line, then one line per cell of the notebook with its status and tldr."""
+def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str) -> list[str]:
+    """The run as text: one block per cell (header line, indented condensed outputs, cut
+    hints as ``j-cli notebook output FILE_ARG ...`` commands), a summary line, then one line
+    per cell of the notebook with its status and tldr."""
+    from jupyter_jcli.cli._document_render import outputs_text
+
     lines: list[str] = []
     for cell in outcome.cells:
         count = f"[{cell.execution_count}]" if cell.execution_count is not None else "[ ]"
@@ -143,7 +146,8 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview) -> list[str]:
             f" {cell.duration_s:.2f}s{_clip(extra, 120)}"
         )
         if cell.outputs is not None and cell.outputs.text:
-            lines.extend(_INDENT + line for line in cell.outputs.text.splitlines())
+            shown = outputs_text(cell.outputs, file_arg)
+            lines.extend(_INDENT + line for line in shown.splitlines())
     counts: dict[str, int] = {}
     for cell in outcome.cells:
         counts[cell.status] = counts.get(cell.status, 0) + 1

@@ -38,6 +38,7 @@ from ._model import (
     CondensedPart,
     CondensedPartDict,
     PartKind,
+    ReadHint,
 )
 from ._plan import Plan, Rendered, plan_outputs
 from ._rasters import attach_images
@@ -55,6 +56,7 @@ __all__ = [
     "CondensedPart",
     "CondensedPartDict",
     "PartKind",
+    "ReadHint",
     "condense_outputs",
 ]
 
@@ -178,4 +180,5 @@ def _part(plan: Plan, rendered: Rendered) -> CondensedPart:
         omitted_lines=rendered.omitted_lines,
         omitted_rows=rendered.omitted_rows,
         omitted_frames=rendered.omitted_frames,
+        read_hints=tuple(hint for hint in rendered.hints if hint.text in rendered.text),
     )

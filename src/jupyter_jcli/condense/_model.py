@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "CondensedPart",
     "CondensedPartDict",
     "PartKind",
+    "ReadHint",
 ]
 
 PartKind = Literal["stream", "table", "text", "error", "image", "described", "json", "invalid"]
@@ -21,6 +22,35 @@ PartKind = Literal["stream", "table", "text", "error", "image", "described", "js
 representation (plain, Markdown, LaTeX, the text of HTML), a condensed error, a raster image,
 a one-line description (SVG, Plotly, Vega, widgets, unknown types), JSON, or a malformed
 output's problem."""
+
+
+@dataclass(frozen=True)
+class ReadHint:
+    """A structured "how to read what was cut" hint, as it appears in a part's text.
+
+    The condensed text names the read as a ``read_notebook_output`` tool call (the MCP front
+    ends show it as is); :attr:`text` is the exact substring of the part's text that names
+    it, so another front end can replace it with its own command (``j-cli notebook output
+    FILE --cell C --output K ...``) without parsing text.
+
+    Attributes:
+        cell_index: the cell (``None`` when the caller gave none).
+        output_index: the output to read.
+        mime_type: the MIME type to ask for, or ``None`` (automatic choice).
+        offset: the first character of the page, or ``None`` (the whole text).
+        limit: the page size in characters, or ``None``.
+        text: the substring of the part's text naming this read.
+        lead: words before :attr:`text` that belong to the hint (``"then "`` for the
+            second read of a range spanning outputs), kept by a front end that rewrites it.
+    """
+
+    cell_index: int | None
+    output_index: int
+    mime_type: str | None = None
+    offset: int | None = None
+    limit: int | None = None
+    text: str = field(default="", compare=False)
+    lead: str = field(default="", compare=False)
 
 
 class CondensedImageDict(TypedDict):
@@ -116,6 +146,7 @@ class CondensedPart:
         omitted_lines: line breaks inside what was left out.
         omitted_rows: table rows left out.
         omitted_frames: traceback frames left out.
+        read_hints: the reads named in :attr:`text` (see :class:`ReadHint`), in order.
     """
 
     output_index: int
@@ -129,9 +160,10 @@ class CondensedPart:
     omitted_lines: int = 0
     omitted_rows: int = 0
     omitted_frames: int = 0
+    read_hints: tuple[ReadHint, ...] = ()
 
     def to_dict(self) -> CondensedPartDict:
-        """JSON-safe form."""
+        """JSON-safe form (:attr:`read_hints` are for front ends; the text carries them)."""
         return {
             "output_index": self.output_index,
             "output_indices": list(self.output_indices),

@@ -28,11 +28,11 @@ from jupyter_jcli.outputs import RASTER_MIME_TYPES, OutputProtocolError, decode_
 
 from ._described import describe, is_described
 from ._errors import render_error
-from ._model import PartKind
+from ._model import PartKind, ReadHint
 from ._table_render import render_table
 from ._tables import parse_html
 from ._terminal import render_line
-from ._text import Cut, Segment, clip, cut_derived, cut_windowed, read_command
+from ._text import Cut, Segment, clip, cut_derived, cut_windowed, read_hint
 
 __all__ = ["Plan", "RasterSource", "Rendered", "fixed_renderer", "join_text", "plan_outputs"]
 
@@ -51,6 +51,7 @@ class Rendered:
     omitted_lines: int = 0
     omitted_rows: int = 0
     omitted_frames: int = 0
+    hints: tuple[ReadHint, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,9 @@ def join_text(value: object) -> str | None:
 
 
 def _from_cut(cut: Cut, **extra: int) -> Rendered:
-    return Rendered(cut.text, cut.truncated, cut.omitted_characters, cut.omitted_lines, **extra)
+    return Rendered(
+        cut.text, cut.truncated, cut.omitted_characters, cut.omitted_lines, **extra, hints=cut.hints
+    )
 
 
 def fixed_renderer(text: str) -> Callable[[int], Rendered]:
@@ -122,10 +125,11 @@ def _stream_plan(index: int, name: str, cell: int | None) -> tuple[Plan, list[Se
 
 def _error_plan(index: int, output: Mapping[str, Any], cell: int | None) -> Plan:
     view = render_error(output)
-    how = read_command(cell, index) + " (the full traceback)"
+    hint = read_hint(cell, index)
+    how = hint.text + " (the full traceback)"
 
     def render(limit: int) -> Rendered:
-        cut = cut_derived(view.text, limit, how_to_read=how)
+        cut = cut_derived(view.text, limit, how_to_read=how, hint=hint)
         return _from_cut(cut, omitted_frames=view.omitted_frames)
 
     return Plan(index, "error", "error", render)
@@ -137,7 +141,8 @@ def _table_plan(index: int, html: str, cell: int | None, output_type: str) -> Pl
     parsed = parse_html(html)
     if not parsed.tables:
         return None
-    how = read_command(cell, index, mime_type="text/html")
+    hint = read_hint(cell, index, mime_type="text/html")
+    how = hint.text
     tables = parsed.tables
 
     def render(limit: int) -> Rendered:
@@ -155,7 +160,10 @@ def _table_plan(index: int, html: str, cell: int | None, output_type: str) -> Pl
             pieces.append(parsed.footer)
         full = "\n".join(pieces)
         shown = clip(full, limit)
-        return Rendered(shown, omitted_rows > 0 or shown != full, omitted_rows=omitted_rows)
+        hints = (hint,) if how in shown else ()
+        return Rendered(
+            shown, omitted_rows > 0 or shown != full, omitted_rows=omitted_rows, hints=hints
+        )
 
     label = f"{output_type}, text/html table"
     return Plan(index, "table", label, render, mime_type="text/html")
@@ -174,10 +182,10 @@ def _text_plan(index: int, mime: str, text: str, cell: int | None, output_type: 
 def _derived_plan(
     index: int, kind: PartKind, mime: str, text: str, *, cell: int | None, output_type: str
 ) -> Plan:
-    how = read_command(cell, index, mime_type=mime)
+    hint = read_hint(cell, index, mime_type=mime)
 
     def render(limit: int) -> Rendered:
-        return _from_cut(cut_derived(text, limit, how_to_read=how))
+        return _from_cut(cut_derived(text, limit, how_to_read=hint.text, hint=hint))
 
     return Plan(index, kind, f"{output_type}, {mime}", render, mime_type=mime)
 

@@ -20,9 +20,18 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ._model import ReadHint
 from ._terminal import has_controls
 
-__all__ = ["Cut", "Segment", "clip", "cut_derived", "cut_windowed", "read_command"]
+__all__ = [
+    "Cut",
+    "Segment",
+    "clip",
+    "cut_derived",
+    "cut_windowed",
+    "read_command",
+    "read_hint",
+]
 
 _HEAD_SHARE = 0.4  # of the room left after the marker; the tail (where logs end) gets the rest
 _MAX_SCAN_LINES = 50_000  # lines rendered per side at most, whatever they render to
@@ -53,6 +62,7 @@ class Cut:
     truncated: bool
     omitted_characters: int = 0
     omitted_lines: int = 0
+    hints: tuple[ReadHint, ...] = ()
 
 
 def clip(text: str, limit: int) -> str:
@@ -64,15 +74,15 @@ def clip(text: str, limit: int) -> str:
     return text[: limit - 1] + _ELLIPSIS
 
 
-def read_command(
+def read_hint(
     cell_index: int | None,
     output_index: int,
     *,
     mime_type: str | None = None,
     offset: int | None = None,
     limit: int | None = None,
-) -> str:
-    """The ``read_notebook_output`` call that fetches (part of) one stored output."""
+) -> ReadHint:
+    """The read of (part of) one stored output, with its ``read_notebook_output`` call text."""
     words = ["read_notebook_output"]
     if cell_index is not None:
         words.append(f"cell={cell_index}")
@@ -83,7 +93,20 @@ def read_command(
         words.append(f"offset={offset}")
     if limit is not None:
         words.append(f"limit={limit}")
-    return " ".join(words)
+    return ReadHint(cell_index, output_index, mime_type, offset, limit, " ".join(words))
+
+
+def read_command(
+    cell_index: int | None,
+    output_index: int,
+    *,
+    mime_type: str | None = None,
+    offset: int | None = None,
+    limit: int | None = None,
+) -> str:
+    """The ``read_notebook_output`` call that fetches (part of) one stored output."""
+    hint = read_hint(cell_index, output_index, mime_type=mime_type, offset=offset, limit=limit)
+    return hint.text
 
 
 @dataclass
@@ -173,35 +196,38 @@ def _window_marker(
     *,
     cell_index: int | None,
     mime_type: str | None,
-) -> str:
+) -> tuple[str, tuple[ReadHint, ...]]:
     first = _locate(starts, begin)
     last = _locate(starts, max(begin, end - 1))
     if first == last:
         seg = segments[first]
         local = begin - starts[first]
-        how = read_command(
+        hint = read_hint(
             cell_index, seg.output_index, mime_type=mime_type, offset=local, limit=end - begin
         )
+        return hint.text, (hint,)
+    head = segments[first]
+    tail = segments[last]
+    first_hint = read_hint(
+        cell_index,
+        head.output_index,
+        mime_type=mime_type,
+        offset=begin - starts[first],
+        limit=starts[first] + len(head.text) - begin,
+    )
+    how = first_hint.text
+    middle = [segments[i].output_index for i in range(first + 1, last)]
+    if len(middle) <= _MAX_LISTED:
+        how += f", then outputs {', '.join(map(str, middle))} in full" if middle else ""
     else:
-        head = segments[first]
-        tail = segments[last]
-        how = read_command(
-            cell_index,
-            head.output_index,
-            mime_type=mime_type,
-            offset=begin - starts[first],
-            limit=starts[first] + len(head.text) - begin,
-        )
-        middle = [segments[i].output_index for i in range(first + 1, last)]
-        if len(middle) <= _MAX_LISTED:
-            how += f", then outputs {', '.join(map(str, middle))} in full" if middle else ""
-        else:
-            how += (
-                f", then the {len(middle)} outputs {middle[0]} … {middle[-1]} of this stream"
-                " in full"
-            )
-        how += f", then output={tail.output_index} offset=0 limit={end - starts[last]}"
-    return how
+        how += f", then the {len(middle)} outputs {middle[0]} … {middle[-1]} of this stream in full"
+    tail_limit = end - starts[last]
+    tail_text = f"output={tail.output_index} offset=0 limit={tail_limit}"
+    tail_hint = ReadHint(
+        cell_index, tail.output_index, mime_type, 0, tail_limit, tail_text, "then "
+    )
+    how += f", then {tail_text}"
+    return how, (first_hint, tail_hint)
 
 
 def cut_windowed(
@@ -238,7 +264,7 @@ def cut_windowed(
     if whole.raw_edge >= len(raw) and whole.size <= limit:
         return Cut("".join(whole.pieces), truncated=False)
     digits = len(str(len(raw)))
-    full_span = _window_marker(
+    full_span, _ = _window_marker(
         segments, starts, 0, len(raw), cell_index=cell_index, mime_type=mime_type
     )
     # Any real span names at most as many outputs; its numbers have at most ``digits`` digits.
@@ -251,12 +277,14 @@ def cut_windowed(
     tail = _take_tail(raw, head.raw_edge, room - head.size, render, allow_partial=True)
     begin, end = head.raw_edge, max(head.raw_edge, tail.raw_edge)
     omitted_lines = raw.count("\n", begin, end)
-    how = _window_marker(segments, starts, begin, end, cell_index=cell_index, mime_type=mime_type)
+    how, hints = _window_marker(
+        segments, starts, begin, end, cell_index=cell_index, mime_type=mime_type
+    )
     marker = _marker(end - begin, omitted_lines, how)
     head_text = "".join(head.pieces)
     glue = "" if not head_text or head_text.endswith("\n") else "\n"
     text = f"{head_text}{glue}{marker}\n{''.join(tail.pieces)}"
-    return Cut(clip(text, limit), True, end - begin, omitted_lines)
+    return Cut(clip(text, limit), True, end - begin, omitted_lines, hints)
 
 
 def _marker(characters: int, lines: int, how: str) -> str:
@@ -267,13 +295,14 @@ def _short_marker(omitted: int) -> str:
     return f"[… {omitted:,} characters omitted …]"
 
 
-def cut_derived(text: str, limit: int, *, how_to_read: str) -> Cut:
+def cut_derived(text: str, limit: int, *, how_to_read: str, hint: ReadHint | None = None) -> Cut:
     """Cut already rendered ``text`` head and tail, by lines, to ``limit`` characters.
 
     Args:
         text: the rendered text.
         limit: the most characters to return.
         how_to_read: what the marker tells the reader to call for the full content.
+        hint: the structured form of the read named in ``how_to_read`` (kept in the cut).
 
     Returns:
         The cut text, with the marker ``[… N characters (L lines) omitted; in full:
@@ -300,4 +329,5 @@ def cut_derived(text: str, limit: int, *, how_to_read: str) -> Cut:
     head_text = "".join(head.pieces)
     glue = "" if not head_text or head_text.endswith("\n") else "\n"
     joined = f"{head_text}{glue}{marker}\n{''.join(tail.pieces)}"
-    return Cut(clip(joined, limit), True, end - begin, omitted_lines)
+    hints = (hint,) if hint is not None else ()
+    return Cut(clip(joined, limit), True, end - begin, omitted_lines, hints)

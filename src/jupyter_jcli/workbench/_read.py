@@ -56,7 +56,9 @@ class ReadCell:
         name: the cell's name.
         cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
         rev: the cell's rev.
-        source: the source, whole or cut (then it ends with a marker line).
+        source: the source, whole or cut (then it ends with a marker line naming the
+            ``read_cells`` call that reads it whole, or is ``…`` when its share of the budget
+            cannot hold that marker).
         source_omitted_characters: characters of source left out (0 when whole).
         output_count: saved outputs in the file.
         outputs: the condensed outputs, or ``None`` (no outputs, or no budget left for them:
@@ -344,7 +346,13 @@ def _condense_all(
 
 
 def _cut_source(view: CellView, share: int, budget: int) -> tuple[str, int]:
-    """The source within ``share`` characters, and how many were left out."""
+    """The source within ``share`` characters, and how many were left out.
+
+    A cut source ends with a marker line naming the ``read_cells`` call that reads it whole;
+    when ``share`` cannot hold that marker, the source is shown as ``…`` (cut, all of it
+    omitted: ``source_omitted_characters`` says how much) and the front end says how to
+    read it.
+    """
     source = view.source
     if len(source) <= share:
         return source, 0
@@ -352,13 +360,13 @@ def _cut_source(view: CellView, share: int, budget: int) -> tuple[str, int]:
         f"\n[… {{omitted}} characters of source omitted; read the whole cell: "
         f"read_cells names={view.name} budget={max(budget, 2 * len(source) + MIN_CELL_SHARE)}]"
     )
-    head = max(0, share - len(marker.format(omitted=len(source))))
-    cut = source[:head]
+    room = share - len(marker.format(omitted=len(source)))
+    if room < 0:  # no room for the marker: an ellipsis says the source was cut
+        return ("…" if share >= 1 else ""), len(source)
+    cut = source[:room]
     newline = cut.rfind("\n")
-    if newline > head // 2:
+    if newline > room // 2:
         cut = cut[:newline]
     omitted = len(source) - len(cut)
     text = cut + marker.format(omitted=omitted)
-    if len(text) > share:
-        text = text[:share]
-    return text, omitted
+    return (text if cut else text.lstrip("\n")), omitted
