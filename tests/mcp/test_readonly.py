@@ -213,12 +213,12 @@ ERROR_CASES: list[tuple[str, dict[str, Any]]] = [
     ("USAGE_ERROR", {"path": 3, "cell_index": 5}),
     ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "mime_type": "text/plain"}),
     ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": 1}),
-    # the declared input schema is enforced (minimum, type) before the protocol is asked
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": -1}),
+    # types are checked against the declared schema; ranges are the protocol's, as in the CLI
     ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": "first"}),
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 9, "output_index": -1}),
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 0}),
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": -1}),
+    ("CELL_NOT_FOUND", {"path": TEXT_NB, "cell_index": -1}),
+    ("OUTPUT_NOT_FOUND", {"path": TEXT_NB, "cell_index": 9, "output_index": -1}),
+    ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 0}),
+    ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": -1}),
     ("USAGE_ERROR", {"path": "nb\u0000.ipynb", "cell_index": 0}),
 ]
 
@@ -240,7 +240,7 @@ async def test_every_failure_is_an_error_result_with_its_code(root: Path, tmp_pa
 async def test_schema_violations_are_listed_together(root: Path, tmp_path: Path) -> None:
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
         result, doc = await call(
-            session, path=TEXT_NB, cell_index=-1, output_index=-2, offset=-3, limit=0
+            session, path=TEXT_NB, cell_index="a", output_index=1.5, offset="x", limit=[0]
         )
     assert error_code(result, doc) == "USAGE_ERROR"
     problems = doc["details"]["problems"]

@@ -56,12 +56,11 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "cell_index": {
             "type": "integer",
-            "minimum": 0,
-            "description": "Zero-based physical cell index in that file.",
+            "description": "Zero-based physical cell index in that file (ranges are checked by "
+            "the protocol: CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_WINDOW).",
         },
         "output_index": {
             "type": "integer",
-            "minimum": 0,
             "description": "Zero-based index of one saved output of the cell. Omit it to "
             "list the cell's outputs.",
         },
@@ -78,13 +77,11 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "offset": {
             "type": "integer",
-            "minimum": 0,
             "default": 0,
             "description": "First character of the text page (Unicode code points).",
         },
         "limit": {
             "type": "integer",
-            "minimum": 1,
             "default": DEFAULT_TEXT_LIMIT,
             "description": "Maximum characters in the text page.",
         },
