@@ -154,3 +154,10 @@ def test_every_fixture_notebook_gets_unique_valid_names(path: Path) -> None:
     assert len(names) == len(cells)
     assert len(set(names)) == len(names)
     assert all(is_valid_name(name) for name in names)
+
+
+def test_a_huge_cell_is_named_from_its_first_statement_without_parsing_it_whole() -> None:
+    huge = "import numpy as np\n" + "x = [\n" + "    1,\n" * 300_000 + "]\n"
+
+    assert derive_base_name("code", huge) == "import-numpy"
+    assert derive_base_name("code", "df = load()\n" + "y = 1\n" * 50_000) == "df"

@@ -299,10 +299,29 @@ def _drop_blank(lines: list[str]) -> list[str]:
     return []
 
 
+_WHOLE_PARSE_CHARS = 20_000
+"""Sources up to this many characters are parsed whole to find their first statement; longer
+ones by growing prefixes of whole lines (a complete first statement parses on its own), so
+naming a 10 MB cell does not parse 10 MB."""
+
+_PREFIX_LINES = (20, 200, 2000)
+
+
 def _first_statement(code: str) -> ast.stmt | None:
+    if len(code) <= _WHOLE_PARSE_CHARS:
+        return _parse_first(code)
+    lines = code.splitlines(keepends=True)[: _PREFIX_LINES[-1]]
+    for count in _PREFIX_LINES:
+        node = _parse_first("".join(lines[:count]))
+        if node is not None or count >= len(lines):
+            return node
+    return None
+
+
+def _parse_first(code: str) -> ast.stmt | None:
     try:
         module = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return module.body[0] if module.body else None
 
