@@ -242,7 +242,7 @@ async def test_domain_failures_are_error_results_with_codes(root: Path, tmp_path
         "nul in path": "USAGE_ERROR",
         "nul in new path": "USAGE_ERROR",
         "name too long": "FILE_NOT_FOUND",
-        "negative output cell": "USAGE_ERROR",
+        "negative output cell": "CELL_NOT_FOUND",
     }
     assert (root.parent / "outside.ipynb").read_bytes() == (root / PLOTS_NB).read_bytes()
 

@@ -29,10 +29,10 @@ def write_summary_cache(
     A cell edited by someone else in between is skipped (its rev changed). Fallback summaries
     are never written. Nothing is written when there is nothing new to cache.
 
-    A py:percent ``path`` (edited as a pair with its notebook) is not written: jupytext would
-    put every cached summary on the ``# %%`` line of its cell in the text file, the file
-    people read and diff. Its summaries are recomputed (or kept by the caller) instead; pass
-    the ``.ipynb`` itself to cache them there only.
+    A notebook paired with a py:percent file (``path`` either file of the pair) is not
+    written: every write to a pair updates both files, and jupytext would put each cached
+    summary on the ``# %%`` line of its cell in the text file, the file people read and diff.
+    Its summaries are recomputed (or kept by the caller) instead.
 
     Args:
         path: the ``.ipynb`` (or a py:percent file paired with one).
@@ -42,7 +42,7 @@ def write_summary_cache(
 
     Returns:
         The names of the cells whose metadata was written, in document order (empty for a
-        py:percent ``path``).
+        paired notebook).
 
     Raises:
         NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``,
