@@ -1,0 +1,208 @@
+"""Cell references: every ``j-cli`` option or argument that names a cell takes a name or an index.
+
+A reference is one string, read by one rule (:func:`parse_cell_ref`):
+
+- ASCII decimal digits, optionally after one ``-`` (``"3"``, ``"-1"``): a physical, zero-based
+  cell index. Cell names can never look like this: a name starts with a lowercase letter
+  (:data:`jupyter_jcli.notebook.names.NAME_PATTERN`);
+- anything else: a cell name, compared exactly (``"٣"``, ``"1_8"`` or ``"Data"`` are names no
+  cell has, never an index).
+
+One resolver (:func:`resolve_cell_ref`) turns a reference into an index among a file's cell
+names and refuses an unknown one with ``CELL_NOT_FOUND`` (details ``path``, ``cell``,
+``cell_count``, and ``cell_index`` for an index or ``name`` and ``close_names`` for a name).
+The names are the ones ``j-cli notebook overview`` shows, from the same function
+(:func:`jupyter_jcli.notebook.names.assign_names`), computed on the fly: resolving never
+writes a name into the file.
+
+Where the names come from:
+
+- the commands of the saved-output protocol (``notebook cells|outputs|output|show``) name the
+  cells of the file as the protocol reads it (:func:`loaded_cell_names`). For a ``.py`` file the
+  cells are the script's cells (the protocol's indexes); a script cell is called by its own
+  stored name, else by the stored name of the notebook cell the protocol maps it to (the
+  protocol's ``.py`` mapping rules: a shared name or id, or a unique identical source; see
+  :func:`jupyter_jcli.notebook.pairing.map_py_cell`), else by a name derived from its source.
+  Resolving a ``.py`` reference gives the script cell's index; reading it then maps it to the
+  notebook as every index read does (and refuses an unreliable mapping);
+- the workbench commands (``notebook read|summarize``, ``cell ...``, ``run --cell``) name the
+  cells of the document the workbench edits (:func:`document_cell_names`): for a paired ``.py``
+  the combined notebook, whose cells are the script's cells in the same order.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from jupyter_jcli.errors import ErrorCode, JcliError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.outputs.notebook import NotebookOutputs
+
+__all__ = [
+    "CELL_REF_HELP",
+    "document_cell_names",
+    "loaded_cell_names",
+    "parse_cell_ref",
+    "resolve_cell_ref",
+    "resolve_loaded_cell",
+    "resolve_named",
+    "resolve_to_names",
+]
+
+CELL_REF_HELP = "a cell name (as `j-cli notebook overview` shows it) or a zero-based cell index"
+"""How every cell option's help text describes a reference."""
+
+_INDEX = re.compile(r"-?[0-9]+")
+_CLOSE_NAMES = 3
+_MAX_INDEX_DIGITS = 40
+
+
+def parse_cell_ref(ref: str) -> int | str:
+    """A reference as an index (ASCII decimal, optional leading ``-``) or else a name.
+
+    Digits past the first :data:`_MAX_INDEX_DIGITS` are dropped (such an index is out of
+    range anyway; Python refuses to convert very long digit strings).
+    """
+    if not _INDEX.fullmatch(ref):
+        return ref
+    sign = "-" if ref.startswith("-") else ""
+    return int(sign + ref.lstrip("-")[:_MAX_INDEX_DIGITS])
+
+
+def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
+    """The index of the cell ``ref`` addresses among cells called ``names`` (in order).
+
+    Args:
+        ref: a cell name or a zero-based index, as typed (see the module docstring).
+        names: every cell's name, in document order.
+        path: the file, for the error.
+
+    Returns:
+        The physical zero-based index.
+
+    Raises:
+        JcliError: ``CELL_NOT_FOUND``: details ``path``, ``cell`` (``ref``), ``cell_count``,
+            and ``cell_index`` for an index out of range, or ``name`` and ``close_names`` (up
+            to three similar names) for a name no cell has.
+    """
+    parsed = parse_cell_ref(ref)
+    if isinstance(parsed, int):
+        return _checked_index(parsed, len(names), path=path, ref=ref)
+    for index, name in enumerate(names):
+        if name == parsed:
+            return index
+    close = difflib.get_close_matches(parsed, names, n=_CLOSE_NAMES)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise JcliError(
+        ErrorCode.CELL_NOT_FOUND,
+        f"{path} has no cell named {parsed!r}{hint} (`j-cli notebook cells FILE` lists them).",
+        {"path": path, "cell": ref, "cell_count": len(names), "name": parsed, "close_names": close},
+    )
+
+
+def _checked_index(index: int, count: int, *, path: str, ref: str) -> int:
+    if 0 <= index < count:
+        return index
+    valid = f"0 to {count - 1}" if count else "none: the file has no cells"
+    raise JcliError(
+        ErrorCode.CELL_NOT_FOUND,
+        f"{path} has no cell {index} (valid indexes: {valid}).",
+        {"path": path, "cell": ref, "cell_count": count, "cell_index": index},
+    )
+
+
+def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:
+    """The name of every cell of a file as the protocol reads it (see the module docstring).
+
+    Raises:
+        JcliError: only errors of reading the paired notebook that every read of the file
+            would raise as well; an unreliable or missing mapping just leaves a ``.py`` cell
+            named from itself.
+    """
+    from jupyter_jcli.notebook.names import assign_names, is_valid_name, stored_name
+
+    if loaded.kind == "ipynb" or loaded.pairing_error is not None:
+        return assign_names(loaded.cells)
+    naming: list[dict[str, Any]] = []
+    for index, cell in enumerate(loaded.cells):
+        mapped = None if is_valid_name(stored_name(cell)) else _mapped_name(loaded, index)
+        naming.append(cell if mapped is None else _named(cell, mapped))
+    return assign_names(naming)
+
+
+def _mapped_name(loaded: NotebookOutputs, index: int) -> str | None:
+    from jupyter_jcli.notebook.names import stored_name
+
+    try:
+        resolved = loaded.resolve_cell(index)
+    except JcliError as err:
+        if err.code in (ErrorCode.CELL_MAPPING_UNRELIABLE, ErrorCode.CELL_NOT_FOUND):
+            return None
+        raise
+    return stored_name(resolved.cell)
+
+
+def _named(cell: dict[str, Any], name: str) -> dict[str, Any]:
+    metadata = cell.get("metadata")
+    ours = metadata.get("jupyter_mcp") if isinstance(metadata, dict) else None
+    return {
+        **cell,
+        "metadata": {
+            **(metadata if isinstance(metadata, dict) else {}),
+            "jupyter_mcp": {**(ours if isinstance(ours, dict) else {}), "name": name},
+        },
+    }
+
+
+def resolve_loaded_cell(loaded: NotebookOutputs, ref: str) -> int:
+    """The index (in the file supplied) of the cell ``ref`` addresses in a loaded file.
+
+    An index is checked against the file's cell count without naming any cell.
+
+    Raises:
+        JcliError: ``CELL_NOT_FOUND`` (see :func:`resolve_cell_ref`).
+    """
+    parsed = parse_cell_ref(ref)
+    if isinstance(parsed, int):
+        return _checked_index(parsed, loaded.cell_count, path=str(loaded.path), ref=ref)
+    return resolve_cell_ref(ref, loaded_cell_names(loaded), path=str(loaded.path))
+
+
+def document_cell_names(file: str) -> tuple[str, list[str]]:
+    """The absolute path and the cell names of the document the workbench edits. Writes nothing.
+
+    Raises:
+        NotebookError: the read codes of :meth:`jupyter_jcli.notebook.document.Document.load`.
+    """
+    from jupyter_jcli.notebook.document import Document
+
+    document = Document.load(file)
+    return str(document.path), [view.name for view in document.cells]
+
+
+def resolve_to_names(file: str, refs: Sequence[str]) -> list[str]:
+    """Each reference as the name of the cell it addresses, in order.
+
+    The workbench operations take names; this turns every index into one, and refuses an
+    unknown reference before the operation starts. The file is read once, and only when a
+    reference is given.
+
+    Raises:
+        JcliError: ``CELL_NOT_FOUND`` (see :func:`resolve_cell_ref`) and the read codes of
+            :func:`document_cell_names`.
+    """
+    if not refs:
+        return []
+    path, names = document_cell_names(file)
+    return [names[resolve_cell_ref(ref, names, path=path)] for ref in refs]
+
+
+def resolve_named(file: str, refs: Mapping[str, str | None]) -> dict[str, str]:
+    """:func:`resolve_to_names` for named slots (``{"cell": ..., "after": ...}``); slots
+    given ``None`` are left out of the result."""
+    given = {slot: ref for slot, ref in refs.items() if ref is not None}
+    return dict(zip(given, resolve_to_names(file, list(given.values())), strict=True))
