@@ -150,7 +150,7 @@ def test_run_cell_takes_an_index(tmp_path: Path) -> None:
     assert ran[1]["outputs"]["text"].endswith("a\n")
 
 
-def test_a_paired_py_cell_is_addressed_by_the_name_of_the_notebook_cell_it_maps_to(
+def test_a_paired_py_cell_is_addressed_by_the_name_the_overview_of_the_py_gives_it(
     tmp_path: Path,
 ) -> None:
     cells = [code_cell([], source=f"y = {i}") for i in range(3)]
@@ -160,11 +160,14 @@ def test_a_paired_py_cell_is_addressed_by_the_name_of_the_notebook_cell_it_maps_
     cells[1]["metadata"] = {"jupyter_mcp": {"name": "middle"}}
     notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
     (tmp_path / "nb.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
-    script = jupytext.writes(jupytext.reads(json.dumps(notebook), fmt="ipynb"), fmt="py:percent")
     py = tmp_path / "nb.py"
-    py.write_text("# %%\nfirst = 0\n\n" + script.split("\n", 1)[1], encoding="utf-8")
+    script = jupytext.writes(jupytext.reads(json.dumps(notebook), fmt="ipynb"), fmt="py:percent")
+    header, body = script.split("# ---\n\n", 1)
+    py.write_text(f"{header}# ---\n\n# %%\nfirst = 0\n\n{body}", encoding="utf-8")
     listing = _ok("notebook", "cells", py)["cells"]
     assert [c["name"] for c in listing] == ["first", "y", "middle", "y-2"]
+    overview = _ok("notebook", "overview", py)["cells"]
+    assert [c["name"] for c in overview] == [c["name"] for c in listing]
     by_name = _ok("notebook", "outputs", py, "--cell", "middle")
     assert by_name == _ok("notebook", "outputs", py, "--cell", "2")
     assert (by_name["source"]["cell_index"], by_name["source"]["requested_cell_index"]) == (1, 2)
@@ -230,3 +233,21 @@ def test_show_cuts_one_huge_source_line_by_characters(tmp_path: Path) -> None:
     out = run_cli("notebook", "show", path).stdout
     assert len(out) < 20_000
     assert "source cut: showing 1 of 1 lines" in out
+
+
+def test_a_py_without_a_pair_is_named_from_its_own_cells(tmp_path: Path) -> None:
+    py = tmp_path / "alone.py"
+    py.write_text("# %%\nimport math\n\n# %%\nmath.pi\n", encoding="utf-8")
+    listing = _ok("notebook", "cells", py)["cells"]
+    assert [c["name"] for c in listing] == ["import-math", "math-pi"]
+    found = run_cli("-j", "notebook", "outputs", py, "--cell", "math-pi").json()
+    assert found["code"] == ErrorCode.NOTEBOOK_PAIR_NOT_FOUND  # resolved, then not mapped
+    unknown = run_cli("-j", "notebook", "outputs", py, "--cell", "math").json()
+    assert unknown["code"] == ErrorCode.CELL_NOT_FOUND
+
+
+def test_summarize_takes_a_cells_name_or_its_index(tmp_path: Path) -> None:
+    nb = _copy(tmp_path, "nb")
+    by_index, by_name = (_ok("notebook", "summarize", nb, "--cell", ref) for ref in TABLE)
+    assert by_index == by_name
+    assert [c["name"] for c in by_index["cells"]] == [TABLE[1]]

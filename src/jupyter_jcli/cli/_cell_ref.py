@@ -18,13 +18,14 @@ writes a name into the file.
 Where the names come from:
 
 - the commands of the saved-output protocol (``notebook cells|outputs|output|show``) name the
-  cells of the file as the protocol reads it (:func:`loaded_cell_names`). For a ``.py`` file the
-  cells are the script's cells (the protocol's indexes); a script cell is called by its own
-  stored name, else by the stored name of the notebook cell the protocol maps it to (the
-  protocol's ``.py`` mapping rules: a shared name or id, or a unique identical source; see
-  :func:`jupyter_jcli.notebook.pairing.map_py_cell`), else by a name derived from its source.
-  Resolving a ``.py`` reference gives the script cell's index; reading it then maps it to the
-  notebook as every index read does (and refuses an unreliable mapping);
+  cells of the file as the protocol reads it (:func:`loaded_cell_names`). For a ``.py`` file
+  the cells are the script's cells (the protocol's indexes), called by the names the workbench
+  gives them when it edits the pair (``notebook overview nb.py``, ``cell update nb.py NAME``),
+  so every command addresses the same cell by the same name. Resolving a ``.py`` reference
+  gives the script cell's index; reading it then maps it into the notebook by the protocol's
+  rules, as every index read does (a shared name or id, or a unique identical source; see
+  :func:`jupyter_jcli.notebook.pairing.map_py_cell`), and refuses an unreliable mapping with
+  ``CELL_MAPPING_UNRELIABLE``;
 - the workbench commands (``notebook read|summarize``, ``cell ...``, ``run --cell``) name the
   cells of the document the workbench edits (:func:`document_cell_names`): for a paired ``.py``
   the combined notebook, whose cells are the script's cells in the same order.
@@ -35,7 +36,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 
@@ -118,44 +119,22 @@ def _checked_index(index: int, count: int, *, path: str, ref: str) -> int:
 def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:
     """The name of every cell of a file as the protocol reads it (see the module docstring).
 
-    Raises:
-        JcliError: only errors of reading the paired notebook that every read of the file
-            would raise as well; an unreliable or missing mapping just leaves a ``.py`` cell
-            named from itself.
+    An ``.ipynb``: :func:`~jupyter_jcli.notebook.names.assign_names` over its cells. A ``.py``:
+    the names of the document the workbench edits through it (:func:`document_cell_names`,
+    whose cells are the script's cells in the same order); a script the workbench cannot
+    open (no paired notebook, a format other than py:percent) is named from its own cells
+    by the same function.
     """
-    from jupyter_jcli.notebook.names import assign_names, is_valid_name, stored_name
+    from jupyter_jcli.notebook.names import assign_names
 
-    if loaded.kind == "ipynb" or loaded.pairing_error is not None:
-        return assign_names(loaded.cells)
-    naming: list[dict[str, Any]] = []
-    for index, cell in enumerate(loaded.cells):
-        mapped = None if is_valid_name(stored_name(cell)) else _mapped_name(loaded, index)
-        naming.append(cell if mapped is None else _named(cell, mapped))
-    return assign_names(naming)
-
-
-def _mapped_name(loaded: NotebookOutputs, index: int) -> str | None:
-    from jupyter_jcli.notebook.names import stored_name
-
-    try:
-        resolved = loaded.resolve_cell(index)
-    except JcliError as err:
-        if err.code in (ErrorCode.CELL_MAPPING_UNRELIABLE, ErrorCode.CELL_NOT_FOUND):
-            return None
-        raise
-    return stored_name(resolved.cell)
-
-
-def _named(cell: dict[str, Any], name: str) -> dict[str, Any]:
-    metadata = cell.get("metadata")
-    ours = metadata.get("jupyter_mcp") if isinstance(metadata, dict) else None
-    return {
-        **cell,
-        "metadata": {
-            **(metadata if isinstance(metadata, dict) else {}),
-            "jupyter_mcp": {**(ours if isinstance(ours, dict) else {}), "name": name},
-        },
-    }
+    if loaded.kind == "py" and loaded.pairing_error is None:
+        try:
+            _path, names = document_cell_names(str(loaded.path))
+        except JcliError:
+            names = []
+        if len(names) == loaded.cell_count:
+            return names
+    return assign_names(loaded.cells)
 
 
 def resolve_loaded_cell(loaded: NotebookOutputs, ref: str) -> int:
