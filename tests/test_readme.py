@@ -234,9 +234,9 @@ def _tree_digest(folder: Path) -> dict[str, str]:
     }
 
 
-def _run_command(command: Command, project: Path, env: dict[str, str]) -> None:
-    done = subprocess.run(
-        ["bash", "-c", _SHELL_PRELUDE + command.text],
+def _step(args: list[str], project: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args,
         cwd=project,
         env=env,
         capture_output=True,
@@ -244,6 +244,10 @@ def _run_command(command: Command, project: Path, env: dict[str, str]) -> None:
         timeout=STEP_TIMEOUT_S,
         check=False,
     )
+
+
+def _run_command(command: Command, project: Path, env: dict[str, str]) -> None:
+    done = _step(["bash", "-c", _SHELL_PRELUDE + command.text], project, env)
     where = f"README line {command.line}: {command.text}"
     assert done.returncode == 0, f"{where}\nexit {done.returncode}\n{done.stderr[-3000:]}"
     missing = missing_lines(command.expected, done.stdout)
@@ -255,15 +259,7 @@ def _run_python(block: Block, project: Path, env: dict[str, str], tmp_path: Path
     script.write_text(block.code, encoding="utf-8")
     harness = tmp_path / "readme_harness.py"
     harness.write_text(_PYTHON_HARNESS, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(harness), str(script), str(block.line)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=STEP_TIMEOUT_S,
-        check=False,
-    )
+    done = _step([sys.executable, str(harness), str(script), str(block.line)], project, env)
     where = f"README Python block at line {block.line}"
     assert done.returncode == 0, f"{where}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done.stdout.count("readme-check line ")
