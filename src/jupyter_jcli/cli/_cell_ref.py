@@ -9,8 +9,9 @@ A reference is one string, read by one rule (:func:`parse_cell_ref`):
   cell has, never an index).
 
 One resolver (:func:`resolve_cell_ref`) turns a reference into an index among a file's cell
-names and refuses an unknown one with ``CELL_NOT_FOUND`` (details ``path``, ``cell``,
-``cell_count``, and ``cell_index`` for an index or ``name`` and ``close_names`` for a name).
+names and refuses an unknown one with ``CELL_NOT_FOUND``: for an index the protocol's own error
+(details ``path``, ``cell_index``, ``cell_count``), for a name details ``path``, ``name``,
+``cell_count`` and ``close_names``.
 The names are the ones ``j-cli notebook overview`` shows, from the same function
 (:func:`jupyter_jcli.notebook.names.assign_names`), computed on the fly: resolving never
 writes a name into the file.
@@ -54,12 +55,14 @@ __all__ = [
     "resolve_to_names",
 ]
 
-CELL_REF_HELP = "a cell name (as `j-cli notebook overview` shows it) or a zero-based cell index"
+CELL_REF_HELP = "a name, as `j-cli notebook overview` shows it, or a zero-based index"
 """How every cell option's help text describes a reference."""
 
 _INDEX = re.compile(r"-?[0-9]+")
 _CLOSE_NAMES = 3
 _MAX_INDEX_DIGITS = 40
+_NOT_EDITABLE = frozenset({ErrorCode.FILE_TYPE_UNSUPPORTED, ErrorCode.NOTEBOOK_PAIR_NOT_FOUND})
+"""Codes with which the workbench declines to edit a ``.py`` the protocol can still read."""
 
 
 def parse_cell_ref(ref: str) -> int | str:
@@ -86,13 +89,15 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
         The physical zero-based index.
 
     Raises:
-        JcliError: ``CELL_NOT_FOUND``: details ``path``, ``cell`` (``ref``), ``cell_count``,
-            and ``cell_index`` for an index out of range, or ``name`` and ``close_names`` (up
-            to three similar names) for a name no cell has.
+        JcliError: ``CELL_NOT_FOUND``: for an index out of range the protocol's own error
+            (:func:`jupyter_jcli.notebook.io.check_cell_index`: details ``path``,
+            ``cell_index``, ``cell_count``); for a name no cell has, details ``path``,
+            ``name``, ``cell_count`` (as the workbench's) and ``close_names`` (up to three
+            similar names).
     """
     parsed = parse_cell_ref(ref)
     if isinstance(parsed, int):
-        return _checked_index(parsed, len(names), path=path, ref=ref)
+        return _checked_index(parsed, len(names), path=path)
     for index, name in enumerate(names):
         if name == parsed:
             return index
@@ -101,19 +106,16 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
     raise JcliError(
         ErrorCode.CELL_NOT_FOUND,
         f"{path} has no cell named {parsed!r}{hint} (`j-cli notebook cells FILE` lists them).",
-        {"path": path, "cell": ref, "cell_count": len(names), "name": parsed, "close_names": close},
+        {"path": path, "name": parsed, "cell_count": len(names), "close_names": close},
     )
 
 
-def _checked_index(index: int, count: int, *, path: str, ref: str) -> int:
-    if 0 <= index < count:
-        return index
-    valid = f"0 to {count - 1}" if count else "none: the file has no cells"
-    raise JcliError(
-        ErrorCode.CELL_NOT_FOUND,
-        f"{path} has no cell {index} (valid indexes: {valid}).",
-        {"path": path, "cell": ref, "cell_count": count, "cell_index": index},
-    )
+def _checked_index(index: int, count: int, *, path: str) -> int:
+    from pathlib import Path
+
+    from jupyter_jcli.notebook.io import check_cell_index
+
+    return check_cell_index(index, count, path=Path(path))
 
 
 def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:
@@ -121,18 +123,23 @@ def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:
 
     An ``.ipynb``: :func:`~jupyter_jcli.notebook.names.assign_names` over its cells. A ``.py``:
     the names of the document the workbench edits through it (:func:`document_cell_names`,
-    whose cells are the script's cells in the same order); a script the workbench cannot
-    open (no paired notebook, a format other than py:percent) is named from its own cells
-    by the same function.
+    whose cells are the script's cells in the same order); a script the workbench does not
+    edit (no paired notebook, a format other than py:percent: codes
+    :data:`_NOT_EDITABLE`) is named from its own cells by the same function.
+
+    Raises:
+        JcliError: another read code of :func:`document_cell_names` for a ``.py``.
     """
     from jupyter_jcli.notebook.names import assign_names
 
     if loaded.kind == "py" and loaded.pairing_error is None:
         try:
             _path, names = document_cell_names(str(loaded.path))
-        except JcliError:
-            names = []
-        if len(names) == loaded.cell_count:
+        except JcliError as err:
+            if err.code not in _NOT_EDITABLE:
+                raise
+        else:
+            assert len(names) == loaded.cell_count, "jupytext read the script twice differently"
             return names
     return assign_names(loaded.cells)
 
@@ -140,14 +147,16 @@ def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:
 def resolve_loaded_cell(loaded: NotebookOutputs, ref: str) -> int:
     """The index (in the file supplied) of the cell ``ref`` addresses in a loaded file.
 
-    An index is checked against the file's cell count without naming any cell.
+    An index is returned as it is, without naming any cell: the protocol's read checks it
+    (the same ``CELL_NOT_FOUND`` as :func:`resolve_cell_ref` gives, and as every other front
+    end of the protocol gives for that index).
 
     Raises:
-        JcliError: ``CELL_NOT_FOUND`` (see :func:`resolve_cell_ref`).
+        JcliError: ``CELL_NOT_FOUND`` for a name (see :func:`resolve_cell_ref`).
     """
     parsed = parse_cell_ref(ref)
     if isinstance(parsed, int):
-        return _checked_index(parsed, loaded.cell_count, path=str(loaded.path), ref=ref)
+        return parsed
     return resolve_cell_ref(ref, loaded_cell_names(loaded), path=str(loaded.path))
 
 

@@ -24,7 +24,7 @@ _CELL = single(
     "cell_ref",
     required=True,
     metavar="CELL",
-    help=f"The cell: {CELL_REF_HELP}, in FILE (.ipynb, or a .py paired with one).",
+    help=f"The cell in FILE (.ipynb, or a .py paired with one): {CELL_REF_HELP}.",
 )
 
 
