@@ -176,7 +176,7 @@ PROTOCOL_ERRORS = [
 ]  # fmt: skip
 
 USAGE_ERRORS = [
-    ["output", "{outputs}", "--cell", "abc", "--output", "0"],
+    ["output", "{outputs}", "--cell", "", "--output", "0"],
     ["output", "{outputs}", "--cell", "0"],
     ["output", "{outputs}", "--output", "0"],
     ["output", "--cell", "0", "--output", "0"],
@@ -247,7 +247,7 @@ def test_an_unexpected_exception_is_reported_as_internal_error(
     def boom(*_args: object, **_kwargs: object) -> dict[str, object]:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(api, "list_notebook_outputs", boom)
+    monkeypatch.setattr(api.NotebookOutputs, "list_outputs", boom)
     run = run_cli("-j", "notebook", "outputs", EXAMPLE, "--cell", "18")
     assert run.exit_code == 1
     doc = run.json()

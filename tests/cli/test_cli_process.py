@@ -51,7 +51,7 @@ def test_installed_j_cli_exit_statuses_for_protocol_and_usage_errors(tmp_path: P
     missing = _run("-j", "notebook", "outputs", tmp_path / "nope.ipynb", "--cell", "0")
     assert (missing.returncode, missing.stderr) == (1, "")
     assert json.loads(missing.stdout)["code"] == ErrorCode.FILE_NOT_FOUND
-    usage = _run("-j", "notebook", "outputs", EXAMPLE, "--cell", "one")
+    usage = _run("-j", "notebook", "outputs", EXAMPLE, "--cell", "one", "--cell", "two")
     assert (usage.returncode, usage.stderr) == (2, "")
     assert json.loads(usage.stdout)["code"] == ErrorCode.USAGE_ERROR
     text = _run("notebook", "output", EXAMPLE, "--cell", "18", "--output", "7")

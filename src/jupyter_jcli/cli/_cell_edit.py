@@ -1,4 +1,4 @@
-"""``j-cli cell add|update|remove|move``: edit one cell by name, guarded by its rev.
+"""``j-cli cell add|update|remove|move``: edit one cell by name or index, guarded by its rev.
 
 Each command calls one :mod:`jupyter_jcli.workbench` mutation. The rev comes from
 ``j-cli notebook overview`` (or a previous edit's result); if the cell changed since, the
@@ -12,13 +12,14 @@ from typing import Literal
 
 import click
 
+from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 
 __all__ = ["cell"]
 
 _FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
-_NAME = click.argument("name", metavar="NAME")
+_NAME = click.argument("name", metavar="CELL")
 _SOURCE = click.option("--source", metavar="TEXT", help="The cell's source text.")
 _SOURCE_FILE = click.option(
     "--source-file",
@@ -32,8 +33,12 @@ _TYPE = click.option(
     type=click.Choice(["code", "markdown", "raw"]),
     help="Cell type.",
 )
-_BEFORE = click.option("--before", metavar="NAME", help="Place it before the cell NAME.")
-_AFTER = click.option("--after", metavar="NAME", help="Place it after the cell NAME.")
+_BEFORE = click.option(
+    "--before", metavar="CELL", help=f"Place it before the cell CELL ({CELL_REF_HELP})."
+)
+_AFTER = click.option(
+    "--after", metavar="CELL", help=f"Place it after the cell CELL ({CELL_REF_HELP})."
+)
 _START = click.option("--start", is_flag=True, help="Place it first.")
 _END = click.option("--end", is_flag=True, help="Place it last.")
 
@@ -102,7 +107,11 @@ def _report(outcome: object, file: str) -> None:
 
 @click.group()
 def cell() -> None:
-    """Edit cells by name, each edit guarded by the rev you read (undo: j-cli notebook undo)."""
+    """Edit cells by name or index, each edit guarded by the rev you read.
+
+    CELL is a cell's name (as `j-cli notebook overview` shows it) or its zero-based index.
+    Undo: j-cli notebook undo.
+    """
 
 
 @cell.command("add")
@@ -134,10 +143,11 @@ def add_command(
     end: bool,
     expected_rev: str | None,
 ) -> None:
-    """Insert a new cell next to a named cell, or at the start or end (default: end)."""
+    """Insert a new cell next to a cell, or at the start or end (default: end)."""
     text = _read_source(source, source_file, required=True)
     assert text is not None
     anchor_before, anchor_after, position = _placement(before, after, start, end)
+    anchors = resolve_named(file, {"before": anchor_before, "after": anchor_after})
     from jupyter_jcli.workbench import add_cell
 
     outcome = add_cell(
@@ -145,8 +155,8 @@ def add_command(
         text,
         cell_type=cell_type or "code",
         name=name,
-        before=anchor_before,
-        after=anchor_after,
+        before=anchors.get("before"),
+        after=anchors.get("after"),
         position=position,
         expected_rev=expected_rev,
     )
@@ -175,10 +185,11 @@ def update_command(
     text = _read_source(source, source_file, required=False)
     if text is None and cell_type is None and new_name is None:
         raise UsageError("Nothing to change: give --source/--source-file, --type or --rename.")
+    target = resolve_named(file, {"cell": name})["cell"]
     from jupyter_jcli.workbench import update_cell
 
     outcome = update_cell(
-        file, name, expected_rev=expected_rev, source=text, cell_type=cell_type, new_name=new_name
+        file, target, expected_rev=expected_rev, source=text, cell_type=cell_type, new_name=new_name
     )
     _report(outcome, file)
 
@@ -191,7 +202,8 @@ def remove_command(file: str, name: str, expected_rev: str) -> None:
     """Delete a cell."""
     from jupyter_jcli.workbench import remove_cell
 
-    _report(remove_cell(file, name, expected_rev=expected_rev), file)
+    target = resolve_named(file, {"cell": name})["cell"]
+    _report(remove_cell(file, target, expected_rev=expected_rev), file)
 
 
 @cell.command("move")
@@ -212,20 +224,21 @@ def move_command(
     start: bool,
     end: bool,
 ) -> None:
-    """Move a cell next to another named cell, or to the start or end."""
+    """Move a cell next to another cell, or to the start or end."""
     anchor_before, anchor_after, position = _placement(before, after, start, end)
     if anchor_before is None and anchor_after is None and position is None:
         raise UsageError(
-            "Say where to move the cell: --before NAME, --after NAME, --start or --end."
+            "Say where to move the cell: --before CELL, --after CELL, --start or --end."
         )
+    cells = resolve_named(file, {"cell": name, "before": anchor_before, "after": anchor_after})
     from jupyter_jcli.workbench import move_cell
 
     outcome = move_cell(
         file,
-        name,
+        cells["cell"],
         expected_rev=expected_rev,
-        before=anchor_before,
-        after=anchor_after,
+        before=cells.get("before"),
+        after=cells.get("after"),
         position=position,
     )
     _report(outcome, file)

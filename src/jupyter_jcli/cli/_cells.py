@@ -10,7 +10,7 @@ pages (``--start``, ``--limit``, ``next_start``) and a page never exceeds the tr
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
@@ -41,7 +41,7 @@ LABEL_WIDTH = 36
 
 
 class CellSummary(TypedDict, total=False):
-    """One cell: ``cell_index``, ``cell_type``, ``id``, ``name``, ``first_line``,
+    """One cell: ``cell_index``, ``cell_type``, ``id``, ``name`` (the overview's), ``first_line``,
     ``output_count``, ``output_types``; for a ``.py`` cell also ``notebook_cell_index`` and
     ``mapping`` (``"id"``/``"content"``) or ``mapping_problem`` (``{"code", "message"}``)."""
 
@@ -71,13 +71,6 @@ def first_line(source: object) -> str:
     return ""
 
 
-def _name(cell: Mapping[str, Any]) -> str | None:
-    metadata = cell.get("metadata")
-    tool = metadata.get("jupyter_mcp") if isinstance(metadata, Mapping) else None
-    name = tool.get("name") if isinstance(tool, Mapping) else None
-    return name if isinstance(name, str) else None
-
-
 def _outputs(cell: Mapping[str, Any]) -> tuple[int, list[str]]:
     outputs = cell.get("outputs")
     if not isinstance(outputs, list):
@@ -89,9 +82,9 @@ def _outputs(cell: Mapping[str, Any]) -> tuple[int, list[str]]:
     return len(outputs), types
 
 
-def _summary(index: int, cell: object, *, with_id: bool = True) -> CellSummary:
+def _summary(index: int, cell: object, name: str, *, with_id: bool = True) -> CellSummary:
     if not isinstance(cell, Mapping):
-        return {"cell_index": index, "cell_type": "malformed", "id": None, "name": None,
+        return {"cell_index": index, "cell_type": "malformed", "id": None, "name": name,
                 "first_line": "", "output_count": 0, "output_types": []}  # fmt: skip
     count, types = _outputs(cell)
     cell_id = cell.get("id") if with_id else None
@@ -100,7 +93,7 @@ def _summary(index: int, cell: object, *, with_id: bool = True) -> CellSummary:
         "cell_index": index,
         "cell_type": cell_type if isinstance(cell_type, str) else "malformed",
         "id": cell_id if isinstance(cell_id, str) else None,
-        "name": _name(cell),
+        "name": name,
         "first_line": first_line(cell.get("source")),
         "output_count": count,
         "output_types": types,
@@ -111,18 +104,19 @@ def _problem(err: JcliError) -> dict[str, str]:
     return {"code": str(err.code), "message": err.message}
 
 
-def cell_summary(loaded: NotebookOutputs, index: int) -> CellSummary:
+def cell_summary(loaded: NotebookOutputs, index: int, names: Sequence[str]) -> CellSummary:
     """The summary of cell ``index`` (a valid index) of a loaded file.
 
-    For a ``.py`` cell the id is the mapped notebook cell's (jupytext's per-read random ids
-    are never shown), the name its own or the mapped cell's, the outputs the mapped cell's;
-    plus ``notebook_cell_index`` and ``mapping``, or ``mapping_problem`` when the mapping is
-    not reliable.
+    ``names`` are the file's cell names (:func:`jupyter_jcli.cli._cell_ref.loaded_cell_names`:
+    the names ``j-cli notebook overview`` shows, computed, never written). For a ``.py``
+    cell the id is the mapped notebook cell's (jupytext's per-read random ids are never
+    shown), the outputs the mapped cell's; plus ``notebook_cell_index`` and ``mapping``, or
+    ``mapping_problem`` when the mapping is not reliable.
     """
     cell = loaded.cells[index]
     if loaded.kind == "ipynb":
-        return _summary(index, cell)
-    summary = _summary(index, cell, with_id=False)
+        return _summary(index, cell, names[index])
+    summary = _summary(index, cell, names[index], with_id=False)
     summary["notebook_cell_index"] = None
     summary["mapping"] = None
     if loaded.pairing_error is not None:
@@ -134,9 +128,8 @@ def cell_summary(loaded: NotebookOutputs, index: int) -> CellSummary:
             raise
         summary["mapping_problem"] = _problem(err)
         return summary
-    mapped = _summary(resolved.source["cell_index"], resolved.cell)
+    mapped = _summary(resolved.source["cell_index"], resolved.cell, names[index])
     summary["id"] = mapped["id"]
-    summary["name"] = summary["name"] or mapped["name"]
     summary["output_count"], summary["output_types"] = (
         mapped["output_count"],
         mapped["output_types"],
@@ -194,11 +187,13 @@ def summarize_cells(
             the end; ``OUTPUT_TOO_LARGE`` when the page does not fit the transport bound
             (details ``bytes``, ``max_transport_bytes`` and a smaller ``limit``).
     """
+    from jupyter_jcli.cli._cell_ref import loaded_cell_names
     from jupyter_jcli.outputs.notebook import open_notebook
 
     loaded = open_notebook(file_path)
     start, limit = _check_page(start, limit, loaded.cell_count)
     end = min(loaded.cell_count, start + limit)
+    names = loaded_cell_names(loaded)
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "status": "ok",
@@ -206,7 +201,7 @@ def summarize_cells(
         "cell_count": loaded.cell_count,
         "start": start,
         "returned_cells": end - start,
-        "cells": [cell_summary(loaded, index) for index in range(start, end)],
+        "cells": [cell_summary(loaded, index, names) for index in range(start, end)],
     }
     if end < loaded.cell_count:
         document["next_start"] = end

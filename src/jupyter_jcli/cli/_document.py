@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 
 __all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
@@ -70,8 +71,8 @@ def graph_command(file: str, graph_format: str) -> None:
     "--cell",
     "names",
     multiple=True,
-    metavar="NAME",
-    help="Show this cell (repeatable, in this order). Default: every cell.",
+    metavar="CELL",
+    help=f"Show this cell ({CELL_REF_HELP}; repeatable, in this order). Default: every cell.",
 )
 @click.option(
     "--budget",
@@ -86,11 +87,12 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
 
     Every cut says what was left out and how to read it exactly.
     """
+    from jupyter_jcli.cli._cell_ref import resolve_to_names
     from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, read_cells
 
     result = read_cells(
         file,
-        names=list(names) or None,
+        names=resolve_to_names(file, names) or None,
         budget=budget if budget is not None else DEFAULT_READ_BUDGET,
         include_images=json_mode(),
     )

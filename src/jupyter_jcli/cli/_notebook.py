@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
@@ -20,11 +21,10 @@ __all__ = ["notebook", "split_mime_types"]
 _FILE = click.argument("file", metavar="FILE", type=FILE_PATH)
 _CELL = single(
     "--cell",
-    "cell_index",
-    type=int,
+    "cell_ref",
     required=True,
-    metavar="N",
-    help="Cell index: physical, zero-based, in FILE (.ipynb, or a .py paired with one).",
+    metavar="CELL",
+    help=f"The cell in FILE (.ipynb, or a .py paired with one): {CELL_REF_HELP}.",
 )
 
 
@@ -94,11 +94,13 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 @notebook.command("outputs")
 @_FILE
 @_CELL
-def outputs_command(file: str, cell_index: int) -> None:
+def outputs_command(file: str, cell_ref: str) -> None:
     """List the saved outputs of one cell: index, type, MIME types and sizes."""
-    from jupyter_jcli.outputs.notebook import list_notebook_outputs
+    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
+    from jupyter_jcli.outputs.notebook import open_notebook
 
-    listing = list_notebook_outputs(file, cell_index)
+    loaded = open_notebook(file)
+    listing = loaded.list_outputs(resolve_loaded_cell(loaded, cell_ref))
     if json_mode():
         emit_json(listing)
         return
@@ -140,7 +142,7 @@ def outputs_command(file: str, cell_index: int) -> None:
 def output_command(
     *,
     file: str,
-    cell_index: int,
+    cell_ref: str,
     output_index: int,
     mime_type: str | None,
     supported_mime: tuple[str, ...],
@@ -154,7 +156,8 @@ def output_command(
         raise UsageError("--force only applies together with --save.")
     if save_path == "":
         raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
-    from jupyter_jcli.outputs.notebook import read_notebook_output
+    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
+    from jupyter_jcli.outputs.notebook import open_notebook
 
     options: dict[str, Any] = {}
     if mime_type is not None:
@@ -166,7 +169,8 @@ def output_command(
         options["offset"] = offset
     if limit is not None:
         options["limit"] = limit
-    result = read_notebook_output(file, cell_index, output_index, **options)
+    loaded = open_notebook(file)
+    result = loaded.read_output(resolve_loaded_cell(loaded, cell_ref), output_index, **options)
     if save_path is not None:
         _save_and_report(result, save_path, force=force)
         return
@@ -198,16 +202,17 @@ def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> 
 @click.option(
     "--cell",
     "cells",
-    type=int,
     multiple=True,
-    metavar="N",
-    help="Show only this cell (repeatable; each shown once). Default: every cell with outputs.",
+    metavar="CELL",
+    help=f"Show only this cell ({CELL_REF_HELP}; repeatable, each shown once). "
+    "Default: every cell with outputs.",
 )
-def show_command(file: str, cells: tuple[int, ...]) -> None:
-    """A quick tour: every cell with outputs, each output read and cut short.
+def show_command(file: str, cells: tuple[str, ...]) -> None:
+    """A quick tour: every cell with outputs, its whole source and each output cut short.
 
     Text and tables are shown as plain text, images as type, size and pixel dimensions,
-    errors as name, value and the end of the traceback. Each cut says how to read the rest.
+    errors as name, value and the end of the traceback. Each cut (a very long source
+    included) says how to read the rest.
     """
     from jupyter_jcli.cli._show import show_document, show_text
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
 
@@ -42,8 +43,8 @@ _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
     "--cell",
     "cells",
     multiple=True,
-    metavar="NAME",
-    help="Run this cell (repeat for several; they run in the order given).",
+    metavar="CELL",
+    help=f"Run this cell ({CELL_REF_HELP}; repeat for several; they run in the order given).",
 )
 @click.option(
     "--timeout",
@@ -70,9 +71,12 @@ def run_command(
     if len(modes) > 1:
         raise UsageError("Give one of --stale, --all or --cell.", {"modes": modes})
     mode = modes[0] if modes else "stale"
+    from jupyter_jcli.cli._cell_ref import resolve_to_names
+
+    names = resolve_to_names(file, cells)  # before any kernel starts
     import anyio
 
-    outcome, overview = anyio.run(_run, file, mode, list(cells), timeout, not json_mode())
+    outcome, overview = anyio.run(_run, file, mode, names, timeout, not json_mode())
     if json_mode():
         emit_json(
             {

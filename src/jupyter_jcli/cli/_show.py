@@ -32,12 +32,24 @@ if TYPE_CHECKING:
     from jupyter_jcli.cli._cells import CellSummary
     from jupyter_jcli.outputs.notebook import NotebookOutputs
 
-__all__ = ["SHOW_MAX_CHARACTERS", "SHOW_MAX_LINES", "show_document", "show_text"]
+__all__ = [
+    "SHOW_MAX_CHARACTERS",
+    "SHOW_MAX_LINES",
+    "SHOW_SOURCE_MAX_CHARACTERS",
+    "SHOW_SOURCE_MAX_LINES",
+    "show_document",
+    "show_text",
+    "source_lines",
+]
 
 SHOW_MAX_LINES = 12
 """Lines printed per output before the rest is left to ``j-cli notebook output``."""
 SHOW_MAX_CHARACTERS = 2_000
 """Characters read per text output (the ``limit`` of the text window)."""
+SHOW_SOURCE_MAX_LINES = 60
+"""Lines of a cell's source printed before the rest is left to ``j-cli notebook read``."""
+SHOW_SOURCE_MAX_CHARACTERS = 6_000
+"""Characters of a cell's source printed before the rest is left to ``j-cli notebook read``."""
 SHOW_LINE_WIDTH = 120
 """Longest line printed; longer lines end with ``…``."""
 
@@ -48,37 +60,28 @@ Reader = Callable[..., dict[str, Any]]
 
 
 def _cells_to_show(
-    loaded: NotebookOutputs, cells: Sequence[int]
+    loaded: NotebookOutputs, cells: Sequence[str]
 ) -> tuple[dict[int, CellSummary], list[int]]:
-    """The summaries and indexes of the cells to show: those asked for (each once, in the
-    order first given), else every cell with outputs.
+    """The summaries and indexes of the cells to show: those asked for (names or indexes,
+    each once, in the order first given), else every cell with outputs.
 
     Raises:
-        JcliError: ``CELL_NOT_FOUND`` for a requested index the file does not have, before
+        JcliError: ``CELL_NOT_FOUND`` for a requested cell the file does not have, before
             anything is shown.
     """
+    from jupyter_jcli.cli._cell_ref import loaded_cell_names, resolve_cell_ref
     from jupyter_jcli.cli._cells import cell_summary
 
+    names = loaded_cell_names(loaded)
     if cells:
-        indexes = list(dict.fromkeys(cells))
-        for index in indexes:
-            if not 0 <= index < loaded.cell_count:
-                valid = f"0 to {loaded.cell_count - 1}" if loaded.cell_count else "none"
-                raise JcliError(
-                    ErrorCode.CELL_NOT_FOUND,
-                    f"{loaded.path} has no cell {index} (valid indexes: {valid}).",
-                    {
-                        "path": str(loaded.path),
-                        "cell_index": index,
-                        "cell_count": loaded.cell_count,
-                    },
-                )
-        return {i: cell_summary(loaded, i) for i in indexes}, indexes
-    summaries = {i: cell_summary(loaded, i) for i in range(loaded.cell_count)}
+        path = str(loaded.path)
+        indexes = list(dict.fromkeys(resolve_cell_ref(ref, names, path=path) for ref in cells))
+        return {i: cell_summary(loaded, i, names) for i in indexes}, indexes
+    summaries = {i: cell_summary(loaded, i, names) for i in range(loaded.cell_count)}
     return summaries, [i for i, summary in summaries.items() if summary.get("output_count")]
 
 
-def show_document(file_arg: str, cells: Sequence[int]) -> dict[str, Any]:
+def show_document(file_arg: str, cells: Sequence[str]) -> dict[str, Any]:
     """The ``-j`` document of ``show``: the output listing of every cell shown.
 
     The file is parsed once (:func:`jupyter_jcli.outputs.notebook.open_notebook`).
@@ -122,8 +125,9 @@ def show_document(file_arg: str, cells: Sequence[int]) -> dict[str, Any]:
     return document
 
 
-def show_text(file_arg: str, cells: Sequence[int]) -> None:
-    """Print the tour: per cell, its first source line and each output, cut short.
+def show_text(file_arg: str, cells: Sequence[str]) -> None:
+    """Print the tour: per cell, its source (whole up to :data:`SHOW_SOURCE_MAX_LINES` lines
+    and :data:`SHOW_SOURCE_MAX_CHARACTERS` characters) and each output, cut short.
 
     The file is parsed once; every listing and read works on it in memory.
 
@@ -143,9 +147,10 @@ def show_text(file_arg: str, cells: Sequence[int]) -> None:
     for index in indexes:
         cell = by_index[index]
         echo("")
-        echo(click.style(f"── cell {index} ({cell.get('cell_type', '?')})", bold=True))
-        if cell.get("first_line"):
-            echo(f"   {cell['first_line']}")
+        label = f"── cell {index} {cell.get('name')} ({cell.get('cell_type', '?')})"
+        echo(click.style(label, bold=True))
+        for line in source_lines(file_arg, str(cell.get("name")), loaded.cells[index]):
+            echo(f"   {line}")
         try:
             listing = loaded.list_outputs(index)
         except JcliError as err:
@@ -161,9 +166,44 @@ def show_text(file_arg: str, cells: Sequence[int]) -> None:
     quoted = shlex.quote(file_arg)
     echo("")
     echo(f"every cell:         j-cli notebook cells {quoted}")
-    echo(f"one cell's outputs: j-cli notebook outputs {quoted} --cell N")
-    echo(f"save an image:      j-cli notebook output {quoted} --cell N --output K --save F.png")
-    echo(f"JSON for agents:    j-cli -j notebook output {quoted} --cell N --output K")
+    echo(f"one cell's outputs: j-cli notebook outputs {quoted} --cell CELL")
+    echo(f"save an image:      j-cli notebook output {quoted} --cell CELL --output K --save F.png")
+    echo(f"JSON for agents:    j-cli -j notebook output {quoted} --cell CELL --output K")
+    echo("(CELL: a name or an index)")
+
+
+def source_lines(file_arg: str, name: str, cell: Mapping[str, Any]) -> list[str]:
+    """A cell's whole source as lines (control sequences stripped), or, past
+    :data:`SHOW_SOURCE_MAX_LINES` lines or :data:`SHOW_SOURCE_MAX_CHARACTERS` characters,
+    its beginning and a last line saying what was cut and the command that reads it all."""
+    from jupyter_jcli.notebook.io import cell_source
+
+    text = strip_ansi(cell_source(dict(cell)))
+    lines = text.splitlines()
+    shown: list[str] = []
+    used = 0
+    for line in lines[:SHOW_SOURCE_MAX_LINES]:
+        room = SHOW_SOURCE_MAX_CHARACTERS - used
+        if len(line) > room:
+            shown.append(line[:room] + "…")
+            used += room
+            break
+        shown.append(line)
+        used += len(line) + 1
+    else:
+        if len(lines) <= SHOW_SOURCE_MAX_LINES:
+            return shown
+    from jupyter_jcli.workbench import MIN_CELL_SHARE
+
+    whole = 2 * len(text) + MIN_CELL_SHARE
+    command = shlex.join(
+        ["j-cli", "notebook", "read", file_arg, "--cell", name, "--budget", str(whole)]
+    )
+    shown.append(
+        f"… source cut: showing {len(shown)} of {len(lines)} lines "
+        f"({min(used, len(text)):,} of {len(text):,} characters); read it all: {command}"
+    )
+    return shown
 
 
 def _output_lines(file_arg: str, cell: int, entry: Mapping[str, Any], read: Reader) -> list[str]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 
 if TYPE_CHECKING:
@@ -178,8 +179,9 @@ def search_command(
     "--cell",
     "names",
     multiple=True,
-    metavar="NAME",
-    help="Summarize this cell (repeatable, in this order). Default: every code and Markdown cell.",
+    metavar="CELL",
+    help=f"Summarize this cell ({CELL_REF_HELP}; repeatable, in this order). "
+    "Default: every code and Markdown cell.",
 )
 @click.option("--model", metavar="MODEL", help="The model (default: claude-haiku-4-5).")
 def summarize_command(file: str, names: tuple[str, ...], model: str | None) -> None:
@@ -189,9 +191,10 @@ def summarize_command(file: str, names: tuple[str, ...], model: str | None) -> N
     notebook's cell metadata, so an unchanged cell is never summarized twice); otherwise
     fallbacks computed from the cell, marked with *.
     """
+    from jupyter_jcli.cli._cell_ref import resolve_to_names
     from jupyter_jcli.workbench import summarize_cells
 
-    outcome = summarize_cells(file, names=list(names) or None, model=model)
+    outcome = summarize_cells(file, names=resolve_to_names(file, names) or None, model=model)
     if json_mode():
         emit_json(outcome.to_dict())
         return
