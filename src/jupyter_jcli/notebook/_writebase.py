@@ -1,0 +1,128 @@
+"""The ``.ipynb`` a write starts from, read exactly, and the bytes the write produces.
+
+A mutation or a cache write edits cells and re-serialises the file. Cells and fields it does
+not own must come back exactly as stored, so the write works on values that reproduce the file
+(:func:`write_base`):
+
+- fast proof: if the read path's values (orjson) reproduce the file's bytes in some JSON style
+  (``_jsonstyle.detect_style``), no number was rounded in reading, and they are used as they
+  are. This holds for every file Jupyter wrote and costs nothing extra: the style is needed
+  for the write anyway;
+- otherwise the file is parsed again with the lossless parser (``_exact``: integers beyond 64
+  bits, number literals Python would spell differently or could not hold), which also lets
+  the style be detected for files whose numbers are not spelled as Python writes them.
+
+The edited cells that came from the file are the exact cells; the document model callers see
+is re-read from the written bytes with the read path's parser (see ``Document``).
+
+An nbformat 3 file is edited on its nbformat 4 upgrade (as read) and written back as
+nbformat 3 (``_v3write``): its format, notebook metadata (``name``, ``signature``) and every
+untouched cell stay as stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, JsonStyle, detect_style, dumps_notebook
+from jupyter_jcli.notebook._v3write import V3Original, read_v3, render_v3
+from jupyter_jcli.notebook.io import parse_notebook
+
+__all__ = ["WriteBase", "render_ipynb", "write_base"]
+
+
+@dataclass(frozen=True)
+class WriteBase:
+    """The ``.ipynb`` as a write sees it.
+
+    Attributes:
+        notebook: the file's notebook-level fields (nbformat 4 layout: an nbformat 3 file
+            upgraded), with exact values.
+        cells: the cells the edit applies to, aligned with the document model's cells:
+            exact values for every cell that came from the ``.ipynb`` unchanged.
+        style: the file's JSON style (Jupyter's when none reproduces it).
+        v3: the stored nbformat 3 document, or ``None`` for an nbformat 4 file.
+    """
+
+    notebook: dict[str, Any]
+    cells: list[dict[str, Any]]
+    style: JsonStyle
+    v3: V3Original | None
+
+
+def write_base(raw: bytes, path: Path, model: dict[str, Any], *, paired: bool) -> WriteBase:
+    """The base of a write of the ``.ipynb`` whose bytes are ``raw``.
+
+    Args:
+        raw: the ``.ipynb``'s bytes, as read under the write lock.
+        path: that file, for error details.
+        model: the document model read from those bytes (for a pair: jupytext's combination,
+            whose cells equal to the ``.ipynb``'s are replaced by their exact values).
+        paired: whether ``model`` is a pair's combination rather than ``raw`` itself.
+
+    Raises:
+        NotebookError: ``NOTEBOOK_READ_FAILED`` as ``io.parse_notebook``.
+    """
+    plain = parse_notebook(raw, path=path) if paired else model
+    v3 = read_v3(raw, path) if _maybe_v3(plain) else None
+    if v3 is None:
+        style = detect_style(raw, plain)
+        if style is not None:
+            return WriteBase(plain, list(model["cells"]), style, None)
+    exact = parse_notebook(raw, path=path, exact=True)
+    found = detect_style(raw, exact if v3 is None else v3.document)
+    cells = _align(model["cells"], plain["cells"], exact["cells"], same_objects=not paired)
+    return WriteBase(exact, cells, found or JUPYTER_STYLE, v3)
+
+
+def render_ipynb(
+    base: WriteBase, cells: list[dict[str, Any]], origins: Sequence[int | None]
+) -> bytes:
+    """The ``.ipynb`` bytes holding ``cells`` under the base's notebook-level fields.
+
+    Args:
+        base: from :func:`write_base`.
+        cells: the cells after the edit (nbformat 4).
+        origins: for each of ``cells``, the index in ``base.cells`` it came from, ``None`` for
+            a new cell (used to write an nbformat 3 file's untouched cells as stored).
+    """
+    if base.v3 is not None:
+        return dumps_notebook(render_v3(base.v3, base.cells, cells, origins), base.style)
+    on_disk = dict(base.notebook)
+    on_disk["cells"] = cells
+    return dumps_notebook(on_disk, base.style)
+
+
+def _maybe_v3(plain: dict[str, Any]) -> bool:
+    """The read path marks every upgraded nbformat 3 file with ``orig_nbformat`` 3 (an
+    nbformat 4 file may carry it too, from an earlier upgrade)."""
+    metadata = plain.get("metadata")
+    return isinstance(metadata, dict) and metadata.get("orig_nbformat") == 3
+
+
+def _align(
+    model: list[dict[str, Any]],
+    plain: list[dict[str, Any]],
+    exact: list[dict[str, Any]],
+    *,
+    same_objects: bool,
+) -> list[dict[str, Any]]:
+    """``model``'s cells, each one equal to a cell of ``plain`` replaced by its exact twin."""
+    if same_objects and len(model) == len(exact):
+        return list(exact)
+    by_content: dict[bytes, list[int]] = {}
+    for index, cell in enumerate(plain):
+        by_content.setdefault(orjson.dumps(cell, option=orjson.OPT_SORT_KEYS), []).append(index)
+    aligned: list[dict[str, Any]] = []
+    for cell in model:
+        try:
+            matches = by_content.get(orjson.dumps(cell, option=orjson.OPT_SORT_KEYS))
+        except TypeError:  # a value orjson cannot write (a big integer): not a plain cell
+            matches = None
+        aligned.append(exact[matches.pop(0)] if matches else cell)
+    return aligned
