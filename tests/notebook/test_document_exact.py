@@ -33,7 +33,9 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-def _notebook_with_numbers(tmp_path: Path, *, literals: bool = False) -> Path:
+def _notebook_with_numbers(
+    tmp_path: Path, *, literals: bool = False, in_metadata: bool = True
+) -> Path:
     """Sorting, Jupyter style, with big integers in notebook metadata, a cell's metadata and
     an ``application/json`` output of its cell 1; with ``literals``, also the odd
     :data:`LITERALS` in that output (``1e400`` makes orjson refuse the file: the read path
@@ -43,8 +45,9 @@ def _notebook_with_numbers(tmp_path: Path, *, literals: bool = False) -> Path:
     shutil.copyfile(NOTEBOOKS / SORTING, path)
     notebook = json.loads(path.read_text(encoding="utf-8"))
     numbers = {"big": BIG, "negative": -(2**64) - 1, "max64": 2**64 - 1}
-    notebook["metadata"]["numbers"] = numbers
-    notebook["cells"][1]["metadata"]["numbers"] = numbers
+    if in_metadata:
+        notebook["metadata"]["numbers"] = numbers
+        notebook["cells"][1]["metadata"]["numbers"] = numbers
     notebook["cells"][1]["cell_type"] = "code"
     notebook["cells"][1]["execution_count"] = 1
     notebook["cells"][1]["outputs"] = [
@@ -156,3 +159,32 @@ def test_a_placeholder_token_found_in_the_data_is_replaced_by_another(
     clash = f"\x00jcli-number-{uuid.UUID(int=1).hex}-0"
     value = [clash, JsonNumber("1.50")]
     assert loads_exact(dumps_exact(value)) == value
+
+
+def test_an_edit_through_a_paired_py_file_keeps_the_notebooks_big_integers(
+    tmp_path: Path,
+) -> None:
+    import jupytext
+
+    ipynb = _notebook_with_numbers(tmp_path, in_metadata=False)  # a text file holds metadata
+    notebook = jupytext.read(ipynb)
+    notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    py = ipynb.with_suffix(".py")
+    jupytext.write(notebook, py, fmt="py:percent")
+    text = ipynb.read_text(encoding="utf-8")  # pair it without rounding the integers
+    ipynb.write_text(
+        text.replace('"metadata": {\n  "kernelspec"', '"metadata": {\n  "jupytext": '
+                     '{\n   "formats": "ipynb,py:percent"\n  },\n  "kernelspec"', 1),
+        encoding="utf-8",
+    )  # fmt: skip
+    document = Document.load(py)
+    assert document.paired_py == py
+    assert document.notebook_path == ipynb
+    text = py.read_text(encoding="utf-8")
+    py.write_text(text.replace("Up to this point", "Edited: up to this point", 1))
+    document = Document.load(py)  # the cell rebuilt from the text file carries the outputs
+    assert document.cells[1].source.startswith("Edited")
+    document.add_cell("x = 1", position="end")
+    written = loads_exact(ipynb.read_text(encoding="utf-8"))
+    data = next(cell for cell in written["cells"] if cell.get("outputs"))["outputs"][0]["data"]
+    assert data["application/json"]["ids"] == [BIG, -BIG]

@@ -112,17 +112,35 @@ def _align(
     *,
     same_objects: bool,
 ) -> list[dict[str, Any]]:
-    """``model``'s cells, each one equal to a cell of ``plain`` replaced by its exact twin."""
+    """``model``'s cells with exact values: a cell equal to a cell of ``plain`` is replaced by
+    its exact twin; a pair's cell that jupytext rebuilt (its inputs come from the text file)
+    gets the exact outputs of the ``.ipynb`` cell whose outputs it carries."""
     if same_objects and len(model) == len(exact):
         return list(exact)
-    by_content: dict[bytes, list[int]] = {}
+    cells: dict[bytes, list[int]] = {}
+    outputs: dict[bytes, list[int]] = {}
     for index, cell in enumerate(plain):
-        by_content.setdefault(orjson.dumps(cell, option=orjson.OPT_SORT_KEYS), []).append(index)
+        cells.setdefault(_key(cell), []).append(index)
+        if cell.get("outputs"):
+            outputs.setdefault(_key(cell["outputs"]), []).append(index)
     aligned: list[dict[str, Any]] = []
     for cell in model:
-        try:
-            matches = by_content.get(orjson.dumps(cell, option=orjson.OPT_SORT_KEYS))
-        except TypeError:  # a value orjson cannot write (a big integer): not a plain cell
-            matches = None
-        aligned.append(exact[matches.pop(0)] if matches else cell)
+        same = cells.get(_key(cell))
+        if same:
+            aligned.append(exact[same.pop(0)])
+            continue
+        carried = outputs.get(_key(cell["outputs"])) if cell.get("outputs") else None
+        if carried:
+            twin = exact[carried.pop(0)]
+            aligned.append({**cell, "outputs": twin.get("outputs", cell["outputs"])})
+        else:
+            aligned.append(cell)
     return aligned
+
+
+def _key(value: object) -> bytes:
+    """A content key of a plain (orjson-read) value; ``b""`` for one orjson cannot write."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return b""

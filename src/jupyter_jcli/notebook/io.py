@@ -142,11 +142,11 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
 
 
 def _parse_document(
-    text: str, *, path: Path, loads: Callable[[str], Any] = json.loads
+    text: str, *, path: Path, loads: Callable[[str], Any] | None = None
 ) -> dict[str, Any]:
     """Parse notebook text with the standard library, then check it as a notebook."""
     try:
-        parsed: object = loads(text)
+        parsed: object = (loads or json.loads)(text)
     except json.JSONDecodeError as err:
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
@@ -159,10 +159,10 @@ def _parse_document(
             f"{path} nests JSON too deeply to be a notebook.",
             {"path": str(path)},
         ) from err
-    return _check_document(parsed, path)
+    return _check_document(parsed, path, exact=loads is not None)
 
 
-def _check_document(parsed: object, path: Path) -> dict[str, Any]:
+def _check_document(parsed: object, path: Path, *, exact: bool = False) -> dict[str, Any]:
     """Check the parsed JSON is a supported notebook; upgrade nbformat 3 in memory."""
     if not isinstance(parsed, dict):
         raise _not_a_notebook(path, f"its top-level JSON value is {_json_kind(parsed)}")
@@ -177,7 +177,7 @@ def _check_document(parsed: object, path: Path) -> dict[str, Any]:
             {"path": str(path), "nbformat": major, "supported": list(_SUPPORTED_MAJOR_VERSIONS)},
         )
     if major == 3:
-        document = _upgrade_v3(document, path)
+        document = _upgrade_v3(document, path, exact=exact)
     _check_cells(document, path)
     return document
 
@@ -249,7 +249,7 @@ def _check_cells(document: dict[str, Any], path: Path) -> None:
             )
 
 
-def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
+def _upgrade_v3(document: dict[str, Any], path: Path, *, exact: bool) -> dict[str, Any]:
     """Upgrade an nbformat 3 document to nbformat 4 with nbformat's converter."""
     reason = _v3_problem(document)
     if reason is not None:
@@ -260,7 +260,10 @@ def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
     try:
         node = strip_transient(nbformat.v3.to_notebook_json(document))  # type: ignore[no-untyped-call]
         upgraded = nbformat.v4.upgrade(node, from_version=3, from_minor=0)  # type: ignore[no-untyped-call]
-        plain: dict[str, Any] = _plain_copy(upgraded)
+        # orjson is the fast copy; it cannot hold the exact parse's big integers and literals
+        plain: dict[str, Any] = (
+            _plain_copy(upgraded) if exact else orjson.loads(orjson.dumps(upgraded))
+        )
     except Exception as err:  # nbformat raises anything from KeyError to ValidationError
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
