@@ -157,3 +157,26 @@ def test_outputs_written_to_an_nbformat_3_notebook_are_stored_as_v3_outputs(
     reread = Document.load(path).notebook_dict()["cells"][code.index]
     assert reread["outputs"][1]["data"]["text/plain"] in ("42", ["42"])  # v3 text is joined
     assert reread["execution_count"] == 4
+
+
+def test_an_edit_through_a_py_file_paired_with_an_nbformat_3_notebook_keeps_it_v3(
+    tmp_path: Path,
+) -> None:
+    import jupytext
+
+    path = _fixture(tmp_path)
+    stored = _v3_cells(path)
+    upgraded = jupytext.reads(nbformat.writes(nbformat.read(str(path), as_version=4)), "ipynb")
+    text = jupytext.writes(upgraded, fmt="py:percent")
+    py = path.with_suffix(".py")
+    py.write_text(text.replace("# %%", "# %%\nfrom_text = 1\n\n# %%", 1), encoding="utf-8")
+    document = Document.load(py)
+    assert document.notebook_path == path
+    document.add_cell("x = 1", position="end")
+    _valid_v3(path)
+    cells = _v3_cells(path)
+    assert cells[0]["input"] == ["from_text = 1"]
+    assert cells[-1]["input"] == ["x = 1"]
+    for old, new in zip(stored, cells[1:-1], strict=True):
+        kept = {k: v for k, v in new["metadata"].items() if k != "jupyter_mcp"}
+        assert {**new, "metadata": kept} == old

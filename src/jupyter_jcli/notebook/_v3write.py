@@ -105,7 +105,8 @@ def render_v3(
         original: the stored document.
         upgraded: the nbformat 4 upgrade of ``original.cells``, one for one.
         cells: the cells after the edit (nbformat 4).
-        origins: for each of ``cells``, its index in ``upgraded``, ``None`` for a new cell.
+        origins: for each of ``cells``, the index in ``upgraded`` of the stored cell it was,
+            ``None`` for a new cell (converted whole).
     """
     worksheets = [dict(ws) for ws in original.document.get("worksheets") or []]
     if not worksheets:

@@ -47,12 +47,16 @@ class WriteBase:
             exact values for every cell that came from the ``.ipynb`` unchanged.
         style: the file's JSON style (Jupyter's when none reproduces it).
         v3: the stored nbformat 3 document, or ``None`` for an nbformat 4 file.
+        twins: for each of ``cells``, the index of the ``.ipynb`` cell it equals (``None``
+            for a pair's cell rebuilt from the text file): which stored nbformat 3 cell
+            to write back.
     """
 
     notebook: dict[str, Any]
     cells: list[dict[str, Any]]
     style: JsonStyle
     v3: V3Original | None
+    twins: list[int | None]
 
 
 def write_base(raw: bytes, path: Path, model: dict[str, Any], *, paired: bool) -> WriteBase:
@@ -73,11 +77,11 @@ def write_base(raw: bytes, path: Path, model: dict[str, Any], *, paired: bool) -
     if v3 is None:
         style = detect_style(raw, plain)
         if style is not None:
-            return WriteBase(plain, list(model["cells"]), style, None)
+            return WriteBase(plain, list(model["cells"]), style, None, [])
     exact = parse_notebook(raw, path=path, exact=True)
     found = detect_style(raw, exact if v3 is None else v3.document)
-    cells = _align(model["cells"], plain["cells"], exact["cells"], same_objects=not paired)
-    return WriteBase(exact, cells, found or JUPYTER_STYLE, v3)
+    cells, twins = _align(model["cells"], plain["cells"], exact["cells"], same_objects=not paired)
+    return WriteBase(exact, cells, found or JUPYTER_STYLE, v3, twins)
 
 
 def render_ipynb(
@@ -92,7 +96,9 @@ def render_ipynb(
             a new cell (used to write an nbformat 3 file's untouched cells as stored).
     """
     if base.v3 is not None:
-        return dumps_notebook(render_v3(base.v3, base.cells, cells, origins), base.style)
+        stored = [None if origin is None else base.twins[origin] for origin in origins]
+        document = render_v3(base.v3, base.notebook["cells"], cells, stored)
+        return dumps_notebook(document, base.style)
     on_disk = dict(base.notebook)
     on_disk["cells"] = cells
     return dumps_notebook(on_disk, base.style)
@@ -111,12 +117,13 @@ def _align(
     exact: list[dict[str, Any]],
     *,
     same_objects: bool,
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], list[int | None]]:
     """``model``'s cells with exact values: a cell equal to a cell of ``plain`` is replaced by
     its exact twin; a pair's cell that jupytext rebuilt (its inputs come from the text file)
-    gets the exact outputs of the ``.ipynb`` cell whose outputs it carries."""
+    gets the exact outputs of the ``.ipynb`` cell whose outputs it carries. Also returns,
+    for each cell, the index of the ``.ipynb`` cell it equals (``None``: none)."""
     if same_objects and len(model) == len(exact):
-        return list(exact)
+        return list(exact), list(range(len(exact)))
     cells: dict[bytes, list[int]] = {}
     outputs: dict[bytes, list[int]] = {}
     for index, cell in enumerate(plain):
@@ -124,10 +131,12 @@ def _align(
         if cell.get("outputs"):
             outputs.setdefault(_key(cell["outputs"]), []).append(index)
     aligned: list[dict[str, Any]] = []
+    twins: list[int | None] = []
     for cell in model:
         same = cells.get(_key(cell))
-        if same:
-            aligned.append(exact[same.pop(0)])
+        twins.append(same.pop(0) if same else None)
+        if twins[-1] is not None:
+            aligned.append(exact[twins[-1]])
             continue
         carried = outputs.get(_key(cell["outputs"])) if cell.get("outputs") else None
         if carried:
@@ -135,7 +144,7 @@ def _align(
             aligned.append({**cell, "outputs": twin.get("outputs", cell["outputs"])})
         else:
             aligned.append(cell)
-    return aligned
+    return aligned, twins
 
 
 def _key(value: object) -> bytes:

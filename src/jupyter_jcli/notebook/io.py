@@ -260,10 +260,7 @@ def _upgrade_v3(document: dict[str, Any], path: Path, *, exact: bool) -> dict[st
     try:
         node = strip_transient(nbformat.v3.to_notebook_json(document))  # type: ignore[no-untyped-call]
         upgraded = nbformat.v4.upgrade(node, from_version=3, from_minor=0)  # type: ignore[no-untyped-call]
-        # orjson is the fast copy; it cannot hold the exact parse's big integers and literals
-        plain: dict[str, Any] = (
-            _plain_copy(upgraded) if exact else orjson.loads(orjson.dumps(upgraded))
-        )
+        plain: dict[str, Any] = _plain_copy(upgraded) if exact else _fast_plain(upgraded)
     except Exception as err:  # nbformat raises anything from KeyError to ValidationError
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
@@ -276,6 +273,16 @@ def _upgrade_v3(document: dict[str, Any], path: Path, *, exact: bool) -> dict[st
             cell.pop("id", None)
     plain["nbformat_minor"] = 4
     return plain
+
+
+def _fast_plain(node: Any) -> Any:
+    """A NotebookNode tree as plain values, through orjson (fast); a value orjson cannot
+    write (an integer beyond 64 bits, parsed by the upgrade from a v3 ``json`` output string)
+    is copied as it is."""
+    try:
+        return orjson.loads(orjson.dumps(node))
+    except TypeError:
+        return _plain_copy(node)
 
 
 def _plain_copy(node: Any) -> Any:
