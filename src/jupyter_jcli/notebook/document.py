@@ -523,9 +523,10 @@ class Document:
                 for state, data in zip(disk, outputs, strict=True)
                 if state.raw != data
             ]
+            model = self._written_model(disk, outputs)
             write_all(changed)
             store.amend_newest(changed)
-            self._adopt_written(disk, outputs)
+            self._adopt_written(disk, outputs, model)
         return tuple(written)
 
     def _refresh(self) -> bool:
@@ -600,6 +601,7 @@ class Document:
                 reloaded=reloaded,
                 written=tuple(path for path, _before, _after in changed),
             )
+            model = self._written_model(disk, outputs)
             if check is not None:
                 check(result, views)
             if changed:
@@ -611,7 +613,7 @@ class Document:
                 except NotebookError:
                     store.discard(snapshot)
                     raise
-            self._adopt_written(disk, outputs)
+            self._adopt_written(disk, outputs, model)
         return result
 
     def _write_base(self, disk: tuple[FileState, ...]) -> WriteBase:
@@ -628,14 +630,20 @@ class Document:
             rendered.append(render_py(notebook, self._pair))
         return rendered
 
-    def _adopt_written(self, disk: tuple[FileState, ...], outputs: list[bytes]) -> None:
-        """Adopt the files as written: the model is re-read from the ``.ipynb``'s new bytes
-        with the read path's parser, as a fresh load would read it."""
+    def _written_model(self, disk: tuple[FileState, ...], outputs: list[bytes]) -> dict[str, Any]:
+        """The model of the files about to be written, computed before writing: the
+        ``.ipynb``'s new bytes read back with the read path's parser, as a fresh load would
+        read them."""
+        if outputs[0] == disk[0].raw:
+            return self._notebook
+        notebook = dict(self._notebook)
+        notebook["cells"] = parse_notebook(outputs[0], path=disk[0].path)["cells"]
+        return notebook
+
+    def _adopt_written(
+        self, disk: tuple[FileState, ...], outputs: list[bytes], notebook: dict[str, Any]
+    ) -> None:
         files = tuple(written_state(state, data) for state, data in zip(disk, outputs, strict=True))
-        notebook = self._notebook
-        if files[0] is not disk[0]:
-            notebook = dict(notebook)
-            notebook["cells"] = parse_notebook(outputs[0], path=files[0].path)["cells"]
         self._adopt(notebook, files)
 
 
