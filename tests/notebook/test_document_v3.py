@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.document import Document
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
@@ -177,3 +178,23 @@ def test_an_edit_through_a_py_file_paired_with_an_nbformat_3_notebook_keeps_it_v
     for old, new in zip(stored, cells[1:-1], strict=True):
         kept = {k: v for k, v in new["metadata"].items() if k != "jupyter_mcp"}
         assert {**new, "metadata": kept} == old
+
+
+def test_a_cell_nbformat_cannot_convert_back_refuses_the_write_with_nothing_written(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from nbformat.v4 import convert
+
+    path = _fixture(tmp_path)
+    raw = path.read_bytes()
+
+    def broken(cell: object) -> object:
+        raise KeyError("source")
+
+    monkeypatch.setattr(convert, "downgrade_cell", broken)
+    with pytest.raises(NotebookError) as info:
+        Document.load(path).add_cell("x = 1", position="end")
+    assert info.value.code == ErrorCode.NOTEBOOK_WRITE_FAILED
+    assert path.read_bytes() == raw
+    assert sorted(p.name for p in tmp_path.iterdir() if p != cache) == [V3]  # no temporary
+    assert not any(cache.glob("snapshots/*/0*"))

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, JsonStyle, detect_style, dumps_notebook
 from jupyter_jcli.notebook._v3write import V3Original, read_v3, render_v3
 from jupyter_jcli.notebook.io import parse_notebook
@@ -94,10 +95,22 @@ def render_ipynb(
         cells: the cells after the edit (nbformat 4).
         origins: for each of ``cells``, the index in ``base.cells`` it came from, ``None`` for
             a new cell (used to write an nbformat 3 file's untouched cells as stored).
+
+    Raises:
+        NotebookError: ``NOTEBOOK_WRITE_FAILED`` (details ``reason``
+            ``"nbformat_3_conversion"``) if nbformat cannot convert a cell back to v3.
     """
     if base.v3 is not None:
         stored = [None if origin is None else base.twins[origin] for origin in origins]
-        document = render_v3(base.v3, base.notebook["cells"], cells, stored)
+        try:
+            document = render_v3(base.v3, base.notebook["cells"], cells, stored)
+        except Exception as err:  # nbformat's converters raise anything from KeyError up
+            raise NotebookError(
+                ErrorCode.NOTEBOOK_WRITE_FAILED,
+                f"nbformat could not convert the edited cells back to nbformat 3 "
+                f"({type(err).__name__}: {err}).",
+                {"reason": "nbformat_3_conversion"},
+            ) from err
         return dumps_notebook(document, base.style)
     on_disk = dict(base.notebook)
     on_disk["cells"] = cells
