@@ -291,16 +291,6 @@ def test_a_failed_write_reports_notebook_write_failed_and_keeps_the_file(
     assert not any(cache.glob("snapshots/*/0*"))
 
 
-def test_an_nbformat_3_notebook_is_written_as_nbformat_4(tmp_path: Path) -> None:
-    path = _copy(tmp_path, "text_outputs_and_images.v3.ipynb")
-    document = Document.load(path)
-    document.add_cell("x = 1", position="end")
-    written = json.loads(path.read_text())
-    assert written["nbformat"] == 4
-    assert "".join(written["cells"][-1]["source"]) == "x = 1"
-    assert Document.load(path).cells[-1].name == "x"
-
-
 def _outside_edit(path: Path, index: int, source: str) -> None:
     """A second writer: another process rewrites one cell, Jupyter style."""
     code = (

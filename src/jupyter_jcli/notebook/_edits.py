@@ -59,6 +59,15 @@ class Working:
     names: list[str]
     nbformat_minor: int
     changed: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
+    """New name -> the name the cell had when the edit started."""
+
+    def __post_init__(self) -> None:
+        self._start = {name: index for index, name in enumerate(self.names)}
+
+    def origins(self) -> list[int | None]:
+        """For each cell, its index in the cells the edit started from (``None``: new)."""
+        return [self._start.get(self.renamed.get(name, name)) for name in self.names]
 
     def rev(self, index: int) -> str:
         cell = self.cells[index]
@@ -206,6 +215,7 @@ def update_cell(
         set_stored_name(cell, new_name)
         work.names[index] = new_name
         if new_name != name:
+            work.renamed[new_name] = work.renamed.pop(name, name)
             work.changed.append(name)
     work.cells[index] = cell
     work.changed.append(work.names[index])

@@ -21,10 +21,11 @@ point (``INVALID_SOURCE``, see ``_edits``).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from jupyter_jcli.notebook._exact import dumps_exact
 
 __all__ = ["JUPYTER_STYLE", "JsonStyle", "detect_style", "dumps_notebook"]
 
@@ -51,12 +52,13 @@ def dumps_notebook(notebook: dict[str, Any], style: JsonStyle = JUPYTER_STYLE) -
     """Serialise ``notebook`` as UTF-8 bytes in ``style``.
 
     Always valid UTF-8: lone surrogates in strings are written as JSON ``\\uXXXX`` escapes
-    (see the module docstring).
+    (see the module docstring). Numbers kept as written by the write path's parser
+    (``_exact.JsonNumber``) are written as they were read.
     """
     separators = (",", ":") if style.compact_separators else None
     if style.indent is not None:
         separators = (",", ": ")
-    text = json.dumps(
+    text = dumps_exact(
         notebook,
         indent=style.indent,
         sort_keys=style.sort_keys,

@@ -18,8 +18,17 @@ caller read; the document then, under the notebook's write lock:
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
 notebook gives back the same bytes and an edit changes only the lines of the cells it touches.
-An nbformat 3 notebook (upgraded in memory by ``notebook.io``) is written as nbformat 4, as
-Jupyter itself does on save.
+Values are kept exactly: a write works on a lossless parse whenever the read path's values do
+not reproduce the file (integers beyond 64 bits, number literals a double cannot hold or
+Python spells differently; see ``_writebase`` and ``_exact``). An nbformat 3 notebook
+(upgraded in memory by ``notebook.io``) is written back as nbformat 3, with its notebook
+metadata (``name``) and its untouched cells as stored (``_v3write``); Jupyter would upgrade it.
+
+Everything a mutation does is computed before anything touches disk: the edited cells, their
+names, the bytes of every file and the result; a caller's ``check`` (:data:`MutationCheck`)
+then sees the result and the cells, and only then are the snapshot and the files written. A
+refused mutation (by a check, a rev, a name, a read-only file) writes no file, snapshot or
+temporary file.
 
 Owned fields: a cell's ``source``, ``cell_type``, ``metadata.jupyter_mcp.name``, and for new
 cells ``id`` (only when ``nbformat_minor >= 5``), ``execution_count`` (``None``) and
@@ -60,15 +69,16 @@ from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import _edits
 from jupyter_jcli.notebook._atomic import check_writable
 from jupyter_jcli.notebook._edits import Position, Working
+from jupyter_jcli.notebook._exact import plain_numbers
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
-from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
 from jupyter_jcli.notebook._pairs import PairContext, render_py
+from jupyter_jcli.notebook._writebase import WriteBase, render_ipynb, write_base
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
 from jupyter_jcli.notebook.snapshots import SnapshotStore
 
-__all__ = ["CellView", "Document", "FileState", "MutationResult"]
+__all__ = ["CellView", "Document", "FileState", "MutationCheck", "MutationResult"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +142,12 @@ class MutationResult:
     changed: tuple[str, ...]
     reloaded: bool
     written: tuple[Path, ...]
+
+
+MutationCheck = Callable[[MutationResult, tuple[CellView, ...]], None]
+"""A caller's validation of a mutation before anything is written: called under the lock
+with the result the mutation will return and every cell as it will be; whatever it raises
+refuses the mutation, with no file, snapshot or temporary file written."""
 
 
 class Document:
@@ -255,6 +271,7 @@ class Document:
         after: str | None = None,
         position: Position | None = None,
         expected_rev: str | None = None,
+        check: MutationCheck | None = None,
     ) -> MutationResult:
         """Insert a new cell before or after a named anchor, or at the start or end.
 
@@ -268,6 +285,8 @@ class Document:
             expected_rev: with an anchor, the anchor's rev (required); with a position,
                 ``None`` (insert whatever the notebook holds: nothing can be overwritten) or
                 the notebook's ``structure_rev`` (refuse if anything changed).
+            check: a :data:`MutationCheck` run before anything is written (every mutation
+                takes one).
 
         Raises:
             NotebookError: ``INVALID_SOURCE`` (a lone surrogate; checked before anything is
@@ -290,7 +309,7 @@ class Document:
                 expected_rev=expected_rev,
             )
 
-        return self._mutate("add_cell", edit)
+        return self._mutate("add_cell", edit, check=check)
 
     def update_cell(
         self,
@@ -300,6 +319,7 @@ class Document:
         source: str | None = None,
         cell_type: str | None = None,
         new_name: str | None = None,
+        check: MutationCheck | None = None,
     ) -> MutationResult:
         """Change a cell's source, type and/or name (``None`` keeps that part).
 
@@ -321,9 +341,11 @@ class Document:
                 new_name=new_name,
             )
 
-        return self._mutate("update_cell", edit)
+        return self._mutate("update_cell", edit, check=check)
 
-    def remove_cell(self, name: str, *, expected_rev: str) -> MutationResult:
+    def remove_cell(
+        self, name: str, *, expected_rev: str, check: MutationCheck | None = None
+    ) -> MutationResult:
         """Delete a cell.
 
         Raises:
@@ -336,7 +358,11 @@ class Document:
             removed.append(_view(work.cells[index], work.names[index], index))
             return _edits.remove_cell(work, name, expected_rev=expected_rev)
 
-        result = self._mutate("remove_cell", edit, removes=True)
+        def checked(result: MutationResult, cells: tuple[CellView, ...]) -> None:
+            if check is not None:
+                check(_with_removed(result, removed[-1]), cells)
+
+        result = self._mutate("remove_cell", edit, removes=True, check=checked)
         return _with_removed(result, removed[-1])
 
     def move_cell(
@@ -347,6 +373,7 @@ class Document:
         before: str | None = None,
         after: str | None = None,
         position: Position | None = None,
+        check: MutationCheck | None = None,
     ) -> MutationResult:
         """Move a cell before or after a named anchor, or to the start or end (default end).
 
@@ -368,7 +395,7 @@ class Document:
                 work, name, expected_rev=expected_rev, before=before, after=after, position=position
             )
 
-        return self._mutate("move_cell", edit)
+        return self._mutate("move_cell", edit, check=check)
 
     def set_cell_metadata(self, key: str, values: Mapping[str, tuple[str, Any]]) -> tuple[str, ...]:
         """Store ``metadata.jupyter_mcp.<key>`` on cells: a cache write, not a user mutation.
@@ -485,24 +512,21 @@ class Document:
         with store.lock():
             self._refresh()
             disk = self._files
-            cells: list[dict[str, Any]] = list(self._notebook["cells"])
+            base = self._write_base(disk)
+            cells = list(base.cells)
             written = change(self._views, cells)
             if not written:
                 return ()
-            new_notebook = dict(self._notebook)
-            new_notebook["cells"] = cells
-            outputs = self._render(new_notebook, disk)
+            outputs = self._render(base, cells, range(len(cells)))
             changed = [
                 (state.path, state.raw, data)
                 for state, data in zip(disk, outputs, strict=True)
                 if state.raw != data
             ]
+            model = self._written_model(disk, outputs)
             write_all(changed)
             store.amend_newest(changed)
-            files = tuple(
-                written_state(state, data) for state, data in zip(disk, outputs, strict=True)
-            )
-            self._adopt(new_notebook, files)
+            self._adopt_written(disk, outputs, model)
         return tuple(written)
 
     def _refresh(self) -> bool:
@@ -532,28 +556,54 @@ class Document:
         )
 
     def _mutate(
-        self, operation: str, edit: Callable[[Working], int], *, removes: bool = False
+        self,
+        operation: str,
+        edit: Callable[[Working], int],
+        *,
+        removes: bool = False,
+        check: MutationCheck | None = None,
     ) -> MutationResult:
+        """Apply ``edit`` to the fresh content and write it: the whole change (cells, names,
+        bytes of every file, the result) is computed and checked (``check``) before the
+        snapshot and the write, so a refused mutation leaves no trace."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
             reloaded = self._refresh()
             disk = self._files
+            base = self._write_base(disk)
             work = Working(
                 path=self._path,
-                cells=list(self._notebook["cells"]),
+                cells=list(base.cells),
                 names=list(self._names),
                 nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
             )
             previous = work.structure_rev()
             index = edit(work)
             _edits.persist_names(work)
-            new_notebook = dict(self._notebook)
-            new_notebook["cells"] = work.cells
-            outputs = self._render(new_notebook, disk)
+            outputs = self._render(base, work.cells, work.origins())
             changed = [
-                (state.path, state.raw, data) for state, data in zip(disk, outputs, strict=True)
+                (state.path, state.raw, data)
+                for state, data in zip(disk, outputs, strict=True)
+                if state.raw != data
             ]
-            changed = [item for item in changed if item[1] != item[2]]
+            views = tuple(
+                _view(cell, name, position)
+                for position, (cell, name) in enumerate(zip(work.cells, work.names, strict=True))
+            )
+            result = MutationResult(
+                operation=operation,
+                path=self._path,
+                cell=None if removes else views[index],
+                removed=None,
+                structure_rev=structure_rev((view.name, view.rev) for view in views),
+                previous_structure_rev=previous,
+                changed=tuple(dict.fromkeys(work.changed)),
+                reloaded=reloaded,
+                written=tuple(path for path, _before, _after in changed),
+            )
+            model = self._written_model(disk, outputs)
+            if check is not None:
+                check(result, views)
             if changed:
                 for path, _before, _after in changed:
                     check_writable(path)  # refuse a read-only file before snapshotting
@@ -563,35 +613,38 @@ class Document:
                 except NotebookError:
                     store.discard(snapshot)
                     raise
-            files = tuple(
-                written_state(state, data) for state, data in zip(disk, outputs, strict=True)
-            )
-            self._adopt(new_notebook, files)
-        cell = None if removes else self._views[index]
-        return MutationResult(
-            operation=operation,
-            path=self._path,
-            cell=cell,
-            removed=None,
-            structure_rev=self.structure_rev,
-            previous_structure_rev=previous,
-            changed=tuple(dict.fromkeys(work.changed)),
-            reloaded=reloaded,
-            written=tuple(path for path, _before, _after in changed),
-        )
+            self._adopt_written(disk, outputs, model)
+        return result
 
-    def _render(self, notebook: dict[str, Any], disk: tuple[FileState, ...]) -> list[bytes]:
-        ipynb = disk[0]
-        original = (
-            self._notebook if self._pair is None else parse_notebook(ipynb.raw, path=ipynb.path)
-        )
-        style = detect_style(ipynb.raw, original) or JUPYTER_STYLE
-        on_disk = dict(original)
-        on_disk["cells"] = notebook["cells"]
-        rendered = [dumps_notebook(on_disk, style)]
+    def _write_base(self, disk: tuple[FileState, ...]) -> WriteBase:
+        return write_base(disk[0].raw, disk[0].path, self._notebook, paired=self._pair is not None)
+
+    def _render(
+        self, base: WriteBase, cells: list[dict[str, Any]], origins: Sequence[int | None]
+    ) -> list[bytes]:
+        """The bytes of every file (``.ipynb`` first) holding ``cells``."""
+        rendered = [render_ipynb(base, cells, origins)]
         if self._pair is not None:
+            notebook = dict(self._notebook)
+            notebook["cells"] = plain_numbers(cells)
             rendered.append(render_py(notebook, self._pair))
         return rendered
+
+    def _written_model(self, disk: tuple[FileState, ...], outputs: list[bytes]) -> dict[str, Any]:
+        """The model of the files about to be written, computed before writing: the
+        ``.ipynb``'s new bytes read back with the read path's parser, as a fresh load would
+        read them."""
+        if outputs[0] == disk[0].raw:
+            return self._notebook
+        notebook = dict(self._notebook)
+        notebook["cells"] = parse_notebook(outputs[0], path=disk[0].path)["cells"]
+        return notebook
+
+    def _adopt_written(
+        self, disk: tuple[FileState, ...], outputs: list[bytes], notebook: dict[str, Any]
+    ) -> None:
+        files = tuple(written_state(state, data) for state, data in zip(disk, outputs, strict=True))
+        self._adopt(notebook, files)
 
 
 def _view(cell: dict[str, Any], name: str, index: int) -> CellView:

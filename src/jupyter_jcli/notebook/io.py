@@ -15,7 +15,9 @@ standard library, used for larger files and for files orjson refuses, keeps it e
 Detecting such integers before parsing would cost a scan of every byte (about three times
 orjson's parse time), so this is a documented limitation: notebooks hold such integers only
 in rare JSON outputs or metadata. Values built in memory and handed to the output protocol
-keep them exact.
+keep them exact. Writes never work on these values: ``parse_notebook(..., exact=True)`` is
+the write path's lossless parse (see ``_exact``), used by a mutation whenever the read
+path's values do not reproduce the file byte for byte (``_writebase``).
 
 Format reference: https://nbformat.readthedocs.io/en/latest/format_description.html
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +93,7 @@ def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
     return parse_notebook(raw, path=file_path)
 
 
-def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
+def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, Any]:
     """Parse the bytes of an ``.ipynb`` file into a notebook dict.
 
     Accepted: nbformat 4 with any minor version (returned as stored) and nbformat 3 (upgraded
@@ -101,6 +104,9 @@ def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
     Args:
         raw: the file's bytes (UTF-8 JSON).
         path: the file the bytes came from, for error details only.
+        exact: parse with the write path's lossless parser (``_exact.loads_exact``: integers
+            of any size, number literals kept as written) instead of orjson; slower, for
+            writes only.
 
     Returns:
         The notebook dict, nbformat 4 layout (see :func:`read_notebook`).
@@ -111,6 +117,10 @@ def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
             non-integer ``nbformat``, an unsupported major version, a missing or non-list
             ``cells`` or a cell that is not an object (details carry ``cell_index``).
     """
+    if exact:
+        from jupyter_jcli.notebook._exact import loads_exact
+
+        return _parse_document(decode_utf8(raw, path), path=path, loads=loads_exact)
     try:
         parsed: object = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
@@ -131,10 +141,12 @@ def parse_notebook(raw: bytes, *, path: Path) -> dict[str, Any]:
     return _check_document(parsed, path)
 
 
-def _parse_document(text: str, *, path: Path) -> dict[str, Any]:
+def _parse_document(
+    text: str, *, path: Path, loads: Callable[[str], Any] | None = None
+) -> dict[str, Any]:
     """Parse notebook text with the standard library, then check it as a notebook."""
     try:
-        parsed: object = json.loads(text)
+        parsed: object = (loads or json.loads)(text)
     except json.JSONDecodeError as err:
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
@@ -147,10 +159,10 @@ def _parse_document(text: str, *, path: Path) -> dict[str, Any]:
             f"{path} nests JSON too deeply to be a notebook.",
             {"path": str(path)},
         ) from err
-    return _check_document(parsed, path)
+    return _check_document(parsed, path, exact=loads is not None)
 
 
-def _check_document(parsed: object, path: Path) -> dict[str, Any]:
+def _check_document(parsed: object, path: Path, *, exact: bool = False) -> dict[str, Any]:
     """Check the parsed JSON is a supported notebook; upgrade nbformat 3 in memory."""
     if not isinstance(parsed, dict):
         raise _not_a_notebook(path, f"its top-level JSON value is {_json_kind(parsed)}")
@@ -165,7 +177,7 @@ def _check_document(parsed: object, path: Path) -> dict[str, Any]:
             {"path": str(path), "nbformat": major, "supported": list(_SUPPORTED_MAJOR_VERSIONS)},
         )
     if major == 3:
-        document = _upgrade_v3(document, path)
+        document = _upgrade_v3(document, path, exact=exact)
     _check_cells(document, path)
     return document
 
@@ -237,7 +249,7 @@ def _check_cells(document: dict[str, Any], path: Path) -> None:
             )
 
 
-def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
+def _upgrade_v3(document: dict[str, Any], path: Path, *, exact: bool) -> dict[str, Any]:
     """Upgrade an nbformat 3 document to nbformat 4 with nbformat's converter."""
     reason = _v3_problem(document)
     if reason is not None:
@@ -248,7 +260,7 @@ def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
     try:
         node = strip_transient(nbformat.v3.to_notebook_json(document))  # type: ignore[no-untyped-call]
         upgraded = nbformat.v4.upgrade(node, from_version=3, from_minor=0)  # type: ignore[no-untyped-call]
-        plain: dict[str, Any] = orjson.loads(orjson.dumps(upgraded))
+        plain: dict[str, Any] = _plain_copy(upgraded) if exact else _fast_plain(upgraded)
     except Exception as err:  # nbformat raises anything from KeyError to ValidationError
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
@@ -261,6 +273,25 @@ def _upgrade_v3(document: dict[str, Any], path: Path) -> dict[str, Any]:
             cell.pop("id", None)
     plain["nbformat_minor"] = 4
     return plain
+
+
+def _fast_plain(node: Any) -> Any:
+    """A NotebookNode tree as plain values, through orjson (fast); a value orjson cannot
+    write (an integer beyond 64 bits, parsed by the upgrade from a v3 ``json`` output string)
+    is copied as it is."""
+    try:
+        return orjson.loads(orjson.dumps(node))
+    except TypeError:
+        return _plain_copy(node)
+
+
+def _plain_copy(node: Any) -> Any:
+    """A NotebookNode tree as plain dicts and lists; other values (exact numbers) kept."""
+    if isinstance(node, dict):
+        return {key: _plain_copy(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_plain_copy(value) for value in node]
+    return node
 
 
 def _v3_output_problem(output: object, where: str) -> str | None:

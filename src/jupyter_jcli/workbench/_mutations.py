@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_jcli.errors import SCHEMA_VERSION
-from jupyter_jcli.notebook.document import CellView, Document, MutationResult
+from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._load import build_cell_graph
 from jupyter_jcli.workbench._stale import stale_between
 
@@ -156,24 +156,30 @@ class UndoOutcome:
 def _run(
     path: str | os.PathLike[str],
     cache_dir: Path | None,
-    mutate: Callable[[Document], MutationResult],
+    mutate: Callable[[Document, MutationCheck], MutationResult],
     *,
     target: str | None = None,
 ) -> MutationOutcome:
     document = Document.load(path, cache_dir=cache_dir)
     before_cells = document.cells
     previous = next((view for view in before_cells if view.name == target), None)
-    # Compared with what this call loaded: if an outside edit landed in between (``reloaded``),
-    # the cells it changed count as edited too.
-    result = mutate(document)
-    renames: dict[str, str] = {}
-    if result.operation == "update_cell" and result.cell is not None and target is not None:
-        renames = {target: result.cell.name} if target != result.cell.name else {}
-    before = build_cell_graph(before_cells, renames)
-    after = build_cell_graph(document.cells)
-    before_revs = {renames.get(view.name, view.name): view.rev for view in before_cells}
-    after_revs = {view.name: view.rev for view in document.cells}
-    stale = stale_between(before, after, before_revs, after_revs)
+    stale: list[str] = []
+
+    def check(result: MutationResult, cells: tuple[CellView, ...]) -> None:
+        # Runs before anything is written: a notebook the analysis refuses (a cell of an
+        # unknown type: INVALID_CELL_TYPE) refuses the mutation and the file stays as it was.
+        # Compared with what this call loaded: if an outside edit landed in between
+        # (``reloaded``), the cells it changed count as edited too.
+        renames: dict[str, str] = {}
+        if result.operation == "update_cell" and result.cell is not None and target is not None:
+            renames = {target: result.cell.name} if target != result.cell.name else {}
+        before = build_cell_graph(before_cells, renames)
+        after = build_cell_graph(cells)
+        before_revs = {renames.get(view.name, view.name): view.rev for view in before_cells}
+        after_revs = {view.name: view.rev for view in cells}
+        stale[:] = stale_between(before, after, before_revs, after_revs)
+
+    result = mutate(document, check)
     return MutationOutcome(
         operation=result.operation,
         path=result.path,
@@ -229,7 +235,7 @@ def add_cell(
     return _run(
         path,
         cache_dir,
-        lambda doc: doc.add_cell(
+        lambda doc, check: doc.add_cell(
             source,
             cell_type=cell_type,
             name=name,
@@ -237,6 +243,7 @@ def add_cell(
             after=after,
             position=position,
             expected_rev=expected_rev,
+            check=check,
         ),
     )
 
@@ -274,8 +281,13 @@ def update_cell(
     return _run(
         path,
         cache_dir,
-        lambda doc: doc.update_cell(
-            name, expected_rev=expected_rev, source=source, cell_type=cell_type, new_name=new_name
+        lambda doc, check: doc.update_cell(
+            name,
+            expected_rev=expected_rev,
+            source=source,
+            cell_type=cell_type,
+            new_name=new_name,
+            check=check,
         ),
         target=name,
     )
@@ -297,7 +309,11 @@ def remove_cell(
         NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NOTEBOOK_WRITE_FAILED``,
             read codes.
     """
-    return _run(path, cache_dir, lambda doc: doc.remove_cell(name, expected_rev=expected_rev))
+    return _run(
+        path,
+        cache_dir,
+        lambda doc, check: doc.remove_cell(name, expected_rev=expected_rev, check=check),
+    )
 
 
 def move_cell(
@@ -323,8 +339,13 @@ def move_cell(
     return _run(
         path,
         cache_dir,
-        lambda doc: doc.move_cell(
-            name, expected_rev=expected_rev, before=before, after=after, position=position
+        lambda doc, check: doc.move_cell(
+            name,
+            expected_rev=expected_rev,
+            before=before,
+            after=after,
+            position=position,
+            check=check,
         ),
         target=name,
     )

@@ -1,0 +1,127 @@
+"""A mutation is computed and checked whole before anything touches disk.
+
+``check`` (``Document.MutationCheck``) sees the result and every cell as they will be; if it
+raises, no file, snapshot or temporary file is written. Cache and output writes on a notebook
+holding a cell of an unknown type keep that cell as stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook.document import CellView, Document, MutationResult
+
+NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
+SORTING = "02.08-Sorting.ipynb"
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("JUPYTER_JCLI_CACHE_DIR", str(folder))
+    return folder
+
+
+def _notebook(tmp_path: Path, odd: str | None = None) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    path = folder / SORTING
+    shutil.copyfile(NOTEBOOKS / SORTING, path)
+    if odd is not None:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        if odd:
+            notebook["cells"][3]["cell_type"] = odd
+        else:
+            del notebook["cells"][3]["cell_type"]
+        text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _state(path: Path, cache: Path) -> tuple[dict[str, str], list[str]]:
+    files = {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir())
+    }
+    return files, sorted(str(p.relative_to(cache)) for p in cache.glob("snapshots/*/0*/**/*"))
+
+
+def _refuse(result: MutationResult, cells: tuple[CellView, ...]) -> None:
+    raise NotebookError(ErrorCode.INVALID_CELL_TYPE, "refused by the caller's check")
+
+
+def _mutations() -> dict[str, Callable[[Document], MutationResult]]:
+    def first(doc: Document) -> CellView:
+        return doc.cells[0]
+
+    return {
+        "add": lambda doc: doc.add_cell("y = 2", check=_refuse),
+        "update": lambda doc: doc.update_cell(
+            first(doc).name, expected_rev=first(doc).rev, source="z = 3", check=_refuse
+        ),
+        "remove": lambda doc: doc.remove_cell(
+            first(doc).name, expected_rev=first(doc).rev, check=_refuse
+        ),
+        "move": lambda doc: doc.move_cell(
+            first(doc).name, expected_rev=first(doc).rev, position="end", check=_refuse
+        ),
+    }
+
+
+@pytest.mark.parametrize("mutation", ["add", "update", "remove", "move"])
+def test_a_mutation_its_check_refuses_writes_no_file_snapshot_or_temporary(
+    tmp_path: Path, cache: Path, mutation: str
+) -> None:
+    path = _notebook(tmp_path)
+    document = Document.load(path)
+    before = _state(path, cache)
+    with pytest.raises(NotebookError) as info:
+        _mutations()[mutation](document)
+    assert info.value.code == ErrorCode.INVALID_CELL_TYPE
+    assert _state(path, cache) == before
+    assert [view.name for view in document.cells] == [
+        view.name for view in Document.load(path).cells
+    ]
+
+
+def test_the_check_sees_the_result_and_every_cell_as_they_will_be(tmp_path: Path) -> None:
+    path = _notebook(tmp_path)
+    document = Document.load(path)
+    seen: list[tuple[MutationResult, tuple[CellView, ...]]] = []
+    anchor = document.cells[1]
+    result = document.add_cell(
+        "y = 2",
+        after=anchor.name,
+        expected_rev=anchor.rev,
+        check=lambda result, cells: seen.append((result, cells)) or None,
+    )
+    [(previewed, cells)] = seen
+    assert previewed == result
+    assert cells == document.cells
+    assert cells[2].source == "y = 2"
+
+
+@pytest.mark.parametrize("odd", ["sql", ""], ids=["sql", "no-cell-type"])
+def test_cache_and_output_writes_keep_a_cell_of_unknown_type_as_stored(
+    tmp_path: Path, odd: str
+) -> None:
+    path = _notebook(tmp_path, odd)
+    stored = json.loads(path.read_text(encoding="utf-8"))["cells"][3]
+    document = Document.load(path)
+    code = next(view for view in document.cells if view.cell_type == "code")
+    outputs = [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}]
+    assert document.write_outputs({code.name: (code.rev, outputs, 7)}) == (code.name,)
+    odd_view = document.cells[3]
+    assert document.set_cell_metadata("summary", {odd_view.name: (odd_view.rev, "s")}) == (
+        odd_view.name,
+    )
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert cells[code.index]["outputs"] == outputs
+    assert cells[3]["metadata"].pop("jupyter_mcp") == {"summary": "s"}
+    assert cells[3] == stored
