@@ -6,8 +6,12 @@ Rules (analysis issue, section 2):
   (defines, mutates or deletes) a name it reads;
 - call time: reading a function, class or lambda-valued name also reads what its body reads
   at call time (and writes what it writes through ``global`` or by mutation), transitively
-  through the functions it references; those names resolve from the reading cell's position;
-- a mutating-method call on a name bound by ``import`` (``np.sort(a)``) is not a write;
+  through the functions it references; those names resolve from the reading cell's position,
+  except a name the cell itself binds before its first reference of the function (source
+  order: ``total = 0`` then ``mean()`` reads the cell's own ``total``);
+- a mutating-method call on a name bound by ``import`` or an importing magic (``np.sort(a)``
+  after ``%pylab``) is not a write; a displayed ``x.add(v)`` (``resize``, ``rotate``) is a
+  write only when ``x``'s nearest binding above is a builtin container;
 - builtins resolve without an edge unless a cell above rebinds them;
 - wildcard fallback: a non-builtin name that no cell above writes binds to the nearest wildcard
   writer above (``from m import *``, ``%run``, ``exec()``, ...), else it is unresolved;
@@ -184,7 +188,7 @@ class NotebookGraph:
                     "cell_type": n.cell_type,
                     "defines": sorted(e.defines),
                     "uses": sorted(n.uses),
-                    "mutates": sorted(e.mutates & n.writes),
+                    "mutates": sorted((e.mutates | e.display_mutates) & n.writes),
                     "reads": sorted(n.reads),
                     "writes": sorted(n.writes),
                     "parents": [self.cells[p].key for p in n.parents],
@@ -221,6 +225,10 @@ def _has_lint(eff: CellEffects) -> bool:
         or eff.opaque_magics
         or eff.too_large
     )
+
+
+def _later_first(item: tuple[str, int]) -> int:
+    return -item[1]
 
 
 def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
@@ -262,6 +270,8 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
     empty: frozenset[str] = frozenset()
     partial: list[tuple[frozenset[str], frozenset[str], Mapping[str, int], frozenset[str]]] = []
     edge_names: dict[tuple[int, int], set[str]] = {}
+    containers: set[str] = set()
+    call_binds: dict[int, set[str]] = {}
     parents: list[set[int]] = [set() for _ in cells]
     children: list[set[int]] = [set() for _ in cells]
     for i, eff in enumerate(effects):
@@ -272,10 +282,18 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
         inputs: dict[str, int] = {}
         unresolved: set[str] = set()
         extra_writes: set[str] = set()
-        stack = list(eff.uses)
-        seen = set(stack)
+        binds_i: set[str] = set()  # ``global`` stores of the functions it calls
+        # (name, when the cell first reaches it); roots popped in source order, each with
+        # everything it reaches at call time before the next (read-before-bind, module doc)
+        first_bind = eff.first_bind
+        if own and not eff.uses.isdisjoint(callable_of):
+            at = eff.first_read
+            stack = sorted(((n, at.get(n, 0)) for n in eff.uses), key=_later_first)
+        else:
+            stack = [(n, 0) for n in eff.uses]
+        seen = set(eff.uses)
         while stack:
-            name = stack.pop()
+            name, when = stack.pop()
             w = last_writer.get(name)
             if w is None:
                 if name in BUILTIN_NAMES:
@@ -289,15 +307,20 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             if call is None:
                 continue
             for r in call.reads:
-                if r not in seen and r not in own:
+                if r not in seen:
                     seen.add(r)
-                    stack.append(r)
+                    if r not in own or first_bind.get(r, 0) > when:
+                        stack.append((r, when))
             for r in call.writes:  # mutations are in call.reads too; ``global`` stores not
                 if r not in own and not (r in modules and r in call.method_writes):
                     extra_writes.add(r)
+                    if r not in call.reads:
+                        binds_i.add(r)
         writes = eff.writes
         if eff.method_mutates and not eff.method_mutates.isdisjoint(modules):
             writes = own | (eff.mutates - (eff.method_mutates & modules)) | eff.deletes
+        if eff.display_mutates:
+            extra_writes.update(eff.display_mutates & containers)
         if extra_writes:
             writes = writes | extra_writes
         last_writer.update(dict.fromkeys(writes, i))
@@ -307,10 +330,13 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             callable_of.update(eff.callables)
             modules -= own
             modules |= eff.imports
+            containers -= own
+            containers |= eff.containers
         if eff.deletes:
             for name in eff.deletes.intersection(callable_of):
                 del callable_of[name]
             modules -= eff.deletes
+            containers -= eff.deletes
         if eff.wildcard_writers:
             wildcard = i
         parents_i = parents[i]
@@ -325,13 +351,16 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
                 names.add(name)
         reads = frozenset(inputs).union(unresolved) if unresolved else frozenset(inputs)
         partial.append((reads, frozenset(writes), inputs, frozenset(unresolved) or empty))
+        if binds_i:
+            call_binds[i] = binds_i
 
     findings: list[Finding] = []
     if any(p[3] for p in partial) or any(_has_lint(e) for e in effects):
         wanted: set[str] = set().union(*(p[3] for p in partial))
         writers: dict[str, list[int]] = {}
-        for i, (_, writes_i, _, _) in enumerate(partial):
-            for name in writes_i.intersection(wanted):
+        for i, eff in enumerate(effects):  # defined_below: only cells that bind the name
+            bound = eff.defines | call_binds[i] if i in call_binds else eff.defines
+            for name in bound.intersection(wanted):
                 writers.setdefault(name, []).append(i)
         findings = lint_cells([c.key for c in cells], effects, [p[3] for p in partial], writers)
     nodes = tuple(
