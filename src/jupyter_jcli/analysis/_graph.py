@@ -227,10 +227,6 @@ def _has_lint(eff: CellEffects) -> bool:
     )
 
 
-def _later_first(item: tuple[str, int]) -> int:
-    return -item[1]
-
-
 def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
     """Analyse every cell and build the notebook's dependency DAG and lint.
 
@@ -282,18 +278,22 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
         inputs: dict[str, int] = {}
         unresolved: set[str] = set()
         extra_writes: set[str] = set()
-        binds_i: set[str] = set()  # ``global`` stores of the functions it calls
-        # (name, when the cell first reaches it); roots popped in source order, each with
-        # everything it reaches at call time before the next (read-before-bind, module doc)
+        stack = list(eff.uses)
+        seen = set(stack)
+        # A cell that binds names and references functions from above: roots are popped in
+        # source order, each with all it reaches at call time before the next, so a
+        # call-time read of a name the cell binds counts only when the binding comes later.
+        order: Mapping[str, int] | None = None
         first_bind = eff.first_bind
+        reached: dict[str, int] = {}  # call-time reads: when their root is first read
         if own and not eff.uses.isdisjoint(callable_of):
-            at = eff.first_read
-            stack = sorted(((n, at.get(n, 0)) for n in eff.uses), key=_later_first)
-        else:
-            stack = [(n, 0) for n in eff.uses]
-        seen = set(eff.uses)
+            order = eff.first_read
+            stack.sort(key=order.__getitem__, reverse=True)
+        when = 0
         while stack:
-            name, when = stack.pop()
+            name = stack.pop()
+            if order is not None:
+                when = reached[name] if name in reached else order[name]
             w = last_writer.get(name)
             if w is None:
                 if name in BUILTIN_NAMES:
@@ -309,13 +309,18 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             for r in call.reads:
                 if r not in seen:
                     seen.add(r)
-                    if r not in own or first_bind.get(r, 0) > when:
-                        stack.append((r, when))
+                    if r not in own:
+                        stack.append(r)
+                        if order is not None:
+                            reached[r] = when
+                    elif order is not None and first_bind[r] > when:
+                        stack.append(r)
+                        reached[r] = when
             for r in call.writes:  # mutations are in call.reads too; ``global`` stores not
                 if r not in own and not (r in modules and r in call.method_writes):
                     extra_writes.add(r)
-                    if r not in call.reads:
-                        binds_i.add(r)
+                    if r not in call.reads:  # a call-time binding (for defined_below)
+                        call_binds.setdefault(i, set()).add(r)
         writes = eff.writes
         if eff.method_mutates and not eff.method_mutates.isdisjoint(modules):
             writes = own | (eff.mutates - (eff.method_mutates & modules)) | eff.deletes
@@ -351,8 +356,6 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
                 names.add(name)
         reads = frozenset(inputs).union(unresolved) if unresolved else frozenset(inputs)
         partial.append((reads, frozenset(writes), inputs, frozenset(unresolved) or empty))
-        if binds_i:
-            call_binds[i] = binds_i
 
     findings: list[Finding] = []
     if any(p[3] for p in partial) or any(_has_lint(e) for e in effects):
