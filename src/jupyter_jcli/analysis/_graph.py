@@ -59,7 +59,9 @@ class CellNode:
         effects: the cell's own static effects (:func:`analyze_cell`).
         uses: ``effects.uses`` without builtins that no cell writes.
         reads: everything the cell reads once call-time reads of the functions and classes
-            it references are included; builtins that resolve to no cell are left out.
+            it references are included (a call-time read of a name the cell binds counts
+            when the reference comes first); builtins that resolve to no cell are left out.
+            ``reads & writes`` is what the cell reads before it writes (package docstring).
         writes: everything the cell writes, call-time writes included.
         inputs: for each name in ``reads`` that resolves to a cell, the index of that cell
             (the nearest writer above, or the nearest wildcard writer above).
