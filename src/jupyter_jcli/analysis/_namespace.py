@@ -56,13 +56,10 @@ class NamespaceVisitor(ast.NodeVisitor):
             )
             for name, b in self.callables.items()
         }
-        uses, defines = frozenset(self.uses), frozenset(self.defines)
-        first_read = {n: self.first_read[n] for n in uses}
-        first_bind = {n: self.first_bind[n] for n in defines}
         return CellEffects(
             cell_type="code",
-            defines=defines,
-            uses=uses,
+            defines=frozenset(self.defines),
+            uses=frozenset(self.uses),
             mutates=frozenset(self.mutates),
             method_mutates=frozenset(self.method_only - self.store_mutated),
             display_mutates=frozenset(self.display_mutates - self.mutates),
@@ -74,8 +71,8 @@ class NamespaceVisitor(ast.NodeVisitor):
             opaque_magics=tuple(self.opaque),
             wildcard_writers=tuple(self.wildcards),
             magics=tuple(self.magics),
-            first_read=MappingProxyType(first_read),
-            first_bind=MappingProxyType(first_bind),
+            first_read=MappingProxyType(self.first_read),  # keys: exactly the uses
+            first_bind=MappingProxyType(self.first_bind),  # keys: the defines and any unbound
         )
 
     # -------------------------------------------------------------- resolution

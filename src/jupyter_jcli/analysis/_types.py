@@ -86,7 +86,8 @@ class CellEffects:
         first_read: for each name in ``uses``, the order of its first read in the cell
             (``first_bind`` shares the same counter): a call-time read of a name the cell
             binds is a read from above only if the call comes first.
-        first_bind: for each name in ``defines``, the order of its first binding.
+        first_bind: for each name in ``defines``, the order of its first binding (names the
+            cell bound and then unbound, by ``del`` or ``except ... as``, may be present).
         too_large: the source exceeds
             :data:`~jupyter_jcli.analysis.MAX_ANALYZED_SOURCE` characters and was not
             parsed: the cell is opaque, a wildcard writer (it may bind any name), and what
