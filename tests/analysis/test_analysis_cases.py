@@ -1,4 +1,4 @@
-"""The analysis against tables of worked cases: the shared 51 and our own per-rule table."""
+"""The analysis against tables of worked cases: the shared 51 and our own per-rule tables."""
 
 from __future__ import annotations
 
@@ -9,9 +9,19 @@ from typing import Any
 import pytest
 import yaml
 
-from jupyter_jcli.analysis import CellInput, build_graph, stale_after_edit
+from jupyter_jcli.analysis import CellInput, CellStatus, build_graph, rerun_plan, stale_after_edit
 
 NameMap = dict[int, frozenset[str]]
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """A run-log state and the plan ``rerun_plan`` must give: ``statuses`` by cell index
+    (code cells not listed are fresh), ``targets`` (``None``: every code cell)."""
+
+    statuses: dict[int, CellStatus]
+    plan: list[int]
+    targets: list[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,20 @@ class Case:
     opaque: frozenset[int] | None = None
     wildcard: frozenset[int] | None = None
     findings: dict[int, list[str]] = field(default_factory=dict)
+    reads: NameMap = field(default_factory=dict)
+    writes: NameMap = field(default_factory=dict)
+    rerun: tuple[Rerun, ...] = ()
+
+
+def _rerun(raw: list[dict[str, Any]] | None) -> tuple[Rerun, ...]:
+    return tuple(
+        Rerun(
+            statuses={int(k): v for k, v in (r.get("statuses") or {}).items()},
+            plan=list(r["plan"]),
+            targets=r.get("targets"),
+        )
+        for r in raw or []
+    )
 
 
 def _cell(i: int, raw: Any) -> CellInput:
@@ -76,6 +100,9 @@ def load_cases(path: Path) -> list[Case]:
                 opaque=_indexes(raw.get("opaque")),
                 wildcard=_indexes(raw.get("wildcard")),
                 findings={int(k): list(v) for k, v in (raw.get("findings") or {}).items()},
+                reads=_names(raw.get("reads")),
+                writes=_names(raw.get("writes")),
+                rerun=_rerun(raw.get("rerun")),
             )
         )
     return cases
@@ -83,7 +110,11 @@ def load_cases(path: Path) -> list[Case]:
 
 TABLES = Path(__file__).parent.parent / "fixtures" / "analysis"
 SHARED = load_cases(TABLES / "cases.yaml")
-OURS = load_cases(TABLES / "rules.yaml")
+OURS = [
+    case
+    for table in ("rules.yaml", "reads_before_writes.yaml", "mutations.yaml")
+    for case in load_cases(TABLES / table)
+]
 
 
 def test_the_shared_table_has_its_51_cases() -> None:
@@ -126,6 +157,18 @@ def test_case(case: Case) -> None:
         assert {n.index for n in graph.cells if n.effects.is_opaque} == case.opaque
     if case.wildcard is not None:
         assert {n.index for n in graph.cells if n.effects.is_wildcard} == case.wildcard
+    for i, names in case.reads.items():
+        assert graph.cells[i].reads == names, f"reads of cell {i}"
+    for i, names in case.writes.items():
+        assert graph.cells[i].writes == names, f"writes of cell {i}"
+    for r in case.rerun:
+        statuses: dict[str, CellStatus] = {
+            n.key: r.statuses.get(n.index, "fresh") for n in graph.cells if n.cell_type == "code"
+        }
+        targets = None if r.targets is None else [key[i] for i in r.targets]
+        assert rerun_plan(graph, statuses, targets) == [key[i] for i in sorted(r.plan)], (
+            f"plan for {r.statuses}"
+        )
     for i, kinds in case.findings.items():
         assert sorted(f.kind for f in graph.findings if f.index == i) == sorted(kinds), (
             f"findings of cell {i}"

@@ -6,8 +6,12 @@ Rules (analysis issue, section 2):
   (defines, mutates or deletes) a name it reads;
 - call time: reading a function, class or lambda-valued name also reads what its body reads
   at call time (and writes what it writes through ``global`` or by mutation), transitively
-  through the functions it references; those names resolve from the reading cell's position;
-- a mutating-method call on a name bound by ``import`` (``np.sort(a)``) is not a write;
+  through the functions it references; those names resolve from the reading cell's position,
+  except a name the cell itself binds before its first reference of the function (source
+  order: ``total = 0`` then ``mean()`` reads the cell's own ``total``);
+- a mutating-method call on a name bound by ``import`` or an importing magic (``np.sort(a)``
+  after ``%pylab``) is not a write; a displayed ``x.add(v)`` (``resize``, ``rotate``) is a
+  write only when ``x``'s nearest binding above is a builtin container;
 - builtins resolve without an edge unless a cell above rebinds them;
 - wildcard fallback: a non-builtin name that no cell above writes binds to the nearest wildcard
   writer above (``from m import *``, ``%run``, ``exec()``, ...), else it is unresolved;
@@ -55,7 +59,9 @@ class CellNode:
         effects: the cell's own static effects (:func:`analyze_cell`).
         uses: ``effects.uses`` without builtins that no cell writes.
         reads: everything the cell reads once call-time reads of the functions and classes
-            it references are included; builtins that resolve to no cell are left out.
+            it references are included (a call-time read of a name the cell binds counts
+            when the reference comes first); builtins that resolve to no cell are left out.
+            ``reads & writes`` is what the cell reads before it writes (package docstring).
         writes: everything the cell writes, call-time writes included.
         inputs: for each name in ``reads`` that resolves to a cell, the index of that cell
             (the nearest writer above, or the nearest wildcard writer above).
@@ -184,7 +190,7 @@ class NotebookGraph:
                     "cell_type": n.cell_type,
                     "defines": sorted(e.defines),
                     "uses": sorted(n.uses),
-                    "mutates": sorted(e.mutates & n.writes),
+                    "mutates": sorted((e.mutates | e.display_mutates) & n.writes),
                     "reads": sorted(n.reads),
                     "writes": sorted(n.writes),
                     "parents": [self.cells[p].key for p in n.parents],
@@ -262,6 +268,8 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
     empty: frozenset[str] = frozenset()
     partial: list[tuple[frozenset[str], frozenset[str], Mapping[str, int], frozenset[str]]] = []
     edge_names: dict[tuple[int, int], set[str]] = {}
+    containers: set[str] = set()
+    call_binds: dict[int, set[str]] = {}
     parents: list[set[int]] = [set() for _ in cells]
     children: list[set[int]] = [set() for _ in cells]
     for i, eff in enumerate(effects):
@@ -274,8 +282,20 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
         extra_writes: set[str] = set()
         stack = list(eff.uses)
         seen = set(stack)
+        # A cell that binds names and references functions from above: roots are popped in
+        # source order, each with all it reaches at call time before the next, so a
+        # call-time read of a name the cell binds counts only when the binding comes later.
+        order: Mapping[str, int] | None = None
+        first_bind = eff.first_bind
+        reached: dict[str, int] = {}  # call-time reads: when their root is first read
+        if own and not eff.uses.isdisjoint(callable_of):
+            order = eff.first_read
+            stack.sort(key=order.__getitem__, reverse=True)
+        when = 0
         while stack:
             name = stack.pop()
+            if order is not None:
+                when = reached[name] if name in reached else order[name]
             w = last_writer.get(name)
             if w is None:
                 if name in BUILTIN_NAMES:
@@ -289,15 +309,25 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             if call is None:
                 continue
             for r in call.reads:
-                if r not in seen and r not in own:
+                if r not in seen:
                     seen.add(r)
-                    stack.append(r)
+                    if r not in own:
+                        stack.append(r)
+                        if order is not None:
+                            reached[r] = when
+                    elif order is not None and first_bind[r] > when:
+                        stack.append(r)
+                        reached[r] = when
             for r in call.writes:  # mutations are in call.reads too; ``global`` stores not
                 if r not in own and not (r in modules and r in call.method_writes):
                     extra_writes.add(r)
+                    if r not in call.reads:  # a call-time binding (for defined_below)
+                        call_binds.setdefault(i, set()).add(r)
         writes = eff.writes
         if eff.method_mutates and not eff.method_mutates.isdisjoint(modules):
             writes = own | (eff.mutates - (eff.method_mutates & modules)) | eff.deletes
+        if eff.display_mutates:
+            extra_writes.update(eff.display_mutates & containers)
         if extra_writes:
             writes = writes | extra_writes
         last_writer.update(dict.fromkeys(writes, i))
@@ -307,10 +337,13 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
             callable_of.update(eff.callables)
             modules -= own
             modules |= eff.imports
+            containers -= own
+            containers |= eff.containers
         if eff.deletes:
             for name in eff.deletes.intersection(callable_of):
                 del callable_of[name]
             modules -= eff.deletes
+            containers -= eff.deletes
         if eff.wildcard_writers:
             wildcard = i
         parents_i = parents[i]
@@ -330,8 +363,9 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
     if any(p[3] for p in partial) or any(_has_lint(e) for e in effects):
         wanted: set[str] = set().union(*(p[3] for p in partial))
         writers: dict[str, list[int]] = {}
-        for i, (_, writes_i, _, _) in enumerate(partial):
-            for name in writes_i.intersection(wanted):
+        for i, eff in enumerate(effects):  # defined_below: only cells that bind the name
+            bound = eff.defines | call_binds[i] if i in call_binds else eff.defines
+            for name in bound.intersection(wanted):
                 writers.setdefault(name, []).append(i)
         findings = lint_cells([c.key for c in cells], effects, [p[3] for p in partial], writers)
     nodes = tuple(

@@ -93,7 +93,9 @@ def lint_cells(
         effects: cell effects by index.
         unresolved: per cell, the names it reads that no cell above writes (not builtins,
             no wildcard writer above).
-        writers: for each name, the ascending indexes of the cells that write it.
+        writers: for each name, the ascending indexes of the cells that bind it (define it,
+            or call a function that binds it through ``global``); a cell that only changes
+            it in place does not make it ``defined_below``.
     """
     found: list[Finding] = []
     for i, (key, eff) in enumerate(zip(keys, effects, strict=True)):
@@ -123,10 +125,10 @@ def lint_cells(
             else:
                 nowhere.append(name)
         if nowhere:
-            msg = f"reads {_join(nowhere)}, which no cell writes and is not a builtin"
+            msg = f"reads {_join(nowhere)}, which no cell binds and is not a builtin"
             cell["unresolved_name"] = Finding("unresolved_name", key, i, tuple(nowhere), msg)
         if below:
-            msg = f"reads names written only in a later cell: {_join(first_below)}"
+            msg = f"reads names bound only in a later cell: {_join(first_below)}"
             cell["defined_below"] = Finding("defined_below", key, i, tuple(below), msg)
         if eff.history_refs:
             names = tuple(sorted(eff.history_refs))

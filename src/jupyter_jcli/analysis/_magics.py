@@ -9,7 +9,14 @@ effects visitor recognises those calls and asks this module what the magic does:
   other code;
 - ``%timeit`` / ``%%timeit`` (and ``%memit``) run their code in a private namespace: it reads,
   but binds nothing;
-- ``%run``, ``%pylab`` and ``%%cython`` are wildcard writers (they bind names nobody can see);
+- ``%run`` and ``%%cython`` are wildcard writers (they bind names nobody can see);
+- ``%pylab`` runs IPython's ``pylabtools.import_pylab``: it binds the modules ``numpy``,
+  ``matplotlib``, ``pylab``, ``mlab``, ``pyplot``, ``np`` and ``plt`` (module aliases: calling
+  their functions mutates nothing) and the functions ``figsize``, ``display`` and ``getfigs``;
+  unless given ``--no-import-all`` it also runs ``from matplotlib.pylab import *`` and
+  ``from numpy import *``, so it is a wildcard writer too;
+- ``%matplotlib`` only selects a backend (``InteractiveShell.enable_matplotlib``): it binds
+  nothing, nor do ``%load_ext``, ``%config``, ``%autoreload``, ``%env`` or ``%cd``;
 - ``%store -r a b`` binds ``a`` and ``b`` (bare ``%store -r`` is a wildcard writer);
 - ``%%R -i a -o b`` (rpy2) reads ``a`` and binds ``b``; ``%%sql res << ...`` binds ``res``;
 - every other cell magic (``%%bash``, ``%%html``, ``%%writefile``, ``%%sql``, ...) is opaque:
@@ -54,7 +61,9 @@ _OPTIONS = {
     "lprun": "f:m:D:T:u:rsz",
     "mprun": "f:T:c:r",
 }
-_WILDCARD_LINE = {"run": "%run", "pylab": "%pylab"}
+_WILDCARD_LINE = {"run": "%run"}
+_PYLAB_MODULES = ("numpy", "matplotlib", "pylab", "mlab", "pyplot", "np", "plt")
+_PYLAB_FUNCTIONS = ("figsize", "display", "getfigs")
 _WILDCARD_CELL = {"cython": "%%cython"}
 _SHELL_LINE = frozenset({"sx", "system"})
 _DOLLAR = re.compile(r"(?<!\$)\$([A-Za-z_]\w*)")
@@ -73,6 +82,7 @@ class MagicAction:
         isolated: ``code`` runs in a private namespace (reads only).
         setup: Python setup code that also runs isolated (``%%timeit``'s first line).
         binds: names the magic binds in the user namespace.
+        imports: names the magic binds to modules (as ``import`` does).
         reads: names the magic reads from the user namespace.
         read_exprs: Python expressions expanded from the user namespace (``{expr}``).
         opaque: the magic's body is not Python.
@@ -83,6 +93,7 @@ class MagicAction:
     isolated: bool = False
     setup: str | None = None
     binds: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
     read_exprs: tuple[str, ...] = ()
     opaque: bool = False
@@ -192,6 +203,15 @@ def line_magic_action(name: str, arg: str) -> MagicAction:
         return MagicAction(reads=reads, read_exprs=exprs, wildcard=_WILDCARD_LINE[name])
     if name in _SHELL_LINE:
         return shell_action(arg)
+    if name == "pylab":
+        star = None if "--no-import-all" in _split(arg) else "%pylab"
+        return MagicAction(
+            binds=_PYLAB_FUNCTIONS,
+            imports=_PYLAB_MODULES,
+            reads=reads,
+            read_exprs=exprs,
+            wildcard=star,
+        )
     if name == "store":
         tokens = _split(arg)
         if tokens[:1] == ["-r"]:

@@ -3,9 +3,14 @@
 Rules (analysis issue, section 2):
 
 - after an edit, the edited code cells and their transitive dependents are stale; then, while
-  some stale cell both reads and writes a name (``x += 1``, ``items.append(v)``,
-  ``df['z'] = ...``), the nearest writer of that name above it and that writer's dependents
-  are stale too: re-running the mutation alone on the live object would apply it twice;
+  some stale cell reads a name before it writes it (its ``reads & writes``: ``x += 1``,
+  ``items.append(v)``, ``df['z'] = ...``, ``avg = total / n`` then ``total = 0``, ``tick()``
+  whose function does ``global steps; steps += 1``; the package docstring states the rule),
+  the nearest writer of that name above it and that writer's dependents are stale too:
+  re-running the cell alone would start from the value its own last run left;
+- the re-run plan applies the same replay to every planned cell that already ran on the live
+  kernel, including a fresh writer it replays (so a chain of ``x += 1`` cells replays back
+  to ``x = ...``);
 - a cell is fresh only if its current rev ran on the live kernel epoch, after the last run of
   each cell it depends on, each of those is fresh, and its set of parents is the one it ran
   with. No live epoch means nothing is fresh.
@@ -168,10 +173,12 @@ def rerun_plan(
 ) -> list[str]:
     """The cells to run, in document order, to bring ``targets`` up to date.
 
-    Every non-fresh cell among the targets and their ancestors runs; a cell that already ran
-    (``stale`` or ``error``) and both reads and writes a name replays that name's nearest
-    writer above; every planned cell's dependents among the targets and their ancestors run
-    after it.
+    Every non-fresh cell among the targets and their ancestors runs; a planned cell that
+    already ran on the live kernel (``stale``, ``error``, or ``fresh`` and planned as a
+    replayed writer or a dependent) and reads a name before it writes it replays that name's
+    nearest writer above, transitively (``x = 1`` / ``x += 1`` / ``x += 1``: re-running the
+    last replays both cells above); every planned cell's dependents among the targets and
+    their ancestors run after it.
 
     Args:
         graph: the notebook's graph now.
@@ -199,7 +206,7 @@ def rerun_plan(
     work = list(plan)
     while work:
         node = graph.cells[work.pop()]
-        if statuses.get(node.key, "never_run") in ("stale", "error"):
+        if statuses.get(node.key, "never_run") != "never_run":  # it ran: replay its writers
             for name in node.reads & node.writes:
                 writer = node.inputs.get(name)
                 if writer is not None and writer not in plan:

@@ -13,6 +13,10 @@ def _no_callables() -> Mapping[str, CallTimeEffects]:
     return MappingProxyType({})
 
 
+def _no_order() -> Mapping[str, int]:
+    return MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class CallTimeEffects:
     """What referencing a function or class does when it is called (or instantiated).
@@ -59,6 +63,13 @@ class CellEffects:
             ``x.a = v``, ``x.append(v)``, ``inplace=True``, ``del x[k]``, call-time writes of
             same-cell functions). Every mutated name is also in ``uses``.
         method_mutates: the subset of ``mutates`` that comes only from mutating-method calls.
+        display_mutates: names whose method the cell's displayed result calls when that
+            method mutates a builtin container but is a pure operation elsewhere
+            (``seen.add(x)`` or ``df.a.add(2)`` as the last line): a mutation only when the
+            name's binding above is a builtin container (``containers``), decided by the
+            graph. Also in ``uses``, never in ``mutates``.
+        containers: names the cell leaves bound to a builtin container (a list, dict or set
+            display or comprehension, ``list()``, ``dict()``, ``set()``, ``deque()``, ...).
         deletes: names bound outside the cell that ``del name`` removes (also in ``uses``).
         imports: the names in ``defines`` that are bound by an ``import`` statement.
         callables: for each function, class or lambda-valued name the cell defines at module
@@ -72,6 +83,11 @@ class CellEffects:
         magics: every line or cell magic name used, ``%name`` or ``%%name``, in order.
         syntax_error: where the cell fails to parse after IPython's input transformation, or
             ``None``. A cell with a syntax error has no other effects.
+        first_read: for each name in ``uses``, the order of its first read in the cell
+            (``first_bind`` shares the same counter): a call-time read of a name the cell
+            binds is a read from above only if the call comes first.
+        first_bind: for each name in ``defines``, the order of its first binding (names the
+            cell bound and then unbound, by ``del`` or ``except ... as``, may be present).
         too_large: the source exceeds
             :data:`~jupyter_jcli.analysis.MAX_ANALYZED_SOURCE` characters and was not
             parsed: the cell is opaque, a wildcard writer (it may bind any name), and what
@@ -83,6 +99,8 @@ class CellEffects:
     uses: frozenset[str] = frozenset()
     mutates: frozenset[str] = frozenset()
     method_mutates: frozenset[str] = frozenset()
+    display_mutates: frozenset[str] = frozenset()
+    containers: frozenset[str] = frozenset()
     deletes: frozenset[str] = frozenset()
     imports: frozenset[str] = frozenset()
     callables: Mapping[str, CallTimeEffects] = field(default_factory=_no_callables, hash=False)
@@ -92,6 +110,8 @@ class CellEffects:
     magics: tuple[str, ...] = ()
     syntax_error: SyntaxErrorInfo | None = None
     too_large: bool = False
+    first_read: Mapping[str, int] = field(default_factory=_no_order, hash=False, compare=False)
+    first_bind: Mapping[str, int] = field(default_factory=_no_order, hash=False, compare=False)
     writes: frozenset[str] = field(init=False, default=frozenset())
     """Every name the cell's own code writes: ``defines | mutates | deletes`` (derived)."""
 
