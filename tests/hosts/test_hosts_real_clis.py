@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 from hosts_helpers import JCLI, npm_install
 
+from tool_results import checked_result
+
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(1500)]
 
 PACKAGES = {
@@ -185,9 +187,8 @@ def test_inspector_cli_calls_read_notebook_output_on_a_real_notebook(
         stdout_only=True,
     )  # fmt: skip
     print(listing)
-    result = json.loads(listing)
-    assert result.get("isError") is not True, listing
-    document = json.loads(result["content"][0]["text"])
+    is_error, document = checked_result("read_notebook_output", json.loads(listing))
+    assert not is_error, listing
     assert document["status"] == "ok" and document["output_count"] == 1
     assert document["source"]["path"] == str(host_project / NOTEBOOK)
     read = json.loads(
@@ -229,7 +230,7 @@ def inspector_call(
     )
     assert done.returncode in (0, 5), f"{argv}: {done.returncode}\n{done.stdout}\n{done.stderr}"
     result: dict[str, Any] = json.loads(done.stdout)
-    assert result.get("isError", False) is (done.returncode == 5), done.stderr
+    assert checked_result(tool, result)[0] is (done.returncode == 5), done.stderr
     return result
 
 

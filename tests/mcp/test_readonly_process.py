@@ -25,6 +25,8 @@ from readonly_client import (
     populate_root,
 )
 
+from tool_results import checked_result
+
 pytestmark = pytest.mark.anyio
 
 BIN = Path(sys.executable).parent
@@ -125,7 +127,7 @@ async def test_stdout_carries_only_json_rpc(root: Path, tmp_path: Path) -> None:
     by_id = {response["id"]: response for response in responses}
     assert sorted(by_id) == expected_ids
     results = [by_id[3 + n]["result"] for n in range(len(calls))]
-    assert [result.get("isError", False) for result in results] == [False] * 3 + [True] * 2
+    assert [checked_result(TOOL, result)[0] for result in results] == [False] * 3 + [True] * 2
     assert b"Traceback" not in errlog.read_bytes()
 
 

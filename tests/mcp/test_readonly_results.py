@@ -6,6 +6,7 @@ import base64
 import json
 
 import mcp_types as types
+import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.mcp import (
@@ -100,3 +101,16 @@ def test_lone_surrogates_from_undecodable_names_become_replacement_characters() 
     assert json.loads(json_text({"path": name})) == {"path": "nb-\ufffd.ipynb"}
     assert json.loads(_text(result))["details"]["path"] == "nb-\ufffd.ipynb"
     result.model_dump_json()  # serializable by the SDK
+
+
+def test_the_shared_result_check_fails_a_document_that_drifts_from_its_schema() -> None:
+    valid = json_result({"schema_version": 1, "status": "ok", "operation": "read_cells"})
+    assert checked_result("read_cells", valid)[0] is False
+    with pytest.raises(AssertionError, match="output schema"):
+        checked_result("read_cells", json_result({"schema_version": 1, "status": "ok"}))
+    with pytest.raises(AssertionError, match="output schema"):
+        checked_result("read_notebook_output", json_result({"schema_version": 1, "status": "ok"}))
+    legacy = json_result(JcliError(ErrorCode.CELL_NOT_FOUND, "no cell").to_dict())
+    legacy.is_error = True  # the old error shape: the error JSON as structured content too
+    with pytest.raises(AssertionError, match="no structured content"):
+        checked_result("read_cells", legacy)

@@ -128,7 +128,10 @@ async def test_stdout_carries_only_json_rpc(root: Path, tmp_path: Path) -> None:
     by_id = {response["id"]: response for response in responses}
     assert sorted(by_id) == expected_ids
     results = [by_id[3 + n]["result"] for n in range(len(calls))]
-    assert [result.get("isError", False) for result in results] == [False] * 3 + [True] * 2
+    checked = [
+        checked_result(name, result)[0] for (name, _), result in zip(calls, results, strict=True)
+    ]
+    assert checked == [False] * 3 + [True] * 2
     assert b"Traceback" not in errlog.read_bytes()
 
 
