@@ -131,10 +131,10 @@ async def test_limit_null_reads_the_whole_text_from_offset(
         is_error, whole = await _read(
             session, file_path=LONG_NB, cell_index=0, output_index=0, limit=None
         )
-        assert not is_error, whole
         _, rest = await _read(
             session, file_path=LONG_NB, cell_index=0, output_index=0, offset=7, limit=None
         )
+    assert not is_error, whole
     assert whole["selected"]["data"] == LONG_TEXT
     assert whole["selected"]["returned_characters"] == len(LONG_TEXT)
     assert "next_offset" not in whole["selected"]
