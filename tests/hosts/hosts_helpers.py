@@ -1,11 +1,15 @@
-"""Helpers shared by the host tests: running j-cli, snapshotting folders."""
+"""Helpers shared by the host tests: running j-cli, snapshotting folders, npm installs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ from jupyter_jcli.cli import main
 
 JCLI = Path(sys.executable).parent / "j-cli"
 RUN_TIMEOUT_S = 120
+INSTALL_TIMEOUT_S = 1200
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
@@ -51,3 +56,35 @@ def run_process(
         env=env if env is not None else dict(os.environ),
         check=False,
     )
+
+
+def npm_install(packages: Mapping[str, str]) -> Path:
+    """The npm prefix holding ``packages`` (name -> pinned version), installed once and cached.
+
+    ``npm install --prefix`` into a staging folder under the system temp dir, renamed to a folder
+    keyed by the package set (``jcli-host-clis-<sha256 prefix>``) once complete, so later runs
+    and other tests with the same set reuse it. Skips the test when npm is absent.
+    """
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed: the real-host tests install their packages with npm")
+    key = hashlib.sha256(json.dumps(dict(packages), sort_keys=True).encode()).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / f"jcli-host-clis-{key}"
+    stamp = folder / "installed.json"
+    if not stamp.is_file():
+        staging = Path(tempfile.mkdtemp(prefix=f"jcli-host-clis-{key}-", dir=folder.parent))
+        specs = [f"{name}@{version}" for name, version in packages.items()]
+        done = subprocess.run(
+            [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", *specs],
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT_S,
+            check=False,
+        )
+        assert done.returncode == 0, f"npm install failed:\n{done.stdout}\n{done.stderr}"
+        (staging / "installed.json").write_text(json.dumps(dict(packages)))
+        try:
+            staging.rename(folder)
+        except OSError:  # another run installed it meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
+    return folder

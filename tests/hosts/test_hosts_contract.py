@@ -20,6 +20,7 @@ import pytest
 from hosts_helpers import JCLI, run_process
 
 from jupyter_jcli.hosts import Scope, setup_host
+from tool_results import checked_result
 
 NODE_DIR = Path(__file__).parent / "node"
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
@@ -29,19 +30,24 @@ WAIT_SECONDS = 120
 RASTERS = {"image/png", "image/jpeg", "image/webp", "image/gif"}
 
 CALLS: list[dict[str, Any]] = [
-    {"path": TEXT_NB, "cell_index": 5},
-    {"path": TEXT_NB, "cell_index": 5, "output_index": 0},
-    {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "text/plain"},
-    {"path": TEXT_NB, "cell_index": 6, "output_index": 1, "supported_mime_types": ["text/plain"]},
-    {"path": TEXT_NB, "cell_index": 9},
-    {"path": TEXT_NB, "cell_index": 9, "output_index": 1},
-    {"path": TEXT_NB, "cell_index": 11, "output_index": 0},
-    {"path": STREAM_NB, "cell_index": 6, "output_index": 0, "offset": 3, "limit": 10},
-    {"path": TEXT_NB, "cell_index": 5, "output_index": 7},
-    {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "image/png"},
-    {"path": TEXT_NB, "cell_index": 99},
-    {"path": "missing.ipynb", "cell_index": 0},
-    {"path": TEXT_NB, "cell_index": 5, "limit": 10},
+    {"file_path": TEXT_NB, "cell_index": 5},
+    {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0},
+    {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "text/plain"},
+    {
+        "file_path": TEXT_NB,
+        "cell_index": 6,
+        "output_index": 1,
+        "supported_mime_types": ["text/plain"],
+    },
+    {"file_path": TEXT_NB, "cell_index": 9},
+    {"file_path": TEXT_NB, "cell_index": 9, "output_index": 1},
+    {"file_path": TEXT_NB, "cell_index": 11, "output_index": 0},
+    {"file_path": STREAM_NB, "cell_index": 6, "output_index": 0, "offset": 3, "limit": 10},
+    {"file_path": TEXT_NB, "cell_index": 5, "output_index": 7},
+    {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "image/png"},
+    {"file_path": TEXT_NB, "cell_index": 99},
+    {"file_path": "missing.ipynb", "cell_index": 0},
+    {"file_path": TEXT_NB, "cell_index": 5, "limit": 10},
 ]
 CLI_CANNOT_EXPRESS = 1  # the last call (read options without output_index) is refused by the tool
 LOOSE_ERRORS = ("FILE_NOT_FOUND", "USAGE_ERROR")
@@ -80,7 +86,7 @@ def _split_image(document: dict[str, Any]) -> tuple[dict[str, Any], list[dict[st
 def _cli_answer(project: Path, call: dict[str, Any]) -> dict[str, Any]:
     argv = [str(JCLI), "-j", "notebook"]
     if "output_index" in call:
-        argv += ["output", call["path"], "--cell", str(call["cell_index"])]
+        argv += ["output", call["file_path"], "--cell", str(call["cell_index"])]
         argv += ["--output", str(call["output_index"])]
         if "mime_type" in call:
             argv += ["--mime", call["mime_type"]]
@@ -90,7 +96,7 @@ def _cli_answer(project: Path, call: dict[str, Any]) -> dict[str, Any]:
             if key in call:
                 argv += [f"--{key}", str(call[key])]
     else:
-        argv += ["outputs", call["path"], "--cell", str(call["cell_index"])]
+        argv += ["outputs", call["file_path"], "--cell", str(call["cell_index"])]
     done = run_process(argv, cwd=project)
     document = json.loads(done.stdout)
     if done.returncode != 0:
@@ -120,13 +126,10 @@ async def _mcp_answers(project: Path, errlog: Path) -> tuple[list[dict[str, Any]
             arguments = sorted(tool.input_schema["properties"])
             for call in CALLS:
                 result = await session.call_tool("read_notebook_output", call)
-                first = result.content[0]
-                assert isinstance(first, types.TextContent)
-                document = json.loads(first.text)
-                if result.is_error:
+                is_error, document = checked_result("read_notebook_output", result)
+                if is_error:
                     answers.append(error_answer(document))
                     continue
-                assert result.structured_content == document
                 images = [
                     {"mime_type": block.mime_type, "data": block.data}
                     for block in result.content[1:]

@@ -1,26 +1,29 @@
 """Real host CLIs from npm see what ``j-cli setup`` wrote (marker ``hosts``; offline, no model).
 
 Installs ``@anthropic-ai/claude-code``, ``@openai/codex``, ``opencode-ai`` and
-``@modelcontextprotocol/inspector`` (pinned versions) with ``npm install --prefix`` into a folder
-under the system temp dir keyed by those versions, reused by later runs. Each check runs the
+``@modelcontextprotocol/inspector`` (pinned versions) with :func:`hosts_helpers.npm_install`
+(``npm install --prefix`` into a folder under the system temp dir keyed by those versions,
+reused by later runs). Each check runs the
 host's own ``mcp list`` with ``HOME`` (and ``XDG_CONFIG_HOME``, ``CODEX_HOME``) in a temporary
 folder and no API keys. Skipped only when npm itself is absent.
 """
 
 from __future__ import annotations
 
-import hashlib
+import base64
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hosts_helpers import JCLI
+from hosts_helpers import JCLI, npm_install
+
+from tool_results import checked_result
 
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(1500)]
 
@@ -31,7 +34,6 @@ PACKAGES = {
     "@modelcontextprotocol/inspector": "2.12.0",
     "@opencode-ai/plugin": "1.18.33",
 }
-INSTALL_TIMEOUT_S = 1200
 CLI_TIMEOUT_S = 180
 BIN = Path(sys.executable).parent
 READONLY = BIN / "jcli-notebook-output"
@@ -43,37 +45,7 @@ _SECRETS = re.compile(r".*(API_KEY|TOKEN|SECRET)$|^(ANTHROPIC|OPENAI|CLAUDE_CODE
 @pytest.fixture(scope="module")
 def npm_bin() -> Path:
     """``node_modules/.bin`` of the cached install of the pinned host CLIs."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not installed: the real-host tests install the host CLIs with npm")
-    key = hashlib.sha256(json.dumps(PACKAGES, sort_keys=True).encode()).hexdigest()[:16]
-    folder = Path(tempfile.gettempdir()) / f"jcli-host-clis-{key}"
-    stamp = folder / "installed.json"
-    if not stamp.is_file():
-        staging = Path(tempfile.mkdtemp(prefix=f"jcli-host-clis-{key}-", dir=folder.parent))
-        specs = [f"{name}@{version}" for name, version in PACKAGES.items()]
-        done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(staging),
-                "--no-audit",
-                "--no-fund",
-                *specs,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-        )
-        assert done.returncode == 0, f"npm install failed:\n{done.stdout}\n{done.stderr}"
-        (staging / "installed.json").write_text(json.dumps(PACKAGES))
-        try:
-            staging.rename(folder)
-        except OSError:  # another run installed it meanwhile
-            shutil.rmtree(staging, ignore_errors=True)
-    return folder / "node_modules" / ".bin"
+    return npm_install(PACKAGES) / "node_modules" / ".bin"
 
 
 @pytest.fixture
@@ -209,21 +181,20 @@ def test_inspector_cli_calls_read_notebook_output_on_a_real_notebook(
     assert tool["annotations"]["readOnlyHint"] is True
     listing = run(
         [*base, "--method", "tools/call", "--tool-name", "read_notebook_output",
-         "--tool-arg", f"path={NOTEBOOK}", "--tool-arg", "cell_index=5"],
+         "--tool-arg", f"file_path={NOTEBOOK}", "--tool-arg", "cell_index=5"],
         host_project,
         host_env,
         stdout_only=True,
     )  # fmt: skip
     print(listing)
-    result = json.loads(listing)
-    assert result.get("isError") is not True, listing
-    document = json.loads(result["content"][0]["text"])
+    is_error, document = checked_result("read_notebook_output", json.loads(listing))
+    assert not is_error, listing
     assert document["status"] == "ok" and document["output_count"] == 1
     assert document["source"]["path"] == str(host_project / NOTEBOOK)
     read = json.loads(
         run(
             [*base, "--method", "tools/call", "--tool-name", "read_notebook_output",
-             "--tool-arg", f"path={NOTEBOOK}", "--tool-arg", "cell_index=5",
+             "--tool-arg", f"file_path={NOTEBOOK}", "--tool-arg", "cell_index=5",
              "--tool-arg", "output_index=0", "--tool-arg", "mime_type=text/plain"],
             host_project,
             host_env,
@@ -233,3 +204,101 @@ def test_inspector_cli_calls_read_notebook_output_on_a_real_notebook(
     selected = json.loads(read["content"][0]["text"])["selected"]
     assert selected["mime_type"] == "text/plain", selected
     assert selected["data"] == "   0\n0  4", selected
+
+
+def inspector_call(
+    npm_bin: Path, server: Path, project: Path, env: dict[str, str], tool: str, **args: object
+) -> dict[str, Any]:
+    """``mcp-inspector --cli SERVER --root PROJECT --method tools/call`` (TypeScript SDK client).
+
+    The Inspector prints the result on stdout and exits 0 for a success, 5 (with
+    ``tool_is_error`` on stderr) for an ``isError`` result; anything else (a result the SDK
+    rejected, such as ``-32602``) fails the test.
+    """
+    argv = [str(npm_bin / "mcp-inspector"), "--cli", str(server), "--root", str(project)]
+    argv += ["--method", "tools/call", "--tool-name", tool]
+    for key, value in args.items():
+        argv += ["--tool-arg", f"{key}={value}"]
+    done = subprocess.run(
+        argv,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode in (0, 5), f"{argv}: {done.returncode}\n{done.stdout}\n{done.stderr}"
+    result: dict[str, Any] = json.loads(done.stdout)
+    assert checked_result(tool, result)[0] is (done.returncode == 5), done.stderr
+    return result
+
+
+def _inspector_error(result: dict[str, Any]) -> str:
+    """The code of an error result as the Inspector shows it: the first text is the error JSON."""
+    assert result["isError"] is True and "structuredContent" not in result, result
+    document = json.loads(result["content"][0]["text"])
+    assert document["schema_version"] == 1 and document["status"] == "error", document
+    code: str = document["code"]
+    return code
+
+
+def test_inspector_cli_shows_the_error_codes_of_both_servers(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    outside = host_project.parent / "outside.ipynb"
+    shutil.copyfile(host_project / NOTEBOOK, outside)
+    env, project = host_env, host_project
+    overview = inspector_call(npm_bin, WORKBENCH, project, env, "notebook_overview", path=NOTEBOOK)
+    first = overview["structuredContent"]["cells"][0]
+    edit = {"path": NOTEBOOK, "expected_rev": "000000000000", "source": "x"}
+    codes = {
+        "unknown cell": inspector_call(
+            npm_bin, WORKBENCH, project, env, "update_cell", name="no-such-cell", **edit
+        ),
+        "stale rev": inspector_call(
+            npm_bin, WORKBENCH, project, env, "update_cell", name=first["name"], **edit
+        ),
+        "outside": inspector_call(
+            npm_bin, WORKBENCH, project, env, "notebook_overview", path=str(outside)
+        ),
+        "output unknown cell": inspector_call(
+            npm_bin, WORKBENCH, project, env, "read_notebook_output",
+            file_path=NOTEBOOK, cell_index=99,
+        ),
+        "readonly unknown cell": inspector_call(
+            npm_bin, READONLY, project, env, "read_notebook_output",
+            file_path=NOTEBOOK, cell_index=99,
+        ),
+        "readonly outside": inspector_call(
+            npm_bin, READONLY, project, env, "read_notebook_output",
+            file_path=str(outside), cell_index=0,
+        ),
+    }  # fmt: skip
+    assert {label: _inspector_error(result) for label, result in codes.items()} == {
+        "unknown cell": "CELL_NOT_FOUND",
+        "stale rev": "REV_MISMATCH",
+        "outside": "PATH_NOT_ALLOWED",
+        "output unknown cell": "CELL_NOT_FOUND",
+        "readonly unknown cell": "CELL_NOT_FOUND",
+        "readonly outside": "PATH_NOT_ALLOWED",
+    }
+    stale = json.loads(codes["stale rev"]["content"][0]["text"])["details"]
+    assert stale["rev"] == first["rev"]  # the current state, to retry with
+
+
+@pytest.mark.parametrize("server", [READONLY, WORKBENCH], ids=lambda p: p.name)
+def test_inspector_cli_shows_an_image_for_read_notebook_output(
+    server: Path, npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    result = inspector_call(
+        npm_bin, server, host_project, host_env, "read_notebook_output",
+        file_path=NOTEBOOK, cell_index=9, output_index=0,
+    )  # fmt: skip
+    assert result["isError"] is False
+    text, image = result["content"]
+    assert image["type"] == "image" and image["mimeType"] == "image/png"
+    assert base64.b64decode(image["data"]).startswith(b"\x89PNG\r\n\x1a\n")
+    selected = json.loads(text["text"])["selected"]
+    assert selected["delivered_as"] == "image_content" and "data" not in selected
+    assert result["structuredContent"]["selected"] == selected

@@ -16,6 +16,8 @@ from mcp.client.session import ClientSession, ListRootsFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from pydantic import FileUrl
 
+from tool_results import checked_result
+
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 TOOL = "read_notebook_output"
 WAIT_SECONDS = 60
@@ -93,13 +95,11 @@ async def open_session(
 
 
 async def call(session: ClientSession, **arguments: Any) -> tuple[types.CallToolResult, Any]:
-    """Call the tool; return the result and its text JSON, checked equal to the structured one."""
+    """Call the tool; return the result and its text JSON, checked by
+    :func:`tool_results.checked_result` (success: valid structured content equal to the text;
+    error: the error JSON as text, no structured content)."""
     result = await session.call_tool(TOOL, arguments)
-    assert result.content, "a tool result always has content"
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    document = json.loads(first.text)
-    assert result.structured_content == document
+    _, document = checked_result(TOOL, result)
     return result, document
 
 

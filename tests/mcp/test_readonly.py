@@ -22,6 +22,8 @@ from readonly_client import (
     populate_root,
 )
 
+from tool_results import checked_result
+
 pytestmark = pytest.mark.anyio
 
 
@@ -56,9 +58,9 @@ async def test_lists_one_read_only_tool_with_its_schemas(root: Path, tmp_path: P
     assert tool.annotations.destructive_hint is False
     assert tool.annotations.open_world_hint is False
     assert tool.input_schema["type"] == "object"
-    assert tool.input_schema["required"] == ["path", "cell_index"]
+    assert tool.input_schema["required"] == ["file_path", "cell_index"]
     assert set(tool.input_schema["properties"]) == {
-        "path",
+        "file_path",
         "cell_index",
         "output_index",
         "mime_type",
@@ -76,7 +78,7 @@ async def test_lists_one_read_only_tool_with_its_schemas(root: Path, tmp_path: P
 
 async def test_lists_a_cells_saved_outputs(root: Path, tmp_path: Path) -> None:
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
-        result, doc = await call(session, path=str(root / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=str(root / TEXT_NB), cell_index=9)
         schema = (await session.list_tools()).tools[0].output_schema
     assert not result.is_error
     assert len(result.content) == 1
@@ -95,14 +97,14 @@ async def test_lists_a_cells_saved_outputs(root: Path, tmp_path: Path) -> None:
 async def test_reads_a_text_page_then_the_next(root: Path, tmp_path: Path) -> None:
     stored = _joined(_stored(root, TEXT_NB, 5, 0)["data"]["text/html"])
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
-        _, first = await call(session, path=TEXT_NB, cell_index=5, output_index=0, limit=100)
+        _, first = await call(session, file_path=TEXT_NB, cell_index=5, output_index=0, limit=100)
         page = first["selected"]
         assert page["mime_type"] == "text/html"
         assert page["truncated"] is True
         assert page["total_characters"] == len(stored)
         _, rest = await call(
             session,
-            path=TEXT_NB,
+            file_path=TEXT_NB,
             cell_index=5,
             output_index=0,
             offset=page["next_offset"],
@@ -117,11 +119,11 @@ async def test_mime_type_picks_a_representation(root: Path, tmp_path: Path) -> N
     stored = _joined(_stored(root, TEXT_NB, 5, 0)["data"]["text/plain"])
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
         _, explicit = await call(
-            session, path=TEXT_NB, cell_index=5, output_index=0, mime_type="text/plain"
+            session, file_path=TEXT_NB, cell_index=5, output_index=0, mime_type="text/plain"
         )
         _, restricted = await call(
             session,
-            path=TEXT_NB,
+            file_path=TEXT_NB,
             cell_index=9,
             output_index=0,
             supported_mime_types=["text/plain"],
@@ -136,7 +138,7 @@ async def test_reads_a_png_as_image_content_without_repeating_the_base64(
 ) -> None:
     stored = _joined(_stored(root, TEXT_NB, 9, 0)["data"]["image/png"]).replace("\n", "")
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
-        result, doc = await call(session, path=TEXT_NB, cell_index=9, output_index=0)
+        result, doc = await call(session, file_path=TEXT_NB, cell_index=9, output_index=0)
         schema = (await session.list_tools()).tools[0].output_schema
     assert not result.is_error
     assert [block.type for block in result.content] == ["text", "image"]
@@ -166,7 +168,7 @@ async def test_reads_a_json_mime_value_whole(root: Path, tmp_path: Path) -> None
     stored = _stored(root, PLOTLY_NB, 4, 0)["data"][mime]
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
         result, doc = await call(
-            session, path=PLOTLY_NB, cell_index=4, output_index=0, mime_type=mime
+            session, file_path=PLOTLY_NB, cell_index=4, output_index=0, mime_type=mime
         )
     assert len(result.content) == 1
     assert doc["selected"]["encoding"] == "json"
@@ -177,8 +179,8 @@ async def test_reads_streams_and_errors(root: Path, tmp_path: Path) -> None:
     stream = _stored(root, ERRORS_NB, 6, 0)
     error = _stored(root, TEXT_NB, 11, 0)
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
-        _, streamed = await call(session, path=ERRORS_NB, cell_index=6, output_index=0)
-        _, raised = await call(session, path=TEXT_NB, cell_index=11, output_index=0)
+        _, streamed = await call(session, file_path=ERRORS_NB, cell_index=6, output_index=0)
+        _, raised = await call(session, file_path=TEXT_NB, cell_index=11, output_index=0)
     assert streamed["output_type"] == "stream"
     assert streamed["name"] == "stdout"
     assert streamed["data"] == _joined(stream["text"])
@@ -188,38 +190,41 @@ async def test_reads_streams_and_errors(root: Path, tmp_path: Path) -> None:
 
 
 ERROR_CASES: list[tuple[str, dict[str, Any]]] = [
-    ("OUTPUT_NOT_FOUND", {"path": TEXT_NB, "cell_index": 9, "output_index": 2}),
-    ("CELL_NOT_FOUND", {"path": TEXT_NB, "cell_index": 999}),
+    ("OUTPUT_NOT_FOUND", {"file_path": TEXT_NB, "cell_index": 9, "output_index": 2}),
+    ("CELL_NOT_FOUND", {"file_path": TEXT_NB, "cell_index": 999}),
     (
         "MIME_NOT_FOUND",
-        {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "image/svg+xml"},
+        {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "image/svg+xml"},
     ),
     (
         "MIME_NOT_SUPPORTED",
-        {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "supported_mime_types": ["x/y"]},
+        {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "supported_mime_types": ["x/y"]},
     ),
     (
         "MIME_NOT_APPLICABLE",
-        {"path": ERRORS_NB, "cell_index": 6, "output_index": 0, "mime_type": "text/plain"},
+        {"file_path": ERRORS_NB, "cell_index": 6, "output_index": 0, "mime_type": "text/plain"},
     ),
-    ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": 10**6}),
-    ("WINDOW_NOT_SUPPORTED", {"path": TEXT_NB, "cell_index": 9, "output_index": 0, "offset": 1}),
-    ("OUTPUT_DATA_INVALID", {"path": "malformed.ipynb", "cell_index": 0, "output_index": 0}),
-    ("FILE_NOT_FOUND", {"path": "missing.ipynb", "cell_index": 0}),
-    ("FILE_TYPE_UNSUPPORTED", {"path": "notes.txt", "cell_index": 0}),
-    ("NOTEBOOK_READ_FAILED", {"path": "truncated.ipynb", "cell_index": 0}),
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "colour": "blue"}),
-    ("USAGE_ERROR", {"path": TEXT_NB}),
-    ("USAGE_ERROR", {"path": 3, "cell_index": 5}),
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "mime_type": "text/plain"}),
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": 1}),
+    ("INVALID_WINDOW", {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": 10**6}),
+    (
+        "WINDOW_NOT_SUPPORTED",
+        {"file_path": TEXT_NB, "cell_index": 9, "output_index": 0, "offset": 1},
+    ),
+    ("OUTPUT_DATA_INVALID", {"file_path": "malformed.ipynb", "cell_index": 0, "output_index": 0}),
+    ("FILE_NOT_FOUND", {"file_path": "missing.ipynb", "cell_index": 0}),
+    ("FILE_TYPE_UNSUPPORTED", {"file_path": "notes.txt", "cell_index": 0}),
+    ("NOTEBOOK_READ_FAILED", {"file_path": "truncated.ipynb", "cell_index": 0}),
+    ("USAGE_ERROR", {"file_path": TEXT_NB, "cell_index": 5, "colour": "blue"}),
+    ("USAGE_ERROR", {"file_path": TEXT_NB}),
+    ("USAGE_ERROR", {"file_path": 3, "cell_index": 5}),
+    ("USAGE_ERROR", {"file_path": TEXT_NB, "cell_index": 5, "mime_type": "text/plain"}),
+    ("USAGE_ERROR", {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": 1}),
     # types are checked against the declared schema; ranges are the protocol's, as in the CLI
-    ("USAGE_ERROR", {"path": TEXT_NB, "cell_index": "first"}),
-    ("CELL_NOT_FOUND", {"path": TEXT_NB, "cell_index": -1}),
-    ("OUTPUT_NOT_FOUND", {"path": TEXT_NB, "cell_index": 9, "output_index": -1}),
-    ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 0}),
-    ("INVALID_WINDOW", {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": -1}),
-    ("USAGE_ERROR", {"path": "nb\u0000.ipynb", "cell_index": 0}),
+    ("USAGE_ERROR", {"file_path": TEXT_NB, "cell_index": "first"}),
+    ("CELL_NOT_FOUND", {"file_path": TEXT_NB, "cell_index": -1}),
+    ("OUTPUT_NOT_FOUND", {"file_path": TEXT_NB, "cell_index": 9, "output_index": -1}),
+    ("INVALID_WINDOW", {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 0}),
+    ("INVALID_WINDOW", {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "offset": -1}),
+    ("USAGE_ERROR", {"file_path": "nb\u0000.ipynb", "cell_index": 0}),
 ]
 
 
@@ -231,16 +236,15 @@ async def test_every_failure_is_an_error_result_with_its_code(root: Path, tmp_pa
             assert error_code(result, doc) == expected, arguments
             assert len(result.content) == 1
         unknown = await session.call_tool("no_such_tool", {})
-    assert unknown.is_error
-    assert unknown.structured_content is not None
-    assert unknown.structured_content["code"] == "USAGE_ERROR"
+    is_error, document = checked_result("no_such_tool", unknown)
+    assert is_error and document["code"] == "USAGE_ERROR"
     assert "Traceback" not in errlog.read_text(encoding="utf-8")
 
 
 async def test_schema_violations_are_listed_together(root: Path, tmp_path: Path) -> None:
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
         result, doc = await call(
-            session, path=TEXT_NB, cell_index="a", output_index=1.5, offset="x", limit=[0]
+            session, file_path=TEXT_NB, cell_index="a", output_index=1.5, offset="x", limit=[0]
         )
     assert error_code(result, doc) == "USAGE_ERROR"
     problems = doc["details"]["problems"]
@@ -254,9 +258,9 @@ async def test_schema_violations_are_listed_together(root: Path, tmp_path: Path)
 
 async def test_error_details_let_the_caller_recover(root: Path, tmp_path: Path) -> None:
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
-        _, missing_output = await call(session, path=TEXT_NB, cell_index=9, output_index=5)
+        _, missing_output = await call(session, file_path=TEXT_NB, cell_index=9, output_index=5)
         _, missing_mime = await call(
-            session, path=TEXT_NB, cell_index=5, output_index=0, mime_type="image/png"
+            session, file_path=TEXT_NB, cell_index=5, output_index=0, mime_type="image/png"
         )
     assert missing_output["details"]["output_count"] == 2
     assert missing_mime["details"]["available_mime_types"] == ["text/html", "text/plain"]

@@ -25,6 +25,8 @@ from readonly_client import (
     populate_root,
 )
 
+from tool_results import checked_result
+
 pytestmark = pytest.mark.anyio
 
 BIN = Path(sys.executable).parent
@@ -59,7 +61,7 @@ async def test_every_entry_point_serves_the_tool(root: Path, tmp_path: Path, ent
     async with open_session(params, tmp_path / "err.log") as session:
         initialized = session.initialize_result
         tools = await session.list_tools()
-        result, doc = await call(session, path=TEXT_NB, cell_index=9, output_index=1)
+        result, doc = await call(session, file_path=TEXT_NB, cell_index=9, output_index=1)
     assert initialized is not None
     assert initialized.server_info.name == "jcli-notebook-output"
     assert [tool.name for tool in tools.tools] == [TOOL]
@@ -74,11 +76,11 @@ def _rpc(message_id: int, method: str, params: dict[str, object]) -> dict[str, o
 async def test_stdout_carries_only_json_rpc(root: Path, tmp_path: Path) -> None:
     """A raw host: every stdout line is one JSON-RPC message answering our requests."""
     calls = [
-        {"path": TEXT_NB, "cell_index": 9},
-        {"path": TEXT_NB, "cell_index": 9, "output_index": 0},
-        {"path": ERRORS_NB, "cell_index": 6, "output_index": 0},
-        {"path": TEXT_NB, "cell_index": 99},
-        {"path": "/etc/passwd", "cell_index": 0},
+        {"file_path": TEXT_NB, "cell_index": 9},
+        {"file_path": TEXT_NB, "cell_index": 9, "output_index": 0},
+        {"file_path": ERRORS_NB, "cell_index": 6, "output_index": 0},
+        {"file_path": TEXT_NB, "cell_index": 99},
+        {"file_path": "/etc/passwd", "cell_index": 0},
     ]
     messages: list[dict[str, object]] = [
         _rpc(
@@ -125,7 +127,7 @@ async def test_stdout_carries_only_json_rpc(root: Path, tmp_path: Path) -> None:
     by_id = {response["id"]: response for response in responses}
     assert sorted(by_id) == expected_ids
     results = [by_id[3 + n]["result"] for n in range(len(calls))]
-    assert [result.get("isError", False) for result in results] == [False] * 3 + [True] * 2
+    assert [checked_result(TOOL, result)[0] for result in results] == [False] * 3 + [True] * 2
     assert b"Traceback" not in errlog.read_bytes()
 
 
@@ -183,14 +185,14 @@ async def test_the_server_writes_nothing(root: Path, tmp_path: Path) -> None:
     errlog = tmp_path / "err.log"
     async with open_session(module_params("--root", str(root), cwd=workdir), errlog) as session:
         for arguments in (
-            {"path": TEXT_NB, "cell_index": 9},
-            {"path": TEXT_NB, "cell_index": 9, "output_index": 0},
-            {"path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 10},
-            {"path": PLOTLY_NB, "cell_index": 4, "output_index": 0},
-            {"path": "text_outputs_and_images.py", "cell_index": 9, "output_index": 1},
-            {"path": "malformed.ipynb", "cell_index": 0, "output_index": 0},
-            {"path": "truncated.ipynb", "cell_index": 0},
-            {"path": "missing.ipynb", "cell_index": 0},
+            {"file_path": TEXT_NB, "cell_index": 9},
+            {"file_path": TEXT_NB, "cell_index": 9, "output_index": 0},
+            {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "limit": 10},
+            {"file_path": PLOTLY_NB, "cell_index": 4, "output_index": 0},
+            {"file_path": "text_outputs_and_images.py", "cell_index": 9, "output_index": 1},
+            {"file_path": "malformed.ipynb", "cell_index": 0, "output_index": 0},
+            {"file_path": "truncated.ipynb", "cell_index": 0},
+            {"file_path": "missing.ipynb", "cell_index": 0},
         ):
             await call(session, **arguments)
     assert _tree(root) == before_root

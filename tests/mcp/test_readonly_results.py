@@ -6,6 +6,7 @@ import base64
 import json
 
 import mcp_types as types
+import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.mcp import (
@@ -17,6 +18,7 @@ from jupyter_jcli.mcp import (
     json_text,
     protocol_result,
 )
+from tool_results import checked_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
 
@@ -69,11 +71,16 @@ def test_protocol_result_leaves_text_and_json_reads_whole() -> None:
         assert result.structured_content["selected"] == selected
 
 
-def test_error_result_is_the_error_json_with_its_code() -> None:
+def test_error_result_is_the_error_json_as_its_only_text_and_has_no_structured_content() -> None:
     error = JcliError(ErrorCode.PATH_NOT_ALLOWED, "outside", {"path": "/x", "roots": ["/r"]})
     result = error_result(error)
     assert result.is_error
-    assert json.loads(_text(result)) == error.to_dict() == result.structured_content
+    assert json.loads(_text(result)) == error.to_dict()
+    assert len(result.content) == 1
+    assert result.structured_content is None
+    wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert "structuredContent" not in wire
+    assert checked_result("read_notebook_output", wire)[1]["code"] == "PATH_NOT_ALLOWED"
 
 
 def test_unexpected_exceptions_become_internal_error_without_traceback() -> None:
@@ -81,20 +88,29 @@ def test_unexpected_exceptions_become_internal_error_without_traceback() -> None
         raise KeyError("boom")
     except KeyError as err:
         result = exception_result(err)
-    assert result.is_error
-    assert result.structured_content is not None
-    assert result.structured_content["code"] == "INTERNAL_ERROR"
-    assert result.structured_content["details"] == {"exception": "KeyError"}
-    assert "Traceback" not in _text(result)
+    is_error, document = checked_result("read_cells", result)
+    assert is_error and document["code"] == "INTERNAL_ERROR"
+    assert document["details"] == {"exception": "KeyError"}
     domain = exception_result(JcliError(ErrorCode.CELL_NOT_FOUND, "no cell"))
-    assert domain.structured_content is not None
-    assert domain.structured_content["code"] == "CELL_NOT_FOUND"
+    assert checked_result("read_cells", domain)[1]["code"] == "CELL_NOT_FOUND"
 
 
 def test_lone_surrogates_from_undecodable_names_become_replacement_characters() -> None:
     name = b"nb-\xff.ipynb".decode("utf-8", "surrogateescape")
     result = error_result(JcliError(ErrorCode.FILE_NOT_FOUND, f"No file {name}", {"path": name}))
     assert json.loads(json_text({"path": name})) == {"path": "nb-\ufffd.ipynb"}
-    assert result.structured_content is not None
-    assert result.structured_content["details"]["path"] == "nb-\ufffd.ipynb"
+    assert json.loads(_text(result))["details"]["path"] == "nb-\ufffd.ipynb"
     result.model_dump_json()  # serializable by the SDK
+
+
+def test_the_shared_result_check_fails_a_document_that_drifts_from_its_schema() -> None:
+    valid = json_result({"schema_version": 1, "status": "ok", "operation": "read_cells"})
+    assert checked_result("read_cells", valid)[0] is False
+    with pytest.raises(AssertionError, match="output schema"):
+        checked_result("read_cells", json_result({"schema_version": 1, "status": "ok"}))
+    with pytest.raises(AssertionError, match="output schema"):
+        checked_result("read_notebook_output", json_result({"schema_version": 1, "status": "ok"}))
+    legacy = json_result(JcliError(ErrorCode.CELL_NOT_FOUND, "no cell").to_dict())
+    legacy.is_error = True  # the old error shape: the error JSON as structured content too
+    with pytest.raises(AssertionError, match="no structured content"):
+        checked_result("read_cells", legacy)

@@ -25,6 +25,8 @@ from readonly_client import (
     roots_callback,
 )
 
+from tool_results import checked_result
+
 pytestmark = pytest.mark.anyio
 
 MODERN = "2026-07-28"
@@ -45,8 +47,8 @@ async def test_client_roots_are_used_without_root_option(root: Path, tmp_path: P
     async with open_session(
         params, tmp_path / "err.log", list_roots_callback=roots_callback(root)
     ) as session:
-        result, doc = await call(session, path=TEXT_NB, cell_index=9)
-        outside, refused = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=TEXT_NB, cell_index=9)
+        outside, refused = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert not result.is_error
     assert doc["source"]["path"] == str(root / TEXT_NB)
     assert error_code(outside, refused) == "PATH_NOT_ALLOWED"
@@ -58,15 +60,15 @@ async def test_root_option_wins_over_client_roots(root: Path, tmp_path: Path) ->
     async with open_session(
         params, tmp_path / "err.log", list_roots_callback=roots_callback(other)
     ) as session:
-        inside, _ = await call(session, path=str(root / TEXT_NB), cell_index=9)
-        result, doc = await call(session, path=str(other / TEXT_NB), cell_index=9)
+        inside, _ = await call(session, file_path=str(root / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=str(other / TEXT_NB), cell_index=9)
     assert not inside.is_error
     assert error_code(result, doc) == "PATH_NOT_ALLOWED"
 
 
 async def test_no_root_option_and_no_client_roots_is_roots_required(tmp_path: Path) -> None:
     async with open_session(module_params(), tmp_path / "err.log") as session:
-        result, doc = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "ROOTS_REQUIRED"
     assert doc["details"]["client_supports_roots"] is False
 
@@ -75,7 +77,7 @@ async def test_client_with_an_empty_roots_list_is_roots_required(tmp_path: Path)
     async with open_session(
         module_params(), tmp_path / "err.log", list_roots_callback=roots_callback()
     ) as session:
-        result, doc = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "ROOTS_REQUIRED"
     assert doc["details"]["client_supports_roots"] is True
 
@@ -90,15 +92,12 @@ async def test_high_level_client_supplies_roots_in_both_protocol_eras(
         async with Client(
             module_params(), mode=mode, list_roots_callback=roots_callback(root)
         ) as client:
-            result = await client.call_tool(TOOL, {"path": TEXT_NB, "cell_index": 9})
+            result = await client.call_tool(TOOL, {"file_path": TEXT_NB, "cell_index": 9})
         async with Client(module_params(), mode=mode) as client:
-            refused = await client.call_tool(TOOL, {"path": TEXT_NB, "cell_index": 9})
-    assert not result.is_error
-    assert result.structured_content is not None
-    assert result.structured_content["output_count"] == 2
-    assert refused.is_error
-    assert refused.structured_content is not None
-    assert refused.structured_content["code"] == "ROOTS_REQUIRED"
+            refused = await client.call_tool(TOOL, {"file_path": TEXT_NB, "cell_index": 9})
+    assert checked_result(TOOL, result)[1]["output_count"] == 2
+    is_error, document = checked_result(TOOL, refused)
+    assert is_error and document["code"] == "ROOTS_REQUIRED"
 
 
 async def test_path_safety(root: Path, tmp_path: Path) -> None:
@@ -108,22 +107,22 @@ async def test_path_safety(root: Path, tmp_path: Path) -> None:
     (root / "link.ipynb").symlink_to(secret / "private.ipynb")
     (root / "up").symlink_to(tmp_path, target_is_directory=True)
     refused = [
-        {"path": "../secret/private.ipynb", "cell_index": 9},
-        {"path": str(root / ".." / "secret" / "private.ipynb"), "cell_index": 9},
-        {"path": str(secret / "private.ipynb"), "cell_index": 9},
-        {"path": str(secret / "does-not-exist.ipynb"), "cell_index": 9},
-        {"path": "/etc/passwd", "cell_index": 0},
-        {"path": "link.ipynb", "cell_index": 9},
-        {"path": str(root / "link.ipynb"), "cell_index": 9, "output_index": 0},
-        {"path": "up/secret/private.ipynb", "cell_index": 9},
+        {"file_path": "../secret/private.ipynb", "cell_index": 9},
+        {"file_path": str(root / ".." / "secret" / "private.ipynb"), "cell_index": 9},
+        {"file_path": str(secret / "private.ipynb"), "cell_index": 9},
+        {"file_path": str(secret / "does-not-exist.ipynb"), "cell_index": 9},
+        {"file_path": "/etc/passwd", "cell_index": 0},
+        {"file_path": "link.ipynb", "cell_index": 9},
+        {"file_path": str(root / "link.ipynb"), "cell_index": 9, "output_index": 0},
+        {"file_path": "up/secret/private.ipynb", "cell_index": 9},
     ]
     async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
         for arguments in refused:
             result, doc = await call(session, **arguments)
             assert error_code(result, doc) == "PATH_NOT_ALLOWED", arguments
-            if "secret" not in str(arguments["path"]):  # a symlink's target is never revealed
+            if "secret" not in str(arguments["file_path"]):  # a symlink's target is never revealed
                 assert str(secret) not in result.content[0].model_dump_json()
-        allowed, _ = await call(session, path="up/root/" + TEXT_NB, cell_index=9)
+        allowed, _ = await call(session, file_path="up/root/" + TEXT_NB, cell_index=9)
     assert not allowed.is_error  # a symlinked way back into the root is still inside
 
 
@@ -147,8 +146,8 @@ async def test_a_py_file_reads_its_paired_notebook_only_inside_the_roots(tmp_pat
         formats="notebooks//ipynb,scripts//py:percent",
     )
     async with open_session(module_params("--root", str(proj)), tmp_path / "err.log") as session:
-        paired, doc = await call(session, path="pair.py", cell_index=9, output_index=0)
-        split_ok, _ = await call(session, path="scripts/split.py", cell_index=9)
+        paired, doc = await call(session, file_path="pair.py", cell_index=9, output_index=0)
+        split_ok, _ = await call(session, file_path="scripts/split.py", cell_index=9)
     assert not paired.is_error
     assert doc["source"]["kind"] == "py"
     assert doc["source"]["path"] == str(proj / "pair.ipynb")
@@ -157,7 +156,7 @@ async def test_a_py_file_reads_its_paired_notebook_only_inside_the_roots(tmp_pat
 
     scripts = proj / "scripts"
     async with open_session(module_params("--root", str(scripts)), tmp_path / "err.log") as session:
-        result, refused = await call(session, path="split.py", cell_index=9)
+        result, refused = await call(session, file_path="split.py", cell_index=9)
     assert error_code(result, refused) == "PATH_NOT_ALLOWED"
     assert "notebooks" not in json.dumps(refused)
 
@@ -168,9 +167,9 @@ async def test_a_relative_path_in_two_roots_is_ambiguous(tmp_path: Path) -> None
     (first / "only-here.ipynb").write_bytes((NOTEBOOKS / TEXT_NB).read_bytes())
     params = module_params("--root", str(first), "--root", str(second))
     async with open_session(params, tmp_path / "err.log") as session:
-        result, doc = await call(session, path=TEXT_NB, cell_index=9)
-        unique, _ = await call(session, path="only-here.ipynb", cell_index=9)
-        absolute, _ = await call(session, path=str(second / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=TEXT_NB, cell_index=9)
+        unique, _ = await call(session, file_path="only-here.ipynb", cell_index=9)
+        absolute, _ = await call(session, file_path=str(second / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "PATH_AMBIGUOUS"
     assert sorted(doc["details"]["matches"]) == sorted(
         [str(first / TEXT_NB), str(second / TEXT_NB)]
@@ -186,6 +185,6 @@ async def test_a_client_failing_roots_list_is_roots_required(tmp_path: Path) -> 
     async with open_session(
         module_params(), tmp_path / "err.log", list_roots_callback=refuse
     ) as session:
-        result, doc = await call(session, path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
+        result, doc = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "ROOTS_REQUIRED"
     assert doc["details"]["client_supports_roots"] is True

@@ -18,6 +18,7 @@ import pytest
 from workbench_client import PLOTS_NB, populate_root, server_env
 
 from jupyter_jcli.mcp._stdio import INVALID_REQUEST, PARSE_ERROR, scrub_surrogates
+from tool_results import checked_result
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -104,17 +105,38 @@ async def test_json_that_is_no_json_rpc_message_gets_invalid_request(
 @pytest.mark.parametrize("server", sorted(SERVERS))
 async def test_a_lone_surrogate_escape_is_served_as_u_fffd(server: str, tmp_path: Path) -> None:
     root = populate_root(tmp_path / "root")
-    arguments = '{"path":"nb\\ud800.ipynb","cell_index":0}'
+    arguments = '{"file_path":"nb\\ud800.ipynb","cell_index":0}'
     if server == "jupyter-mcp":
         arguments = '{"path":"nb\\ud800.ipynb"}'
     lines = [_INITIALIZE, _INITIALIZED, _call(2, _tool_for(server), arguments)]
     responses = await _exchange(SERVERS[server], root, lines, 2)
     result = responses[1]
     assert result["id"] == 2
-    assert result["result"]["isError"] is True
-    document = result["result"]["structuredContent"]
-    assert document["code"] == "FILE_NOT_FOUND"
+    is_error, document = checked_result(_tool_for(server), result["result"])
+    assert is_error and document["code"] == "FILE_NOT_FOUND"
     assert "nb\ufffd.ipynb" in json.dumps(document, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("server", sorted(SERVERS))
+async def test_an_error_result_on_the_wire_is_the_error_json_without_structured_content(
+    server: str, tmp_path: Path
+) -> None:
+    """What a TypeScript client receives: no ``structuredContent`` to check against the
+    success schema, and the error JSON as the only (text) content, for a domain error and for
+    arguments our schema check refuses alike."""
+    root = populate_root(tmp_path / "root")
+    tool = _tool_for(server)
+    missing = '{"path":"missing.ipynb"}'
+    if server == "jcli-notebook-output":
+        missing = '{"file_path":"missing.ipynb","cell_index":0}'
+    lines = [_INITIALIZE, _INITIALIZED, _call(2, tool, missing), _call(3, tool, "{}")]
+    responses = await _exchange(SERVERS[server], root, lines, 3)
+    results = {r["id"]: r["result"] for r in responses[1:]}
+    for result in results.values():
+        assert result["isError"] is True and "structuredContent" not in result, result
+        assert [block["type"] for block in result["content"]] == ["text"]
+    assert checked_result(tool, results[2])[1]["code"] == "FILE_NOT_FOUND"
+    assert checked_result(tool, results[3])[1]["code"] == "USAGE_ERROR"
 
 
 async def test_a_surrogate_in_a_real_request_does_not_stop_later_requests(tmp_path: Path) -> None:
@@ -127,7 +149,9 @@ async def test_a_surrogate_in_a_real_request_does_not_stop_later_requests(tmp_pa
     ]
     responses = await _exchange(SERVERS["jupyter-mcp"], root, lines, 3)
     assert sorted(r["id"] for r in responses[1:]) == [2, 3]
-    overview = next(r for r in responses if r["id"] == 3)["result"]["structuredContent"]
+    _, overview = checked_result(
+        "notebook_overview", next(r for r in responses if r["id"] == 3)["result"]
+    )
     assert overview["cell_count"] == 13
 
 

@@ -16,6 +16,7 @@ from anyio.abc import Process
 from workbench_client import server_env
 
 from jupyter_jcli.workbench import create_notebook
+from tool_results import checked_result
 
 pytestmark = [pytest.mark.anyio, pytest.mark.kernel]
 
@@ -111,9 +112,8 @@ async def _start_and_execute(host: _RawHost) -> int:
             "params": {"name": "execute_cells", "arguments": {"path": NB, "names": ["noisy"]}},
         }
     )
-    result = (await host.response(2))["result"]
-    assert not result.get("isError"), result
-    document = result["structuredContent"]
+    is_error, document = checked_result("execute_cells", (await host.response(2))["result"])
+    assert not is_error, document
     assert document["cells"][0]["status"] == "ok"
     assert "printed by the cell" in document["cells"][0]["outputs"]["text"]
     pid = document["kernel"]["pid"]

@@ -13,6 +13,8 @@ import pytest
 from mcp.client.stdio import StdioServerParameters
 from workbench_client import PLOTS_NB, ok, open_session, populate_root, server_env
 
+from tool_results import checked_result
+
 pytestmark = pytest.mark.anyio
 
 BIN = Path(sys.executable).parent
@@ -64,9 +66,8 @@ async def test_without_root_the_working_directory_is_the_root(root: Path, tmp_pa
             "notebook_overview", {"path": str(tmp_path / "elsewhere.ipynb")}
         )
     assert overview["path"] == str(root / PLOTS_NB)
-    assert result.is_error
-    assert result.structured_content is not None
-    assert result.structured_content["code"] == "PATH_NOT_ALLOWED"
+    is_error, document = checked_result("notebook_overview", result)
+    assert is_error and document["code"] == "PATH_NOT_ALLOWED"
 
 
 def _rpc(message_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
@@ -127,7 +128,10 @@ async def test_stdout_carries_only_json_rpc(root: Path, tmp_path: Path) -> None:
     by_id = {response["id"]: response for response in responses}
     assert sorted(by_id) == expected_ids
     results = [by_id[3 + n]["result"] for n in range(len(calls))]
-    assert [result.get("isError", False) for result in results] == [False] * 3 + [True] * 2
+    checked = [
+        checked_result(name, result)[0] for (name, _), result in zip(calls, results, strict=True)
+    ]
+    assert checked == [False] * 3 + [True] * 2
     assert b"Traceback" not in errlog.read_bytes()
 
 

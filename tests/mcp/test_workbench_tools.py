@@ -82,7 +82,9 @@ async def test_every_tool_has_a_description_typed_schemas_and_honest_annotations
         Draft202012Validator.check_schema(schema)
         assert schema["type"] == "object"
         assert schema["additionalProperties"] is False
-        assert "path" in schema["required"], name
+        # the saved-output tool keeps the Python API's (and jupyter-jcli 0.9.7's) file_path
+        path = "file_path" if name == "read_notebook_output" else "path"
+        assert path in schema["required"], name
         for prop, prop_schema in schema["properties"].items():
             assert "type" in prop_schema, (name, prop)
         assert tool.output_schema is not None
@@ -225,7 +227,7 @@ async def test_domain_failures_are_error_results_with_codes(root: Path, tmp_path
             "nul in new path": await error_code(session, "create_notebook", path="new\0.ipynb"),
             "name too long": await error_code(session, "notebook_overview", path="a" * 5000),
             "negative output cell": await error_code(
-                session, "read_notebook_output", path=PLOTS_NB, cell_index=-1
+                session, "read_notebook_output", file_path=PLOTS_NB, cell_index=-1
             ),
         }
     assert codes == {
@@ -261,12 +263,12 @@ async def test_usage_errors_list_every_problem(root: Path, tmp_path: Path) -> No
 
 async def test_read_notebook_output_is_the_exact_protocol_read(root: Path, tmp_path: Path) -> None:
     async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
-        _, directory = await call(session, "read_notebook_output", path=TEXT_NB, cell_index=9)
+        _, directory = await call(session, "read_notebook_output", file_path=TEXT_NB, cell_index=9)
         result, read = await call(
-            session, "read_notebook_output", path=TEXT_NB, cell_index=9, output_index=1
+            session, "read_notebook_output", file_path=TEXT_NB, cell_index=9, output_index=1
         )
         outside = await error_code(
-            session, "read_notebook_output", path="/etc/passwd", cell_index=0
+            session, "read_notebook_output", file_path="/etc/passwd", cell_index=0
         )
     assert directory == list_notebook_outputs(root / TEXT_NB, 9)
     expected = read_notebook_output(root / TEXT_NB, 9, 1)

@@ -17,6 +17,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.dispatcher import ProgressFnT
 
+from tool_results import checked_result
+
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 WAIT_SECONDS = 120
 """Bound on one whole client session (spawn, handshake, calls, kernels, shutdown)."""
@@ -80,13 +82,11 @@ async def call(
     progress_callback: ProgressFnT | None = None,
     **arguments: Any,
 ) -> tuple[types.CallToolResult, Any]:
-    """Call a tool; return the result and its text JSON, checked equal to the structured one."""
+    """Call a tool; return the result and its text JSON, checked by
+    :func:`tool_results.checked_result` (success: valid structured content equal to the text;
+    error: the error JSON as text, no structured content)."""
     result = await session.call_tool(tool, arguments, progress_callback=progress_callback)
-    assert result.content, "a tool result always has content"
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    document = json.loads(first.text)
-    assert result.structured_content == document
+    _, document = checked_result(tool, result)
     return result, document
 
 

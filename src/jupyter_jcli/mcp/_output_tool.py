@@ -66,13 +66,14 @@ class OutputRequest:
     """One checked ``read_notebook_output`` call.
 
     Attributes:
-        path: the path as the client sent it (resolved later against the roots).
-        cell_index: the cell position (>= 0; its upper bound is checked by the protocol).
-        output_index: the output position (>= 0), or None to list the cell's outputs.
-        read_options: ``mime_type``, ``supported_mime_types``, ``offset``, ``limit`` given.
+        file_path: the path as the client sent it (resolved later against the roots).
+        cell_index: the cell position (its range is checked by the protocol).
+        output_index: the output position, or None to list the cell's outputs.
+        read_options: ``mime_type``, ``supported_mime_types``, ``offset``, ``limit`` given
+            (``limit`` may be None: the whole text, bounded by the transport limit).
     """
 
-    path: str
+    file_path: str
     cell_index: int
     output_index: int | None
     read_options: dict[str, Any]
@@ -80,24 +81,30 @@ class OutputRequest:
 
 def parse_output_arguments(arguments: Mapping[str, Any] | None) -> OutputRequest:
     """Check the arguments against the tool's declared input schema (names, JSON types,
-    ``minimum``, ``minLength``; :func:`jupyter_jcli.mcp._arguments.check_arguments`), so a
-    call the schema forbids never reaches the protocol.
+    ``minLength``; :func:`jupyter_jcli.mcp._arguments.check_arguments`), so a call the schema
+    forbids never reaches the protocol.
+
+    A null argument counts as absent, except ``limit: null`` in a read, which is passed on as
+    ``limit=None`` (the whole text, as in the Python API). Read options with a value need
+    ``output_index``.
 
     Raises:
         UsageError: ``USAGE_ERROR`` listing every schema violation (details ``tool``,
             ``problems``), or read options given without ``output_index``.
     """
-    args = {key: value for key, value in (arguments or {}).items() if value is not None}
+    given = dict(arguments or {})
+    args = {key: value for key, value in given.items() if value is not None}
     check_arguments(TOOL_NAME, INPUT_SCHEMA, args)  # defaults are the protocol's to apply
-    path = str(args["path"])
     output_index = args.get("output_index")
-    read_options = {key: args[key] for key in _READ_OPTIONS if args.get(key) is not None}
+    read_options = {key: args[key] for key in _READ_OPTIONS if key in args}
     if output_index is None and read_options:
         raise UsageError(
             f"{', '.join(sorted(read_options))} apply to reading one output: add output_index.",
             {"parameters": sorted(read_options)},
         )
-    return OutputRequest(path, args["cell_index"], output_index, read_options)
+    if output_index is not None and "limit" in given and given["limit"] is None:
+        read_options["limit"] = None
+    return OutputRequest(str(args["file_path"]), args["cell_index"], output_index, read_options)
 
 
 def run_output_read(request: OutputRequest, roots: Sequence[Path]) -> dict[str, Any]:
@@ -116,7 +123,7 @@ def run_output_read(request: OutputRequest, roots: Sequence[Path]) -> dict[str, 
     """
     from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
 
-    path = resolve_in_roots(request.path, roots)
+    path = resolve_in_roots(request.file_path, roots)
     if path.suffix.lower() == ".py" and path.is_file():
         ensure_pair_inside_roots(path, roots)
     if request.output_index is None:

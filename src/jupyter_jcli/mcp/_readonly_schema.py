@@ -48,7 +48,7 @@ Read-only: never executes, never writes, caches nothing."""
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {
+        "file_path": {
             "type": "string",
             "minLength": 1,
             "description": "The notebook (.ipynb) or its paired .py file: absolute, or "
@@ -81,12 +81,13 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": "First character of the text page (Unicode code points).",
         },
         "limit": {
-            "type": "integer",
+            "type": ["integer", "null"],
             "default": DEFAULT_TEXT_LIMIT,
-            "description": "Maximum characters in the text page.",
+            "description": "Maximum characters in the text page; null: the whole text from "
+            "offset (still bounded by the transport limit: OUTPUT_TOO_LARGE).",
         },
     },
-    "required": ["path", "cell_index"],
+    "required": ["file_path", "cell_index"],
     "additionalProperties": False,
 }
 

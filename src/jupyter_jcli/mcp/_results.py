@@ -10,10 +10,15 @@ https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-resul
   bytes go in one ``ImageContent``; the JSON (text and structured) keeps the provenance and
   the image facts (``mime_type``, ``bytes``, ``width``, ``height``) with ``data`` removed and
   ``"delivered_as": "image_content"`` added, so the base64 is never sent twice.
-- failure: ``isError`` true; the text and ``structuredContent`` are the error JSON of
-  :meth:`jupyter_jcli.errors.JcliError.to_dict` (``schema_version``, ``status: "error"``,
-  ``code``, ``message``, ``details``). Never a traceback: an unexpected exception becomes
-  ``INTERNAL_ERROR`` and its traceback goes to the server's log (stderr).
+- failure: ``isError`` true, no ``structuredContent``, and one ``TextContent``: the error JSON
+  of :meth:`jupyter_jcli.errors.JcliError.to_dict` (``schema_version``, ``status: "error"``,
+  ``code``, ``message``, ``details``). A tool's ``outputSchema`` describes its success
+  documents only, and clients validate any ``structuredContent`` they get against it (the
+  TypeScript SDK's ``Client.callTool`` does so even on an error result, and rejects a mismatch
+  with ``-32602``), so an error document there would hide the error from the model; without
+  it, every client accepts the result and shows the text, which is what hosts give the model.
+  Never a traceback: an unexpected exception becomes ``INTERNAL_ERROR`` and its traceback goes
+  to the server's log (stderr).
 """
 
 from __future__ import annotations
@@ -132,12 +137,11 @@ def error_result(error: JcliError) -> types.CallToolResult:
         error: the domain failure.
 
     Returns:
-        ``CallToolResult`` with ``isError`` true, the error JSON as text and as structured
-        content.
+        ``CallToolResult`` with ``isError`` true, the error JSON as its only (text) content and
+        no structured content (the output schema describes success; see the module docstring).
     """
-    result = json_result(error.to_dict())
-    result.is_error = True
-    return result
+    text = json_text(error.to_dict())
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
 def exception_result(exc: Exception) -> types.CallToolResult:

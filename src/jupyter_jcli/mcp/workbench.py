@@ -12,8 +12,9 @@ Tools: the document tools of :mod:`jupyter_jcli.mcp._workbench_tools`, the kerne
 read shared with ``jcli-notebook-output`` (:mod:`jupyter_jcli.mcp._output_tool`). Arguments
 are checked against each tool's input schema first (``USAGE_ERROR`` listing every problem).
 Results follow :mod:`jupyter_jcli.mcp._results`: the JSON document as structured content and
-as text, charts as ``ImageContent``; domain failures are ``isError`` results whose text is
-the error JSON (``code``, ``message``, ``details``), never a traceback. Long executions send
+as text, charts as ``ImageContent``; domain failures are ``isError`` results whose only
+content is the error JSON as text (``code``, ``message``, ``details``; no structured content),
+never a traceback. Long executions send
 progress notifications when the request carries a ``progressToken``
 (:mod:`jupyter_jcli.mcp._progress`). Blocking operations run in worker threads.
 

@@ -62,7 +62,7 @@ test("a non-zero exit or unparseable output is an error, never a success", { ski
       assert.equal(error.code, "INTERNAL_ERROR")
       return true
     })
-    await assert.rejects(plugin.tools.read_notebook_output.execute({ path: "a.ipynb", cell_index: 0 }), (error) => {
+    await assert.rejects(plugin.tools.read_notebook_output.execute({ file_path: "a.ipynb", cell_index: 0 }), (error) => {
       assert.equal(error.code, "INTERNAL_ERROR")
       return true
     })

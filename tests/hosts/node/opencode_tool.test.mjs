@@ -60,7 +60,7 @@ test("the OpenCode tool gives the MCP server's answers to the same calls", { ski
   assert.deepEqual(Object.keys(tool.args).sort(), contract.arguments)
   if (!process.env.JCLI_OPENCODE_NODE_MODULES) {
     const required = Object.keys(tool.args).filter((key) => !tool.args[key].isOptional)
-    assert.deepEqual(required.sort(), ["cell_index", "path"])
+    assert.deepEqual(required.sort(), ["cell_index", "file_path"])
   }
   const context = { directory: contract.project, worktree: contract.project, abort: new AbortController().signal }
   for (const item of contract.calls) {

@@ -52,7 +52,7 @@ function failure(code, message, details) {
 const inputSchema = {
   type: "object",
   properties: {
-    path: { type: "string", description: "Notebook path (.ipynb, or a .py paired with one)." },
+    file_path: { type: "string", description: "Notebook path (.ipynb, or a .py paired with one)." },
     cell_index: { type: "integer", minimum: 0, description: "Physical, zero-based cell index." },
     output_index: { type: "integer", minimum: 0, description: "Physical, zero-based output index; omit to list." },
     mime_type: { type: "string", description: "MIME type to return from a MIME bundle." },
@@ -60,13 +60,13 @@ const inputSchema = {
     offset: { type: "integer", minimum: 0, description: "Text page start, in characters." },
     limit: { type: "integer", minimum: 1, description: "Text page size, in characters." },
   },
-  required: ["path", "cell_index"],
+  required: ["file_path", "cell_index"],
   additionalProperties: false,
 }
 
 function jcliArgs(args) {
-  if (typeof args?.path !== "string" || args.path === "") {
-    throw failure("USAGE_ERROR", "'path' must be a non-empty string.", { parameter: "path" })
+  if (typeof args?.file_path !== "string" || args.file_path === "") {
+    throw failure("USAGE_ERROR", "'file_path' must be a non-empty string.", { parameter: "file_path" })
   }
   if (!Number.isInteger(args.cell_index)) {
     throw failure("USAGE_ERROR", "'cell_index' is required.", { parameter: "cell_index" })
@@ -78,7 +78,7 @@ function jcliArgs(args) {
       parameters: used,
     })
   }
-  const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.path, "--cell", String(args.cell_index)]
+  const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.file_path, "--cell", String(args.cell_index)]
   if (!hasOutput) return argv
   argv.push("--output", String(args.output_index))
   if (args.mime_type != null) argv.push("--mime", args.mime_type)

@@ -33,7 +33,7 @@ function jcliArgs(args) {
       }),
     )
   }
-  const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.path, "--cell", String(args.cell_index)]
+  const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.file_path, "--cell", String(args.cell_index)]
   if (!hasOutput) return argv
   argv.push("--output", String(args.output_index))
   if (args.mime_type != null) argv.push("--mime", args.mime_type)
@@ -96,7 +96,7 @@ export default tool({
     "List a cell's outputs first (no output_index), then read the one you need (output_index; optional mime_type, " +
     "supported_mime_types, and offset/limit to page long text).",
   args: {
-    path: tool.schema.string().describe("Notebook path (.ipynb, or a .py paired with one), relative to the project."),
+    file_path: tool.schema.string().describe("Notebook path (.ipynb, or a .py paired with one), relative to the project."),
     cell_index: tool.schema.number().int().min(0).describe("Physical, zero-based cell index."),
     output_index: tool.schema
       .number()
@@ -117,7 +117,7 @@ export default tool({
       const { data, ...rest } = selected
       const provenance = { ...doc, selected: { ...rest, delivered_as: "image_content" } }
       return {
-        title: `${args.path} cell ${args.cell_index} output ${args.output_index}`,
+        title: `${args.file_path} cell ${args.cell_index} output ${args.output_index}`,
         output: JSON.stringify(provenance),
         metadata: {},
         attachments: [{ type: "file", mime: selected.mime_type, url: `data:${selected.mime_type};base64,${data}` }],

@@ -1,0 +1,324 @@
+"""Both MCP servers through the official TypeScript SDK's client (marker ``hosts``).
+
+``@modelcontextprotocol/sdk`` (the client inside Claude Code, Cursor, VS Code) is installed
+from npm at a pinned version (:func:`hosts_helpers.npm_install`, cached). The Node script
+``node/ts_sdk_client.mjs`` lists each server's tools, then calls every tool of ``jupyter-mcp``
+(all 16, real kernels) and ``read_notebook_output`` of ``jcli-notebook-output`` once on a
+success path and once on an error path, on real notebooks. What the model would see is
+checked: a success validates (the SDK checks ``structuredContent`` against the tool's
+``outputSchema`` and throws ``-32602`` on a mismatch) and carries structured content; an error
+is ``isError`` whose first text content is the error JSON with the expected code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hosts_helpers import npm_install, run_process
+
+from jupyter_jcli.mcp import readonly, workbench
+
+pytestmark = [pytest.mark.hosts, pytest.mark.kernel, pytest.mark.timeout(1500)]
+
+SDK_PACKAGES = {"@modelcontextprotocol/sdk": "1.32.2"}
+SCRIPT = Path(__file__).parent / "node" / "ts_sdk_client.mjs"
+NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
+TEXT_NB = "text_outputs_and_images.ipynb"  # cell 9: two PNGs
+WORK_NB = "work.ipynb"
+NODE_TIMEOUT_S = 900
+NO_REV = "000000000000"
+
+Call = tuple[str, str, dict[str, Any], "str | None"]
+"""(label, tool, arguments, expected error code or None for a success)."""
+
+
+def _ref(label: str, pointer: str) -> dict[str, str]:
+    """An argument taken from an earlier call's structured content (see the Node script)."""
+    return {"$from": label, "pointer": pointer}
+
+
+def workbench_calls(outside: Path) -> list[Call]:
+    """Every ``jupyter-mcp`` tool on a success path and on an error path, in a working order."""
+    cells = [
+        {"source": "x = 21", "name": "setup"},
+        {"source": "y = x * 2\nprint(y)", "name": "double"},
+    ]
+    return [
+        ("create", "create_notebook", {"path": WORK_NB, "cells": cells}, None),
+        ("create-exists", "create_notebook", {"path": TEXT_NB}, "FILE_EXISTS"),
+        ("overview", "notebook_overview", {"path": WORK_NB}, None),
+        ("overview-outside", "notebook_overview", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
+        (
+            "overview-bad-argument",
+            "notebook_overview",
+            {"path": WORK_NB, "colour": 1},
+            "USAGE_ERROR",
+        ),
+        ("read", "read_cells", {"path": TEXT_NB}, None),
+        (
+            "read-unknown",
+            "read_cells",
+            {"path": WORK_NB, "names": ["no-such-cell"]},
+            "CELL_NOT_FOUND",
+        ),
+        ("add", "add_cell", {"path": WORK_NB, "source": "z = y + 1", "name": "plus-one"}, None),
+        (
+            "add-unknown-anchor",
+            "add_cell",
+            {"path": WORK_NB, "source": "1", "after": "no-such-cell", "expected_rev": NO_REV},
+            "CELL_NOT_FOUND",
+        ),
+        (
+            "update",
+            "update_cell",
+            {
+                "path": WORK_NB,
+                "name": "plus-one",
+                "expected_rev": _ref("add", "/cell/rev"),
+                "source": "z = y + 2",
+            },
+            None,
+        ),
+        (
+            "update-unknown",
+            "update_cell",
+            {"path": WORK_NB, "name": "no-such-cell", "expected_rev": NO_REV, "source": "x"},
+            "CELL_NOT_FOUND",
+        ),
+        (
+            "update-stale-rev",
+            "update_cell",
+            {"path": WORK_NB, "name": "setup", "expected_rev": NO_REV, "source": "x = 1"},
+            "REV_MISMATCH",
+        ),
+        (
+            "move",
+            "move_cell",
+            {
+                "path": WORK_NB,
+                "name": "plus-one",
+                "expected_rev": _ref("update", "/cell/rev"),
+                "after": "double",
+            },
+            None,
+        ),
+        (
+            "move-stale-rev",
+            "move_cell",
+            {"path": WORK_NB, "name": "setup", "expected_rev": NO_REV, "position": "end"},
+            "REV_MISMATCH",
+        ),
+        (
+            "remove",
+            "remove_cell",
+            {"path": WORK_NB, "name": "plus-one", "expected_rev": _ref("move", "/cell/rev")},
+            None,
+        ),
+        (
+            "remove-unknown",
+            "remove_cell",
+            {"path": WORK_NB, "name": "no-such-cell", "expected_rev": NO_REV},
+            "CELL_NOT_FOUND",
+        ),
+        ("undo", "undo_last", {"path": WORK_NB}, None),
+        ("undo-nothing", "undo_last", {"path": TEXT_NB}, "UNDO_EMPTY"),
+        ("search", "search_cells", {"path": WORK_NB, "query": "x"}, None),
+        (
+            "search-bad-regex",
+            "search_cells",
+            {"path": WORK_NB, "query": "(", "regex": True},
+            "USAGE_ERROR",
+        ),
+        ("summarize", "summarize_cells", {"path": WORK_NB}, None),
+        (
+            "summarize-unknown",
+            "summarize_cells",
+            {"path": WORK_NB, "names": ["no-such-cell"]},
+            "CELL_NOT_FOUND",
+        ),
+        ("interrupt-no-kernel", "interrupt_kernel", {"path": WORK_NB}, "KERNEL_NOT_RUNNING"),
+        (
+            "inspect-no-kernel",
+            "inspect_variable",
+            {"path": WORK_NB, "name": "y"},
+            "KERNEL_NOT_RUNNING",
+        ),
+        ("execute", "execute_cells", {"path": WORK_NB, "names": ["setup", "double"]}, None),
+        (
+            "execute-unknown",
+            "execute_cells",
+            {"path": WORK_NB, "names": ["no-such-cell"]},
+            "CELL_NOT_FOUND",
+        ),
+        ("run-stale", "run_stale", {"path": WORK_NB}, None),
+        ("run-stale-missing", "run_stale", {"path": "missing.ipynb"}, "FILE_NOT_FOUND"),
+        ("inspect", "inspect_variable", {"path": WORK_NB, "name": "y"}, None),
+        (
+            "inspect-unknown",
+            "inspect_variable",
+            {"path": WORK_NB, "name": "nope"},
+            "VARIABLE_NOT_FOUND",
+        ),
+        ("interrupt", "interrupt_kernel", {"path": WORK_NB}, None),
+        ("restart", "restart_kernel", {"path": WORK_NB}, None),
+        ("restart-outside", "restart_kernel", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
+        *output_calls(outside),
+        ("unknown-tool", "no_such_tool", {"path": WORK_NB}, "USAGE_ERROR"),
+    ]
+
+
+def output_calls(outside: Path) -> list[Call]:
+    """``read_notebook_output`` (the same tool in both servers): successes and errors."""
+    return [
+        ("outputs", "read_notebook_output", {"file_path": TEXT_NB, "cell_index": 9}, None),
+        (
+            "image",
+            "read_notebook_output",
+            {"file_path": TEXT_NB, "cell_index": 9, "output_index": 0},
+            None,
+        ),
+        (
+            "output-unknown-cell",
+            "read_notebook_output",
+            {"file_path": TEXT_NB, "cell_index": 99},
+            "CELL_NOT_FOUND",
+        ),
+        (
+            "output-outside",
+            "read_notebook_output",
+            {"file_path": str(outside), "cell_index": 0},
+            "PATH_NOT_ALLOWED",
+        ),
+        (
+            "output-old-argument",
+            "read_notebook_output",
+            {"path": TEXT_NB, "cell_index": 9},
+            "USAGE_ERROR",
+        ),
+    ]
+
+
+def _server(name: str, module: str, root: Path, calls: list[Call], cache: Path) -> dict[str, Any]:
+    env = {
+        key: value for key, value in os.environ.items() if not key.endswith(("API_KEY", "TOKEN"))
+    }
+    env.update(JUPYTER_JCLI_CACHE_DIR=str(cache), JUPYTER_MCP_DISABLE_SUMMARIES="1")
+    return {
+        "name": name,
+        "command": sys.executable,
+        "args": ["-m", module, "--root", str(root)],
+        "cwd": str(root),
+        "env": env,
+        "calls": [
+            {"label": label, "tool": tool, "arguments": args} for label, tool, args, _ in calls
+        ],
+    }
+
+
+def _first_json(entry: dict[str, Any]) -> dict[str, Any]:
+    first = entry["content"][0]
+    assert first["type"] == "text", entry
+    document: dict[str, Any] = json.loads(first["text"])
+    return document
+
+
+def check_as_the_model_sees_it(entry: dict[str, Any], expected: str | None) -> dict[str, Any]:
+    """One call's report: no SDK rejection; a success with structured content equal to its
+    text, or an ``isError`` whose first text is the error JSON with ``expected``'s code."""
+    label = entry["label"]
+    assert entry["threw"] is False, f"{label}: the TypeScript client rejected the result: {entry}"
+    document = _first_json(entry)
+    if expected is None:
+        assert entry["is_error"] is False, (label, document)
+        assert entry["has_structured_content"] is True, label
+        assert entry["structured_content"] == document, label
+        assert document["status"] == "ok", (label, document)
+    else:
+        assert entry["is_error"] is True, (label, document)
+        assert entry["has_structured_content"] is False, label
+        assert document["schema_version"] == 1 and document["status"] == "error", document
+        assert document["code"] == expected, (label, document)
+        assert isinstance(document["message"], str) and document["message"], document
+    return document
+
+
+@pytest.fixture(scope="module")
+def sdk_dir() -> Path:
+    return npm_install(SDK_PACKAGES)
+
+
+def run_ts_client(sdk: Path, plan: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """Run the Node script on ``plan``; return its report."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the TypeScript client test needs Node.js >= 20")
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan))
+    env = dict(os.environ)
+    env["JCLI_MCP_SDK_DIR"] = str(sdk)
+    done = run_process([node, str(SCRIPT), str(plan_file)], cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def test_typescript_sdk_client_sees_every_tools_results_and_errors(
+    sdk_dir: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copyfile(NOTEBOOKS / TEXT_NB, root / TEXT_NB)
+    outside = tmp_path / "elsewhere" / TEXT_NB
+    outside.parent.mkdir()
+    shutil.copyfile(NOTEBOOKS / TEXT_NB, outside)
+    root = root.resolve()
+    plans = {
+        "jupyter-mcp": workbench_calls(outside),
+        "jcli-notebook-output": output_calls(outside),
+    }
+    modules = {
+        "jupyter-mcp": "jupyter_jcli.mcp.workbench",
+        "jcli-notebook-output": readonly.__name__,
+    }
+    plan = {
+        "servers": [
+            _server(name, modules[name], root, calls, tmp_path / "cache")
+            for name, calls in plans.items()
+        ]
+    }
+    report = run_ts_client(sdk_dir, plan, tmp_path)
+    by_server = {server["name"]: server for server in report["servers"]}
+    declared = {
+        "jupyter-mcp": sorted(tool.name for tool in workbench.tools()),
+        "jcli-notebook-output": [readonly.tool().name],
+    }
+    for name, calls in plans.items():
+        served = by_server[name]
+        listed = sorted(tool["name"] for tool in served["tools"])
+        assert listed == declared[name]
+        assert all(tool["has_output_schema"] for tool in served["tools"])
+        called = {tool for _, tool, _, expected in calls if expected is None}
+        failed = {tool for _, tool, _, expected in calls if expected is not None}
+        assert called == set(listed) and set(listed) <= failed, name
+        documents = {
+            entry["label"]: check_as_the_model_sees_it(entry, expected)
+            for entry, (_, _, _, expected) in zip(served["calls"], calls, strict=True)
+        }
+        image = next(entry for entry in served["calls"] if entry["label"] == "image")
+        assert [block["type"] for block in image["content"]] == ["text", "image"]
+        assert image["content"][1]["mime_type"] == "image/png"
+        assert documents["image"]["selected"]["delivered_as"] == "image_content"
+    assert len(declared["jupyter-mcp"]) == 16
+    workbench_documents = {
+        entry["label"]: _first_json(entry) for entry in by_server["jupyter-mcp"]["calls"]
+    }
+    assert workbench_documents["inspect"]["repr"] == "42"  # the kernel really ran the cells
+    stale = workbench_documents["update-stale-rev"]["details"]
+    assert (stale["name"], stale["expected_rev"]) == ("setup", NO_REV)
+    assert stale["rev"] == workbench_documents["overview"]["cells"][0]["rev"]
