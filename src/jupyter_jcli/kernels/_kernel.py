@@ -17,15 +17,17 @@ from jupyter_jcli.kernels._config import (
     DEFAULT_KERNELSPEC,
     DEFAULT_STARTUP_TIMEOUT,
     SHUTDOWN_TIMEOUT,
+    STOP_WAIT,
     execute_timeout,
 )
 from jupyter_jcli.kernels._evaluate import evaluation_result, str_or_none
 from jupyter_jcli.kernels._local import LocalBackend
-from jupyter_jcli.kernels._run import run_request
+from jupyter_jcli.kernels._run import StopSignal, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     EvaluationResult,
     ExecutionResult,
+    InterruptReason,
     KernelInfo,
     KernelState,
     OutputCallback,
@@ -42,6 +44,13 @@ class NotebookKernel:
     :func:`jupyter_jcli.analysis.fresh_cells`). Executions never overlap: each holds the kernel
     (an ``anyio`` lock); a second request waits up to ``busy_wait`` seconds, then fails with
     ``KERNEL_BUSY``. Use :meth:`hold` to keep the kernel for a batch of cells.
+
+    A restart or shutdown never closes the kernel under a running execution: it first asks
+    the execution to stop (it ends ``interrupted`` with its outputs so far, see
+    :data:`~jupyter_jcli.kernels.InterruptReason`), waits up to
+    :data:`~jupyter_jcli.kernels.STOP_WAIT` s for the holder to let the kernel go, then
+    takes the kernel itself. While a stop is pending, :attr:`stop_requested` names it, so a
+    holder running a batch stops before its next cell.
 
     Args:
         notebook_path: the notebook; resolved to an absolute path.
@@ -75,11 +84,20 @@ class NotebookKernel:
         self._running_cell: str | None = None
         self._busy_since = 0.0
         self._registry = DisplayRegistry()
+        self._signal: StopSignal | None = None
+        self._stops: list[InterruptReason] = []
+        self._restarts = 0
 
     @property
     def epoch(self) -> str | None:
         """The live kernel's epoch; ``None`` when not started, shut down or known dead."""
         return None if self._dead else self._epoch
+
+    @property
+    def stop_requested(self) -> InterruptReason | None:
+        """The restart or shutdown waiting for the kernel, if any: the holder of the kernel
+        should run nothing more and let it go."""
+        return self._stops[0] if self._stops else None
 
     async def is_alive(self) -> bool:
         """Whether a kernel is running (a dead one is noted: the next execute replaces it)."""
@@ -187,28 +205,41 @@ class NotebookKernel:
 
         Returns:
             The :class:`ExecutionResult`; ``status`` ``died`` when the kernel process ended
-            (the caller reports ``KERNEL_DIED`` naming the cell).
+            (the caller reports ``KERNEL_DIED`` naming the cell); ``interrupted`` when an
+            interrupt, restart or shutdown stopped it (``interrupted_by``);
+            ``kernel_killed`` when the kernel would not stop on interrupt and was killed.
 
         Raises:
-            KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            KernelError: ``KERNEL_BUSY`` (also when a restart or shutdown is waiting for the
+                kernel: details ``stop_requested``), ``KERNELSPEC_NOT_FOUND``,
+                ``KERNEL_START_FAILED``.
             UsageError: ``USAGE_ERROR`` for an invalid timeout.
         """
         limit = execute_timeout(timeout)
         async with self.hold(busy_wait=busy_wait):
+            self._refuse_if_stopping()
             restarted = await self._ensure_started()
+            self._refuse_if_stopping()
             backend, epoch = self._live()
             self._running_cell = cell_key
             collector = OutputCollector(self._registry, cell_key)
+            signal = self._signal = StopSignal()
             try:
                 outcome = await run_request(
-                    backend, code, collector=collector, timeout=limit, on_output=on_output
+                    backend,
+                    code,
+                    collector=collector,
+                    timeout=limit,
+                    on_output=on_output,
+                    signal=signal,
                 )
             finally:
+                self._signal = None
                 collector.finish()
-            await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
+            killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
             reply = outcome.reply
             count = reply.get("execution_count")
-            error = outcome.status == "error"
+            named = outcome.status in ("error", "interrupted")
             return ExecutionResult(
                 status=outcome.status,
                 outputs=collector.outputs,
@@ -216,9 +247,11 @@ class NotebookKernel:
                 epoch=epoch,
                 kernel_restarted=restarted,
                 duration_s=outcome.duration_s,
-                ename=str_or_none(reply.get("ename")) if error else None,
-                evalue=str_or_none(reply.get("evalue")) if error else None,
+                ename=str_or_none(reply.get("ename")) if named else None,
+                evalue=str_or_none(reply.get("evalue")) if named else None,
                 display_updates=collector.display_updates,
+                interrupted_by=outcome.interrupted_by,
+                kernel_killed=killed,
             )
 
     async def evaluate(
@@ -255,21 +288,28 @@ class NotebookKernel:
                     "no live kernel for this notebook; execute a cell first",
                     {"notebook_path": str(self.notebook_path), "state": (await self.info()).state},
                 )
+            self._refuse_if_stopping()
             backend, epoch = self._live()
             collector = OutputCollector()
-            outcome = await run_request(
-                backend,
-                code,
-                collector=collector,
-                timeout=limit,
-                silent=True,
-                user_expressions=dict(user_expressions or {}),
-            )
+            signal = self._signal = StopSignal()
+            try:
+                outcome = await run_request(
+                    backend,
+                    code,
+                    collector=collector,
+                    timeout=limit,
+                    silent=True,
+                    user_expressions=dict(user_expressions or {}),
+                    signal=signal,
+                )
+            finally:
+                self._signal = None
             await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
         return evaluation_result(outcome, collector.outputs, epoch)
 
     async def interrupt(self) -> None:
-        """Interrupt the running execution (it then ends with ``KeyboardInterrupt``).
+        """Interrupt the running execution: it ends ``interrupted`` (``kernel_interrupted``,
+        with the ``KeyboardInterrupt`` error output) unless it catches the interrupt.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists.
@@ -281,26 +321,83 @@ class NotebookKernel:
                 "no live kernel to interrupt",
                 {"notebook_path": str(self.notebook_path)},
             )
+        if self._signal is not None:
+            self._signal.interrupted = True
         await backend.interrupt()
 
     async def restart(self) -> str:
         """Shut the kernel down (if any) and start a new one; returns the new epoch.
 
-        An execution still running on the old kernel ends with status ``died``.
+        A running execution is stopped first: it ends ``interrupted`` (``kernel_restarted``)
+        with its outputs so far, and its holder lets the kernel go (see the class docstring).
+        Restarts that overlap are one: a restart that finished while this one waited for the
+        kernel already gave a kernel started after this call, and its epoch is returned.
 
         Raises:
-            KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            KernelError: ``KERNEL_BUSY`` when the holder does not let the kernel go within
+                :data:`~jupyter_jcli.kernels.STOP_WAIT` s (nothing was restarted);
+                ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
         """
-        async with self._life_lock:
-            await self._stop(now=False)
-            await self._start()
+        seen = self._restarts
+        async with self._stopping("kernel_restarted"), self._life_lock:
+            if self._restarts == seen or self.epoch is None:
+                await self._stop(now=False)
+                await self._start()
+                self._restarts += 1
             assert self._epoch is not None
             return self._epoch
 
     async def shutdown(self, *, now: bool = False) -> None:
-        """Stop the kernel (graceful for up to 5 s unless ``now``, then killed). Idempotent."""
-        async with self._life_lock:
-            await self._stop(now=now)
+        """Stop the kernel (graceful for up to 5 s unless ``now``, then killed). Idempotent.
+
+        A running execution is stopped first, as for :meth:`restart`; if its holder does not
+        let the kernel go within :data:`~jupyter_jcli.kernels.STOP_WAIT` s the kernel is
+        killed anyway (the execution then ends ``interrupted``, ``kernel_shutdown``).
+        """
+        with anyio.CancelScope(shield=True):
+            try:
+                async with self._stopping("kernel_shutdown"):
+                    async with self._life_lock:
+                        await self._stop(now=now)
+                    return
+            except KernelError:
+                pass  # the holder kept the kernel: kill it under the execution, bounded
+            async with self._life_lock:
+                await self._stop(now=True)
+
+    @asynccontextmanager
+    async def _stopping(self, reason: InterruptReason) -> AsyncIterator[None]:
+        """Hold the kernel after asking the running execution (if any) to stop.
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` when the holder keeps the kernel past
+                :data:`~jupyter_jcli.kernels.STOP_WAIT` s.
+        """
+        if self._owner == anyio.get_current_task().id:
+            yield  # this task holds the kernel: nothing of its own is running now
+            return
+        self._stops.append(reason)
+        signal = self._signal
+        if signal is not None and signal.stop is None:
+            signal.stop = reason
+        try:
+            async with self.hold(busy_wait=STOP_WAIT):
+                yield
+        finally:
+            self._stops.remove(reason)
+
+    def _refuse_if_stopping(self) -> None:
+        reason = self.stop_requested
+        if reason is not None:
+            raise KernelError(
+                ErrorCode.KERNEL_BUSY,
+                "the kernel is being restarted or shut down; run the cell again afterwards",
+                {
+                    "notebook_path": str(self.notebook_path),
+                    "running_cell": None,
+                    "stop_requested": reason,
+                },
+            )
 
     def forget_cell(self, cell_key: str) -> None:
         """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
@@ -343,10 +440,12 @@ class NotebookKernel:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not started")
         return backend, epoch
 
-    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> None:
-        """Mark the kernel dead when it died, or kill it when it would not settle."""
+    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
+        """Mark the kernel dead when it died, or kill it when it would not settle; ``True``
+        when it was alive and had to be killed (its state is gone)."""
         if backend is not self._backend:
-            return
+            return alive and not settled
         if not alive or not settled:
             self._dead = True
             await backend.shutdown(now=True, timeout=SHUTDOWN_TIMEOUT)
+        return alive and not settled
