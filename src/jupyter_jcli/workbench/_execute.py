@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 
 from jupyter_jcli.analysis import NotebookGraph
-from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import (
     SETTLE_TIMEOUT,
     DisplayUpdate,
@@ -178,7 +178,14 @@ async def run_batch(
             if pending_stop is not None:  # a restart waits for the kernel: run nothing more
                 stopped = view
                 break
-            result = await _execute_one(kernel, view, timeout, progress)
+            try:
+                result = await _execute_one(kernel, view, timeout, progress)
+            except KernelError as err:  # the stop came while the kernel was starting
+                if err.details.get("stop_requested") is None:
+                    raise
+                pending_stop = err.details["stop_requested"]
+                stopped = view
+                break
             restarted = restarted or result.kernel_restarted
             results.append((view, result))
             parents = [graph.cells[p].key for p in graph.cells[graph.index(view.name)].parents]
