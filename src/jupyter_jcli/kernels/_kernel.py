@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -17,12 +16,12 @@ from jupyter_jcli.kernels._config import (
     DEFAULT_KERNELSPEC,
     DEFAULT_STARTUP_TIMEOUT,
     SHUTDOWN_TIMEOUT,
-    STOP_WAIT,
     execute_timeout,
 )
 from jupyter_jcli.kernels._evaluate import evaluation_result, str_or_none
+from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend
-from jupyter_jcli.kernels._run import StopSignal, run_request
+from jupyter_jcli.kernels._run import RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     EvaluationResult,
@@ -78,14 +77,9 @@ class NotebookKernel:
         self._running_spec = kernelspec_name
         self._epoch: str | None = None
         self._dead = False
-        self._exec_lock = anyio.Lock()
+        self._hold = KernelHold(self.notebook_path)
         self._life_lock = anyio.Lock()
-        self._owner: int | None = None
-        self._running_cell: str | None = None
-        self._busy_since = 0.0
         self._registry = DisplayRegistry()
-        self._signal: StopSignal | None = None
-        self._stops: list[InterruptReason] = []
         self._restarts = 0
 
     @property
@@ -97,7 +91,7 @@ class NotebookKernel:
     def stop_requested(self) -> InterruptReason | None:
         """The restart or shutdown waiting for the kernel, if any: the holder of the kernel
         should run nothing more and let it go."""
-        return self._stops[0] if self._stops else None
+        return self._hold.stop_requested
 
     async def is_alive(self) -> bool:
         """Whether a kernel is running (a dead one is noted: the next execute replaces it)."""
@@ -119,7 +113,7 @@ class NotebookKernel:
         elif not alive:
             state = "not_started"
         else:
-            state = "busy" if self._exec_lock.locked() else "idle"
+            state = "busy" if self._hold.locked() else "idle"
         backend = self._backend
         return KernelInfo(
             notebook_path=self.notebook_path,
@@ -128,7 +122,7 @@ class NotebookKernel:
             kernelspec_name=self._running_spec if alive else self.kernelspec_name,
             pid=backend.pid if alive and backend is not None else None,
             cwd=self.cwd,
-            running_cell=self._running_cell if state == "busy" else None,
+            running_cell=self._hold.running_cell if state == "busy" else None,
         )
 
     @asynccontextmanager
@@ -142,40 +136,8 @@ class NotebookKernel:
             KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held.
         """
-        me = anyio.get_current_task().id
-        if self._owner == me:
+        async with self._hold.hold(busy_wait=busy_wait):
             yield
-            return
-        acquired = False
-        if busy_wait > 0:
-            with anyio.move_on_after(busy_wait):
-                await self._exec_lock.acquire()
-                acquired = True
-        else:
-            try:
-                self._exec_lock.acquire_nowait()
-                acquired = True
-            except anyio.WouldBlock:
-                pass
-        if not acquired:
-            raise KernelError(
-                ErrorCode.KERNEL_BUSY,
-                "the kernel is running another execution; wait for it, or interrupt it",
-                {
-                    "notebook_path": str(self.notebook_path),
-                    "running_cell": self._running_cell,
-                    "busy_for_s": round(time.monotonic() - self._busy_since, 3),
-                    "busy_wait_s": busy_wait,
-                },
-            )
-        self._owner = me
-        self._busy_since = time.monotonic()
-        try:
-            yield
-        finally:
-            self._owner = None
-            self._running_cell = None
-            self._exec_lock.release()
 
     async def execute(
         self,
@@ -217,24 +179,17 @@ class NotebookKernel:
         """
         limit = execute_timeout(timeout)
         async with self.hold(busy_wait=busy_wait):
-            self._refuse_if_stopping()
+            self._hold.refuse_if_stopping()
             restarted = await self._ensure_started()
-            self._refuse_if_stopping()
+            self._hold.refuse_if_stopping()
             backend, epoch = self._live()
-            self._running_cell = cell_key
+            self._hold.running_cell = cell_key
             collector = OutputCollector(self._registry, cell_key)
-            signal = self._signal = StopSignal()
             try:
-                outcome = await run_request(
-                    backend,
-                    code,
-                    collector=collector,
-                    timeout=limit,
-                    on_output=on_output,
-                    signal=signal,
+                outcome = await self._request(
+                    backend, code, collector=collector, timeout=limit, on_output=on_output
                 )
             finally:
-                self._signal = None
                 collector.finish()
             killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
             reply = outcome.reply
@@ -288,22 +243,17 @@ class NotebookKernel:
                     "no live kernel for this notebook; execute a cell first",
                     {"notebook_path": str(self.notebook_path), "state": (await self.info()).state},
                 )
-            self._refuse_if_stopping()
+            self._hold.refuse_if_stopping()
             backend, epoch = self._live()
             collector = OutputCollector()
-            signal = self._signal = StopSignal()
-            try:
-                outcome = await run_request(
-                    backend,
-                    code,
-                    collector=collector,
-                    timeout=limit,
-                    silent=True,
-                    user_expressions=dict(user_expressions or {}),
-                    signal=signal,
-                )
-            finally:
-                self._signal = None
+            outcome = await self._request(
+                backend,
+                code,
+                collector=collector,
+                timeout=limit,
+                silent=True,
+                user_expressions=dict(user_expressions or {}),
+            )
             await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
         return evaluation_result(outcome, collector.outputs, epoch)
 
@@ -321,8 +271,7 @@ class NotebookKernel:
                 "no live kernel to interrupt",
                 {"notebook_path": str(self.notebook_path)},
             )
-        if self._signal is not None:
-            self._signal.interrupted = True
+        self._hold.note_interrupt()
         await backend.interrupt()
 
     async def restart(self) -> str:
@@ -339,7 +288,7 @@ class NotebookKernel:
                 ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
         """
         seen = self._restarts
-        async with self._stopping("kernel_restarted"), self._life_lock:
+        async with self._hold.stopping("kernel_restarted"), self._life_lock:
             if self._restarts == seen or self.epoch is None:
                 await self._stop(now=False)
                 await self._start()
@@ -356,7 +305,7 @@ class NotebookKernel:
         """
         with anyio.CancelScope(shield=True):
             try:
-                async with self._stopping("kernel_shutdown"):
+                async with self._hold.stopping("kernel_shutdown"):
                     async with self._life_lock:
                         await self._stop(now=now)
                     return
@@ -365,38 +314,29 @@ class NotebookKernel:
             async with self._life_lock:
                 await self._stop(now=True)
 
-    @asynccontextmanager
-    async def _stopping(self, reason: InterruptReason) -> AsyncIterator[None]:
-        """Hold the kernel after asking the running execution (if any) to stop.
-
-        Raises:
-            KernelError: ``KERNEL_BUSY`` when the holder keeps the kernel past
-                :data:`~jupyter_jcli.kernels.STOP_WAIT` s.
-        """
-        if self._owner == anyio.get_current_task().id:
-            yield  # this task holds the kernel: nothing of its own is running now
-            return
-        self._stops.append(reason)
-        signal = self._signal
-        if signal is not None and signal.stop is None:
-            signal.stop = reason
-        try:
-            async with self.hold(busy_wait=STOP_WAIT):
-                yield
-        finally:
-            self._stops.remove(reason)
-
-    def _refuse_if_stopping(self) -> None:
-        reason = self.stop_requested
-        if reason is not None:
-            raise KernelError(
-                ErrorCode.KERNEL_BUSY,
-                "the kernel is being restarted or shut down; run the cell again afterwards",
-                {
-                    "notebook_path": str(self.notebook_path),
-                    "running_cell": None,
-                    "stop_requested": reason,
-                },
+    async def _request(
+        self,
+        backend: KernelBackend,
+        code: str,
+        *,
+        collector: OutputCollector,
+        timeout: float,
+        on_output: OutputCallback | None = None,
+        silent: bool = False,
+        user_expressions: dict[str, str] | None = None,
+    ) -> RunOutcome:
+        """:func:`run_request` with a fresh :class:`StopSignal` that :meth:`interrupt`,
+        :meth:`restart` and :meth:`shutdown` reach while it runs."""
+        with self._hold.request() as signal:
+            return await run_request(
+                backend,
+                code,
+                collector=collector,
+                timeout=timeout,
+                on_output=on_output,
+                silent=silent,
+                user_expressions=user_expressions,
+                signal=signal,
             )
 
     def forget_cell(self, cell_key: str) -> None:

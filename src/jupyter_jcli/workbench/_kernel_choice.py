@@ -8,6 +8,8 @@ override is remembered by the workbench for that notebook.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -57,9 +59,19 @@ class KernelChoice:
         named = spec != DEFAULT_KERNELSPEC or "kernelspec" in document.metadata
         return spec, "notebook_metadata" if named else "default"
 
-    def not_found(self, err: KernelError, document: Document) -> KernelError:
-        """``KERNELSPEC_NOT_FOUND`` saying where the missing name came from (details add
-        ``source`` and ``notebook_path`` to the backend's ``kernelspec`` and ``installed``)."""
+    @asynccontextmanager
+    async def explained(self, document: Document) -> AsyncIterator[None]:
+        """Re-raise ``KERNELSPEC_NOT_FOUND`` saying where the missing name came from (details
+        add ``source`` and ``notebook_path`` to the backend's ``kernelspec`` and
+        ``installed``); other errors pass unchanged."""
+        try:
+            yield
+        except KernelError as err:
+            if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
+                raise
+            raise self._not_found(err, document) from err
+
+    def _not_found(self, err: KernelError, document: Document) -> KernelError:
         spec, source = self.kernelspec(document)
         installed = [str(name) for name in err.details.get("installed", [])]
         return KernelError(

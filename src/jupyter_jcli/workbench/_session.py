@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
@@ -218,7 +217,7 @@ class Workbench:
         execute_timeout(timeout)  # a bad timeout fails before anything starts
         document = await self._document(path)
         kernel = self._kernel(document, kernel_name)
-        async with kernel.hold(), self._kernelspec_source(document):
+        async with kernel.hold(), self._choice.explained(document):
             loaded = await self._load(path)
             views = _code_cells(loaded, names)
             batch = await self._run(
@@ -273,7 +272,7 @@ class Workbench:
                 RunStaleOutcome, loaded, None, batch, plan=plan, dry_run=True
             )
         kernel = self._kernel(document)
-        async with kernel.hold(), self._kernelspec_source(document):
+        async with kernel.hold(), self._choice.explained(document):
             loaded = await self._load(path)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = rerun_plan(loaded.graph, self._statuses(loaded, epoch))
@@ -315,7 +314,7 @@ class Workbench:
         document = await self._document(path)
         kernel = self._kernel(document, kernel_name)
         info = await kernel.info()
-        async with self._kernelspec_source(document):
+        async with self._choice.explained(document):
             await kernel.restart()
         return await self._kernel_outcome(
             "restart_kernel", path, kernel, info.epoch, info.running_cell
@@ -407,16 +406,6 @@ class Workbench:
         self._choice.override(document, kernel_name)
         spec, _source = self._choice.kernelspec(document)
         return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
-
-    @asynccontextmanager
-    async def _kernelspec_source(self, document: Document) -> AsyncIterator[None]:
-        """Say in ``KERNELSPEC_NOT_FOUND`` where the kernelspec name came from."""
-        try:
-            yield
-        except KernelError as err:
-            if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
-                raise
-            raise self._choice.not_found(err, document) from err
 
     def _log(self, document: Document) -> RunLog:
         return self._logs.setdefault(document.notebook_path.resolve(), RunLog())
