@@ -225,7 +225,8 @@ class KernelOutcome:
         notebook_path: the ``.ipynb`` the kernel belongs to.
         previous_epoch: the epoch before the call (``None``: no live kernel).
         epoch: the epoch after it (a restart mints a new one).
-        interrupted_cell: for an interrupt, the cell that was running (``None`` if idle).
+        interrupted_cell: the cell that was running when the interrupt or restart came
+            (``None`` if idle); its call reports it ``interrupted``.
         kernel: the kernel's state after the call.
         still_stale: code cells not ``fresh`` after the call (after a restart: every one).
     """
