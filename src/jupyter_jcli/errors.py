@@ -88,6 +88,10 @@ class ErrorCode(StrEnum):
     KERNEL_START_FAILED = "KERNEL_START_FAILED"
     KERNEL_BUSY = "KERNEL_BUSY"
     KERNEL_DIED = "KERNEL_DIED"
+    KERNEL_KILLED = "KERNEL_KILLED"
+    """A cell did not stop on interrupt after its timeout: the kernel was killed (state gone)."""
+    KERNEL_RESTARTED = "KERNEL_RESTARTED"
+    """The kernel was restarted while a call ran on it: the running cell was interrupted."""
     KERNEL_NOT_RUNNING = "KERNEL_NOT_RUNNING"
     VARIABLE_NOT_FOUND = "VARIABLE_NOT_FOUND"
     # Front ends

@@ -179,3 +179,65 @@ def test_run_refuses_two_modes_and_reports_missing_things(tmp_path: Path) -> Non
     assert unknown.exit_code == 1 and unknown.json()["code"] == ErrorCode.CELL_NOT_FOUND
     timeout = run_cli("-j", "run", path, "--timeout", "0")
     assert timeout.exit_code == 2 and timeout.json()["code"] == ErrorCode.USAGE_ERROR
+
+
+@pytest.mark.kernel
+def test_a_timeout_that_kills_the_kernel_says_so_in_text_and_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 1.5)
+    ignores = (
+        "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "print('ignoring', flush=True)\ntime.sleep(600)"
+    )
+    path = notebook(tmp_path, ["x = 1", ignores])
+    first, stuck = names(path)
+    run = run_cli("-j", "run", path, "--all", "--timeout", "1")
+    assert run.exit_code == 1
+    result = run.json()["run"]
+    assert result["error"]["code"] == ErrorCode.KERNEL_KILLED
+    assert result["error"]["details"]["cell"] == stuck
+    assert result["cells"][1]["status"] == "timeout" and result["cells"][1]["kernel_killed"]
+    assert result["still_stale"] == [first, stuck]
+    text = run_cli("run", path, "--cell", stuck, "--timeout", "1")
+    assert text.exit_code == 1
+    header = next(line for line in text.stdout.splitlines() if line.startswith(f"[1] {stuck}"))
+    assert "timeout, kernel killed" in header
+    assert "error KERNEL_KILLED" in text.stdout
+
+
+@pytest.mark.kernel
+def test_a_cell_removed_while_it_runs_is_reported_not_saved(tmp_path: Path) -> None:
+    def removing(name: str) -> Path:  # the cell plays JupyterLab: it deletes itself
+        remover = (
+            f"import json\nnb = json.load(open('{name}.ipynb'))\n"
+            "nb['cells'] = [c for c in nb['cells'] if 'REMOVE-ME' not in ''.join(c['source'])]\n"
+            f"json.dump(nb, open('{name}.ipynb', 'w'))  # REMOVE-ME"
+        )
+        return notebook(tmp_path, [remover, "y = 2"], name)
+
+    text = run_cli("run", removing("text"), "--all")
+    assert text.exit_code == 0
+    assert "outputs not saved: the cell was removed while it ran" in text.stdout
+    run = run_cli("-j", "run", removing("json"), "--all").json()["run"]
+    assert [c["not_written_reason"] for c in run["cells"]] == ["cell_removed", None]
+    assert [c["written"] for c in run["cells"]] == [False, True]
+
+
+@pytest.mark.kernel
+def test_kernel_overrides_a_kernelspec_that_is_not_installed(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["1 + 1"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["metadata"]["kernelspec"] = {"name": "python2", "display_name": "Python 2"}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    refused = run_cli("-j", "run", path)
+    assert refused.exit_code == 1
+    error = refused.json()
+    assert error["code"] == ErrorCode.KERNELSPEC_NOT_FOUND
+    assert error["details"]["kernelspec"] == "python2"
+    assert "python3" in error["details"]["installed"]
+    assert "--kernel" in error["details"]["hint"]
+    run = run_cli("-j", "run", path, "--kernel", "python3")
+    assert run.exit_code == 0
+    assert run.json()["run"]["kernel"]["kernelspec_name"] == "python3"
+    assert nbformat.read(path, as_version=4).metadata.kernelspec.name == "python2"

@@ -278,7 +278,7 @@ async def test_silent_evaluation_leaves_count_and_history_alone(shared: Notebook
     assert texts(after.outputs) == [("execute_result", "41")]
 
 
-async def test_interrupt_stops_the_running_cell(shared: NotebookKernel) -> None:
+async def test_interrupt_stops_the_running_cell_and_says_so(shared: NotebookKernel) -> None:
     async def interrupt_on_output(output: Output) -> None:
         if output.get("text") == "go\n":
             await shared.interrupt()
@@ -290,8 +290,10 @@ async def test_interrupt_stops_the_running_cell(shared: NotebookKernel) -> None:
             "import sys, time\nsys.stdout.write('go\\n')\ntime.sleep(60)",
             on_output=interrupt_on_output,
         )
-    assert result.status == "error"
+    assert result.status == "interrupted"
+    assert result.interrupted_by == "kernel_interrupted"
     assert result.ename == "KeyboardInterrupt"
+    assert not result.kernel_killed
 
 
 async def test_a_cancelled_execution_leaves_the_kernel_idle(shared: NotebookKernel) -> None:

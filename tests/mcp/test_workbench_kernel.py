@@ -219,7 +219,9 @@ async def test_the_server_keeps_serving_while_a_cell_runs(root: Path, tmp_path: 
     assert interrupted["interrupted_cell"] == "long-sleep"
     assert document["ok"] is False
     assert document["stopped_at"] == "long-sleep"
-    assert [cell["status"] for cell in document["cells"]] == ["error", "skipped"]
+    assert [cell["status"] for cell in document["cells"]] == ["interrupted", "skipped"]
+    assert document["cells"][0]["interrupted_by"] == "kernel_interrupted"
+    assert document["error"] is None  # an interrupt keeps the kernel and its variables
     assert "KeyboardInterrupt" in json.dumps(document["cells"][0])
     assert value["repr"] == "45"
 

@@ -256,7 +256,7 @@ async def test_restart_makes_every_cell_never_run(wb: Workbench, folder: Path) -
     assert err.value.code == ErrorCode.VARIABLE_NOT_FOUND
 
 
-async def test_interrupt_stops_the_running_cell(
+async def test_interrupt_stops_the_running_cell_and_the_call_says_so(
     wb: Workbench, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(execute_module, "HEARTBEAT_INTERVAL", 0.5)
@@ -282,8 +282,11 @@ async def test_interrupt_stops_the_running_cell(
             await started.wait()
             interrupted = await wb.interrupt_kernel(path)
     assert interrupted.interrupted_cell == cell
-    assert outcomes[0].cells[0].status == "error"
+    assert outcomes[0].cells[0].status == "interrupted"
+    assert outcomes[0].cells[0].interrupted_by == "kernel_interrupted"
     assert outcomes[0].cells[0].ename == "KeyboardInterrupt"
+    assert outcomes[0].error is None  # the kernel and its variables are kept
+    assert interrupted.epoch == outcomes[0].epoch
 
 
 async def test_inspect_variable_describes_live_values(wb: Workbench, folder: Path) -> None:

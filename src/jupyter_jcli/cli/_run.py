@@ -10,22 +10,26 @@ cell's status, and shuts the kernel down. ``-j`` prints one JSON document::
 
 Exit status: 0 when every cell ran ``ok``; 1 when a cell failed, timed out or killed the
 kernel (the document still comes, ``run.stopped_at`` names the cell, ``run.error`` is
-``KERNEL_DIED`` for a death); errors of the command itself as everywhere in ``j-cli``.
+``KERNEL_DIED`` for a death, ``KERNEL_KILLED`` for a timeout that had to kill the kernel);
+errors of the command itself as everywhere in ``j-cli``. ``--kernel NAME`` starts that
+kernelspec instead of the notebook's (a ``KERNELSPEC_NOT_FOUND`` error lists the installed
+ones and says so).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
 
 if TYPE_CHECKING:
-    from jupyter_jcli.workbench import ExecuteOutcome, SessionOverview
+    from jupyter_jcli.workbench import ExecutedCell, ExecuteOutcome, SessionOverview
 
 __all__ = ["run_command", "run_lines"]
 
@@ -33,6 +37,16 @@ _EXIT_CELL_FAILED = 1
 _INDENT = "    "
 _TLDR_WIDTH = 70
 _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
+_KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
+_NOT_WRITTEN = {
+    "cell_changed": "outputs not saved: the cell was edited while it ran",
+    "cell_removed": "outputs not saved: the cell was removed while it ran",
+}
+_INTERRUPTED_BY = {
+    "kernel_interrupted": "by an interrupt",
+    "kernel_restarted": "by a kernel restart",
+    "kernel_shutdown": "by a kernel shutdown",
+}
 
 
 @click.command("run")
@@ -52,18 +66,28 @@ _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
     metavar="S",
     help="Seconds each cell may run (default: $JUPYTER_JCLI_EXECUTE_TIMEOUT or 600).",
 )
+@click.option(
+    "--kernel",
+    "kernel_name",
+    metavar="NAME",
+    help="Start this kernelspec instead of the notebook's metadata.kernelspec.name "
+    "(e.g. when that one is not installed here).",
+)
 def run_command(
     file: str,
+    *,
     stale: bool,
     run_all: bool,
     cells: tuple[str, ...],
     timeout: float | None,
+    kernel_name: str | None,
 ) -> int:
     """Run cells of FILE on a fresh local kernel and save their outputs into the notebook.
 
     With a new kernel every cell is stale, so --stale (the default) runs them all, in
     order, and stops at the first failing cell. The notebook's outputs and execution counts
     are rewritten; other cells, edits and metadata are kept. Exit 1 when a cell fails.
+    The kernel is the notebook's kernelspec unless --kernel names another.
     """
     modes = [
         name for name, given in (("stale", stale), ("all", run_all), ("cells", cells)) if given
@@ -76,7 +100,25 @@ def run_command(
     names = resolve_to_names(file, cells)  # before any kernel starts
     import anyio
 
-    outcome, overview = anyio.run(_run, file, mode, names, timeout, not json_mode())
+    try:
+        outcome, overview = anyio.run(
+            partial(
+                _run,
+                file,
+                mode,
+                names,
+                timeout=timeout,
+                kernel_name=kernel_name,
+                show_progress=not json_mode(),
+            )
+        )
+    except KernelError as err:
+        from jupyter_jcli.workbench import kernelspec_hint
+
+        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        if hinted is err:
+            raise
+        raise hinted from err
     if json_mode():
         emit_json(
             {
@@ -96,7 +138,13 @@ def run_command(
 
 
 async def _run(
-    file: str, mode: str, cells: Sequence[str], timeout: float | None, show_progress: bool
+    file: str,
+    mode: str,
+    cells: Sequence[str],
+    *,
+    timeout: float | None,
+    kernel_name: str | None,
+    show_progress: bool,
 ) -> tuple[ExecuteOutcome, SessionOverview]:
     from jupyter_jcli.workbench import Workbench
 
@@ -109,14 +157,23 @@ async def _run(
         outcome: ExecuteOutcome
         if mode == "stale":
             outcome = await workbench.run_stale(
-                file, timeout=timeout, on_progress=on_progress, include_images=False
+                file,
+                timeout=timeout,
+                on_progress=on_progress,
+                include_images=False,
+                kernel_name=kernel_name,
             )
         else:
             names = list(cells) if mode == "cells" else await _code_cells(file)
             if not names:
                 raise UsageError("The notebook has no code cell to run.", {"path": file})
             outcome = await workbench.execute_cells(
-                file, names, timeout=timeout, on_progress=on_progress, include_images=False
+                file,
+                names,
+                timeout=timeout,
+                on_progress=on_progress,
+                include_images=False,
+                kernel_name=kernel_name,
             )
         overview = await workbench.notebook_overview(file)
     return outcome, overview
@@ -146,9 +203,11 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str)
         count = f"[{cell.execution_count}]" if cell.execution_count is not None else "[ ]"
         extra = f"  {cell.ename}: {cell.evalue}" if cell.ename else ""
         lines.append(
-            f"{count} {cell.name} (cell {cell.index}): {cell.status}"
+            f"{count} {cell.name} (cell {cell.index}): {_status(cell)}"
             f" {cell.duration_s:.2f}s{_clip(extra, 120)}"
         )
+        if cell.not_written_reason is not None:
+            lines.append(_INDENT + _NOT_WRITTEN[cell.not_written_reason])
         if cell.outputs is not None and cell.outputs.text:
             shown = outputs_text(cell.outputs, file_arg)
             lines.extend(_INDENT + line for line in shown.splitlines())
@@ -169,6 +228,17 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str)
     lines.append("")
     lines.extend(_overview_lines(overview))
     return lines
+
+
+def _status(cell: ExecutedCell) -> str:
+    """The cell's status, with what stopped it: ``interrupted by a kernel restart``,
+    ``timeout, kernel killed``."""
+    text: str = cell.status
+    if cell.interrupted_by is not None:
+        text += " " + _INTERRUPTED_BY[cell.interrupted_by]
+    if cell.kernel_killed:
+        text += ", kernel killed"
+    return text
 
 
 def _overview_lines(overview: SessionOverview) -> list[str]:

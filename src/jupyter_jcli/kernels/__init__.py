@@ -6,7 +6,10 @@
 - :class:`NotebookKernel`: :meth:`~NotebookKernel.execute` (bounded by a timeout, never two at
   once, stdin refused, death detected) -> :class:`ExecutionResult`;
   :meth:`~NotebookKernel.evaluate` (silent, for inspection) -> :class:`EvaluationResult`;
-  ``interrupt``, ``restart`` (new epoch), ``shutdown``, ``info`` -> :class:`KernelInfo`;
+  ``interrupt``, ``restart`` (new epoch), ``shutdown``, ``info`` -> :class:`KernelInfo`
+  (an interrupt, restart or shutdown ends the running execution ``interrupted``, with its
+  reason, :data:`InterruptReason`, and its outputs so far; a restart or shutdown stops it
+  before it closes the kernel);
   ``hold()`` keeps the kernel for a batch of cells so no other caller runs in between.
   Each start and restart mints a new epoch, the stamp freshness is judged against
   (:func:`jupyter_jcli.analysis.fresh_cells`).
@@ -32,6 +35,8 @@ from jupyter_jcli.kernels._config import (
     POLL_INTERVAL,
     SETTLE_TIMEOUT,
     SHUTDOWN_TIMEOUT,
+    STOP_GRACE,
+    STOP_WAIT,
     execute_timeout,
     kernelspec_name_from_metadata,
 )
@@ -45,6 +50,7 @@ from jupyter_jcli.kernels._types import (
     ExecutionResult,
     ExecutionStatus,
     ExpressionValue,
+    InterruptReason,
     KernelInfo,
     KernelMessage,
     KernelState,
@@ -61,6 +67,8 @@ __all__ = [
     "POLL_INTERVAL",
     "SETTLE_TIMEOUT",
     "SHUTDOWN_TIMEOUT",
+    "STOP_GRACE",
+    "STOP_WAIT",
     "BackendFactory",
     "DisplayRegistry",
     "DisplayUpdate",
@@ -68,6 +76,7 @@ __all__ = [
     "ExecutionResult",
     "ExecutionStatus",
     "ExpressionValue",
+    "InterruptReason",
     "KernelBackend",
     "KernelInfo",
     "KernelMessage",

@@ -9,7 +9,9 @@ loop, output translation, timeouts, locking, epochs) is shared and lives in
 A backend object serves one kernel life: :meth:`KernelBackend.start` once, then
 :meth:`KernelBackend.shutdown` once. A restart is a shutdown and a fresh backend object, so an
 execution still waiting on the old kernel sees it end instead of waiting on a new kernel that
-never received its request.
+never received its request. :class:`~jupyter_jcli.kernels.NotebookKernel` stops its running
+execution before it shuts a backend down; should a shutdown still overlap a receive, the
+receive returns or raises ``KERNEL_NOT_RUNNING``, never a cancellation nobody asked for.
 """
 
 from __future__ import annotations
@@ -66,11 +68,19 @@ class KernelBackend(Protocol):
         ...
 
     async def next_iopub(self, timeout: float) -> KernelMessage | None:
-        """The next iopub message (any parent), or ``None`` after ``timeout`` seconds."""
+        """The next iopub message (any parent), or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when the backend is not started or shut down.
+        """
         ...
 
     async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply (any parent), or ``None`` after ``timeout`` seconds."""
+        """The next shell reply (any parent), or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when the backend is not started or shut down.
+        """
         ...
 
     async def interrupt(self) -> None:
@@ -78,7 +88,8 @@ class KernelBackend(Protocol):
         ...
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
-        """Stop the kernel and release its resources; never raises.
+        """Stop the kernel and release its resources; never raises. A receive in progress
+        on another task returns or raises ``KERNEL_NOT_RUNNING`` (it is not cancelled).
 
         Args:
             now: kill at once instead of asking the kernel to shut down.

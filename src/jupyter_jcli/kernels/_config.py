@@ -18,6 +18,8 @@ __all__ = [
     "POLL_INTERVAL",
     "SETTLE_TIMEOUT",
     "SHUTDOWN_TIMEOUT",
+    "STOP_GRACE",
+    "STOP_WAIT",
     "execute_timeout",
     "kernelspec_name_from_metadata",
 ]
@@ -37,6 +39,13 @@ SETTLE_TIMEOUT = 10.0
 and the next execution starts a new one."""
 SHUTDOWN_TIMEOUT = 5.0
 """Seconds a graceful shutdown may take before the kernel process is killed."""
+STOP_GRACE = 5.0
+"""Seconds an execution that a restart or shutdown stops is given, after its interrupt, to
+end (its last outputs arrive); past it the execution is abandoned and the kernel killed."""
+STOP_WAIT = 20.0
+"""Seconds a restart or shutdown waits for the caller holding the kernel to let it go once
+its running execution was asked to stop (the execution ends within :data:`STOP_GRACE`; the
+rest is for the holder, e.g. writing the outputs into the notebook)."""
 POLL_INTERVAL = 0.25
 """Seconds between liveness checks of the kernel process while waiting for messages."""
 DEFAULT_KERNELSPEC = "python3"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -20,12 +19,14 @@ from jupyter_jcli.kernels._config import (
     execute_timeout,
 )
 from jupyter_jcli.kernels._evaluate import evaluation_result, str_or_none
+from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend
-from jupyter_jcli.kernels._run import run_request
+from jupyter_jcli.kernels._run import RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     EvaluationResult,
     ExecutionResult,
+    InterruptReason,
     KernelInfo,
     KernelState,
     OutputCallback,
@@ -42,6 +43,13 @@ class NotebookKernel:
     :func:`jupyter_jcli.analysis.fresh_cells`). Executions never overlap: each holds the kernel
     (an ``anyio`` lock); a second request waits up to ``busy_wait`` seconds, then fails with
     ``KERNEL_BUSY``. Use :meth:`hold` to keep the kernel for a batch of cells.
+
+    A restart or shutdown never closes the kernel under a running execution: it first asks
+    the execution to stop (it ends ``interrupted`` with its outputs so far, see
+    :data:`~jupyter_jcli.kernels.InterruptReason`), waits up to
+    :data:`~jupyter_jcli.kernels.STOP_WAIT` s for the holder to let the kernel go, then
+    takes the kernel itself. While a stop is pending, :attr:`stop_requested` names it, so a
+    holder running a batch stops before its next cell.
 
     Args:
         notebook_path: the notebook; resolved to an absolute path.
@@ -69,17 +77,21 @@ class NotebookKernel:
         self._running_spec = kernelspec_name
         self._epoch: str | None = None
         self._dead = False
-        self._exec_lock = anyio.Lock()
+        self._hold = KernelHold(self.notebook_path)
         self._life_lock = anyio.Lock()
-        self._owner: int | None = None
-        self._running_cell: str | None = None
-        self._busy_since = 0.0
         self._registry = DisplayRegistry()
+        self._restarts = 0
 
     @property
     def epoch(self) -> str | None:
         """The live kernel's epoch; ``None`` when not started, shut down or known dead."""
         return None if self._dead else self._epoch
+
+    @property
+    def stop_requested(self) -> InterruptReason | None:
+        """The restart or shutdown waiting for the kernel, if any: the holder of the kernel
+        should run nothing more and let it go."""
+        return self._hold.stop_requested
 
     async def is_alive(self) -> bool:
         """Whether a kernel is running (a dead one is noted: the next execute replaces it)."""
@@ -101,7 +113,7 @@ class NotebookKernel:
         elif not alive:
             state = "not_started"
         else:
-            state = "busy" if self._exec_lock.locked() else "idle"
+            state = "busy" if self._hold.locked() else "idle"
         backend = self._backend
         return KernelInfo(
             notebook_path=self.notebook_path,
@@ -110,7 +122,7 @@ class NotebookKernel:
             kernelspec_name=self._running_spec if alive else self.kernelspec_name,
             pid=backend.pid if alive and backend is not None else None,
             cwd=self.cwd,
-            running_cell=self._running_cell if state == "busy" else None,
+            running_cell=self._hold.running_cell if state == "busy" else None,
         )
 
     @asynccontextmanager
@@ -124,40 +136,8 @@ class NotebookKernel:
             KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held.
         """
-        me = anyio.get_current_task().id
-        if self._owner == me:
+        async with self._hold.hold(busy_wait=busy_wait):
             yield
-            return
-        acquired = False
-        if busy_wait > 0:
-            with anyio.move_on_after(busy_wait):
-                await self._exec_lock.acquire()
-                acquired = True
-        else:
-            try:
-                self._exec_lock.acquire_nowait()
-                acquired = True
-            except anyio.WouldBlock:
-                pass
-        if not acquired:
-            raise KernelError(
-                ErrorCode.KERNEL_BUSY,
-                "the kernel is running another execution; wait for it, or interrupt it",
-                {
-                    "notebook_path": str(self.notebook_path),
-                    "running_cell": self._running_cell,
-                    "busy_for_s": round(time.monotonic() - self._busy_since, 3),
-                    "busy_wait_s": busy_wait,
-                },
-            )
-        self._owner = me
-        self._busy_since = time.monotonic()
-        try:
-            yield
-        finally:
-            self._owner = None
-            self._running_cell = None
-            self._exec_lock.release()
 
     async def execute(
         self,
@@ -187,28 +167,34 @@ class NotebookKernel:
 
         Returns:
             The :class:`ExecutionResult`; ``status`` ``died`` when the kernel process ended
-            (the caller reports ``KERNEL_DIED`` naming the cell).
+            (the caller reports ``KERNEL_DIED`` naming the cell); ``interrupted`` when an
+            interrupt, restart or shutdown stopped it (``interrupted_by``);
+            ``kernel_killed`` when the kernel would not stop on interrupt and was killed.
 
         Raises:
-            KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            KernelError: ``KERNEL_BUSY`` (also when a restart or shutdown is waiting for the
+                kernel: details ``stop_requested``), ``KERNELSPEC_NOT_FOUND``,
+                ``KERNEL_START_FAILED``.
             UsageError: ``USAGE_ERROR`` for an invalid timeout.
         """
         limit = execute_timeout(timeout)
         async with self.hold(busy_wait=busy_wait):
+            self._hold.refuse_if_stopping()
             restarted = await self._ensure_started()
+            self._hold.refuse_if_stopping()
             backend, epoch = self._live()
-            self._running_cell = cell_key
+            self._hold.running_cell = cell_key
             collector = OutputCollector(self._registry, cell_key)
             try:
-                outcome = await run_request(
+                outcome = await self._request(
                     backend, code, collector=collector, timeout=limit, on_output=on_output
                 )
             finally:
                 collector.finish()
-            await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
+            killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
             reply = outcome.reply
             count = reply.get("execution_count")
-            error = outcome.status == "error"
+            named = outcome.status in ("error", "interrupted")
             return ExecutionResult(
                 status=outcome.status,
                 outputs=collector.outputs,
@@ -216,9 +202,11 @@ class NotebookKernel:
                 epoch=epoch,
                 kernel_restarted=restarted,
                 duration_s=outcome.duration_s,
-                ename=str_or_none(reply.get("ename")) if error else None,
-                evalue=str_or_none(reply.get("evalue")) if error else None,
+                ename=str_or_none(reply.get("ename")) if named else None,
+                evalue=str_or_none(reply.get("evalue")) if named else None,
                 display_updates=collector.display_updates,
+                interrupted_by=outcome.interrupted_by,
+                kernel_killed=killed,
             )
 
     async def evaluate(
@@ -255,9 +243,10 @@ class NotebookKernel:
                     "no live kernel for this notebook; execute a cell first",
                     {"notebook_path": str(self.notebook_path), "state": (await self.info()).state},
                 )
+            self._hold.refuse_if_stopping()
             backend, epoch = self._live()
             collector = OutputCollector()
-            outcome = await run_request(
+            outcome = await self._request(
                 backend,
                 code,
                 collector=collector,
@@ -269,7 +258,8 @@ class NotebookKernel:
         return evaluation_result(outcome, collector.outputs, epoch)
 
     async def interrupt(self) -> None:
-        """Interrupt the running execution (it then ends with ``KeyboardInterrupt``).
+        """Interrupt the running execution: it ends ``interrupted`` (``kernel_interrupted``,
+        with the ``KeyboardInterrupt`` error output) unless it catches the interrupt.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists.
@@ -281,26 +271,73 @@ class NotebookKernel:
                 "no live kernel to interrupt",
                 {"notebook_path": str(self.notebook_path)},
             )
+        self._hold.note_interrupt()
         await backend.interrupt()
 
     async def restart(self) -> str:
         """Shut the kernel down (if any) and start a new one; returns the new epoch.
 
-        An execution still running on the old kernel ends with status ``died``.
+        A running execution is stopped first: it ends ``interrupted`` (``kernel_restarted``)
+        with its outputs so far, and its holder lets the kernel go (see the class docstring).
+        Restarts that overlap are one: a restart that finished while this one waited for the
+        kernel already gave a kernel started after this call, and its epoch is returned.
 
         Raises:
-            KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            KernelError: ``KERNEL_BUSY`` when the holder does not let the kernel go within
+                :data:`~jupyter_jcli.kernels.STOP_WAIT` s (nothing was restarted);
+                ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
         """
-        async with self._life_lock:
-            await self._stop(now=False)
-            await self._start()
+        seen = self._restarts
+        async with self._hold.stopping("kernel_restarted"), self._life_lock:
+            if self._restarts == seen or self.epoch is None:
+                await self._stop(now=False)
+                await self._start()
+                self._restarts += 1
             assert self._epoch is not None
             return self._epoch
 
     async def shutdown(self, *, now: bool = False) -> None:
-        """Stop the kernel (graceful for up to 5 s unless ``now``, then killed). Idempotent."""
-        async with self._life_lock:
-            await self._stop(now=now)
+        """Stop the kernel (graceful for up to 5 s unless ``now``, then killed). Idempotent.
+
+        A running execution is stopped first, as for :meth:`restart`; if its holder does not
+        let the kernel go within :data:`~jupyter_jcli.kernels.STOP_WAIT` s the kernel is
+        killed anyway (the execution then ends ``interrupted``, ``kernel_shutdown``).
+        """
+        with anyio.CancelScope(shield=True):
+            try:
+                async with self._hold.stopping("kernel_shutdown"):
+                    async with self._life_lock:
+                        await self._stop(now=now)
+                    return
+            except KernelError:
+                pass  # the holder kept the kernel: kill it under the execution, bounded
+            async with self._life_lock:
+                await self._stop(now=True)
+
+    async def _request(
+        self,
+        backend: KernelBackend,
+        code: str,
+        *,
+        collector: OutputCollector,
+        timeout: float,
+        on_output: OutputCallback | None = None,
+        silent: bool = False,
+        user_expressions: dict[str, str] | None = None,
+    ) -> RunOutcome:
+        """:func:`run_request` with a fresh :class:`StopSignal` that :meth:`interrupt`,
+        :meth:`restart` and :meth:`shutdown` reach while it runs."""
+        with self._hold.request() as signal:
+            return await run_request(
+                backend,
+                code,
+                collector=collector,
+                timeout=timeout,
+                on_output=on_output,
+                silent=silent,
+                user_expressions=user_expressions,
+                signal=signal,
+            )
 
     def forget_cell(self, cell_key: str) -> None:
         """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
@@ -343,10 +380,12 @@ class NotebookKernel:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not started")
         return backend, epoch
 
-    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> None:
-        """Mark the kernel dead when it died, or kill it when it would not settle."""
+    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
+        """Mark the kernel dead when it died, or kill it when it would not settle; ``True``
+        when it was alive and had to be killed (its state is gone)."""
         if backend is not self._backend:
-            return
+            return alive and not settled
         if not alive or not settled:
             self._dead = True
             await backend.shutdown(now=True, timeout=SHUTDOWN_TIMEOUT)
+        return alive and not settled

@@ -26,6 +26,12 @@ __all__ = ["LocalBackend", "installed_kernelspecs"]
 
 _log = logging.getLogger(__name__)
 
+_RECEIVE_DRAIN = 2.0
+"""Seconds :meth:`LocalBackend.shutdown` waits for receives in progress to return before it
+closes the channels (each receive is bounded by its own timeout, at most a poll interval in
+the execution loop). Closing a ``zmq.asyncio`` socket cancels the future a receive awaits:
+the receiving task would get a bare ``CancelledError`` that no cancel scope asked for."""
+
 
 def installed_kernelspecs() -> list[str]:
     """Names of the kernelspecs ``jupyter_client`` finds on this machine, sorted."""
@@ -58,11 +64,14 @@ class LocalBackend:
 
     Implements :class:`~jupyter_jcli.kernels.KernelBackend`. The client opens the shell,
     iopub and control channels only: stdin is never offered, so ``input()`` fails at once.
+    A shutdown never closes a channel under a receive in progress: receives started after it
+    began raise ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
     """
 
     def __init__(self) -> None:
         self._km: AsyncKernelManager | None = None
         self._kc: AsyncKernelClient | None = None
+        self._receiving = 0
 
     @property
     def pid(self) -> int | None:
@@ -143,19 +152,35 @@ class LocalBackend:
         return str(msg_id)
 
     async def next_iopub(self, timeout: float) -> KernelMessage | None:
-        """The next iopub message, or ``None`` after ``timeout`` seconds."""
+        """The next iopub message, or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
+        """
+        kc = self._client()
+        self._receiving += 1
         try:
-            msg: dict[str, Any] = await self._client().get_iopub_msg(timeout=max(timeout, 0.0))
+            msg: dict[str, Any] = await kc.get_iopub_msg(timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
+        finally:
+            self._receiving -= 1
         return msg
 
     async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply, or ``None`` after ``timeout`` seconds."""
+        """The next shell reply, or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
+        """
+        kc = self._client()
+        self._receiving += 1
         try:
-            msg: dict[str, Any] = await self._client().get_shell_msg(timeout=max(timeout, 0.0))
+            msg: dict[str, Any] = await kc.get_shell_msg(timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
+        finally:
+            self._receiving -= 1
         return msg
 
     async def interrupt(self) -> None:
@@ -169,18 +194,22 @@ class LocalBackend:
         await self._km.interrupt_kernel()
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
-        """Stop channels, then the kernel (graceful up to ``timeout`` s, then killed)."""
+        """Stop channels (after the receives in progress returned, bounded), then the kernel
+        (graceful up to ``timeout`` s, then killed)."""
         kc, km = self._kc, self._km
         self._kc = None
         self._km = None
-        if kc is not None:
-            try:
-                kc.stop_channels()
-            except Exception:  # a half-open channel must not keep the kernel alive
-                _log.debug("stop_channels failed", exc_info=True)
-        if km is None:
-            return
         with anyio.CancelScope(shield=True):
+            if kc is not None:
+                with anyio.move_on_after(_RECEIVE_DRAIN):
+                    while self._receiving:
+                        await anyio.sleep(0.01)
+                try:
+                    kc.stop_channels()
+                except Exception:  # a half-open channel must not keep the kernel alive
+                    _log.debug("stop_channels failed", exc_info=True)
+            if km is None:
+                return
             graceful = False
             if not now:
                 with anyio.move_on_after(timeout):

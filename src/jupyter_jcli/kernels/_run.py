@@ -4,6 +4,12 @@ Protocol (https://jupyter-client.readthedocs.io/en/latest/messaging.html): the r
 outputs arrive on iopub with ``parent_header.msg_id`` equal to the request's id, ending with
 ``status: idle``; its ``execute_reply`` arrives on the shell channel. Messages of other
 parents (left over from an earlier, interrupted request) are skipped.
+
+Requests from outside the execution reach the loop through its :class:`StopSignal`: an
+interrupt request is noted (a cell it stops ends ``interrupted``, not ``error``); a restart or
+shutdown makes the loop interrupt the kernel, collect what is still queued (bounded by
+:data:`~jupyter_jcli.kernels.STOP_GRACE`) and return ``interrupted`` *before* the kernel's
+channels are closed, so no receive is ever left waiting on a closed socket.
 """
 
 from __future__ import annotations
@@ -15,12 +21,25 @@ from typing import Any, Literal
 
 import anyio
 
+from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._backend import KernelBackend
-from jupyter_jcli.kernels._config import POLL_INTERVAL, SETTLE_TIMEOUT
+from jupyter_jcli.kernels._config import POLL_INTERVAL, SETTLE_TIMEOUT, STOP_GRACE
 from jupyter_jcli.kernels._translate import OutputCollector, message_type
-from jupyter_jcli.kernels._types import KernelMessage, OutputCallback
+from jupyter_jcli.kernels._types import (
+    ExecutionStatus,
+    InterruptReason,
+    KernelMessage,
+    OutputCallback,
+)
 
-__all__ = ["DRAIN_TIMEOUT", "INTERRUPT_RETRY", "REPLY_GRACE", "RunOutcome", "run_request"]
+__all__ = [
+    "DRAIN_TIMEOUT",
+    "INTERRUPT_RETRY",
+    "REPLY_GRACE",
+    "RunOutcome",
+    "StopSignal",
+    "run_request",
+]
 
 INTERRUPT_RETRY = 2.0
 """Seconds between interrupts while a timed-out or abandoned request settles."""
@@ -37,7 +56,20 @@ DRAIN_TIMEOUT = 1.0
 _DRAIN_QUIET = 0.1
 """Seconds without a new message that end the drain early."""
 
-Ending = Literal["done", "timeout", "died", "unsettled"]
+Ending = Literal["done", "timeout", "died", "unsettled", "stopped"]
+
+
+@dataclass
+class StopSignal:
+    """What was asked of one running request from outside it; read at every poll.
+
+    Attributes:
+        interrupted: an interrupt request was sent to the kernel while the request ran.
+        stop: set by a restart or shutdown: stop waiting, interrupt, return ``interrupted``.
+    """
+
+    interrupted: bool = False
+    stop: InterruptReason | None = None
 
 
 @dataclass
@@ -45,20 +77,23 @@ class RunOutcome:
     """How one request ended.
 
     Attributes:
-        status: ``ok`` / ``error`` from the reply, or ``timeout`` / ``died``.
+        status: ``ok`` / ``error`` from the reply, or ``timeout`` / ``died`` /
+            ``interrupted``.
         reply: the ``execute_reply`` content; when none arrived, a stand-in built from the
             outputs (see :data:`REPLY_GRACE`).
-        settled: ``False`` when the kernel did not go idle after the timeout's interrupt
-            (the caller must replace the kernel).
+        settled: ``False`` when the kernel did not go idle after the interrupt of a timeout
+            or stop (the caller must replace the kernel).
         alive: ``False`` when the kernel process ended.
         duration_s: seconds from sending the request to the end.
+        interrupted_by: why the request ended ``interrupted``.
     """
 
-    status: Literal["ok", "error", "timeout", "died"]
+    status: ExecutionStatus
     reply: dict[str, Any] = field(default_factory=dict)
     settled: bool = True
     alive: bool = True
     duration_s: float = 0.0
+    interrupted_by: InterruptReason | None = None
 
 
 def _parent_id(msg: KernelMessage) -> object:
@@ -75,25 +110,32 @@ class _Waiter:
         msg_id: str,
         collector: OutputCollector,
         on_output: OutputCallback | None,
+        signal: StopSignal,
     ) -> None:
         self.backend = backend
         self.msg_id = msg_id
         self.collector = collector
         self.on_output = on_output
+        self.signal = signal
         self.idle = False
         self.idle_at = 0.0
         self.reply: dict[str, Any] | None = None
 
-    async def until(self, deadline: float) -> Ending:
+    async def until(self, deadline: float, *, stoppable: bool = True) -> Ending:
         last_check = time.monotonic()
         while not (self.idle and self.reply is not None):
             now = time.monotonic()
             if self.idle and now >= self.idle_at + REPLY_GRACE:
                 return "done"  # idle without a reply: the kernel's handler was interrupted
+            if stoppable and self.signal.stop is not None:
+                return "stopped"
             if now >= deadline:
                 return "timeout"
             wait = min(POLL_INTERVAL, deadline - now)
-            got = await (self._iopub(wait) if not self.idle else self._shell(wait))
+            try:
+                got = await (self._iopub(wait) if not self.idle else self._shell(wait))
+            except KernelError:  # the backend was shut down: the kernel is gone
+                return "died"
             if not got or time.monotonic() - last_check >= POLL_INTERVAL:
                 last_check = time.monotonic()
                 if not await self.backend.is_alive():
@@ -140,14 +182,14 @@ class _Waiter:
         return True
 
 
-async def _settle(waiter: _Waiter) -> Ending:
-    """Interrupt the kernel until the request is done, for at most :data:`SETTLE_TIMEOUT` s.
+async def _settle(waiter: _Waiter, limit: float) -> Ending:
+    """Interrupt the kernel until the request is done, for at most ``limit`` s.
 
     The interrupt is re-sent every :data:`INTERRUPT_RETRY` seconds: ipykernel can lose a
     SIGINT that lands while the cell is flushing its output.
     """
     backend = waiter.backend
-    settle_deadline = time.monotonic() + SETTLE_TIMEOUT
+    settle_deadline = time.monotonic() + limit
     while True:
         if not await backend.is_alive():
             return "died"
@@ -156,7 +198,7 @@ async def _settle(waiter: _Waiter) -> Ending:
         except Exception:
             return "died" if not await backend.is_alive() else "unsettled"
         now = time.monotonic()
-        ending = await waiter.until(min(now + INTERRUPT_RETRY, settle_deadline))
+        ending = await waiter.until(min(now + INTERRUPT_RETRY, settle_deadline), stoppable=False)
         if ending != "timeout":
             return ending
         if time.monotonic() >= settle_deadline:
@@ -172,12 +214,17 @@ async def run_request(
     on_output: OutputCallback | None = None,
     silent: bool = False,
     user_expressions: dict[str, str] | None = None,
+    signal: StopSignal | None = None,
 ) -> RunOutcome:
     """Execute ``code`` on ``backend`` and wait, at most ``timeout`` s plus the settle time.
 
     On timeout the kernel is interrupted and given :data:`SETTLE_TIMEOUT` seconds to go idle.
     If the caller is cancelled or ``on_output`` raises, the kernel is interrupted the same way
     (shielded, bounded) before the exception propagates, so no request is left running.
+    When ``signal.stop`` is set (a restart or shutdown), the kernel is interrupted and given
+    :data:`~jupyter_jcli.kernels.STOP_GRACE` seconds; the outcome is ``interrupted`` with
+    what the request produced so far. A request that ends ``error`` after ``signal`` noted an
+    interrupt request is ``interrupted`` (``kernel_interrupted``).
 
     Args:
         backend: a started backend.
@@ -187,6 +234,7 @@ async def run_request(
         on_output: called with each output (see :data:`OutputCallback`).
         silent: ``silent: true, store_history: false`` (no execution count, no history).
         user_expressions: ``{name: expression}`` evaluated after the code.
+        signal: requests from outside the execution (see :class:`StopSignal`).
 
     Raises:
         KernelError: ``KERNEL_NOT_RUNNING`` when the backend cannot send the request.
@@ -198,30 +246,42 @@ async def run_request(
         store_history=not silent,
         user_expressions=user_expressions or {},
     )
-    waiter = _Waiter(backend, msg_id, collector, on_output)
+    signal = signal if signal is not None else StopSignal()
+    waiter = _Waiter(backend, msg_id, collector, on_output, signal)
     try:
         ending = await waiter.until(started + timeout)
     except BaseException:
         with anyio.CancelScope(shield=True):
             waiter.on_output = None
-            await _settle(waiter)
+            await _settle(waiter, SETTLE_TIMEOUT)
         raise
-    settled = True
-    if ending == "timeout":
+    settled = alive = True
+    if ending in ("timeout", "stopped"):
         waiter.on_output = None
-        after = await _settle(waiter)
-        settled = after == "done"
-        ending = "died" if after == "died" else "timeout"
+        after = await _settle(waiter, STOP_GRACE if ending == "stopped" else SETTLE_TIMEOUT)
+        settled, alive = after == "done", after != "died"
+        if ending == "timeout" and not alive:
+            ending = "died"
+    elif ending == "died":
+        settled = alive = False
     duration = time.monotonic() - started
-    if ending == "died":
+    if not alive:
         await waiter.drain()
     reply = waiter.reply if waiter.reply is not None else _reply_from_outputs(collector)
+    stop = signal.stop
+    if stop is not None and ending in ("stopped", "died"):
+        return RunOutcome("interrupted", reply, settled, alive, duration, interrupted_by=stop)
     if ending == "died":
         return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
     if ending == "timeout":
         return RunOutcome("timeout", reply, settled=settled, duration_s=duration)
-    status: Literal["ok", "error"] = "ok" if reply.get("status") == "ok" else "error"
-    return RunOutcome(status, reply, duration_s=duration)
+    if reply.get("status") == "ok":
+        return RunOutcome("ok", reply, duration_s=duration)
+    if signal.interrupted:
+        return RunOutcome(
+            "interrupted", reply, duration_s=duration, interrupted_by="kernel_interrupted"
+        )
+    return RunOutcome("error", reply, duration_s=duration)
 
 
 def _reply_from_outputs(collector: OutputCollector) -> dict[str, Any]:

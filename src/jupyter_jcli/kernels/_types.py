@@ -13,6 +13,7 @@ __all__ = [
     "ExecutionResult",
     "ExecutionStatus",
     "ExpressionValue",
+    "InterruptReason",
     "KernelInfo",
     "KernelMessage",
     "KernelState",
@@ -33,9 +34,17 @@ OutputCallback = Callable[[Output], "Awaitable[None] | None"]
 """Called with each output as one iopub message produced it (a stream chunk, a display, an
 error, or a display update rendered as ``display_data``). May be sync or async."""
 
-ExecutionStatus = Literal["ok", "error", "timeout", "died"]
+ExecutionStatus = Literal["ok", "error", "timeout", "died", "interrupted"]
 """``ok``: ran to the end; ``error``: raised (``ename``/``evalue`` set); ``timeout``: ran past
-its timeout and was interrupted; ``died``: the kernel process ended while it ran."""
+its timeout and was interrupted; ``died``: the kernel process ended while it ran;
+``interrupted``: stopped by a request from outside the execution (see :data:`InterruptReason`)
+before it could end ``ok``."""
+
+InterruptReason = Literal["kernel_interrupted", "kernel_restarted", "kernel_shutdown"]
+"""Why an execution ended ``interrupted``: ``kernel_interrupted``: an interrupt request
+(:meth:`NotebookKernel.interrupt`) reached it (the kernel and its variables are kept);
+``kernel_restarted`` / ``kernel_shutdown``: a restart or shutdown of the kernel stopped it
+first (its outputs so far are kept; the kernel's state is gone)."""
 
 KernelState = Literal["not_started", "idle", "busy", "dead"]
 """``not_started``: no kernel (never started, or shut down); ``idle``: alive, nothing running;
@@ -80,6 +89,10 @@ class ExecutionResult:
         evalue: exception message when ``status == "error"``.
         display_updates: new bundles for outputs of earlier cells (see :class:`DisplayUpdate`),
             one per (cell key, output index), latest content.
+        interrupted_by: why the execution was ``interrupted`` (else ``None``).
+        kernel_killed: the kernel did not go idle after being interrupted (a ``timeout``, or
+            an ``interrupted`` run that would not stop) and was killed: its variables are gone
+            and the next execution starts a new kernel (new epoch: every cell is stale).
     """
 
     status: ExecutionStatus
@@ -91,6 +104,8 @@ class ExecutionResult:
     ename: str | None = None
     evalue: str | None = None
     display_updates: list[DisplayUpdate] = field(default_factory=list)
+    interrupted_by: InterruptReason | None = None
+    kernel_killed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

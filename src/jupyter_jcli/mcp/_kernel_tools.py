@@ -10,10 +10,14 @@ asked for it; their condensed outputs' charts become ``ImageContent``.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+from jupyter_jcli.errors import KernelError
 from jupyter_jcli.mcp._workbench_calls import Call, Handler, Reply, lift_images, notebook_path
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, string_list
+from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
 __all__ = ["KERNEL_HANDLERS", "KERNEL_TOOLS"]
 
@@ -28,15 +32,29 @@ _IMAGES: dict[str, Any] = {
     "default": True,
     "description": "Return charts as images (false: described in text).",
 }
+_KERNEL_NAME: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "description": "Kernelspec to start instead of the notebook's metadata.kernelspec.name "
+    "(use it when KERNELSPEC_NOT_FOUND lists the installed ones); remembered for this "
+    "notebook by this server. A running kernel is kept: restart_kernel with kernel_name "
+    "switches.",
+}
+_KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
 _RUN_NOTE = (
     "Outputs (with execution counts) are written into the .ipynb before the result returns, "
     "so any Jupyter UI shows them; the result gives per cell its status (ok, error, timeout, "
-    "died, skipped), condensed outputs (text within about 20,000 characters, charts as "
-    "images), and `still_stale`. Never two executions at once on one kernel (KERNEL_BUSY). "
-    "input() fails at once. A crashed kernel is reported (KERNEL_DIED) and replaced by the "
-    "next execution. Sends progress notifications (per cell, and a heartbeat at least every "
-    "10 s) when the request carries a progressToken. Cost: the cells' run time; the first "
-    "execution also starts the kernel (a few seconds)."
+    "died, interrupted, skipped), condensed outputs (text within about 20,000 characters, "
+    "charts as images), `written` and, when a cell was edited or removed while it ran, "
+    "`not_written_reason` (cell_changed, cell_removed), and `still_stale`. Never two "
+    "executions at once on one kernel (KERNEL_BUSY). input() fails at once. The call's "
+    "`error` says when the kernel's state was lost: KERNEL_DIED (it crashed; the next "
+    "execution starts a new one), KERNEL_KILLED (a cell ignored the interrupt after its "
+    "timeout, `kernel_killed` true, so the kernel was killed), KERNEL_RESTARTED "
+    "(restart_kernel interrupted the running cell: `interrupted_by` kernel_restarted, its "
+    "outputs so far saved). Sends progress notifications (per cell, and a heartbeat at "
+    "least every 10 s) when the request carries a progressToken. Cost: the cells' run time; "
+    "the first execution also starts the kernel (a few seconds)."
 )
 
 KERNEL_TOOLS: tuple[ToolSpec, ...] = (
@@ -52,6 +70,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
             "names": string_list("Code cell names, run in this order.", min_items=1),
             "timeout": _TIMEOUT,
             "include_images": _IMAGES,
+            "kernel_name": _KERNEL_NAME,
         },
         required=("path", "names"),
         effect="execute",
@@ -76,6 +95,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
             },
             "timeout": _TIMEOUT,
             "include_images": _IMAGES,
+            "kernel_name": _KERNEL_NAME,
         },
         effect="execute",
         open_world=True,
@@ -86,18 +106,21 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         title="Restart the kernel",
         description="Restart the notebook's kernel (or start one): every variable is lost "
         "and a new epoch begins, so every code cell becomes stale (run_stale re-runs them). "
-        "Use it when the kernel state is confused or after installing a package. Cost: a "
-        "few seconds.",
-        properties={"path": PATH},
+        "Use it when the kernel state is confused or after installing a package. A cell "
+        "running meanwhile is interrupted first (`interrupted_cell`; its call reports it "
+        "`interrupted` with KERNEL_RESTARTED and saves its outputs so far). Cost: a few "
+        "seconds.",
+        properties={"path": PATH, "kernel_name": _KERNEL_NAME},
         effect="destructive",
         operation="restart_kernel",
     ),
     ToolSpec(
         name="interrupt_kernel",
         title="Interrupt the kernel",
-        description="Interrupt the cell running on the notebook's kernel (it ends with "
-        "KeyboardInterrupt; variables are kept, the epoch too). KERNEL_NOT_RUNNING when the "
-        "notebook has no kernel. Cheap.",
+        description="Interrupt the cell running on the notebook's kernel (its call reports it "
+        "`interrupted`, interrupted_by kernel_interrupted, with the KeyboardInterrupt; "
+        "variables are kept, the epoch too). KERNEL_NOT_RUNNING when the notebook has no "
+        "kernel. Cheap.",
         properties={"path": PATH},
         effect="destructive",
         idempotent=True,
@@ -137,48 +160,66 @@ def _timeout(call: Call) -> float | None:
     return None if value is None else float(value)
 
 
+def _kernel_name(call: Call) -> str | None:
+    value = call.arguments.get("kernel_name")
+    return None if value is None else str(value)
+
+
+@asynccontextmanager
+async def _kernel_hint() -> AsyncIterator[None]:
+    """``KERNELSPEC_NOT_FOUND`` says how to choose another kernelspec with this server."""
+    try:
+        yield
+    except KernelError as err:
+        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        if hinted is err:
+            raise
+        raise hinted from err
+
+
 async def _execute(call: Call) -> Reply:
     path = await notebook_path(call)
     names = [str(name) for name in call.arguments["names"]]
-    include_images = bool(call.arguments["include_images"])
-    if call.progress is None:
-        outcome = await call.workbench.execute_cells(
-            path, names, timeout=_timeout(call), include_images=include_images
-        )
-    else:
-        async with call.progress.heartbeat() as progress:
-            outcome = await call.workbench.execute_cells(
-                path,
-                names,
-                timeout=_timeout(call),
-                on_progress=progress.report,
-                include_images=include_images,
-            )
+    options: dict[str, Any] = {
+        "timeout": _timeout(call),
+        "include_images": bool(call.arguments["include_images"]),
+        "kernel_name": _kernel_name(call),
+    }
+    async with _kernel_hint():
+        if call.progress is None:
+            outcome = await call.workbench.execute_cells(path, names, **options)
+        else:
+            async with call.progress.heartbeat() as progress:
+                outcome = await call.workbench.execute_cells(
+                    path, names, on_progress=progress.report, **options
+                )
     return lift_images(outcome.to_dict())
 
 
 async def _run_stale(call: Call) -> Reply:
     path = await notebook_path(call)
     dry_run = bool(call.arguments["dry_run"])
-    include_images = bool(call.arguments["include_images"])
-    if call.progress is None or dry_run:
-        outcome = await call.workbench.run_stale(
-            path, dry_run=dry_run, timeout=_timeout(call), include_images=include_images
-        )
-    else:
-        async with call.progress.heartbeat() as progress:
-            outcome = await call.workbench.run_stale(
-                path,
-                timeout=_timeout(call),
-                on_progress=progress.report,
-                include_images=include_images,
-            )
+    options: dict[str, Any] = {
+        "timeout": _timeout(call),
+        "include_images": bool(call.arguments["include_images"]),
+        "kernel_name": _kernel_name(call),
+    }
+    async with _kernel_hint():
+        if call.progress is None or dry_run:
+            outcome = await call.workbench.run_stale(path, dry_run=dry_run, **options)
+        else:
+            async with call.progress.heartbeat() as progress:
+                outcome = await call.workbench.run_stale(
+                    path, on_progress=progress.report, **options
+                )
     return lift_images(outcome.to_dict())
 
 
 async def _restart(call: Call) -> Reply:
     path = await notebook_path(call)
-    return Reply((await call.workbench.restart_kernel(path)).to_dict())
+    async with _kernel_hint():
+        outcome = await call.workbench.restart_kernel(path, kernel_name=_kernel_name(call))
+    return Reply(outcome.to_dict())
 
 
 async def _interrupt(call: Call) -> Reply:

@@ -39,7 +39,9 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   kernel), ``read_cells`` -> :class:`SessionReadCellsResult` (plus statuses);
 - ``execute_cells`` -> :class:`ExecuteOutcome`, ``run_stale`` -> :class:`RunStaleOutcome`:
   per cell :class:`ExecutedCell` (status, execution count, condensed outputs), outputs
-  written into the notebook; ``KERNEL_DIED`` is reported in the outcome's ``error``;
+  written into the notebook; ``KERNEL_DIED``, ``KERNEL_KILLED`` and ``KERNEL_RESTARTED``
+  are reported in the outcome's ``error``; ``kernel_name`` overrides the notebook's
+  kernelspec (:func:`kernelspec_hint` lets a front end say how in ``KERNELSPEC_NOT_FOUND``);
 - ``restart_kernel``, ``interrupt_kernel`` -> :class:`KernelOutcome`;
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
   ``KERNEL_NOT_RUNNING``).
@@ -67,6 +69,7 @@ from jupyter_jcli.workbench._inspect import (
     ColumnInfo,
     VariableOutcome,
 )
+from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 from jupyter_jcli.workbench._mutations import (
     CellRef,
     MutationOutcome,
@@ -152,6 +155,7 @@ __all__ = [
     "Workbench",
     "add_cell",
     "create_notebook",
+    "kernelspec_hint",
     "move_cell",
     "notebook_graph",
     "notebook_overview",

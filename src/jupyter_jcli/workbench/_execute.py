@@ -14,16 +14,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
 
 from jupyter_jcli.analysis import NotebookGraph
-from jupyter_jcli.errors import ErrorCode
-from jupyter_jcli.kernels import DisplayUpdate, ExecutionResult, NotebookKernel, Output
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels import (
+    SETTLE_TIMEOUT,
+    DisplayUpdate,
+    ExecutionResult,
+    InterruptReason,
+    NotebookKernel,
+    Output,
+    execute_timeout,
+)
 from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell
+from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
 from jupyter_jcli.workbench._run_log import RunLog
 
@@ -113,7 +121,8 @@ class Batch:
         kernel_started: a new kernel was started for the batch.
         kernel_restarted: it replaced one that had died.
         stopped_at: the first cell that did not end ``ok``.
-        error: ``KERNEL_DIED`` when the kernel died during the batch.
+        error: what took the kernel's state away during the batch (``KERNEL_DIED``,
+            ``KERNEL_KILLED``, ``KERNEL_RESTARTED``, ``KERNEL_NOT_RUNNING``), else ``None``.
         written: names of the cells whose outputs were written.
     """
 
@@ -143,6 +152,10 @@ async def run_batch(
     """Run ``cells`` (code cells of ``document``, in this order) on ``kernel`` (held by the
     caller), record each run in ``log``, write the results into the notebook.
 
+    A restart or shutdown of the kernel asked for while the batch runs stops it: the running
+    cell ends ``interrupted`` (or, between two cells, the next one is reported
+    ``interrupted`` without running) and the rest are ``skipped``; what ran is written.
+
     Raises:
         KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED`` (from
             the first execution: nothing ran).
@@ -152,6 +165,7 @@ async def run_batch(
     epoch_before = kernel.epoch
     results: list[tuple[CellView, ExecutionResult]] = []
     stopped: CellView | None = None
+    pending_stop: InterruptReason | None = None
     restarted = False
     written: tuple[str, ...] = ()
     try:
@@ -160,7 +174,18 @@ async def run_batch(
             await progress.send(
                 float(position), f"running {view.name} ({position + 1}/{len(cells)})"
             )
-            result = await _execute_one(kernel, view, timeout, progress)
+            pending_stop = kernel.stop_requested
+            if pending_stop is not None:  # a restart waits for the kernel: run nothing more
+                stopped = view
+                break
+            try:
+                result = await _execute_one(kernel, view, timeout, progress)
+            except KernelError as err:  # the stop came while the kernel was starting
+                if err.details.get("stop_requested") is None:
+                    raise
+                pending_stop = err.details["stop_requested"]
+                stopped = view
+                break
             restarted = restarted or result.kernel_restarted
             results.append((view, result))
             parents = [graph.cells[p].key for p in graph.cells[graph.index(view.name)].parents]
@@ -176,40 +201,101 @@ async def run_batch(
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_TIMEOUT):
             written = await _write(document, results) if results else ()
     epoch = results[-1][1].epoch if results else None
-    ran = len(results)
     executed = _condensed(results, budget, include_images, max_images, set(written))
-    executed.extend(
-        ExecutedCell(
-            name=view.name,
-            index=view.index,
-            rev=view.rev,
-            status="skipped",
-            execution_count=None,
-            duration_s=0.0,
-            output_count=0,
-            outputs=None,
-        )
-        for view in cells[ran:]
-    )
-    error: ErrorEntry | None = None
-    if stopped is not None and results[-1][1].status == "died":
-        error = {
-            "code": ErrorCode.KERNEL_DIED.value,
-            "message": (
-                f"the kernel died while running cell {stopped.name!r}; "
-                "the next execution starts a new kernel (every cell is then stale)"
-            ),
-            "details": {"cell": stopped.name, "index": stopped.index},
-        }
+    executed = _with_reasons(executed, document, {view.name: view for view, _ in results})
+    rest = cells[len(results) :]
+    if pending_stop is not None:
+        executed.append(_not_started(rest[0], pending_stop))
+        rest = rest[1:]
+    executed.extend(_skipped(view) for view in rest)
     return Batch(
         cells=executed,
         epoch=epoch,
         kernel_started=epoch is not None and epoch != epoch_before,
         kernel_restarted=restarted,
         stopped_at=stopped.name if stopped is not None else None,
-        error=error,
+        error=_batch_error(stopped, executed, timeout),
         written=written,
     )
+
+
+def _skipped(view: CellView) -> ExecutedCell:
+    return ExecutedCell(
+        name=view.name,
+        index=view.index,
+        rev=view.rev,
+        status="skipped",
+        execution_count=None,
+        duration_s=0.0,
+        output_count=0,
+        outputs=None,
+    )
+
+
+def _not_started(view: CellView, reason: InterruptReason) -> ExecutedCell:
+    """The cell a restart or shutdown stopped before it began (it did not run)."""
+    return replace(_skipped(view), status="interrupted", interrupted_by=reason)
+
+
+def _with_reasons(
+    executed: list[ExecutedCell], document: Document, ran: dict[str, CellView]
+) -> list[ExecutedCell]:
+    """Say why each cell that ran was not written, from the file as the write found it."""
+    now = {view.name: view for view in document.cells}
+    ids = {view.cell_id for view in document.cells if view.cell_id is not None}
+    result = []
+    for cell in executed:
+        if cell.written:
+            result.append(cell)
+            continue
+        view = ran[cell.name]
+        gone = cell.name not in now and (view.cell_id is None or view.cell_id not in ids)
+        reason: NotWrittenReason = "cell_removed" if gone else "cell_changed"
+        result.append(replace(cell, not_written_reason=reason))
+    return result
+
+
+def _batch_error(
+    stopped: CellView | None, executed: Sequence[ExecutedCell], timeout: float | None
+) -> ErrorEntry | None:
+    """The call's ``error``: what took the kernel's state away while the batch ran."""
+    if stopped is None:
+        return None
+    cell = next(c for c in executed if c.name == stopped.name and c.status != "skipped")
+    details: dict[str, Any] = {"cell": stopped.name, "index": stopped.index}
+    where = f"cell {stopped.name!r}"
+    if cell.status == "died":
+        code, message = (
+            ErrorCode.KERNEL_DIED,
+            f"the kernel died while running {where}; the next execution starts a new "
+            "kernel (every cell is then stale)",
+        )
+    elif cell.kernel_killed and cell.status == "timeout":
+        limit = execute_timeout(timeout)
+        details.update(timeout_s=limit, settle_timeout_s=SETTLE_TIMEOUT)
+        code, message = (
+            ErrorCode.KERNEL_KILLED,
+            f"{where} ran past its {limit:g} s timeout and did not stop on interrupt within "
+            f"{SETTLE_TIMEOUT:g} s, so the kernel was killed: its variables are gone and "
+            "every cell is stale; the next execution starts a new kernel",
+        )
+    elif cell.interrupted_by == "kernel_restarted":
+        details.update(interrupted_by=cell.interrupted_by, ran=cell.execution_count is not None)
+        code, message = (
+            ErrorCode.KERNEL_RESTARTED,
+            f"the kernel was restarted while {where} ran: the cell was interrupted, its "
+            "outputs so far are saved, the later cells did not run; every cell is stale",
+        )
+    elif cell.interrupted_by == "kernel_shutdown":
+        details.update(interrupted_by=cell.interrupted_by)
+        code, message = (
+            ErrorCode.KERNEL_NOT_RUNNING,
+            f"the kernel was shut down while {where} ran: the cell was interrupted, its "
+            "outputs so far are saved, the later cells did not run",
+        )
+    else:
+        return None
+    return {"code": code.value, "message": message, "details": details}
 
 
 async def _execute_one(
@@ -289,6 +375,8 @@ def _condensed(
                 ename=result.ename,
                 evalue=result.evalue,
                 written=view.name in written,
+                interrupted_by=result.interrupted_by,
+                kernel_killed=result.kernel_killed,
             )
         )
     return cells

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal, TypedDict
 
 from jupyter_jcli.condense import CondensedOutputs
 from jupyter_jcli.errors import SCHEMA_VERSION
-from jupyter_jcli.kernels import KernelInfo
+from jupyter_jcli.kernels import InterruptReason, KernelInfo
 
 __all__ = [
     "CellRunStatus",
@@ -16,15 +16,24 @@ __all__ = [
     "ExecuteOutcome",
     "ExecutedCell",
     "KernelOutcome",
+    "NotWrittenReason",
     "RunStaleOutcome",
     "condensed_dict",
 ]
 
-CellRunStatus = Literal["ok", "error", "timeout", "died", "skipped"]
+CellRunStatus = Literal["ok", "error", "timeout", "died", "interrupted", "skipped"]
 """How one cell of an execution call ended: ``ok``; ``error`` (it raised: ``ename``,
-``evalue``); ``timeout`` (interrupted after the call's timeout); ``died`` (the kernel process
-ended while it ran: the call's ``error`` is ``KERNEL_DIED``); ``skipped`` (not run, because
-an earlier cell of the call did not end ``ok``)."""
+``evalue``); ``timeout`` (interrupted after the call's timeout; ``kernel_killed`` when it
+would not stop and the kernel was killed: the call's ``error`` is ``KERNEL_KILLED``);
+``died`` (the kernel process ended while it ran: the call's ``error`` is ``KERNEL_DIED``);
+``interrupted`` (stopped from outside the call, ``interrupted_by`` says how: an interrupt
+request, or a restart, then the call's ``error`` is ``KERNEL_RESTARTED``, or a shutdown);
+``skipped`` (not run, because an earlier cell of the call did not end ``ok``)."""
+
+NotWrittenReason = Literal["cell_changed", "cell_removed"]
+"""Why a cell that ran got no outputs in the file: ``cell_changed``: its source or type was
+edited (in JupyterLab, an editor, another call) while it ran, so the outputs would describe
+a source that is gone; ``cell_removed``: it was deleted meanwhile."""
 
 
 class ErrorEntry(TypedDict):
@@ -70,6 +79,13 @@ class ExecutedCell:
         evalue: exception message for ``error``.
         written: whether the outputs were written into the notebook (``False`` when skipped,
             or when the cell was edited or removed by someone else meanwhile).
+        not_written_reason: for a cell that ran but was not written, why (see
+            :data:`NotWrittenReason`); else ``None``.
+        interrupted_by: for ``interrupted``, what stopped it (``kernel_interrupted``,
+            ``kernel_restarted``, ``kernel_shutdown``); else ``None``.
+        kernel_killed: the cell would not stop on interrupt and the kernel was killed: every
+            variable is gone and every cell is stale (the next execution starts a new
+            kernel).
     """
 
     name: str
@@ -83,6 +99,9 @@ class ExecutedCell:
     ename: str | None = None
     evalue: str | None = None
     written: bool = False
+    not_written_reason: NotWrittenReason | None = None
+    interrupted_by: InterruptReason | None = None
+    kernel_killed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (condensed outputs as in ``read_cells``)."""
@@ -98,6 +117,9 @@ class ExecutedCell:
             "ename": self.ename,
             "evalue": self.evalue,
             "written": self.written,
+            "not_written_reason": self.not_written_reason,
+            "interrupted_by": self.interrupted_by,
+            "kernel_killed": self.kernel_killed,
         }
 
 
@@ -110,8 +132,11 @@ class ExecuteOutcome:
         notebook_path: the ``.ipynb`` whose kernel ran the cells and that holds the outputs.
         cells: every cell of the call in run order, the ones not run ``skipped``.
         stopped_at: name of the first cell that did not end ``ok``, else ``None``.
-        error: ``KERNEL_DIED`` (details: ``cell``, ``index``) when the kernel died during the
-            call, else ``None``. The operation still reports what ran.
+        error: what ended the call's kernel state, else ``None`` (details: ``cell``,
+            ``index``): ``KERNEL_DIED`` (the kernel died), ``KERNEL_KILLED`` (a cell ignored
+            the interrupt after its timeout and the kernel was killed), ``KERNEL_RESTARTED``
+            (a restart interrupted the call), ``KERNEL_NOT_RUNNING`` (a shutdown did). The
+            operation still reports what ran; in each case every cell is stale afterwards.
         still_stale: code cells not ``fresh`` after the call, in document order.
         epoch: the kernel epoch the cells ran on (``None`` if nothing ran).
         kernel_started: a new kernel was started for this call (first execution, or after a
@@ -200,7 +225,8 @@ class KernelOutcome:
         notebook_path: the ``.ipynb`` the kernel belongs to.
         previous_epoch: the epoch before the call (``None``: no live kernel).
         epoch: the epoch after it (a restart mints a new one).
-        interrupted_cell: for an interrupt, the cell that was running (``None`` if idle).
+        interrupted_cell: the cell that was running when the interrupt or restart came
+            (``None`` if idle); its call reports it ``interrupted``.
         kernel: the kernel's state after the call.
         still_stale: code cells not ``fresh`` after the call (after a restart: every one).
     """

@@ -30,7 +30,6 @@ from jupyter_jcli.kernels import (
     KernelPool,
     NotebookKernel,
     execute_timeout,
-    kernelspec_name_from_metadata,
 )
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._execute import (
@@ -46,6 +45,7 @@ from jupyter_jcli.workbench._inspect import (
     parse_probe,
     probe_expression,
 )
+from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, build_cell_graph, load
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
 from jupyter_jcli.workbench._overview import notebook_overview
@@ -85,6 +85,7 @@ class Workbench:
         self._cache_dir = cache_dir
         self._pool = pool if pool is not None else KernelPool()
         self._logs: dict[Path, RunLog] = {}
+        self._choice = KernelChoice()
         self._seq = itertools.count(1)
 
     @property
@@ -176,6 +177,7 @@ class Workbench:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
         include_images: bool = True,
+        kernel_name: str | None = None,
     ) -> ExecuteOutcome:
         """Run the named code cells in the given order on the notebook's kernel.
 
@@ -186,7 +188,10 @@ class Workbench:
         ran, and the display updates they sent to earlier cells, are written into the
         notebook atomically (outside edits kept; a cell edited meanwhile is not written).
         A kernel death is reported, not raised: the dead cell has status ``died`` and the
-        outcome's ``error`` is ``KERNEL_DIED`` naming it.
+        outcome's ``error`` is ``KERNEL_DIED`` naming it; likewise a timeout that had to kill
+        the kernel (``KERNEL_KILLED``) and a restart of the kernel by another call while
+        this one runs (the running cell ends ``interrupted``, ``KERNEL_RESTARTED``). A cell
+        edited or removed meanwhile is not written (``not_written_reason``).
 
         Args:
             path: the notebook (``.ipynb`` or paired ``.py``).
@@ -196,18 +201,23 @@ class Workbench:
             on_progress: called per cell and every 5 s while one runs (see
                 :data:`ProgressCallback`).
             include_images: return rasters as images (else described in the text).
+            kernel_name: the kernelspec to start instead of the notebook's
+                ``metadata.kernelspec.name`` (e.g. when that one is not installed);
+                remembered for this notebook by this workbench. A running kernel is kept
+                (:meth:`restart_kernel` with ``kernel_name`` switches).
 
         Raises:
             UsageError: ``USAGE_ERROR`` for no names, a Markdown/raw cell or a bad timeout.
             NotebookError: ``CELL_NOT_FOUND``, ``NOTEBOOK_WRITE_FAILED``, read codes.
-            KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``,
+                ``installed``, ``source``), ``KERNEL_START_FAILED``.
         """
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
         document = await self._document(path)
-        kernel = self._kernel(document)
-        async with kernel.hold():
+        kernel = self._kernel(document, kernel_name)
+        async with kernel.hold(), self._choice.explained(document):
             loaded = await self._load(path)
             views = _code_cells(loaded, names)
             batch = await self._run(
@@ -228,6 +238,7 @@ class Workbench:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
         include_images: bool = True,
+        kernel_name: str | None = None,
     ) -> RunStaleOutcome:
         """Run exactly the cells that are not fresh, in document order, and stop at the
         first that fails.
@@ -244,12 +255,14 @@ class Workbench:
             timeout: seconds each cell may run (as for :meth:`execute_cells`).
             on_progress: as for :meth:`execute_cells`.
             include_images: as for :meth:`execute_cells`.
+            kernel_name: as for :meth:`execute_cells`.
 
         Raises:
             The codes of :meth:`execute_cells`.
         """
         execute_timeout(timeout)
         document = await self._document(path)
+        self._choice.override(document, kernel_name)
         if dry_run:
             loaded = await self._load(path)
             info = await self._kernel_info(loaded.document)
@@ -259,7 +272,7 @@ class Workbench:
                 RunStaleOutcome, loaded, None, batch, plan=plan, dry_run=True
             )
         kernel = self._kernel(document)
-        async with kernel.hold():
+        async with kernel.hold(), self._choice.explained(document):
             loaded = await self._load(path)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = rerun_plan(loaded.graph, self._statuses(loaded, epoch))
@@ -276,23 +289,42 @@ class Workbench:
 
     # ------------------------------------------------------------------ kernel control
 
-    async def restart_kernel(self, path: PathArg) -> KernelOutcome:
+    async def restart_kernel(
+        self, path: PathArg, *, kernel_name: str | None = None
+    ) -> KernelOutcome:
         """Restart the notebook's kernel (start one if none runs): a new epoch, so every
-        code cell is ``never_run``. A cell still running on the old kernel ends ``died``.
+        code cell is ``never_run``.
+
+        A cell running on the old kernel is stopped first (bounded): it ends
+        ``interrupted`` (``interrupted_by: kernel_restarted``) in the call that ran it, with
+        its outputs so far saved, and that call runs no further cell
+        (``KERNEL_RESTARTED``). ``interrupted_cell`` names it. Overlapping restarts are one.
+
+        Args:
+            path: the notebook.
+            kernel_name: start this kernelspec instead of the notebook's (remembered, as for
+                :meth:`execute_cells`).
 
         Raises:
-            KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+            KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``; ``KERNEL_BUSY``
+                when the call holding the kernel does not let it go within
+                :data:`~jupyter_jcli.kernels.STOP_WAIT` s (nothing was restarted).
             NotebookError: the read codes of ``Document.load``.
         """
         document = await self._document(path)
-        kernel = self._kernel(document)
-        previous = kernel.epoch if await kernel.is_alive() else None
-        await kernel.restart()
-        return await self._kernel_outcome("restart_kernel", path, kernel, previous, None)
+        kernel = self._kernel(document, kernel_name)
+        info = await kernel.info()
+        async with self._choice.explained(document):
+            await kernel.restart()
+        return await self._kernel_outcome(
+            "restart_kernel", path, kernel, info.epoch, info.running_cell
+        )
 
     async def interrupt_kernel(self, path: PathArg) -> KernelOutcome:
         """Interrupt the cell running on the notebook's kernel (it ends with
-        ``KeyboardInterrupt``; the call running it reports ``error``). The epoch is kept.
+        ``KeyboardInterrupt``; the call running it reports it ``interrupted``,
+        ``interrupted_by: kernel_interrupted``, and runs no further cell). The epoch and the
+        variables are kept.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when the notebook has no live kernel.
@@ -370,8 +402,9 @@ class Workbench:
     async def _load(self, path: PathArg) -> Loaded:
         return await anyio.to_thread.run_sync(partial(load, path, cache_dir=self._cache_dir))
 
-    def _kernel(self, document: Document) -> NotebookKernel:
-        spec = kernelspec_name_from_metadata(document.metadata)
+    def _kernel(self, document: Document, kernel_name: str | None = None) -> NotebookKernel:
+        self._choice.override(document, kernel_name)
+        spec, _source = self._choice.kernelspec(document)
         return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
 
     def _log(self, document: Document) -> RunLog:
@@ -386,7 +419,7 @@ class Workbench:
             notebook_path=notebook_path,
             state="not_started",
             epoch=None,
-            kernelspec_name=kernelspec_name_from_metadata(document.metadata),
+            kernelspec_name=self._choice.kernelspec(document)[0],
             pid=None,
             cwd=notebook_path.parent,
         )
@@ -447,7 +480,10 @@ class Workbench:
             "cells": tuple(batch.cells),
             "stopped_at": batch.stopped_at,
             "error": batch.error,
-            "still_stale": await self._still_stale(loaded, info.epoch),
+            # a batch error (death, kill, restart, shutdown) means the kernel's state is gone
+            "still_stale": await self._still_stale(
+                loaded, info.epoch if batch.error is None else None
+            ),
             "epoch": batch.epoch,
             "kernel_started": batch.kernel_started,
             "kernel_restarted": batch.kernel_restarted,

@@ -1,0 +1,90 @@
+"""Which kernelspec a notebook's kernel starts with, and the error when it is not installed.
+
+A notebook names its kernelspec in ``metadata.kernelspec.name`` (nbformat); a notebook from
+another machine often names one that is not installed here (``conda-env-…``, ``python2``).
+A caller may override it per notebook (``kernel_name``; ``j-cli run --kernel NAME``); the
+override is remembered by the workbench for that notebook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
+from jupyter_jcli.kernels import DEFAULT_KERNELSPEC, kernelspec_name_from_metadata
+from jupyter_jcli.notebook.document import Document
+
+__all__ = ["KernelChoice", "KernelspecSource", "kernelspec_hint"]
+
+KernelspecSource = Literal["kernel_name", "notebook_metadata", "default"]
+"""Where the kernelspec name came from: a caller's override, the notebook's
+``metadata.kernelspec.name``, or :data:`~jupyter_jcli.kernels.DEFAULT_KERNELSPEC` (the
+notebook names none)."""
+
+_WHERE: dict[KernelspecSource, str] = {
+    "kernel_name": "the kernel_name given",
+    "notebook_metadata": "the notebook's metadata.kernelspec.name",
+    "default": "the default, as the notebook names none",
+}
+
+
+class KernelChoice:
+    """The kernelspec per notebook: the caller's override if one was given, else the
+    notebook's own."""
+
+    def __init__(self) -> None:
+        self._overrides: dict[Path, str] = {}
+
+    def override(self, document: Document, kernel_name: str | None) -> None:
+        """Remember ``kernel_name`` for the notebook (``None`` changes nothing).
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` for a blank name.
+        """
+        if kernel_name is None:
+            return
+        if not kernel_name.strip():
+            raise UsageError("kernel_name must name a kernelspec.", {"kernel_name": kernel_name})
+        self._overrides[document.notebook_path.resolve()] = kernel_name.strip()
+
+    def kernelspec(self, document: Document) -> tuple[str, KernelspecSource]:
+        """The kernelspec to start for the notebook, and where its name came from."""
+        override = self._overrides.get(document.notebook_path.resolve())
+        if override is not None:
+            return override, "kernel_name"
+        spec = kernelspec_name_from_metadata(document.metadata)
+        named = spec != DEFAULT_KERNELSPEC or "kernelspec" in document.metadata
+        return spec, "notebook_metadata" if named else "default"
+
+    @asynccontextmanager
+    async def explained(self, document: Document) -> AsyncIterator[None]:
+        """Re-raise ``KERNELSPEC_NOT_FOUND`` saying where the missing name came from (details
+        add ``source`` and ``notebook_path`` to the backend's ``kernelspec`` and
+        ``installed``); other errors pass unchanged."""
+        try:
+            yield
+        except KernelError as err:
+            if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
+                raise
+            raise self._not_found(err, document) from err
+
+    def _not_found(self, err: KernelError, document: Document) -> KernelError:
+        spec, source = self.kernelspec(document)
+        installed = [str(name) for name in err.details.get("installed", [])]
+        return KernelError(
+            ErrorCode.KERNELSPEC_NOT_FOUND,
+            f"kernelspec {spec!r} ({_WHERE[source]}) is not installed; run the notebook "
+            f"with an installed kernelspec: {', '.join(installed) or '(none)'}",
+            {**err.details, "source": source, "notebook_path": str(document.notebook_path)},
+        )
+
+
+def kernelspec_hint(err: KernelError, hint: str) -> KernelError:
+    """``err`` with a front end's way of choosing the kernelspec appended (message and
+    ``details.hint``), e.g. ``"pass --kernel NAME"``; other errors are returned as is."""
+    if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
+        return err
+    return KernelError(err.code, f"{err.message}; {hint}", {**err.details, "hint": hint})
