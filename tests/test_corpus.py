@@ -20,7 +20,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from jupyter_jcli.cli import main
+from jupyter_jcli.cli import run
 from jupyter_jcli.errors import JcliError
 from jupyter_jcli.notebook.io import read_notebook
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, read_output
@@ -136,7 +136,7 @@ def corpus_outputs() -> Iterator[tuple[Path, int, dict[str, Any], int, dict[str,
 
 def run_json(*args: str) -> tuple[int, dict[str, Any]]:
     with CliRunner().isolation() as streams:
-        status = main(list(args))
+        status = run(list(args))
         sys.stdout.flush()
         stdout = streams[0].getvalue().decode("utf-8")
     assert stdout.count("\n") == 1

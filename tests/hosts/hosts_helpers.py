@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_jcli.cli import main
+from jupyter_jcli.cli import run
 
 JCLI = Path(sys.executable).parent / "j-cli"
 RUN_TIMEOUT_S = 120
@@ -20,7 +20,7 @@ RUN_TIMEOUT_S = 120
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
     """Run ``j-cli -j ARGS`` in-process; return the exit status and the one JSON document."""
     capsys.readouterr()
-    status = main(["-j", *args])
+    status = run(["-j", *args])
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 1, out
