@@ -137,7 +137,10 @@ def test_run_text_writes_output_cut_hints_as_j_cli_commands(tmp_path: Path) -> N
     assert offset > 0
     assert exact["data"] == printed[offset : offset + limit]
     as_json = run_cli("-j", "run", path, "--all").json()  # the JSON form keeps the tool call
-    assert "read_notebook_output cell=0 output=0" in as_json["run"]["cells"][0]["outputs"]["text"]
+    assert (
+        "read_notebook_output cell_index=0 output_index=0"
+        in as_json["run"]["cells"][0]["outputs"]["text"]
+    )
 
 
 @pytest.mark.kernel
