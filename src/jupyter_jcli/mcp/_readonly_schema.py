@@ -208,8 +208,16 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "error": _ERROR,
         "selected": _SELECTED,
     },
+    "additionalProperties": False,
     "oneOf": [
         {"required": ["output_count", "outputs"]},
-        {"required": ["output_type", "available_mime_types", "metadata"]},
+        {
+            "required": ["output_type", "available_mime_types", "metadata"],
+            "oneOf": [
+                {"required": ["stream"]},
+                {"required": ["error"]},
+                {"required": ["selected"]},
+            ],
+        },
     ],
 }
