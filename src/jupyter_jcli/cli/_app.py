@@ -90,7 +90,7 @@ class JcliGroup(click.Group):
         **extra: Any,
     ) -> int:
         """Run ``j-cli`` with ``args`` (``sys.argv[1:]`` when None); see :func:`run`."""
-        status = run(args, prog_name=prog_name or _PROG_NAME, **extra)
+        status = run(args, prog_name=prog_name or _PROG_NAME, complete_var=complete_var, **extra)
         if standalone_mode:
             sys.exit(status)
         return status
@@ -139,12 +139,20 @@ main: JcliGroup = cli
 """The root command and console-script entry point (see :class:`JcliGroup`)."""
 
 
-def run(argv: Sequence[str] | None = None, *, prog_name: str = _PROG_NAME, **extra: Any) -> int:
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    prog_name: str = _PROG_NAME,
+    complete_var: str | None = None,
+    **extra: Any,
+) -> int:
     """Run ``j-cli`` and return its exit status (``main`` exits the process with it).
 
     Args:
         argv: the arguments after the program name; ``sys.argv[1:]`` when None.
         prog_name: the program name shown in usage and help.
+        complete_var: the environment variable of click's shell completion (click's default
+            when None).
         extra: further settings of the click context (``click.Command.main``'s ``extra``).
 
     Returns:
@@ -157,7 +165,13 @@ def run(argv: Sequence[str] | None = None, *, prog_name: str = _PROG_NAME, **ext
     harden(cli)  # strict integers and JSON help on every command, whoever registered it
     try:
         result = click.Group.main(
-            cli, args=args, prog_name=prog_name, standalone_mode=False, obj=state, **extra
+            cli,
+            args=args,
+            prog_name=prog_name,
+            complete_var=complete_var,
+            standalone_mode=False,
+            obj=state,
+            **extra,
         )
     except _NO_ARGS_IS_HELP as err:
         if state.json_mode:
