@@ -18,7 +18,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from jupyter_jcli.cli import main
+from jupyter_jcli.cli import run
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "tests" / "fixtures" / "notebooks"
@@ -46,11 +46,11 @@ class Run:
 
 
 def run_cli(*args: str | Path) -> Run:
-    """Run ``j-cli`` through its real entry point (:func:`jupyter_jcli.cli.main`), capturing
+    """Run ``j-cli`` through its real entry point (:func:`jupyter_jcli.cli.run`), capturing
     stdout and stderr separately."""
     runner = CliRunner()
     with runner.isolation() as streams:
-        exit_code = main([str(arg) for arg in args])
+        exit_code = run([str(arg) for arg in args])
         sys.stdout.flush()
         sys.stderr.flush()
         stdout = streams[0].getvalue().decode("utf-8")

@@ -288,9 +288,9 @@ def test_negative_ascii_integers_still_parse_and_reach_the_protocol() -> None:
 
 def test_strict_integers_apply_to_commands_registered_by_others() -> None:
     from jupyter_jcli.cli import cli
-    from jupyter_jcli.cli._app import main
+    from jupyter_jcli.cli._app import run
 
-    main(["--version"])  # hardening happens at the entry point
+    run(["--version"])  # hardening happens at the entry point
     stack: list[Any] = [cli]
     int_params = []
     while stack:

@@ -83,13 +83,13 @@ def test_offset_and_limit_page_through_a_huge_stream(tmp_path: Path) -> None:
         doc = run_cli(
             "-j", "notebook", "output", nb, "--cell", "0", "--output", "0",
             "--offset", str(offset), "--limit", "100000",
-        ).json()  # fmt: skip
+        ).json()["stream"]  # fmt: skip
         assert doc["offset"] == offset
         assert doc["returned_characters"] == len(doc["data"])
         assert doc["total_characters"] == len(text)
+        assert doc["truncated"] is True  # every page of this text is only a part of it
         pages.append(doc["data"])
-        if not doc["truncated"]:
-            assert "next_offset" not in doc
+        if "next_offset" not in doc:
             break
         offset = doc["next_offset"]
     assert "".join(pages) == text
@@ -102,7 +102,7 @@ def test_the_default_text_page_is_bounded_and_says_where_to_go_next(tmp_path: Pa
         tmp_path / "big.ipynb",
         [code_cell([{"output_type": "stream", "name": "stdout", "text": text}])],
     )
-    doc = run_cli("-j", "notebook", "output", nb, "--cell", "0", "--output", "0").json()
+    doc = run_cli("-j", "notebook", "output", nb, "--cell", "0", "--output", "0").json()["stream"]
     assert doc["returned_characters"] == 100_000
     assert doc["truncated"] is True
     assert doc["next_offset"] == 100_000
@@ -341,4 +341,4 @@ def test_every_json_document_is_compact_utf8(tmp_path: Path) -> None:
     run = run_cli("-j", "notebook", "output", nb, "--cell", "0", "--output", "0")
     assert "héllo ✓" in run.stdout
     assert ", " not in run.stdout.replace("héllo ✓", "")
-    assert json.loads(run.stdout)["data"] == "héllo ✓\n"
+    assert json.loads(run.stdout)["stream"]["data"] == "héllo ✓\n"

@@ -70,13 +70,13 @@ def test_installed_j_cli_show_runs_the_quick_start() -> None:
 _IMPORT_PROBE = textwrap.dedent(
     """
     import contextlib, json, os, sys
-    from jupyter_jcli.cli import main
+    from jupyter_jcli.cli import run
     heavy, commands = json.loads(sys.argv[1])
     report = []
     sink = open(os.devnull, "w", encoding="utf-8")
     for args in commands:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            status = main(args)
+            status = run(args)
         loaded = sorted({name.split(".")[0] for name in sys.modules} & set(heavy))
         report.append({"args": args, "status": status, "loaded": loaded})
     print(json.dumps(report))

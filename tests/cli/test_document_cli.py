@@ -285,7 +285,7 @@ def test_read_text_turns_cut_hints_into_j_cli_commands_that_work(tmp_path: Path)
     offset = int(command[command.index("--offset") + 1])
     limit = int(command[command.index("--limit") + 1])
     assert exact["status"] == "ok"
-    assert exact["data"] == stream["text"][offset : offset + limit]
+    assert exact["stream"]["data"] == stream["text"][offset : offset + limit]
 
 
 def test_a_source_with_no_room_for_its_marker_says_it_was_cut_and_how_to_read_it(

@@ -135,9 +135,12 @@ def test_run_text_writes_output_cut_hints_as_j_cli_commands(tmp_path: Path) -> N
     printed = "".join(f"line {i}\n" for i in range(20000))
     assert exact["status"] == "ok"
     assert offset > 0
-    assert exact["data"] == printed[offset : offset + limit]
+    assert exact["stream"]["data"] == printed[offset : offset + limit]
     as_json = run_cli("-j", "run", path, "--all").json()  # the JSON form keeps the tool call
-    assert "read_notebook_output cell=0 output=0" in as_json["run"]["cells"][0]["outputs"]["text"]
+    assert (
+        "read_notebook_output cell_index=0 output_index=0"
+        in as_json["run"]["cells"][0]["outputs"]["text"]
+    )
 
 
 @pytest.mark.kernel

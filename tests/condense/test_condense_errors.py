@@ -109,7 +109,7 @@ def test_a_huge_error_value_is_cut_to_the_budget() -> None:
     }
     result = condense_outputs([output], budget=1_000, cell_index=1)
     assert len(result.text) <= 1_000
-    assert result.truncated and "read_notebook_output cell=1 output=0" in result.text
+    assert result.truncated and "read_notebook_output cell_index=1 output_index=0" in result.text
 
 
 def test_a_malformed_error_output_is_shown_not_raised() -> None:

@@ -141,7 +141,7 @@ def test_a_fifty_megabyte_stream_leaves_room_for_the_other_outputs() -> None:
     stdout, stderr, value = result.parts
     assert stderr.text == "UserWarning: careful\n" and value.text == "'done'"
     assert stdout.truncated and stdout.omitted_characters > 49_000_000
-    assert "read_notebook_output cell=8 output=0 offset=" in stdout.text
+    assert "read_notebook_output cell_index=8 output_index=0 offset=" in stdout.text
     assert stdout.text.startswith("step 00000000 loss 0.000\n")
     assert stdout.text.endswith(f"step 01999999 loss 0.{1_999_999 % 997:03d}\n")
 

@@ -20,9 +20,8 @@ def test_a_cut_stream_part_carries_its_read_as_data_and_text() -> None:
     [hint] = part.read_hints
     assert (hint.cell_index, hint.output_index, hint.mime_type) == (3, 0, None)
     assert hint.offset is not None and hint.limit is not None
-    assert (
-        hint.text == f"read_notebook_output cell=3 output=0 offset={hint.offset} limit={hint.limit}"
-    )
+    call = f"read_notebook_output cell_index=3 output_index=0 offset={hint.offset}"
+    assert hint.text == f"{call} limit={hint.limit}"
     assert hint.text in condensed.text
     assert part.omitted_characters == hint.limit
     assert "read_hints" not in part.to_dict()  # the JSON (and MCP) form is unchanged

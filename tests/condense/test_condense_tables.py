@@ -108,7 +108,7 @@ def test_a_hundred_thousand_row_dataframe_is_cut_with_a_row_count() -> None:
     assert part.omitted_rows == 100_000 - len(shown)
     assert shown[0] == "0,0,0.00,n&0" and shown[-1] == "99999,199998,24999.75,n&99999"
     assert "rows omitted" in part.text
-    assert "read_notebook_output cell=2 output=0 mime=text/html" in part.text
+    assert "read_notebook_output cell_index=2 output_index=0 mime_type=text/html" in part.text
     assert "      a     b  name" not in result.text  # never the text/plain repr as well
 
 

@@ -7,7 +7,7 @@ import re
 from jupyter_jcli.condense._terminal import render_line
 from jupyter_jcli.condense._text import Segment, cut_derived, cut_windowed
 
-_HINT = re.compile(r"output=(\d+)(?: mime=\S+)? offset=(\d+) limit=(\d+)")
+_HINT = re.compile(r"output_index=(\d+)(?: mime_type=\S+)? offset=(\d+) limit=(\d+)")
 
 
 def _omitted(segments: list[Segment], marker_line: str) -> str:
@@ -41,7 +41,7 @@ def test_the_marker_reads_back_exactly_what_was_left_out() -> None:
     cut = cut_windowed(segments, 600, render=render_line, cell_index=7)
     assert cut.truncated and len(cut.text) <= 600
     head, marker, tail = _split(cut.text)
-    assert "read_notebook_output cell=7 output=2 offset=" in marker
+    assert "read_notebook_output cell_index=7 output_index=2 offset=" in marker
     assert head + _omitted(segments, marker) + tail == raw
     assert cut.omitted_lines == _omitted(segments, marker).count("\n")
 
@@ -51,7 +51,7 @@ def test_a_cut_across_several_outputs_names_each_of_them() -> None:
     raw = "".join(s.text for s in segments)
     cut = cut_windowed(segments, 800, render=render_line, cell_index=0)
     head, marker, tail = _split(cut.text)
-    assert "then outputs" in marker and "then output=10 offset=0" in marker
+    assert "then outputs" in marker and "then output_index=10 offset=0" in marker
     assert head + _omitted(segments, marker) + tail == raw
 
 
@@ -59,7 +59,7 @@ def test_a_mime_value_cut_names_its_mime_type() -> None:
     segments = [Segment(1, "x" * 10_000)]
     cut = cut_windowed(segments, 300, render=render_line, cell_index=4, mime_type="text/plain")
     head, marker, tail = _split(cut.text)
-    assert "output=1 mime=text/plain offset=" in marker
+    assert "output_index=1 mime_type=text/plain offset=" in marker
     assert head.rstrip("\n") + _omitted(segments, marker) + tail == segments[0].text
 
 
@@ -81,7 +81,7 @@ def test_a_single_huge_line_is_cut_inside_the_line() -> None:
     cut = cut_windowed([Segment(0, raw)], 1_000, render=render_line, cell_index=None)
     assert len(cut.text) <= 1_000
     head, marker, tail = _split(cut.text)
-    assert "cell=" not in marker
+    assert "cell_index=" not in marker
     assert head.rstrip("\n") + _omitted([Segment(0, raw)], marker) + tail == raw
 
 
@@ -101,5 +101,6 @@ def test_every_limit_is_respected() -> None:
             <= limit
         )
         assert (
-            len(cut_derived(raw, limit, how_to_read="read_notebook_output output=0").text) <= limit
+            len(cut_derived(raw, limit, how_to_read="read_notebook_output output_index=0").text)
+            <= limit
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_jcli.cli import main
+from jupyter_jcli.cli import run
 
 JCLI = Path(sys.executable).parent / "j-cli"
 RUN_TIMEOUT_S = 120
@@ -25,7 +25,7 @@ INSTALL_TIMEOUT_S = 1200
 def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
     """Run ``j-cli -j ARGS`` in-process; return the exit status and the one JSON document."""
     capsys.readouterr()
-    status = main(["-j", *args])
+    status = run(["-j", *args])
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if line.strip()]
     assert len(lines) == 1, out

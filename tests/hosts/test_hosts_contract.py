@@ -43,6 +43,19 @@ CALLS: list[dict[str, Any]] = [
     {"file_path": TEXT_NB, "cell_index": 9, "output_index": 1},
     {"file_path": TEXT_NB, "cell_index": 11, "output_index": 0},
     {"file_path": STREAM_NB, "cell_index": 6, "output_index": 0, "offset": 3, "limit": 10},
+    # an adapter's capability list filters bundles only: a stream and an error read normally
+    {
+        "file_path": STREAM_NB,
+        "cell_index": 6,
+        "output_index": 0,
+        "supported_mime_types": ["image/png"],
+    },
+    {
+        "file_path": TEXT_NB,
+        "cell_index": 11,
+        "output_index": 0,
+        "supported_mime_types": ["text/html"],
+    },
     {"file_path": TEXT_NB, "cell_index": 5, "output_index": 7},
     {"file_path": TEXT_NB, "cell_index": 5, "output_index": 0, "mime_type": "image/png"},
     {"file_path": TEXT_NB, "cell_index": 99},
@@ -144,7 +157,9 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
 ) -> None:
     project = contract_project
     expected, arguments = anyio.run(_mcp_answers, project, tmp_path / "server.log")
-    assert [a["is_error"] for a in expected] == [False] * 8 + [True] * 5
+    assert [a["is_error"] for a in expected] == [False] * 10 + [True] * 5
+    assert expected[8]["json"]["stream"]["name"] == "stdout"
+    assert expected[9]["json"]["error"]["ename"]
     assert (
         expected[5]["images"] and expected[5]["json"]["selected"]["delivered_as"] == "image_content"
     )

@@ -184,9 +184,9 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
         'event = b\'{"tool_name": "Bash", "tool_input": {"command": "ls"}}\'\n'
         "sys.stdin = io.TextIOWrapper(io.BytesIO(event))\n"
         "base = set(sys.modules)\n"
-        "from jupyter_jcli.cli import main\n"
+        "from jupyter_jcli.cli import run\n"
         "app = set(sys.modules)\n"
-        "status = main(['hook', 'guard', '--host', 'claude'])\n"
+        "status = run(['hook', 'guard', '--host', 'claude'])\n"
         "hook = sorted(set(sys.modules) - app)\n"
         "print(json.dumps({'status': status, 'app': sorted(app - base), 'hook': hook}))\n"
     )

@@ -273,9 +273,9 @@ def test_dry_run_prints_the_exact_diff_and_writes_nothing(
 
 
 def test_dry_run_text_is_a_unified_diff(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from jupyter_jcli.cli import main
+    from jupyter_jcli.cli import run
 
-    assert main(["setup", "git", "--dry-run"]) == 0
+    assert run(["setup", "git", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("--- /dev/null\n+++ ")
     assert "+**/.j-cli/\n" in out

@@ -110,7 +110,7 @@ async def test_reads_a_text_page_then_the_next(root: Path, tmp_path: Path) -> No
             offset=page["next_offset"],
             limit=len(stored),
         )
-    assert rest["selected"]["truncated"] is False
+    assert rest["selected"]["truncated"] is True  # a page from an offset is not the whole text
     assert "next_offset" not in rest["selected"]
     assert page["data"] + rest["selected"]["data"] == stored
 
@@ -182,11 +182,11 @@ async def test_reads_streams_and_errors(root: Path, tmp_path: Path) -> None:
         _, streamed = await call(session, file_path=ERRORS_NB, cell_index=6, output_index=0)
         _, raised = await call(session, file_path=TEXT_NB, cell_index=11, output_index=0)
     assert streamed["output_type"] == "stream"
-    assert streamed["name"] == "stdout"
-    assert streamed["data"] == _joined(stream["text"])
+    assert streamed["stream"]["name"] == "stdout"
+    assert streamed["stream"]["data"] == _joined(stream["text"])
     assert raised["output_type"] == "error"
-    assert raised["ename"] == error["ename"]
-    assert raised["traceback"] == error["traceback"]
+    assert raised["error"]["ename"] == error["ename"]
+    assert raised["error"]["traceback"] == error["traceback"]
 
 
 ERROR_CASES: list[tuple[str, dict[str, Any]]] = [

@@ -116,13 +116,6 @@ async def test_an_absent_limit_reads_the_default_page(
     assert selected["next_offset"] == DEFAULT_TEXT_LIMIT
 
 
-@pytest.mark.xfail(
-    raises=AssertionError,
-    strict=True,
-    reason="read_output(limit=None) (the whole text) is built in jupyter_jcli.outputs by "
-    "branch i8-proto; until it is merged the library answers INVALID_WINDOW. Remove this "
-    "marker when merging it.",
-)
 @pytest.mark.parametrize("server", sorted(SERVERS))
 async def test_limit_null_reads_the_whole_text_from_offset(
     server: str, root: Path, tmp_path: Path

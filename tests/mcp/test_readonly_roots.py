@@ -149,7 +149,8 @@ async def test_a_py_file_reads_its_paired_notebook_only_inside_the_roots(tmp_pat
         paired, doc = await call(session, file_path="pair.py", cell_index=9, output_index=0)
         split_ok, _ = await call(session, file_path="scripts/split.py", cell_index=9)
     assert not paired.is_error
-    assert doc["source"]["kind"] == "py"
+    assert doc["source"]["kind"] == "notebook"
+    assert doc["source"]["requested_path"] == str(proj / "pair.py")
     assert doc["source"]["path"] == str(proj / "pair.ipynb")
     assert doc["selected"]["mime_type"] == "image/png"
     assert not split_ok.is_error

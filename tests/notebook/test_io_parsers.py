@@ -30,7 +30,7 @@ def test_a_lone_surrogate_escape_is_read_and_replaced_by_the_protocol(tmp_path: 
     response = read_notebook_output(path, 0, 0)
 
     assert notebook["cells"][0]["outputs"][0]["text"] == "bad \ud800 byte\n"
-    assert response["data"] == "bad \ufffd byte\n"
+    assert response["stream"]["data"] == "bad \ufffd byte\n"
 
 
 def test_invalid_utf8_is_a_read_failure_on_both_paths(

@@ -45,9 +45,17 @@ PNG_VALUE_OBJECT = 30
 HTML_VALUE_NUMBER = 31
 ERROR_EMPTY_TRACEBACK = 32
 PNG_INNER_WHITESPACE = 33
-OUTPUT_COUNT = 34
+CSV_AND_PDF = 34
+OUTPUT_COUNT = 35
 
-SOURCE = {"kind": "ipynb", "path": "/abs/nb.ipynb", "cell_index": 3, "mapping": "direct"}
+SOURCE = {
+    "kind": "notebook",
+    "path": "/abs/nb.ipynb",
+    "cell_index": 3,
+    "requested_path": "/abs/nb.ipynb",
+    "requested_cell_index": 3,
+    "mapping": "direct",
+}
 
 PNG_3X2 = (
     "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAFUlEQVR4nGM8wcXFwMDAwMDAxAADABByAOAp6i43"

@@ -49,14 +49,16 @@ def _write_pair(folder: Path, name: str, notebook: dict[str, Any] | None = None)
 
 def _assert_ipynb_provenance(source: dict[str, Any], path: Path, index: int) -> None:
     cell = _stored_cells(path)[index]
-    assert source["kind"] == "ipynb"
+    assert source["kind"] == "notebook"
     assert source["path"] == str(path.resolve())
     assert Path(source["path"]).is_absolute()
     assert source["cell_index"] == index
+    assert (source["requested_path"], source["requested_cell_index"]) == (source["path"], index)
     assert source["cell_type"] == cell["cell_type"]
     assert source["mapping"] == "direct"
     assert source.get("cell_id") == cell.get("id")
-    assert "requested_path" not in source
+    assert source.get("execution_count") == cell.get("execution_count")
+    assert "source_start_line" not in source
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda p: p.name)
@@ -82,7 +84,7 @@ def test_every_output_of_every_real_cell_is_listed_and_read(path: Path) -> None:
                 decoded = base64.b64decode(selected["data"], validate=True)
                 assert decoded.startswith(RASTERS[selected["mime_type"]])
                 assert base64.b64decode(_joined(output["data"][selected["mime_type"]])) == decoded
-            elif selected["encoding"] == "text" and not selected["truncated"]:
+            elif selected["encoding"] == "utf-8" and not selected["truncated"]:
                 assert selected["data"] == _joined(output["data"][selected["mime_type"]])
 
 
@@ -114,7 +116,7 @@ def test_options_reach_the_protocol() -> None:
         for o, out in enumerate(cell.get("outputs", []))
         if out["output_type"] == "stream" and len(_joined(out["text"])) > 10
     )
-    page = read_notebook_output(path, cell_index, output_index, offset=2, limit=5)
+    page = read_notebook_output(path, cell_index, output_index, offset=2, limit=5)["stream"]
     assert (page["offset"], page["returned_characters"], page["next_offset"]) == (2, 5, 7)
     plot = NOTEBOOKS / "04.03-Errorbars.ipynb"
     plain = read_notebook_output(plot, 4, 0, mime_type="text/plain")
@@ -161,14 +163,20 @@ def test_named_cell_carries_its_name(tmp_path: Path) -> None:
 def test_py_cell_reads_outputs_of_the_paired_notebook_cell(tmp_path: Path) -> None:
     py_path = _write_pair(tmp_path, "04.03-Errorbars.ipynb")
     read = read_notebook_output(py_path, 4, 0)
+    lines = py_path.read_text(encoding="utf-8").splitlines()
+    markers = [i for i, line in enumerate(lines) if line.startswith("# %%")]
+    filled = [i + 1 for i in range(markers[4] + 1, markers[5]) if lines[i].strip()]
     assert read["source"] == {
-        "kind": "py",
+        "kind": "notebook",
         "path": str((tmp_path / "04.03-Errorbars.ipynb").resolve()),
         "cell_index": 4,
         "cell_type": "code",
         "mapping": "content",
         "requested_path": str(py_path.resolve()),
         "requested_cell_index": 4,
+        "execution_count": _stored_cells(NOTEBOOKS / "04.03-Errorbars.ipynb")[4]["execution_count"],
+        "source_start_line": filled[0],
+        "source_end_line": filled[-1],
         "output_index": 0,
     }
     direct = read_notebook_output(NOTEBOOKS / "04.03-Errorbars.ipynb", 4, 0)

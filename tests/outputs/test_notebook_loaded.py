@@ -12,6 +12,7 @@ from typing import Any
 
 import jupytext
 import pytest
+from jupytext.jupytext import TextNotebookConverter
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.notebook import _cell_match, io
@@ -64,7 +65,7 @@ def test_reading_every_output_of_n_cells_parses_the_notebook_once(
         listing = loaded.list_outputs(index)
         assert listing["output_count"] == 1
         read = loaded.read_output(index, 0)
-        assert read["data"] == f"{index}\n"
+        assert read["stream"]["data"] == f"{index}\n"
         assert read["source"]["cell_index"] == index
     assert calls["parse_notebook"] == 1
 
@@ -86,7 +87,7 @@ def test_a_paired_py_is_parsed_once_and_mapped_in_one_pass(
     text = jupytext.writes(jupytext.reads(json.dumps(notebook), fmt="ipynb"), fmt="py:percent")
     py_path = tmp_path / "nb.py"
     py_path.write_text(text, encoding="utf-8")
-    reads = _count_calls(monkeypatch, jupytext, "reads")
+    reads = _count_calls(monkeypatch, TextNotebookConverter, "reads")  # jupytext's parser
     parses = _count_calls(monkeypatch, io, "parse_notebook")
     normalized = _count_calls(monkeypatch, _cell_match, "normalized_source")
     loaded = open_notebook(py_path)
@@ -94,9 +95,10 @@ def test_a_paired_py_is_parsed_once_and_mapped_in_one_pass(
     assert loaded.cell_count == 200
     for index in range(loaded.cell_count):
         read = loaded.read_output(index, 0)
-        assert read["data"] == f"{index}\n"
+        assert read["stream"]["data"] == f"{index}\n"
         assert read["source"]["mapping"] == "content"
         assert read["source"]["requested_cell_index"] == index
+        assert "source_start_line" in read["source"]
     assert reads["reads"] == 1
     assert parses["parse_notebook"] == 1
     # Each cell's source is normalized once per side: matching is linear.

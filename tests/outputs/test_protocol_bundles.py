@@ -34,7 +34,7 @@ from protocol_cases import (
 )
 
 from jupyter_jcli.errors import ErrorCode
-from jupyter_jcli.outputs import OutputProtocolError, read_output
+from jupyter_jcli.outputs import OutputProtocolError, list_outputs, read_output
 
 
 def _selected(outputs: list[Any], index: int, **options: Any) -> dict[str, Any]:
@@ -73,9 +73,9 @@ def test_display_data_has_no_execution_count(mixed_outputs: list[Any]) -> None:
         (JPEG_LINES, "image/jpeg", "base64"),
         (GIF_WITH_HTML, "image/gif", "base64"),
         (WEBP_LOSSY, "image/webp", "base64"),
-        (TABLE_BUNDLE, "text/html", "text"),
+        (TABLE_BUNDLE, "text/html", "utf-8"),
         (JSON_TYPES_BUNDLE, "application/geo+json", "json"),
-        (SVG_AND_PDF, "image/svg+xml", "text"),
+        (SVG_AND_PDF, "image/svg+xml", "utf-8"),
     ],
 )
 def test_automatic_selection_follows_the_protocol_order(
@@ -129,18 +129,31 @@ def test_explicit_request_returns_the_asked_type(mixed_outputs: list[Any]) -> No
     assert selected["data"] == "   a  b\n0  1  2"
 
 
-def test_explicit_unknown_string_type_is_a_text_window(mixed_outputs: list[Any]) -> None:
-    selected = _selected(mixed_outputs, ONLY_UNKNOWN_TYPES, mime_type="application/x-unknown")
-    assert selected["encoding"] == "text"
-    assert selected["data"] == "opaque"
-    assert selected["total_characters"] == 6
+@pytest.mark.parametrize("mime_type", ["application/x-unknown", "application/x-structured"])
+def test_an_explicit_type_that_is_not_image_text_svg_or_json_is_listed_but_not_supported(
+    mixed_outputs: list[Any], mime_type: str
+) -> None:
+    listed = list_outputs(mixed_outputs, source=SOURCE)["outputs"][ONLY_UNKNOWN_TYPES]
+    assert mime_type in listed["available_mime_types"]
+    error = expect_error(
+        ErrorCode.MIME_NOT_SUPPORTED,
+        read_output,
+        mixed_outputs,
+        ONLY_UNKNOWN_TYPES,
+        source=SOURCE,
+        mime_type=mime_type,
+    )
+    assert error.details["mime_type"] == mime_type
 
 
-def test_explicit_unknown_structured_type_is_json(mixed_outputs: list[Any]) -> None:
-    selected = _selected(mixed_outputs, ONLY_UNKNOWN_TYPES, mime_type="application/x-structured")
-    assert selected["encoding"] == "json"
-    assert selected["data"] == [1, {"k": "v"}]
-    assert selected["bytes"] == len(b'[1,{"k":"v"}]')
+def test_an_explicit_text_type_outside_the_selection_order_is_a_text_window() -> None:
+    outputs = [{"output_type": "display_data", "data": {"text/csv": "a,b\n1,2\n"}}]
+    selected = read_output(outputs, 0, source=SOURCE, mime_type="text/csv")["selected"]
+    assert (selected["encoding"], selected["data"], selected["truncated"]) == (
+        "utf-8",
+        "a,b\n1,2\n",
+        False,
+    )
 
 
 def test_types_outside_the_order_are_never_picked_automatically(mixed_outputs: list[Any]) -> None:
@@ -207,7 +220,8 @@ def test_empty_supported_set_leaves_no_candidate(mixed_outputs: list[Any]) -> No
     ("mime_type", "supported", "code"),
     [
         ("text/html", ["text/plain"], ErrorCode.MIME_NOT_SUPPORTED),
-        ("image/png", ["text/plain"], ErrorCode.MIME_NOT_SUPPORTED),
+        ("text/plain", ["text/html"], ErrorCode.MIME_NOT_SUPPORTED),
+        ("image/png", ["text/plain"], ErrorCode.MIME_NOT_FOUND),  # absent first, as the reference
         ("image/png", None, ErrorCode.MIME_NOT_FOUND),
         ("image/png", ["image/png"], ErrorCode.MIME_NOT_FOUND),
         ("TEXT/HTML", None, ErrorCode.MIME_NOT_FOUND),

@@ -99,14 +99,14 @@ def test_metadata_nested_too_deeply_is_a_problem_of_that_output_only(depth: int)
 def test_a_value_of_the_wrong_type_is_flagged_by_the_listing_and_refused_by_the_read(
     mime_type: str, value: Any
 ) -> None:
-    outputs = [_bundle({mime_type: value, "application/x-other": "ok"})]
+    outputs = [_bundle({mime_type: value, "text/x-other": "ok"})]
     entry = list_outputs(outputs, source=SOURCE)["outputs"][0]
     assert entry["mime_problems"][mime_type]["code"] == ErrorCode.OUTPUT_DATA_INVALID
     assert entry["mime_bytes"][mime_type] is None
     expect_error(
         ErrorCode.OUTPUT_DATA_INVALID, read_output, outputs, 0, source=SOURCE, mime_type=mime_type
     )
-    other = read_output(outputs, 0, source=SOURCE, mime_type="application/x-other")
+    other = read_output(outputs, 0, source=SOURCE, mime_type="text/x-other")
     assert other["selected"]["data"] == "ok"
 
 
@@ -116,7 +116,7 @@ def test_every_listed_sound_value_reads_and_every_flagged_one_does_not() -> None
         "text/html": 3,
         "application/json": {"k": [1, 2]},
         "application/vnd.custom+json": _nested(MAX_JSON_DEPTH + 5),
-        "application/x-thing": {"structured": True},
+        "application/x-thing+json": {"structured": True},
         "text/latex": "$x$",
     }
     outputs = [_bundle(data)]

@@ -136,7 +136,7 @@ def test_too_large_text_suggests_a_limit_that_fits() -> None:
     assert 1 <= hint < len(text)
     page = read_output(outputs, 0, source=SOURCE, limit=hint, max_transport_bytes=bound)
     assert compact_size(page) <= bound
-    assert page["returned_characters"] == hint
+    assert page["stream"]["returned_characters"] == hint
 
 
 def test_too_large_image_has_no_limit_hint() -> None:

@@ -53,7 +53,7 @@ async def test_a_cell_printing_50_mb_is_saved_whole_and_condensed_with_an_exact_
     shown = cell.outputs.text
     assert len(shown) <= cell.outputs.budget < FIFTY_MB // 1000
     assert "read_notebook_output" in shown
-    page = read_notebook_output(path, 0, 0, offset=FIFTY_MB - 1000, limit=1000)
+    page = read_notebook_output(path, 0, 0, offset=FIFTY_MB - 1000, limit=1000)["stream"]
     assert page["total_characters"] == FIFTY_MB
     assert page["data"] == (LINE * 10)
     assert "next_offset" not in page
@@ -74,4 +74,4 @@ async def test_a_progress_bar_with_10000_updates_ends_as_its_final_line(
     assert "progress 10000/10000" in cell.outputs.text
     assert "progress 9999/10000" not in cell.outputs.text
     saved = read_notebook_output(path, 0, 0)
-    assert saved["data"].strip() == "progress 10000/10000"
+    assert saved["stream"]["data"].strip() == "progress 10000/10000"

@@ -125,7 +125,7 @@ def test_a_cut_output_names_the_read_notebook_output_call(work: Path) -> None:
     path.write_text(json.dumps(document), encoding="utf-8")
     result = read_cells(path, budget=1_000)
     text = result.cells[0].outputs.text if result.cells[0].outputs else ""
-    assert "read_notebook_output cell=0 output=0 offset=" in text
+    assert "read_notebook_output cell_index=0 output_index=0 offset=" in text
     assert result.characters <= 1_000
 
 

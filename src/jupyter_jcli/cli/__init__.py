@@ -8,6 +8,10 @@ Modes:
     and on error (``{"schema_version": 1, "status": "error", "code": ..., "message": ...}``).
     Without ``-j`` the output is readable text; errors go to stderr as ``error CODE: message``.
 
+Entry points: ``main`` (also ``cli``) is the root click command: the ``j-cli`` console script,
+``python -m jupyter_jcli``, ``click.testing.CliRunner().invoke(main, [...])``; calling it exits
+the process with the status. :func:`run` takes the same arguments and returns the status.
+
 Exit status: 0 on success, 1 on an error with a catalogue code (see :mod:`jupyter_jcli.errors`),
 2 on a usage error (code ``USAGE_ERROR``).
 
@@ -17,6 +21,6 @@ modules (jupytext for ``.py`` files, nbformat for nbformat 3) load only when nee
 
 from __future__ import annotations
 
-from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, cli, main
+from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, JcliGroup, cli, main, run
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "cli", "main"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]

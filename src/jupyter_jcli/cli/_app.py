@@ -1,8 +1,11 @@
 """The ``j-cli`` root command, the global ``-j`` switch and the one error boundary.
 
-:func:`main` is the console-script entry point. It runs the click command tree in
-non-standalone mode so that every failure reaches one place, where it becomes an exit status
-and, in JSON mode, exactly one error document on stdout:
+:data:`main` is the root click command (``cli`` is the same object) and the console-script
+entry point, so ``click.testing.CliRunner().invoke(main, [...])`` works as with any click
+command; ``python -m jupyter_jcli`` runs it too. Its ``main()`` method (what calling it does)
+runs the command tree in non-standalone mode so that every failure reaches one place, where it
+becomes an exit status (the process exits with it; :func:`run` returns it instead) and, in
+JSON mode, exactly one error document on stdout:
 
 =========================================  ======  ======================
 failure                                    exit    code
@@ -18,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -32,7 +36,7 @@ from jupyter_jcli.cli._run import run_command
 from jupyter_jcli.cli._setup import setup
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "cli", "main"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]
 
 EXIT_OK = 0
 """Exit status of a successful command."""
@@ -43,6 +47,7 @@ EXIT_USAGE = 2
 _EXIT_INTERRUPTED = 130
 
 _JSON_FLAGS = frozenset({"-j", "--json"})
+_PROG_NAME = "j-cli"
 # click >= 8.2 raises this for a bare `j-cli`; older versions print the help themselves.
 _NO_ARGS_IS_HELP: type[click.ClickException] | tuple[()] = getattr(
     click.exceptions, "NoArgsIsHelpError", ()
@@ -67,7 +72,35 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit(EXIT_OK)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class JcliGroup(click.Group):
+    """The root command: a click group whose ``main()`` is the one error boundary.
+
+    Calling it (``main()``, ``main(["-j", ...])``) or invoking it through
+    ``click.testing.CliRunner`` runs :func:`run` and, in standalone mode (the default), exits
+    the process with its status (0, 1 or 2); with ``standalone_mode=False`` it returns the
+    status instead. As a subcommand of another click group it runs like any group.
+    """
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> int:
+        """Run ``j-cli`` with ``args`` (``sys.argv[1:]`` when None); see :func:`run`."""
+        status = run(args, prog_name=prog_name or _PROG_NAME, complete_var=complete_var, **extra)
+        if standalone_mode:
+            sys.exit(status)
+        return status
+
+
+@click.group(
+    cls=JcliGroup,
+    name="j-cli",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "-j",
     "--json",
@@ -102,11 +135,25 @@ cli.add_command(hook)
 cli.add_command(run_command)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``j-cli`` and return its exit status (the console script exits with it).
+main: JcliGroup = cli
+"""The root command and console-script entry point (see :class:`JcliGroup`)."""
+
+
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    prog_name: str = _PROG_NAME,
+    complete_var: str | None = None,
+    **extra: Any,
+) -> int:
+    """Run ``j-cli`` and return its exit status (``main`` exits the process with it).
 
     Args:
         argv: the arguments after the program name; ``sys.argv[1:]`` when None.
+        prog_name: the program name shown in usage and help.
+        complete_var: the environment variable of click's shell completion (click's default
+            when None).
+        extra: further settings of the click context (``click.Command.main``'s ``extra``).
 
     Returns:
         0 on success, 1 on an error with a catalogue code, 2 on a usage error, 130 when
@@ -117,7 +164,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     state = CliState(json_mode=_json_requested(args))
     harden(cli)  # strict integers and JSON help on every command, whoever registered it
     try:
-        result = cli.main(args=args, prog_name="j-cli", standalone_mode=False, obj=state)
+        result = click.Group.main(
+            cli,
+            args=args,
+            prog_name=prog_name,
+            complete_var=complete_var,
+            standalone_mode=False,
+            obj=state,
+            **extra,
+        )
     except _NO_ARGS_IS_HELP as err:
         if state.json_mode:
             emit_error(UsageError("Missing command; see `j-cli --help`."), json_mode=True)

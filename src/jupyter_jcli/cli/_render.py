@@ -155,8 +155,9 @@ def describe_selected(result: Mapping[str, Any]) -> str:
         if others:
             text += f" (also: {', '.join(map(str, others))})"
         return text
-    if output_type == "stream":
-        return f"stream {result.get('name')}"
+    stream = result.get("stream")
+    if output_type == "stream" and isinstance(stream, Mapping):
+        return f"stream {stream.get('name')}"
     return str(output_type)
 
 
@@ -166,7 +167,7 @@ def window_note(window: Mapping[str, Any], file_arg: str, cell: int, output: int
     returned = int(window.get("returned_characters", 0))
     total = window.get("total_characters")
     note = f"characters {offset}-{offset + returned} of {total}"
-    if window.get("truncated") and "next_offset" in window:
+    if "next_offset" in window:
         note += "; next page: " + output_command(
             file_arg, cell, output, "--offset", str(window["next_offset"]), *_mime_args(window)
         )
@@ -188,14 +189,14 @@ def render_read(result: Mapping[str, Any], file_arg: str) -> None:
     cell = int(source.get("requested_cell_index", source.get("cell_index", 0)))
     output = int(source.get("output_index", 0))
     echo(f"# {source_label(source)}, output {output}: {describe_selected(result)}", err=True)
-    output_type = result.get("output_type")
-    if output_type == "stream":
-        _echo_text(str(result.get("data", "")))
-        echo(f"# {window_note(result, file_arg, cell, output)}", err=True)
+    stream, error = result.get("stream"), result.get("error")
+    if isinstance(stream, Mapping):
+        _echo_text(str(stream.get("data", "")))
+        echo(f"# {window_note(stream, file_arg, cell, output)}", err=True)
         return
-    if output_type == "error":
-        echo(f"{result.get('ename')}: {result.get('evalue')}")
-        for line in result.get("traceback") or []:
+    if isinstance(error, Mapping):
+        echo(f"{error.get('ename')}: {error.get('evalue')}")
+        for line in error.get("traceback") or []:
             echo(strip_ansi(str(line)))
         return
     selected = result.get("selected")

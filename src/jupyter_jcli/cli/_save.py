@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+from jupyter_jcli.outputs import TEXT_ENCODING
 
 __all__ = ["SavedFile", "image_bytes", "save_bytes"]
 
@@ -56,7 +57,7 @@ def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
                 f"The {mime_type} data is not valid base64.",
                 {"mime_type": mime_type},
             ) from err
-    if mime_type == _SVG and encoding == "text":
+    if mime_type == _SVG and encoding == TEXT_ENCODING:
         if selected.get("truncated") or int(selected.get("offset", 0)) != 0:
             raise UsageError(
                 "--save needs the whole SVG document: read it without --offset and with a "

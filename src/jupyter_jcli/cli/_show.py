@@ -214,11 +214,11 @@ def _output_lines(file_arg: str, cell: int, entry: Mapping[str, Any], read: Read
         return [f"{head}: {output_summary(entry)}"]
     try:
         if output_type == "stream":
-            result = read(cell, index, limit=SHOW_MAX_CHARACTERS)
-            return [f"{head} {result.get('name')}:", *_text_block(result, file_arg, cell, index)]
+            stream = read(cell, index, limit=SHOW_MAX_CHARACTERS)["stream"]
+            return [f"{head} {stream.get('name')}:", *_text_block(stream, file_arg, cell, index)]
         if output_type == "error":
-            result = read(cell, index)
-            return [f"{head}:", *_traceback_block(result, file_arg, cell, index)]
+            error = read(cell, index)["error"]
+            return [f"{head}:", *_traceback_block(error, file_arg, cell, index)]
         types = list(entry.get("available_mime_types") or [])
         if output_type == "execute_result" and entry.get("execution_count") is not None:
             head += f" Out[{entry['execution_count']}]"
@@ -256,13 +256,13 @@ def _text_block(
 ) -> list[str]:
     command = output_command(file_arg, cell, index, *mime_args)
     total = window.get("total_characters")
-    cut_characters = total if window.get("truncated") else None
+    cut_characters = total if "next_offset" in window else None
     return _cut(strip_ansi(str(window.get("data", ""))), cut_characters, command)
 
 
-def _traceback_block(result: Mapping[str, Any], file_arg: str, cell: int, index: int) -> list[str]:
-    lines = [f"{result.get('ename')}: {result.get('evalue')}"]
-    traceback = "\n".join(strip_ansi(str(line)) for line in result.get("traceback") or [])
+def _traceback_block(error: Mapping[str, Any], file_arg: str, cell: int, index: int) -> list[str]:
+    lines = [f"{error.get('ename')}: {error.get('evalue')}"]
+    traceback = "\n".join(strip_ansi(str(line)) for line in error.get("traceback") or [])
     tail = traceback.splitlines()[-(SHOW_MAX_LINES - 1) :]
     lines.extend(_clip(line) for line in tail)
     if len(traceback.splitlines()) > len(tail):

@@ -10,7 +10,7 @@ What a model gets (:func:`condense_outputs`):
   appearance), rendered as a terminal would show them (``\\r`` progress bars end as their
   final line, backspaces applied, every control sequence removed);
 - long text cut head and tail with a marker giving the omitted size and the exact
-  ``read_notebook_output cell=C output=K offset=N limit=L`` call that reads it;
+  ``read_notebook_output cell_index=C output_index=K offset=N limit=L`` call that reads it;
 - HTML tables as CSV (uniform) or JSON rows (spans, multi-level headers), rows cut from the
   middle with a count; never the ``text/plain`` repr as well;
 - errors as ``ename: evalue`` and the frames that matter, control sequences removed;

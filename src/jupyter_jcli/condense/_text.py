@@ -5,8 +5,9 @@ Two kinds of text are cut here:
 - *windowed* text: one or more raw stored values (the merged outputs of one stream, or one
   text MIME value) rendered line by line. The cut happens on rendered lines, but the marker
   names the omitted range in the raw stored text, in the saved-output protocol's own terms
-  (``read_notebook_output cell=C output=K [mime=M] offset=N limit=L``: Unicode code points of
-  the joined stored value), so a reader can fetch exactly what was left out;
+  (``read_notebook_output cell_index=C output_index=K [mime_type=M] offset=N limit=L``, in
+  the tool's argument names; offsets count Unicode code points of the joined stored value),
+  so a reader can fetch exactly what was left out;
 - *derived* text (a condensed traceback, a JSON dump, the text of an HTML page): the marker
   counts what was omitted and names the output to read in full.
 
@@ -85,10 +86,10 @@ def read_hint(
     """The read of (part of) one stored output, with its ``read_notebook_output`` call text."""
     words = ["read_notebook_output"]
     if cell_index is not None:
-        words.append(f"cell={cell_index}")
-    words.append(f"output={output_index}")
+        words.append(f"cell_index={cell_index}")
+    words.append(f"output_index={output_index}")
     if mime_type is not None:
-        words.append(f"mime={mime_type}")
+        words.append(f"mime_type={mime_type}")
     if offset is not None:
         words.append(f"offset={offset}")
     if limit is not None:
@@ -222,7 +223,7 @@ def _window_marker(
     else:
         how += f", then the {len(middle)} outputs {middle[0]} … {middle[-1]} of this stream in full"
     tail_limit = end - starts[last]
-    tail_text = f"output={tail.output_index} offset=0 limit={tail_limit}"
+    tail_text = f"output_index={tail.output_index} offset=0 limit={tail_limit}"
     tail_hint = ReadHint(
         cell_index, tail.output_index, mime_type, 0, tail_limit, tail_text, "then "
     )
@@ -250,9 +251,9 @@ def cut_windowed(
 
     Returns:
         The cut text. When cut, one marker line sits between head and tail:
-        ``[… N raw characters (L lines) omitted; read exactly: read_notebook_output cell=C
-        output=K offset=N limit=M …]``. The range includes a partly shown line whenever that
-        line held control characters (its raw and shown positions differ).
+        ``[… N raw characters (L lines) omitted; read exactly: read_notebook_output
+        cell_index=C output_index=K offset=N limit=M …]``. The range includes a partly shown
+        line whenever that line held control characters (its raw and shown positions differ).
     """
     raw = "".join(s.text for s in segments)
     starts: list[int] = []

@@ -2,7 +2,8 @@
 
 The output schema describes the saved-output protocol's success documents (see
 :mod:`jupyter_jcli.outputs`): a directory (``output_count``, ``outputs``) or a read
-(``output_type``, then stream, error or bundle fields). It is exact where the protocol's
+(``output_type``, then ``stream``, ``error`` or ``selected``, the reference jupyter-jcli
+0.9.7's shapes). It is exact where the protocol's
 shape is fixed and permissive where values vary (output metadata, JSON MIME values, the
 extra fields a malformed output's entry carries), so that every response validates: MCP
 clients check ``structuredContent`` against it (JSON Schema 2020-12).
@@ -30,7 +31,7 @@ output_type, available MIME types and the stored size in bytes of each (a few hu
 in all). Start here.
 2. With output_index: one output. Text (streams, text/plain, text/html, text/markdown, SVG) \
 comes in pages of `limit` characters (default {DEFAULT_TEXT_LIMIT:,}) from `offset`; when \
-`truncated` is true, call again with offset = next_offset. Rasters (PNG, JPEG, WebP, GIF) \
+the page has next_offset, call again with offset = next_offset. Rasters (PNG, JPEG, WebP, GIF) \
 come back as an image (cost: the image itself). JSON values come whole. Errors give \
 ename, evalue and the traceback.
 
@@ -92,9 +93,10 @@ INPUT_SCHEMA: dict[str, Any] = {
 }
 
 _INT = {"type": "integer", "minimum": 0}
+_LINE = {"type": "integer", "minimum": 1}
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 
-# Text-window fields: inside ``selected`` for a bundle, at the top level for a stream.
+# Text-window fields: inside ``selected`` for a bundle, inside ``stream`` for a stream.
 _WINDOW: dict[str, Any] = {
     "offset": _INT,
     "returned_characters": _INT,
@@ -106,17 +108,28 @@ _WINDOW: dict[str, Any] = {
 
 _SOURCE: dict[str, Any] = {
     "type": "object",
-    "required": ["kind", "path", "cell_index", "cell_type", "mapping"],
+    "required": [
+        "kind",
+        "path",
+        "cell_index",
+        "requested_path",
+        "requested_cell_index",
+        "mapping",
+        "cell_type",
+    ],
     "properties": {
-        "kind": {"enum": ["ipynb", "py"]},
+        "kind": {"const": "notebook"},
         "path": {"type": "string"},
         "cell_index": _INT,
-        "cell_type": {"type": ["string", "null"]},
-        "mapping": {"enum": ["direct", "id", "content"]},
-        "cell_id": {"type": "string"},
-        "cell_name": {"type": "string"},
         "requested_path": {"type": "string"},
         "requested_cell_index": _INT,
+        "mapping": {"enum": ["direct", "id", "content"]},
+        "cell_id": {"type": "string"},
+        "execution_count": {"type": "integer"},
+        "source_start_line": _LINE,
+        "source_end_line": _LINE,
+        "cell_type": {"type": ["string", "null"]},
+        "cell_name": {"type": "string"},
         "output_index": _INT,
     },
 }
@@ -144,17 +157,35 @@ _DIRECTORY_ENTRY: dict[str, Any] = {
     },
 }
 
+_STREAM: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "offset", "returned_characters", "total_characters", "truncated"],
+    "properties": {"name": {"type": "string"}, **_WINDOW, "data": {"type": "string"}},
+    "additionalProperties": False,
+}
+
+_ERROR: dict[str, Any] = {
+    "type": "object",
+    "required": ["ename", "evalue", "traceback"],
+    "properties": {
+        "ename": {"type": "string"},
+        "evalue": {"type": "string"},
+        "traceback": _STRINGS,
+    },
+    "additionalProperties": False,
+}
+
 _SELECTED: dict[str, Any] = {
     "type": "object",
     "required": ["mime_type", "encoding"],
     "properties": {
         "mime_type": {"type": "string"},
-        "encoding": {"enum": ["base64", "json", "text"]},
+        "encoding": {"enum": ["base64", "json", "utf-8"]},
         "width": _INT,
         "height": _INT,
         "delivered_as": {"const": "image_content"},
         **_WINDOW,
-        # text: the page (a string); json: any JSON value; base64: moved to ImageContent.
+        # utf-8: the page (a string); json: any JSON value; base64: moved to ImageContent.
         "data": {},
     },
 }
@@ -169,21 +200,25 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         # A directory (no output_index in the call).
         "output_count": _INT,
         "outputs": {"type": "array", "items": _DIRECTORY_ENTRY},
-        # A read (output_index in the call).
+        # A read (output_index in the call): ``stream``, ``error`` or ``selected``.
         "output_type": {"type": "string"},
         "available_mime_types": _STRINGS,
         "metadata": {"type": "object"},
         "execution_count": {"type": ["integer", "null"]},
-        "name": {"type": "string"},
-        **_WINDOW,
-        "data": {"type": "string"},
-        "ename": {"type": "string"},
-        "evalue": {"type": "string"},
-        "traceback": _STRINGS,
+        "stream": _STREAM,
+        "error": _ERROR,
         "selected": _SELECTED,
     },
+    "additionalProperties": False,
     "oneOf": [
         {"required": ["output_count", "outputs"]},
-        {"required": ["output_type", "available_mime_types", "metadata"]},
+        {
+            "required": ["output_type", "available_mime_types", "metadata"],
+            "oneOf": [
+                {"required": ["stream"]},
+                {"required": ["error"]},
+                {"required": ["selected"]},
+            ],
+        },
     ],
 }

@@ -185,7 +185,8 @@ class CellMatcher:
         clashing = [k for k in own if own[k] is not None and theirs[k] not in (None, own[k])]
         if claimed_by or clashing:
             raise _unreliable(
-                "The notebook cell with this content belongs to another cell by name or id.",
+                "The matching sources have conflicting cell IDs or names: the notebook cell "
+                "with this content belongs to another cell.",
                 {**base, "reason": "conflict", "claimed_by": claimed_by, "clashing": clashing},
             )
         return CellMatch(candidates[0], "content")

@@ -72,11 +72,15 @@ class PyScript:
         metadata: notebook metadata from the file's header (``{}`` without header).
         cells: the cells as plain nbformat 4 cell dicts, without the random ``id`` jupytext
             gives each cell of a text file (it changes on every read).
+        line_spans: per cell, its first and last non-blank line in the file (1-based,
+            inclusive; None for a cell with none), from the same jupytext parse; None when
+            they cannot be tied to the cells.
     """
 
     path: Path
     metadata: dict[str, Any]
     cells: list[dict[str, Any]]
+    line_spans: tuple[tuple[int, int] | None, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -118,10 +122,10 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
     path = resolve_input(py_path)
     text = decode_utf8(read_input_bytes(path), path)
 
-    import jupytext
+    from jupyter_jcli.notebook._py_lines import read_script
 
     try:
-        node = jupytext.reads(text, fmt={"extension": PY_SUFFIX})
+        node, spans = read_script(text, PY_SUFFIX)
         plain: dict[str, Any] = orjson.loads(orjson.dumps(node))
     except Exception as err:  # jupytext raises many kinds on malformed headers
         raise NotebookError(
@@ -130,7 +134,8 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
             {"path": str(path)},
         ) from err
     metadata = plain.get("metadata")
-    cells = [cell for cell in plain.get("cells") or [] if isinstance(cell, dict)]
+    every = plain.get("cells") or []
+    cells = [cell for cell in every if isinstance(cell, dict)]
     for cell in cells:
         # jupytext mints a fresh random id for every cell of a text file on every read: it
         # identifies nothing, so it is never shown nor used (an id written explicitly on the
@@ -140,6 +145,7 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
         path=path,
         metadata=metadata if isinstance(metadata, dict) else {},
         cells=cells,
+        line_spans=tuple(spans) if spans is not None and len(cells) == len(every) else None,
     )
 
 

@@ -6,12 +6,19 @@ cell's ``outputs`` value as parsed from the notebook JSON (nbformat v4 output sh
 ``source`` provenance mapping, and return JSON-ready dicts. They never execute, write or
 cache anything. File-level entry points live in ``jupyter_jcli.outputs.notebook``.
 
+The response shapes are those of the reference jupyter-jcli 0.9.7 (its ``outputs`` package),
+so adapters written for it work unchanged; the fields marked *ours* only add information.
+The deliberate differences are listed in the README ("Compatibility with jupyter-jcli 0.9.7").
+
 Success responses (schema version 1). Every one is
 ``{"schema_version": 1, "status": "ok", "source": {...}, ...}``, where ``source`` is a copy
-of the caller's provenance (reads add ``output_index``).
+of the caller's provenance (reads add ``output_index``). The file-level functions give
+``{"kind": "notebook", "path", "cell_index", "requested_path", "requested_cell_index",
+"mapping", "cell_id"?, "execution_count"?, "source_start_line"?, "source_end_line"?}`` plus
+*ours* ``cell_type`` and ``cell_name``; see ``jupyter_jcli.outputs.notebook.CellProvenance``.
 
-``list_outputs`` adds ``output_count`` and ``outputs``, one entry per physical output, in
-order::
+``list_outputs`` adds ``output_count`` (*ours*) and ``outputs``, one entry per physical
+output, in order::
 
     {"output_index": 0, "output_type": "stream", "available_mime_types": [], "metadata": {},
      "name": "stdout", "total_characters": 120}
@@ -22,7 +29,8 @@ order::
      "execution_count": 3, "mime_bytes": {"text/plain": 51, "text/html": 800}}
 
 ``available_mime_types`` lists a bundle's ``data`` keys in stored order (``[]`` for streams
-and errors). ``mime_bytes`` gives, per type, the UTF-8 size of the stored value (text joined;
+and errors). *Ours*: ``metadata`` on every entry, ``total_characters``, ``traceback_lines``
+and ``mime_bytes``, which gives, per type, the UTF-8 size of the stored value (text joined;
 JSON values compactly serialised, ``null`` if they cannot be): a guide to the cost of a read.
 A malformed output (not an object, ``data`` not an object, ``text`` of a wrong type, a
 missing ``ename``, an unknown ``output_type``, ``metadata`` nested too deeply...) does not
@@ -37,41 +45,45 @@ listing and the read share these checks, so they never disagree on structure.
 
 ``read_output`` adds ``output_type``, ``available_mime_types`` and ``metadata``, then:
 
-- ``stream``: ``name`` and the text-window fields at the top level.
-- ``error``: ``ename``, ``evalue``, ``traceback`` (the stored list of strings).
+- ``stream``: ``"stream": {"name", <text-window fields>}``.
+- ``error``: ``"error": {"ename", "evalue", "traceback"}`` (the stored list of strings).
 - ``display_data``/``execute_result`` (plus ``execution_count``): ``selected`` =
   ``{"mime_type", "encoding", "bytes", "data", ...}`` where ``encoding`` is
 
   - ``"base64"`` for ``image/png``, ``image/jpeg``, ``image/webp``, ``image/gif``: ``data`` is
-    canonical base64 (no whitespace), ``bytes`` the decoded size, plus ``width`` and
+    canonical base64 (no whitespace), ``bytes`` the decoded size, plus (*ours*) ``width`` and
     ``height`` in pixels when the header gives them;
   - ``"json"`` for ``application/json``, ``*+json`` and ``application/*json``: ``data`` is the
     structured value, ``bytes`` its compact serialised size; never truncated;
-  - ``"text"`` for HTML, Markdown, plain text, SVG and other string values: the text-window
+  - ``"utf-8"`` for ``text/*`` (HTML, Markdown, plain text, CSV...) and SVG: the text-window
     fields, inside ``selected``.
 
 Text-window fields: ``offset``, ``returned_characters``, ``total_characters``,
-``truncated``, ``next_offset`` (only when more remains), ``bytes`` (UTF-8 size of the page)
-and ``data``. Offsets and limits count Unicode code points; a list-of-strings value is joined
-first; lone surrogates come back as U+FFFD.
+``truncated`` (true when the page is not the whole text: ``offset > 0`` or text remains
+after it), ``next_offset`` (only when text remains), ``bytes`` (UTF-8 size of the page) and
+``data``. Offsets and limits count Unicode code points; a list-of-strings value is joined
+first; lone surrogates come back as U+FFFD. ``limit=None`` returns everything from
+``offset``, still bounded by the transport limit.
 
 Rules:
 
 - Automatic selection order: ``image/png``, ``image/jpeg``, ``image/webp``, ``image/gif``,
   ``text/html``, ``text/markdown``, ``text/plain``, ``application/json``, the other JSON
-  types sorted lexically, ``image/svg+xml``. Other types are never picked automatically but
-  an explicit request returns them (a string as text, a structured value as JSON).
-- ``supported_mime_types`` filters automatic and explicit selection alike, without fallback:
-  an explicit type outside it, or no candidate left, is ``MIME_NOT_SUPPORTED`` (details list
-  ``available_mime_types``). An explicit type absent from the bundle is ``MIME_NOT_FOUND``.
-  Either option on a stream or error is ``MIME_NOT_APPLICABLE``.
+  types sorted lexically, ``image/svg+xml``. Other types are never picked automatically; an
+  explicit request returns ``text/*`` and JSON types, and any other type (``application/pdf``,
+  ``application/octet-stream``...) is ``MIME_NOT_SUPPORTED``: listed, never returned.
+- An explicit type absent from the bundle is ``MIME_NOT_FOUND``. ``supported_mime_types``
+  filters a bundle's automatic and explicit selection alike, without fallback: an explicit
+  type outside it, or no candidate left, is ``MIME_NOT_SUPPORTED`` (details list
+  ``available_mime_types``). It does not apply to streams and errors, which are read
+  normally; ``mime_type`` on a stream or error is ``MIME_NOT_APPLICABLE``.
 - Rasters are decoded strictly (alphabet and padding; whitespace and line breaks inside and
   list-of-strings values are accepted) and must carry their format's signature (PNG magic,
   JPEG ``FF D8 FF``, ``RIFF....WEBP``, ``GIF87a``/``GIF89a``), else ``OUTPUT_DATA_INVALID``.
 - ``offset == total`` gives an empty page; ``offset > total``, a negative offset, a limit
   below 1 or a non-int (``bool`` included) is ``INVALID_WINDOW``. A window asked for
-  (``offset != 0`` or ``limit != DEFAULT_TEXT_LIMIT``) on an image, a JSON value or an error
-  is ``WINDOW_NOT_SUPPORTED``.
+  (``offset != 0``, or a ``limit`` other than ``DEFAULT_TEXT_LIMIT`` and None) on an image, a
+  JSON value or an error is ``WINDOW_NOT_SUPPORTED``.
 - JSON values: at most ``MAX_JSON_DEPTH`` (128) nested containers, checked by an iterative
   walk (nothing recurses on user data without a bound). NaN and infinities are serialised as
   ``null`` and come back as ``None``; integers beyond 64 bits are serialised exactly (by the
@@ -95,6 +107,7 @@ from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
 from ._directory import list_outputs
 from ._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
 from ._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
+from ._mime import TEXT_ENCODING, select_mime_type
 from ._raster import RASTER_MIME_TYPES, Raster, decode_raster
 from ._read import read_output
 
@@ -104,11 +117,13 @@ __all__ = [
     "MAX_TRANSPORT_BYTES",
     "RASTER_MIME_TYPES",
     "SCHEMA_VERSION",
+    "TEXT_ENCODING",
     "OutputProtocolError",
     "Raster",
     "decode_raster",
     "list_outputs",
     "read_output",
     "replace_surrogates",
+    "select_mime_type",
     "serialize_json",
 ]

@@ -42,10 +42,12 @@ def check_transport_limit(max_transport_bytes: object) -> int:
     return max_transport_bytes
 
 
-def check_window(offset: object, limit: object) -> tuple[int, int]:
-    """Validate a text window request: ``offset >= 0`` and ``limit >= 1``, both ints.
+def check_window(offset: object, limit: object) -> tuple[int, int | None]:
+    """Validate a text window request: ``offset >= 0`` and ``limit >= 1`` (or None), ints.
 
-    Whether ``offset`` lies within the text is checked once the text is known.
+    ``limit=None`` asks for the whole text from ``offset`` (the reference protocol's "no
+    limit"), still bounded by the transport limit. Whether ``offset`` lies within the text is
+    checked once the text is known.
 
     Raises:
         OutputProtocolError: ``INVALID_WINDOW`` for a non-int (``bool`` included), a negative
@@ -57,6 +59,8 @@ def check_window(offset: object, limit: object) -> tuple[int, int]:
             "offset must be a non-negative integer (Unicode code points).",
             {"offset": _jsonable_number(offset)},
         )
+    if limit is None:
+        return offset, None
     if not is_int(limit) or limit < 1:
         raise OutputProtocolError(
             ErrorCode.INVALID_WINDOW,
@@ -66,9 +70,10 @@ def check_window(offset: object, limit: object) -> tuple[int, int]:
     return offset, limit
 
 
-def window_requested(offset: int, limit: int) -> bool:
-    """True when the caller asked for a window: a non-zero offset or a non-default limit."""
-    return offset != 0 or limit != DEFAULT_TEXT_LIMIT
+def window_requested(offset: int, limit: int | None) -> bool:
+    """True when the caller asked for a window: a non-zero offset or a limit other than the
+    default (``None``, no limit, asks for no window)."""
+    return offset != 0 or (limit is not None and limit != DEFAULT_TEXT_LIMIT)
 
 
 def _jsonable_number(value: object) -> int | str:

@@ -18,7 +18,7 @@ from ._limits import (
     is_int,
     window_requested,
 )
-from ._mime import encoding_for, normalize_supported, select_mime_type
+from ._mime import TEXT_ENCODING, encoding_for, normalize_supported, select_mime_type
 from ._raster import decode_raster
 from ._structure import (
     as_output_list,
@@ -61,13 +61,13 @@ def _read_bundle(
     mime_type: str | None,
     supported: frozenset[str] | None,
     offset: int,
-    limit: int,
+    limit: int | None,
     max_transport_bytes: int,
 ) -> dict[str, Any]:
     data: dict[str, Any] = output["data"]
     if output["output_type"] == "execute_result":
         response["execution_count"] = output.get("execution_count")
-    chosen = select_mime_type(data, mime_type, supported)
+    chosen = select_mime_type(data, mime_type=mime_type, supported_mime_types=supported)
     value = data[chosen]
     encoding = encoding_for(chosen, value)
     selected: dict[str, Any] = {"mime_type": chosen, "encoding": encoding}
@@ -75,7 +75,7 @@ def _read_bundle(
     problem = value_problem(chosen, value)
     if problem is not None:
         raise protocol_error(problem.code, problem.message, {"mime_type": chosen})
-    if encoding == "text":
+    if encoding == TEXT_ENCODING:
         window = text_window(value, offset, limit)
         selected.update(window.fields)
         selected["data"] = ""
@@ -118,7 +118,7 @@ def read_output(
     mime_type: str | None = None,
     supported_mime_types: Iterable[str] | None = None,
     offset: int = 0,
-    limit: int = DEFAULT_TEXT_LIMIT,
+    limit: int | None = DEFAULT_TEXT_LIMIT,
     max_transport_bytes: int = MAX_TRANSPORT_BYTES,
 ) -> dict[str, Any]:
     """Read one output of a cell: one representation, paged if text, bounded in size.
@@ -128,9 +128,11 @@ def read_output(
         output_index: physical zero-based index in ``outputs``.
         source: provenance copied into the response as ``source`` (plus ``output_index``).
         mime_type: an explicit MIME type to return (bundles only).
-        supported_mime_types: the only MIME types the caller accepts (bundles only).
+        supported_mime_types: the only MIME types the caller accepts; it filters bundles and
+            is ignored for streams and errors (adapters send their capabilities always).
         offset: first code point of the text page.
-        limit: maximum code points in the text page.
+        limit: maximum code points in the text page; None for the whole text from
+            ``offset`` (still bounded by ``max_transport_bytes``).
         max_transport_bytes: bound on the compact serialised response, 1 to 32 MiB.
 
     Returns:
@@ -152,11 +154,10 @@ def read_output(
     offset, limit = check_window(offset, limit)
     output = _pick(outputs, output_index)
     output_type = output.get("output_type") if isinstance(output, dict) else None
-    if output_type in ("stream", "error") and (mime_type is not None or supported is not None):
+    if output_type in ("stream", "error") and mime_type is not None:
         raise protocol_error(
             ErrorCode.MIME_NOT_APPLICABLE,
-            f"{_article(output_type)} {output_type} output has no MIME bundle; "
-            "omit the MIME options.",
+            f"{_article(output_type)} {output_type} output has no MIME bundle; omit mime_type.",
             {"output_type": output_type},
         )
     problem = output_problem(output)
@@ -173,17 +174,17 @@ def read_output(
         "metadata": metadata_of(output),
     }
     if output_type == "stream":
-        response["name"] = output["name"]
         window = text_window(output["text"], offset, limit)
-        response.update(window.fields)
-        response["data"] = ""
-        return fit_transport(response, _text_big((), window), max_bytes)
+        response["stream"] = {"name": output["name"], **window.fields, "data": ""}
+        return fit_transport(response, _text_big(("stream",), window), max_bytes)
     if output_type == "error":
         if window_requested(offset, limit):
             raise _window_not_supported("an error output")
-        response["ename"] = output["ename"]
-        response["evalue"] = output["evalue"]
-        response["traceback"] = output["traceback"]
+        response["error"] = {
+            "ename": output["ename"],
+            "evalue": output["evalue"],
+            "traceback": output["traceback"],
+        }
         return fit_transport(response, None, max_bytes)
     return _read_bundle(
         response,

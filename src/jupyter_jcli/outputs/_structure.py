@@ -153,7 +153,7 @@ def value_problem(mime_type: str, value: object) -> Problem | None:
     whose value is not text) must be a JSON value nested at most ``MAX_JSON_DEPTH`` (128)
     levels. Content (base64, image signature) is checked only by a read.
     """
-    # encoding_for(mime, None) is "base64"/"text" exactly for the types that must be text.
+    # encoding_for(mime, None) is "base64"/"utf-8" exactly for the types that must be text.
     if encoding_for(mime_type, None) != "json":
         if is_text(value):
             return None

@@ -91,8 +91,9 @@ class TextWindow:
 
     Attributes:
         fields: the protocol's window fields, in order: ``offset``, ``returned_characters``,
-            ``total_characters``, ``truncated``, ``next_offset`` (only when more remains),
-            ``bytes`` (UTF-8 size of ``data``) and ``data`` (lone surrogates as U+FFFD).
+            ``total_characters``, ``truncated`` (the page is not the whole text: ``offset > 0``
+            or text remains after it), ``next_offset`` (only when text remains), ``bytes``
+            (UTF-8 size of ``data``) and ``data`` (lone surrogates as U+FFFD).
         data_json_bytes: size of ``data`` serialised as a JSON string, quotes included.
     """
 
@@ -112,12 +113,12 @@ def _page_of_parts(parts: list[str], start: int, end: int) -> str:
     return joined[start - base : end - base]
 
 
-def text_window(text: str | list[str], offset: int, limit: int) -> TextWindow:
+def text_window(text: str | list[str], offset: int, limit: int | None) -> TextWindow:
     """Cut the page ``[offset, offset + limit)`` out of ``text`` (code points).
 
     ``text`` is a string or a list of strings (read as joined, without joining it).
-    ``offset == len(text)`` gives an empty page. The page is copied only when it is not the
-    whole text.
+    ``limit=None`` takes everything from ``offset``. ``offset == len(text)`` gives an empty
+    page. The page is copied only when it is not the whole text.
 
     Raises:
         OutputProtocolError: ``INVALID_WINDOW`` when ``offset`` is past the end.
@@ -129,7 +130,7 @@ def text_window(text: str | list[str], offset: int, limit: int) -> TextWindow:
             f"offset {offset} is past the end of the text ({total} characters).",
             {"offset": offset, "total_characters": total},
         )
-    end = min(total, offset + limit)
+    end = total if limit is None else min(total, offset + limit)
     page = text[offset:end] if isinstance(text, str) else _page_of_parts(text, offset, end)
     try:
         utf8, json_bytes = _measure(page)
@@ -140,7 +141,7 @@ def text_window(text: str | list[str], offset: int, limit: int) -> TextWindow:
         "offset": offset,
         "returned_characters": end - offset,
         "total_characters": total,
-        "truncated": end < total,
+        "truncated": offset > 0 or end < total,
     }
     if end < total:
         fields["next_offset"] = end

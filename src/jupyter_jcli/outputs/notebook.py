@@ -49,28 +49,35 @@ _PY_SUFFIX = ".py"
 
 
 class _RequiredProvenance(TypedDict):
-    kind: Literal["ipynb", "py"]
+    kind: Literal["notebook"]
     path: str
     cell_index: int
-    cell_type: str | None
+    requested_path: str
+    requested_cell_index: int
     mapping: Literal["direct", "id", "content"]
+    cell_type: str | None
 
 
 class CellProvenance(_RequiredProvenance, total=False):
     """Where a cell was read from: the ``source`` object of every protocol response.
 
-    Keys: ``kind`` (``"ipynb"`` or ``"py"``: the file the caller named), ``path`` (absolute
-    path of the notebook actually read), ``cell_index`` (physical index in that notebook),
-    ``cell_type``, ``mapping`` (``"direct"`` for an ``.ipynb``; ``"id"`` or ``"content"`` for a
-    mapped ``.py`` cell), ``cell_id`` (when the cell has an nbformat id), ``cell_name`` (when
-    it has ``metadata.jupyter_mcp.name``), and for ``.py`` files ``requested_path`` and
-    ``requested_cell_index`` (what the caller asked for).
+    The reference protocol's keys (jupyter-jcli 0.9.7): ``kind`` (always ``"notebook"``: the
+    outputs come from a notebook), ``path`` (absolute path of the notebook actually read),
+    ``cell_index`` (physical index in that notebook), ``requested_path`` and
+    ``requested_cell_index`` (the file and index the caller named: the same as ``path`` and
+    ``cell_index`` for an ``.ipynb``), ``mapping`` (``"direct"`` for an ``.ipynb``; ``"id"`` or
+    ``"content"`` for a mapped ``.py`` cell), ``cell_id`` (when the cell has an nbformat id),
+    ``execution_count`` (when the notebook cell has one), and for a ``.py`` request
+    ``source_start_line``/``source_end_line`` (the requested cell's first and last non-blank
+    lines in the ``.py``, 1-based; absent for an empty cell). Ours besides: ``cell_type`` and
+    ``cell_name`` (when the cell has ``metadata.jupyter_mcp.name``).
     """
 
     cell_id: str
     cell_name: str
-    requested_path: str
-    requested_cell_index: int
+    execution_count: int
+    source_start_line: int
+    source_end_line: int
 
 
 @dataclass(frozen=True)
@@ -81,11 +88,20 @@ class ResolvedCell:
         source: provenance of the cell (see :class:`CellProvenance`).
         cell: the cell dict as stored in the notebook (nbformat 4 layout).
         notebook_path: absolute path of the notebook actually read.
+        notebook_cell_index: the cell's physical index in that notebook.
+        requested_path: the file the caller named, absolute (the ``.py`` for a paired
+            script; ``notebook_path`` for an ``.ipynb``).
+        requested_cell_index: the index the caller named, in that file.
+        mapping: ``"direct"``, ``"id"`` or ``"content"`` (see :class:`CellProvenance`).
     """
 
     source: CellProvenance
     cell: dict[str, Any]
     notebook_path: Path
+    notebook_cell_index: int
+    requested_path: Path
+    requested_cell_index: int
+    mapping: Literal["direct", "id", "content"]
 
 
 @contextmanager
@@ -97,30 +113,47 @@ def _as_protocol_errors() -> Iterator[None]:
         raise OutputProtocolError(err.code, err.message, err.details) from err
 
 
-def _provenance(
-    kind: Literal["ipynb", "py"],
+def _resolved(
     notebook_path: Path,
     cell_index: int,
     cell: dict[str, Any],
     mapping: Literal["direct", "id", "content"],
-) -> CellProvenance:
+    requested: tuple[Path, int],
+    *,
+    line_span: tuple[int, int] | None = None,
+) -> ResolvedCell:
     cell_type = cell.get("cell_type")
     source = CellProvenance(
-        kind=kind,
+        kind="notebook",
         path=str(notebook_path),
         cell_index=cell_index,
-        cell_type=cell_type if isinstance(cell_type, str) else None,
+        requested_path=str(requested[0]),
+        requested_cell_index=requested[1],
         mapping=mapping,
+        cell_type=cell_type if isinstance(cell_type, str) else None,
     )
     cell_id = cell.get("id")
     if isinstance(cell_id, str) and cell_id:
         source["cell_id"] = cell_id
+    count = cell.get("execution_count")
+    if isinstance(count, int) and not isinstance(count, bool):
+        source["execution_count"] = count
+    if line_span is not None:
+        source["source_start_line"], source["source_end_line"] = line_span
     metadata = cell.get("metadata")
     ours = metadata.get("jupyter_mcp") if isinstance(metadata, dict) else None
     name = ours.get("name") if isinstance(ours, dict) else None
     if isinstance(name, str) and name:
         source["cell_name"] = name
-    return source
+    return ResolvedCell(
+        source=source,
+        cell=cell,
+        notebook_path=notebook_path,
+        notebook_cell_index=cell_index,
+        requested_path=requested[0],
+        requested_cell_index=requested[1],
+        mapping=mapping,
+    )
 
 
 class NotebookOutputs:
@@ -176,21 +209,19 @@ class NotebookOutputs:
         with _as_protocol_errors():
             if self._paired is None:
                 index = check_cell_index(cell_index, len(self.cells), path=self.path)
-                cell = self.cells[index]
-                return ResolvedCell(
-                    source=_provenance("ipynb", self.path, index, cell, "direct"),
-                    cell=cell,
-                    notebook_path=self.path,
-                )
+                return _resolved(self.path, index, self.cells[index], "direct", (self.path, index))
             mapping = self._paired.mapping(cell_index)
         notebook = self._paired.notebook or {}
         cell = notebook["cells"][mapping.notebook_cell_index]
-        source = _provenance(
-            "py", mapping.notebook_path, mapping.notebook_cell_index, cell, mapping.mapping
+        spans = self._paired.script.line_spans
+        return _resolved(
+            mapping.notebook_path,
+            mapping.notebook_cell_index,
+            cell,
+            mapping.mapping,
+            (mapping.py_path, mapping.py_cell_index),
+            line_span=None if spans is None else spans[mapping.py_cell_index],
         )
-        source["requested_path"] = str(mapping.py_path)
-        source["requested_cell_index"] = mapping.py_cell_index
-        return ResolvedCell(source=source, cell=cell, notebook_path=mapping.notebook_path)
 
     def list_outputs(
         self, cell_index: int, *, max_transport_bytes: int = MAX_TRANSPORT_BYTES
@@ -211,7 +242,7 @@ class NotebookOutputs:
         mime_type: str | None = None,
         supported_mime_types: Iterable[str] | None = None,
         offset: int = 0,
-        limit: int = DEFAULT_TEXT_LIMIT,
+        limit: int | None = DEFAULT_TEXT_LIMIT,
         max_transport_bytes: int = MAX_TRANSPORT_BYTES,
     ) -> dict[str, Any]:
         """Read one saved output of one cell; see :func:`read_notebook_output`."""
@@ -288,7 +319,8 @@ def resolve_notebook_cell(file_path: str | os.PathLike[str], cell_index: int) ->
             file, among its cells as jupytext reads them).
 
     Returns:
-        The cell, its provenance and the notebook path actually read.
+        The cell, its provenance, the notebook path and cell index actually read, the
+        requested path and index, and the mapping rule.
 
     Raises:
         OutputProtocolError: ``FILE_NOT_FOUND`` (missing file, a directory, a dangling link,
@@ -340,7 +372,7 @@ def read_notebook_output(
     mime_type: str | None = None,
     supported_mime_types: Iterable[str] | None = None,
     offset: int = 0,
-    limit: int = DEFAULT_TEXT_LIMIT,
+    limit: int | None = DEFAULT_TEXT_LIMIT,
     max_transport_bytes: int = MAX_TRANSPORT_BYTES,
 ) -> dict[str, Any]:
     """Read one saved output of one notebook cell (see :func:`jupyter_jcli.outputs.read_output`).
@@ -350,9 +382,11 @@ def read_notebook_output(
         cell_index: physical zero-based cell index in that file.
         output_index: physical zero-based index in the cell's ``outputs``.
         mime_type: an explicit MIME type to return instead of automatic selection.
-        supported_mime_types: restricts automatic and explicit selection alike.
+        supported_mime_types: restricts automatic and explicit selection of a bundle alike
+            (ignored for streams and errors).
         offset: first code point of the text window.
-        limit: maximum code points in the text window.
+        limit: maximum code points in the text window; None for the whole text from
+            ``offset`` (still bounded by ``max_transport_bytes``).
         max_transport_bytes: bound on the compact serialized response, in bytes.
 
     Returns:

@@ -10,8 +10,8 @@ spent:
    marker giving the omitted size and the ``read_cells`` call that shows the whole cell;
 3. the outputs of code cells share the rest, max-min fair, through
    :func:`jupyter_jcli.condense.condense_outputs` (whose cuts name the exact
-   ``read_notebook_output cell=C output=K offset=N limit=L`` call, cell indexes being those of
-   ``path``); what the outputs leave unused goes back to cut sources;
+   ``read_notebook_output cell_index=C output_index=K offset=N limit=L`` call, cell indexes
+   being those of ``path``); what the outputs leave unused goes back to cut sources;
 4. rasters come back as downscaled images (at most ``max_images`` over the whole call); they
    are not counted in the character budget.
 """
