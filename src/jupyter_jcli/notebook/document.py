@@ -13,7 +13,8 @@ caller read; the document then, under the notebook's write lock:
 2. validates and applies the edit on copies (nothing is partly applied);
 3. stores every cell's name in its metadata (a notebook is named in the file on its first
    mutation, never on a read);
-4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) and writes them atomically.
+4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) with a cell-level record of
+   the change (``_revert``), writes them atomically, and only then makes the snapshot current.
 
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
@@ -32,6 +33,13 @@ Caches (such as ``metadata.jupyter_mcp.summary``) are written by :meth:`Document
 under the same lock and outside-edit check, but without an undo snapshot: a cache write is not
 a user mutation. Execution results (outputs, ``execution_count``, display updates) are written
 the same way by :meth:`Document.write_outputs`.
+
+Undo (:meth:`Document.undo`) reverts what the newest mutation changed and keeps everything
+written since (outputs, execution counts, caches, other cells' edits, outside edits), or
+refuses with ``UNDO_CONFLICT`` naming the changes it would overwrite. An undo is an edit like
+any other: a cell whose source goes back keeps the outputs its last run wrote, and is fresh
+again only if its restored rev is the one that last ran on the live kernel (statuses are
+computed from revs, so a cell whose undone source ran since is ``stale``, never ``fresh``).
 
 For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
@@ -63,10 +71,11 @@ from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
 from jupyter_jcli.notebook._pairs import PairContext, render_py
+from jupyter_jcli.notebook._revert import record_mutation, revert
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
-from jupyter_jcli.notebook.snapshots import SnapshotStore
+from jupyter_jcli.notebook.snapshots import PendingSnapshot, Snapshot, SnapshotStore, UndoResult
 
 __all__ = ["CellView", "Document", "FileState", "MutationResult"]
 
@@ -377,10 +386,8 @@ class Document:
         mutation, but no undo snapshot, no name persisting and no refusal: a cell that no
         longer exists or whose rev is not the one the value was computed for is skipped (the
         value describes content that is gone). Cells whose entry already equals the value are
-        not rewritten; nothing is written when no cell changes. The newest snapshot, if the
-        file still held what its mutation wrote, is amended to expect the new bytes
-        (``SnapshotStore.amend_newest``): undo still applies and drops the cache with the
-        mutation it undoes.
+        not rewritten; nothing is written when no cell changes. Undo keeps the value (it
+        reverts only what its mutation changed).
 
         Args:
             key: the entry under ``metadata.jupyter_mcp`` (not ``"name"``, which mutations own).
@@ -417,9 +424,9 @@ class Document:
         and new MIME bundles for outputs of other cells (``update_display_data``).
 
         A write of the kernel's results, not a user mutation: the lock, outside-edit check and
-        atomic write of :meth:`set_cell_metadata`, no undo snapshot (the newest one is amended
-        the same way). A cell that no longer exists, is no longer code, or whose rev is not
-        the one that ran is skipped: its outputs would describe a source that is gone.
+        atomic write of :meth:`set_cell_metadata`, no undo snapshot (undo keeps what this
+        writes). A cell that no longer exists, is no longer code, or whose rev is not the one
+        that ran is skipped: its outputs would describe a source that is gone.
 
         Args:
             results: cell name -> ``(rev that ran, nbformat v4 outputs, execution_count)``;
@@ -474,13 +481,87 @@ class Document:
 
         return self._write_without_snapshot(change)
 
+    def undo(self, *, force: bool = False) -> UndoResult:
+        """Undo the newest mutation recorded for this notebook and pop its snapshot.
+
+        Under the write lock: if every file still holds exactly what the mutation wrote, the
+        saved files are restored as they were (byte for byte). Otherwise the inverse of the
+        mutation's cell-level record is applied to the fresh content (``_revert``): the
+        sources, types, names, cells added, removed or moved go back, and everything written
+        since stays (outputs, execution counts, caches, other cells' and outside edits). Both
+        files of a pair are written, ``.ipynb`` first.
+
+        Args:
+            force: overwrite the changes made since that touch what the undo restores (the
+                result lists them in ``conflicts``).
+
+        Returns:
+            What was restored (see :class:`~jupyter_jcli.notebook.snapshots.UndoResult`).
+
+        Raises:
+            NotebookError: ``UNDO_EMPTY`` when there is nothing to undo; ``UNDO_CONFLICT``
+                (details ``path``, ``operation``, ``conflicts``: ``{"cell", "reason",
+                "fields"}`` per change made since that would be overwritten, ``reason`` one
+                of ``edited_since``, ``removed_since``, ``moved_since``, ``name_taken``;
+                for a snapshot without a cell record, ``expected_sha256`` and
+                ``actual_sha256``); ``NOTEBOOK_READ_FAILED`` (snapshot unreadable);
+                ``NOTEBOOK_WRITE_FAILED`` (details ``mode`` for a read-only file: nothing
+                is restored, the snapshot is kept) and the refusals of a mutation
+                (``PAIR_OUT_OF_SYNC``). On any error nothing is written.
+        """
+        store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
+        if not store.snapshots():
+            raise _undo_empty(self.notebook_path)
+        with store.lock():
+            stack = store.snapshots()
+            if not stack:
+                raise _undo_empty(self.notebook_path)
+            newest = stack[-1]
+            now = {entry.path: _read_or_none(entry.path) for entry in newest.files}
+            held = [e for e in newest.files if _sha256(now[e.path]) == e.after_sha256]
+            record = newest.record()
+            names: tuple[str, ...] = ()
+            conflicts: list[dict[str, Any]] = []
+            merged = len(held) < len(newest.files) and record is not None
+            if not merged:
+                if len(held) < len(newest.files) and not force:
+                    entry = next(e for e in newest.files if e not in held)
+                    raise _undo_conflict(
+                        newest.operation,
+                        entry.path,
+                        [],
+                        {
+                            "expected_sha256": entry.after_sha256,
+                            "actual_sha256": _sha256(now[entry.path]),
+                        },
+                    )
+                changed = [
+                    (e.path, now[e.path] or b"", _blob(newest, e.blob, e.path))
+                    for e in newest.files
+                ]
+            else:
+                assert record is not None
+                changed, names, conflicts = self._reverted(record, newest.operation, force=force)
+            write_all(changed)
+            store.discard(newest)
+            self.reload()
+        return UndoResult(
+            operation=newest.operation,
+            restored=tuple(path for path, _before, _after in changed),
+            forced=force and (bool(conflicts) or (not merged and len(held) < len(newest.files))),
+            remaining=len(stack) - 1,
+            merged=merged,
+            changed=names,
+            conflicts=tuple(conflicts),
+        )
+
     # ------------------------------------------------------------------ internals
 
     def _write_without_snapshot(
         self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
     ) -> tuple[str, ...]:
         """Apply ``change`` (edits ``cells`` in place, returns the names it changed) to the
-        fresh content under the lock and write it atomically; amend the newest snapshot."""
+        fresh content under the lock and write it atomically."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
             self._refresh()
@@ -498,7 +579,6 @@ class Document:
                 if state.raw != data
             ]
             write_all(changed)
-            store.amend_newest(changed)
             files = tuple(
                 written_state(state, data) for state, data in zip(disk, outputs, strict=True)
             )
@@ -520,6 +600,26 @@ class Document:
             refusal = self._refusal
             raise NotebookError(refusal.code, refusal.message, refusal.details)
         return changed
+
+    def _reverted(
+        self, record: dict[str, Any], operation: str, *, force: bool
+    ) -> tuple[list[tuple[Path, bytes, bytes]], tuple[str, ...], list[dict[str, Any]]]:
+        """Under the lock: the files with ``record`` reverted on the fresh content, the
+        names of the cells changed and the conflicts (raised unless ``force``)."""
+        self._refresh()
+        reverted = revert(record, self._notebook["cells"], self._names)
+        conflicts = [conflict.to_dict() for conflict in reverted.conflicts]
+        if conflicts and not force:
+            raise _undo_conflict(operation, self.notebook_path, conflicts)
+        rendered = self._render({**self._notebook, "cells": reverted.cells}, self._files)
+        changed = [
+            (state.path, state.raw, data)
+            for state, data in zip(self._files, rendered, strict=True)
+            if state.raw != data
+        ]
+        new_names = assign_names(reverted.cells)
+        names = tuple(new_names[i] for i in reverted.touched) + reverted.removed
+        return changed, names, conflicts
 
     def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
         self._notebook = notebook
@@ -557,12 +657,10 @@ class Document:
             if changed:
                 for path, _before, _after in changed:
                     check_writable(path)  # refuse a read-only file before snapshotting
-                snapshot = store.push(operation, changed)
-                try:
-                    write_all(changed)
-                except NotebookError:
-                    store.discard(snapshot)
-                    raise
+                record = record_mutation(
+                    self._notebook["cells"], self._names, work.cells, work.names
+                )
+                _write_recorded(store, store.prepare(operation, changed, record), changed)
             files = tuple(
                 written_state(state, data) for state, data in zip(disk, outputs, strict=True)
             )
@@ -632,3 +730,70 @@ def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
     from dataclasses import replace
 
     return replace(result, removed=removed)
+
+
+def _write_recorded(
+    store: SnapshotStore, pending: PendingSnapshot, changed: list[tuple[Path, bytes, bytes]]
+) -> None:
+    """Write a mutation's files, then make its snapshot current; if either fails, nothing
+    stays changed (the files are put back, the pending snapshot is discarded)."""
+    try:
+        write_all(changed)
+    except NotebookError:
+        store.discard(pending)
+        raise
+    try:
+        store.commit(pending)
+    except NotebookError:
+        write_all([(path, after, before) for path, before, after in changed])
+        raise
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _sha256(data: bytes | None) -> str | None:
+    import hashlib
+
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def _blob(snapshot: Snapshot, blob: Path, path: Path) -> bytes:
+    try:
+        return blob.read_bytes()
+    except OSError as err:
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"The snapshot of {path} in {snapshot.folder} cannot be read.",
+            {"path": str(path), "snapshot": str(snapshot.folder)},
+        ) from err
+
+
+def _undo_empty(path: Path) -> NotebookError:
+    return NotebookError(ErrorCode.UNDO_EMPTY, f"Nothing to undo for {path}.", {"path": str(path)})
+
+
+def _undo_conflict(
+    operation: str,
+    path: Path,
+    conflicts: list[dict[str, Any]],
+    file_changed: Mapping[str, Any] | None = None,
+) -> NotebookError:
+    if file_changed is not None:
+        what = f"{path} was changed since"
+    else:
+        what = "; ".join(
+            f"cell {c['cell']!r} {c['reason'].replace('_', ' ')}"
+            + (f" ({', '.join(c['fields'])})" if c["fields"] else "")
+            for c in conflicts
+        )
+    return NotebookError(
+        ErrorCode.UNDO_CONFLICT,
+        f"Undoing the {operation} would overwrite changes made since: {what}. Undo with "
+        "force to overwrite them.",
+        {"path": str(path), "operation": operation, "conflicts": conflicts, **(file_changed or {})},
+    )
