@@ -510,7 +510,7 @@ class Document:
                 (``PAIR_OUT_OF_SYNC``). On any error nothing is written.
         """
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
-        if not store.snapshots():
+        if store.is_empty():
             raise _undo_empty(self.notebook_path)
         with store.lock():
             stack = store.snapshots()

@@ -235,6 +235,16 @@ class SnapshotStore:
                     found.append(snapshot)
         return sorted(found, key=lambda snapshot: snapshot.seq)
 
+    def is_empty(self) -> bool:
+        """No snapshot, complete or pending (a pending one may become current under the
+        lock, see the module docstring). Creates nothing."""
+        if not self.folder.is_dir():
+            return True
+        return not any(
+            entry.name.startswith(_PENDING) or (entry.name.isdigit() and entry.is_dir())
+            for entry in self.folder.iterdir()
+        )
+
     def prepare(
         self,
         operation: str,
