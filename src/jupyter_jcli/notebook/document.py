@@ -71,11 +71,16 @@ from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
 from jupyter_jcli.notebook._pairs import PairContext, render_py
-from jupyter_jcli.notebook._revert import record_mutation, revert
+from jupyter_jcli.notebook._revert import (
+    record_mutation,
+    revert,
+    undo_conflict_error,
+    undo_empty_error,
+)
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
-from jupyter_jcli.notebook.snapshots import PendingSnapshot, Snapshot, SnapshotStore, UndoResult
+from jupyter_jcli.notebook.snapshots import PendingSnapshot, SnapshotStore, UndoResult
 
 __all__ = ["CellView", "Document", "FileState", "MutationResult"]
 
@@ -511,11 +516,11 @@ class Document:
         """
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         if store.is_empty():
-            raise _undo_empty(self.notebook_path)
+            raise undo_empty_error(self.notebook_path)
         with store.lock():
             stack = store.snapshots()
             if not stack:
-                raise _undo_empty(self.notebook_path)
+                raise undo_empty_error(self.notebook_path)
             newest = stack[-1]
             now = {entry.path: _read_or_none(entry.path) for entry in newest.files}
             held = [e for e in newest.files if _sha256(now[e.path]) == e.after_sha256]
@@ -526,7 +531,7 @@ class Document:
             if not merged:
                 if len(held) < len(newest.files) and not force:
                     entry = next(e for e in newest.files if e not in held)
-                    raise _undo_conflict(
+                    raise undo_conflict_error(
                         newest.operation,
                         entry.path,
                         [],
@@ -536,8 +541,7 @@ class Document:
                         },
                     )
                 changed = [
-                    (e.path, now[e.path] or b"", _blob(newest, e.blob, e.path))
-                    for e in newest.files
+                    (e.path, now[e.path] or b"", newest.content_before(e)) for e in newest.files
                 ]
             else:
                 assert record is not None
@@ -610,7 +614,7 @@ class Document:
         reverted = revert(record, self._notebook["cells"], self._names)
         conflicts = [conflict.to_dict() for conflict in reverted.conflicts]
         if conflicts and not force:
-            raise _undo_conflict(operation, self.notebook_path, conflicts)
+            raise undo_conflict_error(operation, self.notebook_path, conflicts)
         rendered = self._render({**self._notebook, "cells": reverted.cells}, self._files)
         changed = [
             (state.path, state.raw, data)
@@ -760,40 +764,3 @@ def _sha256(data: bytes | None) -> str | None:
     import hashlib
 
     return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-def _blob(snapshot: Snapshot, blob: Path, path: Path) -> bytes:
-    try:
-        return blob.read_bytes()
-    except OSError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"The snapshot of {path} in {snapshot.folder} cannot be read.",
-            {"path": str(path), "snapshot": str(snapshot.folder)},
-        ) from err
-
-
-def _undo_empty(path: Path) -> NotebookError:
-    return NotebookError(ErrorCode.UNDO_EMPTY, f"Nothing to undo for {path}.", {"path": str(path)})
-
-
-def _undo_conflict(
-    operation: str,
-    path: Path,
-    conflicts: list[dict[str, Any]],
-    file_changed: Mapping[str, Any] | None = None,
-) -> NotebookError:
-    if file_changed is not None:
-        what = f"{path} was changed since"
-    else:
-        what = "; ".join(
-            f"cell {c['cell']!r} {c['reason'].replace('_', ' ')}"
-            + (f" ({', '.join(c['fields'])})" if c["fields"] else "")
-            for c in conflicts
-        )
-    return NotebookError(
-        ErrorCode.UNDO_CONFLICT,
-        f"Undoing the {operation} would overwrite changes made since: {what}. Undo with "
-        "force to overwrite them.",
-        {"path": str(path), "operation": operation, "conflicts": conflicts, **(file_changed or {})},
-    )

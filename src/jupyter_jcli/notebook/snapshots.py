@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._atomic import _fsync_folder
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
 
 __all__ = [
@@ -139,6 +140,21 @@ class Snapshot:
     created_ns: int
     files: tuple[SnapshotFile, ...]
     folder: Path
+
+    def content_before(self, entry: SnapshotFile) -> bytes:
+        """The saved content of one of its files.
+
+        Raises:
+            NotebookError: ``NOTEBOOK_READ_FAILED`` (details ``path``, ``snapshot``).
+        """
+        try:
+            return entry.blob.read_bytes()
+        except OSError as err:
+            raise NotebookError(
+                ErrorCode.NOTEBOOK_READ_FAILED,
+                f"The snapshot of {entry.path} in {self.folder} cannot be read.",
+                {"path": str(entry.path), "snapshot": str(self.folder)},
+            ) from err
 
     def record(self) -> dict[str, Any] | None:
         """The cell-level record of the mutation (``_revert.record_mutation``), or ``None``
@@ -397,16 +413,6 @@ def _write_private(path: Path, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _fsync_folder(folder: Path) -> None:
-    if os.name == "nt":  # pragma: no cover - folders cannot be opened for fsync on Windows
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _sha256_or_none(path: Path) -> str | None:
