@@ -325,3 +325,22 @@ def test_a_document_notices_an_undo_as_an_outside_edit(tmp_path: Path) -> None:
         document.update_cell("first", expected_rev=first.cell.rev, source="x = 2")
     assert info.value.code == ErrorCode.CELL_NOT_FOUND
     assert "first" not in [view.name for view in document.cells]
+
+
+def test_a_cell_put_back_whose_id_was_taken_since_gets_a_fresh_one(tmp_path: Path) -> None:
+    cells = [
+        {"cell_type": "code", "execution_count": None, "id": f"id-{n}", "metadata": {},
+         "outputs": [], "source": f"v{n} = {n}"}
+        for n in range(3)
+    ]  # fmt: skip
+    path = tmp_path / "ids.ipynb"
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    document = Document.load(path)
+    document.remove_cell("v1", expected_rev=document.cell("v1").rev)
+    _save_outside(path, [*_cells(path), {**cells[1], "source": "w = 1", "metadata": {}}])
+
+    undo(path)
+    ids = [cell["id"] for cell in _cells(path)]
+    assert len(set(ids)) == 4 and ids[0] == "id-0" and ids[3] == "id-1"
+    assert [cell["source"] for cell in _cells(path)] == ["v0 = 0", "v1 = 1", "v2 = 2", "w = 1"]

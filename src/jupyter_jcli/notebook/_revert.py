@@ -20,17 +20,18 @@ leaves). Per leaf, with ``now`` the current value:
 Structure: a cell the mutation added is removed if its type and source are still those it was
 added with (its outputs, if it ran since, go with it), else ``edited_since``; a cell it removed
 is put back after the nearest cell that preceded it and still exists (``name_taken`` if its
-stored name belongs to another cell now); a cell it moved goes back the same way unless it was
-moved again since (``moved_since``); a changed cell removed since is ``removed_since`` (unless
-only its computed name had been stored). With ``force`` every conflicting leaf takes its
-*before* value, a removed-since cell stays removed and a reinserted cell whose name is taken
-gets a fresh one. Pure: no files.
+stored name belongs to another cell now; a fresh nbformat ``id`` if its id does); a cell it
+moved goes back the same way unless it was moved again since (``moved_since``); a changed cell
+removed since is ``removed_since`` (unless only its computed name had been stored). With
+``force`` every conflicting leaf takes its *before* value, a removed-since cell stays removed
+and a reinserted cell whose name is taken gets a fresh one. Pure: no files.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,6 +199,7 @@ def revert(
             conflicts.append(Conflict(names[i], "edited_since", fields))
         drop.add(i)
     held = {name for name, i in index.items() if i not in drop}
+    ids = {str(cell.get("id")) for i, cell in enumerate(cells) if i not in drop}
     for entry in entries:
         if "before_cell" in entry:
             cell = copy.deepcopy(entry["before_cell"])
@@ -205,6 +207,9 @@ def revert(
             if name is not None and name in held:
                 conflicts.append(Conflict(name, "name_taken"))
                 cell = _put(cell, _NAME_PATH, _ABSENT)
+            if "id" in cell and str(cell["id"]) in ids:  # nbformat 4.5 ids are unique
+                cell["id"] = _fresh_id(ids)
+            ids.add(str(cell.get("id")))
             put_back[entry["key"]] = cell
             touched.add(id(cell))
         elif "leaves" in entry:
@@ -306,6 +311,13 @@ def _anchor_position(
         if key in where:
             return where[key]
     return len(result)
+
+
+def _fresh_id(taken: set[str]) -> str:
+    cell_id = uuid.uuid4().hex[:8]
+    while cell_id in taken:
+        cell_id = uuid.uuid4().hex[:8]
+    return cell_id
 
 
 def _predecessor(sequence: list[str], key: str) -> str | None:
