@@ -2,9 +2,11 @@
 
 Each round, on a copy of a real notebook with its own snapshot cache:
 
-1. start ``j-cli cell update`` (a new source for one code cell) and SIGKILL it after a random
-   delay drawn between the end of its imports and the end of an unkilled run (both measured
-   first), so kills land before, during and after the snapshot and the notebook write;
+1. start ``j-cli cell update`` (a new source for one code cell) and SIGKILL it: in a quarter
+   of the rounds at a random time of its run, in the others at a random time of its write
+   (polling for the first snapshot folder or temporary file it creates, then waiting up to
+   1.5 times the write's measured duration), so kills land before, during and after the
+   snapshot and the notebook write;
 2. check that the notebook still parses (*corrupt* otherwise);
 3. undo (``undo_last``, as ``j-cli notebook undo``): ``UNDO_CONFLICT`` although nothing
    changed outside counts as *undo stuck* (the round then forces the undo to go on);
@@ -112,27 +114,49 @@ def incomplete_snapshots(cache: Path) -> int:
     return count
 
 
-def startup(env: dict[str, str], runs: int) -> float:
-    """Median wall time of a process that only imports what ``cell update`` imports."""
-    code = "import jupyter_jcli.cli, jupyter_jcli.workbench, jupyter_jcli.notebook.document"
-    spans = []
-    for _ in range(runs):
-        started = time.monotonic()
-        subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=TIMEOUT)
-        spans.append(time.monotonic() - started)
-    return statistics.median(spans)
+def write_started(notebook: Path, cache: Path, before: set[str]) -> bool:
+    """Whether the update has started writing: a new snapshot folder or a temporary file."""
+    return bool(stack_entries(cache) - before) or bool(temp_files(notebook))
 
 
-def measure(env: dict[str, str], notebook: Path, name: str, runs: int) -> float:
-    """Median wall time of an unkilled ``j-cli cell update`` (seconds)."""
-    spans = []
+def stack_entries(cache: Path) -> set[str]:
+    """``<stack>/<entry>`` of everything in the snapshot stacks."""
+    stacks = list((cache / "snapshots").glob("*"))
+    return {f"{stack.name}/{entry.name}" for stack in stacks for entry in stack.iterdir()}
+
+
+def wait_for_write(
+    process: subprocess.Popen[bytes], notebook: Path, cache: Path, before: set[str]
+) -> float | None:
+    """Poll (1 ms) until the update starts writing; its time, or ``None`` if it exited."""
+    started = time.monotonic()
+    while process.poll() is None and time.monotonic() - started < TIMEOUT:
+        if write_started(notebook, cache, before):
+            return time.monotonic() - started
+        time.sleep(0.001)
+    return None
+
+
+def measure(
+    env: dict[str, str], notebook: Path, cache: Path, name: str, runs: int
+) -> tuple[float, float]:
+    """Medians of an unkilled ``j-cli cell update``: its wall time, and how long it writes
+    (from the first snapshot folder or temporary file to the notebook's new mtime)."""
+    spans, writes = [], []
     for number in range(runs):
+        before, mtime = stack_entries(cache), notebook.stat().st_mtime_ns
         started = time.monotonic()
         process = killable_update(env, notebook, name, f"measured = {number}")
+        first = wait_for_write(process, notebook, cache, before)
+        while process.poll() is None and notebook.stat().st_mtime_ns == mtime:
+            time.sleep(0.001)
+        written = time.monotonic() - started
         if process.wait(timeout=TIMEOUT) != 0:
             raise SystemExit("an unkilled update failed")
         spans.append(time.monotonic() - started)
-    return statistics.median(spans)
+        if first is not None:
+            writes.append(max(written - first, 0.001))
+    return statistics.median(spans), statistics.median(writes) if writes else 0.05
 
 
 def campaign(kills: int, notebook_source: Path, seed: int) -> dict[str, Any]:
@@ -149,8 +173,7 @@ def campaign(kills: int, notebook_source: Path, seed: int) -> dict[str, Any]:
         os.environ["JUPYTER_JCLI_CACHE_DIR"] = str(cache)
         env = dict(os.environ)
         name = next(view.name for view in Document.load(notebook).cells if view.cell_type == "code")
-        span = measure(env, notebook, name, 3)
-        begin = min(startup(env, 3) * 0.8, span * 0.5)  # kills land mostly past the imports
+        span, writing = measure(env, notebook, cache, name, 3)
         counts: dict[str, Any] = {
             "kills": kills,
             "killed_while_running": 0,
@@ -161,8 +184,12 @@ def campaign(kills: int, notebook_source: Path, seed: int) -> dict[str, Any]:
             "corrupt_files": 0,
         }
         for number in range(kills):
+            before = stack_entries(cache)
             process = killable_update(env, notebook, name, f"killed = {number}")
-            time.sleep(rng.uniform(begin, span * 1.1))
+            if rng.random() < 0.25:  # anywhere in the run
+                time.sleep(rng.uniform(0.0, span * 1.1))
+            elif wait_for_write(process, notebook, cache, before) is not None:  # mid-write
+                time.sleep(rng.uniform(0.0, writing * 1.5))
             if process.poll() is None:
                 counts["killed_while_running"] += 1
             process.send_signal(signal.SIGKILL)
@@ -178,13 +205,14 @@ def campaign(kills: int, notebook_source: Path, seed: int) -> dict[str, Any]:
             for path in left:  # count each kill's leftovers once
                 path.unlink()
             counts["incomplete_snapshot_folders_after_next_write"] += incomplete_snapshots(cache)
+            print(number + 1, json.dumps(counts), file=sys.stderr, flush=True)
             for stack in (cache / "snapshots").glob("*"):
                 for entry in stack.iterdir():
                     if entry.is_dir() and not (entry / "manifest.json").is_file():
                         shutil.rmtree(entry)
         counts["corrupt_files"] += not parses(notebook)
         counts["unkilled_update_seconds"] = round(span, 3)
-        counts["kill_delay_seconds"] = [round(begin, 3), round(span * 1.1, 3)]
+        counts["write_seconds"] = round(writing, 4)
         return counts
     finally:
         shutil.rmtree(work, ignore_errors=True)
