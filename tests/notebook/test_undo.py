@@ -127,11 +127,11 @@ def test_undo_of_an_edit_keeps_the_outputs_and_counts_of_a_run_made_since(
     _run(document, "l", "l-sort", "sorted")
 
     result = undo(path)
-    assert result.merged
-    assert result.changed == ("l-sort",)
     assert _inputs(path) == original
     for index in (2, 4, 6):  # l, l-sort (its source went back) and sorted keep the run
         assert _outputs(path, index) == (STREAM, 7)
+    assert result.merged
+    assert result.changed == ("l-sort",)
 
 
 def test_undo_keeps_an_outside_edit_of_another_cell(tmp_path: Path) -> None:
@@ -203,7 +203,6 @@ def test_undo_of_each_kind_of_mutation_gives_back_the_cells_and_keeps_a_later_ru
     _run(document, "x-sort")
 
     result = undo(path)
-    assert result.merged
     cells = _cells(path)
     assert [(c["cell_type"], c["source"]) for c in cells] == [
         (c["cell_type"], c["source"]) for c in original_cells
@@ -213,6 +212,7 @@ def test_undo_of_each_kind_of_mutation_gives_back_the_cells_and_keeps_a_later_ru
     for before, after in zip(original_cells, cells, strict=True):
         if after is not cells[x_sort]:  # every other cell is exactly as it was, outputs too
             assert after == before
+    assert result.merged
 
 
 def test_undo_of_a_removal_puts_the_cell_back_after_its_predecessor_and_keeps_a_new_cell(
