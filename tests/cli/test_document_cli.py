@@ -187,6 +187,31 @@ def test_cell_mutations_json_contract_and_undo(small: Path) -> None:
     assert empty.json()["code"] == ErrorCode.UNDO_EMPTY
 
 
+def test_notebook_undo_keeps_the_outputs_saved_since_and_names_a_conflict(small: Path) -> None:
+    from jupyter_jcli.notebook.document import Document
+
+    run_cli("-j", "cell", "update", small, "b", "--expected-rev", _rev(small, "b"),
+            "--source", "b = a + 2")  # fmt: skip
+    document = Document.load(small)
+    stream = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+    document.write_outputs({v.name: (v.rev, stream, 1) for v in document.cells})
+    undo = run_cli("-j", "notebook", "undo", small).json()
+    cells = json.loads(small.read_bytes())["cells"]
+    assert [c["source"] for c in cells] == ["a = 1", "b = a + 1", "c = b * 2"]
+    assert [(c["outputs"], c["execution_count"]) for c in cells] == [(stream, 1)] * 3
+    assert undo["merged"] and undo["changed"] == ["b"] and undo["stale"] == ["b", "c"]
+
+    run_cli("-j", "cell", "update", small, "c", "--expected-rev", _rev(small, "c"),
+            "--source", "c = 0")  # fmt: skip
+    small.write_text(small.read_text().replace("c = 0", "c = 5"), encoding="utf-8")
+    refused = run_cli("-j", "notebook", "undo", small)
+    assert refused.exit_code == 1
+    assert refused.json()["code"] == ErrorCode.UNDO_CONFLICT
+    assert refused.json()["details"]["conflicts"] == [
+        {"cell": "c", "reason": "edited_since", "fields": ["source"]}
+    ]
+
+
 def test_cell_update_with_a_stale_rev_is_refused_with_the_current_state(small: Path) -> None:
     raw = small.read_bytes()
     run = run_cli("-j", "cell", "update", small, "b", "--expected-rev", "0" * 12,

@@ -188,3 +188,22 @@ def test_an_edit_through_a_paired_py_file_keeps_the_notebooks_big_integers(
     written = loads_exact(ipynb.read_text(encoding="utf-8"))
     data = next(cell for cell in written["cells"] if cell.get("outputs"))["outputs"][0]["data"]
     assert data["application/json"]["ids"] == [BIG, -BIG]
+
+
+def test_undo_merged_with_a_later_write_keeps_big_integers_and_puts_a_removed_cell_back_exactly(
+    tmp_path: Path,
+) -> None:
+    path = _notebook_with_numbers(tmp_path)
+    document = Document.load(path)
+    holder = document.cells[1].name
+    document.remove_cell(holder, expected_rev=document.cells[1].rev)
+    # a write since the removal (a cache entry) makes the undo a merge, not a byte restore
+    document.set_cell_metadata(
+        "summary", {document.cells[0].name: (document.cells[0].rev, {"n": 1})}
+    )
+    document.undo()
+    written = loads_exact(path.read_text(encoding="utf-8"))
+    numbers = {"big": BIG, "negative": -(2**64) - 1, "max64": 2**64 - 1}
+    assert written["metadata"]["numbers"] == numbers
+    assert written["cells"][1]["metadata"]["numbers"] == numbers
+    assert written["cells"][1]["outputs"][0]["data"]["application/json"]["ids"] == [BIG, -BIG]

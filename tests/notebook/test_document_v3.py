@@ -198,3 +198,23 @@ def test_a_cell_nbformat_cannot_convert_back_refuses_the_write_with_nothing_writ
     assert path.read_bytes() == raw
     assert sorted(p.name for p in tmp_path.iterdir() if p != cache) == [V3]  # no temporary
     assert not any(cache.glob("snapshots/*/0*"))
+
+
+def _v3_inputs(path: Path) -> list[tuple[object, object]]:
+    return [(c["cell_type"], c.get("input", c.get("source"))) for c in _v3_cells(path)]
+
+
+def test_undo_merged_with_a_later_write_keeps_an_nbformat_3_notebook_v3(tmp_path: Path) -> None:
+    path = _sorting_as_v3(tmp_path)
+    stored = _v3_inputs(path)
+    document = Document.load(path)
+    first = document.cells[1]
+    document.update_cell(first.name, source="x = 'edited'", expected_rev=first.rev)
+    moved = document.cells[2]
+    document.move_cell(moved.name, expected_rev=moved.rev, position="end")
+    top = document.cells[0]
+    document.set_cell_metadata("summary", {top.name: (top.rev, {"n": 1})})
+    document.undo()  # the move, merged with the cache write since
+    document.undo()  # the edit
+    assert _valid_v3(path).metadata.name == "Sorting"
+    assert _v3_inputs(path) == stored

@@ -90,6 +90,31 @@ def test_undo_through_the_py_file_restores_both_files(tmp_path: Path) -> None:
     assert (ipynb.read_bytes(), py.read_bytes()) == before
 
 
+def test_undo_after_a_run_reverts_both_files_and_keeps_the_outputs_in_the_ipynb(
+    tmp_path: Path,
+) -> None:
+    ipynb, py = _pair(tmp_path)
+    py_before = py.read_text()
+    document = Document.load(py)
+    document.remove_cell("sorted", expected_rev=document.cell("sorted").rev)
+    document.update_cell("l", expected_rev=document.cell("l").rev, source="L = [2, 1]")
+    stream = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+    view = document.cell("x-sort")
+    assert document.write_outputs({view.name: (view.rev, stream, 3)}) == ("x-sort",)
+
+    undo(py)
+    result = undo(py)
+    assert result.restored == (ipynb, py)
+    reloaded = Document.load(py)
+    assert [(v.cell_type, v.source) for v in reloaded.cells] == [
+        (v.cell_type, v.source) for v in Document.load(NOTEBOOKS / SORTING).cells
+    ]
+    assert "L = [2, 1]" not in py.read_text() and "sorted('python')" in py.read_text()
+    assert py.read_text() == py_before
+    saved = json.loads(ipynb.read_text())["cells"][reloaded.cell("x-sort").index]
+    assert (saved["outputs"], saved["execution_count"]) == (stream, 3)
+
+
 def test_an_outside_edit_of_the_py_file_is_kept(tmp_path: Path) -> None:
     ipynb, py = _pair(tmp_path)
     document = Document.load(py)

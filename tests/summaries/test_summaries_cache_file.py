@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fake_messages_api import NOTEBOOKS, FakeMessagesAPI
 
-from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
+from jupyter_jcli.errors import ErrorCode, UsageError
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.notebook.io import read_notebook
 from jupyter_jcli.notebook.snapshots import SnapshotStore
@@ -150,8 +150,11 @@ def test_set_cell_metadata_keeps_a_stored_name_and_undo_ignores_the_cache(
     assert section == {"name": "sorted-list", "summary": {"hash": "x"}}
     assert len(_snapshots(path, cache)) == 1
 
-    undo(path, base_dir=cache)
-    assert path.read_bytes() == (NOTEBOOKS / SORTING).read_bytes()
+    undo(path, base_dir=cache)  # the rename goes back; the cache written since stays
+    cells = json.loads(path.read_bytes())["cells"]
+    assert cells[2]["metadata"] == {"jupyter_mcp": {"summary": {"hash": "x"}}}
+    cells[2]["metadata"] = {}
+    assert cells == json.loads((NOTEBOOKS / SORTING).read_bytes())["cells"]
 
 
 def test_write_summary_cache_then_no_second_request(
@@ -192,7 +195,7 @@ def test_write_summary_cache_never_writes_fallbacks(
     assert path.read_bytes() == (NOTEBOOKS / SORTING).read_bytes()
 
 
-def test_a_cache_write_after_an_outside_edit_leaves_undo_refusing(tmp_path: Path) -> None:
+def test_undo_after_an_outside_edit_and_a_cache_write_keeps_both(tmp_path: Path) -> None:
     from jupyter_jcli.notebook.snapshots import undo
 
     path = _copy(tmp_path)
@@ -206,10 +209,13 @@ def test_a_cache_write_after_an_outside_edit_leaves_undo_refusing(tmp_path: Path
 
     target = document.cells[4]
     assert document.set_cell_metadata("summary", {target.name: (target.rev, {"hash": "h"})})
-    with pytest.raises(NotebookError) as caught:
-        undo(path, base_dir=cache)
-    assert caught.value.code == ErrorCode.UNDO_CONFLICT
-    assert json.loads(path.read_bytes())["cells"][0]["source"] == ["# Edited elsewhere"]
+    undo(path, base_dir=cache)
+    cells = json.loads(path.read_bytes())["cells"]
+    assert cells[0]["source"] == ["# Edited elsewhere"]
+    assert (
+        cells[2]["source"] == json.loads((NOTEBOOKS / SORTING).read_bytes())["cells"][2]["source"]
+    )
+    assert cells[4]["metadata"]["jupyter_mcp"]["summary"] == {"hash": "h"}
 
 
 def test_a_paired_notebook_gets_no_cache_in_its_text_file(

@@ -173,18 +173,35 @@ def test_an_outside_edit_of_the_target_is_refused(work: Path) -> None:
     assert path.read_bytes() == raw
 
 
-def test_undo_refuses_after_an_outside_change_unless_forced(work: Path) -> None:
+def test_undo_keeps_an_outside_change_of_another_cell_and_says_what_is_stale(
+    work: Path,
+) -> None:
     path = make_notebook(work, ["a = 1", "b = a"])
-    original = path.read_bytes()
     remove_cell(path, "b", expected_rev=_rev(path, "b"))
     path.write_text(path.read_text().replace("a = 1", "a = 2"), encoding="utf-8")
+    undone = undo_last(path)
+    assert undone.merged and not undone.forced
+    assert undone.changed == ("b",) and undone.stale == ("b",)
+    assert [view.source for view in Document.load(path).cells] == ["a = 2", "b = a"]
+    assert undone.to_dict()["changed"] == ["b"]
+
+
+def test_undo_refuses_to_overwrite_an_outside_change_of_the_undone_cell_unless_forced(
+    work: Path,
+) -> None:
+    path = make_notebook(work, ["a = 1", "b = a"])
+    update_cell(path, "b", expected_rev=_rev(path, "b"), source="b = a * 2")
+    path.write_text(path.read_text().replace("b = a * 2", "b = a * 3"), encoding="utf-8")
     with pytest.raises(JcliError) as err:
         undo_last(path)
     assert err.value.code == ErrorCode.UNDO_CONFLICT
+    assert err.value.details["conflicts"] == [
+        {"cell": "b", "reason": "edited_since", "fields": ["source"]}
+    ]
     forced = undo_last(path, force=True)
-    assert forced.forced
-    assert forced.cell_count == 2
-    assert path.read_bytes() == original
+    assert forced.forced and forced.cell_count == 2
+    assert forced.conflicts == ({"cell": "b", "reason": "edited_since", "fields": ["source"]},)
+    assert [view.source for view in Document.load(path).cells] == ["a = 1", "b = a"]
 
 
 def test_undo_steps_back_through_several_mutations(work: Path) -> None:

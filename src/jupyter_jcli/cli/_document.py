@@ -108,10 +108,13 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
 @click.command("undo")
 @_FILE
 @click.option(
-    "--force", is_flag=True, help="Undo even if the file was changed outside since the edit."
+    "--force",
+    is_flag=True,
+    help="Overwrite the changes made since the edit that conflict with undoing it.",
 )
 def undo_command(file: str, force: bool) -> None:
-    """Restore the notebook as it was before the last `j-cli cell` edit (one step per call)."""
+    """Revert the last `j-cli cell` edit, keeping outputs and edits made since (one step per
+    call)."""
     from jupyter_jcli.workbench import undo_last
 
     result = undo_last(file, force=force)

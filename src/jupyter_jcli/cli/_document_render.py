@@ -201,9 +201,17 @@ def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
 def undo_lines(outcome: UndoOutcome) -> list[str]:
     """What the undo restored and what is left on the stack."""
     restored = ", ".join(str(path) for path in outcome.restored)
-    lines = [f"undid {outcome.operation}: restored {restored}"]
+    lines = [f"undid {outcome.operation}: restored {restored or 'nothing (already undone)'}"]
+    if outcome.merged:
+        lines.append(
+            f"reverted cells: {_names(outcome.changed) if outcome.changed else 'none'}; "
+            "outputs and edits made since were kept"
+        )
     if outcome.forced:
-        lines.append("forced: a change made outside since that edit was discarded")
+        overwritten = ", ".join(str(conflict["cell"]) for conflict in outcome.conflicts)
+        lines.append(f"forced: changes made since were overwritten ({overwritten or 'files'})")
+    stale = outcome.stale
+    lines.append(f"stale ({len(stale)}): {_names(stale)}" if stale else "stale: none")
     lines.append(
         f"{outcome.cell_count} cells, structure rev {outcome.structure_rev}; "
         f"{outcome.remaining} more undo steps"

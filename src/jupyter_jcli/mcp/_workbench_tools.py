@@ -293,16 +293,18 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="undo_last",
         title="Undo the last change",
-        description="Restore the notebook (and its paired .py) as it was before the last "
-        "change a jupyter-jcli tool made to it (add, update, remove, move). Refuses with "
-        "UNDO_CONFLICT if the file changed outside since then, unless force; UNDO_EMPTY when "
-        "there is nothing to undo. Each call undoes one more step. Cheap.",
+        description="Revert the last change a jupyter-jcli tool made to the notebook (and its "
+        "paired .py): add, update, remove, move. Only what that change did goes back; outputs, "
+        "execution counts and edits made since are kept. The result lists the cells `changed` "
+        "and the cells now `stale`. Refuses with UNDO_CONFLICT (details name each cell and "
+        "field changed since that it would overwrite) unless force; UNDO_EMPTY when there is "
+        "nothing to undo. Each call undoes one more step. Cheap.",
         properties={
             "path": PATH,
             "force": {
                 "type": "boolean",
                 "default": False,
-                "description": "Restore even over changes made outside since.",
+                "description": "Overwrite the changes made since that conflict.",
             },
         },
         effect="destructive",

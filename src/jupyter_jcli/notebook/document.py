@@ -13,7 +13,8 @@ caller read; the document then, under the notebook's write lock:
 2. validates and applies the edit on copies (nothing is partly applied);
 3. stores every cell's name in its metadata (a notebook is named in the file on its first
    mutation, never on a read);
-4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) and writes them atomically.
+4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) with a cell-level record of
+   the change (``_revert``), writes them atomically, and only then makes the snapshot current.
 
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
@@ -41,6 +42,13 @@ Caches (such as ``metadata.jupyter_mcp.summary``) are written by :meth:`Document
 under the same lock and outside-edit check, but without an undo snapshot: a cache write is not
 a user mutation. Execution results (outputs, ``execution_count``, display updates) are written
 the same way by :meth:`Document.write_outputs`.
+
+Undo (:meth:`Document.undo`) reverts what the newest mutation changed and keeps everything
+written since (outputs, execution counts, caches, other cells' edits, outside edits), or
+refuses with ``UNDO_CONFLICT`` naming the changes it would overwrite. An undo is an edit like
+any other: a cell whose source goes back keeps the outputs its last run wrote, and is fresh
+again only if its restored rev is the one that last ran on the live kernel (statuses are
+computed from revs, so a cell whose undone source ran since is ``stale``, never ``fresh``).
 
 For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
@@ -72,11 +80,17 @@ from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._exact import plain_numbers
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._pairs import PairContext, render_py
+from jupyter_jcli.notebook._revert import (
+    record_mutation,
+    revert,
+    undo_conflict_error,
+    undo_empty_error,
+)
 from jupyter_jcli.notebook._writebase import WriteBase, render_ipynb, write_base
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
-from jupyter_jcli.notebook.snapshots import SnapshotStore
+from jupyter_jcli.notebook.snapshots import PendingSnapshot, SnapshotStore, UndoResult
 
 __all__ = ["CellView", "Document", "FileState", "MutationCheck", "MutationResult"]
 
@@ -404,10 +418,8 @@ class Document:
         mutation, but no undo snapshot, no name persisting and no refusal: a cell that no
         longer exists or whose rev is not the one the value was computed for is skipped (the
         value describes content that is gone). Cells whose entry already equals the value are
-        not rewritten; nothing is written when no cell changes. The newest snapshot, if the
-        file still held what its mutation wrote, is amended to expect the new bytes
-        (``SnapshotStore.amend_newest``): undo still applies and drops the cache with the
-        mutation it undoes.
+        not rewritten; nothing is written when no cell changes. Undo keeps the value (it
+        reverts only what its mutation changed).
 
         Args:
             key: the entry under ``metadata.jupyter_mcp`` (not ``"name"``, which mutations own).
@@ -444,9 +456,9 @@ class Document:
         and new MIME bundles for outputs of other cells (``update_display_data``).
 
         A write of the kernel's results, not a user mutation: the lock, outside-edit check and
-        atomic write of :meth:`set_cell_metadata`, no undo snapshot (the newest one is amended
-        the same way). A cell that no longer exists, is no longer code, or whose rev is not
-        the one that ran is skipped: its outputs would describe a source that is gone.
+        atomic write of :meth:`set_cell_metadata`, no undo snapshot (undo keeps what this
+        writes). A cell that no longer exists, is no longer code, or whose rev is not the one
+        that ran is skipped: its outputs would describe a source that is gone.
 
         Args:
             results: cell name -> ``(rev that ran, nbformat v4 outputs, execution_count)``;
@@ -501,13 +513,86 @@ class Document:
 
         return self._write_without_snapshot(change)
 
+    def undo(self, *, force: bool = False) -> UndoResult:
+        """Undo the newest mutation recorded for this notebook and pop its snapshot.
+
+        Under the write lock: if every file still holds exactly what the mutation wrote, the
+        saved files are restored as they were (byte for byte). Otherwise the inverse of the
+        mutation's cell-level record is applied to the fresh content (``_revert``): the
+        sources, types, names, cells added, removed or moved go back, and everything written
+        since stays (outputs, execution counts, caches, other cells' and outside edits). Both
+        files of a pair are written, ``.ipynb`` first.
+
+        Args:
+            force: overwrite the changes made since that touch what the undo restores (the
+                result lists them in ``conflicts``).
+
+        Returns:
+            What was restored (see :class:`~jupyter_jcli.notebook.snapshots.UndoResult`).
+
+        Raises:
+            NotebookError: ``UNDO_EMPTY`` when there is nothing to undo; ``UNDO_CONFLICT``
+                (details ``path``, ``operation``, ``conflicts``: ``{"cell", "reason",
+                "fields"}`` per change made since that would be overwritten, ``reason`` one
+                of ``edited_since``, ``removed_since``, ``moved_since``, ``name_taken``;
+                for a snapshot without a cell record, ``expected_sha256`` and
+                ``actual_sha256``); ``NOTEBOOK_READ_FAILED`` (snapshot unreadable);
+                ``NOTEBOOK_WRITE_FAILED`` (details ``mode`` for a read-only file: nothing
+                is restored, the snapshot is kept) and the refusals of a mutation
+                (``PAIR_OUT_OF_SYNC``). On any error nothing is written.
+        """
+        store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
+        if store.is_empty():
+            raise undo_empty_error(self.notebook_path)
+        with store.lock():
+            stack = store.snapshots()
+            if not stack:
+                raise undo_empty_error(self.notebook_path)
+            newest = stack[-1]
+            now = {entry.path: _read_or_none(entry.path) for entry in newest.files}
+            held = [e for e in newest.files if _sha256(now[e.path]) == e.after_sha256]
+            record = newest.record()
+            names: tuple[str, ...] = ()
+            conflicts: list[dict[str, Any]] = []
+            merged = len(held) < len(newest.files) and record is not None
+            if not merged:
+                if len(held) < len(newest.files) and not force:
+                    entry = next(e for e in newest.files if e not in held)
+                    raise undo_conflict_error(
+                        newest.operation,
+                        entry.path,
+                        [],
+                        {
+                            "expected_sha256": entry.after_sha256,
+                            "actual_sha256": _sha256(now[entry.path]),
+                        },
+                    )
+                changed = [
+                    (e.path, now[e.path] or b"", newest.content_before(e)) for e in newest.files
+                ]
+            else:
+                assert record is not None
+                changed, names, conflicts = self._reverted(record, newest.operation, force=force)
+            write_all(changed)
+            store.discard(newest)
+            self.reload()
+        return UndoResult(
+            operation=newest.operation,
+            restored=tuple(path for path, _before, _after in changed),
+            forced=force and (bool(conflicts) or (not merged and len(held) < len(newest.files))),
+            remaining=len(stack) - 1,
+            merged=merged,
+            changed=names,
+            conflicts=tuple(conflicts),
+        )
+
     # ------------------------------------------------------------------ internals
 
     def _write_without_snapshot(
         self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
     ) -> tuple[str, ...]:
         """Apply ``change`` (edits ``cells`` in place, returns the names it changed) to the
-        fresh content under the lock and write it atomically; amend the newest snapshot."""
+        fresh content under the lock and write it atomically."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         with store.lock():
             self._refresh()
@@ -525,7 +610,6 @@ class Document:
             ]
             model = self._written_model(disk, outputs)
             write_all(changed)
-            store.amend_newest(changed)
             self._adopt_written(disk, outputs, model)
         return tuple(written)
 
@@ -544,6 +628,27 @@ class Document:
             refusal = self._refusal
             raise NotebookError(refusal.code, refusal.message, refusal.details)
         return changed
+
+    def _reverted(
+        self, record: dict[str, Any], operation: str, *, force: bool
+    ) -> tuple[list[tuple[Path, bytes, bytes]], tuple[str, ...], list[dict[str, Any]]]:
+        """Under the lock: the files with ``record`` reverted on the fresh content, the
+        names of the cells changed and the conflicts (raised unless ``force``)."""
+        self._refresh()
+        base = self._write_base(self._files)
+        reverted = revert(record, base.cells, self._names)
+        conflicts = [conflict.to_dict() for conflict in reverted.conflicts]
+        if conflicts and not force:
+            raise undo_conflict_error(operation, self.notebook_path, conflicts)
+        rendered = self._render(base, reverted.cells, reverted.origins)
+        changed = [
+            (state.path, state.raw, data)
+            for state, data in zip(self._files, rendered, strict=True)
+            if state.raw != data
+        ]
+        new_names = assign_names(reverted.cells)
+        names = tuple(new_names[i] for i in reverted.touched) + reverted.removed
+        return changed, names, conflicts
 
     def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
         self._notebook = notebook
@@ -607,12 +712,8 @@ class Document:
             if changed:
                 for path, _before, _after in changed:
                     check_writable(path)  # refuse a read-only file before snapshotting
-                snapshot = store.push(operation, changed)
-                try:
-                    write_all(changed)
-                except NotebookError:
-                    store.discard(snapshot)
-                    raise
+                record = record_mutation(base.cells, self._names, work.cells, work.names)
+                _write_recorded(store, store.prepare(operation, changed, record), changed)
             self._adopt_written(disk, outputs, model)
         return result
 
@@ -685,3 +786,33 @@ def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
     from dataclasses import replace
 
     return replace(result, removed=removed)
+
+
+def _write_recorded(
+    store: SnapshotStore, pending: PendingSnapshot, changed: list[tuple[Path, bytes, bytes]]
+) -> None:
+    """Write a mutation's files, then make its snapshot current; if either fails, nothing
+    stays changed (the files are put back, the pending snapshot is discarded)."""
+    try:
+        write_all(changed)
+    except NotebookError:
+        store.discard(pending)
+        raise
+    try:
+        store.commit(pending)
+    except NotebookError:
+        write_all([(path, after, before) for path, before, after in changed])
+        raise
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _sha256(data: bytes | None) -> str | None:
+    import hashlib
+
+    return None if data is None else hashlib.sha256(data).hexdigest()

@@ -1,4 +1,4 @@
-"""Snapshots taken before every mutation, and ``undo`` from them.
+"""Snapshots taken with every mutation, and ``undo`` from them.
 
 Layout (on disk, so undo survives a restart of the process)::
 
@@ -7,15 +7,31 @@ Layout (on disk, so undo survives a restart of the process)::
         lock                  advisory lock serialising jupyter-jcli writers (POSIX)
         000001/manifest.json  {"operation", "created_ns", "files": [{"path", "blob",
         000001/0.bin            "before_sha256", "after_sha256"}, ...]}
+        000001/cells.json     what the mutation changed, cell by cell (``_revert``)
+        .pending-*/           a snapshot whose mutation has not finished writing
 
 ``<cache>`` is ``$JUPYTER_JCLI_CACHE_DIR`` when set, else
 ``platformdirs.user_cache_dir("jupyter_mcp")``. The key is the ``.ipynb`` path resolved to an
 absolute path without symlinks; a py:percent pair is keyed by its ``.ipynb`` and each snapshot
 holds both files. The last :data:`MAX_SNAPSHOTS` snapshots per notebook are kept.
 
-A snapshot is written *before* the files change and records the sha256 of what each file
-will contain after the mutation; :func:`undo` uses it to refuse (``UNDO_CONFLICT``) when a
-file was changed outside since that mutation. Reading a stack never creates anything.
+Life of a snapshot, all under the notebook's write lock: :meth:`SnapshotStore.prepare` writes
+it (the files' content before the mutation, the sha256 of what they will hold after, the
+cell-level record) into a fresh ``.pending-*`` folder; the mutation writes the notebook; only
+then :meth:`SnapshotStore.commit` renames the folder to the next number, which makes it the
+newest snapshot (a rename is atomic: a snapshot is complete or absent). A mutation that fails
+discards it. A process killed in between leaves a pending folder that no listing sees; the
+next holder of the lock commits it if every file holds what that mutation wrote (the write
+happened) and deletes it otherwise, and the trim after each commit also deletes numbered
+folders left without a readable manifest (by older versions). So a killed mutation never
+leaves undo stuck on a change that did not happen.
+
+Privacy: a snapshot holds a copy of the notebook, so the folders are created ``0700`` (and
+tightened to it when found more open) and every file ``0600``: never readable by other users,
+whatever the notebook's own mode.
+
+Reading a stack never creates anything. Undo itself (:func:`undo`, ``Document.undo``) applies
+the inverse of the newest snapshot's mutation to the notebook as it is now (see ``_revert``).
 """
 
 from __future__ import annotations
@@ -25,17 +41,23 @@ import hashlib
 import json
 import os
 import shutil
+import stat
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
+from jupyter_jcli.notebook._atomic import _fsync_folder
+from jupyter_jcli.notebook._exact import loads_exact
+from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
 
 __all__ = [
     "CACHE_DIR_ENV",
     "MAX_SNAPSHOTS",
+    "PendingSnapshot",
     "Snapshot",
     "SnapshotFile",
     "SnapshotStore",
@@ -52,6 +74,13 @@ MAX_SNAPSHOTS = 50
 """Snapshots kept per notebook; older ones are deleted."""
 
 _MANIFEST = "manifest.json"
+_CELLS = "cells.json"
+_PENDING = ".pending-"
+_FOLDER_MODE = 0o700
+_FILE_MODE = 0o600
+_RECORD_STYLE = JsonStyle(indent=None, sort_keys=False, trailing_newline=False)
+"""The record holds cell values: written by the notebook serialiser, so every value a
+notebook can hold (lone surrogates included) is stored as it would be in the notebook."""
 
 
 def cache_dir() -> Path:
@@ -113,22 +142,69 @@ class Snapshot:
     files: tuple[SnapshotFile, ...]
     folder: Path
 
+    def content_before(self, entry: SnapshotFile) -> bytes:
+        """The saved content of one of its files.
+
+        Raises:
+            NotebookError: ``NOTEBOOK_READ_FAILED`` (details ``path``, ``snapshot``).
+        """
+        try:
+            return entry.blob.read_bytes()
+        except OSError as err:
+            raise NotebookError(
+                ErrorCode.NOTEBOOK_READ_FAILED,
+                f"The snapshot of {entry.path} in {self.folder} cannot be read.",
+                {"path": str(entry.path), "snapshot": str(self.folder)},
+            ) from err
+
+    def record(self) -> dict[str, Any] | None:
+        """The cell-level record of the mutation (``_revert.record_mutation``), or ``None``
+        for a snapshot written without one (older versions) or unreadable."""
+        try:
+            record = loads_exact((self.folder / _CELLS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return record if isinstance(record, dict) and record.get("format") == 1 else None
+
+
+@dataclass(frozen=True)
+class PendingSnapshot:
+    """A snapshot written for a mutation that has not finished writing (not on the stack).
+
+    Attributes:
+        operation: the mutation.
+        folder: its ``.pending-*`` folder.
+    """
+
+    operation: str
+    folder: Path
+
 
 @dataclass(frozen=True)
 class UndoResult:
-    """What :func:`undo` restored.
+    """What an undo did.
 
     Attributes:
         operation: the undone mutation.
-        restored: the files written back, in write order.
-        forced: whether outside changes were overwritten (``force=True``).
+        restored: the files written back, in write order (empty when the notebook already
+            held what the undo would write).
+        forced: whether changes made since that conflicted were overwritten (``force``).
         remaining: snapshots left on the stack.
+        merged: the notebook had changed since the mutation (outputs of a run, other edits)
+            and the undo reverted only what the mutation changed, keeping the rest; ``False``
+            when the files still held exactly what the mutation wrote and were restored.
+        changed: current names of the cells the undo changed, moved, put back or removed.
+        conflicts: with ``force``, the changes made since that were overwritten
+            (``{"cell", "reason", "fields"}``, see ``_revert.Conflict``).
     """
 
     operation: str
     restored: tuple[Path, ...]
     forced: bool
     remaining: int
+    merged: bool = False
+    changed: tuple[str, ...] = ()
+    conflicts: tuple[dict[str, Any], ...] = ()
 
 
 class SnapshotStore:
@@ -142,20 +218,24 @@ class SnapshotStore:
     def __init__(self, notebook_path: Path, *, base_dir: Path | None = None) -> None:
         self.notebook_path = Path(os.path.realpath(notebook_path))
         key = hashlib.sha256(str(self.notebook_path).encode("utf-8", "surrogatepass"))
-        self.folder = (base_dir or cache_dir()) / "snapshots" / key.hexdigest()
+        self.base_dir = base_dir or cache_dir()
+        self.folder = self.base_dir / "snapshots" / key.hexdigest()
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the notebook's advisory write lock (creates the stack folder)."""
+        """Hold the notebook's advisory write lock (creates the stack folder), after settling
+        what a killed writer left (module docstring)."""
         self._ensure_folder()
-        with open(self.folder / "lock", "a+b") as handle:
+        fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, _FILE_MODE)
+        with os.fdopen(fd, "r+b") as handle:
             try:
                 import fcntl
-            except ImportError:  # pragma: no cover - Windows: no advisory lock
+            except ImportError:  # pragma: no cover - Windows: no advisory lock, no recovery
                 yield
                 return
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             try:
+                self._settle_pending()
                 yield
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
@@ -172,178 +252,168 @@ class SnapshotStore:
                     found.append(snapshot)
         return sorted(found, key=lambda snapshot: snapshot.seq)
 
-    def push(self, operation: str, files: Sequence[tuple[Path, bytes, bytes]]) -> Snapshot:
-        """Save the files' current content before a mutation, then trim the stack.
+    def is_empty(self) -> bool:
+        """No snapshot, complete or pending (a pending one may become current under the
+        lock, see the module docstring). Creates nothing."""
+        if not self.folder.is_dir():
+            return True
+        return not any(
+            entry.name.startswith(_PENDING) or (entry.name.isdigit() and entry.is_dir())
+            for entry in self.folder.iterdir()
+        )
+
+    def prepare(
+        self,
+        operation: str,
+        files: Sequence[tuple[Path, bytes, bytes]],
+        record: dict[str, Any] | None = None,
+    ) -> PendingSnapshot:
+        """Save the files' current content before a mutation, as a pending snapshot.
+
+        Call it holding :meth:`lock`; then write the files and :meth:`commit` (or
+        :meth:`discard` if the write failed).
 
         Args:
             operation: the mutation's name.
             files: ``(path, content before, content after)`` per file, in write order.
-
-        Returns:
-            The new snapshot.
+            record: what the mutation changes, cell by cell (``_revert.record_mutation``).
 
         Raises:
-            NotebookError: ``NOTEBOOK_WRITE_FAILED`` if the snapshot cannot be saved (the
-                mutation must then not happen).
+            NotebookError: ``NOTEBOOK_WRITE_FAILED`` (details ``path``, ``errno``) if the
+                snapshot cannot be saved (the mutation must then not happen); nothing is left.
         """
         folder: Path | None = None
         try:
             self._ensure_folder()
-            existing = self.snapshots()
-            seq = (existing[-1].seq if existing else 0) + 1
-            while True:  # bounded by concurrent writers, who hold the lock anyway
-                folder = self.folder / f"{seq:06d}"
-                try:
-                    folder.mkdir()
-                    break
-                except FileExistsError:
-                    seq += 1
+            folder = Path(tempfile.mkdtemp(prefix=_PENDING, dir=self.folder))
             entries = []
             for index, (path, before, after) in enumerate(files):
-                blob = folder / f"{index}.bin"
-                atomic_write_bytes(blob, before)
+                _write_private(folder / f"{index}.bin", before)
                 entries.append(
                     {
                         "path": str(path),
-                        "blob": blob.name,
+                        "blob": f"{index}.bin",
                         "before_sha256": hashlib.sha256(before).hexdigest(),
                         "after_sha256": hashlib.sha256(after).hexdigest(),
                     }
                 )
+            if record is not None:
+                _write_private(folder / _CELLS, dumps_notebook(record, _RECORD_STYLE))
             manifest = {"operation": operation, "created_ns": time.time_ns(), "files": entries}
-            atomic_write_bytes(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
-        except (OSError, NotebookError) as err:
+            _write_private(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
+            _fsync_folder(folder)
+        except (OSError, ValueError, TypeError) as err:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
-            if isinstance(err, NotebookError):
-                raise
+            errno = err.errno if isinstance(err, OSError) else None
             raise NotebookError(
                 ErrorCode.NOTEBOOK_WRITE_FAILED,
-                f"Could not save a snapshot under {self.folder}: {err.strerror or err}.",
+                f"Could not save a snapshot under {self.folder}: {err}.",
+                {"path": str(self.folder), "errno": errno},
+            ) from err
+        return PendingSnapshot(operation=operation, folder=folder)
+
+    def commit(self, pending: PendingSnapshot) -> Snapshot:
+        """Make a pending snapshot the newest one (its mutation was written), then trim.
+
+        Raises:
+            NotebookError: ``NOTEBOOK_WRITE_FAILED`` when the folder cannot be renamed (the
+                pending folder is then removed).
+        """
+        existing = self.snapshots()
+        seq = (existing[-1].seq if existing else 0) + 1
+        try:
+            while True:  # bounded: numbered folders without a manifest are skipped once each
+                target = self.folder / f"{seq:06d}"
+                try:
+                    os.rename(pending.folder, target)
+                    break
+                except OSError:
+                    if not target.exists():
+                        raise
+                    seq += 1
+            _fsync_folder(self.folder)
+        except OSError as err:
+            shutil.rmtree(pending.folder, ignore_errors=True)
+            raise NotebookError(
+                ErrorCode.NOTEBOOK_WRITE_FAILED,
+                f"Could not record the snapshot under {self.folder}: {err.strerror or err}.",
                 {"path": str(self.folder), "errno": err.errno},
             ) from err
-        snapshot = _read_manifest(folder)
+        snapshot = _read_manifest(target)
         assert snapshot is not None
-        for old in [*existing, snapshot][:-MAX_SNAPSHOTS]:
-            shutil.rmtree(old.folder, ignore_errors=True)
+        self._trim()
         return snapshot
 
-    def amend_newest(self, files: Sequence[tuple[Path, bytes, bytes]]) -> bool:
-        """Record a write that is not a mutation (a cache write) on top of the newest snapshot.
-
-        For each ``(path, content before, content after)`` whose content before is what the
-        newest snapshot's mutation wrote, the snapshot now expects the content after, so that
-        :func:`undo` still applies (and restores the content before that mutation, dropping the
-        cache write with it). Call it holding :meth:`lock`, after the write.
-
-        Returns:
-            Whether the newest snapshot was changed. ``False`` also when its manifest cannot
-            be read or rewritten: undo then refuses with ``UNDO_CONFLICT``, the safe side.
-        """
-        stack = self.snapshots()
-        if not stack:
-            return False
-        newest = stack[-1]
-        moved = {
-            (str(path), hashlib.sha256(before).hexdigest()): hashlib.sha256(after).hexdigest()
-            for path, before, after in files
-        }
-        try:
-            manifest = json.loads((newest.folder / _MANIFEST).read_text(encoding="utf-8"))
-            changed = False
-            for entry in manifest["files"]:
-                after_sha256 = moved.get((entry["path"], entry["after_sha256"]))
-                if after_sha256 is not None:
-                    entry["after_sha256"] = after_sha256
-                    changed = True
-            if changed:
-                data = json.dumps(manifest, indent=1).encode()
-                atomic_write_bytes(newest.folder / _MANIFEST, data)
-        except (OSError, ValueError, KeyError, TypeError, NotebookError):
-            return False
-        return changed
-
-    def discard(self, snapshot: Snapshot) -> None:
-        """Delete ``snapshot`` (its mutation did not happen, or it was undone)."""
+    def discard(self, snapshot: Snapshot | PendingSnapshot) -> None:
+        """Delete a snapshot (its mutation did not happen, or it was undone)."""
         with contextlib.suppress(OSError):
             (snapshot.folder / _MANIFEST).unlink()
         shutil.rmtree(snapshot.folder, ignore_errors=True)
 
+    def _trim(self) -> None:
+        """Keep the newest :data:`MAX_SNAPSHOTS`; delete numbered folders without a readable
+        manifest (a snapshot an older version did not finish). Holding the lock."""
+        complete = {snapshot.folder.name for snapshot in self.snapshots()}
+        for entry in list(self.folder.iterdir()):
+            if entry.name.isdigit() and entry.name not in complete and entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+        for old in self.snapshots()[:-MAX_SNAPSHOTS]:
+            shutil.rmtree(old.folder, ignore_errors=True)
+
+    def _settle_pending(self) -> None:
+        """Holding the lock, every pending folder is a killed writer's: commit it when each
+        of its files holds what that mutation wrote, else delete it."""
+        for entry in sorted(self.folder.iterdir()):
+            if not entry.name.startswith(_PENDING) or not entry.is_dir():
+                continue
+            snapshot = _read_manifest(entry, seq=0)
+            written = snapshot is not None and all(
+                _sha256_or_none(item.path) == item.after_sha256 for item in snapshot.files
+            )
+            if snapshot is not None and written:
+                with contextlib.suppress(NotebookError):
+                    self.commit(PendingSnapshot(snapshot.operation, entry))
+                    continue
+            shutil.rmtree(entry, ignore_errors=True)
+
     def _ensure_folder(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.base_dir.mkdir(parents=True, exist_ok=True, mode=_FOLDER_MODE)
+        for folder in (self.folder.parent, self.folder):
+            try:
+                folder.mkdir(mode=_FOLDER_MODE)
+            except FileExistsError:
+                info = folder.stat()
+                if stat.S_IMODE(info.st_mode) & 0o077 and info.st_uid == os.geteuid():
+                    os.chmod(folder, _FOLDER_MODE)
         target = self.folder / "target.txt"
         if not target.exists():
-            target.write_text(str(self.notebook_path) + "\n", encoding="utf-8")
+            with contextlib.suppress(FileExistsError):
+                _write_private(target, (str(self.notebook_path) + "\n").encode("utf-8"))
 
 
 def undo(
     path: str | os.PathLike[str], *, force: bool = False, base_dir: Path | None = None
 ) -> UndoResult:
-    """Restore the newest snapshot of a notebook (``.ipynb`` or paired ``.py``) and pop it.
+    """Undo the newest mutation of a notebook (``.ipynb`` or paired ``.py``) and pop it.
 
-    Each file is restored atomically (``.ipynb`` before ``.py``, as they were written).
-
-    Args:
-        path: the notebook or its paired py:percent file.
-        force: restore even if a file changed outside since the mutation being undone.
-        base_dir: cache base folder; default :func:`cache_dir`.
-
-    Returns:
-        What was restored.
-
-    Raises:
-        NotebookError: ``UNDO_EMPTY`` when there is nothing to undo; ``UNDO_CONFLICT``
-            (details ``path``, ``expected_sha256``, ``actual_sha256``) when a file no longer
-            holds what the mutation wrote and ``force`` is false; ``NOTEBOOK_READ_FAILED``
-            when the snapshot's saved content cannot be read; ``NOTEBOOK_WRITE_FAILED``
-            (details ``mode`` when a file is read-only: nothing is restored, the snapshot
-            is kept).
+    The same as ``Document.load(path, cache_dir=base_dir).undo(force=force)``; see there.
     """
-    key = notebook_key_path(path)
-    store = SnapshotStore(key, base_dir=base_dir)
-    if not store.snapshots():
-        raise NotebookError(ErrorCode.UNDO_EMPTY, f"Nothing to undo for {key}.", {"path": str(key)})
-    with store.lock():
-        stack = store.snapshots()
-        if not stack:
-            raise NotebookError(
-                ErrorCode.UNDO_EMPTY, f"Nothing to undo for {key}.", {"path": str(key)}
-            )
-        newest = stack[-1]
-        contents: list[tuple[SnapshotFile, bytes]] = []
-        for entry in newest.files:
-            actual = _sha256_or_none(entry.path)
-            if actual != entry.after_sha256 and not force:
-                raise NotebookError(
-                    ErrorCode.UNDO_CONFLICT,
-                    f"{entry.path} was changed outside since the {newest.operation} being "
-                    "undone; undo with force to discard that change.",
-                    {
-                        "path": str(entry.path),
-                        "operation": newest.operation,
-                        "expected_sha256": entry.after_sha256,
-                        "actual_sha256": actual,
-                    },
-                )
-            try:
-                contents.append((entry, entry.blob.read_bytes()))
-            except OSError as err:
-                raise NotebookError(
-                    ErrorCode.NOTEBOOK_READ_FAILED,
-                    f"The snapshot of {entry.path} in {newest.folder} cannot be read.",
-                    {"path": str(entry.path), "snapshot": str(newest.folder)},
-                ) from err
-        for entry, _content in contents:
-            check_writable(entry.path)  # a read-only file: refuse before restoring any
-        for entry, content in contents:
-            atomic_write_bytes(entry.path, content)
-        store.discard(newest)
-    return UndoResult(
-        operation=newest.operation,
-        restored=tuple(entry.path for entry in newest.files),
-        forced=force,
-        remaining=len(stack) - 1,
-    )
+    from jupyter_jcli.notebook.document import Document
+
+    return Document.load(path, cache_dir=base_dir).undo(force=force)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Create ``path`` (it must not exist) with mode 0600, write ``data`` and fsync it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, _FILE_MODE)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def _sha256_or_none(path: Path) -> str | None:
@@ -353,7 +423,7 @@ def _sha256_or_none(path: Path) -> str | None:
         return None
 
 
-def _read_manifest(folder: Path) -> Snapshot | None:
+def _read_manifest(folder: Path, *, seq: int | None = None) -> Snapshot | None:
     try:
         manifest = json.loads((folder / _MANIFEST).read_text(encoding="utf-8"))
         files = tuple(
@@ -366,7 +436,7 @@ def _read_manifest(folder: Path) -> Snapshot | None:
             for entry in manifest["files"]
         )
         return Snapshot(
-            seq=int(folder.name),
+            seq=int(folder.name) if seq is None else seq,
             operation=str(manifest["operation"]),
             created_ns=int(manifest["created_ns"]),
             files=files,

@@ -122,11 +122,18 @@ class UndoOutcome:
     Attributes:
         path: the file addressed (absolute).
         operation: the mutation undone.
-        restored: the files written back, in write order.
-        forced: whether an outside change was overwritten.
+        restored: the files written back, in write order (empty when the notebook already
+            held what the undo would write).
+        forced: whether changes made since were overwritten (listed in ``conflicts``).
         remaining: snapshots left on the notebook's undo stack.
         structure_rev: the notebook's structure rev after the undo.
         cell_count: cells after the undo.
+        merged: the notebook had changed since the mutation and only what the mutation
+            changed was reverted (outputs and other edits made since were kept).
+        changed: names of the cells the undo changed, moved, put back or removed.
+        stale: code cells that must re-run after the undo (the rule of a mutation's
+            ``stale``: a cell whose source went back is stale like any edited cell).
+        conflicts: with ``force``, the changes made since that were overwritten.
     """
 
     path: Path
@@ -136,6 +143,10 @@ class UndoOutcome:
     remaining: int
     structure_rev: str
     cell_count: int
+    merged: bool = False
+    changed: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    conflicts: tuple[dict[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
@@ -150,6 +161,10 @@ class UndoOutcome:
             "remaining": self.remaining,
             "structure_rev": self.structure_rev,
             "cell_count": self.cell_count,
+            "merged": self.merged,
+            "changed": list(self.changed),
+            "stale": list(self.stale),
+            "conflicts": list(self.conflicts),
         }
 
 
@@ -354,28 +369,39 @@ def move_cell(
 def undo_last(
     path: str | os.PathLike[str], *, force: bool = False, cache_dir: Path | None = None
 ) -> UndoOutcome:
-    """Restore the notebook (and its paired ``.py``) as it was before the last mutation.
+    """Revert the last mutation of the notebook (and its paired ``.py``), keeping what was
+    written since.
 
+    ``Document.undo``: what the mutation changed (sources, types, names, cells added, removed
+    or moved) goes back; outputs, execution counts, caches and other edits made since stay.
     The undo stack is on disk (see :mod:`jupyter_jcli.notebook.snapshots`), so this works
     across processes; each call pops one snapshot.
 
     Args:
         path: the notebook or paired ``.py``.
-        force: restore even if the file changed outside since that mutation.
+        force: overwrite the changes made since that conflict with the undo.
         cache_dir: snapshot cache base folder.
 
     Returns:
         The :class:`UndoOutcome`.
 
     Raises:
-        NotebookError: ``UNDO_EMPTY``, ``UNDO_CONFLICT`` (details ``path``,
-            ``expected_sha256``, ``actual_sha256``), ``NOTEBOOK_READ_FAILED``,
-            ``NOTEBOOK_WRITE_FAILED``.
+        NotebookError: ``UNDO_EMPTY``, ``UNDO_CONFLICT`` (details ``path``, ``operation``,
+            ``conflicts``: ``{"cell", "reason", "fields"}`` per change that would be
+            overwritten), ``NOTEBOOK_READ_FAILED``, ``NOTEBOOK_WRITE_FAILED``,
+            ``PAIR_OUT_OF_SYNC``.
     """
-    from jupyter_jcli.notebook.snapshots import undo
-
-    result = undo(path, force=force, base_dir=cache_dir)
     document = Document.load(path, cache_dir=cache_dir)
+    before_cells = document.cells
+    result = document.undo(force=force)
+    before = build_cell_graph(before_cells)
+    after = build_cell_graph(document.cells)
+    stale = stale_between(
+        before,
+        after,
+        {view.name: view.rev for view in before_cells},
+        {view.name: view.rev for view in document.cells},
+    )
     return UndoOutcome(
         path=document.path,
         operation=result.operation,
@@ -384,4 +410,8 @@ def undo_last(
         remaining=result.remaining,
         structure_rev=document.structure_rev,
         cell_count=len(document.cells),
+        merged=result.merged,
+        changed=result.changed,
+        stale=tuple(stale),
+        conflicts=result.conflicts,
     )
