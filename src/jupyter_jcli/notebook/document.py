@@ -58,17 +58,21 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import _edits
-from jupyter_jcli.notebook._atomic import check_writable
+from jupyter_jcli.notebook._atomic import FileChanged, check_writable
 from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, detect_style, dumps_notebook
+from jupyter_jcli.notebook._open import Confinement, chosen, confined
 from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
 from jupyter_jcli.notebook.snapshots import SnapshotStore
 
-__all__ = ["CellView", "Document", "FileState", "MutationResult"]
+__all__ = ["WRITE_ATTEMPTS", "CellView", "Document", "FileState", "MutationResult"]
+
+WRITE_ATTEMPTS = 4
+"""How many times a write merges again when another program saves the file meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -150,31 +154,45 @@ class Document:
         base_dir: Path | None,
         *,
         refusal: NotebookError | None = None,
+        confine: Confinement | None = None,
     ) -> None:
         self._path = path
+        self._confine = chosen(confine)
         self._pair = pair
         self._refusal = refusal
         self._base_dir = base_dir
         self._adopt(notebook, files)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Document:
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        cache_dir: Path | None = None,
+        confine: Confinement | None = None,
+    ) -> Document:
         """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
 
         Args:
             path: the ``.ipynb`` or ``.py`` file.
             cache_dir: snapshot cache base folder (default: ``snapshots.cache_dir()``).
+            confine: the roots every file of the document (both halves of a pair) must lie
+                in, checked where each file is opened, for this load and every later read,
+                write and undo snapshot of the document (``notebook._open``); default the
+                active confinement.
 
         Raises:
             NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
                 ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
-                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook). A pair that
-                may be read but not edited loads; its mutations raise ``PAIR_OUT_OF_SYNC``
-                (see ``_files.read_target``).
+                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook),
+                ``PATH_NOT_ALLOWED`` (outside ``confine``). A pair that may be read but not
+                edited loads; its mutations raise ``PAIR_OUT_OF_SYNC`` or the paired file's
+                ``PATH_NOT_ALLOWED`` (see ``_files.read_target``).
         """
         target = Path(os.path.abspath(path))
-        notebook, files, pair, refusal = read_target(target)
-        return cls(target, notebook, files, pair, cache_dir, refusal=refusal)
+        confinement = chosen(confine)
+        notebook, files, pair, refusal = read_target(target, confine=confinement)
+        return cls(target, notebook, files, pair, cache_dir, refusal=refusal, confine=confinement)
 
     # ------------------------------------------------------------------ reading
 
@@ -238,7 +256,7 @@ class Document:
 
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
-        notebook, files, pair, refusal = read_target(self._path)
+        notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
         self._pair = pair
         self._refusal = refusal
         self._adopt(notebook, files)
@@ -480,39 +498,44 @@ class Document:
         self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
     ) -> tuple[str, ...]:
         """Apply ``change`` (edits ``cells`` in place, returns the names it changed) to the
-        fresh content under the lock and write it atomically; amend the newest snapshot."""
+        fresh content under the lock and write it atomically; amend the newest snapshot.
+        A save by another program found right before the replace is merged again (see
+        :meth:`_mutate`)."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
-        with store.lock():
-            self._refresh()
-            disk = self._files
-            cells: list[dict[str, Any]] = list(self._notebook["cells"])
-            written = change(self._views, cells)
-            if not written:
-                return ()
-            new_notebook = dict(self._notebook)
-            new_notebook["cells"] = cells
-            outputs = self._render(new_notebook, disk)
-            changed = [
-                (state.path, state.raw, data)
-                for state, data in zip(disk, outputs, strict=True)
-                if state.raw != data
-            ]
-            write_all(changed)
-            store.amend_newest(changed)
-            files = tuple(
-                written_state(state, data) for state, data in zip(disk, outputs, strict=True)
-            )
-            self._adopt(new_notebook, files)
+        with confined(self._confine), store.lock():
+            for attempt in range(WRITE_ATTEMPTS):
+                self._refresh()
+                disk = self._files
+                cells: list[dict[str, Any]] = list(self._notebook["cells"])
+                written = change(self._views, cells)
+                if not written:
+                    return ()
+                new_notebook = dict(self._notebook)
+                new_notebook["cells"] = cells
+                outputs = self._render(new_notebook, disk)
+                changed = [
+                    (state.path, state.raw, data)
+                    for state, data in zip(disk, outputs, strict=True)
+                    if state.raw != data
+                ]
+                try:
+                    stats = write_all(changed)
+                except FileChanged as err:
+                    _raise_if_last(err, attempt)
+                    continue
+                store.amend_newest(changed)
+                self._adopt(new_notebook, _written(disk, outputs, stats))
+                break
         return tuple(written)
 
     def _refresh(self) -> bool:
         """Under the lock: re-read the target if a file changed on disk (returns whether)
         or if the content is refused (the refusal may be gone, e.g. after ``jupytext
         --sync`` or a touch); then raise the refusal if there still is one."""
-        disk = tuple(read_file(state.path) for state in self._files)
+        disk = tuple(read_file(state.path, confine=self._confine) for state in self._files)
         changed = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
         if changed or self._refusal is not None:
-            notebook, files, pair, refusal = read_target(self._path)
+            notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
             self._pair = pair
             self._refusal = refusal
             self._adopt(notebook, files)
@@ -534,39 +557,53 @@ class Document:
     def _mutate(
         self, operation: str, edit: Callable[[Working], int], *, removes: bool = False
     ) -> MutationResult:
+        """Under the lock: refresh, apply ``edit`` on a copy, snapshot, write.
+
+        The write compares each file with what was read right before replacing it
+        (``_files.write_all``); a save by another program found then discards the snapshot,
+        and the mutation starts again from the fresh content (``reloaded``), at most
+        :data:`WRITE_ATTEMPTS` times, then ``WRITE_CONFLICT``. What remains: a save landing
+        between that last comparison and the rename system call (microseconds; a rename
+        cannot compare and swap) is overwritten.
+        """
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
-        with store.lock():
-            reloaded = self._refresh()
-            disk = self._files
-            work = Working(
-                path=self._path,
-                cells=list(self._notebook["cells"]),
-                names=list(self._names),
-                nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
-            )
-            previous = work.structure_rev()
-            index = edit(work)
-            _edits.persist_names(work)
-            new_notebook = dict(self._notebook)
-            new_notebook["cells"] = work.cells
-            outputs = self._render(new_notebook, disk)
-            changed = [
-                (state.path, state.raw, data) for state, data in zip(disk, outputs, strict=True)
-            ]
-            changed = [item for item in changed if item[1] != item[2]]
-            if changed:
-                for path, _before, _after in changed:
-                    check_writable(path)  # refuse a read-only file before snapshotting
-                snapshot = store.push(operation, changed)
-                try:
-                    write_all(changed)
-                except NotebookError:
-                    store.discard(snapshot)
-                    raise
-            files = tuple(
-                written_state(state, data) for state, data in zip(disk, outputs, strict=True)
-            )
-            self._adopt(new_notebook, files)
+        reloaded = False
+        with confined(self._confine), store.lock():
+            for attempt in range(WRITE_ATTEMPTS):
+                reloaded = self._refresh() or reloaded
+                disk = self._files
+                work = Working(
+                    path=self._path,
+                    cells=list(self._notebook["cells"]),
+                    names=list(self._names),
+                    nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
+                )
+                previous = work.structure_rev()
+                index = edit(work)
+                _edits.persist_names(work)
+                new_notebook = dict(self._notebook)
+                new_notebook["cells"] = work.cells
+                outputs = self._render(new_notebook, disk)
+                changed = [
+                    (state.path, state.raw, data) for state, data in zip(disk, outputs, strict=True)
+                ]
+                changed = [item for item in changed if item[1] != item[2]]
+                stats: dict[Path, os.stat_result] = {}
+                if changed:
+                    for path, _before, _after in changed:
+                        check_writable(path)  # refuse a read-only file before snapshotting
+                    snapshot = store.push(operation, changed)
+                    try:
+                        stats = write_all(changed)
+                    except FileChanged as err:
+                        store.discard(snapshot)
+                        _raise_if_last(err, attempt)
+                        continue
+                    except NotebookError:
+                        store.discard(snapshot)
+                        raise
+                self._adopt(new_notebook, _written(disk, outputs, stats))
+                break
         cell = None if removes else self._views[index]
         return MutationResult(
             operation=operation,
@@ -592,6 +629,27 @@ class Document:
         if self._pair is not None:
             rendered.append(render_py(notebook, self._pair))
         return rendered
+
+
+def _written(
+    disk: tuple[FileState, ...], outputs: list[bytes], stats: Mapping[Path, os.stat_result]
+) -> tuple[FileState, ...]:
+    return tuple(
+        written_state(state, data, stats.get(state.path))
+        for state, data in zip(disk, outputs, strict=True)
+    )
+
+
+def _raise_if_last(err: FileChanged, attempt: int) -> None:
+    """Re-raise a write's ``WRITE_CONFLICT`` after the last attempt (details ``attempts``)."""
+    if attempt < WRITE_ATTEMPTS - 1:
+        return
+    raise FileChanged(
+        err.code,
+        f"{err.details.get('path')} kept being saved by another program while jupyter-jcli "
+        f"wrote it ({WRITE_ATTEMPTS} attempts); nothing was written. Retry when it is quiet.",
+        {**err.details, "attempts": WRITE_ATTEMPTS},
+    ) from err
 
 
 def _view(cell: dict[str, Any], name: str, index: int) -> CellView:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
+from jupyter_jcli.notebook._open import UNCONFINED
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -201,7 +202,7 @@ class SnapshotStore:
             entries = []
             for index, (path, before, after) in enumerate(files):
                 blob = folder / f"{index}.bin"
-                atomic_write_bytes(blob, before)
+                atomic_write_bytes(blob, before, confine=UNCONFINED)
                 entries.append(
                     {
                         "path": str(path),
@@ -211,7 +212,9 @@ class SnapshotStore:
                     }
                 )
             manifest = {"operation": operation, "created_ns": time.time_ns(), "files": entries}
-            atomic_write_bytes(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
+            atomic_write_bytes(
+                folder / _MANIFEST, json.dumps(manifest, indent=1).encode(), confine=UNCONFINED
+            )
         except (OSError, NotebookError) as err:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -258,7 +261,7 @@ class SnapshotStore:
                     changed = True
             if changed:
                 data = json.dumps(manifest, indent=1).encode()
-                atomic_write_bytes(newest.folder / _MANIFEST, data)
+                atomic_write_bytes(newest.folder / _MANIFEST, data, confine=UNCONFINED)
         except (OSError, ValueError, KeyError, TypeError, NotebookError):
             return False
         return changed
@@ -336,7 +339,7 @@ def undo(
         for entry, _content in contents:
             check_writable(entry.path)  # a read-only file: refuse before restoring any
         for entry, content in contents:
-            atomic_write_bytes(entry.path, content)
+            atomic_write_bytes(entry.path, content)  # under the active confinement
         store.discard(newest)
     return UndoResult(
         operation=newest.operation,
