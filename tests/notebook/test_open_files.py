@@ -3,6 +3,7 @@ inside the confinement, no link followed after the one resolution (issue 9 items
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -79,11 +80,8 @@ def fifo(tmp_path: Path) -> Any:
     path = tmp_path / "pipe.ipynb"
     os.mkfifo(path)
     yield path
-    try:  # release a reader that blocked on it (the behaviour this test forbids)
-        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-        os.close(fd)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # release a reader that blocked on it (forbidden)
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
 
 
 def test_loading_a_fifo_named_ipynb_is_refused_at_once(fifo: Path, cache: Path) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
-from jupyter_jcli.notebook._open import UNCONFINED
+from jupyter_jcli.notebook._open import UNCONFINED, read_regular
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -350,8 +350,15 @@ def undo(
 
 
 def _sha256_or_none(path: Path) -> str | None:
+    """The digest of a notebook file, read by the one opener (active confinement, regular
+    files only, size-bounded); ``None`` when it cannot be opened.
+
+    Raises:
+        NotebookError: ``PATH_NOT_ALLOWED``, and ``NOTEBOOK_READ_FAILED`` for a FIFO, a
+            device or a file too large (never blocked on).
+    """
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path).raw).hexdigest()
     except OSError:
         return None
 

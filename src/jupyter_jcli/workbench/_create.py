@@ -6,11 +6,12 @@ against the nbformat schema, named by :mod:`jupyter_jcli.notebook.names` (every 
 ``cell.metadata.jupyter_mcp.name``) and serialised as Jupyter writes it (``nbformat.writes``:
 indent 1, sorted keys, sources as lists of lines).
 
-The file is written atomically and without ever replacing an existing file: a temporary file
-in the target's folder is written and ``fsync``-ed, then hard-linked to the target name
-(``link`` fails if the name exists, so a file created meanwhile by someone else is kept).
-Where the filesystem cannot hard-link, the target is checked for absence just before an
-``os.replace`` (atomic, but with a small check-then-write window).
+The file is written atomically and without ever replacing an existing file, by the one atomic
+writer (``notebook._atomic``, exclusive mode: the folder opened by descriptor under the active
+confinement, a temporary file written and ``fsync``-ed there, then hard-linked to the target
+name; ``link`` fails if the name exists, so a file created meanwhile by someone else is kept).
+Where the filesystem cannot hard-link, the target is checked for absence just before a
+rename (atomic, but with a small check-then-write window).
 """
 
 from __future__ import annotations
