@@ -18,7 +18,7 @@ from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.notebook import _atomic, _open
 from jupyter_jcli.notebook._open import Confinement, confined
 from jupyter_jcli.notebook.document import Document
-from jupyter_jcli.workbench import add_cell
+from jupyter_jcli.workbench import add_cell, undo_last
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 SORTING = "02.08-Sorting.ipynb"
@@ -255,3 +255,18 @@ def test_a_symlinked_root_confines_to_its_target(tmp_path: Path, cache: Path) ->
     with confined(Confinement.to_roots([link])):
         result = Document.load(link / SORTING).add_cell("x = 1")
     assert result.written == (link / SORTING,)
+
+
+def test_undo_under_a_confinement_restores_nothing_when_a_snapshot_file_lies_outside(
+    tmp_path: Path, cache: Path
+) -> None:
+    root, notebook, text = _pair_outside(tmp_path, "ipynb,../outside//py:percent")
+    document = Document.load(notebook)  # unconfined (the command line): the pair is edited
+    cell = document.cells[0]
+    result = document.update_cell(cell.name, expected_rev=cell.rev, source="print('EDIT')")
+    assert set(result.written) == {notebook, text}
+    after = (notebook.read_bytes(), text.read_bytes())
+    with confined(Confinement.to_roots([root])), pytest.raises(JcliError) as caught:
+        undo_last(notebook)
+    assert caught.value.code == ErrorCode.PATH_NOT_ALLOWED
+    assert (notebook.read_bytes(), text.read_bytes()) == after
