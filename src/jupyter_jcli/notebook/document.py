@@ -13,7 +13,14 @@ caller read; the document then, under the notebook's write lock:
 2. validates and applies the edit on copies (nothing is partly applied);
 3. stores every cell's name in its metadata (a notebook is named in the file on its first
    mutation, never on a read);
-4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) and writes them atomically.
+4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) and writes them atomically,
+   each compared with what step 1 read right before its rename: a save by another program
+   that landed meanwhile discards the attempt and starts again at step 1 (``reloaded``), at
+   most :data:`WRITE_ATTEMPTS` times, then ``WRITE_CONFLICT`` (what remains of the window is
+   said in ``_atomic``).
+
+Every file is opened through ``notebook._open`` under the document's confinement (the MCP
+servers' roots: ``PATH_NOT_ALLOWED`` outside them, for both halves of a pair too).
 
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
