@@ -83,6 +83,8 @@ class ErrorCode(StrEnum):
     UNDO_CONFLICT = "UNDO_CONFLICT"
     INVALID_SOURCE = "INVALID_SOURCE"
     PAIR_OUT_OF_SYNC = "PAIR_OUT_OF_SYNC"
+    # another program kept saving the file between a write's last re-read and its replace
+    WRITE_CONFLICT = "WRITE_CONFLICT"
     # Kernels
     KERNELSPEC_NOT_FOUND = "KERNELSPEC_NOT_FOUND"
     KERNEL_START_FAILED = "KERNEL_START_FAILED"

@@ -279,7 +279,7 @@ def test_a_failed_write_reports_notebook_write_failed_and_keeps_the_file(
     path = _copy(tmp_path)
     document = Document.load(path)
 
-    def refuse(source: object, target: object) -> None:
+    def refuse(source: object, target: object, **_dir_fds: object) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(os, "replace", refuse)

@@ -25,7 +25,7 @@ from jupyter_jcli.mcp._readonly_schema import (
     TOOL_NAME,
     TOOL_TITLE,
 )
-from jupyter_jcli.mcp._roots import ensure_pair_inside_roots, resolve_in_roots
+from jupyter_jcli.mcp._roots import confined_to, ensure_pair_inside_roots, resolve_in_roots
 
 __all__ = [
     "OUTPUT_TOOL_NAME",
@@ -123,11 +123,12 @@ def run_output_read(request: OutputRequest, roots: Sequence[Path]) -> dict[str, 
     """
     from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
 
-    path = resolve_in_roots(request.file_path, roots)
-    if path.suffix.lower() == ".py" and path.is_file():
-        ensure_pair_inside_roots(path, roots)
-    if request.output_index is None:
-        return list_notebook_outputs(path, request.cell_index)
-    return read_notebook_output(
-        path, request.cell_index, request.output_index, **request.read_options
-    )
+    with confined_to(roots):  # every file opened below is checked where it is opened
+        path = resolve_in_roots(request.file_path, roots)
+        if path.suffix.lower() == ".py" and path.is_file():
+            ensure_pair_inside_roots(path, roots)
+        if request.output_index is None:
+            return list_notebook_outputs(path, request.cell_index)
+        return read_notebook_output(
+            path, request.cell_index, request.output_index, **request.read_options
+        )

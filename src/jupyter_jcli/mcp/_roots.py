@@ -19,6 +19,13 @@ Rules (every function here applies them the same way):
   ``USAGE_ERROR`` (as on the command line), an empty path or a name the system finds too long
   is ``FILE_NOT_FOUND``.
 
+Where files are opened: the checks above run on the requested path, before any work; the
+same roots then confine every file the call opens (:func:`confined_to`, the notebook layer's
+``_open`` helper): both halves of a jupytext pair, snapshots restored by undo, temporary files
+and renames of atomic writes. There the resolved path is walked from ``/`` one component at a
+time without following links, so a folder swapped for a symlink during the call is refused,
+never followed (``PATH_NOT_ALLOWED`` or a re-resolution), whatever the earlier check saw.
+
 The errors are :class:`~jupyter_jcli.errors.JcliError` with those codes; ``details`` name the
 requested path and the roots, never anything found outside them. Nothing here writes; the
 functions stat and resolve paths, and :func:`ensure_pair_inside_roots` reads the ``.py``
@@ -29,13 +36,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+from jupyter_jcli.notebook._open import Confinement, confined
 
 __all__ = [
+    "confined_to",
     "ensure_inside_roots",
     "ensure_pair_inside_roots",
     "find_root",
@@ -103,6 +113,16 @@ def roots_from_uris(uris: Iterable[str]) -> tuple[Path, ...]:
             continue
         resolved.append(Path(local).resolve())
     return _dedupe(resolved)
+
+
+def confined_to(roots: Sequence[Path]) -> AbstractContextManager[Confinement]:
+    """Confine every file the notebook layer opens in the block (and the worker threads and
+    tasks it starts) to ``roots``: reads, pairs, writes, undo (``notebook._open``).
+
+    Args:
+        roots: resolved trusted roots.
+    """
+    return confined(Confinement.to_roots(roots))
 
 
 def find_root(path: Path, roots: Sequence[Path]) -> Path | None:

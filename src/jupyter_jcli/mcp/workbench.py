@@ -58,7 +58,7 @@ from jupyter_jcli.mcp._output_tool import (
 )
 from jupyter_jcli.mcp._progress import ProgressReporter, heartbeat_interval
 from jupyter_jcli.mcp._results import exception_result, json_result, json_text, protocol_result
-from jupyter_jcli.mcp._roots import roots_from_paths
+from jupyter_jcli.mcp._roots import confined_to, roots_from_paths
 from jupyter_jcli.mcp._stdio import serve_stdio
 from jupyter_jcli.mcp._workbench_calls import DOCUMENT_HANDLERS, Call, Handler
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS, ToolSpec
@@ -135,7 +135,8 @@ def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
                     ctx.session.report_progress, interval=heartbeat_interval()
                 )
             call = Call(spec.name, arguments, fixed, workbench, progress)
-            reply = await handlers[spec.name](call)
+            with confined_to(fixed):  # every file the operation opens, checked where opened
+                reply = await handlers[spec.name](call)
         except Exception as err:
             return exception_result(err)
         return json_result(reply.document, images=reply.images)

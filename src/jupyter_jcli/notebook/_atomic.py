@@ -1,10 +1,28 @@
 """Atomic file replacement: a crash leaves the old file or the new one, never half of one.
 
-Recipe: write a temporary file in the target's folder (same filesystem, so the rename is
-atomic), flush and ``fsync`` it, give it the target's permission bits, ``os.replace`` it over
-the target, then ``fsync`` the folder so the rename itself is durable (POSIX; skipped where
-folders cannot be opened, e.g. Windows). A symlink target is followed: the file it points to is
-replaced and the link is kept.
+Recipe: resolve the target once and open its folder by descriptor (``_open.open_folder``:
+every component walked with ``O_NOFOLLOW``, the confinement checked), write a temporary file
+in that folder (same filesystem, so the rename is atomic) through the same descriptor
+(``O_CREAT | O_EXCL | O_NOFOLLOW``), flush and ``fsync`` it, give it the target's permission
+bits, ``os.replace`` it over the target relative to the folder descriptor (``src_dir_fd`` /
+``dst_dir_fd``), then ``fsync`` the folder so the rename itself is durable (POSIX). A folder
+swapped for a symlink while the write runs is never written through: the temporary file and
+the rename both live in the folder that was checked. A symlink target is followed by the one
+resolution: the file it points to is replaced and the link is kept.
+
+Compare before replace (``expected``): a caller that read the file and computed the new
+content from it passes what it read; right before the rename, under the caller's lock, the
+file is read again through the folder descriptor and compared by content; if another program
+saved it in between, nothing is replaced and :class:`FileChanged` is raised, so the caller can
+merge again. A rename cannot compare and swap atomically: a save that lands in the few
+microseconds between that last comparison and the ``rename`` system call is still
+overwritten. That window is the one that remains.
+
+Temporary files are named ``.<name>.jcli-<pid>-<random>.tmp``. A write first removes stale
+ones beside its target: our pattern (and ``.<name>.<8 chars>.tmp``, the name of earlier
+versions), older than :data:`STALE_SECONDS`, and, when the name carries a pid, no live
+process with that pid (a writer killed mid-write leaves its temporary file; the next write
+clears it).
 
 Read-only files: replacing a file needs write permission on its folder only, and root passes
 every ``os.access`` check, so a plain replace would overwrite a notebook someone made
@@ -15,14 +33,44 @@ read-only (``chmod 444``). An existing target whose mode has no write bit for it
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
 import os
+import re
+import secrets
 import stat
-import tempfile
+import time
 from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._open import (
+    MAX_NOTEBOOK_BYTES,
+    Confinement,
+    Folder,
+    open_folder,
+    read_descriptor,
+)
 
-__all__ = ["atomic_write_bytes", "check_writable"]
+__all__ = ["STALE_SECONDS", "FileChanged", "atomic_write_bytes", "check_writable"]
+
+STALE_SECONDS = 60.0
+"""Age (by modification time) after which a temporary file of ours may be removed."""
+
+_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+_TMP_FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+_READ_FLAGS |= getattr(os, "O_CLOEXEC", 0)
+_MAX_STALE_REMOVED = 100
+"""Most stale temporary files one write removes (a bound on the work of one write)."""
+
+
+class FileChanged(NotebookError):
+    """The file no longer holds what the caller read: another program saved it.
+
+    Raised by :func:`atomic_write_bytes` with ``expected``, before anything is replaced.
+    Code ``WRITE_CONFLICT``; details ``path``, ``expected_sha256``, ``actual_sha256``
+    (``None`` when the file is gone).
+    """
 
 
 def check_writable(path: Path) -> None:
@@ -42,6 +90,10 @@ def check_writable(path: Path) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         return
+    _refuse_read_only(path, mode)
+
+
+def _refuse_read_only(path: Path, mode: int) -> None:
     if not mode & stat.S_IWUSR:
         raise NotebookError(
             ErrorCode.NOTEBOOK_WRITE_FAILED,
@@ -50,7 +102,14 @@ def check_writable(path: Path) -> None:
         )
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(
+    path: Path,
+    data: bytes,
+    *,
+    expected: bytes | None = None,
+    exclusive: bool = False,
+    confine: Confinement | None = None,
+) -> os.stat_result:
     """Replace (or create) ``path`` with ``data`` atomically.
 
     The new file keeps the old file's permission bits; a new file gets ``0o666`` minus the
@@ -59,40 +118,183 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     Args:
         path: the file to write.
         data: its complete new content.
+        expected: the content the caller read and derived ``data`` from; the file must still
+            hold it right before the replace (see the module docstring). ``None``: no check.
+        exclusive: create the file, never replace one: the temporary file is hard-linked to
+            the name (``linkat``, which fails if the name exists), or where hard links are
+            not supported, renamed after a check that the name is free.
+        confine: the roots the file must lie in; default the active confinement.
+
+    Returns:
+        The ``fstat`` of the written file (its identity and modification time).
 
     Raises:
-        NotebookError: ``NOTEBOOK_WRITE_FAILED``: the target is read-only (see
-            :func:`check_writable`), or (details ``path``, ``errno``) a step failed; the
-            target is then untouched and the temporary file removed.
+        FileChanged: ``WRITE_CONFLICT``: with ``expected``, the file changed; nothing written.
+        FileExistsError: with ``exclusive``, the name exists (nothing written).
+        NotebookError: ``PATH_NOT_ALLOWED`` (outside the confinement); ``NOTEBOOK_WRITE_FAILED``:
+            the target is read-only (see :func:`check_writable`), or (details ``path``,
+            ``errno``) a step failed; the target is then untouched and the temporary file
+            removed.
     """
-    target = Path(os.path.realpath(path))
-    check_writable(target)
-    folder = target.parent
-    tmp_name: str | None = None
+    shown = Path(os.path.abspath(path))
+    try:
+        with open_folder(path, confine=confine) as folder:
+            shown = folder.path
+            return _write_in(folder, data, expected, exclusive=exclusive)
+    except FileExistsError as err:
+        if exclusive:
+            raise
+        raise _write_failed(shown, err) from err
+    except OSError as err:
+        raise _write_failed(shown, err) from err
+
+
+def _write_failed(shown: Path, err: OSError) -> NotebookError:
+    return NotebookError(
+        ErrorCode.NOTEBOOK_WRITE_FAILED,
+        f"Could not write {shown}: {err.strerror or err}.",
+        {"path": str(shown), "errno": err.errno},
+    )
+
+
+def _write_in(
+    folder: Folder, data: bytes, expected: bytes | None, *, exclusive: bool
+) -> os.stat_result:
+    try:
+        current: int | None = stat.S_IMODE(os.stat(folder.name, dir_fd=folder.fd).st_mode)
+    except FileNotFoundError:
+        current = None
+    if current is not None and exclusive:
+        raise FileExistsError(errno.EEXIST, "File exists", str(folder.path))
+    if current is not None:
+        _refuse_read_only(folder.path, current)
+    remove_stale_temporaries(folder)
+    tmp_name = f".{folder.name}.jcli-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp_name, _TMP_FLAGS, 0o600, dir_fd=folder.fd)
+    replaced = False
     try:
         try:
-            mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-        except FileNotFoundError:
-            mode = None
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode if mode is not None else 0o666 & ~_umask())
-        os.replace(tmp_name, target)
-        tmp_name = None
-        _fsync_folder(folder)
-    except OSError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_WRITE_FAILED,
-            f"Could not write {target}: {err.strerror or err}.",
-            {"path": str(target), "errno": err.errno},
-        ) from err
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            os.fchmod(fd, current if current is not None else 0o666 & ~_umask())
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if expected is not None:
+            _compare(folder, expected)
+        if exclusive:
+            replaced = _link_new(folder, tmp_name)
+        else:
+            os.replace(tmp_name, folder.name, src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
+            replaced = True
+        os.fsync(folder.fd)
+        return info
     finally:
-        if tmp_name is not None:
+        if not replaced:
             with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+                os.unlink(tmp_name, dir_fd=folder.fd)
+
+
+def _link_new(folder: Folder, tmp_name: str) -> bool:
+    """Give the temporary file the target's name without replacing anything.
+
+    Returns:
+        Whether the temporary name is gone (renamed); False when it was linked (the caller
+        removes it).
+
+    Raises:
+        FileExistsError: the name exists.
+    """
+    try:
+        os.link(tmp_name, folder.name, src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
+        return False
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+    try:  # no hard links on this filesystem: check, then rename
+        os.stat(folder.name, dir_fd=folder.fd, follow_symlinks=False)
+    except FileNotFoundError:
+        os.replace(tmp_name, folder.name, src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
+        return True
+    raise FileExistsError(errno.EEXIST, "File exists", str(folder.path))
+
+
+def _compare(folder: Folder, expected: bytes) -> None:
+    """Raise :class:`FileChanged` unless ``folder.name`` holds exactly ``expected``."""
+    try:
+        fd = os.open(folder.name, _READ_FLAGS, dir_fd=folder.fd)
+    except FileNotFoundError:
+        actual: str | None = None
+    else:
+        try:
+            raw, _info = read_descriptor(fd, folder.path, MAX_NOTEBOOK_BYTES)
+        finally:
+            os.close(fd)
+        if raw == expected:
+            return
+        actual = hashlib.sha256(raw).hexdigest()
+    raise FileChanged(
+        ErrorCode.WRITE_CONFLICT,
+        f"{folder.path} was saved by another program while this write was prepared.",
+        {
+            "path": str(folder.path),
+            "expected_sha256": hashlib.sha256(expected).hexdigest(),
+            "actual_sha256": actual,
+        },
+    )
+
+
+def _stale_pattern(name: str) -> re.Pattern[str]:
+    escaped = re.escape(name)
+    return re.compile(rf"\.{escaped}\.(?:jcli-(?P<pid>\d+)-[0-9a-f]+|[a-z0-9_]{{8}})\.tmp")
+
+
+def remove_stale_temporaries(folder: Folder, *, now: float | None = None) -> list[str]:
+    """Remove the temporary files a killed writer of ``folder.name`` left (module docstring).
+
+    Returns:
+        The names removed. Files that cannot be inspected or removed are left alone.
+    """
+    pattern = _stale_pattern(folder.name)
+    cutoff = (time.time() if now is None else now) - STALE_SECONDS
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder.fd)
+    except OSError:
+        return removed
+    for entry in names:
+        match = pattern.fullmatch(entry)
+        if match is None:
+            continue
+        try:
+            info = os.stat(entry, dir_fd=folder.fd, follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode) or info.st_mtime > cutoff:
+            continue
+        if match.group("pid") is not None and _alive(int(match.group("pid"))):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry, dir_fd=folder.fd)
+            removed.append(entry)
+        if len(removed) >= _MAX_STALE_REMOVED:
+            break
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (a pid we may not signal exists too)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _umask() -> int:
@@ -104,13 +306,3 @@ def _umask() -> int:
     current = os.umask(0o022)
     os.umask(current)
     return current
-
-
-def _fsync_folder(folder: Path) -> None:
-    if os.name == "nt":  # pragma: no cover - folders cannot be opened for fsync on Windows
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

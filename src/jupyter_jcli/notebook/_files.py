@@ -1,7 +1,13 @@
-"""Reading the files behind a Document, with fingerprints, and writing them back atomically."""
+"""Reading the files behind a Document, with fingerprints, and writing them back atomically.
+
+Every file is opened by ``_open`` (one resolution, no link followed after it, the
+confinement checked where the file is opened, regular files only, size-bounded) and written by
+``_atomic.atomic_write_bytes`` with the bytes it was read as (compare before replace).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass
@@ -9,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._atomic import atomic_write_bytes, check_writable
+from jupyter_jcli.notebook._atomic import FileChanged, atomic_write_bytes, check_writable
+from jupyter_jcli.notebook._open import Confinement, chosen, confined, read_regular
 from jupyter_jcli.notebook._pairs import PairContext, combine_pair, paired_text_files
+from jupyter_jcli.notebook._paths import os_error
 from jupyter_jcli.notebook.io import parse_notebook
 
 __all__ = ["FileState", "Loaded", "read_file", "read_target", "write_all", "written_state"]
@@ -35,25 +43,26 @@ class FileState:
     raw: bytes
 
 
-def read_file(path: Path) -> FileState:
+def read_file(path: Path, *, confine: Confinement | None = None) -> FileState:
+    """Read one file of a document (``_open.read_regular``) with its fingerprint.
+
+    Args:
+        path: the file, absolute.
+        confine: the roots it must lie in; default the active confinement.
+
+    Raises:
+        NotebookError: ``PATH_NOT_ALLOWED``, ``FILE_NOT_FOUND``, ``NOTEBOOK_READ_FAILED``
+            (not a regular file, too large, unreadable).
+    """
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            raw = handle.read()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as err:
-        raise NotebookError(
-            ErrorCode.FILE_NOT_FOUND, f"No file at {path}.", {"path": str(path)}
-        ) from err
+        opened = read_regular(path, confine=confine)
     except OSError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"Could not read {path}: {err.strerror or err}.",
-            {"path": str(path), "errno": err.errno},
-        ) from err
+        raise os_error(err, path) from err
+    raw = opened.raw
     return FileState(
         path=path,
         size=len(raw),
-        mtime_ns=info.st_mtime_ns,
+        mtime_ns=opened.info.st_mtime_ns,
         sha256=hashlib.sha256(raw).hexdigest(),
         raw=raw,
     )
@@ -64,7 +73,7 @@ Loaded = tuple[dict[str, Any], tuple[FileState, ...], PairContext | None, Notebo
 :func:`read_target`."""
 
 
-def read_target(target: Path) -> Loaded:
+def read_target(target: Path, *, confine: Confinement | None = None) -> Loaded:
     """Read an ``.ipynb`` or a py:percent ``.py`` with the files it is paired with.
 
     An ``.ipynb`` paired by its ``metadata.jupytext.formats`` with an existing text file
@@ -77,12 +86,22 @@ def read_target(target: Path) -> Loaded:
         the ``.ipynb`` is newer than its text file and their inputs differ (jupytext's own
         refusal; details ``notebook_path``, ``text_path``, ``newer``, both ``*_mtime_ns``);
         ``FILE_TYPE_UNSUPPORTED`` when the ``.ipynb`` is paired with several existing text
-        files; the ``NOTEBOOK_READ_FAILED``/``FILE_NOT_FOUND`` of a paired text file that
-        cannot be read or combined (the ``.ipynb`` is then read alone).
+        files; the ``NOTEBOOK_READ_FAILED``/``FILE_NOT_FOUND``/``PATH_NOT_ALLOWED`` of a
+        paired text file that cannot be read or combined, or lies outside the confinement
+        (the ``.ipynb`` is then read alone).
+
+    Every file is read under ``confine`` (default the active confinement): a paired file
+    outside it is ``PATH_NOT_ALLOWED``, as a refusal for the ``.ipynb``'s pair, as an error
+    for a ``.py``'s notebook.
 
     Raises:
         NotebookError: the read codes of ``Document.load``.
     """
+    with confined(chosen(confine)):
+        return _read_target(target)
+
+
+def _read_target(target: Path) -> Loaded:
     suffix = target.suffix.lower()
     if suffix == ".ipynb":
         state = read_file(target)
@@ -141,37 +160,70 @@ def _combined(text: FileState, ipynb: FileState, fmt: dict[str, Any] | None) -> 
     return notebook, (ipynb, text), pair, refusal
 
 
-def write_all(changed: list[tuple[Path, bytes, bytes]]) -> None:
+def write_all(
+    changed: list[tuple[Path, bytes, bytes]], *, confine: Confinement | None = None
+) -> dict[Path, os.stat_result]:
     """Write each file atomically; if a later one fails, put the earlier ones back.
 
+    Each ``(path, before, after)`` is replaced only if the file still holds ``before`` right
+    before its rename (``atomic_write_bytes(expected=before)``); every file is compared once
+    before the first is written, so a pair is rarely half written. Putting a file back is
+    compared the same way (with what this call wrote): a file saved by someone else since is
+    left as they saved it.
+
+    Returns:
+        The ``fstat`` of each written file, by path.
+
     Raises:
+        FileChanged: ``WRITE_CONFLICT``: a file no longer holds ``before`` (nothing of that
+            file written; earlier files of the call put back).
         NotebookError: ``NOTEBOOK_WRITE_FAILED``; a read-only file (``check_writable``) is
-            found before any file is written.
+            found before any file is written; ``PATH_NOT_ALLOWED``.
     """
-    for path, _before, _after in changed:
+    for path, before, _after in changed:
         check_writable(path)
-    done: list[tuple[Path, bytes]] = []
+        try:
+            current: bytes | None = read_file(path, confine=confine).raw
+        except NotebookError as err:
+            if err.code != ErrorCode.FILE_NOT_FOUND:
+                raise
+            current = None
+        if current != before:
+            raise _changed(path, before, current)
+    done: list[tuple[Path, bytes, bytes]] = []
+    written: dict[Path, os.stat_result] = {}
     try:
         for path, before, after in changed:
-            atomic_write_bytes(path, after)
-            done.append((path, before))
+            written[path] = atomic_write_bytes(path, after, expected=before, confine=confine)
+            done.append((path, before, after))
     except NotebookError:
-        for path, before in reversed(done):
-            atomic_write_bytes(path, before)
+        for path, before, after in reversed(done):
+            with contextlib.suppress(FileChanged):
+                atomic_write_bytes(path, before, expected=after, confine=confine)
         raise
+    return written
 
 
-def written_state(state: FileState, data: bytes) -> FileState:
+def _changed(path: Path, expected: bytes, actual: bytes | None) -> FileChanged:
+    return FileChanged(
+        ErrorCode.WRITE_CONFLICT,
+        f"{path} was saved by another program while this write was prepared.",
+        {
+            "path": str(path),
+            "expected_sha256": hashlib.sha256(expected).hexdigest(),
+            "actual_sha256": None if actual is None else hashlib.sha256(actual).hexdigest(),
+        },
+    )
+
+
+def written_state(state: FileState, data: bytes, info: os.stat_result | None = None) -> FileState:
+    """The fingerprint of ``state``'s file after ``data`` was written (``info``: its fstat)."""
     if data == state.raw:
         return state
-    try:
-        mtime_ns = os.stat(state.path).st_mtime_ns
-    except OSError:
-        mtime_ns = 0
     return FileState(
         path=state.path,
         size=len(data),
-        mtime_ns=mtime_ns,
+        mtime_ns=info.st_mtime_ns if info is not None else 0,
         sha256=hashlib.sha256(data).hexdigest(),
         raw=data,
     )

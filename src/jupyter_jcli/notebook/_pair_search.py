@@ -6,7 +6,9 @@ Order (the first rule that yields an existing notebook wins):
    ``jupytext.paired_paths.paired_paths`` (this is how jupytext itself pairs);
 2. the same-stem ``.ipynb`` beside the text file (jupytext's default pairing);
 3. a bounded search of nearby folders for ``<stem>.ipynb`` notebooks whose own
-   ``metadata.jupytext.formats``, expanded the same way, contains the text file.
+   ``metadata.jupytext.formats``, expanded the same way, contains the text file (under an
+   active confinement, ``notebook._open``, only folders inside it are searched, and every
+   candidate is read through the confined opener).
 
 jupytext is imported lazily; nothing here writes.
 """
@@ -93,7 +95,11 @@ def _nearby_notebooks(text_path: Path) -> list[Path]:
     stems = {text_path.stem}
     if "." in text_path.stem:  # x.pct.py pairs with x.ipynb under a ".pct" suffix
         stems.add(text_path.stem.split(".", 1)[0])
+    from jupyter_jcli.notebook._open import active
+
+    confinement = active()  # under the MCP roots, folders outside them are never listed
     roots = [text_path.parent, *list(text_path.parent.parents)[:_SEARCH_LEVELS_UP]]
+    roots = [root for root in roots if confinement.allows(Path(os.path.realpath(root)))]
     budget = [_SEARCH_MAX_ENTRIES]
     seen: dict[Path, None] = {}
     for root in roots:

@@ -83,8 +83,10 @@ def paired_text_files(ipynb_path: Path, metadata: object) -> list[tuple[Path, di
 
     Returns:
         ``(path, long-form format)`` of each paired text file that exists, in the order of
-        the formats; ``[]`` when the notebook is not paired. jupytext is imported only
-        when the metadata holds formats.
+        the formats, and under an active confinement (``_open``) every paired path outside
+        it, existing or not (its read is then refused with ``PATH_NOT_ALLOWED``, and whether
+        an outside file exists is never looked at); ``[]`` when the notebook is not paired.
+        jupytext is imported only when the metadata holds formats.
     """
     from jupyter_jcli.notebook._pair_search import notebook_formats
 
@@ -101,12 +103,16 @@ def paired_text_files(ipynb_path: Path, metadata: object) -> list[tuple[Path, di
     except (ValueError, TypeError, KeyError, AttributeError):
         # InconsistentPath and JupytextFormatError are ValueErrors; malformed entries the rest.
         return []
+    from jupyter_jcli.notebook._open import active
+
+    confinement = active()
     found: list[tuple[Path, dict[str, Any]]] = []
     for path, path_fmt in pairs:
         if path_fmt.get("extension") == ".ipynb":
             continue
         text_path = Path(os.path.abspath(path))
-        if text_path.is_file():
+        outside = not confinement.allows(Path(os.path.realpath(text_path)))
+        if outside or text_path.is_file():
             found.append((text_path, dict(path_fmt)))
     return found
 

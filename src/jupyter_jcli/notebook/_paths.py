@@ -14,19 +14,22 @@ not a regular file (FIFO, device, socket),         ``NOTEBOOK_READ_FAILED``
 permission denied, any other I/O error, not UTF-8
 =================================================  =========================
 
-A file is checked to be regular on the opened descriptor (``fstat``), and opened with
-``O_NONBLOCK``, so a FIFO named ``x.ipynb`` is refused instead of blocking the read forever.
-Messages name the absolute, resolved path.
+Files are opened by the one helper of ``notebook._open`` (resolved once, walked without
+following links, checked against the active confinement, ``PATH_NOT_ALLOWED`` outside it): a
+file is checked to be regular on the opened descriptor (``fstat``), opened with
+``O_NONBLOCK`` so a FIFO named ``x.ipynb`` is refused instead of blocking the read forever,
+and read up to ``_open.MAX_NOTEBOOK_BYTES`` (``NOTEBOOK_READ_FAILED``, ``reason:
+"too_large"``). Messages name the absolute, resolved path.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import stat
 from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._open import Confinement, check_regular, chosen, read_regular
 
 __all__ = [
     "decode_utf8",
@@ -38,8 +41,6 @@ __all__ = [
 ]
 
 _MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_OPEN_FLAGS |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -76,96 +77,57 @@ def os_error(err: OSError, path: Path) -> NotebookError:
     )
 
 
-_KINDS = {
-    "directory": "a directory",
-    "fifo": "a FIFO (named pipe)",
-    "device": "a device",
-    "socket": "a socket",
-    "special": "a special file",
-}
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return "special"
-
-
-def _check_regular(mode: int, path: Path) -> None:
-    if stat.S_ISREG(mode):
-        return
-    kind = _kind(mode)
-    details = {"path": str(path), "file_type": kind}
-    if kind == "directory":
-        raise NotebookError(
-            ErrorCode.FILE_NOT_FOUND, f"No file at {path}: it is a directory.", details
-        )
-    raise NotebookError(
-        ErrorCode.NOTEBOOK_READ_FAILED,
-        f"Cannot read {path}: it is {_KINDS[kind]}, not a regular file.",
-        details,
-    )
-
-
-def resolve_input(path: str | os.PathLike[str]) -> Path:
+def resolve_input(path: str | os.PathLike[str], *, confine: Confinement | None = None) -> Path:
     """The absolute, resolved path of an existing regular file the caller wants read.
 
     Args:
         path: the path as the caller gave it.
+        confine: the roots it must lie in; default the active confinement (``_open``).
 
     Returns:
         The resolved path (symbolic links followed).
 
     Raises:
-        NotebookError: ``USAGE_ERROR`` (empty path, NUL byte), ``FILE_NOT_FOUND`` (missing,
-            dangling link, link loop, name too long, a directory), ``NOTEBOOK_READ_FAILED``
-            (not a regular file, permission denied, other I/O errors).
+        NotebookError: ``USAGE_ERROR`` (empty path, NUL byte), ``PATH_NOT_ALLOWED`` (outside
+            the confinement; checked before the file is looked at), ``FILE_NOT_FOUND``
+            (missing, dangling link, link loop, name too long, a directory),
+            ``NOTEBOOK_READ_FAILED`` (not a regular file, permission denied, other I/O
+            errors).
     """
     raw = os.fspath(path)
     if raw in ("", b""):
         raise _usage("The file path is empty.", "")
     if ("\0" in raw) if isinstance(raw, str) else (b"\0" in raw):
         raise _usage("The file path contains a NUL byte, which no file name can hold.", repr(raw))
-    shown = display_path(raw)
     try:
-        info = os.stat(raw)
+        shown = chosen(confine).check(raw)
+    except (OSError, ValueError, RuntimeError):
+        shown = display_path(raw)
+    try:
+        info = os.stat(shown)
     except OSError as err:
         raise os_error(err, shown) from err
     except ValueError as err:  # e.g. a name the platform cannot represent
         raise _usage(f"{raw!r} is not a valid file path: {err}.", repr(raw)) from err
-    _check_regular(info.st_mode, shown)
+    check_regular(info.st_mode, shown)
     return shown
 
 
-def read_input_bytes(path: Path) -> bytes:
-    """The content of a file checked by :func:`resolve_input`, re-checked on the descriptor.
+def read_input_bytes(path: Path, *, confine: Confinement | None = None) -> bytes:
+    """The content of a file checked by :func:`resolve_input`, re-checked where it is opened.
 
-    Opened with ``O_NONBLOCK`` and checked with ``fstat`` before any read, so a file swapped
-    for a FIFO or a device in between is refused, never blocked on.
+    Opened by ``_open.read_regular``: no link followed after the one resolution, the
+    confinement checked again, ``O_NONBLOCK`` and ``fstat`` before any read (a file swapped
+    for a FIFO or a device in between is refused, never blocked on), size-bounded.
 
     Raises:
-        NotebookError: the codes of :func:`resolve_input`.
+        NotebookError: the codes of :func:`resolve_input`; ``NOTEBOOK_READ_FAILED`` with
+            ``reason: "too_large"``.
     """
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        return read_regular(path, confine=confine).raw
     except OSError as err:
         raise os_error(err, path) from err
-    try:
-        _check_regular(os.fstat(fd).st_mode, path)
-        with os.fdopen(fd, "rb", closefd=True) as handle:
-            fd = -1
-            return handle.read()
-    except OSError as err:
-        raise os_error(err, path) from err
-    finally:
-        if fd >= 0:
-            os.close(fd)
 
 
 def decode_utf8(raw: bytes, path: Path) -> str:

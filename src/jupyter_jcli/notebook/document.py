@@ -14,7 +14,14 @@ caller read; the document then, under the notebook's write lock:
 3. stores every cell's name in its metadata (a notebook is named in the file on its first
    mutation, never on a read);
 4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) with a cell-level record of
-   the change (``_revert``), writes them atomically, and only then makes the snapshot current.
+   the change (``_revert``) and writes them atomically, each compared with what step 1 read
+   right before its rename: a save by another program that landed meanwhile discards the
+   attempt and starts again at step 1 (``reloaded``), at most :data:`WRITE_ATTEMPTS` times,
+   then ``WRITE_CONFLICT`` (what remains of the window is said in ``_atomic``); the snapshot
+   becomes current only once the write succeeded.
+
+Every file is opened through ``notebook._open`` under the document's confinement (the MCP
+servers' roots: ``PATH_NOT_ALLOWED`` outside them, for both halves of a pair too).
 
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
@@ -75,10 +82,11 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import _edits
-from jupyter_jcli.notebook._atomic import check_writable
+from jupyter_jcli.notebook._atomic import FileChanged, check_writable
 from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._exact import plain_numbers
 from jupyter_jcli.notebook._files import FileState, read_file, read_target, write_all, written_state
+from jupyter_jcli.notebook._open import Confinement, chosen, confined, read_regular
 from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook._revert import (
     record_mutation,
@@ -92,7 +100,10 @@ from jupyter_jcli.notebook.names import METADATA_KEY, assign_names, stored_name
 from jupyter_jcli.notebook.revs import cell_rev, structure_rev
 from jupyter_jcli.notebook.snapshots import PendingSnapshot, SnapshotStore, UndoResult
 
-__all__ = ["CellView", "Document", "FileState", "MutationCheck", "MutationResult"]
+__all__ = ["WRITE_ATTEMPTS", "CellView", "Document", "FileState", "MutationCheck", "MutationResult"]
+
+WRITE_ATTEMPTS = 4
+"""How many times a write merges again when another program saves the file meanwhile."""
 
 
 @dataclass(frozen=True)
@@ -180,31 +191,45 @@ class Document:
         base_dir: Path | None,
         *,
         refusal: NotebookError | None = None,
+        confine: Confinement | None = None,
     ) -> None:
         self._path = path
+        self._confine = chosen(confine)
         self._pair = pair
         self._refusal = refusal
         self._base_dir = base_dir
         self._adopt(notebook, files)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Document:
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        cache_dir: Path | None = None,
+        confine: Confinement | None = None,
+    ) -> Document:
         """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
 
         Args:
             path: the ``.ipynb`` or ``.py`` file.
             cache_dir: snapshot cache base folder (default: ``snapshots.cache_dir()``).
+            confine: the roots every file of the document (both halves of a pair) must lie
+                in, checked where each file is opened, for this load and every later read,
+                write and undo snapshot of the document (``notebook._open``); default the
+                active confinement.
 
         Raises:
             NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
                 ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
-                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook). A pair that
-                may be read but not edited loads; its mutations raise ``PAIR_OUT_OF_SYNC``
-                (see ``_files.read_target``).
+                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook),
+                ``PATH_NOT_ALLOWED`` (outside ``confine``). A pair that may be read but not
+                edited loads; its mutations raise ``PAIR_OUT_OF_SYNC`` or the paired file's
+                ``PATH_NOT_ALLOWED`` (see ``_files.read_target``).
         """
         target = Path(os.path.abspath(path))
-        notebook, files, pair, refusal = read_target(target)
-        return cls(target, notebook, files, pair, cache_dir, refusal=refusal)
+        confinement = chosen(confine)
+        notebook, files, pair, refusal = read_target(target, confine=confinement)
+        return cls(target, notebook, files, pair, cache_dir, refusal=refusal, confine=confinement)
 
     # ------------------------------------------------------------------ reading
 
@@ -268,7 +293,7 @@ class Document:
 
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
-        notebook, files, pair, refusal = read_target(self._path)
+        notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
         self._pair = pair
         self._refusal = refusal
         self._adopt(notebook, files)
@@ -544,7 +569,7 @@ class Document:
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         if store.is_empty():
             raise undo_empty_error(self.notebook_path)
-        with store.lock():
+        with confined(self._confine), store.lock():
             stack = store.snapshots()
             if not stack:
                 raise undo_empty_error(self.notebook_path)
@@ -592,35 +617,42 @@ class Document:
         self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
     ) -> tuple[str, ...]:
         """Apply ``change`` (edits ``cells`` in place, returns the names it changed) to the
-        fresh content under the lock and write it atomically."""
+        fresh content under the lock and write it atomically. A save by another program
+        found right before the replace is merged again (see :meth:`_mutate`)."""
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
-        with store.lock():
-            self._refresh()
-            disk = self._files
-            base = self._write_base(disk)
-            cells = list(base.cells)
-            written = change(self._views, cells)
-            if not written:
-                return ()
-            outputs = self._render(base, cells, range(len(cells)))
-            changed = [
-                (state.path, state.raw, data)
-                for state, data in zip(disk, outputs, strict=True)
-                if state.raw != data
-            ]
-            model = self._written_model(disk, outputs)
-            write_all(changed)
-            self._adopt_written(disk, outputs, model)
+        with confined(self._confine), store.lock():
+            for attempt in range(WRITE_ATTEMPTS):
+                self._refresh()
+                disk = self._files
+                base = self._write_base(disk)
+                cells = list(base.cells)
+                written = change(self._views, cells)
+                if not written:
+                    return ()
+                outputs = self._render(base, cells, range(len(cells)))
+                changed = [
+                    (state.path, state.raw, data)
+                    for state, data in zip(disk, outputs, strict=True)
+                    if state.raw != data
+                ]
+                model = self._written_model(disk, outputs)
+                try:
+                    stats = write_all(changed)
+                except FileChanged as err:
+                    _raise_if_last(err, attempt)
+                    continue
+                self._adopt_written(disk, outputs, model, stats)
+                break
         return tuple(written)
 
     def _refresh(self) -> bool:
         """Under the lock: re-read the target if a file changed on disk (returns whether)
         or if the content is refused (the refusal may be gone, e.g. after ``jupytext
         --sync`` or a touch); then raise the refusal if there still is one."""
-        disk = tuple(read_file(state.path) for state in self._files)
+        disk = tuple(read_file(state.path, confine=self._confine) for state in self._files)
         changed = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
         if changed or self._refusal is not None:
-            notebook, files, pair, refusal = read_target(self._path)
+            notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
             self._pair = pair
             self._refusal = refusal
             self._adopt(notebook, files)
@@ -670,51 +702,70 @@ class Document:
     ) -> MutationResult:
         """Apply ``edit`` to the fresh content and write it: the whole change (cells, names,
         bytes of every file, the result) is computed and checked (``check``) before the
-        snapshot and the write, so a refused mutation leaves no trace."""
+        snapshot and the write, so a refused mutation leaves no trace.
+
+        The write compares each file with what was read right before replacing it
+        (``_files.write_all``); a save by another program found then discards the pending
+        snapshot, and the mutation starts again from the fresh content (``reloaded``), at most
+        :data:`WRITE_ATTEMPTS` times, then ``WRITE_CONFLICT``. What remains: a save landing
+        between that last comparison and the rename system call (microseconds; a rename
+        cannot compare and swap) is overwritten.
+        """
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
-        with store.lock():
-            reloaded = self._refresh()
-            disk = self._files
-            base = self._write_base(disk)
-            work = Working(
-                path=self._path,
-                cells=list(base.cells),
-                names=list(self._names),
-                nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
-            )
-            previous = work.structure_rev()
-            index = edit(work)
-            _edits.persist_names(work)
-            outputs = self._render(base, work.cells, work.origins())
-            changed = [
-                (state.path, state.raw, data)
-                for state, data in zip(disk, outputs, strict=True)
-                if state.raw != data
-            ]
-            views = tuple(
-                _view(cell, name, position)
-                for position, (cell, name) in enumerate(zip(work.cells, work.names, strict=True))
-            )
-            result = MutationResult(
-                operation=operation,
-                path=self._path,
-                cell=None if removes else views[index],
-                removed=None,
-                structure_rev=structure_rev((view.name, view.rev) for view in views),
-                previous_structure_rev=previous,
-                changed=tuple(dict.fromkeys(work.changed)),
-                reloaded=reloaded,
-                written=tuple(path for path, _before, _after in changed),
-            )
-            model = self._written_model(disk, outputs)
-            if check is not None:
-                check(result, views)
-            if changed:
-                for path, _before, _after in changed:
-                    check_writable(path)  # refuse a read-only file before snapshotting
-                record = record_mutation(base.cells, self._names, work.cells, work.names)
-                _write_recorded(store, store.prepare(operation, changed, record), changed)
-            self._adopt_written(disk, outputs, model)
+        reloaded = False
+        with confined(self._confine), store.lock():
+            for attempt in range(WRITE_ATTEMPTS):
+                reloaded = self._refresh() or reloaded
+                disk = self._files
+                base = self._write_base(disk)
+                work = Working(
+                    path=self._path,
+                    cells=list(base.cells),
+                    names=list(self._names),
+                    nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
+                )
+                previous = work.structure_rev()
+                index = edit(work)
+                _edits.persist_names(work)
+                outputs = self._render(base, work.cells, work.origins())
+                changed = [
+                    (state.path, state.raw, data)
+                    for state, data in zip(disk, outputs, strict=True)
+                    if state.raw != data
+                ]
+                views = tuple(
+                    _view(cell, name, position)
+                    for position, (cell, name) in enumerate(
+                        zip(work.cells, work.names, strict=True)
+                    )
+                )
+                result = MutationResult(
+                    operation=operation,
+                    path=self._path,
+                    cell=None if removes else views[index],
+                    removed=None,
+                    structure_rev=structure_rev((view.name, view.rev) for view in views),
+                    previous_structure_rev=previous,
+                    changed=tuple(dict.fromkeys(work.changed)),
+                    reloaded=reloaded,
+                    written=tuple(path for path, _before, _after in changed),
+                )
+                model = self._written_model(disk, outputs)
+                if check is not None:
+                    check(result, views)
+                stats: dict[Path, os.stat_result] = {}
+                if changed:
+                    for path, _before, _after in changed:
+                        check_writable(path)  # refuse a read-only file before snapshotting
+                    record = record_mutation(base.cells, self._names, work.cells, work.names)
+                    pending = store.prepare(operation, changed, record)
+                    try:
+                        stats = _write_recorded(store, pending, changed)
+                    except FileChanged as err:
+                        _raise_if_last(err, attempt)
+                        continue
+                self._adopt_written(disk, outputs, model, stats)
+                break
         return result
 
     def _write_base(self, disk: tuple[FileState, ...]) -> WriteBase:
@@ -742,10 +793,34 @@ class Document:
         return notebook
 
     def _adopt_written(
-        self, disk: tuple[FileState, ...], outputs: list[bytes], notebook: dict[str, Any]
+        self,
+        disk: tuple[FileState, ...],
+        outputs: list[bytes],
+        notebook: dict[str, Any],
+        stats: Mapping[Path, os.stat_result],
     ) -> None:
-        files = tuple(written_state(state, data) for state, data in zip(disk, outputs, strict=True))
-        self._adopt(notebook, files)
+        self._adopt(notebook, _written(disk, outputs, stats))
+
+
+def _written(
+    disk: tuple[FileState, ...], outputs: list[bytes], stats: Mapping[Path, os.stat_result]
+) -> tuple[FileState, ...]:
+    return tuple(
+        written_state(state, data, stats.get(state.path))
+        for state, data in zip(disk, outputs, strict=True)
+    )
+
+
+def _raise_if_last(err: FileChanged, attempt: int) -> None:
+    """Re-raise a write's ``WRITE_CONFLICT`` after the last attempt (details ``attempts``)."""
+    if attempt < WRITE_ATTEMPTS - 1:
+        return
+    raise FileChanged(
+        err.code,
+        f"{err.details.get('path')} kept being saved by another program while jupyter-jcli "
+        f"wrote it ({WRITE_ATTEMPTS} attempts); nothing was written. Retry when it is quiet.",
+        {**err.details, "attempts": WRITE_ATTEMPTS},
+    ) from err
 
 
 def _view(cell: dict[str, Any], name: str, index: int) -> CellView:
@@ -790,11 +865,17 @@ def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
 
 def _write_recorded(
     store: SnapshotStore, pending: PendingSnapshot, changed: list[tuple[Path, bytes, bytes]]
-) -> None:
+) -> dict[Path, os.stat_result]:
     """Write a mutation's files, then make its snapshot current; if either fails, nothing
-    stays changed (the files are put back, the pending snapshot is discarded)."""
+    stays changed (the files are put back, the pending snapshot is discarded). Returns each
+    written file's ``fstat``.
+
+    Raises:
+        NotebookError: the write's codes (``WRITE_CONFLICT`` when another program saved a
+            file meanwhile: nothing was written) or the snapshot's.
+    """
     try:
-        write_all(changed)
+        stats = write_all(changed)
     except NotebookError:
         store.discard(pending)
         raise
@@ -803,11 +884,14 @@ def _write_recorded(
     except NotebookError:
         write_all([(path, after, before) for path, before, after in changed])
         raise
+    return stats
 
 
 def _read_or_none(path: Path) -> bytes | None:
+    """The file's bytes through the one opener (under the active confinement: a file outside
+    it, a FIFO or a device is refused with its code), ``None`` when it cannot be read."""
     try:
-        return path.read_bytes()
+        return read_regular(path).raw
     except OSError:
         return None
 

@@ -50,9 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._atomic import _fsync_folder
 from jupyter_jcli.notebook._exact import loads_exact
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
+from jupyter_jcli.notebook._open import read_regular
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -407,6 +407,17 @@ def undo(
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename or a file creation in the cache ``folder`` durable (POSIX)."""
+    if os.name == "nt":  # pragma: no cover - folders cannot be opened for fsync on Windows
+        return
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _write_private(path: Path, data: bytes) -> None:
     """Create ``path`` (it must not exist) with mode 0600, write ``data`` and fsync it."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, _FILE_MODE)
@@ -417,8 +428,15 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def _sha256_or_none(path: Path) -> str | None:
+    """The digest of a notebook file, read by the one opener (active confinement, regular
+    files only, size-bounded); ``None`` when it cannot be opened.
+
+    Raises:
+        NotebookError: ``PATH_NOT_ALLOWED``, and ``NOTEBOOK_READ_FAILED`` for a FIFO, a
+            device or a file too large (never blocked on).
+    """
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path).raw).hexdigest()
     except OSError:
         return None
 

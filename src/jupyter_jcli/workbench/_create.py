@@ -6,19 +6,17 @@ against the nbformat schema, named by :mod:`jupyter_jcli.notebook.names` (every 
 ``cell.metadata.jupyter_mcp.name``) and serialised as Jupyter writes it (``nbformat.writes``:
 indent 1, sorted keys, sources as lists of lines).
 
-The file is written atomically and without ever replacing an existing file: a temporary file
-in the target's folder is written and ``fsync``-ed, then hard-linked to the target name
-(``link`` fails if the name exists, so a file created meanwhile by someone else is kept).
-Where the filesystem cannot hard-link, the target is checked for absence just before an
-``os.replace`` (atomic, but with a small check-then-write window).
+The file is written atomically and without ever replacing an existing file, by the one atomic
+writer (``notebook._atomic``, exclusive mode: the folder opened by descriptor under the active
+confinement, a temporary file written and ``fsync``-ed there, then hard-linked to the target
+name; ``link`` fails if the name exists, so a file created meanwhile by someone else is kept).
+Where the filesystem cannot hard-link, the target is checked for absence just before a
+rename (atomic, but with a small check-then-write window).
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +30,7 @@ from jupyter_jcli.errors import (
     NotebookError,
     UsageError,
 )
-from jupyter_jcli.notebook._atomic import _fsync_folder, _umask
+from jupyter_jcli.notebook._atomic import atomic_write_bytes
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.notebook.names import assign_names, set_stored_name, validate_name
 from jupyter_jcli.workbench._mutations import CellRef
@@ -280,39 +278,17 @@ def _plain(value: Any) -> Any:
 
 
 def _write_new(target: Path, notebook: dict[str, Any]) -> None:
-    """Write ``notebook`` to ``target`` atomically, refusing if ``target`` exists."""
+    """Write ``notebook`` to ``target`` atomically, refusing if ``target`` exists.
+
+    Through the one atomic writer (``notebook._atomic``, exclusive: hard-linked into place,
+    the folder opened by descriptor under the active confinement).
+    """
     import nbformat
 
     node = nbformat.from_dict(notebook)  # type: ignore[no-untyped-call]
     text: str = nbformat.writes(node)  # type: ignore[no-untyped-call]
     data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "surrogatepass")
-    tmp_name: str | None = None
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o666 & ~_umask())
-        try:
-            os.link(tmp_name, target)
-        except FileExistsError:
-            raise _exists(target) from None
-        except OSError as err:
-            if err.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            if os.path.lexists(target):  # no hard links here: check, then replace
-                raise _exists(target) from None
-            os.replace(tmp_name, target)
-            tmp_name = None
-        _fsync_folder(target.parent)
-    except OSError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_WRITE_FAILED,
-            f"Could not write {target}: {err.strerror or err}.",
-            {"path": str(target), "errno": err.errno},
-        ) from err
-    finally:
-        if tmp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+        atomic_write_bytes(target, data, exclusive=True)
+    except FileExistsError:
+        raise _exists(target) from None
