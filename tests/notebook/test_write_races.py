@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._atomic import STALE_SECONDS, atomic_write_bytes
+from jupyter_jcli.notebook._atomic import STALE_SECONDS, atomic_write_bytes, writer_scope
 from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, Document
 from jupyter_jcli.notebook.snapshots import SnapshotStore
 
@@ -182,5 +182,36 @@ def test_a_writer_killed_before_its_rename_leaves_nothing_after_the_next_write(
     assert killed.returncode == -9
     [leftover] = [p for p in path.parent.iterdir() if p.name != path.name]
     _age(leftover, STALE_SECONDS * 2)
+    Document.load(path).add_cell("y = 2")
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def test_a_fresh_temporary_of_a_dead_writer_of_this_machine_goes_at_once_a_foreign_one_waits(
+    tmp_path: Path, cache: Path
+) -> None:
+    scope = writer_scope()
+    if scope is None:
+        pytest.skip("no boot id and pid namespace to name the writer's scope on this system")
+    path = _copy(tmp_path)
+    folder = path.parent
+    here = folder / f".{path.name}.jcli-{_dead_pid()}-{scope}-0a1b2c3d.tmp"
+    elsewhere = folder / f".{path.name}.jcli-{_dead_pid()}-{'f' * 12}-0a1b2c3d.tmp"
+    for file in (here, elsewhere):
+        file.write_bytes(b"partial")
+    Document.load(path).add_cell("x = 1")
+    assert sorted(p.name for p in folder.iterdir()) == sorted([path.name, elsewhere.name])
+
+
+def test_a_writer_killed_before_its_rename_leaves_nothing_after_the_very_next_write(
+    tmp_path: Path, cache: Path
+) -> None:
+    if writer_scope() is None:
+        pytest.skip("no boot id and pid namespace to name the writer's scope on this system")
+    path = _copy(tmp_path)
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_WRITER, str(path)], timeout=120, check=False
+    )
+    assert killed.returncode == -9
+    assert [p for p in path.parent.iterdir() if p.name != path.name]  # its temporary file
     Document.load(path).add_cell("y = 2")
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]

@@ -18,11 +18,16 @@ merge again. A rename cannot compare and swap atomically: a save that lands in t
 microseconds between that last comparison and the ``rename`` system call is still
 overwritten. That window is the one that remains.
 
-Temporary files are named ``.<name>.jcli-<pid>-<random>.tmp``. A write first removes stale
-ones beside its target: our pattern (and ``.<name>.<8 chars>.tmp``, the name of earlier
-versions), older than :data:`STALE_SECONDS`, and, when the name carries a pid, no live
-process with that pid (a writer killed mid-write leaves its temporary file; the next write
-clears it).
+Temporary files are named ``.<name>.jcli-<pid>-<scope>-<random>.tmp``, where ``<scope>``
+names this kernel boot and pid namespace (a hash of Linux's ``boot_id`` and the pid
+namespace's inode; absent where they cannot be read). A write first removes stale ones beside
+its target (a writer killed mid-write leaves its temporary file; the next write clears it):
+
+- ours, written in this scope, whose pid is not a live process: at once, since no writer can
+  still be using it (a reused pid only keeps the file longer);
+- otherwise (another machine or container sharing the folder, whose pids we cannot see, or
+  ``.<name>.<8 chars>.tmp``, the name of earlier versions): once older than
+  :data:`STALE_SECONDS`, and, when the name carries a pid, no live process with that pid.
 
 Read-only files: replacing a file needs write permission on its folder only, and root passes
 every ``os.access`` check, so a plain replace would overwrite a notebook someone made
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import re
@@ -169,7 +175,9 @@ def _write_in(
     if current is not None:
         _refuse_read_only(folder.path, current)
     remove_stale_temporaries(folder)
-    tmp_name = f".{folder.name}.jcli-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    scope = writer_scope()
+    tag = f"{os.getpid()}-{scope}" if scope is not None else str(os.getpid())
+    tmp_name = f".{folder.name}.jcli-{tag}-{secrets.token_hex(4)}.tmp"
     fd = os.open(tmp_name, _TMP_FLAGS, 0o600, dir_fd=folder.fd)
     replaced = False
     try:
@@ -248,7 +256,23 @@ def _compare(folder: Folder, expected: bytes) -> None:
 
 def _stale_pattern(name: str) -> re.Pattern[str]:
     escaped = re.escape(name)
-    return re.compile(rf"\.{escaped}\.(?:jcli-(?P<pid>\d+)-[0-9a-f]+|[a-z0-9_]{{8}})\.tmp")
+    return re.compile(
+        rf"\.{escaped}\.(?:jcli-(?P<pid>\d+)-(?:(?P<scope>[0-9a-f]{{12}})-)?[0-9a-f]+"
+        rf"|[a-z0-9_]{{8}})\.tmp"
+    )
+
+
+@functools.cache
+def writer_scope() -> str | None:
+    """A token for this kernel boot and pid namespace (12 hex digits), in which the pid in a
+    temporary file's name can be checked for a live writer; ``None`` off Linux."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+            boot = handle.read().strip()
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except (OSError, ValueError):
+        return None
+    return hashlib.sha256(f"{boot}:{namespace}".encode()).hexdigest()[:12]
 
 
 def remove_stale_temporaries(folder: Folder, *, now: float | None = None) -> list[str]:
@@ -272,9 +296,14 @@ def remove_stale_temporaries(folder: Folder, *, now: float | None = None) -> lis
             info = os.stat(entry, dir_fd=folder.fd, follow_symlinks=False)
         except OSError:
             continue
-        if not stat.S_ISREG(info.st_mode) or info.st_mtime > cutoff:
+        if not stat.S_ISREG(info.st_mode):
             continue
-        if match.group("pid") is not None and _alive(int(match.group("pid"))):
+        pid = match.group("pid")
+        if pid is not None and _alive(int(pid)):
+            continue
+        scope = writer_scope()
+        ours = pid is not None and scope is not None and match.group("scope") == scope
+        if not ours and info.st_mtime > cutoff:
             continue
         with contextlib.suppress(OSError):
             os.unlink(entry, dir_fd=folder.fd)
