@@ -73,17 +73,12 @@ def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
 
 
 def _kind(mode: int) -> str:
+    from jupyter_jcli.notebook._open import file_kind
+
     if stat.S_ISLNK(mode):
         return "symlink"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return "regular file" if stat.S_ISREG(mode) else "special file"
+    kind = file_kind(mode)
+    return f"{kind} file" if kind in ("regular", "special") else kind
 
 
 def _check_target(path: str, *, force: bool) -> None:
