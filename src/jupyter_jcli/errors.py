@@ -130,16 +130,15 @@ class JcliError(Exception):
         self.details: dict[str, Any] = dict(details or {})
 
     def to_dict(self) -> dict[str, Any]:
-        """The error JSON document: schema_version, status "error", code, message, details."""
-        doc: dict[str, Any] = {
+        """The error JSON document: schema_version, status "error", code, message, details
+        (always an object, ``{}`` when the error has nothing to add)."""
+        return {
             "schema_version": SCHEMA_VERSION,
             "status": "error",
             "code": str(self.code),
             "message": self.message,
+            "details": dict(self.details),
         }
-        if self.details:
-            doc["details"] = self.details
-        return doc
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!s}, {self.message!r})"

@@ -93,3 +93,12 @@ def test_undo_after_a_refused_add_has_nothing_to_undo(tmp_path: Path, cache: Pat
     assert run.exit_code == 1
     assert run.json()["code"] == ErrorCode.UNDO_EMPTY
     assert path.read_bytes() == raw
+
+
+def test_the_refusal_names_the_cell_of_unknown_type(tmp_path: Path) -> None:
+    path = _with_odd_cell(tmp_path, "sql")
+    run = run_cli("-j", "cell", "add", path, "--source", "x = 1", "--end")
+    document = run.json()
+    assert document["code"] == ErrorCode.INVALID_CELL_TYPE
+    assert document["details"]["index"] == 3
+    assert document["details"]["cell_type"] == "sql"

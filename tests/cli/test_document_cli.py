@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -331,3 +332,31 @@ def test_a_source_with_no_room_for_its_marker_says_it_was_cut_and_how_to_read_it
     assert whole["cells"][0]["name"] == cell["name"]
     assert whole["cells"][0]["source_omitted_characters"] == 0
     assert whole["cells"][0]["source"].startswith("# Visualizing Uncertainties")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_source_file_that_is_a_fifo_or_a_device_is_refused_at_once(
+    small: Path, kind: str
+) -> None:
+    source = small.parent / "source.py"
+    if kind == "fifo":
+        os.mkfifo(source)
+    else:
+        source.symlink_to("/dev/zero")
+    raw = small.read_bytes()
+    for args in (
+        ["cell", "update", small, "b", "--expected-rev", _rev(small, "b")],
+        ["cell", "add", small, "--end"],
+    ):
+        run = run_cli("-j", *args, "--source-file", source)
+        assert run.exit_code == 1
+        assert run.json()["code"] == ErrorCode.NOTEBOOK_READ_FAILED
+    assert small.read_bytes() == raw
+
+
+def test_every_error_document_has_details_even_when_there_are_none(small: Path) -> None:
+    run = run_cli("-j", "notebook")
+    assert run.exit_code == 2
+    document = run.json()
+    assert document["code"] == ErrorCode.USAGE_ERROR
+    assert document["details"] == {}

@@ -254,7 +254,7 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
                 {"cell": c.key, "indexes": [index[c.key], i]},
             )
         index[c.key] = i
-    effects = [analyze_cell(c.source, c.cell_type) for c in cells]
+    effects = [_analyzed(c, i) for i, c in enumerate(cells)]
     written: set[str] = set()
     for e in effects:
         written |= e.defines
@@ -392,3 +392,16 @@ def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
         findings=tuple(findings),
         _index=MappingProxyType(index),
     )
+
+
+def _analyzed(cell: CellInput, index: int) -> CellEffects:
+    """:func:`analyze_cell` of one cell; a refusal (``INVALID_CELL_TYPE``) names the cell
+    (details ``cell``, its key, and ``index``)."""
+    try:
+        return analyze_cell(cell.source, cell.cell_type)
+    except AnalysisError as err:
+        raise AnalysisError(
+            err.code,
+            f"cell {cell.key!r} (index {index}): {err.message}",
+            {**err.details, "cell": cell.key, "index": index},
+        ) from err

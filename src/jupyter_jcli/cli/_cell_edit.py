@@ -14,7 +14,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+from jupyter_jcli.errors import UsageError
 
 __all__ = ["cell"]
 
@@ -52,22 +52,13 @@ def _read_source(source: str | None, source_file: str | None, *, required: bool)
         if source is None and required:
             raise UsageError("Give the cell's source with --source TEXT or --source-file PATH.")
         return source
-    try:
+    if source_file == "-":  # standard input
         with click.open_file(source_file, "r", encoding="utf-8") as handle:
             text: str = handle.read()
-    except FileNotFoundError as err:
-        raise JcliError(
-            ErrorCode.FILE_NOT_FOUND,
-            f"The source file {source_file} does not exist.",
-            {"path": source_file},
-        ) from err
-    except (OSError, UnicodeDecodeError) as err:
-        raise JcliError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"The source file {source_file} cannot be read as UTF-8 text: {err}.",
-            {"path": source_file},
-        ) from err
-    return text
+        return text
+    from jupyter_jcli.notebook.io import read_text_file
+
+    return read_text_file(source_file)
 
 
 def _placement(

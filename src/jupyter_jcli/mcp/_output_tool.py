@@ -99,7 +99,8 @@ def parse_output_arguments(arguments: Mapping[str, Any] | None) -> OutputRequest
     read_options = {key: args[key] for key in _READ_OPTIONS if key in args}
     if output_index is None and read_options:
         raise UsageError(
-            f"{', '.join(sorted(read_options))} apply to reading one output: add output_index.",
+            f"The read options {', '.join(sorted(read_options))} need output_index: they apply "
+            "to reading one output.",
             {"parameters": sorted(read_options)},
         )
     if output_index is not None and "limit" in given and given["limit"] is None:

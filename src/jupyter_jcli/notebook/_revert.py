@@ -462,7 +462,7 @@ def undo_conflict_error(
         )
     return NotebookError(
         ErrorCode.UNDO_CONFLICT,
-        f"Undoing the {operation} would overwrite changes made since: {what}. Undo with "
-        "force to overwrite them.",
+        f"Undoing the {operation} would overwrite changes made since: {what}. To overwrite "
+        "them, undo with force (j-cli notebook undo --force; force: true in the undo_last tool).",
         {"path": str(path), "operation": operation, "conflicts": conflicts, **(file_changed or {})},
     )

@@ -41,6 +41,7 @@ __all__ = [
     "check_cell_index",
     "parse_notebook",
     "read_notebook",
+    "read_text_file",
 ]
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -55,6 +56,20 @@ orjson holds the input bytes, its own parse buffer and the Python objects at onc
 the file size at peak). Past this size :func:`read_notebook` decodes the file to one string,
 drops the bytes and parses with the standard library, which peaks near 2x; for notebooks that
 big, whose bulk is long output strings (images, logs), it parses about as fast."""
+
+
+def read_text_file(path: str | os.PathLike[str]) -> str:
+    """Read a UTF-8 text file (a cell's source given as a file) through the one opener.
+
+    The same checks as a notebook read: resolved once, a regular file only (a FIFO or a device
+    is refused at once, never blocked on or read without end), size-bounded.
+
+    Raises:
+        NotebookError: ``FILE_NOT_FOUND``; ``NOTEBOOK_READ_FAILED`` (not a regular file, too
+            large, unreadable, not UTF-8); ``USAGE_ERROR`` (empty path, NUL byte).
+    """
+    file_path = resolve_input(path)
+    return decode_utf8(read_input_bytes(file_path), file_path)
 
 
 def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -74,7 +74,7 @@ function jcliArgs(args) {
   const used = READ_OPTIONS.filter((key) => args[key] !== undefined && args[key] !== null)
   const hasOutput = args.output_index !== undefined && args.output_index !== null
   if (!hasOutput && used.length > 0) {
-    throw failure("USAGE_ERROR", `${used.sort().join(", ")} apply to reading one output: add output_index.`, {
+    throw failure("USAGE_ERROR", `The read options ${used.sort().join(", ")} need output_index: they apply to reading one output.`, {
       parameters: used,
     })
   }

@@ -28,7 +28,7 @@ function jcliArgs(args) {
   const hasOutput = args.output_index !== undefined && args.output_index !== null
   if (!hasOutput && used.length > 0) {
     throw new Error(
-      errorJson("USAGE_ERROR", `${used.sort().join(", ")} apply to reading one output: add output_index.`, {
+      errorJson("USAGE_ERROR", `The read options ${used.sort().join(", ")} need output_index: they apply to reading one output.`, {
         parameters: used,
       }),
     )
