@@ -10,7 +10,7 @@ raw-line and host contract tests) passes each ``tools/call`` result through
 - error (``isError``): no ``structuredContent`` (the output schema describes success, and the
   TypeScript SDK validates any structured content, even on an error result), and the only
   content block is the error JSON (``schema_version``, ``status: "error"``, ``code``,
-  ``message``, and ``details`` when there are any), which is what hosts show the model.
+  ``message``, ``details``), which is what hosts show the model.
 
 Results are checked in their wire form (camelCase JSON); a ``CallToolResult`` from the Python
 SDK's client is dumped to it first.
