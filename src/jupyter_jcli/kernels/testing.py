@@ -15,7 +15,8 @@ can be driven end to end without ipykernel. Two ways to say what the kernel does
   each request's code with :func:`exec` in one namespace per kernel life and reports it as
   ipykernel does (``execute_input``, streams from ``print``, ``execute_result`` for a last
   expression, ``error`` with ``ename``/``evalue``/``traceback``, ``display``/``update``
-  through ``display(obj, display_id=...)``, ``user_expressions``). ``input()`` is refused with
+  through ``display(obj, display_id=...)`` (also ``from IPython.display import display``;
+  IPython is not imported), ``user_expressions``). ``input()`` is refused with
   ``StdinNotImplementedError``, ``os._exit()`` kills the fake kernel and ``time.sleep()`` hangs
   the request until it is interrupted (time never passes in the fake). ``sys.stdout`` writes
   are not captured, only ``print``. Use it as the pool's factory::
@@ -266,6 +267,11 @@ class _Shim:
         return getattr(self._module, name)
 
 
+class _Namespace:
+    def __init__(self, **members: Any) -> None:
+        self.__dict__.update(members)
+
+
 def _exit(status: int = 0) -> None:
     raise _Death
 
@@ -411,6 +417,8 @@ class InProcessPython:
     def _import(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if name in _SHIMS:
             return _SHIMS[name]
+        if name == "IPython.display":  # the fake's own display, IPython is never imported
+            return _Namespace(display=self._display)
         return builtins.__import__(name, *args, **kwargs)
 
 
