@@ -5,7 +5,8 @@ era (``mode="legacy"``: the SDK's in-memory transport runs the same JSON-RPC str
 stdio), so the tests of tools, schemas and errors exercise the SDK's real client and the
 server's real dispatcher. The stdio transport itself is covered by the process tests.
 :func:`workbench_in_process` builds ``jupyter-mcp``'s server on a Workbench whose kernels are
-the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`).
+the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`);
+:func:`readonly_in_process` builds ``jcli-notebook-output``'s.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from workbench_client import server_env
 
 from jupyter_jcli.kernels import KernelPool
 from jupyter_jcli.kernels.testing import python_backend
+from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
 from jupyter_jcli.mcp._roots import roots_from_paths
 from jupyter_jcli.workbench import Workbench
@@ -64,3 +66,8 @@ async def workbench_in_process(
         server = workbench_server.build_server(roots_from_paths([root]), workbench)
         async with open_in_process(server, seconds=seconds) as session:
             yield session
+
+
+def readonly_in_process(root: Path, *, seconds: float = WAIT_SECONDS) -> Any:
+    """A session context on ``jcli-notebook-output`` confined to ``root``, in this process."""
+    return open_in_process(readonly_server.build_server(roots_from_paths([root])), seconds=seconds)

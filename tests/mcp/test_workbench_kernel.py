@@ -1,5 +1,6 @@
 """``jupyter-mcp``'s kernel tools over stdio, on a real kernel: execute, run_stale, restart,
-interrupt, inspect, progress notifications, concurrent calls."""
+interrupt, inspect, progress notifications, concurrent calls; the refusals in-process on the
+fake kernel."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp.client.session import ClientSession
+from memory_client import workbench_in_process
 from workbench_client import (
     PLOTS_NB,
     call,
@@ -22,7 +24,7 @@ from workbench_client import (
     server_env,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.kernel]
+pytestmark = pytest.mark.anyio
 
 NB = "work.ipynb"
 CELLS = [
@@ -70,6 +72,7 @@ def _stored_outputs(root: Path, index: int) -> list[dict[str, Any]]:
     return outputs
 
 
+@pytest.mark.kernel
 async def test_execute_inspect_edit_run_stale_restart(root: Path, tmp_path: Path) -> None:
     async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
         await _create(session, slow=False)
@@ -122,8 +125,9 @@ async def test_execute_inspect_edit_run_stale_restart(root: Path, tmp_path: Path
     assert gone == "VARIABLE_NOT_FOUND"
 
 
+@pytest.mark.usefixtures("in_process")
 async def test_kernel_errors_are_error_results(root: Path, tmp_path: Path) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         await _create(session)
         codes = {
             "interrupt without kernel": await error_code(session, "interrupt_kernel", path=NB),
@@ -162,6 +166,7 @@ async def test_kernel_errors_are_error_results(root: Path, tmp_path: Path) -> No
     }
 
 
+@pytest.mark.kernel
 async def test_a_multi_cell_execution_reports_progress_and_heartbeats(
     root: Path, tmp_path: Path
 ) -> None:
@@ -187,6 +192,7 @@ async def test_a_multi_cell_execution_reports_progress_and_heartbeats(
     assert any(total == 3 for _, total, _ in reports)
 
 
+@pytest.mark.kernel
 async def test_the_server_keeps_serving_while_a_cell_runs(root: Path, tmp_path: Path) -> None:
     """A second execution is refused (KERNEL_BUSY) and an interrupt stops the running cell."""
     started = anyio.Event()
@@ -226,6 +232,7 @@ async def test_the_server_keeps_serving_while_a_cell_runs(root: Path, tmp_path: 
     assert value["repr"] == "45"
 
 
+@pytest.mark.kernel
 async def test_run_stale_on_a_real_notebook_stops_at_an_error_then_finishes_after_a_fix(
     tmp_path: Path,
 ) -> None:
