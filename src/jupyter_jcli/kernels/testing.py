@@ -53,6 +53,7 @@ from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._types import KernelMessage
 
 __all__ = [
+    "FAKE_KERNELSPECS",
     "FakeBackend",
     "FakeRequest",
     "InProcessPython",
@@ -422,8 +423,12 @@ class InProcessPython:
         return builtins.__import__(name, *args, **kwargs)
 
 
+FAKE_KERNELSPECS = ("python3",)
+"""The kernelspecs :func:`python_backend`'s kernels "have installed"."""
+
+
 def python_backend() -> FakeBackend:
-    """A fresh fake kernel life answering with :class:`InProcessPython` (a
-    :data:`~jupyter_jcli.kernels.BackendFactory`: pass it to ``KernelPool(backend_factory=...)``
-    or ``NotebookKernel``)."""
-    return FakeBackend(InProcessPython())
+    """A fresh fake kernel life answering with :class:`InProcessPython`, which starts for the
+    kernelspecs of :data:`FAKE_KERNELSPECS` only (a :data:`~jupyter_jcli.kernels.BackendFactory`:
+    pass it to ``KernelPool(backend_factory=...)`` or ``NotebookKernel``)."""
+    return FakeBackend(InProcessPython(), kernelspecs=FAKE_KERNELSPECS)
