@@ -201,6 +201,18 @@ async def test_a_failed_start_leaves_no_kernel(tmp_path: Path) -> None:
     assert (await kernel.info()).state == "not_started"
 
 
+async def test_a_restart_past_the_last_scripted_life_fails_to_start(tmp_path: Path) -> None:
+    only = FakeBackend(prints("one\n"))
+    kernel = make_kernel(tmp_path, only)
+    with anyio.fail_after(10):
+        first = await kernel.execute("print('one')")
+        with pytest.raises(KernelError) as failed:
+            await kernel.restart()
+    assert first.status == "ok"
+    assert failed.value.code == ErrorCode.KERNEL_START_FAILED
+    assert only.shutdowns == [False]
+
+
 async def test_interrupt_and_evaluate_need_a_live_kernel(tmp_path: Path) -> None:
     kernel = make_kernel(tmp_path)
     with anyio.fail_after(10):
