@@ -171,8 +171,10 @@ class FakeBackend:
         self, msg_id: str, *, reply: bool = True, status: str = "ok", **content: Any
     ) -> None:
         """End a request: its ``execute_reply`` (unless ``reply`` is false; ``content`` adds
-        fields such as ``user_expressions``), then the ``idle`` status."""
-        if self.current is not None and not self.current.silent:
+        fields such as ``user_expressions``), then the ``idle`` status. The execution count
+        goes up unless the request is silent or keeps no history (as in ipykernel)."""
+        request = self.current
+        if request is not None and request.store_history and not request.silent:
             self.count += 1
         if reply:
             self._shell_in.send_nowait(
