@@ -9,16 +9,17 @@ from typing import Any
 
 import anyio
 import pytest
-from scripted import ScriptedBackend, make_kernel, message, prints
 
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.kernels import (
     DEFAULT_EXECUTE_TIMEOUT,
     EXECUTE_TIMEOUT_ENV,
     KernelBackend,
+    NotebookKernel,
     execute_timeout,
     kernelspec_name_from_metadata,
 )
+from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another, prints
 
 pytestmark = pytest.mark.anyio
 
@@ -28,15 +29,20 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+def make_kernel(tmp_path: Path, *backends: FakeBackend) -> NotebookKernel:
+    """A kernel whose successive lives are ``backends``."""
+    return NotebookKernel(tmp_path / "nb.ipynb", backend_factory=one_after_another(*backends))
+
+
 def test_backends_satisfy_the_protocol() -> None:
     from jupyter_jcli.kernels import LocalBackend
 
     assert isinstance(LocalBackend(), KernelBackend)
-    assert isinstance(ScriptedBackend(prints("x")), KernelBackend)
+    assert isinstance(FakeBackend(prints("x")), KernelBackend)
 
 
 async def test_messages_of_other_requests_are_skipped(tmp_path: Path) -> None:
-    kernel = make_kernel(tmp_path, ScriptedBackend(prints("mine\n")))
+    kernel = make_kernel(tmp_path, FakeBackend(prints("mine\n")))
     with anyio.fail_after(10):
         result = await kernel.execute("print('mine')")
     assert result.status == "ok"
@@ -49,12 +55,12 @@ async def test_idle_without_a_reply_ends_with_the_error_shown(
 ) -> None:
     monkeypatch.setattr("jupyter_jcli.kernels._run.REPLY_GRACE", 0.2)
 
-    def react(b: ScriptedBackend, msg_id: str, code: str) -> None:
+    def react(b: FakeBackend, msg_id: str, code: str) -> None:
         b.emit(message("execute_input", msg_id, code=code, execution_count=4))
         b.emit(message("error", msg_id, ename="KeyboardInterrupt", evalue="", traceback=[]))
         b.finish(msg_id, reply=False)
 
-    kernel = make_kernel(tmp_path, ScriptedBackend(react))
+    kernel = make_kernel(tmp_path, FakeBackend(react))
     with anyio.fail_after(10):
         result = await kernel.execute("x")
     assert (result.status, result.ename, result.execution_count) == (
@@ -65,11 +71,11 @@ async def test_idle_without_a_reply_ends_with_the_error_shown(
 
 
 async def test_a_kernel_that_dies_is_reported_and_replaced(tmp_path: Path) -> None:
-    def dies(b: ScriptedBackend, msg_id: str, code: str) -> None:
+    def dies(b: FakeBackend, msg_id: str, code: str) -> None:
         b.emit(message("stream", msg_id, name="stdout", text="last words\n"))
         b.alive = False
 
-    first, second = ScriptedBackend(dies), ScriptedBackend(prints("hi\n"))
+    first, second = FakeBackend(dies), FakeBackend(prints("hi\n"))
     kernel = make_kernel(tmp_path, first, second)
     with anyio.fail_after(10):
         died = await kernel.execute("boom", cell_key="crash")
@@ -84,7 +90,7 @@ async def test_a_kernel_that_dies_is_reported_and_replaced(tmp_path: Path) -> No
     assert first.shutdowns
 
 
-class LateWordsBackend(ScriptedBackend):
+class LateWordsBackend(FakeBackend):
     """A kernel whose last outputs reach the client only after its death is noticed (as
     ipykernel's do: they leave from its I/O thread)."""
 
@@ -92,7 +98,7 @@ class LateWordsBackend(ScriptedBackend):
         super().__init__(self._dies)
         self.late: list[dict[str, Any]] = []
 
-    def _dies(self, b: ScriptedBackend, msg_id: str, code: str) -> None:
+    def _dies(self, b: FakeBackend, msg_id: str, code: str) -> None:
         b.emit(message("execute_input", msg_id, code=code, execution_count=1))
         self.late = [
             message("stream", msg_id, name="stdout", text="bye\n"),
@@ -126,10 +132,10 @@ async def test_a_kernel_that_ignores_interrupts_is_killed_after_settling(
     monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 0.6)
     monkeypatch.setattr("jupyter_jcli.kernels._run.INTERRUPT_RETRY", 0.2)
 
-    def hangs(b: ScriptedBackend, msg_id: str, code: str) -> None:
+    def hangs(b: FakeBackend, msg_id: str, code: str) -> None:
         b.emit(message("stream", msg_id, name="stdout", text="working\n"))
 
-    stuck, fresh = ScriptedBackend(hangs), ScriptedBackend(prints("ok\n"))
+    stuck, fresh = FakeBackend(hangs), FakeBackend(prints("ok\n"))
     kernel = make_kernel(tmp_path, stuck, fresh)
     with anyio.fail_after(10):
         result = await kernel.execute("loop", timeout=0.3)
@@ -145,7 +151,7 @@ async def test_a_kernel_that_ignores_interrupts_is_killed_after_settling(
 
 
 async def test_a_timeout_interrupts_and_keeps_a_kernel_that_settles(tmp_path: Path) -> None:
-    backend = ScriptedBackend(lambda b, msg_id, code: None)
+    backend = FakeBackend(lambda b, msg_id, code: None)
 
     def settle() -> None:
         msg_id = f"req-{backend.sent}"
@@ -165,7 +171,7 @@ async def test_a_timeout_interrupts_and_keeps_a_kernel_that_settles(tmp_path: Pa
 
 
 async def test_a_failing_output_callback_interrupts_before_propagating(tmp_path: Path) -> None:
-    backend = ScriptedBackend(
+    backend = FakeBackend(
         lambda b, msg_id, code: b.emit(message("stream", msg_id, name="stdout", text="x"))
     )
 
@@ -188,11 +194,23 @@ async def test_a_failing_output_callback_interrupts_before_propagating(tmp_path:
 
 
 async def test_a_failed_start_leaves_no_kernel(tmp_path: Path) -> None:
-    kernel = make_kernel(tmp_path, ScriptedBackend(prints(""), fail_start=True))
+    kernel = make_kernel(tmp_path, FakeBackend(prints(""), fail_start=True))
     with anyio.fail_after(10), pytest.raises(KernelError) as failed:
         await kernel.execute("1")
     assert failed.value.code == ErrorCode.KERNEL_START_FAILED
     assert (await kernel.info()).state == "not_started"
+
+
+async def test_a_restart_past_the_last_scripted_life_fails_to_start(tmp_path: Path) -> None:
+    only = FakeBackend(prints("one\n"))
+    kernel = make_kernel(tmp_path, only)
+    with anyio.fail_after(10):
+        first = await kernel.execute("print('one')")
+        with pytest.raises(KernelError) as failed:
+            await kernel.restart()
+    assert first.status == "ok"
+    assert failed.value.code == ErrorCode.KERNEL_START_FAILED
+    assert only.shutdowns == [False]
 
 
 async def test_interrupt_and_evaluate_need_a_live_kernel(tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import anyio
 import pytest
-from scripted import ScriptedBackend, make_kernel, message, prints
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import KernelMessage, NotebookKernel
+from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another, prints
 
 pytestmark = pytest.mark.anyio
 
@@ -22,7 +22,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class EventLog(ScriptedBackend):
+def make_kernel(tmp_path: Path, *backends: FakeBackend) -> NotebookKernel:
+    """A kernel whose successive lives are ``backends``."""
+    return NotebookKernel(tmp_path / "nb.ipynb", backend_factory=one_after_another(*backends))
+
+
+class EventLog(FakeBackend):
     """A scripted kernel whose request runs until interrupted (``working`` first), and that
     records, in one list shared by every backend of a kernel, what happened to it in order."""
 
@@ -32,7 +37,7 @@ class EventLog(ScriptedBackend):
         self.obeys = obeys_interrupt
         self.on_interrupt = self._stops
 
-    def _runs(self, b: ScriptedBackend, msg_id: str, code: str) -> None:
+    def _runs(self, b: FakeBackend, msg_id: str, code: str) -> None:
         self.events.append(f"run {code}")
         b.emit(message("execute_input", msg_id, code=code, execution_count=self.count + 1))
         b.emit(message("stream", msg_id, name="stdout", text="working\n"))
@@ -138,7 +143,7 @@ async def test_overlapping_restarts_are_one_restart(tmp_path: Path) -> None:
 async def test_a_restart_waiting_for_a_held_kernel_stops_the_holder_before_its_next_cell(
     tmp_path: Path,
 ) -> None:
-    kernel = make_kernel(tmp_path, ScriptedBackend(prints("one\n")), ScriptedBackend(prints("")))
+    kernel = make_kernel(tmp_path, FakeBackend(prints("one\n")), FakeBackend(prints("")))
     first_done = anyio.Event()
     go_on = anyio.Event()
     seen: dict[str, Any] = {}
@@ -174,7 +179,7 @@ async def test_a_shutdown_kills_the_kernel_when_the_holder_keeps_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("jupyter_jcli.kernels._hold.STOP_WAIT", 0.3)
-    kernel = make_kernel(tmp_path, ScriptedBackend(prints("x\n")))
+    kernel = make_kernel(tmp_path, FakeBackend(prints("x\n")))
     release = anyio.Event()
     with anyio.fail_after(10):
         async with anyio.create_task_group() as tg:

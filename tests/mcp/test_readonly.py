@@ -1,4 +1,5 @@
-"""``jcli-notebook-output`` through the MCP SDK's stdio client: the tool, reads and errors."""
+"""``jcli-notebook-output`` through the MCP SDK's client: the tool, reads and errors, in-process
+(the failures also over stdio, to see that no traceback reaches stderr)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
+from memory_client import readonly_in_process
 from readonly_client import (
     ERRORS_NB,
     PLOTLY_NB,
@@ -48,7 +50,7 @@ def _joined(value: str | list[str]) -> str:
 
 
 async def test_lists_one_read_only_tool_with_its_schemas(root: Path, tmp_path: Path) -> None:
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         listed = await session.list_tools()
     assert [tool.name for tool in listed.tools] == [TOOL]
     tool = listed.tools[0]
@@ -77,7 +79,7 @@ async def test_lists_one_read_only_tool_with_its_schemas(root: Path, tmp_path: P
 
 
 async def test_lists_a_cells_saved_outputs(root: Path, tmp_path: Path) -> None:
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         result, doc = await call(session, file_path=str(root / TEXT_NB), cell_index=9)
         schema = (await session.list_tools()).tools[0].output_schema
     assert not result.is_error
@@ -96,7 +98,7 @@ async def test_lists_a_cells_saved_outputs(root: Path, tmp_path: Path) -> None:
 
 async def test_reads_a_text_page_then_the_next(root: Path, tmp_path: Path) -> None:
     stored = _joined(_stored(root, TEXT_NB, 5, 0)["data"]["text/html"])
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         _, first = await call(session, file_path=TEXT_NB, cell_index=5, output_index=0, limit=100)
         page = first["selected"]
         assert page["mime_type"] == "text/html"
@@ -117,7 +119,7 @@ async def test_reads_a_text_page_then_the_next(root: Path, tmp_path: Path) -> No
 
 async def test_mime_type_picks_a_representation(root: Path, tmp_path: Path) -> None:
     stored = _joined(_stored(root, TEXT_NB, 5, 0)["data"]["text/plain"])
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         _, explicit = await call(
             session, file_path=TEXT_NB, cell_index=5, output_index=0, mime_type="text/plain"
         )
@@ -137,7 +139,7 @@ async def test_reads_a_png_as_image_content_without_repeating_the_base64(
     root: Path, tmp_path: Path
 ) -> None:
     stored = _joined(_stored(root, TEXT_NB, 9, 0)["data"]["image/png"]).replace("\n", "")
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         result, doc = await call(session, file_path=TEXT_NB, cell_index=9, output_index=0)
         schema = (await session.list_tools()).tools[0].output_schema
     assert not result.is_error
@@ -166,7 +168,7 @@ async def test_reads_a_png_as_image_content_without_repeating_the_base64(
 async def test_reads_a_json_mime_value_whole(root: Path, tmp_path: Path) -> None:
     mime = "application/vnd.plotly.v1+json"
     stored = _stored(root, PLOTLY_NB, 4, 0)["data"][mime]
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         result, doc = await call(
             session, file_path=PLOTLY_NB, cell_index=4, output_index=0, mime_type=mime
         )
@@ -178,7 +180,7 @@ async def test_reads_a_json_mime_value_whole(root: Path, tmp_path: Path) -> None
 async def test_reads_streams_and_errors(root: Path, tmp_path: Path) -> None:
     stream = _stored(root, ERRORS_NB, 6, 0)
     error = _stored(root, TEXT_NB, 11, 0)
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         _, streamed = await call(session, file_path=ERRORS_NB, cell_index=6, output_index=0)
         _, raised = await call(session, file_path=TEXT_NB, cell_index=11, output_index=0)
     assert streamed["output_type"] == "stream"
@@ -242,7 +244,7 @@ async def test_every_failure_is_an_error_result_with_its_code(root: Path, tmp_pa
 
 
 async def test_schema_violations_are_listed_together(root: Path, tmp_path: Path) -> None:
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         result, doc = await call(
             session, file_path=TEXT_NB, cell_index="a", output_index=1.5, offset="x", limit=[0]
         )
@@ -257,7 +259,7 @@ async def test_schema_violations_are_listed_together(root: Path, tmp_path: Path)
 
 
 async def test_error_details_let_the_caller_recover(root: Path, tmp_path: Path) -> None:
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with readonly_in_process(root) as session:
         _, missing_output = await call(session, file_path=TEXT_NB, cell_index=9, output_index=5)
         _, missing_mime = await call(
             session, file_path=TEXT_NB, cell_index=5, output_index=0, mime_type="image/png"

@@ -1,5 +1,6 @@
 """``jupyter-mcp``'s kernel tools over stdio, on a real kernel: execute, run_stale, restart,
-interrupt, inspect, progress notifications, concurrent calls."""
+interrupt, inspect, progress notifications, concurrent calls; the refusals in-process on the
+fake kernel."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp.client.session import ClientSession
+from memory_client import workbench_in_process
 from workbench_client import (
     PLOTS_NB,
     call,
@@ -22,7 +24,7 @@ from workbench_client import (
     server_env,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.kernel]
+pytestmark = pytest.mark.anyio
 
 NB = "work.ipynb"
 CELLS = [
@@ -70,6 +72,7 @@ def _stored_outputs(root: Path, index: int) -> list[dict[str, Any]]:
     return outputs
 
 
+@pytest.mark.kernel
 async def test_execute_inspect_edit_run_stale_restart(root: Path, tmp_path: Path) -> None:
     async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
         await _create(session, slow=False)
@@ -122,8 +125,9 @@ async def test_execute_inspect_edit_run_stale_restart(root: Path, tmp_path: Path
     assert gone == "VARIABLE_NOT_FOUND"
 
 
+@pytest.mark.usefixtures("in_process")
 async def test_kernel_errors_are_error_results(root: Path, tmp_path: Path) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         await _create(session)
         codes = {
             "interrupt without kernel": await error_code(session, "interrupt_kernel", path=NB),
@@ -162,6 +166,7 @@ async def test_kernel_errors_are_error_results(root: Path, tmp_path: Path) -> No
     }
 
 
+@pytest.mark.kernel
 async def test_a_multi_cell_execution_reports_progress_and_heartbeats(
     root: Path, tmp_path: Path
 ) -> None:
@@ -187,6 +192,7 @@ async def test_a_multi_cell_execution_reports_progress_and_heartbeats(
     assert any(total == 3 for _, total, _ in reports)
 
 
+@pytest.mark.kernel
 async def test_the_server_keeps_serving_while_a_cell_runs(root: Path, tmp_path: Path) -> None:
     """A second execution is refused (KERNEL_BUSY) and an interrupt stops the running cell."""
     started = anyio.Event()
@@ -226,6 +232,7 @@ async def test_the_server_keeps_serving_while_a_cell_runs(root: Path, tmp_path: 
     assert value["repr"] == "45"
 
 
+@pytest.mark.kernel
 async def test_run_stale_on_a_real_notebook_stops_at_an_error_then_finishes_after_a_fix(
     tmp_path: Path,
 ) -> None:
@@ -270,3 +277,69 @@ def setup_source_fixed() -> str:
         "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
         "plt.style.use('seaborn-v0_8-whitegrid')\nimport numpy as np"
     )
+
+
+async def _running_cell(session: ClientSession) -> str | None:
+    overview = await ok(session, "notebook_overview", path=NB)
+    running: str | None = overview["kernel"]["running_cell"]
+    return running
+
+
+@pytest.mark.usefixtures("in_process")
+async def test_the_kernel_tools_in_process_on_the_fake_kernel(root: Path, tmp_path: Path) -> None:
+    """execute, progress, inspect, edit + run_stale, a busy refusal and an interrupt while a
+    cell runs, restart: the kernel tools end to end without a kernel process."""
+    reports: list[str] = []
+    started = anyio.Event()
+    outcome: dict[str, Any] = {}
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(message or "")
+        if message and "long-sleep" in message:
+            started.set()
+
+    cells = [*CELLS[:3], {"source": "import time\ntime.sleep(60)", "name": "long-sleep"}]
+    async with workbench_in_process(root, tmp_path / "cache") as session:
+        await ok(session, "create_notebook", path=NB, cells=cells)
+        _, executed = await call(
+            session, "execute_cells", on_progress, path=NB, names=["data", "show"]
+        )
+        variable = await ok(session, "inspect_variable", path=NB, name="values")
+        overview = await ok(session, "notebook_overview", path=NB)
+        data = next(cell for cell in overview["cells"] if cell["name"] == "data")
+        source = "values = list(range(20))\ntotal = sum(values)"
+        await ok(
+            session, "update_cell", path=NB, name="data", expected_rev=data["rev"], source=source
+        )
+        plan = await ok(session, "run_stale", path=NB, dry_run=True)
+
+        async def run_long() -> None:
+            _, outcome["long"] = await call(
+                session, "execute_cells", on_progress, path=NB, names=["long-sleep", "show"]
+            )
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run_long)
+            with anyio.fail_after(30):
+                await started.wait()
+                while await _running_cell(session) != "long-sleep":  # it reached the kernel
+                    await anyio.sleep(0.05)
+            busy = await error_code(session, "execute_cells", path=NB, names=["show"])
+            interrupted = await ok(session, "interrupt_kernel", path=NB)
+        rerun = await ok(session, "run_stale", path=NB, timeout=1)
+        restarted = await ok(session, "restart_kernel", path=NB)
+        gone = await error_code(session, "inspect_variable", path=NB, name="values")
+    assert executed["ok"] is True and executed["kernel_started"] is True
+    assert "total is 45" in executed["cells"][1]["outputs"]["text"]
+    assert any("data" in message for message in reports)
+    assert (variable["type"], variable["length"]) == ("list", 10)
+    assert plan["plan"] == ["data", "show", "long-sleep"] and plan["dry_run"] is True
+    assert busy == "KERNEL_BUSY"
+    assert interrupted["interrupted_cell"] == "long-sleep"
+    long = outcome["long"]
+    assert [cell["status"] for cell in long["cells"]] == ["interrupted", "skipped"]
+    assert long["error"] is None
+    assert "long-sleep" in rerun["plan"] and rerun["plan"][:2] == ["data", "show"]
+    assert _stored_outputs(root, 2)[0]["text"] == ["total is 190\n"]
+    assert restarted["epoch"] != restarted["previous_epoch"]
+    assert gone == "VARIABLE_NOT_FOUND"

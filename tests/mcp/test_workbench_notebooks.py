@@ -1,25 +1,22 @@
-"""``jupyter-mcp``'s whole-notebook tools over stdio: create_notebook, search_cells,
-summarize_cells."""
+"""``jupyter-mcp``'s whole-notebook tools through the MCP SDK's client, in-process on fake
+kernels: create_notebook, search_cells, summarize_cells."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from memory_client import workbench_in_process
 from workbench_client import (
     ERRORS_NB,
     PLOTS_NB,
     error_code,
-    module_params,
     ok,
-    open_session,
     populate_root,
-    server_env,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("in_process")]
 
 
 @pytest.fixture
@@ -32,10 +29,6 @@ def root(tmp_path: Path) -> Path:
     return populate_root(tmp_path / "root")
 
 
-def _params(root: Path, tmp_path: Path) -> Any:
-    return module_params("--root", str(root), env=server_env(tmp_path / "cache"))
-
-
 async def test_create_notebook_by_relative_path_then_never_overwrite(
     root: Path, tmp_path: Path
 ) -> None:
@@ -45,7 +38,7 @@ async def test_create_notebook_by_relative_path_then_never_overwrite(
         {"source": "x = 1", "name": "set-x"},
         {"source": "print(x)"},
     ]
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         created = await ok(session, "create_notebook", path="sub/new.ipynb", cells=cells)
         overview = await ok(session, "notebook_overview", path="sub/new.ipynb")
         codes = [
@@ -76,7 +69,7 @@ async def test_create_notebook_by_relative_path_then_never_overwrite(
 
 
 async def test_search_cells_finds_sources_and_outputs(root: Path, tmp_path: Path) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         found = await ok(session, "search_cells", path=PLOTS_NB, query="errorbar")
         regex = await ok(
             session,
@@ -103,7 +96,7 @@ async def test_search_cells_finds_sources_and_outputs(root: Path, tmp_path: Path
 async def test_summarize_cells_without_credentials_gives_marked_fallbacks(
     root: Path, tmp_path: Path
 ) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         overview = await ok(session, "notebook_overview", path=ERRORS_NB)
         names = [cell["name"] for cell in overview["cells"][:3]]
         summary = await ok(session, "summarize_cells", path=ERRORS_NB, names=names)

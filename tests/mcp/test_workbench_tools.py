@@ -1,16 +1,17 @@
-"""``jupyter-mcp`` through the MCP SDK's stdio client: tool list, document tools, errors, images."""
+"""``jupyter-mcp`` through the MCP SDK's client, in-process on fake kernels: tool list, document
+tools, errors, images (the stdio transport: ``test_workbench_process.py``)."""
 
 from __future__ import annotations
 
 import base64
 import json
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 import pytest
 from jsonschema import Draft202012Validator
 from mcp.client.session import ClientSession
+from memory_client import workbench_in_process
 from workbench_client import (
     ERRORS_NB,
     PLOTS_NB,
@@ -18,16 +19,13 @@ from workbench_client import (
     call,
     error_code,
     images,
-    module_params,
     ok,
-    open_session,
     populate_root,
-    server_env,
 )
 
 from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("in_process")]
 
 # tool: (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 ANNOTATIONS = {
@@ -61,10 +59,6 @@ def root(tmp_path: Path) -> Path:
     return populate_root(tmp_path / "root")
 
 
-def _params(root: Path, tmp_path: Path) -> Any:
-    return module_params("--root", str(root), env=server_env(tmp_path / "cache"))
-
-
 async def _session_tools(session: ClientSession) -> dict[str, types.Tool]:
     listed = await session.list_tools()
     return {tool.name: tool for tool in listed.tools}
@@ -73,7 +67,7 @@ async def _session_tools(session: ClientSession) -> dict[str, types.Tool]:
 async def test_every_tool_has_a_description_typed_schemas_and_honest_annotations(
     root: Path, tmp_path: Path
 ) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         tools = await _session_tools(session)
     assert set(tools) == set(ANNOTATIONS)
     for name, tool in tools.items():
@@ -105,7 +99,7 @@ async def test_every_tool_has_a_description_typed_schemas_and_honest_annotations
 async def test_overview_and_read_cells_on_a_real_notebook_by_relative_path(
     root: Path, tmp_path: Path
 ) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         overview = await ok(session, "notebook_overview", path=PLOTS_NB)
         names = [cell["name"] for cell in overview["cells"]]
         plot_cells = [c["name"] for c in overview["cells"] if c["output_count"]]
@@ -134,7 +128,7 @@ async def test_overview_and_read_cells_on_a_real_notebook_by_relative_path(
 
 
 async def test_read_cells_without_images_describes_them_in_text(root: Path, tmp_path: Path) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         result, read = await call(
             session, "read_cells", path=PLOTS_NB, start=4, stop=7, include_images=False
         )
@@ -146,7 +140,7 @@ async def test_read_cells_without_images_describes_them_in_text(root: Path, tmp_
 
 async def test_edit_cycle_with_revs_stale_sets_and_undo(root: Path, tmp_path: Path) -> None:
     path = str(root / ERRORS_NB)
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         before = await ok(session, "notebook_overview", path=path)
         added = await ok(
             session,
@@ -203,7 +197,7 @@ async def test_edit_cycle_with_revs_stale_sets_and_undo(root: Path, tmp_path: Pa
 async def test_domain_failures_are_error_results_with_codes(root: Path, tmp_path: Path) -> None:
     outside = tmp_path / "outside.ipynb"
     outside.write_bytes((root / PLOTS_NB).read_bytes())
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         codes = {
             "unknown cell": await error_code(
                 session, "read_cells", path=PLOTS_NB, names=["no-such-cell"]
@@ -250,7 +244,7 @@ async def test_domain_failures_are_error_results_with_codes(root: Path, tmp_path
 
 
 async def test_usage_errors_list_every_problem(root: Path, tmp_path: Path) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         result, document = await call(
             session, "add_cell", path=PLOTS_NB, cell_type="python", extra=1
         )
@@ -262,7 +256,7 @@ async def test_usage_errors_list_every_problem(root: Path, tmp_path: Path) -> No
 
 
 async def test_read_notebook_output_is_the_exact_protocol_read(root: Path, tmp_path: Path) -> None:
-    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
         _, directory = await call(session, "read_notebook_output", file_path=TEXT_NB, cell_index=9)
         result, read = await call(
             session, "read_notebook_output", file_path=TEXT_NB, cell_index=9, output_index=1

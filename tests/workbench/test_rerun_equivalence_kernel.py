@@ -1,5 +1,6 @@
-"""Re-running what is stale gives the state of a run from the top (issue 9, item 11), on a
-real kernel.
+"""Re-running what is stale gives the state of a run from the top (issue 9, item 11), on the
+in-process fake kernel (:func:`jupyter_jcli.kernels.testing.python_backend`, which runs the
+cells with CPython's ``exec``: the values are real Python's).
 
 Each case: run the notebook, edit one cell, ``run_stale``, read the variables; then restart
 the kernel and run everything from the top, read them again: the two must be equal. The
@@ -15,12 +16,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from wb_helpers import make_notebook
+from wb_helpers import fake_workbench, make_notebook
 
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench import Workbench, update_cell
 
-pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 WAIT = 90.0
 
@@ -99,7 +100,7 @@ async def test_run_stale_after_an_edit_gives_the_values_of_a_run_from_the_top(
 ) -> None:
     path = make_notebook(tmp_path, list(case.sources), case.id)
     cells = [v for v in Document.load(path).cells if v.cell_type == "code"]
-    async with Workbench(cache_dir=tmp_path / "cache") as wb:
+    async with fake_workbench(tmp_path / "cache") as wb:
         with anyio.fail_after(WAIT):
             assert (await wb.run_stale(path)).ok
         edited = cells[case.edit]

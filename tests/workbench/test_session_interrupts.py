@@ -1,8 +1,13 @@
-"""The Workbench on a real kernel when something from outside the call stops or changes it:
+"""The Workbench with a kernel when something from outside the call stops or changes it:
 a restart or interrupt while cells run, a timeout the cell ignores, an edit made by another
 program while a cell runs, and a notebook whose kernelspec is not installed.
 
 Each test uses its own notebook (its own kernel). Every wait is bounded (``anyio.fail_after``).
+
+Restarts of a running cell and the kernelspec override run in-process on the fake kernel
+(fixture ``wb``); a cell ignoring SIGINT, cells rewriting their notebook from the kernel's
+working folder and a restart racing a real kernel start run on ipykernel (``real_wb``,
+marker ``kernel``).
 """
 
 from __future__ import annotations
@@ -14,13 +19,13 @@ from typing import Any
 
 import anyio
 import pytest
-from wb_helpers import make_notebook
+from wb_helpers import fake_workbench, make_notebook
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.workbench import ExecuteOutcome, Workbench
 from jupyter_jcli.workbench import _execute as execute_module
 
-pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 WAIT = 90.0
 """Upper bound (s) on any one test's kernel waits."""
@@ -38,6 +43,12 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 async def wb(tmp_path: Path) -> AsyncIterator[Workbench]:
+    async with fake_workbench(tmp_path / "snapshots") as workbench:
+        yield workbench
+
+
+@pytest.fixture
+async def real_wb(tmp_path: Path) -> AsyncIterator[Workbench]:
     async with Workbench(cache_dir=tmp_path / "snapshots") as workbench:
         yield workbench
 
@@ -160,15 +171,16 @@ async def test_two_restarts_during_an_execution_both_answer_with_one_new_kernel(
     assert info.state == "idle"
 
 
+@pytest.mark.kernel
 async def test_a_timeout_the_cell_ignores_kills_the_kernel_and_the_result_says_so(
-    wb: Workbench, work: Path, monkeypatch: pytest.MonkeyPatch
+    real_wb: Workbench, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 1.5)
     path = make_notebook(work, ["kept = 1", IGNORES_SIGINT, "after = 2"], "killed")
     kept, ignores, after = names_of(path)
     with anyio.fail_after(WAIT):
-        await wb.execute_cells(path, [kept])
-        outcome = await wb.execute_cells(path, [ignores, after], timeout=1.0)
+        await real_wb.execute_cells(path, [kept])
+        outcome = await real_wb.execute_cells(path, [ignores, after], timeout=1.0)
     cell = outcome.cells[0]
     assert (cell.status, cell.kernel_killed) == ("timeout", True)
     assert outcome.error is not None and outcome.error["code"] == ErrorCode.KERNEL_KILLED
@@ -179,8 +191,9 @@ async def test_a_timeout_the_cell_ignores_kills_the_kernel_and_the_result_says_s
     assert stream_text(stored(path)[1]) == "ignoring\n"
 
 
+@pytest.mark.kernel
 async def test_a_cell_removed_by_another_program_while_it_runs_says_why_it_was_not_saved(
-    wb: Workbench, work: Path
+    real_wb: Workbench, work: Path
 ) -> None:
     # the cell itself plays JupyterLab: it rewrites its notebook without itself, then ends
     remover = (
@@ -191,7 +204,7 @@ async def test_a_cell_removed_by_another_program_while_it_runs_says_why_it_was_n
     path = make_notebook(work, [remover, "x = 1"], "removed")
     remove, other = names_of(path)
     with anyio.fail_after(WAIT):
-        outcome = await wb.execute_cells(path, [remove, other])
+        outcome = await real_wb.execute_cells(path, [remove, other])
     assert [c.status for c in outcome.cells] == ["ok", "ok"]
     assert outcome.cells[0].written is False
     assert outcome.cells[0].not_written_reason == "cell_removed"
@@ -200,8 +213,9 @@ async def test_a_cell_removed_by_another_program_while_it_runs_says_why_it_was_n
     assert names_of(path) == [other]
 
 
+@pytest.mark.kernel
 async def test_a_cell_edited_by_another_program_while_it_runs_says_cell_changed(
-    wb: Workbench, work: Path
+    real_wb: Workbench, work: Path
 ) -> None:
     editor = (
         "import json\nnb = json.load(open('edited.ipynb'))\n"
@@ -211,7 +225,7 @@ async def test_a_cell_edited_by_another_program_while_it_runs_says_cell_changed(
     path = make_notebook(work, [editor], "edited")
     (edit,) = names_of(path)
     with anyio.fail_after(WAIT):
-        outcome = await wb.execute_cells(path, [edit])
+        outcome = await real_wb.execute_cells(path, [edit])
     assert outcome.cells[0].status == "ok"
     assert (outcome.cells[0].written, outcome.cells[0].not_written_reason) == (
         False,
@@ -244,8 +258,9 @@ async def test_a_notebook_whose_kernelspec_is_missing_runs_with_kernel_name(
     )  # the override does not rewrite the notebook's metadata
 
 
+@pytest.mark.kernel
 async def test_a_restart_while_the_kernel_starts_for_a_call_runs_none_of_its_cells(
-    wb: Workbench, work: Path
+    real_wb: Workbench, work: Path
 ) -> None:
     path = make_notebook(work, ["a = 1", "b = 2"], "starting")
     a, b = names_of(path)
@@ -258,12 +273,12 @@ async def test_a_restart_while_the_kernel_starts_for_a_call_runs_none_of_its_cel
 
     async def restart() -> None:
         await asked.wait()
-        restarts.append(await wb.restart_kernel(path))
+        restarts.append(await real_wb.restart_kernel(path))
 
     with anyio.fail_after(WAIT):
         async with anyio.create_task_group() as tg:
             tg.start_soon(restart)
-            outcome = await wb.execute_cells(path, [a, b], on_progress=progress)
+            outcome = await real_wb.execute_cells(path, [a, b], on_progress=progress)
     assert [(c.status, c.interrupted_by) for c in outcome.cells] == [
         ("interrupted", "kernel_restarted"),
         ("skipped", None),

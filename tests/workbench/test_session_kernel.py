@@ -1,8 +1,12 @@
-"""The Workbench on a real kernel: outputs saved, stops, timeout, stdin, death, races, outside
+"""The Workbench executing cells: outputs saved, stops, timeout, stdin, death, races, outside
 edits, display updates, kernel control and variable inspection.
 
-One Workbench (and so one kernel per notebook path) is shared by the module; tests that kill
-or restart a kernel use a notebook of their own. Every wait is bounded (``anyio.fail_after``).
+Most tests drive the Workbench in-process on the fake kernel
+(:func:`jupyter_jcli.kernels.testing.python_backend`, fixture ``wb``); what proves real-kernel
+behaviour (a race of two calls on a sleeping cell, inspecting pandas and numpy values) runs
+on a real ipykernel (fixture ``real_wb``, marker ``kernel``). One Workbench of each kind is
+shared by the module; tests that kill or restart a kernel use a notebook of their own. Every
+wait is bounded (``anyio.fail_after``).
 """
 
 from __future__ import annotations
@@ -15,13 +19,13 @@ from typing import Any
 import anyio
 import nbformat
 import pytest
-from wb_helpers import make_notebook
+from wb_helpers import fake_workbench, make_notebook
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.workbench import ExecuteOutcome, Workbench
 from jupyter_jcli.workbench import _execute as execute_module
 
-pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 WAIT = 60.0
 """Upper bound (s) on any one test's kernel waits."""
@@ -39,6 +43,12 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 async def wb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Workbench]:
+    async with fake_workbench(tmp_path_factory.mktemp("cache")) as workbench:
+        yield workbench
+
+
+@pytest.fixture(scope="module")
+async def real_wb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Workbench]:
     async with Workbench(cache_dir=tmp_path_factory.mktemp("cache")) as workbench:
         yield workbench
 
@@ -147,13 +157,14 @@ async def test_a_dying_kernel_is_reported_with_the_cell_and_replaced_next_time(
     assert again.kernel_started and again.kernel_restarted and again.epoch != outcome.epoch
 
 
+@pytest.mark.kernel
 async def test_two_racing_calls_never_interleave(
-    wb: Workbench, folder: Path, monkeypatch: pytest.MonkeyPatch
+    real_wb: Workbench, folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(execute_module, "HEARTBEAT_INTERVAL", 0.3)
     path = make_notebook(folder, ["import time\ntime.sleep(1.5)\nprint('first')", "x = 1"], "race")
     slow, fast = names_of(path)
-    await execute(wb, path, [fast])  # the kernel is up: heartbeats come while the cell runs
+    await execute(real_wb, path, [fast])  # the kernel is up: heartbeats come while the cell runs
     started = anyio.Event()
     results: dict[str, Any] = {}
 
@@ -162,12 +173,12 @@ async def test_two_racing_calls_never_interleave(
             started.set()
 
     async def first() -> None:
-        results["first"] = await wb.execute_cells(path, [slow], on_progress=progress)
+        results["first"] = await real_wb.execute_cells(path, [slow], on_progress=progress)
 
     async def second() -> None:
         await started.wait()
         try:
-            results["second"] = await wb.execute_cells(path, [fast])
+            results["second"] = await real_wb.execute_cells(path, [fast])
         except JcliError as err:
             results["second"] = err
 
@@ -289,22 +300,23 @@ async def test_interrupt_stops_the_running_cell_and_the_call_says_so(
     assert interrupted.epoch == outcomes[0].epoch
 
 
-async def test_inspect_variable_describes_live_values(wb: Workbench, folder: Path) -> None:
+@pytest.mark.kernel
+async def test_inspect_variable_describes_live_values(real_wb: Workbench, folder: Path) -> None:
     path = make_notebook(
         folder,
         ["n = 42\nitems = list(range(1000))\nconf = {'a': 1, 'b': 'two'}",
          "import pandas as pd\ndf = pd.DataFrame({'x': [1, 2, 3], 'y': ['a', 'b', 'c']})"],
         "inspect",
     )  # fmt: skip
-    await execute(wb, path, names_of(path))
-    kernel = wb.pool.get(path)
+    await execute(real_wb, path, names_of(path))
+    kernel = real_wb.pool.get(path)
     assert kernel is not None
     history = await kernel.evaluate("", user_expressions={"h": "len(In)"})
     with anyio.fail_after(WAIT):
-        n = await wb.inspect_variable(path, "n")
-        items = await wb.inspect_variable(path, "items", max_chars=50)
-        conf = await wb.inspect_variable(path, "conf")
-        df = await wb.inspect_variable(path, "df")
+        n = await real_wb.inspect_variable(path, "n")
+        items = await real_wb.inspect_variable(path, "items", max_chars=50)
+        conf = await real_wb.inspect_variable(path, "conf")
+        df = await real_wb.inspect_variable(path, "df")
     assert (n.type, n.repr) == ("int", "42")
     assert items.type == "list" and items.length == 1000
     assert len(items.repr) == 50 and items.repr_chars > 50 and items.truncated
@@ -318,20 +330,21 @@ async def test_inspect_variable_describes_live_values(wb: Workbench, folder: Pat
     after = await kernel.evaluate("", user_expressions={"h": "len(In)"})
     assert after.expressions["h"].text == history.expressions["h"].text
     with pytest.raises(JcliError) as missing:
-        await wb.inspect_variable(path, "nope")
+        await real_wb.inspect_variable(path, "nope")
     assert missing.value.code == ErrorCode.VARIABLE_NOT_FOUND
     with pytest.raises(JcliError) as bad:
-        await wb.inspect_variable(path, "a.b")
+        await real_wb.inspect_variable(path, "a.b")
     assert bad.value.code == ErrorCode.USAGE_ERROR
 
 
-async def test_inspecting_an_array_does_not_import_pandas(wb: Workbench, folder: Path) -> None:
+@pytest.mark.kernel
+async def test_inspecting_an_array_does_not_import_pandas(real_wb: Workbench, folder: Path) -> None:
     path = make_notebook(folder, ["import numpy as np\narr = np.zeros((4, 3))"], "numpy_only")
-    await execute(wb, path, names_of(path))
+    await execute(real_wb, path, names_of(path))
     with anyio.fail_after(WAIT):
-        arr = await wb.inspect_variable(path, "arr")
+        arr = await real_wb.inspect_variable(path, "arr")
     assert arr.type == "numpy.ndarray" and arr.shape == (4, 3) and arr.dtype == "float64"
-    kernel = wb.pool.get(path)
+    kernel = real_wb.pool.get(path)
     assert kernel is not None
     check = await kernel.evaluate(
         "", user_expressions={"p": "'pandas' in __import__('sys').modules"}

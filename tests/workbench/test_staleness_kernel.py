@@ -1,9 +1,12 @@
-"""The staleness suite on a real kernel: run all, edit, re-run upstream, restart, run_stale.
+"""The staleness suite with a kernel: run all, edit, re-run upstream, restart, run_stale.
 
 Statuses come from what actually ran on the live kernel (the run log and its epoch) and the
 DAG; every expectation is checked against the kernel-less mutation results and against the
 values the kernel holds afterwards. One Workbench is shared; each test has its own notebook
 (so its own kernel). Every wait is bounded.
+
+The small made-up notebooks run in-process on the fake kernel (fixture ``wb``); the real
+notebook runs on ipykernel (fixture ``real_wb``, marker ``kernel``).
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from wb_helpers import NOTEBOOKS, make_notebook
+from wb_helpers import NOTEBOOKS, fake_workbench, make_notebook
 
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench import RunStaleOutcome, Workbench, update_cell
 
-pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 WAIT = 90.0
 SORTING = "02.08-Sorting.ipynb"
@@ -35,6 +38,12 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 async def wb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Workbench]:
+    async with fake_workbench(tmp_path_factory.mktemp("cache")) as workbench:
+        yield workbench
+
+
+@pytest.fixture(scope="module")
+async def real_wb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Workbench]:
     async with Workbench(cache_dir=tmp_path_factory.mktemp("cache")) as workbench:
         yield workbench
 
@@ -62,21 +71,22 @@ def not_fresh(status: dict[str, str]) -> list[str]:
     return [name for name, value in status.items() if value != "fresh"]
 
 
+@pytest.mark.kernel
 async def test_a_real_notebook_runs_until_its_failing_cell_and_resumes_after_the_fix(
-    wb: Workbench, tmp_path: Path
+    real_wb: Workbench, tmp_path: Path
 ) -> None:
     path = tmp_path / SORTING
     shutil.copyfile(NOTEBOOKS / SORTING, path)
     names = code_names(path)
-    dry = await run_stale(wb, path, dry_run=True)
-    assert dry.plan == tuple(names) and dry.cells == () and wb.pool.get(path) is None
-    first = await run_stale(wb, path)
+    dry = await run_stale(real_wb, path, dry_run=True)
+    assert dry.plan == tuple(names) and dry.cells == () and real_wb.pool.get(path) is None
+    first = await run_stale(real_wb, path)
     style, style_rev = cell_by_source(path, "%matplotlib inline")
     assert first.stopped_at == style
     position = names.index(style)
     ran = [c.name for c in first.cells if c.status != "skipped"]
     assert ran == names[: position + 1]
-    status = await statuses(wb, path)
+    status = await statuses(real_wb, path)
     assert [status[n] for n in names[:position]] == ["fresh"] * position
     assert status[style] == "error"
     assert {status[n] for n in names[position + 1 :]} == {"never_run"}
@@ -89,22 +99,23 @@ async def test_a_real_notebook_runs_until_its_failing_cell_and_resumes_after_the
         source=FIXED_STYLE_CELL,
     )
     assert fixed.stale[0] == style
-    plan = (await run_stale(wb, path, dry_run=True)).plan
+    plan = (await run_stale(real_wb, path, dry_run=True)).plan
     assert plan == tuple(names[position:])  # the cells above stay fresh
-    second = await run_stale(wb, path)
+    second = await run_stale(real_wb, path)
     assert second.ok, second.to_dict()["cells"]
     assert [c.name for c in second.cells] == list(plan)
-    assert second.still_stale == () and set((await statuses(wb, path)).values()) == {"fresh"}
+    assert second.still_stale == () and set((await statuses(real_wb, path)).values()) == {"fresh"}
 
 
+@pytest.mark.kernel
 async def test_an_edit_stales_the_cell_and_its_dependents_and_run_stale_runs_exactly_them(
-    wb: Workbench, tmp_path: Path
+    real_wb: Workbench, tmp_path: Path
 ) -> None:
     path = tmp_path / SORTING
     shutil.copyfile(NOTEBOOKS / SORTING, path)
     style, style_rev = cell_by_source(path, "%matplotlib inline")
     update_cell(path, style, expected_rev=style_rev, source=FIXED_STYLE_CELL)
-    assert (await run_stale(wb, path)).ok
+    assert (await run_stale(real_wb, path)).ok
     rng, rng_rev = cell_by_source(path, "rng = np.random.default_rng")
     edit = update_cell(
         path,
@@ -112,15 +123,15 @@ async def test_an_edit_stales_the_cell_and_its_dependents_and_run_stale_runs_exa
         expected_rev=rng_rev,
         source="rng = np.random.default_rng(seed=7)\nX = rng.integers(0, 10, (4, 6))\nprint(X)",
     )
-    status = await statuses(wb, path)
+    status = await statuses(real_wb, path)
     assert not_fresh(status) == list(edit.stale)
     assert status[rng] == "stale"
-    plan = await run_stale(wb, path, dry_run=True)
+    plan = await run_stale(real_wb, path, dry_run=True)
     assert plan.plan == edit.stale
-    rerun = await run_stale(wb, path)
+    rerun = await run_stale(real_wb, path)
     assert [c.name for c in rerun.cells] == list(edit.stale)
     assert rerun.ok and rerun.still_stale == ()
-    assert set((await statuses(wb, path)).values()) == {"fresh"}
+    assert set((await statuses(real_wb, path)).values()) == {"fresh"}
 
 
 async def test_rerunning_an_upstream_cell_stales_its_dependents(

@@ -1,7 +1,8 @@
-"""Undo after a real run: the outputs the kernels saved stay, and the statuses stay true.
+"""Undo after a run: the outputs the kernels saved stay, and the statuses stay true.
 
 ``update_cell`` -> ``run_stale`` -> ``undo_last`` used to restore the whole file, wiping every
-output of the run while the overview still called those cells fresh. Every wait is bounded.
+output of the run while the overview still called those cells fresh. The kernels are the
+in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`). Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any
 
 import anyio
 import pytest
-from wb_helpers import make_notebook
+from wb_helpers import fake_workbench, make_notebook
 
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench import Workbench, undo_last, update_cell
 
-pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 WAIT = 90.0
 
@@ -31,7 +32,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def two(cache: Path) -> AsyncIterator[tuple[Workbench, Workbench]]:
     """Two workbenches on one snapshot cache: two servers, each with its own kernel."""
-    async with Workbench(cache_dir=cache) as first, Workbench(cache_dir=cache) as second:
+    async with fake_workbench(cache) as first, fake_workbench(cache) as second:
         yield first, second
 
 

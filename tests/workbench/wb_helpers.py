@@ -12,6 +12,10 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from jupyter_jcli.kernels import KernelPool
+from jupyter_jcli.kernels.testing import python_backend
+from jupyter_jcli.workbench import Workbench
+
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "fixtures" / "notebooks"
 
 
@@ -51,3 +55,9 @@ def tree_state(folder: Path) -> dict[str, str]:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
+
+
+def fake_workbench(cache_dir: Path) -> Workbench:
+    """A Workbench whose kernels are the in-process fake
+    (:func:`jupyter_jcli.kernels.testing.python_backend`): no ipykernel, no process."""
+    return Workbench(cache_dir=cache_dir, pool=KernelPool(backend_factory=python_backend))

@@ -14,7 +14,9 @@
   Each start and restart mints a new epoch, the stamp freshness is judged against
   (:func:`jupyter_jcli.analysis.fresh_cells`).
 - :class:`KernelBackend`: the transport (:class:`LocalBackend` on ``jupyter_client``; a
-  Jupyter Server backend fits behind the same protocol).
+  Jupyter Server backend fits behind the same protocol). :mod:`jupyter_jcli.kernels.testing`
+  ships a fake backend for tests (scripted replies, or cells run in-process), so everything
+  above the backend runs without a kernel process: ``KernelPool(backend_factory=...)``.
 - :class:`OutputCollector`, :class:`DisplayRegistry`: the pure translation of iopub messages
   into nbformat v4 outputs (streams, ``\\r``, ``clear_output``, display updates).
 

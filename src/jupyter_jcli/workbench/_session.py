@@ -77,8 +77,10 @@ class Workbench:
     Args:
         cache_dir: snapshot cache base folder for the document model (default: the user
             cache; see :mod:`jupyter_jcli.notebook.snapshots`).
-        pool: the kernels to use (default: a new local :class:`KernelPool`). The workbench
-            shuts its kernels down on exit either way.
+        pool: the kernels to use (default: a new local :class:`KernelPool`); a pool built
+            on another backend factory runs the same workbench on it, e.g.
+            ``KernelPool(backend_factory=jupyter_jcli.kernels.testing.python_backend)`` for
+            in-process tests. The workbench shuts its kernels down on exit either way.
     """
 
     def __init__(self, *, cache_dir: Path | None = None, pool: KernelPool | None = None) -> None:
