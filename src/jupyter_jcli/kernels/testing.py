@@ -23,8 +23,8 @@ can be driven end to end without ipykernel. Two ways to say what the kernel does
 
       from jupyter_jcli.kernels import KernelPool
       from jupyter_jcli.kernels.testing import python_backend
-      from jupyter_jcli.workbench import Workbench
 
+      # jupyter_jcli.workbench.Workbench, in a test (this module never imports it)
       async with Workbench(pool=KernelPool(backend_factory=python_backend)) as wb:
           ...
 
