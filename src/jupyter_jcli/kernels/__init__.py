@@ -42,6 +42,7 @@ from jupyter_jcli.kernels._config import (
     execute_timeout,
     kernelspec_name_from_metadata,
 )
+from jupyter_jcli.kernels._errors import kernel_died
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
@@ -91,6 +92,7 @@ __all__ = [
     "OutputCollector",
     "execute_timeout",
     "installed_kernelspecs",
+    "kernel_died",
     "kernelspec_name_from_metadata",
     "message_type",
 ]

@@ -1,6 +1,9 @@
 """The local backend: a kernel process on this machine through ``jupyter_client``.
 
-``jupyter_client`` (and ``zmq``) are imported inside the functions that need them.
+``jupyter_client`` (and ``zmq``) are imported inside the functions that need them. Every call
+into them goes through one error boundary, :func:`_mapped_errors`: what the library, the
+socket or the process raises leaves this module as a :class:`KernelError` chained ``from`` the
+original, never as a bare ``zmq`` or ``jupyter_client`` exception.
 """
 
 from __future__ import annotations
@@ -9,7 +12,8 @@ import logging
 import os
 import queue
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +35,41 @@ _RECEIVE_DRAIN = 2.0
 closes the channels (each receive is bounded by its own timeout, at most a poll interval in
 the execution loop). Closing a ``zmq.asyncio`` socket cancels the future a receive awaits:
 the receiving task would get a bare ``CancelledError`` that no cancel scope asked for."""
+
+
+@contextmanager
+def _mapped_errors(
+    code: ErrorCode,
+    doing: str,
+    details: Mapping[str, Any] | None = None,
+    *,
+    errors: tuple[type[BaseException], ...] | None = None,
+    timeout: float | None = None,
+) -> Iterator[None]:
+    """The local backend's one error boundary: an error ``jupyter_client`` or ``zmq`` raises
+    while ``doing`` becomes ``KernelError(code)`` from it, details plus ``reason``.
+
+    By default the mapped errors are the ones those libraries raise for a kernel or channel
+    that went away (``zmq.ZMQError``, ``OSError``, ``RuntimeError``); :class:`KernelError` and
+    anything else pass unchanged. ``errors`` widens the set (a start runs the kernelspec's
+    launcher, whose errors are not known in advance); ``timeout`` is the bound a
+    ``TimeoutError`` names in the reason.
+    """
+    import zmq
+
+    mapped = errors if errors is not None else (zmq.ZMQError, OSError, RuntimeError)
+    try:
+        yield
+    except KernelError:
+        raise
+    except mapped as exc:
+        if isinstance(exc, TimeoutError):
+            reason = "timed out" if timeout is None else f"not ready within {timeout:g} s"
+        else:
+            reason = f"{type(exc).__name__}: {exc}"
+        raise KernelError(
+            code, f"{doing} failed: {reason}", {**(details or {}), "reason": reason}
+        ) from exc
 
 
 def installed_kernelspecs() -> list[str]:
@@ -101,31 +140,37 @@ class LocalBackend:
         km = AsyncKernelManager(kernel_name=kernelspec_name)
         _encrypt_if_supported(km)
         self._km = km
+        details = {"kernelspec": kernelspec_name, "cwd": str(cwd)}
         try:
-            with anyio.fail_after(startup_timeout):
+            with (
+                _mapped_errors(
+                    ErrorCode.KERNEL_START_FAILED,
+                    f"starting kernel {kernelspec_name!r}",
+                    details,
+                    errors=(Exception,),
+                    timeout=startup_timeout,
+                ),
+                anyio.fail_after(startup_timeout),
+            ):
                 await km.start_kernel(cwd=str(cwd), stdout=_kernel_stdout())
                 kc = km.client()
                 kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
                 self._kc = kc
                 await kc.wait_for_ready(timeout=startup_timeout)
-        except Exception as exc:
-            reason = (
-                f"not ready within {startup_timeout:g} s"
-                if isinstance(exc, TimeoutError)
-                else f"{type(exc).__name__}: {exc}"
-            )
+        except KernelError:
             await self.shutdown(now=True, timeout=1.0)
-            raise KernelError(
-                ErrorCode.KERNEL_START_FAILED,
-                f"kernel {kernelspec_name!r} failed to start: {reason}",
-                {"kernelspec": kernelspec_name, "cwd": str(cwd), "reason": reason},
-            ) from exc
+            raise
 
     async def is_alive(self) -> bool:
-        """Whether the kernel process is running."""
+        """Whether the kernel process is running.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when the process cannot be polled.
+        """
         if self._km is None:
             return False
-        return bool(await self._km.is_alive())
+        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "checking the kernel process"):
+            return bool(await self._km.is_alive())
 
     async def send_execute(
         self,
@@ -141,14 +186,15 @@ class LocalBackend:
             KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start` or after :meth:`shutdown`.
         """
         kc = self._client()
-        msg_id = kc.execute(
-            code,
-            silent=silent,
-            store_history=store_history,
-            user_expressions=dict(user_expressions),
-            allow_stdin=False,
-            stop_on_error=True,
-        )
+        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "sending an execute_request"):
+            msg_id = kc.execute(
+                code,
+                silent=silent,
+                store_history=store_history,
+                user_expressions=dict(user_expressions),
+                allow_stdin=False,
+                stop_on_error=True,
+            )
         return str(msg_id)
 
     async def next_iopub(self, timeout: float) -> KernelMessage | None:
@@ -160,7 +206,8 @@ class LocalBackend:
         kc = self._client()
         self._receiving += 1
         try:
-            msg: dict[str, Any] = await kc.get_iopub_msg(timeout=max(timeout, 0.0))
+            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "receiving from the iopub channel"):
+                msg: dict[str, Any] = await kc.get_iopub_msg(timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
         finally:
@@ -176,7 +223,8 @@ class LocalBackend:
         kc = self._client()
         self._receiving += 1
         try:
-            msg: dict[str, Any] = await kc.get_shell_msg(timeout=max(timeout, 0.0))
+            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "receiving from the shell channel"):
+                msg: dict[str, Any] = await kc.get_shell_msg(timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
         finally:
@@ -191,7 +239,8 @@ class LocalBackend:
         """
         if self._km is None or not await self.is_alive():
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
-        await self._km.interrupt_kernel()
+        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "interrupting the kernel"):
+            await self._km.interrupt_kernel()
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Stop channels (after the receives in progress returned, bounded), then the kernel

@@ -150,7 +150,7 @@ class _Waiter:
         while (now := time.monotonic()) < deadline:
             try:
                 got = await self._iopub(min(_DRAIN_QUIET, deadline - now))
-            except Exception:  # the dead kernel's channels may be closed under us
+            except KernelError:  # the dead kernel's channels may be closed under us
                 return
             if not got:
                 return
@@ -195,7 +195,7 @@ async def _settle(waiter: _Waiter, limit: float) -> Ending:
             return "died"
         try:
             await backend.interrupt()
-        except Exception:
+        except KernelError:
             return "died" if not await backend.is_alive() else "unsettled"
         now = time.monotonic()
         ending = await waiter.until(min(now + INTERRUPT_RETRY, settle_deadline), stoppable=False)

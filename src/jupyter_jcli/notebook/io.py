@@ -39,6 +39,7 @@ __all__ = [
     "NOTEBOOK_SUFFIX",
     "cell_source",
     "check_cell_index",
+    "display_path",
     "parse_notebook",
     "read_notebook",
     "read_text_file",

@@ -103,13 +103,12 @@ details. Options of the wrong Python type (``source`` not a Mapping, ``mime_type
 """
 
 from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
-
-from ._directory import list_outputs
-from ._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
-from ._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
-from ._mime import TEXT_ENCODING, select_mime_type
-from ._raster import RASTER_MIME_TYPES, Raster, decode_raster
-from ._read import read_output
+from jupyter_jcli.outputs._directory import list_outputs
+from jupyter_jcli.outputs._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
+from jupyter_jcli.outputs._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
+from jupyter_jcli.outputs._mime import TEXT_ENCODING, select_mime_type
+from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES, Raster, decode_raster
+from jupyter_jcli.outputs._read import read_output
 
 __all__ = [
     "DEFAULT_TEXT_LIMIT",

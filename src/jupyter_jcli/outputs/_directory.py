@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, OutputProtocolError
-
-from ._jsonsafe import json_size, protocol_error
-from ._limits import MAX_TRANSPORT_BYTES, check_transport_limit
-from ._structure import (
+from jupyter_jcli.outputs._jsonsafe import json_size, protocol_error
+from jupyter_jcli.outputs._limits import MAX_TRANSPORT_BYTES, check_transport_limit
+from jupyter_jcli.outputs._structure import (
     as_output_list,
     available_mime_types,
     metadata_of,
@@ -17,8 +16,8 @@ from ._structure import (
     output_problem,
     output_type_of,
 )
-from ._text import is_text, utf8_size
-from ._transport import fit_transport
+from jupyter_jcli.outputs._text import is_text, utf8_size
+from jupyter_jcli.outputs._transport import fit_transport
 
 __all__ = ["copy_source", "list_outputs"]
 

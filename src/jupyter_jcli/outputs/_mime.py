@@ -6,10 +6,9 @@ from collections.abc import Iterable
 from typing import Literal
 
 from jupyter_jcli.errors import ErrorCode
-
-from ._jsonsafe import protocol_error
-from ._raster import RASTER_MIME_TYPES
-from ._text import is_text
+from jupyter_jcli.outputs._jsonsafe import protocol_error
+from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES
+from jupyter_jcli.outputs._text import is_text
 
 __all__ = [
     "TEXT_ENCODING",

@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jupyter_jcli.errors import ErrorCode
-
-from ._jsonsafe import protocol_error
-from ._text import join_text
+from jupyter_jcli.outputs._jsonsafe import protocol_error
+from jupyter_jcli.outputs._text import join_text
 
 __all__ = ["RASTER_MIME_TYPES", "Raster", "decode_raster", "image_dimensions"]
 

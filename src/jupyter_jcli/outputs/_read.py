@@ -7,10 +7,9 @@ from functools import partial
 from typing import Any
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode
-
-from ._directory import copy_source
-from ._jsonsafe import make_serialisable, protocol_error
-from ._limits import (
+from jupyter_jcli.outputs._directory import copy_source
+from jupyter_jcli.outputs._jsonsafe import make_serialisable, protocol_error
+from jupyter_jcli.outputs._limits import (
     DEFAULT_TEXT_LIMIT,
     MAX_TRANSPORT_BYTES,
     check_transport_limit,
@@ -18,17 +17,22 @@ from ._limits import (
     is_int,
     window_requested,
 )
-from ._mime import TEXT_ENCODING, encoding_for, normalize_supported, select_mime_type
-from ._raster import decode_raster
-from ._structure import (
+from jupyter_jcli.outputs._mime import (
+    TEXT_ENCODING,
+    encoding_for,
+    normalize_supported,
+    select_mime_type,
+)
+from jupyter_jcli.outputs._raster import decode_raster
+from jupyter_jcli.outputs._structure import (
     as_output_list,
     available_mime_types,
     metadata_of,
     output_problem,
     value_problem,
 )
-from ._text import TextWindow, prefix_json_bytes, text_window
-from ._transport import BigValue, fit_transport
+from jupyter_jcli.outputs._text import TextWindow, prefix_json_bytes, text_window
+from jupyter_jcli.outputs._transport import BigValue, fit_transport
 
 __all__ = ["read_output"]
 

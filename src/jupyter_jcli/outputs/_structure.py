@@ -14,11 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode
-
-from ._jsonsafe import json_problem, protocol_error
-from ._limits import is_int
-from ._mime import encoding_for, is_json_type
-from ._text import is_text
+from jupyter_jcli.outputs._jsonsafe import json_problem, protocol_error
+from jupyter_jcli.outputs._limits import is_int
+from jupyter_jcli.outputs._mime import encoding_for, is_json_type
+from jupyter_jcli.outputs._text import is_text
 
 __all__ = [
     "BUNDLE_TYPES",

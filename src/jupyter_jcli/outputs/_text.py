@@ -11,8 +11,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from jupyter_jcli.errors import ErrorCode
-
-from ._jsonsafe import protocol_error, replace_surrogates
+from jupyter_jcli.outputs._jsonsafe import protocol_error, replace_surrogates
 
 __all__ = [
     "TextWindow",

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode
-
-from ._jsonsafe import make_serialisable, protocol_error
+from jupyter_jcli.outputs._jsonsafe import make_serialisable, protocol_error
 
 __all__ = ["BigValue", "fit_transport"]
 

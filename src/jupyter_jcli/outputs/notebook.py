@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, OutputProtocolError
-from jupyter_jcli.notebook._paths import display_path
-from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, check_cell_index, read_notebook
+from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, check_cell_index, display_path, read_notebook
 from jupyter_jcli.outputs import (
     DEFAULT_TEXT_LIMIT,
     MAX_TRANSPORT_BYTES,

@@ -29,6 +29,7 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     Output,
     execute_timeout,
+    kernel_died,
 )
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
@@ -265,12 +266,9 @@ def _batch_error(
     details: dict[str, Any] = {"cell": stopped.name, "index": stopped.index}
     where = f"cell {stopped.name!r}"
     if cell.status == "died":
-        code, message = (
-            ErrorCode.KERNEL_DIED,
-            f"the kernel died while running {where}; the next execution starts a new "
-            "kernel (every cell is then stale)",
-        )
-    elif cell.kernel_killed and cell.status == "timeout":
+        died = kernel_died(f"running {where}", details)
+        return {"code": died.code.value, "message": died.message, "details": died.details}
+    if cell.kernel_killed and cell.status == "timeout":
         limit = execute_timeout(timeout)
         details.update(timeout_s=limit, settle_timeout_s=SETTLE_TIMEOUT)
         code, message = (

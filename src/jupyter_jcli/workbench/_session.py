@@ -30,6 +30,7 @@ from jupyter_jcli.kernels import (
     KernelPool,
     NotebookKernel,
     execute_timeout,
+    kernel_died,
 )
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._execute import (
@@ -370,10 +371,8 @@ class Workbench:
             "", user_expressions={"probe": expression}, timeout=INSPECT_TIMEOUT
         )
         if result.status == "died":
-            raise KernelError(
-                ErrorCode.KERNEL_DIED,
-                f"the kernel died while inspecting {name!r}",
-                {"name": name, "notebook_path": str(document.notebook_path)},
+            raise kernel_died(
+                f"inspecting {name!r}", {"name": name, "notebook_path": str(document.notebook_path)}
             )
         value = result.expressions.get("probe")
         if result.status != "ok" or value is None or value.status != "ok":
