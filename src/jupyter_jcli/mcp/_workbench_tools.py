@@ -1,7 +1,9 @@
-"""Definitions of the ``jupyter-mcp`` document tools: descriptions, input schemas, annotations.
+"""The ``jupyter-mcp`` document tools: descriptions, input schemas, annotations, operations.
 
-Each tool is a :class:`ToolSpec`; :func:`ToolSpec.tool` builds the MCP ``Tool`` (MCP tool
-definitions and annotations: https://modelcontextprotocol.io/specification/2025-11-25/server/tools).
+Each tool is a :class:`ToolSpec`: its definition and its operation (``run``);
+:func:`ToolSpec.tool` builds the MCP ``Tool`` (MCP tool definitions and annotations:
+https://modelcontextprotocol.io/specification/2025-11-25/server/tools) and
+:func:`ToolSpec.registered` the registry entry bound to a server's workbench.
 The kernel tools live in :mod:`jupyter_jcli.mcp._kernel_tools`, the shared
 ``read_notebook_output`` in :mod:`jupyter_jcli.mcp._output_tool`. Input schemas use only the
 JSON Schema subset that :func:`jupyter_jcli.mcp._arguments.check_arguments` enforces.
@@ -10,11 +12,28 @@ JSON Schema subset that :func:`jupyter_jcli.mcp._arguments.check_arguments` enfo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 import mcp_types as types
 
-from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, DEFAULT_READ_MAX_IMAGES, SEARCH_FIELDS
+from jupyter_jcli.mcp._arguments import check_arguments
+from jupyter_jcli.mcp._registry import RegisteredTool
+from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session, threaded
+from jupyter_jcli.workbench import (
+    DEFAULT_READ_BUDGET,
+    DEFAULT_READ_MAX_IMAGES,
+    SEARCH_FIELDS,
+    Workbench,
+    add_cell,
+    create_notebook,
+    move_cell,
+    remove_cell,
+    search_cells,
+    summarize_cells,
+    undo_last,
+    update_cell,
+)
 
 __all__ = [
     "CELL_TYPES",
@@ -85,7 +104,9 @@ class ToolSpec:
         name: the tool name.
         title: a short human title.
         description: when to use it, what it returns, what it costs.
-        properties: the input schema's properties (``path`` first).
+        properties: the input schema's properties (``path`` first; the others are the
+            operation's keyword arguments).
+        run: the operation (see :mod:`jupyter_jcli.mcp._workbench_calls`).
         required: required argument names.
         effect: what the tool does to files and kernels.
         idempotent: calling it twice with the same arguments has no further effect.
@@ -97,6 +118,7 @@ class ToolSpec:
     title: str
     description: str
     properties: dict[str, Any]
+    run: WorkbenchRun
     required: tuple[str, ...] = ("path",)
     effect: Effect = "read"
     idempotent: bool = False
@@ -134,6 +156,17 @@ class ToolSpec:
             input_schema=self.input_schema,
             output_schema=envelope_schema(self.operation),
             annotations=self.annotations(),
+        )
+
+    def registered(self, workbench: Workbench) -> RegisteredTool:
+        """The registry entry, its operation bound to ``workbench``; the arguments are checked
+        against :attr:`input_schema` (defaults filled in). The ``create`` tool's file must
+        not exist yet."""
+        return RegisteredTool(
+            definition=self.tool(),
+            operation=partial(self.run, workbench),
+            check=partial(check_arguments, self.name, self.input_schema),
+            must_exist=self.effect != "create",
         )
 
 
@@ -177,6 +210,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         effect="create",
         operation="create_notebook",
+        run=threaded(create_notebook),
     ),
     ToolSpec(
         name="notebook_overview",
@@ -188,6 +222,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         "about 100-200 characters per cell; no outputs, never runs anything.",
         properties={"path": PATH},
         operation="notebook_overview",
+        run=on_session(Workbench.notebook_overview),
     ),
     ToolSpec(
         name="read_cells",
@@ -218,6 +253,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         operation="read_cells",
+        run=on_session(Workbench.read_cells),
     ),
     ToolSpec(
         name="add_cell",
@@ -246,6 +282,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         required=("path", "source"),
         effect="edit",
         operation="add_cell",
+        run=threaded(add_cell),
     ),
     ToolSpec(
         name="update_cell",
@@ -263,6 +300,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         required=("path", "name", "expected_rev"),
         effect="destructive",
         operation="update_cell",
+        run=threaded(update_cell),
     ),
     ToolSpec(
         name="remove_cell",
@@ -272,6 +310,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         required=("path", "name", "expected_rev"),
         effect="destructive",
         operation="remove_cell",
+        run=threaded(remove_cell),
     ),
     ToolSpec(
         name="move_cell",
@@ -289,6 +328,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         required=("path", "name", "expected_rev"),
         effect="edit",
         operation="move_cell",
+        run=threaded(move_cell),
     ),
     ToolSpec(
         name="undo_last",
@@ -309,6 +349,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         effect="destructive",
         operation="undo_last",
+        run=threaded(undo_last),
     ),
     ToolSpec(
         name="search_cells",
@@ -341,6 +382,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "query"),
         operation="search_cells",
+        run=threaded(search_cells),
     ),
     ToolSpec(
         name="summarize_cells",
@@ -359,5 +401,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         idempotent=True,
         open_world=True,
         operation="summarize_cells",
+        run=threaded(summarize_cells),
     ),
 )
