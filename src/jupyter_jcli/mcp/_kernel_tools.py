@@ -40,6 +40,12 @@ _KERNEL_NAME: dict[str, Any] = {
     "notebook by this server. A running kernel is kept: restart_kernel with kernel_name "
     "switches.",
 }
+_RUN_OPTIONS: dict[str, Any] = {
+    "timeout": _TIMEOUT,
+    "include_images": _IMAGES,
+    "kernel_name": _KERNEL_NAME,
+}
+"""The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
 _RUN_NOTE = (
     "Outputs (with execution counts) are written into the .ipynb before the result returns, "
@@ -84,14 +90,11 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         properties={
             "path": PATH,
             "names": string_list("Code cell names, run in this order.", min_items=1),
-            "timeout": _TIMEOUT,
-            "include_images": _IMAGES,
-            "kernel_name": _KERNEL_NAME,
+            **_RUN_OPTIONS,
         },
         required=("path", "names"),
         effect="execute",
         open_world=True,
-        operation="execute_cells",
         run=_hinted(on_session(Workbench.execute_cells, reports_progress=True)),
     ),
     ToolSpec(
@@ -110,13 +113,10 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
                 "default": False,
                 "description": "Only return the plan.",
             },
-            "timeout": _TIMEOUT,
-            "include_images": _IMAGES,
-            "kernel_name": _KERNEL_NAME,
+            **_RUN_OPTIONS,
         },
         effect="execute",
         open_world=True,
-        operation="run_stale",
         run=_hinted(on_session(Workbench.run_stale, reports_progress=True)),
     ),
     ToolSpec(
@@ -130,7 +130,6 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         "seconds.",
         properties={"path": PATH, "kernel_name": _KERNEL_NAME},
         effect="destructive",
-        operation="restart_kernel",
         run=_hinted(on_session(Workbench.restart_kernel)),
     ),
     ToolSpec(
@@ -143,7 +142,6 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         properties={"path": PATH},
         effect="destructive",
         idempotent=True,
-        operation="interrupt_kernel",
         run=on_session(Workbench.interrupt_kernel),
     ),
     ToolSpec(
@@ -170,7 +168,6 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "name"),
         idempotent=True,
-        operation="inspect_variable",
         run=on_session(Workbench.inspect_variable),
     ),
 )

@@ -101,7 +101,7 @@ class ToolSpec:
     """One tool's definition.
 
     Attributes:
-        name: the tool name.
+        name: the tool name, also the ``operation`` value of its success documents.
         title: a short human title.
         description: when to use it, what it returns, what it costs.
         properties: the input schema's properties (``path`` first; the others are the
@@ -110,7 +110,6 @@ class ToolSpec:
         required: required argument names.
         effect: what the tool does to files and kernels.
         idempotent: calling it twice with the same arguments has no further effect.
-        operation: the ``operation`` value of its success document (output schema).
         open_world: whether it reaches outside the notebook and kernel (user code, an API).
     """
 
@@ -122,7 +121,6 @@ class ToolSpec:
     required: tuple[str, ...] = ("path",)
     effect: Effect = "read"
     idempotent: bool = False
-    operation: str | None = None
     open_world: bool = False
 
     @property
@@ -154,7 +152,7 @@ class ToolSpec:
             title=self.title,
             description=self.description,
             input_schema=self.input_schema,
-            output_schema=envelope_schema(self.operation),
+            output_schema=envelope_schema(self.name),
             annotations=self.annotations(),
         )
 
@@ -209,7 +207,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         effect="create",
-        operation="create_notebook",
         run=threaded(create_notebook),
     ),
     ToolSpec(
@@ -221,7 +218,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         "(fresh, stale, error, never_run), tldr, and the kernel's state and epoch. Costs "
         "about 100-200 characters per cell; no outputs, never runs anything.",
         properties={"path": PATH},
-        operation="notebook_overview",
         run=on_session(Workbench.notebook_overview),
     ),
     ToolSpec(
@@ -252,7 +248,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
                 "per call); false describes them in text instead.",
             },
         },
-        operation="read_cells",
         run=on_session(Workbench.read_cells),
     ),
     ToolSpec(
@@ -281,7 +276,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "source"),
         effect="edit",
-        operation="add_cell",
         run=threaded(add_cell),
     ),
     ToolSpec(
@@ -299,7 +293,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "name", "expected_rev"),
         effect="destructive",
-        operation="update_cell",
         run=threaded(update_cell),
     ),
     ToolSpec(
@@ -309,7 +302,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         properties={"path": PATH, "name": _NAME, "expected_rev": _REV},
         required=("path", "name", "expected_rev"),
         effect="destructive",
-        operation="remove_cell",
         run=threaded(remove_cell),
     ),
     ToolSpec(
@@ -327,7 +319,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "name", "expected_rev"),
         effect="edit",
-        operation="move_cell",
         run=threaded(move_cell),
     ),
     ToolSpec(
@@ -348,7 +339,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         effect="destructive",
-        operation="undo_last",
         run=threaded(undo_last),
     ),
     ToolSpec(
@@ -381,7 +371,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         required=("path", "query"),
-        operation="search_cells",
         run=threaded(search_cells),
     ),
     ToolSpec(
@@ -400,7 +389,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         effect="edit",
         idempotent=True,
         open_world=True,
-        operation="summarize_cells",
         run=threaded(summarize_cells),
     ),
 )

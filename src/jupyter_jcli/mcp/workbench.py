@@ -97,15 +97,7 @@ async def serve(roots: Sequence[Path]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console-script entry point of ``jupyter-mcp`` (see :func:`_server.main`).
-
-    Args:
-        argv: arguments after the program name (``sys.argv[1:]`` when None):
-            ``[--root PATH ...]``.
-
-    Returns:
-        0 when stdin closes; 2 when a ``--root`` does not exist (error JSON on stderr).
-    """
+    """``jupyter-mcp [--root PATH ...]``: see :func:`jupyter_jcli.mcp._server.main`."""
     return _server.main(
         argv,
         prog=SERVER_NAME,
