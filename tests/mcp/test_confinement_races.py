@@ -15,7 +15,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from jupyter_jcli.mcp import _output_tool, _workbench_calls
+from jupyter_jcli.mcp import _roots
 from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
 from jupyter_jcli.workbench import Workbench
@@ -93,7 +93,7 @@ async def test_read_cells_never_reads_a_folder_swapped_in_after_the_root_check(
     layout: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root, sub, outside = layout
-    swapped = _swap_after_check(monkeypatch, _workbench_calls, sub, outside)
+    swapped = _swap_after_check(monkeypatch, _roots, sub, outside)
     document = await _call_workbench(root, "read_cells", {"path": str(sub / "nb.ipynb")})
     assert swapped
     assert "OUTSIDE" not in json.dumps(document)
@@ -106,7 +106,7 @@ async def test_add_cell_never_writes_a_folder_swapped_in_after_the_root_check(
 ) -> None:
     root, sub, outside = layout
     before = (outside / "nb.ipynb").read_bytes()
-    swapped = _swap_after_check(monkeypatch, _workbench_calls, sub, outside)
+    swapped = _swap_after_check(monkeypatch, _roots, sub, outside)
     arguments = {"path": str(sub / "nb.ipynb"), "source": "x = 1"}
     document = await _call_workbench(root, "add_cell", arguments)
     assert swapped
@@ -120,7 +120,7 @@ async def test_read_notebook_output_never_reads_a_folder_swapped_in_after_the_ro
     layout: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root, sub, outside = layout
-    swapped = _swap_after_check(monkeypatch, _output_tool, sub, outside)
+    swapped = _swap_after_check(monkeypatch, _roots, sub, outside)
     arguments = {"file_path": str(sub / "nb.ipynb"), "cell_index": 0, "output_index": 0}
     with anyio.fail_after(WAIT_SECONDS):
         async with Client(readonly_server.build_server((root,))) as client:

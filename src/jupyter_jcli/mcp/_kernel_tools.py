@@ -1,4 +1,4 @@
-"""The ``jupyter-mcp`` kernel tools: definitions and handlers.
+"""The ``jupyter-mcp`` kernel tools: definitions and operations.
 
 ``execute_cells``, ``run_stale``, ``restart_kernel``, ``interrupt_kernel`` and
 ``inspect_variable`` act on the notebook's persistent kernel through the server's
@@ -10,16 +10,16 @@ asked for it; their condensed outputs' charts become ``ImageContent``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from jupyter_jcli.errors import KernelError
-from jupyter_jcli.mcp._workbench_calls import Call, Handler, Reply, lift_images, notebook_path
+from jupyter_jcli.mcp._registry import Call, Reply
+from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, string_list
+from jupyter_jcli.workbench import Workbench
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
-__all__ = ["KERNEL_HANDLERS", "KERNEL_TOOLS"]
+__all__ = ["KERNEL_TOOLS"]
 
 _TIMEOUT: dict[str, Any] = {
     "type": "number",
@@ -40,6 +40,12 @@ _KERNEL_NAME: dict[str, Any] = {
     "notebook by this server. A running kernel is kept: restart_kernel with kernel_name "
     "switches.",
 }
+_RUN_OPTIONS: dict[str, Any] = {
+    "timeout": _TIMEOUT,
+    "include_images": _IMAGES,
+    "kernel_name": _KERNEL_NAME,
+}
+"""The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
 _RUN_NOTE = (
     "Outputs (with execution counts) are written into the .ipynb before the result returns, "
@@ -57,6 +63,22 @@ _RUN_NOTE = (
     "the first execution also starts the kernel (a few seconds)."
 )
 
+
+def _hinted(run: WorkbenchRun) -> WorkbenchRun:
+    """``KERNELSPEC_NOT_FOUND`` says how to choose another kernelspec with this server."""
+
+    async def hinted(workbench: Workbench, call: Call) -> Reply:
+        try:
+            return await run(workbench, call)
+        except KernelError as err:
+            hinted_error = kernelspec_hint(err, _KERNEL_HINT)
+            if hinted_error is err:
+                raise
+            raise hinted_error from err
+
+    return hinted
+
+
 KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="execute_cells",
@@ -68,14 +90,12 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         properties={
             "path": PATH,
             "names": string_list("Code cell names, run in this order.", min_items=1),
-            "timeout": _TIMEOUT,
-            "include_images": _IMAGES,
-            "kernel_name": _KERNEL_NAME,
+            **_RUN_OPTIONS,
         },
         required=("path", "names"),
         effect="execute",
         open_world=True,
-        operation="execute_cells",
+        run=_hinted(on_session(Workbench.execute_cells, reports_progress=True)),
     ),
     ToolSpec(
         name="run_stale",
@@ -93,13 +113,11 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
                 "default": False,
                 "description": "Only return the plan.",
             },
-            "timeout": _TIMEOUT,
-            "include_images": _IMAGES,
-            "kernel_name": _KERNEL_NAME,
+            **_RUN_OPTIONS,
         },
         effect="execute",
         open_world=True,
-        operation="run_stale",
+        run=_hinted(on_session(Workbench.run_stale, reports_progress=True)),
     ),
     ToolSpec(
         name="restart_kernel",
@@ -112,7 +130,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         "seconds.",
         properties={"path": PATH, "kernel_name": _KERNEL_NAME},
         effect="destructive",
-        operation="restart_kernel",
+        run=_hinted(on_session(Workbench.restart_kernel)),
     ),
     ToolSpec(
         name="interrupt_kernel",
@@ -124,7 +142,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         properties={"path": PATH},
         effect="destructive",
         idempotent=True,
-        operation="interrupt_kernel",
+        run=on_session(Workbench.interrupt_kernel),
     ),
     ToolSpec(
         name="inspect_variable",
@@ -150,96 +168,6 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "name"),
         idempotent=True,
-        operation="inspect_variable",
+        run=on_session(Workbench.inspect_variable),
     ),
 )
-
-
-def _timeout(call: Call) -> float | None:
-    value = call.arguments.get("timeout")
-    return None if value is None else float(value)
-
-
-def _kernel_name(call: Call) -> str | None:
-    value = call.arguments.get("kernel_name")
-    return None if value is None else str(value)
-
-
-@asynccontextmanager
-async def _kernel_hint() -> AsyncIterator[None]:
-    """``KERNELSPEC_NOT_FOUND`` says how to choose another kernelspec with this server."""
-    try:
-        yield
-    except KernelError as err:
-        hinted = kernelspec_hint(err, _KERNEL_HINT)
-        if hinted is err:
-            raise
-        raise hinted from err
-
-
-async def _execute(call: Call) -> Reply:
-    path = await notebook_path(call)
-    names = [str(name) for name in call.arguments["names"]]
-    options: dict[str, Any] = {
-        "timeout": _timeout(call),
-        "include_images": bool(call.arguments["include_images"]),
-        "kernel_name": _kernel_name(call),
-    }
-    async with _kernel_hint():
-        if call.progress is None:
-            outcome = await call.workbench.execute_cells(path, names, **options)
-        else:
-            async with call.progress.heartbeat() as progress:
-                outcome = await call.workbench.execute_cells(
-                    path, names, on_progress=progress.report, **options
-                )
-    return lift_images(outcome.to_dict())
-
-
-async def _run_stale(call: Call) -> Reply:
-    path = await notebook_path(call)
-    dry_run = bool(call.arguments["dry_run"])
-    options: dict[str, Any] = {
-        "timeout": _timeout(call),
-        "include_images": bool(call.arguments["include_images"]),
-        "kernel_name": _kernel_name(call),
-    }
-    async with _kernel_hint():
-        if call.progress is None or dry_run:
-            outcome = await call.workbench.run_stale(path, dry_run=dry_run, **options)
-        else:
-            async with call.progress.heartbeat() as progress:
-                outcome = await call.workbench.run_stale(
-                    path, on_progress=progress.report, **options
-                )
-    return lift_images(outcome.to_dict())
-
-
-async def _restart(call: Call) -> Reply:
-    path = await notebook_path(call)
-    async with _kernel_hint():
-        outcome = await call.workbench.restart_kernel(path, kernel_name=_kernel_name(call))
-    return Reply(outcome.to_dict())
-
-
-async def _interrupt(call: Call) -> Reply:
-    path = await notebook_path(call)
-    return Reply((await call.workbench.interrupt_kernel(path)).to_dict())
-
-
-async def _inspect(call: Call) -> Reply:
-    path = await notebook_path(call)
-    outcome = await call.workbench.inspect_variable(
-        path, str(call.arguments["name"]), max_chars=int(call.arguments["max_chars"])
-    )
-    return Reply(outcome.to_dict())
-
-
-KERNEL_HANDLERS: dict[str, Handler] = {
-    "execute_cells": _execute,
-    "run_stale": _run_stale,
-    "restart_kernel": _restart,
-    "interrupt_kernel": _interrupt,
-    "inspect_variable": _inspect,
-}
-"""Handlers of :data:`KERNEL_TOOLS`, by tool name."""

@@ -1,19 +1,21 @@
-"""The ``read_notebook_output`` tool, shared by both MCP servers: definition and handler.
+"""The ``read_notebook_output`` tool, shared by both MCP servers: :data:`OUTPUT_TOOL`.
 
 ``jcli-notebook-output`` (:mod:`jupyter_jcli.mcp.readonly`) serves it alone;
 ``jupyter-mcp`` (:mod:`jupyter_jcli.mcp.workbench`) serves it beside the workbench tools.
-Both call :func:`output_tool` for the definition and :func:`parse_output_arguments` then
-:func:`run_output_read` (blocking: run it in a worker thread) to answer a call, and render
-the document with :func:`jupyter_jcli.mcp._results.protocol_result`.
+The registry entry checks the arguments with :func:`parse_output_arguments`; the dispatcher
+resolves ``file_path`` inside the roots; the document is rendered with
+:func:`jupyter_jcli.mcp._results.protocol_result`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 import mcp_types as types
 
 from jupyter_jcli.errors import UsageError
@@ -25,14 +27,14 @@ from jupyter_jcli.mcp._readonly_schema import (
     TOOL_NAME,
     TOOL_TITLE,
 )
-from jupyter_jcli.mcp._roots import confined_to, ensure_pair_inside_roots, resolve_in_roots
+from jupyter_jcli.mcp._registry import Call, RegisteredTool, Reply
 
 __all__ = [
+    "OUTPUT_TOOL",
     "OUTPUT_TOOL_NAME",
     "OutputRequest",
     "output_tool",
     "parse_output_arguments",
-    "run_output_read",
 ]
 
 OUTPUT_TOOL_NAME = TOOL_NAME
@@ -108,28 +110,31 @@ def parse_output_arguments(arguments: Mapping[str, Any] | None) -> OutputRequest
     return OutputRequest(str(args["file_path"]), args["cell_index"], output_index, read_options)
 
 
-def run_output_read(request: OutputRequest, roots: Sequence[Path]) -> dict[str, Any]:
-    """Path checks, then one saved-output protocol call. Blocking: run in a worker thread.
+def _check(arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    return asdict(parse_output_arguments(arguments))
 
-    Args:
-        request: the checked call.
-        roots: resolved trusted roots.
 
-    Returns:
-        The protocol document (a directory without ``output_index``, else a read).
-
-    Raises:
-        JcliError: ``ROOTS_REQUIRED``, ``PATH_NOT_ALLOWED``, ``PATH_AMBIGUOUS``,
-            ``FILE_NOT_FOUND`` and the protocol's codes (see :mod:`jupyter_jcli.outputs`).
-    """
+def _read(
+    path: Path, *, cell_index: int, output_index: int | None, read_options: dict[str, Any]
+) -> dict[str, Any]:
+    """One saved-output protocol call on the resolved notebook. Blocking."""
     from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
 
-    with confined_to(roots):  # every file opened below is checked where it is opened
-        path = resolve_in_roots(request.file_path, roots)
-        if path.suffix.lower() == ".py" and path.is_file():
-            ensure_pair_inside_roots(path, roots)
-        if request.output_index is None:
-            return list_notebook_outputs(path, request.cell_index)
-        return read_notebook_output(
-            path, request.cell_index, request.output_index, **request.read_options
-        )
+    if output_index is None:
+        return list_notebook_outputs(path, cell_index)
+    return read_notebook_output(path, cell_index, output_index, **read_options)
+
+
+async def _operation(call: Call) -> Reply:
+    return Reply(await anyio.to_thread.run_sync(partial(_read, call.path, **call.arguments)))
+
+
+OUTPUT_TOOL = RegisteredTool(
+    definition=output_tool(),
+    operation=_operation,
+    check=_check,
+    path_argument="file_path",
+    protocol=True,
+)
+"""``read_notebook_output`` in the registry: a directory without ``output_index``, else a read
+(errors: the protocol's codes, see :mod:`jupyter_jcli.outputs`)."""

@@ -50,6 +50,7 @@ __all__ = [
     "ensure_pair_inside_roots",
     "find_root",
     "resolve_in_roots",
+    "resolve_notebook",
     "roots_from_paths",
     "roots_from_uris",
 ]
@@ -304,3 +305,27 @@ def ensure_pair_inside_roots(py_path: Path, roots: Sequence[Path]) -> Path:
             {"path": str(py_path), "roots": _root_list(roots)},
         )
     return notebook
+
+
+def resolve_notebook(path: str, roots: Sequence[Path], *, must_exist: bool = True) -> Path:
+    """The one resolver of a tool's notebook: ``path`` inside the roots, and a paired ``.py``'s
+    notebook inside them too (every file the operation reads or writes).
+
+    Blocking (file system): call it from a worker thread.
+
+    Args:
+        path: the path as the client sent it (relative to a root, or absolute).
+        roots: resolved trusted roots.
+        must_exist: false for a file the operation creates.
+
+    Returns:
+        The resolved path.
+
+    Raises:
+        JcliError: the codes of :func:`resolve_in_roots` and of
+            :func:`ensure_pair_inside_roots`.
+    """
+    resolved = resolve_in_roots(path, roots, must_exist=must_exist)
+    if resolved.suffix.lower() == ".py" and resolved.is_file():
+        ensure_pair_inside_roots(resolved, roots)
+    return resolved

@@ -1,9 +1,11 @@
-"""Answering ``jupyter-mcp`` tool calls: checked arguments in, one workbench operation, a reply.
+"""The operations of the ``jupyter-mcp`` tools: one workbench call each, and image lifting.
 
-A handler takes a :class:`Call` (the tool's checked arguments, the server's roots and its
-workbench) and returns a :class:`Reply` (the operation's JSON document and the images lifted
-out of it). Blocking, kernel-less operations run in a worker thread
-(``anyio.to_thread.run_sync``) so the event loop keeps serving other requests and progress.
+A tool's operation (its :attr:`~jupyter_jcli.mcp._workbench_tools.ToolSpec.run`) is made
+by :func:`threaded` (a kernel-less workbench function, run in a worker thread so the event
+loop keeps serving other requests and progress) or :func:`on_session` (a
+:class:`~jupyter_jcli.workbench._session.Workbench` method); either way it is called with the
+resolved notebook and the checked arguments as keyword arguments (the schema's property names
+are the operation's parameter names), and its outcome's JSON document becomes the reply.
 
 Images: wherever a document holds a list under ``images`` whose entries carry base64
 ``data`` of a raster MIME type (``read_cells``' condensed outputs, executions' outputs), the
@@ -14,83 +16,58 @@ result's images (0-based), so the base64 never travels twice.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
+from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._results import IMAGE_DELIVERY, ImagePart
-from jupyter_jcli.mcp._roots import ensure_pair_inside_roots, resolve_in_roots
 from jupyter_jcli.outputs import RASTER_MIME_TYPES
 
 if TYPE_CHECKING:
-    from jupyter_jcli.mcp._progress import ProgressReporter
     from jupyter_jcli.workbench._session import Workbench
 
-__all__ = [
-    "DOCUMENT_HANDLERS",
-    "Call",
-    "Handler",
-    "Reply",
-    "lift_images",
-    "notebook_path",
-    "resolve_notebook",
-]
+__all__ = ["WorkbenchRun", "lift_images", "on_session", "threaded"]
+
+WorkbenchRun = Callable[["Workbench", Call], Awaitable[Reply]]
+"""A tool's operation before it is bound to the server's workbench."""
 
 
-@dataclass(frozen=True)
-class Call:
-    """One tool call, ready to run.
+def threaded(function: Callable[..., Any]) -> WorkbenchRun:
+    """The operation ``function(path, **arguments)``, run in a worker thread."""
 
-    Attributes:
-        tool: the tool name.
-        arguments: the arguments, checked against the input schema, defaults filled in.
-        roots: the server's resolved trusted roots.
-        workbench: the server's kernel-attached workbench (kernels, run log, statuses).
-        progress: where to report progress (``None``: the client asked for none).
+    async def run(workbench: Workbench, call: Call) -> Reply:
+        outcome = await anyio.to_thread.run_sync(partial(function, call.path, **call.arguments))
+        return lift_images(outcome.to_dict())
+
+    return run
+
+
+def on_session(
+    method: Callable[..., Awaitable[Any]], *, reports_progress: bool = False
+) -> WorkbenchRun:
+    """The operation ``method(workbench, path, **arguments)``.
+
+    Args:
+        method: a :class:`~jupyter_jcli.workbench._session.Workbench` method.
+        reports_progress: the method takes ``on_progress``: when the client asked for
+            progress (and the call is not a ``dry_run``), it reports per cell and a heartbeat.
     """
 
-    tool: str
-    arguments: Mapping[str, Any]
-    roots: tuple[Path, ...]
-    workbench: Workbench
-    progress: ProgressReporter | None = None
+    async def run(workbench: Workbench, call: Call) -> Reply:
+        arguments = dict(call.arguments)
+        if not reports_progress or call.progress is None or arguments.get("dry_run"):
+            outcome = await method(workbench, call.path, **arguments)
+        else:
+            async with call.progress.heartbeat() as progress:
+                outcome = await method(
+                    workbench, call.path, on_progress=progress.report, **arguments
+                )
+        return lift_images(outcome.to_dict())
 
-
-@dataclass(frozen=True)
-class Reply:
-    """A successful tool result: the JSON document and the images that go with it."""
-
-    document: dict[str, Any]
-    images: tuple[ImagePart, ...] = ()
-
-
-Handler = Callable[[Call], Awaitable[Reply]]
-
-
-def resolve_notebook(path: str, roots: Sequence[Path], *, must_exist: bool = True) -> Path:
-    """Resolve a tool's ``path`` inside the roots; a paired ``.py``'s notebook must be inside too.
-
-    Blocking (file system): call it from a worker thread.
-
-    Raises:
-        JcliError: ``PATH_NOT_ALLOWED``, ``PATH_AMBIGUOUS``, ``FILE_NOT_FOUND`` (see
-            :func:`jupyter_jcli.mcp._roots.resolve_in_roots`) and the pairing codes.
-    """
-    resolved = resolve_in_roots(path, roots, must_exist=must_exist)
-    if resolved.suffix.lower() == ".py" and resolved.is_file():
-        ensure_pair_inside_roots(resolved, roots)
-    return resolved
-
-
-async def notebook_path(call: Call, *, must_exist: bool = True) -> Path:
-    """The call's ``path`` resolved inside the roots (in a worker thread)."""
-    return await anyio.to_thread.run_sync(
-        partial(resolve_notebook, str(call.arguments["path"]), call.roots, must_exist=must_exist)
-    )
+    return run
 
 
 def lift_images(document: Mapping[str, Any]) -> Reply:
@@ -130,115 +107,3 @@ def _lift(entry: Any, images: list[ImagePart]) -> Any:
     facts["image"] = len(images)
     images.append(ImagePart(mime_type=str(entry["mime_type"]), data=str(entry["data"])))
     return facts
-
-
-def _given(arguments: Mapping[str, Any], *names: str) -> dict[str, Any]:
-    """The named arguments that are present (absent ones keep the operation's defaults)."""
-    return {name: arguments[name] for name in names if name in arguments}
-
-
-async def _in_thread(call: Call, operation: Callable[..., Any], **kwargs: Any) -> Reply:
-    """Resolve the path, run a sync workbench operation in a worker thread, lift images."""
-
-    def run() -> Any:
-        path = resolve_notebook(str(call.arguments["path"]), call.roots)
-        return operation(path, **kwargs)
-
-    outcome = await anyio.to_thread.run_sync(run)
-    return lift_images(outcome.to_dict())
-
-
-async def _read_cells(call: Call) -> Reply:
-    args = call.arguments
-    options = _given(args, "names", "start", "stop", "budget", "include_images")
-    path = await notebook_path(call)
-    return lift_images((await call.workbench.read_cells(path, **options)).to_dict())
-
-
-async def _overview(call: Call) -> Reply:
-    path = await notebook_path(call)
-    return Reply((await call.workbench.notebook_overview(path)).to_dict())
-
-
-async def _create(call: Call) -> Reply:
-    from jupyter_jcli.workbench import create_notebook
-
-    args = call.arguments
-
-    def run() -> Any:
-        path = resolve_notebook(str(args["path"]), call.roots, must_exist=False)
-        return create_notebook(
-            path, cells=list(args["cells"]), kernelspec_name=str(args["kernelspec_name"])
-        )
-
-    return Reply((await anyio.to_thread.run_sync(run)).to_dict())
-
-
-async def _add(call: Call) -> Reply:
-    from jupyter_jcli.workbench import add_cell
-
-    args = call.arguments
-    options = _given(args, "cell_type", "name", "before", "after", "position", "expected_rev")
-    return await _in_thread(call, add_cell, source=args["source"], **options)
-
-
-async def _update(call: Call) -> Reply:
-    from jupyter_jcli.workbench import update_cell
-
-    args = call.arguments
-    options = _given(args, "source", "cell_type", "new_name")
-    return await _in_thread(
-        call, update_cell, name=args["name"], expected_rev=args["expected_rev"], **options
-    )
-
-
-async def _remove(call: Call) -> Reply:
-    from jupyter_jcli.workbench import remove_cell
-
-    args = call.arguments
-    return await _in_thread(call, remove_cell, name=args["name"], expected_rev=args["expected_rev"])
-
-
-async def _move(call: Call) -> Reply:
-    from jupyter_jcli.workbench import move_cell
-
-    args = call.arguments
-    options = _given(args, "before", "after", "position")
-    return await _in_thread(
-        call, move_cell, name=args["name"], expected_rev=args["expected_rev"], **options
-    )
-
-
-async def _undo(call: Call) -> Reply:
-    from jupyter_jcli.workbench import undo_last
-
-    return await _in_thread(call, undo_last, force=bool(call.arguments["force"]))
-
-
-async def _search(call: Call) -> Reply:
-    from jupyter_jcli.workbench import search_cells
-
-    args = call.arguments
-    options = _given(args, "regex", "fields", "max_results", "context_chars")
-    return await _in_thread(call, search_cells, query=args["query"], **options)
-
-
-async def _summarize(call: Call) -> Reply:
-    from jupyter_jcli.workbench import summarize_cells
-
-    return await _in_thread(call, summarize_cells, **_given(call.arguments, "names", "model"))
-
-
-DOCUMENT_HANDLERS: dict[str, Handler] = {
-    "create_notebook": _create,
-    "notebook_overview": _overview,
-    "read_cells": _read_cells,
-    "add_cell": _add,
-    "update_cell": _update,
-    "remove_cell": _remove,
-    "move_cell": _move,
-    "undo_last": _undo,
-    "search_cells": _search,
-    "summarize_cells": _summarize,
-}
-"""Handlers of the document tools (see :data:`jupyter_jcli.mcp._workbench_tools.DOCUMENT_TOOLS`)."""

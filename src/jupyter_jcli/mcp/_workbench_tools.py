@@ -1,7 +1,9 @@
-"""Definitions of the ``jupyter-mcp`` document tools: descriptions, input schemas, annotations.
+"""The ``jupyter-mcp`` document tools: descriptions, input schemas, annotations, operations.
 
-Each tool is a :class:`ToolSpec`; :func:`ToolSpec.tool` builds the MCP ``Tool`` (MCP tool
-definitions and annotations: https://modelcontextprotocol.io/specification/2025-11-25/server/tools).
+Each tool is a :class:`ToolSpec`: its definition and its operation (``run``);
+:func:`ToolSpec.tool` builds the MCP ``Tool`` (MCP tool definitions and annotations:
+https://modelcontextprotocol.io/specification/2025-11-25/server/tools) and
+:func:`ToolSpec.registered` the registry entry bound to a server's workbench.
 The kernel tools live in :mod:`jupyter_jcli.mcp._kernel_tools`, the shared
 ``read_notebook_output`` in :mod:`jupyter_jcli.mcp._output_tool`. Input schemas use only the
 JSON Schema subset that :func:`jupyter_jcli.mcp._arguments.check_arguments` enforces.
@@ -10,11 +12,28 @@ JSON Schema subset that :func:`jupyter_jcli.mcp._arguments.check_arguments` enfo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 
 import mcp_types as types
 
-from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, DEFAULT_READ_MAX_IMAGES, SEARCH_FIELDS
+from jupyter_jcli.mcp._arguments import check_arguments
+from jupyter_jcli.mcp._registry import RegisteredTool
+from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session, threaded
+from jupyter_jcli.workbench import (
+    DEFAULT_READ_BUDGET,
+    DEFAULT_READ_MAX_IMAGES,
+    SEARCH_FIELDS,
+    Workbench,
+    add_cell,
+    create_notebook,
+    move_cell,
+    remove_cell,
+    search_cells,
+    summarize_cells,
+    undo_last,
+    update_cell,
+)
 
 __all__ = [
     "CELL_TYPES",
@@ -82,14 +101,15 @@ class ToolSpec:
     """One tool's definition.
 
     Attributes:
-        name: the tool name.
+        name: the tool name, also the ``operation`` value of its success documents.
         title: a short human title.
         description: when to use it, what it returns, what it costs.
-        properties: the input schema's properties (``path`` first).
+        properties: the input schema's properties (``path`` first; the others are the
+            operation's keyword arguments).
+        run: the operation (see :mod:`jupyter_jcli.mcp._workbench_calls`).
         required: required argument names.
         effect: what the tool does to files and kernels.
         idempotent: calling it twice with the same arguments has no further effect.
-        operation: the ``operation`` value of its success document (output schema).
         open_world: whether it reaches outside the notebook and kernel (user code, an API).
     """
 
@@ -97,10 +117,10 @@ class ToolSpec:
     title: str
     description: str
     properties: dict[str, Any]
+    run: WorkbenchRun
     required: tuple[str, ...] = ("path",)
     effect: Effect = "read"
     idempotent: bool = False
-    operation: str | None = None
     open_world: bool = False
 
     @property
@@ -132,8 +152,19 @@ class ToolSpec:
             title=self.title,
             description=self.description,
             input_schema=self.input_schema,
-            output_schema=envelope_schema(self.operation),
+            output_schema=envelope_schema(self.name),
             annotations=self.annotations(),
+        )
+
+    def registered(self, workbench: Workbench) -> RegisteredTool:
+        """The registry entry, its operation bound to ``workbench``; the arguments are checked
+        against :attr:`input_schema` (defaults filled in). The ``create`` tool's file must
+        not exist yet."""
+        return RegisteredTool(
+            definition=self.tool(),
+            operation=partial(self.run, workbench),
+            check=partial(check_arguments, self.name, self.input_schema),
+            must_exist=self.effect != "create",
         )
 
 
@@ -176,7 +207,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         effect="create",
-        operation="create_notebook",
+        run=threaded(create_notebook),
     ),
     ToolSpec(
         name="notebook_overview",
@@ -187,7 +218,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         "(fresh, stale, error, never_run), tldr, and the kernel's state and epoch. Costs "
         "about 100-200 characters per cell; no outputs, never runs anything.",
         properties={"path": PATH},
-        operation="notebook_overview",
+        run=on_session(Workbench.notebook_overview),
     ),
     ToolSpec(
         name="read_cells",
@@ -217,7 +248,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
                 "per call); false describes them in text instead.",
             },
         },
-        operation="read_cells",
+        run=on_session(Workbench.read_cells),
     ),
     ToolSpec(
         name="add_cell",
@@ -245,7 +276,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "source"),
         effect="edit",
-        operation="add_cell",
+        run=threaded(add_cell),
     ),
     ToolSpec(
         name="update_cell",
@@ -262,7 +293,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "name", "expected_rev"),
         effect="destructive",
-        operation="update_cell",
+        run=threaded(update_cell),
     ),
     ToolSpec(
         name="remove_cell",
@@ -271,7 +302,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         properties={"path": PATH, "name": _NAME, "expected_rev": _REV},
         required=("path", "name", "expected_rev"),
         effect="destructive",
-        operation="remove_cell",
+        run=threaded(remove_cell),
     ),
     ToolSpec(
         name="move_cell",
@@ -288,7 +319,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         },
         required=("path", "name", "expected_rev"),
         effect="edit",
-        operation="move_cell",
+        run=threaded(move_cell),
     ),
     ToolSpec(
         name="undo_last",
@@ -308,7 +339,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         effect="destructive",
-        operation="undo_last",
+        run=threaded(undo_last),
     ),
     ToolSpec(
         name="search_cells",
@@ -340,7 +371,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             },
         },
         required=("path", "query"),
-        operation="search_cells",
+        run=threaded(search_cells),
     ),
     ToolSpec(
         name="summarize_cells",
@@ -358,6 +389,6 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         effect="edit",
         idempotent=True,
         open_world=True,
-        operation="summarize_cells",
+        run=threaded(summarize_cells),
     ),
 )

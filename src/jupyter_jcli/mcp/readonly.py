@@ -23,7 +23,6 @@ Run as ``jcli-notebook-output [--root PATH ...]``, ``j-cli mcp serve [--root PAT
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 from collections.abc import Sequence
@@ -31,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.to_thread
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -39,19 +37,21 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from jupyter_jcli import __version__
-from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
-from jupyter_jcli.mcp._output_tool import (
-    OUTPUT_TOOL_NAME,
-    output_tool,
-    parse_output_arguments,
-    run_output_read,
-)
-from jupyter_jcli.mcp._results import exception_result, protocol_result
-from jupyter_jcli.mcp._roots import roots_from_paths, roots_from_uris
-from jupyter_jcli.mcp._stdio import serve_stdio
+from jupyter_jcli.errors import ErrorCode, JcliError
+from jupyter_jcli.mcp import _server
+from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
+from jupyter_jcli.mcp._roots import roots_from_uris
+from jupyter_jcli.mcp._server import configure_logging, fixed_roots
 
-__all__ = ["ROOTS_TIMEOUT_SECONDS", "SERVER_NAME", "build_server", "main", "serve", "tool"]
+__all__ = [
+    "ROOTS_TIMEOUT_SECONDS",
+    "SERVER_NAME",
+    "build_server",
+    "configure_logging",
+    "main",
+    "serve",
+    "tool",
+]
 
 SERVER_NAME = "jcli-notebook-output"
 ROOTS_TIMEOUT_SECONDS = 10.0
@@ -68,15 +68,31 @@ _log = logging.getLogger(__name__)
 
 def tool() -> types.Tool:
     """The ``read_notebook_output`` tool definition (schemas, description, annotations)."""
-    return output_tool()
+    return OUTPUT_TOOL.definition
 
 
 async def _client_roots(
     ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
 ) -> tuple[Path, ...] | types.InputRequiredResult:
-    """The roots the client supplies for this call, or the request asking for them."""
-    capabilities = ctx.session.client_capabilities
-    declared = capabilities is not None and capabilities.roots is not None
+    """The roots the client supplies for this call, or the request asking for them.
+
+    Raises:
+        JcliError: ``ROOTS_REQUIRED`` when the client supplies no usable root.
+    """
+    supplied = await _supplied_roots(ctx, params)
+    if not isinstance(supplied, types.InputRequiredResult) and not supplied:
+        raise JcliError(
+            ErrorCode.ROOTS_REQUIRED,
+            "No trusted roots: the server has no --root and the client supplied no file:// roots.",
+            {"client_supports_roots": _client_declares_roots(ctx)},
+        )
+    return supplied
+
+
+async def _supplied_roots(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> tuple[Path, ...] | types.InputRequiredResult:
+    declared = _client_declares_roots(ctx)
     if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         answer = (params.input_responses or {}).get(_ROOTS_INPUT_KEY)
         if isinstance(answer, types.ListRootsResult):
@@ -115,47 +131,12 @@ def build_server(roots: Sequence[Path] | None = None) -> Server[Any]:
     Returns:
         A low-level ``mcp.server.lowlevel.Server`` serving ``tools/list`` and ``tools/call``.
     """
-    fixed = tuple(roots or ())
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool()])
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        if params.name != OUTPUT_TOOL_NAME:
-            return exception_result(
-                UsageError(f"Unknown tool {params.name!r}.", {"tools": [OUTPUT_TOOL_NAME]})
-            )
-        try:
-            request = parse_output_arguments(params.arguments)
-            roots: Sequence[Path] = fixed
-            if not roots:
-                supplied = await _client_roots(ctx, params)
-                if isinstance(supplied, types.InputRequiredResult):
-                    return supplied
-                roots = supplied
-                if not roots:
-                    raise JcliError(
-                        ErrorCode.ROOTS_REQUIRED,
-                        "No trusted roots: the server has no --root and the client supplied "
-                        "no file:// roots.",
-                        {"client_supports_roots": _client_declares_roots(ctx)},
-                    )
-            document = await anyio.to_thread.run_sync(run_output_read, request, roots)
-        except Exception as err:
-            return exception_result(err)
-        return protocol_result(document)
-
-    return Server(
-        SERVER_NAME,
-        version=__version__,
+    return _server.build_server(
+        name=SERVER_NAME,
         title="Jupyter saved outputs (jupyter-jcli, read-only)",
         instructions=_INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        tools=[OUTPUT_TOOL],
+        roots=fixed_roots(roots) if roots else _client_roots,
     )
 
 
@@ -170,50 +151,18 @@ async def serve(roots: Sequence[Path] | None = None) -> None:
     Args:
         roots: resolved trusted roots; None or empty: the client's roots.
     """
-    await serve_stdio(build_server(roots))
-
-
-def configure_logging() -> None:
-    """Send log records to stderr (never stdout, which carries JSON-RPC)."""
-    logging.basicConfig(
-        stream=sys.stderr, level=logging.WARNING, format="%(name)s %(levelname)s: %(message)s"
-    )
+    await _server.serve(build_server(roots))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console-script entry point of ``jcli-notebook-output``.
-
-    Args:
-        argv: arguments after the program name (``sys.argv[1:]`` when None):
-            ``[--root PATH ...]``.
-
-    Returns:
-        0 when stdin closes; 2 when a ``--root`` does not exist (the error JSON is written to
-        stderr, since stdout belongs to JSON-RPC).
-    """
-    parser = argparse.ArgumentParser(
+    """``jcli-notebook-output [--root PATH ...]``: see :func:`jupyter_jcli.mcp._server.main`."""
+    return _server.main(
+        argv,
         prog=SERVER_NAME,
         description="Read-only MCP server (stdio): the read_notebook_output tool.",
+        root_help="A trusted folder (repeatable). Without it, the client's roots are used.",
+        run=serve,
     )
-    parser.add_argument(
-        "--root",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="A trusted folder (repeatable). Without it, the client's roots are used.",
-    )
-    parser.add_argument("--version", action="version", version=f"{SERVER_NAME} {__version__}")
-    options = parser.parse_args(argv)
-    configure_logging()
-    try:
-        roots = roots_from_paths(options.root)
-    except JcliError as err:
-        from jupyter_jcli.mcp._results import json_text
-
-        print(json_text(err.to_dict()), file=sys.stderr)
-        return 2
-    anyio.run(serve, roots)
-    return 0
 
 
 if __name__ == "__main__":

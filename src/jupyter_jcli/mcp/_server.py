@@ -1,0 +1,236 @@
+"""What both MCP servers share: the dispatcher, the server object, stdio serving, ``main``.
+
+:func:`build_server` makes a low-level ``mcp.server.lowlevel.Server`` over a list of
+:class:`~jupyter_jcli.mcp._registry.RegisteredTool`: ``tools/list`` shows their definitions,
+``tools/call`` goes through one dispatcher (check the arguments, get the trusted roots,
+resolve the call's notebook with :func:`jupyter_jcli.mcp._roots.resolve_notebook`, run the
+operation with every file it opens confined to the roots, render the reply; any failure
+becomes the error result of :func:`jupyter_jcli.mcp._results.exception_result`).
+:func:`serve` runs a server on stdio (:mod:`jupyter_jcli.mcp._stdio`) with an optional
+cleanup run on exit and on SIGTERM, SIGINT or SIGHUP; :func:`main` is both console scripts'
+``[--root PATH ...]`` parsing and error exit. Logs go to stderr, never stdout (JSON-RPC).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
+
+from jupyter_jcli import __version__
+from jupyter_jcli.errors import JcliError, UsageError
+from jupyter_jcli.mcp._progress import ProgressReporter, heartbeat_interval
+from jupyter_jcli.mcp._registry import Call, RegisteredTool, Reply
+from jupyter_jcli.mcp._results import exception_result, json_text
+from jupyter_jcli.mcp._roots import confined_to, resolve_notebook, roots_from_paths
+from jupyter_jcli.mcp._stdio import serve_stdio
+
+__all__ = [
+    "SHUTDOWN_SECONDS",
+    "RootsSource",
+    "build_server",
+    "configure_logging",
+    "fixed_roots",
+    "main",
+    "serve",
+]
+
+SHUTDOWN_SECONDS = 30.0
+"""Bound on a server's cleanup (stopping every kernel) when it exits."""
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+_log = logging.getLogger(__name__)
+
+RootsSource = Callable[
+    [ServerRequestContext[Any], types.CallToolRequestParams],
+    Awaitable[tuple[Path, ...] | types.InputRequiredResult],
+]
+"""The trusted roots of one call, or the request asking the client for them."""
+
+
+def fixed_roots(roots: Sequence[Path]) -> RootsSource:
+    """The same roots for every call (``--root``, or the working directory)."""
+    fixed = tuple(roots)
+
+    async def source(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> tuple[Path, ...]:
+        return fixed
+
+    return source
+
+
+async def _dispatch(
+    tool: RegisteredTool,
+    params: types.CallToolRequestParams,
+    ctx: ServerRequestContext[Any],
+    roots: RootsSource,
+) -> Reply | types.InputRequiredResult:
+    arguments = tool.check(params.arguments)
+    trusted = await roots(ctx, params)
+    if isinstance(trusted, types.InputRequiredResult):
+        return trusted
+    progress = None
+    if progress_token_from_params(ctx.params) is not None:
+        progress = ProgressReporter(ctx.session.report_progress, interval=heartbeat_interval())
+    given = str(arguments.pop(tool.path_argument))
+    with confined_to(trusted):  # every file the operation opens, checked where opened
+        path = await anyio.to_thread.run_sync(
+            partial(resolve_notebook, given, trusted, must_exist=tool.must_exist)
+        )
+        return await tool.operation(Call(tool.name, path, arguments, trusted, progress))
+
+
+def build_server(
+    *,
+    name: str,
+    title: str,
+    instructions: str,
+    tools: Sequence[RegisteredTool],
+    roots: RootsSource,
+) -> Server[Any]:
+    """The MCP server object (not yet running).
+
+    Args:
+        name: the server name (``serverInfo.name``).
+        title: its human title.
+        instructions: what the server tells the model on initialize.
+        tools: the tools, in the order ``tools/list`` shows them.
+        roots: where each call's trusted roots come from.
+
+    Returns:
+        A low-level ``mcp.server.lowlevel.Server`` serving ``tools/list`` and ``tools/call``.
+    """
+    registry = {tool.name: tool for tool in tools}
+    listed = [tool.definition for tool in tools]  # the definitions never change while serving
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        tool = registry.get(params.name)
+        try:
+            if tool is None:
+                raise UsageError(f"Unknown tool {params.name!r}.", {"tools": list(registry)})
+            reply = await _dispatch(tool, params, ctx, roots)
+        except Exception as err:
+            return exception_result(err)
+        if isinstance(reply, types.InputRequiredResult):
+            return reply
+        return tool.render(reply)
+
+    return Server(
+        name,
+        version=__version__,
+        title=title,
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def _cleanup(cleanup: Callable[[], Awaitable[None]]) -> None:
+    """Run ``cleanup``, shielded from cancellation and bounded by :data:`SHUTDOWN_SECONDS`."""
+    with anyio.CancelScope(shield=True), anyio.move_on_after(SHUTDOWN_SECONDS) as scope:
+        await cleanup()
+    if scope.cancelled_caught:
+        _log.error("the server's cleanup did not end within %g s", SHUTDOWN_SECONDS)
+
+
+async def _exit_on_signal(cleanup: Callable[[], Awaitable[None]]) -> None:
+    """On SIGTERM/SIGINT/SIGHUP: clean up, then die of the signal as usual.
+
+    Re-raising the signal (default action) rather than cancelling the server: the stdio
+    transport reads stdin in a worker thread that cancellation cannot interrupt.
+    """
+    with anyio.open_signal_receiver(*_SIGNALS) as received:
+        async for signum in received:
+            _log.warning("received %s: cleaning up", signal.Signals(signum).name)
+            await _cleanup(cleanup)
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+
+
+async def serve(server: Server[Any], cleanup: Callable[[], Awaitable[None]] | None = None) -> None:
+    """Serve ``server`` over this process's stdin/stdout until stdin closes.
+
+    Args:
+        server: the server object.
+        cleanup: run when the server exits, bounded by :data:`SHUTDOWN_SECONDS`: when stdin
+            closes, and on SIGTERM, SIGINT or SIGHUP (then the signal's default action).
+            None: nothing to clean up, signals keep their default action.
+    """
+    if cleanup is None:
+        await serve_stdio(server)
+        return
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_exit_on_signal, cleanup)
+            await serve_stdio(server)
+            group.cancel_scope.cancel()
+    finally:
+        await _cleanup(cleanup)
+
+
+def configure_logging() -> None:
+    """Send log records to stderr (never stdout, which carries JSON-RPC)."""
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="%(name)s %(levelname)s: %(message)s"
+    )
+
+
+def main(
+    argv: Sequence[str] | None,
+    *,
+    prog: str,
+    description: str,
+    root_help: str,
+    run: Callable[[tuple[Path, ...]], Awaitable[None]],
+    default_to_cwd: bool = False,
+) -> int:
+    """A console script: parse ``[--root PATH ...]``, set up logging, serve.
+
+    Args:
+        argv: arguments after the program name (``sys.argv[1:]`` when None).
+        prog: the program name.
+        description: its ``--help`` description.
+        root_help: the ``--root`` option's help.
+        run: serves with the resolved roots until stdin closes.
+        default_to_cwd: without ``--root``, the working directory is the root (otherwise:
+            no roots).
+
+    Returns:
+        0 when stdin closes; 2 when a ``--root`` does not exist (the error JSON is written to
+        stderr, since stdout belongs to JSON-RPC).
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--root", action="append", default=[], metavar="PATH", help=root_help)
+    parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
+    options = parser.parse_args(argv)
+    configure_logging()
+    given = options.root or ([Path.cwd()] if default_to_cwd else [])
+    try:
+        roots = roots_from_paths(given)
+    except JcliError as err:
+        print(json_text(err.to_dict()), file=sys.stderr)
+        return 2
+    anyio.run(run, roots)
+    return 0
