@@ -77,7 +77,7 @@ def _omitted_note(indices: Sequence[int]) -> str:
     listed = ", ".join(map(str, indices[:5])) + (", …" if len(indices) > 5 else "")
     return (
         f"[… {len(indices)} more outputs not shown ({listed}): the budget is spent;"
-        " list them with list_notebook_outputs …]"
+        " read each with read_notebook_output …]"
     )
 
 
