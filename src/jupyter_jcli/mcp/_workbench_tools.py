@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import mcp_types as types
 
+from jupyter_jcli.errors import CELL_TYPES
 from jupyter_jcli.workbench import DEFAULT_READ_BUDGET, DEFAULT_READ_MAX_IMAGES, SEARCH_FIELDS
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
 Effect = Literal["read", "create", "edit", "destructive", "execute"]
 """How a tool touches the world; sets its annotations (see :meth:`ToolSpec.annotations`)."""
 
-CELL_TYPES = ["code", "markdown", "raw"]
 PATH: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
