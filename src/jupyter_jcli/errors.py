@@ -37,6 +37,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
 
 
 __all__ = [
+    "CELL_TYPES",
     "SCHEMA_VERSION",
     "AnalysisError",
     "ErrorCode",
@@ -49,6 +50,10 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 """Version of every JSON document jupyter-jcli emits (success and error)."""
+CELL_TYPES: tuple[str, ...] = ("code", "markdown", "raw")
+"""The nbformat cell types, in nbformat's order: the allowed values named in the ``details`` of
+every cell-type error. Defined here, beside the catalogue, because ``analysis`` and ``notebook``
+both check them and may import nothing but this module."""
 
 
 class ErrorCode(StrEnum):

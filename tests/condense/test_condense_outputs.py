@@ -237,6 +237,20 @@ def test_many_outputs_on_a_small_budget_say_which_ones_were_left_out() -> None:
     assert f"{len(result.omitted_outputs)} more outputs not shown" in result.text
 
 
+def test_the_note_on_left_out_outputs_names_the_tool_that_reads_them() -> None:
+    from jupyter_jcli.mcp._readonly_schema import TOOL_NAME
+
+    outputs = [
+        {"output_type": "execute_result", "metadata": {}, "data": {"text/plain": f"value {i}"}}
+        for i in range(200)
+    ]
+    result = condense_outputs(outputs, budget=1_000)
+    note = result.text.splitlines()[-1]
+    assert "more outputs not shown" in note
+    assert TOOL_NAME in note
+    assert "list_notebook_outputs" not in note  # no server offers a tool of that name
+
+
 @pytest.mark.parametrize("argument", ["budget", "image_max_pixels", "image_max_bytes"])
 @pytest.mark.parametrize("value", [0, -5, 2.5, True])
 def test_bad_caps_are_usage_errors(argument: str, value: object) -> None:

@@ -191,24 +191,6 @@ def test_reads_through_a_paired_py_file(work: Path) -> None:
     assert any(c.outputs is not None for c in with_outputs.cells)
 
 
-@pytest.mark.parametrize(
-    ("demands", "room", "shares"),
-    [
-        ([10, 20, 30], 100, [10, 20, 30]),
-        ([10, 500, 500], 100, [10, 45, 45]),
-        ([-1, -1, -1], 10, [4, 3, 3]),
-        ([5, -1], 100, [5, 95]),
-        ([50, 50], -3, [0, 0]),
-        ([], 10, []),
-    ],
-)
-def test_fair_split_is_max_min_fair(demands: list[int], room: int, shares: list[int]) -> None:
-    from jupyter_jcli.workbench._read import fair_split
-
-    assert fair_split(demands, room) == shares
-    assert sum(fair_split(demands, room)) <= max(room, 0)
-
-
 @pytest.mark.timeout(120)  # a bound on the work, not a timing assertion
 def test_a_huge_cell_is_not_analysed_and_its_source_is_clipped(work: Path) -> None:
     from jupyter_jcli.analysis import MAX_ANALYZED_SOURCE

@@ -10,11 +10,10 @@ from collections import OrderedDict
 from jupyter_jcli.analysis._effects import analyze_tree
 from jupyter_jcli.analysis._magics import parse_python
 from jupyter_jcli.analysis._types import CellEffects, SyntaxErrorInfo
-from jupyter_jcli.errors import AnalysisError, ErrorCode
+from jupyter_jcli.errors import CELL_TYPES, AnalysisError, ErrorCode
 
 __all__ = ["CELL_TYPES", "MAX_ANALYZED_SOURCE", "analyze_cell", "clear_cache"]
 
-CELL_TYPES = frozenset({"code", "markdown", "raw"})
 """The nbformat 4 cell types (``nbformat/v4/nbformat.v4.schema.json``)."""
 
 MAX_ANALYZED_SOURCE = 1_000_000

@@ -14,7 +14,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.errors import UsageError
+from jupyter_jcli.errors import CELL_TYPES, UsageError
 
 __all__ = ["cell"]
 
@@ -30,7 +30,7 @@ _SOURCE_FILE = click.option(
 _TYPE = click.option(
     "--type",
     "cell_type",
-    type=click.Choice(["code", "markdown", "raw"]),
+    type=click.Choice(CELL_TYPES),
     help="Cell type.",
 )
 _BEFORE = click.option(

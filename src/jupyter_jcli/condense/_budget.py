@@ -1,30 +1,48 @@
-"""Sharing a character budget between parts, max-min fair."""
+"""Sharing a budget between parts, max-min fair: the one allocator of the package.
+
+Used by :mod:`jupyter_jcli.condense` (characters between the outputs of one cell) and by
+the workbench's reads (characters between cells, sources and outputs).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["allocate"]
+__all__ = ["UNBOUNDED", "allocate"]
+
+UNBOUNDED = -1
+"""A demand meaning "as much as it can get" (any negative demand means the same)."""
 
 
 def allocate(demands: Sequence[int], total: int) -> list[int]:
-    """Split ``total`` characters between parts that ask for ``demands``, max-min fair.
+    """Split ``total`` between parts that ask for ``demands``, max-min fair (water filling).
 
-    Parts asking less than an equal share get what they ask; what they leave is shared
-    equally by the others (water filling). The result never sums above ``total``.
+    A part asking no more than the fair level gets what it asks; the others split what
+    remains equally, the remainder of the division going to the first of them by position.
 
     Args:
-        demands: characters each part would use if it had room (>= 0).
-        total: characters available (>= 0).
+        demands: what each part would use if it had room; a negative demand
+            (:data:`UNBOUNDED`) means "as much as it can get".
+        total: what there is to share (a negative total counts as 0).
 
     Returns:
-        The room of each part, in the order of ``demands``.
+        One share per demand, in the order of ``demands``; they never add up to more than
+        ``total``.
     """
-    rooms = [0] * len(demands)
-    remaining = max(0, total)
-    order = sorted(range(len(demands)), key=lambda i: demands[i])
+    room = max(0, total)
+    shares = [0] * len(demands)
+    order = sorted(range(len(demands)), key=lambda i: (demands[i] < 0, max(demands[i], 0)))
+    left = len(order)
     for position, index in enumerate(order):
-        share = remaining // (len(order) - position)
-        rooms[index] = min(max(0, demands[index]), share)
-        remaining -= rooms[index]
-    return rooms
+        demand = demands[index]
+        if 0 <= demand <= room // left:
+            shares[index] = demand
+            room -= demand
+            left -= 1
+            continue
+        rest = sorted(order[position:])
+        level, extra = divmod(room, len(rest))
+        for rank, other in enumerate(rest):
+            shares[other] = level + (1 if rank < extra else 0)
+        break
+    return shares

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._terminal import render_terminal
+from jupyter_jcli.condense._terminal import render_terminal
 
 __all__ = ["ErrorView", "render_error"]
 

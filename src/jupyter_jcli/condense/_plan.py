@@ -24,15 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jupyter_jcli.condense._described import describe, is_described
+from jupyter_jcli.condense._errors import render_error
+from jupyter_jcli.condense._model import PartKind, ReadHint
+from jupyter_jcli.condense._table_render import render_table
+from jupyter_jcli.condense._tables import parse_html
+from jupyter_jcli.condense._terminal import render_line
+from jupyter_jcli.condense._text import Cut, Segment, clip, cut_derived, cut_windowed, read_hint
 from jupyter_jcli.outputs import RASTER_MIME_TYPES, OutputProtocolError, decode_raster
-
-from ._described import describe, is_described
-from ._errors import render_error
-from ._model import PartKind, ReadHint
-from ._table_render import render_table
-from ._tables import parse_html
-from ._terminal import render_line
-from ._text import Cut, Segment, clip, cut_derived, cut_windowed, read_hint
 
 __all__ = ["Plan", "RasterSource", "Rendered", "fixed_renderer", "join_text", "plan_outputs"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._images import downscale, probe
-from ._model import CondensedImage
-from ._plan import Plan, fixed_renderer
+from jupyter_jcli.condense._images import downscale, probe
+from jupyter_jcli.condense._model import CondensedImage
+from jupyter_jcli.condense._plan import Plan, fixed_renderer
 
 __all__ = ["attach_images"]
 

@@ -6,8 +6,8 @@ import csv
 import io
 import json
 
-from ._tables import KEEP_HEAD_ROWS, KEEP_TAIL_ROWS, Table
-from ._text import clip
+from jupyter_jcli.condense._tables import KEEP_HEAD_ROWS, KEEP_TAIL_ROWS, Table
+from jupyter_jcli.condense._text import clip
 
 __all__ = ["render_table"]
 

@@ -21,8 +21,8 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ._model import ReadHint
-from ._terminal import has_controls
+from jupyter_jcli.condense._model import ReadHint
+from jupyter_jcli.condense._terminal import has_controls
 
 __all__ = [
     "Cut",

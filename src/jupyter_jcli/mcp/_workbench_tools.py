@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import mcp_types as types
 
+from jupyter_jcli.errors import CELL_TYPES
 from jupyter_jcli.mcp._arguments import check_arguments
 from jupyter_jcli.mcp._registry import RegisteredTool
 from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session, threaded
@@ -48,7 +49,6 @@ __all__ = [
 Effect = Literal["read", "create", "edit", "destructive", "execute"]
 """How a tool touches the world; sets its annotations (see :meth:`ToolSpec.annotations`)."""
 
-CELL_TYPES = ["code", "markdown", "raw"]
 PATH: dict[str, Any] = {
     "type": "string",
     "minLength": 1,

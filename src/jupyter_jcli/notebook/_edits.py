@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
+from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._pairs import split_source
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import (
@@ -39,7 +39,6 @@ __all__ = [
     "update_cell",
 ]
 
-CELL_TYPES = ("code", "markdown", "raw")
 """The nbformat 4 cell types."""
 
 MAX_DETAIL_SOURCE = 20_000

@@ -60,7 +60,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
-from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source
 
 __all__ = [
@@ -96,7 +96,6 @@ _SKIPPED_COMMENT = re.compile(
 _ATX_HEADING = re.compile(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _SETEXT_UNDERLINE = re.compile(r"\s{0,3}(?:=+|-+)\s*$")
 _TRANSPARENT_CELL_MAGICS = ("time", "capture", "timeit", "prun")
-_CELL_TYPES = ("code", "markdown", "raw")
 
 
 def is_valid_name(name: object) -> bool:
@@ -238,7 +237,7 @@ def derive_base_name(cell_type: str, source: str, *, stored: str | None = None) 
         slug = slugify(candidate)
         if slug:
             return slug
-    return cell_type if cell_type in _CELL_TYPES else "cell"
+    return cell_type if cell_type in CELL_TYPES else "cell"
 
 
 def _first_lines(source: str, count: int) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import (
+    CELL_TYPES,
     SCHEMA_VERSION,
     ErrorCode,
     JcliError,
@@ -37,7 +38,6 @@ from jupyter_jcli.workbench._mutations import CellRef
 
 __all__ = ["CreateOutcome", "NewCell", "create_notebook"]
 
-_CELL_TYPES = ("code", "markdown", "raw")
 _NEW_CELL_KEYS = frozenset({"source", "cell_type", "name"})
 
 
@@ -192,11 +192,11 @@ def _as_new_cell(cell: NewCell | Mapping[str, Any], number: int) -> NewCell:
                 {"cell": number},
             )
         spec = NewCell(source=source, cell_type=cell_type, name=name)
-    if spec.cell_type not in _CELL_TYPES:
+    if spec.cell_type not in CELL_TYPES:
         raise NotebookError(
             ErrorCode.INVALID_CELL_TYPE,
-            f"{spec.cell_type!r} is not a cell type; use one of {', '.join(_CELL_TYPES)}.",
-            {"cell_type": spec.cell_type, "allowed": list(_CELL_TYPES), "cell": number},
+            f"{spec.cell_type!r} is not a cell type; use one of {', '.join(CELL_TYPES)}.",
+            {"cell_type": spec.cell_type, "allowed": list(CELL_TYPES), "cell": number},
         )
     if spec.name is not None:
         validate_name(spec.name)

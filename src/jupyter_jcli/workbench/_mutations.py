@@ -241,11 +241,8 @@ def add_cell(
         The outcome; ``stale`` holds the new cell (if code) and its dependents.
 
     Raises:
-        NotebookError: ``INVALID_SOURCE`` (a lone surrogate in ``source``, refused before
-            anything is written), ``CELL_NOT_FOUND`` (anchor), ``REV_MISMATCH`` (details hold the
-            anchor's current state), ``NAME_CONFLICT``, ``INVALID_NAME``,
-            ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED`` and the read codes.
-        UsageError: several of before/after/position, or an anchor without expected_rev.
+        NotebookError, UsageError: the codes of :meth:`Document.add_cell
+            <jupyter_jcli.notebook.document.Document.add_cell>`.
     """
     return _run(
         path,
@@ -289,9 +286,9 @@ def update_cell(
         (a rename alone stales nothing).
 
     Raises:
-        NotebookError: ``INVALID_SOURCE`` (a lone surrogate in ``source``),
-            ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``, ``INVALID_NAME``,
-            ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``, read codes.
+        NotebookError: the codes of :meth:`Document.update_cell
+            <jupyter_jcli.notebook.document.Document.update_cell>` and of
+            :meth:`Document.load <jupyter_jcli.notebook.document.Document.load>`.
     """
     return _run(
         path,
@@ -321,8 +318,9 @@ def remove_cell(
         The outcome; ``stale`` holds the removed cell's former dependents and theirs.
 
     Raises:
-        NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NOTEBOOK_WRITE_FAILED``,
-            read codes.
+        NotebookError: the codes of :meth:`Document.remove_cell
+            <jupyter_jcli.notebook.document.Document.remove_cell>` and of
+            :meth:`Document.load <jupyter_jcli.notebook.document.Document.load>`.
     """
     return _run(
         path,
@@ -347,9 +345,9 @@ def move_cell(
         The outcome; ``stale`` holds the cells whose parents changed and their dependents.
 
     Raises:
-        NotebookError: ``CELL_NOT_FOUND`` (cell or anchor), ``REV_MISMATCH``,
-            ``NOTEBOOK_WRITE_FAILED``, read codes.
-        UsageError: several of before/after/position, or the cell as its own anchor.
+        NotebookError, UsageError: the codes of :meth:`Document.move_cell
+            <jupyter_jcli.notebook.document.Document.move_cell>` and of
+            :meth:`Document.load <jupyter_jcli.notebook.document.Document.load>`.
     """
     return _run(
         path,
@@ -386,10 +384,9 @@ def undo_last(
         The :class:`UndoOutcome`.
 
     Raises:
-        NotebookError: ``UNDO_EMPTY``, ``UNDO_CONFLICT`` (details ``path``, ``operation``,
-            ``conflicts``: ``{"cell", "reason", "fields"}`` per change that would be
-            overwritten), ``NOTEBOOK_READ_FAILED``, ``NOTEBOOK_WRITE_FAILED``,
-            ``PAIR_OUT_OF_SYNC``.
+        NotebookError: the codes of :meth:`Document.undo
+            <jupyter_jcli.notebook.document.Document.undo>` and of
+            :meth:`Document.load <jupyter_jcli.notebook.document.Document.load>`.
     """
     document = Document.load(path, cache_dir=cache_dir)
     before_cells = document.cells

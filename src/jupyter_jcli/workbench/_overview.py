@@ -123,8 +123,8 @@ def notebook_overview(path: str | os.PathLike[str], *, cache_dir: Path | None = 
         The :class:`Overview`.
 
     Raises:
-        NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``,
-            ``NOTEBOOK_PAIR_NOT_FOUND``.
+        NotebookError: the read codes of :meth:`Document.load
+            <jupyter_jcli.notebook.document.Document.load>`.
     """
     loaded = load(path, cache_dir=cache_dir)
     graph = loaded.graph

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.condense import CondensedOutputs, condense_outputs
+from jupyter_jcli.condense._budget import UNBOUNDED, allocate
 from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._load import cell_outputs, load
@@ -44,7 +45,6 @@ DEFAULT_READ_MAX_IMAGES = 8
 """Default number of images returned per call; later rasters are described in the text."""
 MIN_CELL_SHARE = 200
 """Characters each shown cell can count on; fewer cells are shown when the budget is small."""
-_UNBOUNDED = -1
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def read_cells(
 
     sources_total = sum(len(view.source) for view in shown)
     source_room = sources_total if sources_total <= budget // 2 else budget // 2
-    source_shares = fair_split([len(view.source) for view in shown], source_room)
+    source_shares = allocate([len(view.source) for view in shown], source_room)
     with_outputs = [i for i, view in enumerate(shown) if _has_outputs(view, outputs)]
     output_room = budget - sum(
         min(len(v.source), s) for v, s in zip(shown, source_shares, strict=True)
@@ -229,7 +229,7 @@ def read_cells(
     )
     used_by_outputs = sum(len(c.text) for c in condensed if c is not None)
     if sources_total > source_room:  # give what the outputs left to the cut sources
-        source_shares = fair_split([len(v.source) for v in shown], budget - used_by_outputs)
+        source_shares = allocate([len(v.source) for v in shown], budget - used_by_outputs)
     by_position = dict(zip(with_outputs, condensed, strict=True))
     cells = []
     for position, (view, share) in enumerate(zip(shown, source_shares, strict=True)):
@@ -263,40 +263,6 @@ def read_cells(
     )
 
 
-def fair_split(demands: Sequence[int], room: int) -> list[int]:
-    """Max-min fair shares of ``room`` (water filling).
-
-    Args:
-        demands: what each party needs; a negative demand means "as much as it can get".
-        room: what there is to share (a negative room counts as 0).
-
-    Returns:
-        One share per demand: a party gets its demand when that is below the fair level,
-        the others split what remains equally (the remainder of the division goes to the
-        first ones). The shares never add up to more than ``room``.
-    """
-    room = max(0, room)
-    shares = [0] * len(demands)
-    order = sorted(
-        range(len(demands)), key=lambda i: (demands[i] < 0, demands[i] if demands[i] >= 0 else 0)
-    )
-    left = len(order)
-    for position, i in enumerate(order):
-        level = room // left
-        demand = demands[i]
-        if 0 <= demand <= level:
-            shares[i] = demand
-            room -= demand
-            left -= 1
-            continue
-        rest = order[position:]
-        level, extra = divmod(room, len(rest))
-        for rank, j in enumerate(sorted(rest)):
-            shares[j] = level + (1 if rank < extra else 0)
-        break
-    return shares
-
-
 def _has_outputs(view: CellView, outputs: Sequence[Sequence[Any]]) -> bool:
     return view.cell_type == "code" and bool(outputs[view.index])
 
@@ -310,7 +276,7 @@ def _condense_all(
     max_images: int,
 ) -> list[CondensedOutputs | None]:
     """Condense each cell's outputs with a max-min fair share of ``room`` (two passes)."""
-    shares = fair_split([_UNBOUNDED] * len(outputs), room)
+    shares = allocate([UNBOUNDED] * len(outputs), room)
     results: list[CondensedOutputs | None] = []
     allowances: list[int] = []
     images_left = max_images
@@ -329,10 +295,10 @@ def _condense_all(
         results.append(first)
         allowances.append(images_left)
         images_left -= len(first.images)
-    demands = [_UNBOUNDED if r is None or r.truncated else len(r.text) for r in results]
-    second = fair_split(demands, room)
+    demands = [UNBOUNDED if r is None or r.truncated else len(r.text) for r in results]
+    second = allocate(demands, room)
     for position, (result, share) in enumerate(zip(results, second, strict=True)):
-        if demands[position] != _UNBOUNDED or share <= shares[position] or share < 1:
+        if demands[position] != UNBOUNDED or share <= shares[position] or share < 1:
             continue
         got = len(result.images) if result is not None else allowances[position]
         results[position] = condense_outputs(

@@ -206,11 +206,11 @@ def search_cells(
         The :class:`SearchOutcome`.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for an empty or too long query, an invalid regex, a
-            regex with nested unbounded repeats, a regex that runs past its deadline
-            (details ``reason``), unknown or no fields, or out-of-range numbers.
-        NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``,
-            ``NOTEBOOK_PAIR_NOT_FOUND``.
+        UsageError: ``USAGE_ERROR`` for unknown or no fields or out-of-range numbers, and the
+            query's refusals from :func:`~jupyter_jcli.workbench._search_pattern.compile_query`
+            and its matcher (details ``reason``).
+        NotebookError: the read codes of :meth:`Document.load
+            <jupyter_jcli.notebook.document.Document.load>`.
     """
     chosen = _fields(fields)
     _check_int("max_results", max_results, 1, MAX_SEARCH_RESULTS)

@@ -149,8 +149,7 @@ class Workbench:
         live ``epoch``. Reads only.
 
         Raises:
-            UsageError: ``USAGE_ERROR`` (names with a slice, bad budget).
-            NotebookError: ``CELL_NOT_FOUND`` and the read codes of ``Document.load``.
+            The codes of :func:`~jupyter_jcli.workbench.read_cells`.
         """
         call = partial(
             read_cells,

@@ -130,9 +130,9 @@ def summarize_cells(
         failure: those cells get fallbacks (``source="fallback"``, ``fallback_reason``).
 
     Raises:
-        NotebookError: ``CELL_NOT_FOUND`` (a name), ``FILE_NOT_FOUND``,
-            ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``, ``NOTEBOOK_PAIR_NOT_FOUND``,
-            ``NOTEBOOK_WRITE_FAILED`` (writing the cache).
+        NotebookError: ``CELL_NOT_FOUND`` (a name), ``NOTEBOOK_WRITE_FAILED`` (writing the
+            cache) and the read codes of :meth:`Document.load
+            <jupyter_jcli.notebook.document.Document.load>`.
     """
     from jupyter_jcli import summaries
 
