@@ -16,7 +16,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._atomic import STALE_SECONDS, atomic_write_bytes, writer_scope
-from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, Document
+from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import SnapshotStore
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
@@ -90,7 +90,7 @@ def test_an_outside_save_in_the_window_of_an_output_write_is_kept(
     code = next(cell for cell in document.cells if cell.cell_type == "code")
     markers = _save_in_the_window(monkeypatch, path, times=1)
     output = {"output_type": "stream", "name": "stdout", "text": "ran\n"}
-    written = document.write_outputs({code.name: (code.rev, [output], 7)})
+    written = document.write_outputs({code.name: CellOutputs(code.rev, [output], 7)})
     assert written == (code.name,)
     assert markers[0] in _sources(path)
     cell = json.loads(path.read_text(encoding="utf-8"))["cells"][code.index]
