@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook import document as document_module
 from jupyter_jcli.notebook._atomic import STALE_SECONDS, atomic_write_bytes, writer_scope
 from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import SnapshotStore
@@ -53,18 +54,18 @@ def _sources(path: Path) -> list[str]:
 
 def _save_in_the_window(monkeypatch: pytest.MonkeyPatch, path: Path, times: int) -> list[str]:
     """Save ``path`` from outside while each of the first ``times`` writes is prepared: after
-    the mutation re-read the file, before it replaces it (``Document._render`` runs there)."""
-    original = Document._render
+    the mutation re-read the file, before it replaces it (``_commit.render_files`` runs there)."""
+    original = document_module.render_files
     markers: list[str] = []
 
-    def render(self: Document, *args: Any, **kwargs: Any) -> list[bytes]:
-        rendered = original(self, *args, **kwargs)
+    def render(*args: Any, **kwargs: Any) -> list[bytes]:
+        rendered = original(*args, **kwargs)
         if len(markers) < times:
             markers.append(f"outside save {len(markers)}")
             _outside_save(path, markers[-1])
         return rendered
 
-    monkeypatch.setattr(Document, "_render", render)
+    monkeypatch.setattr(document_module, "render_files", render)
     return markers
 
 

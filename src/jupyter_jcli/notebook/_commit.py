@@ -19,13 +19,30 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from jupyter_jcli.errors import NotebookError
-from jupyter_jcli.notebook._atomic import FileChanged, check_writable
+from jupyter_jcli.notebook import _edits
+from jupyter_jcli.notebook._atomic import FileChanged
+from jupyter_jcli.notebook._edits import Working
+from jupyter_jcli.notebook._exact import plain_numbers
 from jupyter_jcli.notebook._files import FileState, write_all, written_state
-from jupyter_jcli.notebook._views import CellView
-from jupyter_jcli.notebook._writebase import WriteBase
+from jupyter_jcli.notebook._pairs import PairContext, render_py
+from jupyter_jcli.notebook._revert import record_mutation
+from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
+from jupyter_jcli.notebook._writebase import WriteBase, render_ipynb
+from jupyter_jcli.notebook.io import parse_notebook
+from jupyter_jcli.notebook.revs import structure_rev
 from jupyter_jcli.notebook.snapshots import PendingSnapshot, Snapshot, SnapshotStore
 
-__all__ = ["Change", "Draft", "Fresh", "raise_if_last", "write_draft", "written"]
+__all__ = [
+    "Change",
+    "Draft",
+    "Fresh",
+    "mutation_draft",
+    "raise_if_last",
+    "render_files",
+    "write_draft",
+    "written",
+    "written_model",
+]
 
 T = TypeVar("T")
 
@@ -85,11 +102,89 @@ class Draft(Generic[T]):
     pops: Snapshot | None = None
 
 
+def mutation_draft(
+    fresh: Fresh,
+    path: Path,
+    operation: str,
+    edit: Callable[[Working], int],
+    *,
+    removes: bool,
+    check: MutationCheck | None,
+) -> Draft[MutationResult]:
+    """A mutation of the fresh content by ``edit`` (returns the target cell's index): its
+    cells, names, bytes and result, checked by ``check`` before anything is written."""
+    work = Working(
+        path=path,
+        cells=list(fresh.base.cells),
+        names=list(fresh.names),
+        nbformat_minor=fresh.nbformat_minor,
+    )
+    previous = work.structure_rev()
+    index = edit(work)
+    _edits.persist_names(work)
+    outputs = fresh.render(work.cells, work.origins())
+    changed = fresh.changes(outputs)
+    views = tuple(
+        cell_view(cell, name, position)
+        for position, (cell, name) in enumerate(zip(work.cells, work.names, strict=True))
+    )
+    result = MutationResult(
+        operation=operation,
+        path=path,
+        cell=None if removes else views[index],
+        removed=None,
+        structure_rev=structure_rev((view.name, view.rev) for view in views),
+        previous_structure_rev=previous,
+        changed=tuple(dict.fromkeys(work.changed)),
+        reloaded=fresh.reloaded,
+        written=tuple(written_path for written_path, _before, _after in changed),
+    )
+    if check is not None:
+        check(result, views)
+    record = None
+    if changed:
+        record = record_mutation(fresh.base.cells, fresh.names, work.cells, work.names)
+    return Draft(result, changed, outputs, record=record)
+
+
+def render_files(
+    base: WriteBase,
+    notebook: dict[str, Any],
+    pair: PairContext | None,
+    cells: list[dict[str, Any]],
+    origins: Sequence[int | None],
+) -> list[bytes]:
+    """The bytes of every file (``.ipynb`` first, then the paired text file) holding
+    ``cells`` (``origins``: each cell's index in ``base``, ``None`` for a new cell)."""
+    rendered = [render_ipynb(base, cells, origins)]
+    if pair is not None:
+        combined = dict(notebook)
+        combined["cells"] = plain_numbers(cells)
+        rendered.append(render_py(combined, pair))
+    return rendered
+
+
+def written_model(
+    notebook: dict[str, Any], disk: tuple[FileState, ...], outputs: list[bytes]
+) -> dict[str, Any]:
+    """The model of the files about to be written, computed before writing: the
+    ``.ipynb``'s new bytes read back with the read path's parser, as a fresh load would
+    read them."""
+    if outputs[0] == disk[0].raw:
+        return notebook
+    model = dict(notebook)
+    model["cells"] = parse_notebook(outputs[0], path=disk[0].path)["cells"]
+    return model
+
+
 def write_draft(
     store: SnapshotStore, draft: Draft[Any], operation: str | None
 ) -> dict[Path, os.stat_result]:
-    """Write ``draft`` (through a snapshot of ``operation`` when it has a record), then pop
-    its ``pops``. Returns each written file's ``fstat``.
+    """Write ``draft``, then pop its ``pops``; with a record (and ``operation``), through a
+    pending snapshot prepared once every file passed the write's checks (compared with what
+    was read, not read-only) and made current once the files are written: if either fails,
+    nothing stays changed (files put back, pending snapshot discarded). Returns each written
+    file's ``fstat``.
 
     Raises:
         FileChanged: ``WRITE_CONFLICT``: another program saved a file meanwhile; nothing
@@ -97,14 +192,10 @@ def write_draft(
         NotebookError: ``NOTEBOOK_WRITE_FAILED`` (a read-only file is refused before the
             snapshot) and the snapshot's codes.
     """
-    if not draft.changed:
-        stats: dict[Path, os.stat_result] = {}
-    elif operation is not None and draft.record is not None:
-        for path, _before, _after in draft.changed:
-            check_writable(path)  # refuse a read-only file before snapshotting
-        pending = store.prepare(operation, draft.changed, draft.record)
-        stats = _write_recorded(store, pending, draft.changed)
-    else:
+    stats: dict[Path, os.stat_result] = {}
+    if draft.changed and operation is not None and draft.record is not None:
+        stats = _write_recorded(store, operation, draft.changed, draft.record)
+    elif draft.changed:
         stats = write_all(draft.changed)
     if draft.pops is not None:
         store.discard(draft.pops)
@@ -112,17 +203,21 @@ def write_draft(
 
 
 def _write_recorded(
-    store: SnapshotStore, pending: PendingSnapshot, changed: list[Change]
+    store: SnapshotStore, operation: str, changed: list[Change], record: dict[str, Any]
 ) -> dict[Path, os.stat_result]:
-    """Write a mutation's files, then make its snapshot current; if either fails, nothing
-    stays changed (the files are put back, the pending snapshot is discarded)."""
+    pending: list[PendingSnapshot] = []
+
+    def snapshot() -> None:
+        pending.append(store.prepare(operation, changed, record))
+
     try:
-        stats = write_all(changed)
+        stats = write_all(changed, checked=snapshot)
     except NotebookError:
-        store.discard(pending)
+        if pending:
+            store.discard(pending[0])
         raise
     try:
-        store.commit(pending)
+        store.commit(pending[0])
     except NotebookError:
         write_all([(path, after, before) for path, before, after in changed])
         raise

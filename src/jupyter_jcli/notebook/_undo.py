@@ -4,6 +4,12 @@ If every file still holds exactly what the newest mutation wrote, its saved file
 back byte for byte; otherwise the inverse of its cell-level record is applied to the fresh
 content (``_revert``), keeping everything written since, or the undo is refused with
 ``UNDO_CONFLICT`` naming what it would overwrite (unless ``force``).
+
+What is kept: everything written since (outputs, execution counts, caches, other cells' edits,
+outside edits). An undo is an edit like any other: a cell whose source goes back keeps the
+outputs its last run wrote, and is fresh again only if its restored rev is the one that last
+ran on the live kernel (statuses are computed from revs, so a cell whose undone source ran
+since is ``stale``, never ``fresh``).
 """
 
 from __future__ import annotations

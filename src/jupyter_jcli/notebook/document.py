@@ -38,26 +38,14 @@ then sees the result and the cells, and only then are the snapshot and the files
 refused mutation (by a check, a rev, a name, a read-only file) writes no file, snapshot or
 temporary file.
 
-Owned fields: a cell's ``source``, ``cell_type``, ``metadata.jupyter_mcp.name``, and for new
-cells ``id`` (only when ``nbformat_minor >= 5``), ``execution_count`` (``None``) and
-``outputs`` (``[]``). Changing a cell's source keeps its outputs and execution count: they
-describe the previous source and are stale until the cell runs again (freshness is the kernel
-layer's job). Changing the type drops what nbformat forbids for the new type (outputs and
-execution count for Markdown/raw, attachments for code).
+Which fields a mutation owns is said in ``_edits``.
 
-Caches (such as ``metadata.jupyter_mcp.summary``) are written by :meth:`Document.set_cell_metadata`
-under the same lock and outside-edit check, but without an undo snapshot: a cache write is not
-a user mutation. Execution results (outputs, ``execution_count``, display updates) are written
-the same way by :meth:`Document.write_outputs`. Mutations, these writes and undo all go
-through one path, ``Document._commit`` (its parts in ``_commit``; the pure merges in
+Caches (:meth:`Document.set_cell_metadata`) and execution results
+(:meth:`Document.write_outputs`) are written under the same lock and outside-edit check, but
+without an undo snapshot: they are not user mutations. Undo (:meth:`Document.undo`, see
+``_undo``) reverts only what the newest mutation changed. Mutations, these writes and undo
+all go through one path, ``Document._commit`` (its parts in ``_commit``; the pure merges in
 ``_edits``, ``_outputs`` and ``_undo``).
-
-Undo (:meth:`Document.undo`) reverts what the newest mutation changed and keeps everything
-written since (outputs, execution counts, caches, other cells' edits, outside edits), or
-refuses with ``UNDO_CONFLICT`` naming the changes it would overwrite. An undo is an edit like
-any other: a cell whose source goes back keeps the outputs its last run wrote, and is fresh
-again only if its restored rev is the one that last ran on the live kernel (statuses are
-computed from revs, so a cell whose undone source ran since is ``stale``, never ``fresh``).
 
 For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
@@ -75,31 +63,33 @@ only needs the folder's permission, and root passes ``os.access``.
 
 from __future__ import annotations
 
-import copy
 import functools
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, TypeVar
 
-from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook import _edits
 from jupyter_jcli.notebook._atomic import FileChanged
-from jupyter_jcli.notebook._commit import Draft, Fresh, raise_if_last, write_draft, written
+from jupyter_jcli.notebook._commit import (
+    Draft,
+    Fresh,
+    mutation_draft,
+    raise_if_last,
+    render_files,
+    write_draft,
+    written,
+    written_model,
+)
 from jupyter_jcli.notebook._edits import Position, Working
-from jupyter_jcli.notebook._exact import plain_numbers
-from jupyter_jcli.notebook._files import FileState, read_file, read_target
-from jupyter_jcli.notebook._open import Confinement, chosen, confined
+from jupyter_jcli.notebook._files import FileState
+from jupyter_jcli.notebook._loaded import LoadedNotebook
+from jupyter_jcli.notebook._open import confined
 from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate, merge_metadata, merge_outputs
-from jupyter_jcli.notebook._pairs import PairContext, render_py
-from jupyter_jcli.notebook._revert import record_mutation, undo_empty_error
+from jupyter_jcli.notebook._revert import undo_empty_error
 from jupyter_jcli.notebook._undo import undo_draft
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
-from jupyter_jcli.notebook._writebase import WriteBase, render_ipynb, write_base
-from jupyter_jcli.notebook.io import parse_notebook
-from jupyter_jcli.notebook.names import assign_names
-from jupyter_jcli.notebook.revs import structure_rev
+from jupyter_jcli.notebook._writebase import write_base
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
 
 __all__ = [
@@ -119,128 +109,13 @@ WRITE_ATTEMPTS = 4
 """How many times a write merges again when another program saves the file meanwhile."""
 
 
-class Document:
-    """A notebook loaded for safe editing. Create with :meth:`load`.
+class Document(LoadedNotebook):
+    """A notebook loaded for safe editing. Create with :meth:`load` (the reading side is
+    ``_loaded.LoadedNotebook``).
 
     The document always reflects the content its last load, reload or mutation saw; a
     mutation that finds an outside edit adopts the fresh content even when it then refuses.
     """
-
-    def __init__(
-        self,
-        path: Path,
-        notebook: dict[str, Any],
-        files: tuple[FileState, ...],
-        pair: PairContext | None,
-        base_dir: Path | None,
-        *,
-        refusal: NotebookError | None = None,
-        confine: Confinement | None = None,
-    ) -> None:
-        self._path = path
-        self._confine = chosen(confine)
-        self._pair = pair
-        self._refusal = refusal
-        self._base_dir = base_dir
-        self._adopt(notebook, files)
-
-    @classmethod
-    def load(
-        cls,
-        path: str | os.PathLike[str],
-        *,
-        cache_dir: Path | None = None,
-        confine: Confinement | None = None,
-    ) -> Document:
-        """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
-
-        Args:
-            path: the ``.ipynb`` or ``.py`` file.
-            cache_dir: snapshot cache base folder (default: ``snapshots.cache_dir()``).
-            confine: the roots every file of the document (both halves of a pair) must lie
-                in, checked where each file is opened, for this load and every later read,
-                write and undo snapshot of the document (``notebook._open``); default the
-                active confinement.
-
-        Raises:
-            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
-                ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
-                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook),
-                ``PATH_NOT_ALLOWED`` (outside ``confine``). A pair that may be read but not
-                edited loads; its mutations raise ``PAIR_OUT_OF_SYNC`` or the paired file's
-                ``PATH_NOT_ALLOWED`` (see ``_files.read_target``).
-        """
-        target = Path(os.path.abspath(path))
-        confinement = chosen(confine)
-        notebook, files, pair, refusal = read_target(target, confine=confinement)
-        return cls(target, notebook, files, pair, cache_dir, refusal=refusal, confine=confinement)
-
-    # ------------------------------------------------------------------ reading
-
-    @property
-    def path(self) -> Path:
-        """The file the document was loaded from (absolute)."""
-        return self._path
-
-    @property
-    def notebook_path(self) -> Path:
-        """The ``.ipynb`` holding the cells and outputs (the pair's notebook for a ``.py``)."""
-        return self._files[0].path
-
-    @property
-    def paired_py(self) -> Path | None:
-        """The text file edited alongside (a py:percent file, or the text file an ``.ipynb``
-        is paired with by its ``jupytext.formats``), or ``None``."""
-        return self._pair.py_path if self._pair is not None else None
-
-    @property
-    def files(self) -> tuple[FileState, ...]:
-        """The files as last read or written (``.ipynb`` first)."""
-        return self._files
-
-    @property
-    def cells(self) -> tuple[CellView, ...]:
-        """Every cell, in document order."""
-        return self._views
-
-    @property
-    def structure_rev(self) -> str:
-        """Hash of the ordered ``(name, rev)`` pairs (see ``revs.structure_rev``)."""
-        return structure_rev((view.name, view.rev) for view in self._views)
-
-    def cell(self, name: str) -> CellView:
-        """The cell called ``name``.
-
-        Raises:
-            NotebookError: ``CELL_NOT_FOUND``.
-        """
-        for view in self._views:
-            if view.name == name:
-                return view
-        raise NotebookError(
-            ErrorCode.CELL_NOT_FOUND,
-            f"{self._path} has no cell named {name!r}.",
-            {"path": str(self._path), "name": name, "cell_count": len(self._views)},
-        )
-
-    @property
-    def metadata(self) -> dict[str, Any]:
-        """A deep copy of the notebook-level metadata (``kernelspec``, ``language_info``, ...)."""
-        metadata = self._notebook.get("metadata")
-        return copy.deepcopy(metadata) if isinstance(metadata, dict) else {}
-
-    def notebook_dict(self) -> dict[str, Any]:
-        """A deep copy of the notebook model (nbformat 4 dict)."""
-        import copy
-
-        return copy.deepcopy(self._notebook)
-
-    def reload(self) -> None:
-        """Re-read the file(s) from disk."""
-        notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
-        self._pair = pair
-        self._refusal = refusal
-        self._adopt(notebook, files)
 
     # ------------------------------------------------------------------ mutations
 
@@ -280,18 +155,16 @@ class Document:
         """
         _edits.check_source(source)
 
-        def edit(work: Working) -> int:
-            return _edits.add_cell(
-                work,
-                source,
-                cell_type=cell_type,
-                name=name,
-                before=before,
-                after=after,
-                position=position,
-                expected_rev=expected_rev,
-            )
-
+        edit = functools.partial(
+            _edits.add_cell,
+            source=source,
+            cell_type=cell_type,
+            name=name,
+            before=before,
+            after=after,
+            position=position,
+            expected_rev=expected_rev,
+        )
         return self._mutate("add_cell", edit, check=check)
 
     def update_cell(
@@ -314,16 +187,14 @@ class Document:
         if source is not None:
             _edits.check_source(source)
 
-        def edit(work: Working) -> int:
-            return _edits.update_cell(
-                work,
-                name,
-                expected_rev=expected_rev,
-                source=source,
-                cell_type=cell_type,
-                new_name=new_name,
-            )
-
+        edit = functools.partial(
+            _edits.update_cell,
+            name=name,
+            expected_rev=expected_rev,
+            source=source,
+            cell_type=cell_type,
+            new_name=new_name,
+        )
         return self._mutate("update_cell", edit, check=check)
 
     def remove_cell(
@@ -373,11 +244,14 @@ class Document:
             UsageError: several of before/after/position, or the cell as its own anchor.
         """
 
-        def edit(work: Working) -> int:
-            return _edits.move_cell(
-                work, name, expected_rev=expected_rev, before=before, after=after, position=position
-            )
-
+        edit = functools.partial(
+            _edits.move_cell,
+            name=name,
+            expected_rev=expected_rev,
+            before=before,
+            after=after,
+            position=position,
+        )
         return self._mutate("move_cell", edit, check=check)
 
     def set_cell_metadata(self, key: str, values: Mapping[str, tuple[str, Any]]) -> tuple[str, ...]:
@@ -493,10 +367,14 @@ class Document:
                         views=self._views,
                         nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
                         reloaded=reloaded,
-                        render=functools.partial(self._render, base),
+                        render=functools.partial(render_files, base, self._notebook, self._pair),
                     )
                 )
-                model = None if draft.outputs is None else self._written_model(disk, draft.outputs)
+                model = (
+                    None
+                    if draft.outputs is None
+                    else written_model(self._notebook, disk, draft.outputs)
+                )
                 try:
                     stats = write_draft(store, draft, snapshot)
                 except FileChanged as err:
@@ -534,93 +412,13 @@ class Document:
         check: MutationCheck | None = None,
     ) -> MutationResult:
         """Apply ``edit`` to the fresh content and write it with an undo snapshot: the whole
-        change (cells, names, bytes of every file, the result) is computed and checked
-        (``check``) before the snapshot and the write, so a refused mutation leaves no trace."""
+        change is computed and checked (``check``) before the snapshot and the write, so a
+        refused mutation leaves no trace (``_commit.mutation_draft``)."""
 
         def draft(fresh: Fresh) -> Draft[MutationResult]:
-            work = Working(
-                path=self._path,
-                cells=list(fresh.base.cells),
-                names=list(fresh.names),
-                nbformat_minor=fresh.nbformat_minor,
-            )
-            previous = work.structure_rev()
-            index = edit(work)
-            _edits.persist_names(work)
-            outputs = fresh.render(work.cells, work.origins())
-            changed = fresh.changes(outputs)
-            views = tuple(
-                cell_view(cell, name, position)
-                for position, (cell, name) in enumerate(zip(work.cells, work.names, strict=True))
-            )
-            result = MutationResult(
-                operation=operation,
-                path=self._path,
-                cell=None if removes else views[index],
-                removed=None,
-                structure_rev=structure_rev((cell.name, cell.rev) for cell in views),
-                previous_structure_rev=previous,
-                changed=tuple(dict.fromkeys(work.changed)),
-                reloaded=fresh.reloaded,
-                written=tuple(path for path, _before, _after in changed),
-            )
-            if check is not None:
-                check(result, views)
-            record = (
-                record_mutation(fresh.base.cells, fresh.names, work.cells, work.names)
-                if changed
-                else None
-            )
-            return Draft(result, changed, outputs, record=record)
+            return mutation_draft(fresh, self._path, operation, edit, removes=removes, check=check)
 
         return self._commit(draft, snapshot=operation)
-
-    def _refresh(self) -> bool:
-        """Under the lock: re-read the target if a file changed on disk (returns whether)
-        or if the content is refused (the refusal may be gone, e.g. after ``jupytext
-        --sync`` or a touch); then raise the refusal if there still is one."""
-        disk = tuple(read_file(state.path, confine=self._confine) for state in self._files)
-        changed = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
-        if changed or self._refusal is not None:
-            notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
-            self._pair = pair
-            self._refusal = refusal
-            self._adopt(notebook, files)
-        if self._refusal is not None:
-            refusal = self._refusal
-            raise NotebookError(refusal.code, refusal.message, refusal.details)
-        return changed
-
-    def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
-        self._notebook = notebook
-        self._files = files
-        cells: list[dict[str, Any]] = notebook["cells"]
-        self._names = assign_names(cells)
-        self._views = tuple(
-            cell_view(cell, name, index)
-            for index, (cell, name) in enumerate(zip(cells, self._names, strict=True))
-        )
-
-    def _render(
-        self, base: WriteBase, cells: list[dict[str, Any]], origins: Sequence[int | None]
-    ) -> list[bytes]:
-        """The bytes of every file (``.ipynb`` first) holding ``cells``."""
-        rendered = [render_ipynb(base, cells, origins)]
-        if self._pair is not None:
-            notebook = dict(self._notebook)
-            notebook["cells"] = plain_numbers(cells)
-            rendered.append(render_py(notebook, self._pair))
-        return rendered
-
-    def _written_model(self, disk: tuple[FileState, ...], outputs: list[bytes]) -> dict[str, Any]:
-        """The model of the files about to be written, computed before writing: the
-        ``.ipynb``'s new bytes read back with the read path's parser, as a fresh load would
-        read them."""
-        if outputs[0] == disk[0].raw:
-            return self._notebook
-        notebook = dict(self._notebook)
-        notebook["cells"] = parse_notebook(outputs[0], path=disk[0].path)["cells"]
-        return notebook
 
 
 def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
