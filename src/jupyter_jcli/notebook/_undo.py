@@ -15,16 +15,18 @@ since is ``stale``, never ``fresh``).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._commit import Draft, Fresh
 from jupyter_jcli.notebook._open import read_regular
-from jupyter_jcli.notebook._revert import revert, undo_conflict_error, undo_empty_error
+from jupyter_jcli.notebook._revert import revert
 from jupyter_jcli.notebook.names import assign_names
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
 
-__all__ = ["undo_draft"]
+__all__ = ["undo_conflict_error", "undo_draft", "undo_empty_error"]
 
 
 def undo_draft(
@@ -88,3 +90,32 @@ def _read_or_none(path: Path) -> bytes | None:
 
 def _sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def undo_empty_error(path: Path) -> NotebookError:
+    """``UNDO_EMPTY`` for the notebook at ``path``."""
+    return NotebookError(ErrorCode.UNDO_EMPTY, f"Nothing to undo for {path}.", {"path": str(path)})
+
+
+def undo_conflict_error(
+    operation: str,
+    path: Path,
+    conflicts: list[dict[str, Any]],
+    file_changed: Mapping[str, Any] | None = None,
+) -> NotebookError:
+    """``UNDO_CONFLICT`` naming the changes made since (``Conflict.to_dict`` forms), or for a
+    snapshot without a cell record the file that changed (``file_changed``: its hashes)."""
+    if file_changed is not None:
+        what = f"{path} was changed since"
+    else:
+        what = "; ".join(
+            f"cell {c['cell']!r} {c['reason'].replace('_', ' ')}"
+            + (f" ({', '.join(c['fields'])})" if c["fields"] else "")
+            for c in conflicts
+        )
+    return NotebookError(
+        ErrorCode.UNDO_CONFLICT,
+        f"Undoing the {operation} would overwrite changes made since: {what}. To overwrite "
+        "them, undo with force (j-cli notebook undo --force; force: true in the undo_last tool).",
+        {"path": str(path), "operation": operation, "conflicts": conflicts, **(file_changed or {})},
+    )

@@ -86,8 +86,7 @@ from jupyter_jcli.notebook._files import FileState
 from jupyter_jcli.notebook._loaded import LoadedNotebook
 from jupyter_jcli.notebook._open import confined
 from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate, merge_metadata, merge_outputs
-from jupyter_jcli.notebook._revert import undo_empty_error
-from jupyter_jcli.notebook._undo import undo_draft
+from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
 from jupyter_jcli.notebook._writebase import write_base
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
