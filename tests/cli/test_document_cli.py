@@ -14,6 +14,7 @@ import pytest
 from jcli_helpers import EXAMPLE, NOTEBOOKS, run_cli
 
 from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.notebook.document import CellOutputs
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 
 
@@ -195,7 +196,7 @@ def test_notebook_undo_keeps_the_outputs_saved_since_and_names_a_conflict(small:
             "--source", "b = a + 2")  # fmt: skip
     document = Document.load(small)
     stream = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
-    document.write_outputs({v.name: (v.rev, stream, 1) for v in document.cells})
+    document.write_outputs({v.name: CellOutputs(v.rev, stream, 1) for v in document.cells})
     undo = run_cli("-j", "notebook", "undo", small).json()
     cells = json.loads(small.read_bytes())["cells"]
     assert [c["source"] for c in cells] == ["a = 1", "b = a + 1", "c = b * 2"]

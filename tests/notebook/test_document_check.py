@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook.document import CellView, Document, MutationResult
+from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, MutationResult
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 SORTING = "02.08-Sorting.ipynb"
@@ -116,7 +116,7 @@ def test_cache_and_output_writes_keep_a_cell_of_unknown_type_as_stored(
     document = Document.load(path)
     code = next(view for view in document.cells if view.cell_type == "code")
     outputs = [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}]
-    assert document.write_outputs({code.name: (code.rev, outputs, 7)}) == (code.name,)
+    assert document.write_outputs({code.name: CellOutputs(code.rev, outputs, 7)}) == (code.name,)
     odd_view = document.cells[3]
     assert document.set_cell_metadata("summary", {odd_view.name: (odd_view.rev, "s")}) == (
         odd_view.name,

@@ -18,7 +18,7 @@ import pytest
 
 from jupyter_jcli.notebook import _exact
 from jupyter_jcli.notebook._exact import JsonNumber, dumps_exact, loads_exact
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 SORTING = "02.08-Sorting.ipynb"
@@ -115,7 +115,7 @@ def test_output_and_cache_writes_keep_the_other_cells_numbers(tmp_path: Path) ->
     document = Document.load(path)
     code = next(v for v in document.cells if v.cell_type == "code" and v.index > 1)
     stream = [{"output_type": "stream", "name": "stdout", "text": ["ok\n"]}]
-    document.write_outputs({code.name: (code.rev, stream, 3)})
+    document.write_outputs({code.name: CellOutputs(code.rev, stream, 3)})
     document.set_cell_metadata("summary", {code.name: (code.rev, "prints ok")})
     written = loads_exact(path.read_text(encoding="utf-8"))
     assert written["cells"][1]["outputs"][0]["data"]["application/json"]["ids"] == [BIG, -BIG]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV, SnapshotStore, undo
 from jupyter_jcli.workbench import update_cell
 
@@ -94,7 +94,7 @@ def test_outputs_are_not_written_into_a_read_only_notebook(tmp_path: Path) -> No
     os.chmod(path, 0o444)
     outputs = [{"output_type": "stream", "name": "stdout", "text": "hi\n"}]
     with pytest.raises(NotebookError) as info:
-        document.write_outputs({"l": (cell.rev, outputs, 1)})
+        document.write_outputs({"l": CellOutputs(cell.rev, outputs, 1)})
     assert info.value.code == ErrorCode.NOTEBOOK_WRITE_FAILED
     assert path.read_bytes() == before
 

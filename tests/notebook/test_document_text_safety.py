@@ -13,7 +13,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, detect_style, dumps_notebook
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.io import parse_notebook, read_notebook
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV, SnapshotStore
 from jupyter_jcli.workbench import add_cell, update_cell
@@ -157,7 +157,7 @@ def test_an_outputs_write_holding_a_lone_surrogate_stays_valid_utf8(tmp_path: Pa
     document = Document.load(path)
     cell = document.cell("l")
     outputs = [{"output_type": "stream", "name": "stdout", "text": "bad \ud800 byte\n"}]
-    assert document.write_outputs({"l": (cell.rev, outputs, 7)}) == ("l",)
+    assert document.write_outputs({"l": CellOutputs(cell.rev, outputs, 7)}) == ("l",)
     raw = path.read_bytes()
     _valid(raw)
     assert b"bad \\ud800 byte" in raw

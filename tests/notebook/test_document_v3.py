@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 V3 = "text_outputs_and_images.v3.ipynb"
@@ -146,7 +146,7 @@ def test_outputs_written_to_an_nbformat_3_notebook_are_stored_as_v3_outputs(
             "data": {"text/plain": ["42"], "application/json": {"n": 2**70 + 1}},
         },
     ]
-    assert document.write_outputs({code.name: (code.rev, outputs, 4)}) == (code.name,)
+    assert document.write_outputs({code.name: CellOutputs(code.rev, outputs, 4)}) == (code.name,)
     _valid_v3(path)
     cell = _v3_cells(path)[code.index]
     assert cell["prompt_number"] == 4

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV, SnapshotStore, undo
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
@@ -100,7 +100,7 @@ def test_undo_after_a_run_reverts_both_files_and_keeps_the_outputs_in_the_ipynb(
     document.update_cell("l", expected_rev=document.cell("l").rev, source="L = [2, 1]")
     stream = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
     view = document.cell("x-sort")
-    assert document.write_outputs({view.name: (view.rev, stream, 3)}) == ("x-sort",)
+    assert document.write_outputs({view.name: CellOutputs(view.rev, stream, 3)}) == ("x-sort",)
 
     undo(py)
     result = undo(py)

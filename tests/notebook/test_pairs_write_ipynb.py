@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV, SnapshotStore, undo
 from jupyter_jcli.workbench import update_cell
 
@@ -107,7 +107,7 @@ def test_outputs_written_through_the_ipynb_keep_the_pair_in_sync(tmp_path: Path)
     document = Document.load(ipynb)
     cell = document.cell("l")
     stream = [{"output_type": "stream", "name": "stdout", "text": "ran\n"}]
-    document.write_outputs({"l": (cell.rev, stream, 3)})
+    document.write_outputs({"l": CellOutputs(cell.rev, stream, 3)})
     _make_newer(ipynb, py)  # outputs alone leave the .py as it was: older, same inputs
     again = Document.load(py)
     result = again.update_cell("l", expected_rev=cell.rev, source="L = [1]")
@@ -163,7 +163,7 @@ def test_a_pair_whose_ipynb_holds_newer_inputs_is_refused(tmp_path: Path, via: s
     assert details["text_path"] == str(py)
     assert details["notebook_mtime_ns"] > details["text_mtime_ns"]
     with pytest.raises(NotebookError) as info:
-        document.write_outputs({"x-sort": (other.rev, [], 1)})
+        document.write_outputs({"x-sort": CellOutputs(other.rev, [], 1)})
     assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
     assert (ipynb.read_bytes(), py.read_bytes()) == before
     assert SnapshotStore(ipynb).snapshots() == []

@@ -153,11 +153,11 @@ def test_an_existing_open_stack_folder_is_made_private(tmp_path: Path, cache: Pa
 
 _KILL_AT = (
     "import os, signal, sys\n"
-    "from jupyter_jcli.notebook import document, snapshots\n"
+    "from jupyter_jcli.notebook import _commit, document, snapshots\n"
     "def kill(*args, **kwargs):\n"
     "    os.kill(os.getpid(), signal.SIGKILL)\n"
     "if sys.argv[2] == 'write':\n"
-    "    document.write_all = kill\n"
+    "    _commit.write_all = kill\n"
     "else:\n"
     "    snapshots.SnapshotStore.commit = kill\n"
     "doc = document.Document.load(sys.argv[1])\n"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV, SnapshotStore, undo
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
@@ -48,7 +48,7 @@ def _inputs(path: Path) -> list[tuple[str, str]]:
 
 def _run(document: Document, *names: str, count: int = 7) -> None:
     """Save outputs for the named cells as a run would (the rev that ran is the current one)."""
-    results = {name: (document.cell(name).rev, STREAM, count) for name in names}
+    results = {name: CellOutputs(document.cell(name).rev, STREAM, count) for name in names}
     assert document.write_outputs(results) == tuple(
         view.name for view in document.cells if view.name in names
     )

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook import document as document_module
 from jupyter_jcli.notebook._atomic import STALE_SECONDS, atomic_write_bytes, writer_scope
-from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, Document
+from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import SnapshotStore
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
@@ -53,18 +54,18 @@ def _sources(path: Path) -> list[str]:
 
 def _save_in_the_window(monkeypatch: pytest.MonkeyPatch, path: Path, times: int) -> list[str]:
     """Save ``path`` from outside while each of the first ``times`` writes is prepared: after
-    the mutation re-read the file, before it replaces it (``Document._render`` runs there)."""
-    original = Document._render
+    the mutation re-read the file, before it replaces it (``_commit.render_files`` runs there)."""
+    original = document_module.render_files
     markers: list[str] = []
 
-    def render(self: Document, *args: Any, **kwargs: Any) -> list[bytes]:
-        rendered = original(self, *args, **kwargs)
+    def render(*args: Any, **kwargs: Any) -> list[bytes]:
+        rendered = original(*args, **kwargs)
         if len(markers) < times:
             markers.append(f"outside save {len(markers)}")
             _outside_save(path, markers[-1])
         return rendered
 
-    monkeypatch.setattr(Document, "_render", render)
+    monkeypatch.setattr(document_module, "render_files", render)
     return markers
 
 
@@ -90,7 +91,7 @@ def test_an_outside_save_in_the_window_of_an_output_write_is_kept(
     code = next(cell for cell in document.cells if cell.cell_type == "code")
     markers = _save_in_the_window(monkeypatch, path, times=1)
     output = {"output_type": "stream", "name": "stdout", "text": "ran\n"}
-    written = document.write_outputs({code.name: (code.rev, [output], 7)})
+    written = document.write_outputs({code.name: CellOutputs(code.rev, [output], 7)})
     assert written == (code.name,)
     assert markers[0] in _sources(path)
     cell = json.loads(path.read_text(encoding="utf-8"))["cells"][code.index]

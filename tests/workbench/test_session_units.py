@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 from wb_helpers import make_notebook
 
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellOutputs, Document, OutputUpdate
 from jupyter_jcli.workbench import undo_last, update_cell
 from jupyter_jcli.workbench._execute import file_outputs
 from jupyter_jcli.workbench._run_log import RunLog
@@ -54,11 +54,16 @@ def test_write_outputs_skips_edited_cells_applies_display_updates_and_keeps_undo
     display = {"output_type": "display_data", "data": {"text/plain": ["old"]}, "metadata": {}}
     written = document.write_outputs(
         {
-            a.name: (a.rev, [display], 1),
-            b.name: (b.rev, [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}], 2),
-            c.name: (c.rev, [], 3),  # c was edited after it ran: not written
+            a.name: CellOutputs(a.rev, [display], 1),
+            b.name: CellOutputs(
+                b.rev, [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}], 2
+            ),
+            c.name: CellOutputs(c.rev, [], 3),  # c was edited after it ran: not written
         },
-        [(a.name, 0, {"text/plain": ["new"]}, {}), (b.name, 0, {"text/plain": ["x"]}, {})],
+        [
+            OutputUpdate(a.name, 0, {"text/plain": ["new"]}, {}),
+            OutputUpdate(b.name, 0, {"text/plain": ["x"]}, {}),
+        ],
     )
     assert written == (a.name, b.name)
     saved = nbformat.read(path, as_version=4)

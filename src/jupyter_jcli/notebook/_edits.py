@@ -3,6 +3,13 @@
 Every function takes the current cells (nbformat dicts) and their names and returns new lists;
 the inputs are never modified (changed cells are copies), so a refused edit leaves nothing
 partly applied. Errors carry the current state of the cell involved.
+
+Owned fields: a cell's ``source``, ``cell_type``, ``metadata.jupyter_mcp.name``, and for new
+cells ``id`` (only when ``nbformat_minor >= 5``), ``execution_count`` (``None``) and
+``outputs`` (``[]``). Changing a cell's source keeps its outputs and execution count: they
+describe the previous source and are stale until the cell runs again (freshness is the kernel
+layer's job). Changing the type drops what nbformat forbids for the new type (outputs and
+execution count for Markdown/raw, attachments for code).
 """
 
 from __future__ import annotations
@@ -146,8 +153,8 @@ def add_cell(
     position: Position | None,
     expected_rev: str | None,
 ) -> int:
-    """Insert a new cell; returns its index. See ``Document.add_cell`` for the contract."""
-    check_source(source)
+    """Insert a new cell; returns its index. See ``Document.add_cell`` for the contract (the
+    caller checked ``source`` with :func:`check_source` before reading the file)."""
     _check_type(cell_type)
     anchor_role = _one_anchor(before, after, position)
     if anchor_role is not None:
@@ -196,9 +203,8 @@ def update_cell(
     cell_type: str | None,
     new_name: str | None,
 ) -> int:
-    """Change a cell's source, type and/or name; returns its index."""
-    if source is not None:
-        check_source(source)
+    """Change a cell's source, type and/or name; returns its index (the caller checked
+    ``source`` with :func:`check_source` before reading the file)."""
     index = work.index_of(name)
     work.check_rev(index, expected_rev)
     if cell_type is not None:

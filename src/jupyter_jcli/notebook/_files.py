@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,10 @@ def _combined(text: FileState, ipynb: FileState, fmt: dict[str, Any] | None) -> 
 
 
 def write_all(
-    changed: list[tuple[Path, bytes, bytes]], *, confine: Confinement | None = None
+    changed: list[tuple[Path, bytes, bytes]],
+    *,
+    confine: Confinement | None = None,
+    checked: Callable[[], None] | None = None,
 ) -> dict[Path, os.stat_result]:
     """Write each file atomically; if a later one fails, put the earlier ones back.
 
@@ -170,6 +174,12 @@ def write_all(
     before the first is written, so a pair is rarely half written. Putting a file back is
     compared the same way (with what this call wrote): a file saved by someone else since is
     left as they saved it.
+
+    Args:
+        changed: ``(path, before, after)`` per file, in write order.
+        confine: the roots the files must lie in; default the active confinement.
+        checked: called once every file passed those checks, before the first is written
+            (a mutation prepares its undo snapshot there); whatever it raises writes nothing.
 
     Returns:
         The ``fstat`` of each written file, by path.
@@ -190,6 +200,8 @@ def write_all(
             current = None
         if current != before:
             raise _changed(path, before, current)
+    if checked is not None:
+        checked()
     done: list[tuple[Path, bytes, bytes]] = []
     written: dict[Path, os.stat_result] = {}
     try:

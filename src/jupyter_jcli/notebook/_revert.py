@@ -32,12 +32,10 @@ from __future__ import annotations
 import copy
 import difflib
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import METADATA_KEY, stored_name
 
@@ -46,8 +44,6 @@ __all__ = [
     "Reverted",
     "record_mutation",
     "revert",
-    "undo_conflict_error",
-    "undo_empty_error",
 ]
 
 Reason = Literal["edited_since", "removed_since", "moved_since", "name_taken"]
@@ -437,32 +433,3 @@ def _put(cell: dict[str, Any], path: list[str], value: Any) -> dict[str, Any]:
     else:
         node[path[-1]] = copy.deepcopy(value)
     return root
-
-
-def undo_empty_error(path: Path) -> NotebookError:
-    """``UNDO_EMPTY`` for the notebook at ``path``."""
-    return NotebookError(ErrorCode.UNDO_EMPTY, f"Nothing to undo for {path}.", {"path": str(path)})
-
-
-def undo_conflict_error(
-    operation: str,
-    path: Path,
-    conflicts: list[dict[str, Any]],
-    file_changed: Mapping[str, Any] | None = None,
-) -> NotebookError:
-    """``UNDO_CONFLICT`` naming the changes made since (``Conflict.to_dict`` forms), or for a
-    snapshot without a cell record the file that changed (``file_changed``: its hashes)."""
-    if file_changed is not None:
-        what = f"{path} was changed since"
-    else:
-        what = "; ".join(
-            f"cell {c['cell']!r} {c['reason'].replace('_', ' ')}"
-            + (f" ({', '.join(c['fields'])})" if c["fields"] else "")
-            for c in conflicts
-        )
-    return NotebookError(
-        ErrorCode.UNDO_CONFLICT,
-        f"Undoing the {operation} would overwrite changes made since: {what}. To overwrite "
-        "them, undo with force (j-cli notebook undo --force; force: true in the undo_last tool).",
-        {"path": str(path), "operation": operation, "conflicts": conflicts, **(file_changed or {})},
-    )

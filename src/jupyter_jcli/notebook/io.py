@@ -39,6 +39,7 @@ __all__ = [
     "NOTEBOOK_SUFFIX",
     "cell_source",
     "check_cell_index",
+    "create_file",
     "display_path",
     "parse_notebook",
     "read_notebook",
@@ -392,3 +393,20 @@ def _json_kind(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return "an object"
+
+
+def create_file(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data`` atomically, never replacing an existing file.
+
+    Through the one atomic writer (``notebook._atomic``, exclusive: hard-linked into place,
+    the folder opened by descriptor under the active confinement): a crash leaves no file or
+    the whole file, and a file created meanwhile by another program is kept.
+
+    Raises:
+        FileExistsError: the name exists (nothing written).
+        NotebookError: ``PATH_NOT_ALLOWED`` (outside the confinement),
+            ``NOTEBOOK_WRITE_FAILED`` (details ``path``, ``errno``).
+    """
+    from jupyter_jcli.notebook._atomic import atomic_write_bytes
+
+    atomic_write_bytes(path, data, exclusive=True)

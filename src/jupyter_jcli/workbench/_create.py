@@ -31,8 +31,8 @@ from jupyter_jcli.errors import (
     NotebookError,
     UsageError,
 )
-from jupyter_jcli.notebook._atomic import atomic_write_bytes
 from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.io import create_file
 from jupyter_jcli.notebook.names import assign_names, set_stored_name, validate_name
 from jupyter_jcli.workbench._mutations import CellRef
 
@@ -280,8 +280,7 @@ def _plain(value: Any) -> Any:
 def _write_new(target: Path, notebook: dict[str, Any]) -> None:
     """Write ``notebook`` to ``target`` atomically, refusing if ``target`` exists.
 
-    Through the one atomic writer (``notebook._atomic``, exclusive: hard-linked into place,
-    the folder opened by descriptor under the active confinement).
+    Through the one atomic create (``notebook.io.create_file``).
     """
     import nbformat
 
@@ -289,6 +288,6 @@ def _write_new(target: Path, notebook: dict[str, Any]) -> None:
     text: str = nbformat.writes(node)  # type: ignore[no-untyped-call]
     data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "surrogatepass")
     try:
-        atomic_write_bytes(target, data, exclusive=True)
+        create_file(target, data)
     except FileExistsError:
         raise _exists(target) from None

@@ -31,7 +31,7 @@ from jupyter_jcli.kernels import (
     execute_timeout,
     kernel_died,
 )
-from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, OutputUpdate
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
 from jupyter_jcli.workbench._run_log import RunLog
@@ -322,20 +322,22 @@ async def _write(
 ) -> tuple[str, ...]:
     """Write the batch's outputs; display updates to cells of the batch are applied to their
     new outputs, the others go to the file's cells."""
-    pending: dict[str, tuple[str, list[Output], int | None]] = {}
+    pending: dict[str, CellOutputs] = {}
     updates: list[DisplayUpdate] = []
     for view, result in results:
         for update in result.display_updates:
             target = pending.get(update.cell_key)
-            if target is not None and 0 <= update.output_index < len(target[1]):
-                output = target[1][update.output_index]
+            if target is not None and 0 <= update.output_index < len(target.outputs):
+                output = target.outputs[update.output_index]
                 output["data"] = _split_bundle(update.data)
                 output["metadata"] = dict(update.metadata)
             elif target is None:
                 updates.append(update)
-        pending[view.name] = (view.rev, file_outputs(result.outputs), result.execution_count)
+        pending[view.name] = CellOutputs(
+            view.rev, file_outputs(result.outputs), result.execution_count
+        )
     file_updates = [
-        (u.cell_key, u.output_index, _split_bundle(u.data), dict(u.metadata))
+        OutputUpdate(u.cell_key, u.output_index, _split_bundle(u.data), dict(u.metadata))
         for u in updates
         if u.cell_key not in pending
     ]

@@ -1,0 +1,170 @@
+"""The reading side of a document (``document.Document`` adds the writes): what was loaded,
+its cells as :class:`~jupyter_jcli.notebook._views.CellView`, and the refresh under the lock
+that every write starts with (``document`` step 1). Loading never writes."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._files import FileState, read_file, read_target
+from jupyter_jcli.notebook._open import Confinement, chosen
+from jupyter_jcli.notebook._pairs import PairContext
+from jupyter_jcli.notebook._views import CellView, cell_view
+from jupyter_jcli.notebook.names import assign_names
+from jupyter_jcli.notebook.revs import structure_rev
+
+__all__ = ["LoadedNotebook"]
+
+_Loaded = TypeVar("_Loaded", bound="LoadedNotebook")
+
+
+class LoadedNotebook:
+    """The reading side of :class:`~jupyter_jcli.notebook.document.Document`: the content
+    its last load, reload or write saw, its cells with names and revs, and the refresh a
+    write starts with. Create with :meth:`load`."""
+
+    def __init__(
+        self,
+        path: Path,
+        notebook: dict[str, Any],
+        files: tuple[FileState, ...],
+        pair: PairContext | None,
+        base_dir: Path | None,
+        *,
+        refusal: NotebookError | None = None,
+        confine: Confinement | None = None,
+    ) -> None:
+        self._path = path
+        self._confine = chosen(confine)
+        self._pair = pair
+        self._refusal = refusal
+        self._base_dir = base_dir
+        self._adopt(notebook, files)
+
+    @classmethod
+    def load(
+        cls: type[_Loaded],
+        path: str | os.PathLike[str],
+        *,
+        cache_dir: Path | None = None,
+        confine: Confinement | None = None,
+    ) -> _Loaded:
+        """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
+
+        Args:
+            path: the ``.ipynb`` or ``.py`` file.
+            cache_dir: snapshot cache base folder (default: ``snapshots.cache_dir()``).
+            confine: the roots every file of the document (both halves of a pair) must lie
+                in, checked where each file is opened, for this load and every later read,
+                write and undo snapshot of the document (``notebook._open``); default the
+                active confinement.
+
+        Raises:
+            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
+                ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
+                ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook),
+                ``PATH_NOT_ALLOWED`` (outside ``confine``). A pair that may be read but not
+                edited loads; its mutations raise ``PAIR_OUT_OF_SYNC`` or the paired file's
+                ``PATH_NOT_ALLOWED`` (see ``_files.read_target``).
+        """
+        target = Path(os.path.abspath(path))
+        confinement = chosen(confine)
+        notebook, files, pair, refusal = read_target(target, confine=confinement)
+        return cls(target, notebook, files, pair, cache_dir, refusal=refusal, confine=confinement)
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def path(self) -> Path:
+        """The file the document was loaded from (absolute)."""
+        return self._path
+
+    @property
+    def notebook_path(self) -> Path:
+        """The ``.ipynb`` holding the cells and outputs (the pair's notebook for a ``.py``)."""
+        return self._files[0].path
+
+    @property
+    def paired_py(self) -> Path | None:
+        """The text file edited alongside (a py:percent file, or the text file an ``.ipynb``
+        is paired with by its ``jupytext.formats``), or ``None``."""
+        return self._pair.py_path if self._pair is not None else None
+
+    @property
+    def files(self) -> tuple[FileState, ...]:
+        """The files as last read or written (``.ipynb`` first)."""
+        return self._files
+
+    @property
+    def cells(self) -> tuple[CellView, ...]:
+        """Every cell, in document order."""
+        return self._views
+
+    @property
+    def structure_rev(self) -> str:
+        """Hash of the ordered ``(name, rev)`` pairs (see ``revs.structure_rev``)."""
+        return structure_rev((view.name, view.rev) for view in self._views)
+
+    def cell(self, name: str) -> CellView:
+        """The cell called ``name``.
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND``.
+        """
+        for view in self._views:
+            if view.name == name:
+                return view
+        raise NotebookError(
+            ErrorCode.CELL_NOT_FOUND,
+            f"{self._path} has no cell named {name!r}.",
+            {"path": str(self._path), "name": name, "cell_count": len(self._views)},
+        )
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A deep copy of the notebook-level metadata (``kernelspec``, ``language_info``, ...)."""
+        metadata = self._notebook.get("metadata")
+        return copy.deepcopy(metadata) if isinstance(metadata, dict) else {}
+
+    def notebook_dict(self) -> dict[str, Any]:
+        """A deep copy of the notebook model (nbformat 4 dict)."""
+        import copy
+
+        return copy.deepcopy(self._notebook)
+
+    def reload(self) -> None:
+        """Re-read the file(s) from disk."""
+        notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
+        self._pair = pair
+        self._refusal = refusal
+        self._adopt(notebook, files)
+
+    def _refresh(self) -> bool:
+        """Under the lock: re-read the target if a file changed on disk (returns whether)
+        or if the content is refused (the refusal may be gone, e.g. after ``jupytext
+        --sync`` or a touch); then raise the refusal if there still is one."""
+        disk = tuple(read_file(state.path, confine=self._confine) for state in self._files)
+        changed = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
+        if changed or self._refusal is not None:
+            notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
+            self._pair = pair
+            self._refusal = refusal
+            self._adopt(notebook, files)
+        if self._refusal is not None:
+            refusal = self._refusal
+            raise NotebookError(refusal.code, refusal.message, refusal.details)
+        return changed
+
+    def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
+        self._notebook = notebook
+        self._files = files
+        cells: list[dict[str, Any]] = notebook["cells"]
+        self._names = assign_names(cells)
+        self._views = tuple(
+            cell_view(cell, name, index)
+            for index, (cell, name) in enumerate(zip(cells, self._names, strict=True))
+        )

@@ -1,0 +1,99 @@
+"""What a caller sees of a document's cells and of a mutation (re-exported by ``document``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jupyter_jcli.notebook.io import cell_source
+from jupyter_jcli.notebook.names import stored_name
+from jupyter_jcli.notebook.revs import cell_rev
+
+__all__ = ["CellView", "MutationCheck", "MutationResult", "cell_view"]
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One cell as a caller sees it.
+
+    Attributes:
+        index: physical zero-based position.
+        name: unique kebab-case name.
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        rev: content hash of type and source (12 hex digits).
+        source: the joined source text.
+        cell_id: the nbformat cell ``id`` (nbformat >= 4.5), else ``None``.
+        name_stored: whether the name is already stored in the file (else computed).
+    """
+
+    index: int
+    name: str
+    cell_type: str
+    rev: str
+    source: str
+    cell_id: str | None
+    name_stored: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "index": self.index,
+            "name": self.name,
+            "cell_type": self.cell_type,
+            "rev": self.rev,
+            "source": self.source,
+            "cell_id": self.cell_id,
+            "name_stored": self.name_stored,
+        }
+
+
+@dataclass(frozen=True)
+class MutationResult:
+    """What a mutation did.
+
+    Attributes:
+        operation: ``"add_cell"``, ``"update_cell"``, ``"remove_cell"`` or ``"move_cell"``.
+        path: the target file (``.ipynb`` or ``.py``).
+        cell: the target cell after the mutation (``None`` after a removal).
+        removed: the removed cell as it was (removals only).
+        structure_rev: the notebook's structure rev after the mutation.
+        previous_structure_rev: the structure rev of the content the mutation applied to.
+        changed: names of the cells added, edited, renamed (old and new name), moved or
+            removed.
+        reloaded: an outside edit was found and the mutation applied on top of it.
+        written: the files rewritten (empty if the bytes did not change).
+    """
+
+    operation: str
+    path: Path
+    cell: CellView | None
+    removed: CellView | None
+    structure_rev: str
+    previous_structure_rev: str
+    changed: tuple[str, ...]
+    reloaded: bool
+    written: tuple[Path, ...]
+
+
+MutationCheck = Callable[[MutationResult, tuple[CellView, ...]], None]
+"""A caller's validation of a mutation before anything is written: called under the lock
+with the result the mutation will return and every cell as it will be; whatever it raises
+refuses the mutation, with no file, snapshot or temporary file written."""
+
+
+def cell_view(cell: dict[str, Any], name: str, index: int) -> CellView:
+    """The view of ``cell`` called ``name`` at ``index``."""
+    cell_type = str(cell.get("cell_type", ""))
+    source = cell_source(cell)
+    cell_id = cell.get("id")
+    return CellView(
+        index=index,
+        name=name,
+        cell_type=cell_type,
+        rev=cell_rev(cell_type, source),
+        source=source,
+        cell_id=cell_id if isinstance(cell_id, str) else None,
+        name_stored=stored_name(cell) == name,
+    )
