@@ -7,19 +7,15 @@ was (issue 9, item 6: the new cell and an undo snapshot used to be written first
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
 from pathlib import Path
 
 import pytest
-from jcli_helpers import NOTEBOOKS, run_cli
+from jcli_helpers import run_cli
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
-
-SORTING = "02.08-Sorting.ipynb"
+from odd_notebooks import folder_and_snapshots, with_odd_cell
 
 
 @pytest.fixture(autouse=True)
@@ -27,31 +23,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
     return folder
-
-
-def _with_odd_cell(tmp_path: Path, odd: str) -> Path:
-    """The Sorting notebook, Jupyter style, with its cell 3 of type ``odd`` (``""``: none)."""
-    folder = tmp_path / "work"
-    folder.mkdir()
-    path = folder / SORTING
-    shutil.copyfile(NOTEBOOKS / SORTING, path)
-    notebook = json.loads(path.read_text(encoding="utf-8"))
-    if odd:
-        notebook["cells"][3]["cell_type"] = odd
-    else:
-        del notebook["cells"][3]["cell_type"]
-    text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _state(path: Path, cache: Path) -> tuple[dict[str, str], list[str]]:
-    """Every file of the notebook's folder (with its hash) and every snapshot entry."""
-    files = {
-        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir())
-    }
-    snapshots = sorted(str(p.relative_to(cache)) for p in cache.glob("snapshots/*/0*/**/*"))
-    return files, snapshots
 
 
 def _mutations(path: Path) -> dict[str, list[str | Path]]:
@@ -75,18 +46,18 @@ def _mutations(path: Path) -> dict[str, list[str | Path]]:
 def test_a_refused_mutation_leaves_file_snapshots_and_folder_unchanged_even_on_retry(
     tmp_path: Path, cache: Path, odd: str, mutation: str
 ) -> None:
-    path = _with_odd_cell(tmp_path, odd)
-    before = _state(path, cache)
+    path = with_odd_cell(tmp_path, odd)
+    before = folder_and_snapshots(path, cache)
     args = _mutations(path)[mutation]
     for _attempt in range(2):
         run = run_cli("-j", *args)
         assert run.exit_code == 1
         assert run.json()["code"] == ErrorCode.INVALID_CELL_TYPE
-        assert _state(path, cache) == before
+        assert folder_and_snapshots(path, cache) == before
 
 
 def test_undo_after_a_refused_add_has_nothing_to_undo(tmp_path: Path, cache: Path) -> None:
-    path = _with_odd_cell(tmp_path, "sql")
+    path = with_odd_cell(tmp_path, "sql")
     raw = path.read_bytes()
     assert run_cli("-j", "cell", "add", path, "--source", "y = 2").exit_code == 1
     run = run_cli("-j", "notebook", "undo", path)
@@ -96,7 +67,7 @@ def test_undo_after_a_refused_add_has_nothing_to_undo(tmp_path: Path, cache: Pat
 
 
 def test_the_refusal_names_the_cell_of_unknown_type(tmp_path: Path) -> None:
-    path = _with_odd_cell(tmp_path, "sql")
+    path = with_odd_cell(tmp_path, "sql")
     run = run_cli("-j", "cell", "add", path, "--source", "x = 1", "--end")
     document = run.json()
     assert document["code"] == ErrorCode.INVALID_CELL_TYPE

@@ -7,9 +7,7 @@ holding a cell of an unknown type keep that cell as stored.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,9 +15,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, MutationResult
-
-NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
-SORTING = "02.08-Sorting.ipynb"
+from odd_notebooks import folder_and_snapshots, with_odd_cell
 
 
 @pytest.fixture(autouse=True)
@@ -27,29 +23,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv("JUPYTER_JCLI_CACHE_DIR", str(folder))
     return folder
-
-
-def _notebook(tmp_path: Path, odd: str | None = None) -> Path:
-    folder = tmp_path / "work"
-    folder.mkdir()
-    path = folder / SORTING
-    shutil.copyfile(NOTEBOOKS / SORTING, path)
-    if odd is not None:
-        notebook = json.loads(path.read_text(encoding="utf-8"))
-        if odd:
-            notebook["cells"][3]["cell_type"] = odd
-        else:
-            del notebook["cells"][3]["cell_type"]
-        text = json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-        path.write_text(text, encoding="utf-8")
-    return path
-
-
-def _state(path: Path, cache: Path) -> tuple[dict[str, str], list[str]]:
-    files = {
-        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(path.parent.iterdir())
-    }
-    return files, sorted(str(p.relative_to(cache)) for p in cache.glob("snapshots/*/0*/**/*"))
 
 
 def _refuse(result: MutationResult, cells: tuple[CellView, ...]) -> None:
@@ -78,20 +51,20 @@ def _mutations() -> dict[str, Callable[[Document], MutationResult]]:
 def test_a_mutation_its_check_refuses_writes_no_file_snapshot_or_temporary(
     tmp_path: Path, cache: Path, mutation: str
 ) -> None:
-    path = _notebook(tmp_path)
+    path = with_odd_cell(tmp_path, None)
     document = Document.load(path)
-    before = _state(path, cache)
+    before = folder_and_snapshots(path, cache)
     with pytest.raises(NotebookError) as info:
         _mutations()[mutation](document)
     assert info.value.code == ErrorCode.INVALID_CELL_TYPE
-    assert _state(path, cache) == before
+    assert folder_and_snapshots(path, cache) == before
     assert [view.name for view in document.cells] == [
         view.name for view in Document.load(path).cells
     ]
 
 
 def test_the_check_sees_the_result_and_every_cell_as_they_will_be(tmp_path: Path) -> None:
-    path = _notebook(tmp_path)
+    path = with_odd_cell(tmp_path, None)
     document = Document.load(path)
     seen: list[tuple[MutationResult, tuple[CellView, ...]]] = []
     anchor = document.cells[1]
@@ -111,7 +84,7 @@ def test_the_check_sees_the_result_and_every_cell_as_they_will_be(tmp_path: Path
 def test_cache_and_output_writes_keep_a_cell_of_unknown_type_as_stored(
     tmp_path: Path, odd: str
 ) -> None:
-    path = _notebook(tmp_path, odd)
+    path = with_odd_cell(tmp_path, odd)
     stored = json.loads(path.read_text(encoding="utf-8"))["cells"][3]
     document = Document.load(path)
     code = next(view for view in document.cells if view.cell_type == "code")
