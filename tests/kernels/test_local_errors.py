@@ -28,7 +28,12 @@ def anyio_backend() -> str:
 async def backend(tmp_path: Path) -> AsyncIterator[LocalBackend]:
     started = LocalBackend()
     with anyio.fail_after(WAIT):
-        await started.start(kernelspec_name="python3", cwd=tmp_path, startup_timeout=WAIT)
+        await started.start(
+            kernelspec_name="python3",
+            cwd=tmp_path,
+            startup_timeout=WAIT,
+            notebook_path=tmp_path / "n.ipynb",
+        )
     try:
         yield started
     finally:
@@ -72,7 +77,12 @@ async def test_a_kernelspec_whose_program_is_missing_fails_to_start_chained_from
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     backend = LocalBackend()
     with anyio.fail_after(WAIT), pytest.raises(KernelError) as failed:
-        await backend.start(kernelspec_name="missing-program", cwd=tmp_path, startup_timeout=WAIT)
+        await backend.start(
+            kernelspec_name="missing-program",
+            cwd=tmp_path,
+            startup_timeout=WAIT,
+            notebook_path=tmp_path / "n.ipynb",
+        )
     assert failed.value.code == ErrorCode.KERNEL_START_FAILED
     assert isinstance(failed.value.__cause__, OSError)
     assert failed.value.details["kernelspec"] == "missing-program"

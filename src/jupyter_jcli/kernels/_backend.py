@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from jupyter_jcli.kernels._types import KernelMessage
+from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
 
 __all__ = ["BackendFactory", "KernelBackend"]
 
@@ -34,13 +34,25 @@ class KernelBackend(Protocol):
         """The kernel process id when the kernel runs on this machine, else ``None``."""
         ...
 
-    async def start(self, *, kernelspec_name: str, cwd: Path, startup_timeout: float) -> None:
-        """Start the kernel and wait until it answers ``kernel_info``.
+    @property
+    def origin(self) -> KernelOrigin:
+        """Where the started kernel comes from (:class:`KernelOrigin`): a backend that joins a
+        kernel it did not start (a server session, another process's kernel) says
+        ``attached``; one that launched its own kernel returns the local default."""
+        ...
+
+    async def start(
+        self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
+    ) -> None:
+        """Start the kernel (or join the notebook's running one) and wait until it answers
+        ``kernel_info``.
 
         Args:
             kernelspec_name: the installed kernelspec to launch.
             cwd: the kernel's working directory.
             startup_timeout: seconds to wait for the kernel to be ready.
+            notebook_path: the resolved notebook the kernel is for (a backend that can join a
+                kernel already running for it, such as a Jupyter Server session, uses it).
 
         Raises:
             KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``installed``: the kernelspec names

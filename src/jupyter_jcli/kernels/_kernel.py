@@ -24,6 +24,7 @@ from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._run import RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
+    LOCAL_ORIGIN,
     EvaluationResult,
     ExecutionResult,
     InterruptReason,
@@ -123,6 +124,7 @@ class NotebookKernel:
             pid=backend.pid if alive and backend is not None else None,
             cwd=self.cwd,
             running_cell=self._hold.running_cell if state == "busy" else None,
+            origin=backend.origin if alive and backend is not None else LOCAL_ORIGIN,
         )
 
     @asynccontextmanager
@@ -357,7 +359,10 @@ class NotebookKernel:
         backend = self._factory()
         spec = self.kernelspec_name
         await backend.start(
-            kernelspec_name=spec, cwd=self.cwd, startup_timeout=self._startup_timeout
+            kernelspec_name=spec,
+            cwd=self.cwd,
+            startup_timeout=self._startup_timeout,
+            notebook_path=self.notebook_path,
         )
         self._backend = backend
         self._running_spec = spec

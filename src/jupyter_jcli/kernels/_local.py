@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._types import KernelMessage
+from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
@@ -120,7 +120,13 @@ class LocalBackend:
         pid = getattr(self._km.provisioner, "pid", None)
         return pid if isinstance(pid, int) else None
 
-    async def start(self, *, kernelspec_name: str, cwd: Path, startup_timeout: float) -> None:
+    @property
+    def origin(self) -> KernelOrigin:
+        return LOCAL_ORIGIN
+
+    async def start(
+        self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
+    ) -> None:
         """Launch the kernel in ``cwd`` and wait (bounded) until it answers ``kernel_info``.
 
         Raises:

@@ -16,6 +16,7 @@ __all__ = [
     "InterruptReason",
     "KernelInfo",
     "KernelMessage",
+    "KernelOrigin",
     "KernelState",
     "Output",
     "OutputCallback",
@@ -158,6 +159,31 @@ class EvaluationResult:
 
 
 @dataclass(frozen=True, slots=True)
+class KernelOrigin:
+    """Where a started kernel comes from, as its backend reports it.
+
+    Attributes:
+        attached: ``True`` when the kernel was already running before this backend joined it
+            (a Jupyter Server session a person has open, or a kernel another process of ours
+            started); its history is unknown to us, so every cell counts as stale until it
+            runs on this kernel, and restarting it needs an explicit ``force``.
+        started_by: who started the kernel, as far as known (e.g. ``"jupyter-mcp pid 4242"``,
+            ``"JupyterLab session 1f0e..."``); ``None`` when we started it in this process.
+        kernel_id: the kernel's id where the transport has one (a Jupyter Server's kernel id).
+        server_url: the Jupyter Server's base URL for a server kernel; ``None`` when local.
+    """
+
+    attached: bool = False
+    started_by: str | None = None
+    kernel_id: str | None = None
+    server_url: str | None = None
+
+
+LOCAL_ORIGIN = KernelOrigin()
+"""The origin of a kernel this process started on this machine."""
+
+
+@dataclass(frozen=True, slots=True)
 class KernelInfo:
     """The state of one notebook's kernel.
 
@@ -169,6 +195,8 @@ class KernelInfo:
         pid: the kernel process id for a local kernel that is alive, else ``None``.
         cwd: the kernel's working directory (the notebook's folder).
         running_cell: the cell key of the execution that holds the kernel, when busy.
+        origin: where the running kernel comes from (:class:`KernelOrigin`; the local
+            default when not started).
     """
 
     notebook_path: Path
@@ -178,6 +206,7 @@ class KernelInfo:
     pid: int | None
     cwd: Path
     running_cell: str | None = None
+    origin: KernelOrigin = field(default_factory=KernelOrigin)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (paths as strings)."""
@@ -189,4 +218,8 @@ class KernelInfo:
             "pid": self.pid,
             "cwd": str(self.cwd),
             "running_cell": self.running_cell,
+            "attached": self.origin.attached,
+            "started_by": self.origin.started_by,
+            "kernel_id": self.origin.kernel_id,
+            "server_url": self.origin.server_url,
         }

@@ -50,7 +50,7 @@ from typing import Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._types import KernelMessage
+from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 __all__ = [
     "FAKE_KERNELSPECS",
@@ -136,7 +136,13 @@ class FakeBackend:
     def pid(self) -> int | None:
         return None
 
-    async def start(self, *, kernelspec_name: str, cwd: Path, startup_timeout: float) -> None:
+    @property
+    def origin(self) -> KernelOrigin:
+        return LOCAL_ORIGIN
+
+    async def start(
+        self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
+    ) -> None:
         if self.kernelspecs is not None and kernelspec_name not in self.kernelspecs:
             raise KernelError(
                 ErrorCode.KERNELSPEC_NOT_FOUND,
