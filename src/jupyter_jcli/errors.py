@@ -101,6 +101,18 @@ class ErrorCode(StrEnum):
     """The kernel was restarted while a call ran on it: the running cell was interrupted."""
     KERNEL_NOT_RUNNING = "KERNEL_NOT_RUNNING"
     VARIABLE_NOT_FOUND = "VARIABLE_NOT_FOUND"
+    KERNEL_SHARED = "KERNEL_SHARED"
+    """The kernel is shared with someone else (a joined Jupyter Server session): restarting
+    it needs an explicit ``force``."""
+    # Jupyter Server backend
+    SERVER_UNREACHABLE = "SERVER_UNREACHABLE"
+    """The Jupyter Server could not be reached, or the connection to it was lost."""
+    SERVER_AUTH_FAILED = "SERVER_AUTH_FAILED"
+    """The Jupyter Server refused the token (HTTP 401 or 403)."""
+    SERVER_ERROR = "SERVER_ERROR"
+    """The Jupyter Server answered a request with an unexpected status or document."""
+    SERVER_PATH_OUTSIDE_ROOT = "SERVER_PATH_OUTSIDE_ROOT"
+    """The notebook is not under the Jupyter Server's root folder, so it has no server path."""
     # Front ends
     USAGE_ERROR = "USAGE_ERROR"
     FILE_EXISTS = "FILE_EXISTS"

@@ -46,6 +46,14 @@ from jupyter_jcli.kernels._errors import kernel_died
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
+from jupyter_jcli.kernels._server_config import (
+    SERVER_ROOT_ENV,
+    SERVER_TOKEN_ENV,
+    SERVER_URL_ENV,
+    ServerConfig,
+    backend_factory,
+    server_config,
+)
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
 from jupyter_jcli.kernels._types import (
     DisplayUpdate,
@@ -69,6 +77,9 @@ __all__ = [
     "DEFAULT_STARTUP_TIMEOUT",
     "EXECUTE_TIMEOUT_ENV",
     "POLL_INTERVAL",
+    "SERVER_ROOT_ENV",
+    "SERVER_TOKEN_ENV",
+    "SERVER_URL_ENV",
     "SETTLE_TIMEOUT",
     "SHUTDOWN_TIMEOUT",
     "STOP_GRACE",
@@ -92,9 +103,12 @@ __all__ = [
     "Output",
     "OutputCallback",
     "OutputCollector",
+    "ServerConfig",
+    "backend_factory",
     "execute_timeout",
     "installed_kernelspecs",
     "kernel_died",
     "kernelspec_name_from_metadata",
     "message_type",
+    "server_config",
 ]

@@ -366,7 +366,7 @@ class NotebookKernel:
         )
         self._backend = backend
         self._running_spec = spec
-        self._epoch = uuid.uuid4().hex
+        self._epoch = backend.origin.epoch or uuid.uuid4().hex
         self._dead = False
         self._registry.clear()
 

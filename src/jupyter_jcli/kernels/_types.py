@@ -164,19 +164,24 @@ class KernelOrigin:
 
     Attributes:
         attached: ``True`` when the kernel was already running before this backend joined it
-            (a Jupyter Server session a person has open, or a kernel another process of ours
-            started); its history is unknown to us, so every cell counts as stale until it
-            runs on this kernel, and restarting it needs an explicit ``force``.
+            and its history is unknown to us (a Jupyter Server session a person has open):
+            every cell counts as stale until it runs on this kernel, and restarting it needs
+            an explicit ``force`` (``KERNEL_SHARED``). A kernel another process of ours
+            started and recorded (with its epoch and run log) is not ``attached``.
         started_by: who started the kernel, as far as known (e.g. ``"jupyter-mcp pid 4242"``,
             ``"JupyterLab session 1f0e..."``); ``None`` when we started it in this process.
         kernel_id: the kernel's id where the transport has one (a Jupyter Server's kernel id).
         server_url: the Jupyter Server's base URL for a server kernel; ``None`` when local.
+        epoch: the kernel's epoch when the backend joins a kernel whose epoch was recorded by
+            the process that started it (so both judge freshness alike); ``None``: the
+            :class:`~jupyter_jcli.kernels.NotebookKernel` mints a new epoch at start.
     """
 
     attached: bool = False
     started_by: str | None = None
     kernel_id: str | None = None
     server_url: str | None = None
+    epoch: str | None = None
 
 
 LOCAL_ORIGIN = KernelOrigin()

@@ -1,0 +1,123 @@
+"""Which kernel backend to use: local processes (the default) or a Jupyter Server.
+
+:class:`ServerConfig` is where a Jupyter Server is and how to authenticate to it;
+:func:`server_config` builds one from command-line options and the environment
+(``JUPYTER_JCLI_SERVER_URL``, ``JUPYTER_JCLI_SERVER_TOKEN``, ``JUPYTER_JCLI_SERVER_ROOT``);
+:func:`backend_factory` gives the :data:`~jupyter_jcli.kernels.BackendFactory` for a config
+(``None``: :class:`~jupyter_jcli.kernels.LocalBackend`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
+from jupyter_jcli.kernels._backend import BackendFactory
+
+__all__ = [
+    "SERVER_ROOT_ENV",
+    "SERVER_TOKEN_ENV",
+    "SERVER_URL_ENV",
+    "ServerConfig",
+    "backend_factory",
+    "server_config",
+]
+
+SERVER_URL_ENV = "JUPYTER_JCLI_SERVER_URL"
+"""Environment variable: the Jupyter Server base URL (as ``--server-url``)."""
+SERVER_TOKEN_ENV = "JUPYTER_JCLI_SERVER_TOKEN"
+"""Environment variable: the Jupyter Server token (as ``--token``; the only way host setup
+passes a token, so it never lands in a host's config file)."""
+SERVER_ROOT_ENV = "JUPYTER_JCLI_SERVER_ROOT"
+"""Environment variable: the local folder the server's root maps to (as ``--server-root``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """A Jupyter Server (JupyterLab, JupyterHub, Kernel Gateway, Enterprise Gateway).
+
+    Attributes:
+        url: the base URL with its path prefix and a trailing ``/``
+            (``https://hub.example.org/user/ana/``); REST paths such as ``api/kernels`` are
+            joined to it.
+        token: sent as ``Authorization: token <token>``; ``None`` for a server without auth.
+        verify: verify TLS certificates (``True``), or the path of a CA bundle to verify with.
+        server_root: the local folder that is the server's root (notebook paths are mapped
+            to server paths relative to it); ``None``: ask the server for its ``root_dir``.
+    """
+
+    url: str
+    token: str | None = None
+    verify: bool | str = True
+    server_root: Path | None = None
+
+    def __repr__(self) -> str:
+        token = None if self.token is None else "***"
+        return (
+            f"ServerConfig(url={self.url!r}, token={token!r}, verify={self.verify!r}, "
+            f"server_root={self.server_root!r})"
+        )
+
+
+def server_config(
+    url: str | None = None,
+    token: str | None = None,
+    server_root: str | os.PathLike[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> ServerConfig | None:
+    """The server to use from options, falling back to the environment variables.
+
+    Returns ``None`` (local kernels) when neither ``url`` nor ``JUPYTER_JCLI_SERVER_URL`` is
+    set. The URL is normalised to end in ``/``.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for a URL that is not ``http``/``https`` with a host, or
+            a token or root given without a URL.
+    """
+    env = os.environ if environ is None else environ
+    url = url or env.get(SERVER_URL_ENV) or None
+    token = token or env.get(SERVER_TOKEN_ENV) or None
+    root = server_root or env.get(SERVER_ROOT_ENV) or None
+    if url is None:
+        if server_root:
+            raise UsageError("--server-root needs --server-url", {"option": "server_root"})
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(
+            f"the server URL must be http:// or https:// with a host, not {url!r}",
+            {"option": "server_url", "value": url},
+        )
+    if parts.query or parts.fragment:
+        raise UsageError(
+            "the server URL must not have a query or fragment (pass the token with --token)",
+            {"option": "server_url"},
+        )
+    base = url if url.endswith("/") else url + "/"
+    return ServerConfig(
+        url=base,
+        token=token,
+        server_root=Path(root).expanduser().resolve() if root is not None else None,
+    )
+
+
+def backend_factory(server: ServerConfig | None) -> BackendFactory:
+    """The backend factory for ``server`` (``None``: local kernels).
+
+    Raises:
+        KernelError: ``SERVER_UNREACHABLE`` until the Jupyter Server backend is available.
+    """
+    from jupyter_jcli.kernels._local import LocalBackend
+
+    if server is None:
+        return LocalBackend
+    raise KernelError(
+        ErrorCode.SERVER_UNREACHABLE,
+        "this build has no Jupyter Server backend yet",
+        {"server_url": server.url},
+    )
