@@ -63,7 +63,8 @@ IPython is imported lazily, only for cells that hold magics, shell or help synta
 
 from __future__ import annotations
 
-from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell, clear_cache
+from jupyter_jcli.analysis._build import build_graph, clear_cache
+from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell
 from jupyter_jcli.analysis._graph import (
     CellDict,
     CellInput,
@@ -71,7 +72,6 @@ from jupyter_jcli.analysis._graph import (
     EdgeDict,
     GraphDict,
     NotebookGraph,
-    build_graph,
 )
 from jupyter_jcli.analysis._lint import Finding, FindingDict, FindingKind
 from jupyter_jcli.analysis._mutations import (
