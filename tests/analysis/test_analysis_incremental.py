@@ -156,6 +156,71 @@ def test_random_edits_of_a_long_notebook_give_the_graph_of_a_full_build() -> Non
     assert _walk(cells, seed=2026, steps=80) > 40  # most steps took the incremental path
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_edits_of_a_notebook_of_rule_cells_give_the_graph_of_a_full_build(
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    cells = [CellInput(f"rule-{i}", "code", rng.choice(_RULES)) for i in range(40)]
+    _walk(cells, seed=seed, steps=60)
+
+
+# (cells before, position edited, its new source or cell type): one rule an edit flips each.
+_FLIPS = {
+    "a function body now reads another name": (
+        ["x = 1", "y = 2", "def f():\n    return x", "z = f()"],
+        2,
+        "def f():\n    return y",
+    ),
+    "a module alias becomes a plain object": (
+        ["import numpy as np", "a = [1]", "np.sort(a)"],
+        0,
+        "np = Holder()",
+    ),
+    "an attribute store does not rebind the alias": (
+        ["import numpy as np", "np.x = 1", "a = [1]", "np.sort(a)"],
+        0,
+        "np = Holder()",
+    ),
+    "a builtin container becomes another object": (
+        ["seen = set()", "seen.add(1)"],
+        0,
+        "seen = make()",
+    ),
+    "a builtin is rebound": (["x = [1]", "y = len(x)"], 0, "len = my_len"),
+    "a builtin is no longer rebound": (["len = my_len", "y = len(x)"], 0, "x = [1]"),
+    "a cell becomes a wildcard writer": (["a = 1", "print(b)"], 0, "from os import *"),
+    "a cell stops being a wildcard writer": (["from os import *", "print(b)"], 0, "a = 1"),
+    "a delete is removed": (["x = 1", "del x", "print(x)"], 1, "pass"),
+    "a global write moves to another name": (
+        ["def f():\n    global t\n    t = 1", "f()", "print(t)", "t"],
+        0,
+        "def f():\n    global u\n    u = 1",
+    ),
+    "a definer becomes markdown": (["x = 1", "y = x", "print(y)"], 0, "markdown"),
+    "markdown becomes a definer": (["y = 1", "x = 1", "print(x, y)"], 1, "markdown"),
+    "a name is now bound only below": (["print(late)", "late = 1"], 1, "early = 1"),
+    "a cell stops parsing": (["x = 1", "y = x", "z = y"], 1, "def ("),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_FLIPS), ids=str)
+def test_an_edit_that_flips_a_rule_gives_the_graph_of_a_full_build(case: str) -> None:
+    sources, at, new = _FLIPS[case]
+    cells = [CellInput(f"flip-{i}", "code", src) for i, src in enumerate(sources)]
+    for forward in (True, False):  # the edit, then its undo
+        _build.forget_graphs()
+        before = build_graph(cells)
+        old = cells[at]
+        if new in ("markdown", "code"):
+            cells[at] = CellInput(old.key, "code" if old.cell_type != "code" else new, old.source)
+        else:
+            cells[at] = CellInput(old.key, old.cell_type, new if forward else sources[at])
+        got = build_graph(cells, previous=before)
+        assert got is not before
+        _assert_same(got, _scratch(cells))
+
+
 def test_the_process_memo_builds_the_next_version_like_a_full_build() -> None:
     cells = [c for p in NOTEBOOKS[:6] for c in _cells(p)]
     _build.forget_graphs()
