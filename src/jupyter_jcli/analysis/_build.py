@@ -27,8 +27,8 @@ from jupyter_jcli.analysis._graph import CellInput, CellNode, NotebookGraph, ana
 from jupyter_jcli.analysis._incremental import update_graph
 from jupyter_jcli.analysis._lint import Finding, lint_cell
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
-from jupyter_jcli.analysis._resolve import NOTHING, Resolved, resolve_cell
-from jupyter_jcli.analysis._trace import GraphTrace
+from jupyter_jcli.analysis._resolve import NOTHING, Lookups, Resolved, resolve_cell
+from jupyter_jcli.analysis._trace import Extra, GraphTrace
 from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
 from jupyter_jcli.errors import AnalysisError, ErrorCode
 
@@ -71,6 +71,11 @@ def _recall(keys: tuple[str, ...]) -> NotebookGraph | None:
         if graph is not None:
             _memo.move_to_end(keys)
         return graph
+
+
+def _latest() -> NotebookGraph | None:
+    with _memo_lock:
+        return next(reversed(_memo.values()), None)
 
 
 def _remember(graph: NotebookGraph) -> None:
@@ -132,13 +137,35 @@ def build_graph(
         elif len(changed) <= max(8, len(keys) // 8):
             graph = update_graph(base, cells, changed)
     if graph is None:
-        graph = _full(cells, keys)
+        graph = _full(cells, keys, base if base is not None else _latest())
     _remember(graph)
     return graph
 
 
-def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
-    """The full pass: every cell's effects (cached), then one walk down the notebook."""
+def _effects(cells: Sequence[CellInput], donor: NotebookGraph | None) -> list[CellEffects]:
+    """Every cell's effects: a cell of ``donor`` with the same key, type and source lends
+    its own (cells moved or next to an inserted one), the others come from the cache."""
+    if donor is None:
+        return [analyzed(c, i) for i, c in enumerate(cells)]
+    where, sources, effects = donor._index, donor._trace.sources, donor._trace.effects
+    out: list[CellEffects] = []
+    for i, c in enumerate(cells):
+        j = where.get(c.key)
+        if j is not None:
+            source = sources[j]
+            eff = effects[j]
+            if (source is c.source or source == c.source) and eff.cell_type == c.cell_type:
+                out.append(eff)
+                continue
+        out.append(analyzed(c, i))
+    return out
+
+
+def _full(
+    cells: Sequence[CellInput], keys: tuple[str, ...], donor: NotebookGraph | None
+) -> NotebookGraph:
+    """The full pass: every cell's effects (from ``donor`` or the cache), then one walk
+    down the notebook."""
     index: dict[str, int] = {}
     for i, key in enumerate(keys):
         if key in index:
@@ -148,7 +175,7 @@ def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
                 {"cell": key, "indexes": [index[key], i]},
             )
         index[key] = i
-    effects = [analyzed(c, i) for i, c in enumerate(cells)]
+    effects = _effects(cells, donor)
     written: set[str] = set()
     for e in effects:
         written |= e.defines
@@ -159,23 +186,19 @@ def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
     callable_of: dict[str, CallTimeEffects] = {}
     modules: set[str] = set()
     containers: set[str] = set()
-    wildcard: int | None = None
+    above = Lookups(last_writer.get, callable_of.get, modules.__contains__, containers.__contains__)
     resolved: list[Resolved] = []
+    extras: dict[int, Extra] = {}
     edge_names: dict[tuple[int, int], set[str]] = {}
     parents: list[set[int]] = [set() for _ in cells]
     children: list[set[int]] = [set() for _ in cells]
     for i, eff in enumerate(effects):
-        res = resolve_cell(
-            eff,
-            writer=last_writer.get,
-            callable_of=callable_of.get,
-            is_module=modules.__contains__,
-            is_container=containers.__contains__,
-            wildcard=wildcard,
-        )
+        res = resolve_cell(eff, above)
         resolved.append(res)
         if res is NOTHING:
             continue
+        if res.probed is not eff.uses or res.wild or res.call_binds:
+            extras[i] = (res.probed, res.wild, res.call_binds)
         own = eff.defines
         last_writer.update(dict.fromkeys(res.writes, i))
         if own:
@@ -192,7 +215,7 @@ def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
             modules -= eff.deletes
             containers -= eff.deletes
         if eff.wildcard_writers:
-            wildcard = i
+            above.wildcard = i
         parents_i = parents[i]
         for name, p in res.inputs.items():
             pair = (p, i)
@@ -205,17 +228,26 @@ def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
                 names.add(name)
 
     findings: dict[int, tuple[Finding, ...]] = {}
-    if any(r.unresolved for r in resolved) or any(_has_lint(e) for e in effects):
-        wanted: set[str] = set().union(*(r.unresolved for r in resolved))
+    linted = [
+        i
+        for i, (eff, res) in enumerate(zip(effects, resolved, strict=True))
+        if res.unresolved
+        or eff.syntax_error
+        or eff.history_refs
+        or eff.wildcard_writers
+        or eff.opaque_magics
+        or eff.too_large
+    ]
+    if linted:
+        wanted: set[str] = set().union(*(resolved[i].unresolved for i in linted))
         writers: dict[str, list[int]] = {}
-        for i, (eff, res) in enumerate(zip(effects, resolved, strict=True)):
-            bound = eff.defines | res.call_binds if res.call_binds else eff.defines
-            for name in bound.intersection(wanted):  # defined_below: cells that bind it
-                writers.setdefault(name, []).append(i)
-        for i, (eff, res) in enumerate(zip(effects, resolved, strict=True)):
-            found = lint_cell(keys, i, eff, res.unresolved, writers)
-            if found:
-                findings[i] = tuple(found)
+        if wanted:
+            for i, (eff, res) in enumerate(zip(effects, resolved, strict=True)):
+                bound = eff.defines | res.call_binds if res.call_binds else eff.defines
+                for name in bound.intersection(wanted):  # defined_below: cells that bind it
+                    writers.setdefault(name, []).append(i)
+        for i in linted:
+            findings[i] = tuple(lint_cell(keys, i, effects[i], resolved[i].unresolved, writers))
     nodes: tuple[CellNode, ...] = tuple(
         cell_node(
             i,
@@ -229,7 +261,7 @@ def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
         for i, (eff, res) in enumerate(zip(effects, resolved, strict=True))
     )
     sources = tuple(c.source for c in cells)
-    trace = GraphTrace(keys, sources, effects, resolved, findings=findings, hidden=hidden)
+    trace = GraphTrace(keys, sources, effects, findings=findings, hidden=hidden, extras=extras)
     return NotebookGraph(
         cells=nodes,
         edges=tuple(sorted(edge_names)),
@@ -237,14 +269,4 @@ def _full(cells: Sequence[CellInput], keys: tuple[str, ...]) -> NotebookGraph:
         findings=tuple(f for i in sorted(findings) for f in findings[i]),
         _index=MappingProxyType(index),
         _trace=trace,
-    )
-
-
-def _has_lint(eff: CellEffects) -> bool:
-    return bool(
-        eff.syntax_error
-        or eff.history_refs
-        or eff.wildcard_writers
-        or eff.opaque_magics
-        or eff.too_large
     )

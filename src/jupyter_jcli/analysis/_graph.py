@@ -27,7 +27,7 @@ from typing import TypedDict
 from jupyter_jcli.analysis._cell import analyze_cell
 from jupyter_jcli.analysis._lint import Finding, FindingDict
 from jupyter_jcli.analysis._resolve import Resolved
-from jupyter_jcli.analysis._trace import GraphTrace
+from jupyter_jcli.analysis._trace import GraphTrace, Indexes
 from jupyter_jcli.analysis._types import CellEffects
 from jupyter_jcli.errors import AnalysisError, ErrorCode
 
@@ -149,6 +149,10 @@ class NotebookGraph:
     findings: tuple[Finding, ...]
     _index: Mapping[str, int] = field(hash=False, repr=False)
     _trace: GraphTrace = field(hash=False, repr=False, compare=False)
+
+    def _indexes(self) -> Indexes:
+        """The per-name position indexes of this graph (built on first use)."""
+        return self._trace.indexes(self.cells)
 
     def __len__(self) -> int:
         return len(self.cells)

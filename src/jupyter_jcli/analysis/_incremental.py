@@ -24,18 +24,19 @@ from bisect import bisect_left, insort
 from collections.abc import Sequence
 from types import MappingProxyType
 
-from jupyter_jcli.analysis._graph import CellInput, NotebookGraph, analyzed, cell_node
+from jupyter_jcli.analysis._graph import CellInput, CellNode, NotebookGraph, analyzed, cell_node
 from jupyter_jcli.analysis._lint import Finding, lint_cell
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
 from jupyter_jcli.analysis._resolve import (
     UNCHANGED,
+    Lookups,
     Resolved,
     binding,
     bound_names,
     is_wildcard_writer,
     resolve_cell,
 )
-from jupyter_jcli.analysis._trace import CopyOnWrite, GraphTrace, Indexes, builtin_writes
+from jupyter_jcli.analysis._trace import CopyOnWrite, Extra, GraphTrace, Indexes, builtin_writes
 from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
 
 __all__ = ["update_graph"]
@@ -93,6 +94,11 @@ class _Above:
         return self.wildcards[p - 1] if p else None
 
 
+def _resolution(node: CellNode, extra: Extra) -> Resolved:
+    """The :class:`Resolved` a node was built from (``extra``: the rest, from the trace)."""
+    return Resolved(node.reads, node.writes, node.inputs, node.unresolved, *extra)
+
+
 def _rebind(old: CellEffects, new: CellEffects, dirty: set[str]) -> list[str]:
     """Update ``dirty`` binding names after a cell whose effects changed from ``old``; return
     the names it made dirty."""
@@ -121,7 +127,7 @@ def update_graph(
         AnalysisError: ``INVALID_CELL_TYPE`` for a changed cell of an unknown type.
     """
     old = base._trace
-    idx = old.indexes()
+    idx = base._indexes()
     n = len(old.keys)
     effects = list(old.effects)
     sources = list(old.sources)
@@ -153,8 +159,8 @@ def update_graph(
     writers = CopyOnWrite(idx.writers)
     lint_binders = CopyOnWrite(idx.lint_binders)
     above = _Above(writers, binders, wildcards, effects)
-    resolved = list(old.resolved)
-    recomputed: list[int] = []
+    lookups = Lookups(above.writer, above.callable_of, above.is_module, above.is_container)
+    resolved: dict[int, Resolved] = {}  # the cells resolved again
     todo = set(changed)
     last = changed[-1]
     dirty_writes: set[str] = set()
@@ -166,26 +172,19 @@ def update_graph(
     horizon = -1
     at = changed[0]
     while at < n:
-        eo, ro = old.effects[at], old.resolved[at]
-        probed = ro.probed
+        eo, ro = old.effects[at], base.cells[at]
+        probed, wild, call_binds = old.extra(at)
         if (
             at in todo
             or (dirty_writes and not dirty_writes.isdisjoint(probed))
             or (dirty_binds and not dirty_binds.isdisjoint(probed))
-            or (dirty_wildcard and ro.wild)
+            or (dirty_wildcard and wild)
         ):
             en = effects[at]
             above.at = at
-            rn = resolve_cell(
-                en,
-                writer=above.writer,
-                callable_of=above.callable_of,
-                is_module=above.is_module,
-                is_container=above.is_container,
-                wildcard=above.wildcard(),
-            )
+            lookups.wildcard = above.wildcard()
+            rn = resolve_cell(en, lookups)
             resolved[at] = rn
-            recomputed.append(at)
             if rn.writes != ro.writes:
                 for name in ro.writes - rn.writes:
                     writers.remove(name, at)
@@ -197,7 +196,7 @@ def update_graph(
                 horizon = max(horizon, *(last_probe.get(name, -1) for name in flipped))
             elif dirty_writes:
                 dirty_writes -= ro.writes
-            lo = eo.defines | ro.call_binds
+            lo = eo.defines | call_binds
             ln = en.defines | rn.call_binds
             for name in lo - ln:
                 lint_binders.remove(name, at)
@@ -230,7 +229,6 @@ def update_graph(
         effects=effects,
         sources=sources,
         resolved=resolved,
-        recomputed=recomputed,
         writers=writers,
         binders=binders,
         wildcards=wildcards,
@@ -246,8 +244,7 @@ def _patched(
     idx: Indexes,
     effects: list[CellEffects],
     sources: list[str],
-    resolved: list[Resolved],
-    recomputed: list[int],
+    resolved: dict[int, Resolved],
     writers: CopyOnWrite,
     binders: CopyOnWrite,
     wildcards: list[int],
@@ -256,7 +253,7 @@ def _patched(
 ) -> NotebookGraph:
     """The new graph: ``base`` with the nodes, edges and findings of the changes redone."""
     keys = old.keys
-    touched = set(recomputed)
+    touched = set(resolved)
     parents_of: dict[int, tuple[int, ...]] = {}
     children_of: dict[int, set[int]] = {}
     edge_names = dict(base.edge_names)
@@ -264,8 +261,13 @@ def _patched(
     added: set[tuple[int, int]] = set()
     unresolved_cells = idx.unresolved_cells
     last_probe, last_wild = idx.last_probe, idx.last_wild
-    for i in recomputed:
-        ro, rn = old.resolved[i], resolved[i]
+    extras = dict(old.extras)
+    for i, rn in resolved.items():
+        ro = base.cells[i]
+        if rn.probed is not effects[i].uses or rn.wild or rn.call_binds:
+            extras[i] = (rn.probed, rn.wild, rn.call_binds)
+        else:
+            extras.pop(i, None)
         fresh = [name for name in rn.probed if last_probe.get(name, -1) < i]
         if fresh:
             last_probe = dict(last_probe) if last_probe is idx.last_probe else last_probe
@@ -303,15 +305,17 @@ def _patched(
             touched.update(j for j, e in enumerate(effects) if not e.uses.isdisjoint(flipped))
 
     findings = dict(old.findings)
-    relint = set(recomputed)
+
+    def _unresolved(j: int) -> frozenset[str]:
+        return resolved[j].unresolved if j in resolved else base.cells[j].unresolved
+
+    relint = set(resolved)
     stale_lint = lint_binders.changed
     if stale_lint:
-        relint.update(
-            j for j in unresolved_cells if not resolved[j].unresolved.isdisjoint(stale_lint)
-        )
+        relint.update(j for j in unresolved_cells if not _unresolved(j).isdisjoint(stale_lint))
     positions = lint_binders.result()
     for j in relint:
-        found = lint_cell(keys, j, effects[j], resolved[j].unresolved, positions)
+        found = lint_cell(keys, j, effects[j], _unresolved(j), positions)
         if found:
             findings[j] = tuple(found)
         else:
@@ -325,7 +329,7 @@ def _patched(
             j,
             keys[j],
             effects[j],
-            resolved[j],
+            resolved[j] if j in resolved else _resolution(node, old.extra(j)),
             hidden=hidden,
             parents=parents_of.get(j, node.parents),
             children=node.children if kids is None else tuple(sorted(kids)),
@@ -340,9 +344,9 @@ def _patched(
         keys,
         tuple(sources),
         effects,
-        resolved,
         findings=findings,
         hidden=hidden,
+        extras=extras,
         indexes=Indexes(
             writers.result(),
             binders.result(),

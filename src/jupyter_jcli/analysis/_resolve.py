@@ -13,8 +13,8 @@ the cells below, name by name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
 from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
@@ -23,6 +23,7 @@ __all__ = [
     "NOTHING",
     "UNCHANGED",
     "Binding",
+    "Lookups",
     "Resolved",
     "binding",
     "bound_names",
@@ -34,8 +35,7 @@ _EMPTY: frozenset[str] = frozenset()
 _NO_INPUTS: Mapping[str, int] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
+class Resolved(NamedTuple):
     """One cell resolved against the cells above it.
 
     Attributes:
@@ -69,30 +69,42 @@ def is_wildcard_writer(eff: CellEffects) -> bool:
     return bool(eff.wildcard_writers) and eff.cell_type == "code" and eff.syntax_error is None
 
 
-def resolve_cell(
-    eff: CellEffects,
-    *,
-    writer: Callable[[str], int | None],
-    callable_of: Callable[[str], CallTimeEffects | None],
-    is_module: Callable[[str], bool],
-    is_container: Callable[[str], bool],
-    wildcard: int | None,
-) -> Resolved:
-    """Resolve one cell's reads and writes against the state the cells above left.
+class Lookups:
+    """The state the cells above a cell left, asked name by name (one object per pass).
 
-    Args:
-        eff: the cell's effects.
+    Attributes:
         writer: the nearest cell above that writes a name, or ``None``.
         callable_of: a name's call-time effects as the nearest binding above left them.
         is_module: the name's nearest binding above is an ``import`` (or importing magic).
         is_container: the name's nearest binding above is a builtin container.
-        wildcard: the nearest wildcard writer above, or ``None``.
+        wildcard: the nearest wildcard writer above, or ``None`` (the pass updates it).
+    """
+
+    __slots__ = ("callable_of", "is_container", "is_module", "wildcard", "writer")
+
+    def __init__(
+        self,
+        writer: Callable[[str], int | None],
+        callable_of: Callable[[str], CallTimeEffects | None],
+        is_module: Callable[[str], bool],
+        is_container: Callable[[str], bool],
+    ) -> None:
+        self.writer = writer
+        self.callable_of = callable_of
+        self.is_module = is_module
+        self.is_container = is_container
+        self.wildcard: int | None = None
+
+
+def resolve_cell(eff: CellEffects, above: Lookups) -> Resolved:
+    """Resolve one cell's reads and writes against the state the cells above left.
 
     Returns:
         The cell's :class:`Resolved` (:data:`NOTHING` for cells without edges).
     """
     if eff.cell_type != "code" or eff.syntax_error is not None:
         return NOTHING
+    writer, callable_of, is_module = above.writer, above.callable_of, above.is_module
     own = eff.defines
     inputs: dict[str, int] = {}
     unresolved: set[str] = set()
@@ -100,15 +112,16 @@ def resolve_cell(
     call_binds: set[str] | None = None
     stack = list(eff.uses)
     seen = set(stack)
-    probes: set[str] = set()
+    probes: set[str] | None = None
     wild = False
+    called = False  # ``seen`` grew past ``uses``
     # A cell that binds names and references functions from above: roots are popped in
     # source order, each with all it reaches at call time before the next, so a call-time
     # read of a name the cell binds counts only when the binding comes later.
     order: Mapping[str, int] | None = None
     first_bind = eff.first_bind
     reached: dict[str, int] = {}  # call-time reads: when their root is first read
-    if own and any(callable_of(n) is not None for n in stack):
+    if own and any(map(callable_of, stack)):  # a function's call-time effects are truthy
         order = eff.first_read
         stack.sort(key=order.__getitem__, reverse=True)
     when = 0
@@ -121,14 +134,15 @@ def resolve_cell(
             if name in BUILTIN_NAMES:
                 continue
             wild = True
-            if wildcard is None:
+            if above.wildcard is None:
                 unresolved.add(name)
                 continue
-            w = wildcard
+            w = above.wildcard
         inputs[name] = w
         call = callable_of(name)
         if call is None:
             continue
+        called = True
         for r in call.reads:
             if r not in seen:
                 seen.add(r)
@@ -144,7 +158,7 @@ def resolve_cell(
                 continue
             if r in call.method_writes:
                 if r not in seen:  # never: a mutation is also a read; kept exact anyway
-                    probes.add(r)
+                    probes = (probes or set()) | {r}
                 if is_module(r):
                     continue
             extra_writes.add(r)
@@ -154,24 +168,26 @@ def resolve_cell(
                 call_binds.add(r)
     writes = eff.writes
     if eff.method_mutates or eff.display_mutates:  # both are in ``uses`` (so in ``seen``)
-        probes.update((eff.method_mutates | eff.display_mutates).difference(seen))
+        unseen = (eff.method_mutates | eff.display_mutates).difference(seen)
+        if unseen:
+            probes = set(unseen).union(probes or ())
     if eff.method_mutates:
         on_modules = {n for n in eff.method_mutates if is_module(n)}
         if on_modules:
             writes = own | (eff.mutates - on_modules) | eff.deletes
     if eff.display_mutates:
-        extra_writes.update(n for n in eff.display_mutates if is_container(n))
+        extra_writes.update(n for n in eff.display_mutates if above.is_container(n))
     if extra_writes:
         writes = writes | extra_writes
     reads = frozenset(inputs).union(unresolved) if unresolved else frozenset(inputs)
     return Resolved(
-        reads=reads,
-        writes=writes,
-        inputs=inputs,
-        unresolved=frozenset(unresolved) if unresolved else _EMPTY,
-        probed=seen.union(probes) if probes else seen,
-        wild=wild,
-        call_binds=frozenset(call_binds) if call_binds else _EMPTY,
+        reads,
+        writes,
+        inputs,
+        frozenset(unresolved) if unresolved else _EMPTY,
+        seen.union(probes) if probes else seen if called else eff.uses,
+        wild,
+        frozenset(call_binds) if call_binds else _EMPTY,
     )
 
 

@@ -13,13 +13,22 @@ import threading
 from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.analysis._lint import Finding
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
-from jupyter_jcli.analysis._resolve import Resolved, bound_names, is_wildcard_writer
+from jupyter_jcli.analysis._resolve import bound_names, is_wildcard_writer
 from jupyter_jcli.analysis._types import CellEffects
 
-__all__ = ["CopyOnWrite", "GraphTrace", "Indexes", "builtin_writes"]
+if TYPE_CHECKING:
+    from jupyter_jcli.analysis._graph import CellNode
+
+_EMPTY: frozenset[str] = frozenset()
+
+Extra = tuple[frozenset[str] | set[str], bool, frozenset[str]]
+"""A resolution's ``probed``, ``wild`` and ``call_binds`` (:class:`~._resolve.Resolved`)."""
+
+__all__ = ["CopyOnWrite", "Extra", "GraphTrace", "Indexes", "builtin_writes"]
 
 
 def builtin_writes(eff: CellEffects) -> frozenset[str]:
@@ -56,7 +65,7 @@ class Indexes:
     last_wild: int
 
     @classmethod
-    def of(cls, effects: Sequence[CellEffects], resolved: Sequence[Resolved]) -> Indexes:
+    def of(cls, trace: GraphTrace, nodes: Sequence[CellNode]) -> Indexes:
         """The indexes of a graph's cells (linear in the number of names)."""
         writers: dict[str, list[int]] = {}
         binders: dict[str, list[int]] = {}
@@ -66,12 +75,13 @@ class Indexes:
         unresolved: list[int] = []
         last_probe: dict[str, int] = {}
         last_wild = -1
-        for i, (eff, res) in enumerate(zip(effects, resolved, strict=True)):
+        for i, (eff, res) in enumerate(zip(trace.effects, nodes, strict=True)):
+            probed, wild, call_binds = trace.extra(i)
             for name in res.writes:
                 writers.setdefault(name, []).append(i)
             for name in bound_names(eff):
                 binders.setdefault(name, []).append(i)
-            for name in eff.defines | res.call_binds if res.call_binds else eff.defines:
+            for name in eff.defines | call_binds if call_binds else eff.defines:
                 lint_binders.setdefault(name, []).append(i)
             for name in builtin_writes(eff):
                 counts[name] = counts.get(name, 0) + 1
@@ -79,9 +89,9 @@ class Indexes:
                 wildcards.append(i)
             if res.unresolved:
                 unresolved.append(i)
-            if res.probed:
-                last_probe.update(dict.fromkeys(res.probed, i))
-                if res.wild:
+            if probed:
+                last_probe.update(dict.fromkeys(probed, i))
+                if wild:
                     last_wild = i
         return cls(
             writers, binders, wildcards, lint_binders, counts, unresolved, last_probe, last_wild
@@ -95,9 +105,11 @@ class GraphTrace:
         keys: the cells' keys, in document order.
         sources: the cells' sources, in document order.
         effects: the cells' effects (cell types included).
-        resolved: the cells' resolutions.
         findings: lint findings by cell index (cells without findings absent).
         hidden: builtins that no cell writes (left out of ``uses``).
+        extras: by cell index, the ``probed``, ``wild`` and ``call_binds`` of its
+            :class:`~._resolve.Resolved` when they are not ``(effects.uses, False, ∅)``
+            (the node keeps the rest).
         size: characters of source held (for the bound of the graph memo).
     """
 
@@ -105,10 +117,10 @@ class GraphTrace:
         "_indexes",
         "_lock",
         "effects",
+        "extras",
         "findings",
         "hidden",
         "keys",
-        "resolved",
         "size",
         "sources",
     )
@@ -118,27 +130,32 @@ class GraphTrace:
         keys: tuple[str, ...],
         sources: tuple[str, ...],
         effects: list[CellEffects],
-        resolved: list[Resolved],
         *,
         findings: Mapping[int, tuple[Finding, ...]],
         hidden: frozenset[str],
+        extras: Mapping[int, Extra],
         indexes: Indexes | None = None,
     ) -> None:
         self.keys = keys
         self.sources = sources
         self.effects = effects
-        self.resolved = resolved
         self.findings = findings
         self.hidden = hidden
+        self.extras = extras
         self.size = sum(map(len, sources))
         self._indexes = indexes
         self._lock = threading.Lock()
 
-    def indexes(self) -> Indexes:
-        """The per-name indexes, built on first use."""
+    def extra(self, i: int) -> Extra:
+        """Cell ``i``'s ``(probed, wild, call_binds)`` (see ``extras``)."""
+        found = self.extras.get(i)
+        return (self.effects[i].uses, False, _EMPTY) if found is None else found
+
+    def indexes(self, nodes: Sequence[CellNode]) -> Indexes:
+        """The per-name indexes of the graph whose ``nodes`` these are, built on first use."""
         with self._lock:
             if self._indexes is None:
-                self._indexes = Indexes.of(self.effects, self.resolved)
+                self._indexes = Indexes.of(self, nodes)
             return self._indexes
 
 
