@@ -14,7 +14,8 @@ version before the edit). Prints, for each kind of edit, the median and p95 over
 - ``insert`` / ``delete`` / ``move``: structural edits, which take the full pass (each
   unchanged cell's effects still come from the per-cell cache).
 
-each with the cyclic garbage collector enabled (after one ``gc.collect()`` that settles the
+each with the cyclic garbage collector enabled (wall clock, and the process's CPU time, which
+a busy shared machine disturbs less) (after one ``gc.collect()`` that settles the
 heap the cold build left, as in a long-running server) and disabled, so the GC share shows;
 and the cold build and the first edit after it (which builds the per-name indexes).
 Every incremental result is checked against a full build once at the end.
@@ -81,16 +82,19 @@ def _edit_kinds(pool: list[str]) -> dict[str, Callable[[list[CellInput], int, in
 
 def _session(
     cells: list[CellInput], edit: Callable[[list[CellInput], int, int], None], seed: int
-) -> tuple[list[float], NotebookGraph]:
+) -> tuple[list[float], list[float], NotebookGraph]:
+    """Wall-clock and CPU seconds of each build after an edit, and the last graph."""
     rng = random.Random(seed)
-    times: list[float] = []
+    wall: list[float] = []
+    cpu: list[float] = []
     graph = build_graph(cells)
     for n in range(EDITS):
         edit(cells, rng.randrange(len(cells)), n)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         graph = build_graph(cells)
-        times.append(time.perf_counter() - start)
-    return times, graph
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return wall, cpu, graph
 
 
 def main() -> int:
@@ -111,7 +115,10 @@ def main() -> int:
     print(f"cold build (every cell parsed):            {cold * 1e3:8.1f} ms")
     print(f"first edit after it (builds the indexes):  {first * 1e3:8.1f} ms")
     print()
-    print(f"{'edit':8} {'GC on: median':>14} {'p95':>8} {'GC off: median':>15} {'p95':>8}  ms")
+    print(
+        f"{'edit':8} {'GC on: median':>14} {'p95':>8} {'CPU median':>11} "
+        f"{'GC off: median':>15} {'p95':>8}  ms"
+    )
     medians: dict[str, float] = {}
     last: dict[str, tuple[list[CellInput], NotebookGraph]] = {}
     for name, edit in kinds.items():
@@ -123,15 +130,17 @@ def main() -> int:
             if not collect:
                 gc.disable()
             try:
-                times, graph = _session(cells, edit, seed=13)
+                times, cpu, graph = _session(cells, edit, seed=13)
             finally:
                 gc.enable()
             row += [statistics.median(times), _p95(times)]
+            if collect:
+                row.append(statistics.median(cpu))
             last[name] = (cells, graph)
         medians[name] = row[0]
         print(
-            f"{name:8} {row[0] * 1e3:14.2f} {row[1] * 1e3:8.2f} {row[2] * 1e3:15.2f} "
-            f"{row[3] * 1e3:8.2f}"
+            f"{name:8} {row[0] * 1e3:14.2f} {row[1] * 1e3:8.2f} {row[2] * 1e3:11.2f} "
+            f"{row[3] * 1e3:15.2f} {row[4] * 1e3:8.2f}"
         )
     for name, (cells, graph) in last.items():
         clear_cache()

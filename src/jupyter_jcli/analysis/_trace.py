@@ -1,10 +1,12 @@
 """What a built graph keeps so that the next version of its notebook can be built from it.
 
 A :class:`GraphTrace` rides along with every :class:`~._graph.NotebookGraph` (private, never
-compared): the inputs the graph was built from, each cell's effects and :class:`Resolved`, the
-lint findings per cell, and, built on first use, per-name indexes of the cells that write or
-bind each name (:class:`Indexes`), which answer "the nearest cell above position ``i`` that
-writes ``name``" by bisection. :mod:`._incremental` reads a trace and writes a new one.
+compared): the keys and sources the graph was built from, each cell's effects, what the
+nodes do not keep of each cell's :class:`~._resolve.Resolved` (only where it differs from
+the cell's ``uses``, so a graph holds no extra object per cell), the lint findings per cell,
+and, built on first use, per-name indexes of the cells that write or bind each name
+(:class:`Indexes`), which answer "the nearest cell above position ``i`` that writes
+``name``" by bisection. :mod:`._incremental` reads a trace and writes a new one.
 """
 
 from __future__ import annotations
