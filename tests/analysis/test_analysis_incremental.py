@@ -9,11 +9,11 @@ findings and staleness. The memos are bounded and never answer for a different s
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 import pytest
+from test_analysis_corpus import NOTEBOOKS, fixture_cells
 
 from jupyter_jcli.analysis import (
     CellInput,
@@ -24,8 +24,6 @@ from jupyter_jcli.analysis import (
     build_graph,
     stale_after_edit,
 )
-
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "fixtures" / "notebooks").glob("*.ipynb"))
 
 # Sources that exercise every rule an edit can flip for the cells below: rebinding, module
 # aliases, builtin containers, call-time reads and ``global`` writes, wildcard writers,
@@ -66,15 +64,7 @@ _RULES = [
 
 
 def _cells(path: Path) -> list[CellInput]:
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    raw = nb.get("cells") or [c for ws in nb.get("worksheets", []) for c in ws["cells"]]
-    cells = []
-    for i, c in enumerate(raw):
-        src = c.get("source", c.get("input", ""))
-        src = "".join(src) if isinstance(src, list) else src
-        kind = c["cell_type"] if c["cell_type"] in ("code", "markdown", "raw") else "markdown"
-        cells.append(CellInput(key=f"{path.stem}-{i}", cell_type=kind, source=src))
-    return cells
+    return fixture_cells(path, prefix=path.stem)
 
 
 def _pool() -> list[str]:
