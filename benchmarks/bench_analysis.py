@@ -7,12 +7,14 @@ share results between copies. Prints:
 
 - full analysis (cold cache): every cell analysed and the graph built, with IPython's input
   transformer already imported, and separately the first-ever run including that import;
-- re-analysis after editing one cell: one cell re-analysed (cache hit for the rest) and the
-  graph rebuilt (median over edits spread over the notebook);
+- re-analysis after editing one cell: one cell re-analysed and the graph brought up to date
+  from the previous one (``build_graph``'s incremental path; median over edits spread over
+  the notebook; ``bench_reanalysis.py`` has the detail per kind of edit);
 - staleness: ``stale_after_edit`` for an edit near the top (the worst case) and the median,
   and ``fresh_cells`` + ``rerun_plan`` against a full run log.
 
-Targets (analysis issue, section 5): full analysis < 1 s, one-cell re-analysis < 20 ms.
+Targets (analysis issue, section 5; issue 13): full analysis < 1 s, one-cell re-analysis
+<= 10 ms.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from jupyter_jcli.analysis import (
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "notebooks"
 SIZE = 2000
 FULL_TARGET_S = 1.0
-EDIT_TARGET_S = 0.020
+EDIT_TARGET_S = 0.010
 
 
 def corpus_code_cells() -> list[str]:
@@ -114,9 +116,9 @@ def main() -> int:
     )
 
     ok_full = cold < FULL_TARGET_S
-    ok_edit = edit < EDIT_TARGET_S
+    ok_edit = edit <= EDIT_TARGET_S
     print(f"full analysis < {FULL_TARGET_S:.0f} s: {'PASS' if ok_full else 'FAIL'}")
-    print(f"one-cell re-analysis < {EDIT_TARGET_S * 1e3:.0f} ms: {'PASS' if ok_edit else 'FAIL'}")
+    print(f"one-cell re-analysis <= {EDIT_TARGET_S * 1e3:.0f} ms: {'PASS' if ok_edit else 'FAIL'}")
     return 0 if ok_full and ok_edit else 1
 
 

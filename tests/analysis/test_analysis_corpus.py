@@ -12,7 +12,8 @@ from jupyter_jcli.analysis import CellInput, NotebookGraph, build_graph, to_dot,
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "fixtures" / "notebooks").glob("*.ipynb"))
 
 
-def _cells(path: Path) -> list[CellInput]:
+def fixture_cells(path: Path, prefix: str = "cell") -> list[CellInput]:
+    """The cells of a fixture notebook (v3 worksheets too), keyed ``{prefix}-{index}``."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     raw = nb.get("cells") or [c for ws in nb.get("worksheets", []) for c in ws["cells"]]
     cells = []
@@ -20,12 +21,12 @@ def _cells(path: Path) -> list[CellInput]:
         src = c.get("source", c.get("input", ""))
         src = "".join(src) if isinstance(src, list) else src
         kind = c["cell_type"] if c["cell_type"] in ("code", "markdown", "raw") else "markdown"
-        cells.append(CellInput(key=f"cell-{i}", cell_type=kind, source=src))
+        cells.append(CellInput(key=f"{prefix}-{i}", cell_type=kind, source=src))
     return cells
 
 
 def _graph(name: str) -> NotebookGraph:
-    return build_graph(_cells(next(p for p in NOTEBOOKS if p.name == name)))
+    return build_graph(fixture_cells(next(p for p in NOTEBOOKS if p.name == name)))
 
 
 def test_the_fixture_folder_holds_real_notebooks() -> None:
@@ -34,7 +35,7 @@ def test_the_fixture_folder_holds_real_notebooks() -> None:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_notebook_is_analysed_with_consistent_edges(path: Path) -> None:
-    cells = _cells(path)
+    cells = fixture_cells(path)
     graph = build_graph(cells)
     assert [n.key for n in graph.cells] == [c.key for c in cells]
     for parent, child in graph.edges:
@@ -58,7 +59,7 @@ def test_every_notebook_is_analysed_with_consistent_edges(path: Path) -> None:
 def test_an_import_cell_is_the_parent_of_the_cells_that_use_its_module(module: str) -> None:
     checked = 0
     for path in NOTEBOOKS:
-        graph = build_graph(_cells(path))
+        graph = build_graph(fixture_cells(path))
         importer = None
         for node in graph.cells:
             if module in node.reads and importer is not None:
@@ -80,7 +81,9 @@ def test_sorting_notebook_edges() -> None:
 
 
 def test_timing_notebook_magics() -> None:
-    cells = _cells(next(p for p in NOTEBOOKS if p.name == "01.07-Timing-and-Profiling.ipynb"))
+    cells = fixture_cells(
+        next(p for p in NOTEBOOKS if p.name == "01.07-Timing-and-Profiling.ipynb")
+    )
     graph = build_graph(cells)
     by_source = {c.source: graph.cells[i] for i, c in enumerate(cells)}
     file_cell = next(n for s, n in by_source.items() if s.startswith("%%file"))

@@ -5,6 +5,10 @@
   cached by a hash of the source.
 - :func:`build_graph`: a :class:`NotebookGraph` over :class:`CellInput` cells: edges from the
   nearest writer above, call-time reads, wildcard fallback, lint :class:`Finding` records.
+  Incremental: the graph of a notebook edited in place (same keys in the same order) is
+  brought up to date from the graph before the edit (a small process-wide memo, or
+  ``previous=``), re-analysing the changed cells and re-resolving only the cells below that
+  looked at a name the edit changed; the result equals a build from scratch.
 - :func:`stale_after_edit`, :func:`fresh_cells`, :func:`rerun_plan`: what must re-run.
 - :func:`to_mermaid`, :func:`to_dot`: the DAG as text for people.
 
@@ -63,7 +67,8 @@ IPython is imported lazily, only for cells that hold magics, shell or help synta
 
 from __future__ import annotations
 
-from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell, clear_cache
+from jupyter_jcli.analysis._build import build_graph, clear_cache
+from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell
 from jupyter_jcli.analysis._graph import (
     CellDict,
     CellInput,
@@ -71,7 +76,6 @@ from jupyter_jcli.analysis._graph import (
     EdgeDict,
     GraphDict,
     NotebookGraph,
-    build_graph,
 )
 from jupyter_jcli.analysis._lint import Finding, FindingDict, FindingKind
 from jupyter_jcli.analysis._mutations import (

@@ -77,7 +77,7 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
     effects = _analyze(source)
     with _lock:
         _cache[key] = effects
-        if len(_cache) > _CACHE_SIZE:
+        while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return effects
 

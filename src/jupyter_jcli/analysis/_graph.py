@@ -20,18 +20,18 @@ Rules (analysis issue, section 2):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TypedDict
 
 from jupyter_jcli.analysis._cell import analyze_cell
-from jupyter_jcli.analysis._lint import Finding, FindingDict, lint_cells
-from jupyter_jcli.analysis._names import BUILTIN_NAMES
-from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
+from jupyter_jcli.analysis._lint import Finding, FindingDict
+from jupyter_jcli.analysis._resolve import Resolved
+from jupyter_jcli.analysis._trace import GraphTrace, Indexes
+from jupyter_jcli.analysis._types import CellEffects
 from jupyter_jcli.errors import AnalysisError, ErrorCode
 
-__all__ = ["CellInput", "CellNode", "GraphDict", "NotebookGraph", "build_graph"]
+__all__ = ["CellDict", "CellInput", "CellNode", "EdgeDict", "GraphDict", "NotebookGraph"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +148,11 @@ class NotebookGraph:
     edge_names: Mapping[tuple[int, int], frozenset[str]] = field(hash=False)
     findings: tuple[Finding, ...]
     _index: Mapping[str, int] = field(hash=False, repr=False)
+    _trace: GraphTrace = field(hash=False, repr=False, compare=False)
+
+    def _indexes(self) -> Indexes:
+        """The per-name position indexes of this graph (built on first use)."""
+        return self._trace.indexes(self.cells)
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -216,185 +221,33 @@ class NotebookGraph:
         return {"cells": cells, "edges": edges, "findings": [f.to_dict() for f in self.findings]}
 
 
-_NO_INPUTS: Mapping[str, int] = MappingProxyType({})
-
-
-def _has_lint(eff: CellEffects) -> bool:
-    return bool(
-        eff.syntax_error
-        or eff.history_refs
-        or eff.wildcard_writers
-        or eff.opaque_magics
-        or eff.too_large
+def cell_node(
+    i: int,
+    key: str,
+    eff: CellEffects,
+    res: Resolved,
+    *,
+    hidden: frozenset[str],
+    parents: tuple[int, ...],
+    children: tuple[int, ...],
+) -> CellNode:
+    """The node of cell ``i`` from its effects and resolution (``hidden``: builtins no cell
+    writes, left out of ``uses``)."""
+    return CellNode(
+        index=i,
+        key=key,
+        effects=eff,
+        uses=eff.uses - hidden if not eff.uses.isdisjoint(hidden) else eff.uses,
+        reads=eff.uses if res.reads == eff.uses else res.reads,
+        writes=res.writes,
+        inputs=res.inputs,
+        unresolved=res.unresolved,
+        parents=parents,
+        children=children,
     )
 
 
-def build_graph(cells: Sequence[CellInput]) -> NotebookGraph:
-    """Analyse every cell and build the notebook's dependency DAG and lint.
-
-    Per-cell analysis is cached by source (see :func:`analyze_cell`); building the graph from
-    cached cells is linear in the number of names. The rules are in this module's docstring.
-
-    Args:
-        cells: the notebook's cells in document order.
-
-    Returns:
-        The :class:`NotebookGraph`.
-
-    Raises:
-        AnalysisError: ``NAME_CONFLICT`` when two cells share a key; ``INVALID_CELL_TYPE``
-            for a cell type other than code, markdown or raw.
-    """
-    index: dict[str, int] = {}
-    for i, c in enumerate(cells):
-        if c.key in index:
-            raise AnalysisError(
-                ErrorCode.NAME_CONFLICT,
-                f"two cells are named {c.key!r} (indexes {index[c.key]} and {i})",
-                {"cell": c.key, "indexes": [index[c.key], i]},
-            )
-        index[c.key] = i
-    effects = [_analyzed(c, i) for i, c in enumerate(cells)]
-    written: set[str] = set()
-    for e in effects:
-        written |= e.defines
-        written |= e.mutates
-    hidden = BUILTIN_NAMES - written  # builtins no cell writes: never shown as uses
-
-    last_writer: dict[str, int] = {}
-    callable_of: dict[str, CallTimeEffects] = {}
-    modules: set[str] = set()
-    wildcard: int | None = None
-    empty: frozenset[str] = frozenset()
-    partial: list[tuple[frozenset[str], frozenset[str], Mapping[str, int], frozenset[str]]] = []
-    edge_names: dict[tuple[int, int], set[str]] = {}
-    containers: set[str] = set()
-    call_binds: dict[int, set[str]] = {}
-    parents: list[set[int]] = [set() for _ in cells]
-    children: list[set[int]] = [set() for _ in cells]
-    for i, eff in enumerate(effects):
-        if eff.cell_type != "code" or eff.syntax_error is not None:
-            partial.append((empty, empty, _NO_INPUTS, empty))
-            continue
-        own = eff.defines
-        inputs: dict[str, int] = {}
-        unresolved: set[str] = set()
-        extra_writes: set[str] = set()
-        stack = list(eff.uses)
-        seen = set(stack)
-        # A cell that binds names and references functions from above: roots are popped in
-        # source order, each with all it reaches at call time before the next, so a
-        # call-time read of a name the cell binds counts only when the binding comes later.
-        order: Mapping[str, int] | None = None
-        first_bind = eff.first_bind
-        reached: dict[str, int] = {}  # call-time reads: when their root is first read
-        if own and not eff.uses.isdisjoint(callable_of):
-            order = eff.first_read
-            stack.sort(key=order.__getitem__, reverse=True)
-        when = 0
-        while stack:
-            name = stack.pop()
-            if order is not None:
-                when = reached[name] if name in reached else order[name]
-            w = last_writer.get(name)
-            if w is None:
-                if name in BUILTIN_NAMES:
-                    continue
-                if wildcard is None:
-                    unresolved.add(name)
-                    continue
-                w = wildcard
-            inputs[name] = w
-            call = callable_of.get(name)
-            if call is None:
-                continue
-            for r in call.reads:
-                if r not in seen:
-                    seen.add(r)
-                    if r not in own:
-                        stack.append(r)
-                        if order is not None:
-                            reached[r] = when
-                    elif order is not None and first_bind[r] > when:
-                        stack.append(r)
-                        reached[r] = when
-            for r in call.writes:  # mutations are in call.reads too; ``global`` stores not
-                if r not in own and not (r in modules and r in call.method_writes):
-                    extra_writes.add(r)
-                    if r not in call.reads:  # a call-time binding (for defined_below)
-                        call_binds.setdefault(i, set()).add(r)
-        writes = eff.writes
-        if eff.method_mutates and not eff.method_mutates.isdisjoint(modules):
-            writes = own | (eff.mutates - (eff.method_mutates & modules)) | eff.deletes
-        if eff.display_mutates:
-            extra_writes.update(eff.display_mutates & containers)
-        if extra_writes:
-            writes = writes | extra_writes
-        last_writer.update(dict.fromkeys(writes, i))
-        if own:
-            for name in own.difference(eff.callables).intersection(callable_of):
-                del callable_of[name]
-            callable_of.update(eff.callables)
-            modules -= own
-            modules |= eff.imports
-            containers -= own
-            containers |= eff.containers
-        if eff.deletes:
-            for name in eff.deletes.intersection(callable_of):
-                del callable_of[name]
-            modules -= eff.deletes
-            containers -= eff.deletes
-        if eff.wildcard_writers:
-            wildcard = i
-        parents_i = parents[i]
-        for name, p in inputs.items():
-            pair = (p, i)
-            names = edge_names.get(pair)
-            if names is None:
-                edge_names[pair] = {name}
-                parents_i.add(p)
-                children[p].add(i)
-            else:
-                names.add(name)
-        reads = frozenset(inputs).union(unresolved) if unresolved else frozenset(inputs)
-        partial.append((reads, frozenset(writes), inputs, frozenset(unresolved) or empty))
-
-    findings: list[Finding] = []
-    if any(p[3] for p in partial) or any(_has_lint(e) for e in effects):
-        wanted: set[str] = set().union(*(p[3] for p in partial))
-        writers: dict[str, list[int]] = {}
-        for i, eff in enumerate(effects):  # defined_below: only cells that bind the name
-            bound = eff.defines | call_binds[i] if i in call_binds else eff.defines
-            for name in bound.intersection(wanted):
-                writers.setdefault(name, []).append(i)
-        findings = lint_cells([c.key for c in cells], effects, [p[3] for p in partial], writers)
-    nodes = tuple(
-        CellNode(
-            index=i,
-            key=cells[i].key,
-            effects=eff,
-            uses=eff.uses - hidden if not eff.uses.isdisjoint(hidden) else eff.uses,
-            reads=eff.uses if reads_i == eff.uses else reads_i,
-            writes=writes_i,
-            inputs=inputs_i,
-            unresolved=unresolved_i,
-            parents=tuple(sorted(parents[i])),
-            children=tuple(sorted(children[i])),
-        )
-        for i, (eff, (reads_i, writes_i, inputs_i, unresolved_i)) in enumerate(
-            zip(effects, partial, strict=True)
-        )
-    )
-    return NotebookGraph(
-        cells=nodes,
-        edges=tuple(sorted(edge_names)),
-        edge_names=MappingProxyType({k: frozenset(v) for k, v in edge_names.items()}),
-        findings=tuple(findings),
-        _index=MappingProxyType(index),
-    )
-
-
-def _analyzed(cell: CellInput, index: int) -> CellEffects:
+def analyzed(cell: CellInput, index: int) -> CellEffects:
     """:func:`analyze_cell` of one cell; a refusal (``INVALID_CELL_TYPE``) names the cell
     (details ``cell``, its key, and ``index``)."""
     try:

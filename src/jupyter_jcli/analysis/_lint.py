@@ -9,7 +9,7 @@ from typing import Literal, TypedDict
 
 from jupyter_jcli.analysis._types import CellEffects
 
-__all__ = ["Finding", "FindingDict", "FindingKind", "lint_cells"]
+__all__ = ["Finding", "FindingDict", "FindingKind", "lint_cell", "lint_cells"]
 
 FindingKind = Literal[
     "syntax_error",
@@ -98,54 +98,67 @@ def lint_cells(
             it in place does not make it ``defined_below``.
     """
     found: list[Finding] = []
-    for i, (key, eff) in enumerate(zip(keys, effects, strict=True)):
-        if not (
-            unresolved[i]
-            or eff.syntax_error
-            or eff.history_refs
-            or eff.wildcard_writers
-            or eff.opaque_magics
-            or eff.too_large
-        ):
-            continue
-        cell: dict[FindingKind, Finding] = {}
-        err = eff.syntax_error
-        if err is not None:
-            msg = f"syntax error at line {err.line}, column {err.col}: {err.message}"
-            cell["syntax_error"] = Finding("syntax_error", key, i, (), msg, err.line)
-        nowhere: list[str] = []
-        below: list[str] = []
-        first_below: list[str] = []
-        for name in sorted(unresolved[i]):
-            where = writers.get(name, [])
-            pos = bisect_right(where, i)
-            if pos < len(where):
-                below.append(name)
-                first_below.append(f"{name} in {keys[where[pos]]}")
-            else:
-                nowhere.append(name)
-        if nowhere:
-            msg = f"reads {_join(nowhere)}, which no cell binds and is not a builtin"
-            cell["unresolved_name"] = Finding("unresolved_name", key, i, tuple(nowhere), msg)
-        if below:
-            msg = f"reads names bound only in a later cell: {_join(first_below)}"
-            cell["defined_below"] = Finding("defined_below", key, i, tuple(below), msg)
-        if eff.history_refs:
-            names = tuple(sorted(eff.history_refs))
-            msg = f"reads output history ({_join(names)}), which depends on execution order"
-            cell["output_history"] = Finding("output_history", key, i, names, msg)
-        if eff.wildcard_writers:
-            msg = f"may bind names analysis cannot see: {_join(eff.wildcard_writers)}"
-            cell["wildcard_writer"] = Finding("wildcard_writer", key, i, (), msg)
-        if eff.opaque_magics:
-            magics = _join([f"%%{m}" for m in eff.opaque_magics])
-            msg = f"runs code that is not Python ({magics}); its effects are not analysed"
-            cell["opaque_cell"] = Finding("opaque_cell", key, i, (), msg)
-        if eff.too_large:
-            msg = (
-                "too large to analyse: it may write any name and what it reads is unknown, "
-                "so edits above it do not make it stale"
-            )
-            cell["too_large"] = Finding("too_large", key, i, (), msg)
-        found.extend(cell[k] for k in _ORDER if k in cell)
+    for i, eff in enumerate(effects):
+        found.extend(lint_cell(keys, i, eff, unresolved[i], writers))
     return found
+
+
+def lint_cell(
+    keys: Sequence[str],
+    i: int,
+    eff: CellEffects,
+    unresolved: frozenset[str],
+    writers: Mapping[str, list[int]],
+) -> list[Finding]:
+    """The findings of cell ``i`` in :data:`FindingKind` order (arguments as in
+    :func:`lint_cells`, for one cell; ``writers`` needs only the names in ``unresolved``)."""
+    if not (
+        unresolved
+        or eff.syntax_error
+        or eff.history_refs
+        or eff.wildcard_writers
+        or eff.opaque_magics
+        or eff.too_large
+    ):
+        return []
+    key = keys[i]
+    cell: dict[FindingKind, Finding] = {}
+    err = eff.syntax_error
+    if err is not None:
+        msg = f"syntax error at line {err.line}, column {err.col}: {err.message}"
+        cell["syntax_error"] = Finding("syntax_error", key, i, (), msg, err.line)
+    nowhere: list[str] = []
+    below: list[str] = []
+    first_below: list[str] = []
+    for name in sorted(unresolved):
+        where = writers.get(name, [])
+        pos = bisect_right(where, i)
+        if pos < len(where):
+            below.append(name)
+            first_below.append(f"{name} in {keys[where[pos]]}")
+        else:
+            nowhere.append(name)
+    if nowhere:
+        msg = f"reads {_join(nowhere)}, which no cell binds and is not a builtin"
+        cell["unresolved_name"] = Finding("unresolved_name", key, i, tuple(nowhere), msg)
+    if below:
+        msg = f"reads names bound only in a later cell: {_join(first_below)}"
+        cell["defined_below"] = Finding("defined_below", key, i, tuple(below), msg)
+    if eff.history_refs:
+        names = tuple(sorted(eff.history_refs))
+        msg = f"reads output history ({_join(names)}), which depends on execution order"
+        cell["output_history"] = Finding("output_history", key, i, names, msg)
+    if eff.wildcard_writers:
+        msg = f"may bind names analysis cannot see: {_join(eff.wildcard_writers)}"
+        cell["wildcard_writer"] = Finding("wildcard_writer", key, i, (), msg)
+    if eff.opaque_magics:
+        magics = _join([f"%%{m}" for m in eff.opaque_magics])
+        msg = f"runs code that is not Python ({magics}); its effects are not analysed"
+        cell["opaque_cell"] = Finding("opaque_cell", key, i, (), msg)
+    if eff.too_large:
+        msg = (
+            "too large to analyse: it may write any name and what it reads is unknown, "
+            "so edits above it do not make it stale"
+        )
+        cell["too_large"] = Finding("too_large", key, i, (), msg)
+    return [cell[k] for k in _ORDER if k in cell]
