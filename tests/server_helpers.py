@@ -8,6 +8,7 @@ tests as ``server_helpers`` (``tests/`` is on ``sys.path`` through ``tests/conft
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import socket
@@ -61,6 +62,11 @@ class RunningServer:
         return httpx.Client(
             base_url=self.url, headers={"Authorization": f"token {self.token}"}, timeout=30.0
         )
+
+    @property
+    def port(self) -> int:
+        """The server's TCP port."""
+        return int(self.url.split(":")[2].split("/")[0])
 
     def stop(self) -> None:
         """End the server (SIGTERM, then SIGKILL after :data:`STOP_WAIT` s)."""
@@ -141,6 +147,10 @@ def start_server(
             "--ServerApp.open_browser=False",
             "--ServerApp.disable_check_xsrf=True",
             "--ServerApp.allow_root=True",
+            # The default 1 MB/s iopub data limit drops a fast 5 MB stream for every client
+            # (JupyterLab too, which shows the server's warning instead): lift it, as a
+            # server meant for big outputs must.
+            "--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0",
         ]
     else:
         args = [
@@ -157,3 +167,68 @@ def start_server(
     server = RunningServer(kind, url, token, root, runtime_dir, process, log, args)
     _wait_ready(server)
     return server
+
+
+def write_notebook(folder: Path, sources: list[str], name: str = "nb") -> Path:
+    """A python3 notebook of code cells, written with nbformat."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    path = folder / f"{name}.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+class DroppingProxy:
+    """A TCP proxy on 127.0.0.1 in front of a server; :meth:`drop` cuts every connection
+    through it at once (a network drop), new connections still pass."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = 0
+        self.dropped = 0
+        self._writers: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> DroppingProxy:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = int(self._server.sockets[0].getsockname()[1])
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.drop()
+        assert self._server is not None
+        self._server.close()
+
+    def url(self, server: RunningServer) -> str:
+        """``server``'s URL through this proxy."""
+        return server.url.replace(f":{self.target_port}/", f":{self.port}/", 1)
+
+    def drop(self) -> None:
+        """Abort every open connection (no close handshake)."""
+        for writer in list(self._writers):
+            writer.transport.abort()
+            self.dropped += 1
+        self._writers.clear()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
+        except OSError:
+            writer.close()
+            return
+        self._writers.update((writer, up_writer))
+
+        async def pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+            try:
+                while chunk := await source.read(65536):
+                    sink.write(chunk)
+                    await sink.drain()
+            except (OSError, asyncio.IncompleteReadError):
+                pass
+            finally:
+                sink.transport.abort()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))

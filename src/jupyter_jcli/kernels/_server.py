@@ -2,12 +2,13 @@
 Gateway, reached with REST (start, interrupt, restart, stop) and its WebSocket (messages).
 
 Joining: :meth:`ServerBackend.start` maps the notebook to the server's path
-(:mod:`~jupyter_jcli.kernels._server_paths`). When the server has a session for that path
-(JupyterLab has the notebook open), its kernel is used: ``origin.attached``, ``started_by``
-naming the session. Otherwise a session is created (``POST api/sessions``, ``type:
-notebook``), so JupyterLab shows and reuses the same kernel; a server without a sessions API
-to list (Jupyter Kernel Gateway) gets ``POST api/kernels``, with ``env.KERNEL_WORKING_DIR``
-(the notebook's folder, which Enterprise Gateway makes the kernel's working directory).
+(:mod:`~jupyter_jcli.kernels._server_paths`; a server without sessions needs no path). When
+the server has a session for that path (JupyterLab has the notebook open), its kernel is
+used: ``origin.attached``, ``started_by`` naming the session. Otherwise a session is
+created (``POST api/sessions``, ``type: notebook``), so JupyterLab shows and reuses the
+same kernel; a server without a sessions API to list (Jupyter Kernel Gateway) gets
+``POST api/kernels``, with ``env.KERNEL_WORKING_DIR`` (the notebook's folder, which
+Enterprise Gateway makes the kernel's working directory).
 :meth:`~ServerBackend.shutdown` deletes only what this backend created: a joined kernel is
 only disconnected, never stopped. :meth:`~ServerBackend.restart` restarts the kernel in place
 (``POST api/kernels/{id}/restart``): the kernel keeps its id, so JupyterLab stays on it.
@@ -99,6 +100,7 @@ class ServerBackend:
         self._kernel_id: str | None = None
         self._created: str | None = None  # the REST path we delete at shutdown
         self._origin = LOCAL_ORIGIN
+        self._framing: str | None = None
 
     @property
     def pid(self) -> int | None:
@@ -117,8 +119,8 @@ class ServerBackend:
     @property
     def framing(self) -> str | None:
         """The WebSocket framing in use (``v1.kernel.websocket.jupyter.org`` or ``None``:
-        legacy JSON), once started."""
-        return None if self._channels is None else self._channels.protocol
+        legacy JSON) the server selected at start (kept after a shutdown)."""
+        return self._framing
 
     async def start(
         self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
@@ -142,6 +144,7 @@ class ServerBackend:
                 channels = KernelChannels(self._connect, self._kernel_gone)
                 self._channels = channels
                 await channels.open()
+                self._framing = channels.protocol
                 await channels.wait_ready(startup_timeout)
         except TimeoutError as exc:
             await self.shutdown(now=True, timeout=2.0)
@@ -158,8 +161,8 @@ class ServerBackend:
     async def _join_or_create(
         self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
     ) -> None:
-        path = server_path(notebook_path, server_root(self.config))
         sessions = await api.sessions()
+        path = None if sessions is None else server_path(notebook_path, server_root(self.config))
         for session in sessions or ():
             kernel = session.get("kernel")
             if session.get("path") == path and isinstance(kernel, dict) and kernel.get("id"):
@@ -179,7 +182,7 @@ class ServerBackend:
                 f"kernelspec to one of: {', '.join(installed) or '(none)'}",
                 {"kernelspec": spec, "installed": installed, "server_url": self.config.url},
             )
-        if sessions is not None:
+        if path is not None:
             body: dict[str, Any] = {
                 "path": path,
                 "type": "notebook",
