@@ -78,6 +78,13 @@ class RunningServer:
                 self.process.kill()
                 self.process.wait(STOP_WAIT)
 
+    def kill(self) -> None:
+        """Kill the server at once (SIGKILL: no shutdown of its kernels, which end on their
+        own when they see their parent gone), as a crash or a lost machine."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(STOP_WAIT)
+
     def restart(self) -> None:
         """Stop the server and start it again on the same port, token and root."""
         self.stop()
