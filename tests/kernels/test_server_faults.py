@@ -181,3 +181,23 @@ async def test_a_kernel_gateway_runs_cells_on_a_kernel_given_the_working_folder(
     assert result.status == "ok"
     assert texts(result.outputs) == f"{tmp_path.resolve()}\n42\n"
     assert not info.origin.attached and info.origin.kernel_id is not None
+
+
+async def test_a_kernel_someone_shuts_down_on_the_server_ends_the_running_cell_died(
+    jupyter_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path
+) -> None:
+    kernel = kernel_on(kernel_for, jupyter_server.config(), tmp_path / "nb.ipynb")
+
+    async def delete_on_go(output: Output) -> None:
+        if output.get("text") == "go\n":
+            kernel_id = (await kernel.info()).origin.kernel_id
+            with jupyter_server.client() as rest:
+                await anyio.to_thread.run_sync(rest.delete, f"api/kernels/{kernel_id}")
+
+    with anyio.fail_after(WAIT):
+        result = await kernel.execute(
+            "import time\nprint('go')\ntime.sleep(60)", on_output=delete_on_go
+        )
+        again = await kernel.execute("'new'")
+    assert result.status == "died" and texts(result.outputs) == "go\n"
+    assert again.status == "ok" and again.kernel_restarted

@@ -15,7 +15,8 @@ only disconnected, never stopped. :meth:`~ServerBackend.restart` restarts the ke
 
 Death: the kernel counts as gone (``is_alive`` false, a running execution ends ``died``)
 when the server reports its process ``restarting`` or ``dead``, when a new process of it
-says ``starting`` (a restart we did not ask for), when the server no longer has it, or when
+says ``starting`` (a restart we did not ask for), when the server no longer has it (checked
+every :data:`LIVENESS_INTERVAL` s while alive), or when
 its WebSocket cannot be reopened within :data:`~jupyter_jcli.kernels._server_ws.RECONNECT_WINDOW`
 (the server went away; the next start then says ``SERVER_UNREACHABLE``).
 """
@@ -23,6 +24,7 @@ its WebSocket cannot be reopened within :data:`~jupyter_jcli.kernels._server_ws.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = ["KERNEL_WORKING_DIR", "ServerBackend"]
 
+LIVENESS_INTERVAL = 3.0
+"""Seconds between the REST checks :meth:`ServerBackend.is_alive` makes of the kernel."""
+LIVENESS_TIMEOUT = 2.0
+"""Seconds one such check may take; an unanswered check decides nothing."""
 KERNEL_WORKING_DIR = "KERNEL_WORKING_DIR"
 """The kernel environment variable Enterprise Gateway takes as the kernel's working folder."""
 
@@ -101,6 +107,7 @@ class ServerBackend:
         self._created: str | None = None  # the REST path we delete at shutdown
         self._origin = LOCAL_ORIGIN
         self._framing: str | None = None
+        self._checked = time.monotonic()
 
     @property
     def pid(self) -> int | None:
@@ -225,12 +232,27 @@ class ServerBackend:
         api, ident = self._api, self._kernel_id
         if api is None or ident is None:
             return True
-        return await api.kernel(ident) is None
+        model = await api.kernel(ident)
+        return model is None or model.get("execution_state") == "dead"
 
     async def is_alive(self) -> bool:
         """Whether the kernel we know runs: channels open (or reopening) and no report of
-        its death (see the module docstring)."""
-        return self._channels is not None and self._channels.usable
+        its death (see the module docstring). At most every :data:`LIVENESS_INTERVAL` s it
+        also asks the server (bounded by :data:`LIVENESS_TIMEOUT`): a kernel someone shut
+        down through the server may leave our WebSocket open and silent."""
+        channels = self._channels
+        if channels is None or not channels.usable:
+            return False
+        now = time.monotonic()
+        if now - self._checked >= LIVENESS_INTERVAL:
+            self._checked = now
+            with anyio.move_on_after(LIVENESS_TIMEOUT):
+                try:
+                    if await self._kernel_gone():
+                        channels.gone = "the server has no such kernel any more"
+                except KernelError:
+                    pass  # unreachable: the WebSocket's reconnect decides
+        return channels.usable
 
     async def send_execute(
         self,
