@@ -152,3 +152,25 @@ async def test_restarting_a_joined_kernel_keeps_the_session_on_the_same_kernel(
     with jupyter_server.client() as rest:
         sessions = rest.get("api/sessions").json()
     assert [s["kernel"]["id"] for s in sessions if s["name"] == path.name] == [kernel_id]
+
+
+async def test_a_restart_someone_else_makes_counts_as_a_new_kernel(
+    jupyter_server: RunningServer, person: tuple[Path, str], tmp_path: Path
+) -> None:
+    path, kernel_id = person
+    show, _mine = [view.name for view in Document.load(path).cells]
+    pool = KernelPool(backend_factory=backend_factory(jupyter_server.config()))
+    with anyio.fail_after(WAIT):
+        async with Workbench(cache_dir=tmp_path / "cache", pool=pool) as wb:
+            with other_client(jupyter_server, kernel_id) as other:
+                other.run("shared = 42")
+                joined = await wb.execute_cells(path, [show])
+                with jupyter_server.client() as rest:
+                    await anyio.to_thread.run_sync(rest.post, f"api/kernels/{kernel_id}/restart")
+                while (await wb.notebook_overview(path)).kernel.state != "dead":
+                    await anyio.sleep(0.2)
+                statuses = (await wb.notebook_overview(path)).statuses
+                again = await wb.execute_cells(path, [show])
+    assert joined.ok and statuses[show] != "fresh"
+    assert again.kernel_started and again.epoch != joined.epoch
+    assert again.cells[0].ename == "NameError"

@@ -17,6 +17,8 @@ while we are idle). A dropped connection is reopened with the same client sessio
 Jupyter Server replays what it buffered for us (it buffers while a kernel has no other
 client); when the kernel is gone or the server stays away past :data:`RECONNECT_WINDOW`, the
 channels are lost: receives hand out what is queued, then raise ``KERNEL_NOT_RUNNING``.
+The reader is an ``asyncio`` task (``websockets`` is asyncio-only, like ``zmq.asyncio`` under
+the local backend).
 """
 
 from __future__ import annotations
@@ -317,6 +319,18 @@ class KernelChannels:
         changed.set()
 
     async def _read_loop(self) -> None:
+        try:
+            await self._read_frames()
+        except Exception as exc:  # a reader that stopped unseen would leave receives waiting
+            _log.warning("the kernel WebSocket reader failed", exc_info=True)
+            self.lost = KernelError(
+                ErrorCode.SERVER_ERROR,
+                f"reading the kernel's WebSocket failed: {type(exc).__name__}: {exc}",
+                {"reason": type(exc).__name__},
+            )
+            self._wake()
+
+    async def _read_frames(self) -> None:
         from websockets.exceptions import ConnectionClosed
 
         while not self._closed:
