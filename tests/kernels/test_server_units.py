@@ -22,15 +22,15 @@ from websockets.http11 import Response
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import LocalBackend, ServerBackend, ServerConfig, backend_factory
-from jupyter_jcli.kernels._server_http import server_errors
-from jupyter_jcli.kernels._server_paths import local_server_root, server_path, server_root
-from jupyter_jcli.kernels._server_ws import (
+from jupyter_jcli.kernels._server_frames import (
     V1_PROTOCOL,
     decode_frame,
     encode_legacy,
     encode_v1,
     new_message,
 )
+from jupyter_jcli.kernels._server_http import server_errors
+from jupyter_jcli.kernels._server_paths import local_server_root, server_path, server_root
 
 URL = "http://127.0.0.1:8899/user/ana/"
 

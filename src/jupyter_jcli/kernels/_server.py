@@ -34,6 +34,7 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._server_config import ServerConfig
+from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
     CONNECT_TIMEOUT,
     ServerApi,
@@ -43,12 +44,7 @@ from jupyter_jcli.kernels._server_http import (
     ssl_context,
 )
 from jupyter_jcli.kernels._server_paths import server_path, server_root
-from jupyter_jcli.kernels._server_ws import (
-    MAX_MESSAGE_BYTES,
-    V1_PROTOCOL,
-    KernelChannels,
-    new_message,
-)
+from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, KernelChannels
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
