@@ -15,6 +15,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -174,6 +176,22 @@ def start_server(
     server = RunningServer(kind, url, token, root, runtime_dir, process, log, args)
     _wait_ready(server)
     return server
+
+
+@contextmanager
+def running_server(
+    root: Path,
+    work: Path,
+    *,
+    kind: Literal["server", "kernelgateway"] = "server",
+    base_url: str = "/",
+) -> Iterator[RunningServer]:
+    """:func:`start_server`, always stopped at the end of the block."""
+    server = start_server(root, work, kind=kind, base_url=base_url)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def write_notebook(folder: Path, sources: list[str], name: str = "nb") -> Path:

@@ -10,15 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from server_helpers import RunningServer, start_server
+from server_helpers import RunningServer, running_server
 
 
 @pytest.fixture(scope="session")
 def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A running ``jupyter server`` shared by the session's server tests (do not stop it;
     tests that stop or restart a server start their own)."""
-    server = start_server(tmp_path_factory.getbasetemp(), tmp_path_factory.mktemp("jupyter-server"))
-    try:
+    root, work = tmp_path_factory.getbasetemp(), tmp_path_factory.mktemp("jupyter-server")
+    with running_server(root, work) as server:
         yield server
-    finally:
-        server.stop()

@@ -20,7 +20,7 @@ from jupyter_jcli.kernels import (
     ServerConfig,
     backend_factory,
 )
-from server_helpers import DroppingProxy, RunningServer, free_port, start_server
+from server_helpers import DroppingProxy, RunningServer, free_port, running_server
 
 pytestmark = [pytest.mark.server, pytest.mark.anyio]
 
@@ -35,11 +35,8 @@ def anyio_backend() -> str:
 @pytest.fixture
 def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A server of this test alone (it gets stopped or restarted)."""
-    server = start_server(tmp_path_factory.getbasetemp(), tmp_path_factory.mktemp("own"))
-    try:
+    with running_server(tmp_path_factory.getbasetemp(), tmp_path_factory.mktemp("own")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
@@ -162,12 +159,9 @@ async def test_after_a_server_restart_the_next_execution_starts_a_new_kernel(
 
 @pytest.fixture(scope="module")
 def kernel_gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    root = tmp_path_factory.mktemp("gateway-root")
-    server = start_server(root, tmp_path_factory.mktemp("gateway"), kind="kernelgateway")
-    try:
+    root, work = tmp_path_factory.mktemp("gateway-root"), tmp_path_factory.mktemp("gateway")
+    with running_server(root, work, kind="kernelgateway") as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def test_a_kernel_gateway_runs_cells_on_a_kernel_given_the_working_folder(

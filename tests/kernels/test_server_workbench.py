@@ -28,7 +28,7 @@ from jupyter_jcli.kernels import (
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.outputs.notebook import read_notebook_output
 from jupyter_jcli.workbench import ExecuteOutcome, Workbench, update_cell
-from server_helpers import RunningServer, start_server, write_notebook
+from server_helpers import RunningServer, running_server, write_notebook
 
 pytestmark = [pytest.mark.server, pytest.mark.anyio]
 
@@ -258,12 +258,9 @@ async def test_both_websocket_framings_carry_streams_results_displays_and_errors
 
 @pytest.fixture(scope="module")
 def prefixed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    root = tmp_path_factory.mktemp("prefixed-root")
-    server = start_server(root, tmp_path_factory.mktemp("prefixed"), base_url="/user/ana/")
-    try:
+    root, work = tmp_path_factory.mktemp("prefixed-root"), tmp_path_factory.mktemp("prefixed")
+    with running_server(root, work, base_url="/user/ana/") as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def test_a_server_behind_a_path_prefix_runs_cells(
