@@ -12,6 +12,7 @@ import asyncio
 import os
 import secrets
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -50,12 +51,16 @@ class RunningServer:
     process: subprocess.Popen[bytes]
     log: Path
     args: list[str] = field(default_factory=list)
+    cafile: Path | None = None
+    """The self-signed certificate of a server started with TLS."""
 
     def config(self, *, token: str | None = None, root: Path | None = None) -> ServerConfig:
-        """A :class:`ServerConfig` for this server (its token and root unless given)."""
+        """A :class:`ServerConfig` for this server (its token and root unless given; with
+        TLS, its certificate as the CA bundle)."""
         return ServerConfig(
             url=self.url,
             token=self.token if token is None else token,
+            verify=True if self.cafile is None else str(self.cafile),
             server_root=(root or self.root).resolve(),
         )
 
@@ -119,7 +124,12 @@ def _wait_ready(server: RunningServer) -> None:
         if server.process.poll() is not None:
             raise RuntimeError(f"the {server.kind} exited: {server.log.read_text()[-3000:]}")
         try:
-            answer = httpx.get(server.url + "api/kernelspecs", headers=headers, timeout=5.0)
+            answer = httpx.get(
+                server.url + "api/kernelspecs",
+                headers=headers,
+                timeout=5.0,
+                verify=ssl.create_default_context(cafile=server.cafile),
+            )
         except httpx.TransportError:
             answer = None
         if answer is not None and answer.status_code == 200:
@@ -135,9 +145,11 @@ def start_server(
     *,
     kind: Literal["server", "kernelgateway"] = "server",
     base_url: str = "/",
+    tls: bool = False,
 ) -> RunningServer:
     """Start a server whose root is ``root`` (a kernel gateway runs in ``root``), its runtime
-    and log files under ``work``; wait until it answers.
+    and log files under ``work``; wait until it answers. ``tls``: HTTPS with a self-signed
+    certificate for 127.0.0.1 (``openssl`` makes it).
 
     Raises:
         RuntimeError: it exited or did not answer within :data:`START_WAIT` s.
@@ -170,12 +182,35 @@ def start_server(
             f"--KernelGatewayApp.base_url={base_url}",
             "--KernelGatewayApp.api=kernel_gateway.jupyter_websocket",
         ]
+    cafile = self_signed_certificate(work) if tls else None
+    if cafile is not None:
+        args += [
+            f"--ServerApp.certfile={cafile}",
+            f"--ServerApp.keyfile={cafile.with_suffix('.key')}",
+        ]
     log = work / f"{kind}-{port}.log"
-    url = f"http://127.0.0.1:{port}{base_url}"
+    url = f"{'https' if tls else 'http'}://127.0.0.1:{port}{base_url}"
     process = _launch(kind, args, log, runtime_dir, root)
-    server = RunningServer(kind, url, token, root, runtime_dir, process, log, args)
+    server = RunningServer(kind, url, token, root, runtime_dir, process, log, args, cafile)
     _wait_ready(server)
     return server
+
+
+def self_signed_certificate(folder: Path) -> Path:
+    """A self-signed certificate for 127.0.0.1 (``cert.pem``, key beside it as
+    ``cert.key``), made with the ``openssl`` command."""
+    cert = folder / "cert.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(cert.with_suffix(".key")), "-out", str(cert)),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return cert
 
 
 @contextmanager
@@ -185,9 +220,10 @@ def running_server(
     *,
     kind: Literal["server", "kernelgateway"] = "server",
     base_url: str = "/",
+    tls: bool = False,
 ) -> Iterator[RunningServer]:
     """:func:`start_server`, always stopped at the end of the block."""
-    server = start_server(root, work, kind=kind, base_url=base_url)
+    server = start_server(root, work, kind=kind, base_url=base_url, tls=tls)
     try:
         yield server
     finally:

@@ -6,6 +6,8 @@ code, keeps the output already received, and the next call works or says why.
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -155,6 +157,28 @@ async def test_after_a_server_restart_the_next_execution_starts_a_new_kernel(
     assert first.status == "ok"
     assert again.status == "ok" and again.kernel_restarted and again.epoch != first.epoch
     assert again.outputs[0]["data"]["text/plain"] == "False"
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command makes the test certificate")
+    root, work = tmp_path_factory.getbasetemp(), tmp_path_factory.mktemp("tls")
+    with running_server(root, work, tls=True) as server:
+        yield server
+
+
+async def test_tls_is_verified_unless_the_server_certificate_is_trusted(
+    tls_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path
+) -> None:
+    untrusted = dataclasses.replace(tls_server.config(), verify=True)
+    failed = await start_fails(kernel_on(kernel_for, untrusted, tmp_path / "a.ipynb"))
+    assert failed.code == ErrorCode.SERVER_UNREACHABLE
+    assert "CERTIFICATE_VERIFY_FAILED" in failed.details["reason"]
+    trusted = kernel_on(kernel_for, tls_server.config(), tmp_path / "b.ipynb")
+    with anyio.fail_after(WAIT):
+        result = await trusted.execute("print('over wss')")
+    assert result.status == "ok" and texts(result.outputs) == "over wss\n"
 
 
 @pytest.fixture(scope="module")
