@@ -17,7 +17,7 @@ import anyio
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from jupyter_jcli.kernels import KernelPool, backend_factory
+from jupyter_jcli.kernels import KernelPool, ServerBackend, backend_factory
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench import Workbench
 from server_helpers import RunningServer, write_notebook
@@ -40,6 +40,11 @@ class OtherClient:
         self.session = session
 
     def run(self, code: str) -> None:
+        """Execute ``code`` and wait for its reply."""
+        msg_id = self.send_execute(code)
+        self.wait_for(lambda msg: msg["channel"] == "shell" and parent(msg) == msg_id)
+
+    def send_execute(self, code: str) -> str:
         msg_id = uuid.uuid4().hex
         header = {
             "msg_id": msg_id,
@@ -51,7 +56,7 @@ class OtherClient:
         content = {"code": code, "silent": False, "store_history": True, "allow_stdin": False}
         frame = {"header": header, "parent_header": {}, "metadata": {}, "content": content}
         self.ws.send(json.dumps({**frame, "channel": "shell"}))
-        self.wait_for(lambda msg: msg["channel"] == "shell" and parent(msg) == msg_id)
+        return msg_id
 
     def wait_for(self, found: Any, limit: float = 60.0) -> dict[str, Any]:
         deadline = time.monotonic() + limit
@@ -174,3 +179,33 @@ async def test_a_restart_someone_else_makes_counts_as_a_new_kernel(
     assert joined.ok and statuses[show] != "fresh"
     assert again.kernel_started and again.epoch != joined.epoch
     assert again.cells[0].ename == "NameError"
+
+
+async def test_a_kernel_busy_with_the_persons_cell_is_joined_without_waiting_for_it(
+    jupyter_server: RunningServer, person: tuple[Path, str]
+) -> None:
+    path, kernel_id = person
+    backend = ServerBackend(jupyter_server.config())
+    with other_client(jupyter_server, kernel_id) as other:
+        other.send_execute("import time\ntime.sleep(600)")
+        other.wait_for(
+            lambda msg: (
+                msg["channel"] == "iopub"
+                and msg["header"]["msg_type"] == "status"
+                and msg["content"]["execution_state"] == "busy"
+            )
+        )
+        try:
+            with anyio.fail_after(WAIT):
+                await backend.start(
+                    kernelspec_name="python3",
+                    cwd=path.parent,
+                    startup_timeout=20.0,
+                    notebook_path=path,
+                )
+            assert backend.origin.attached and await backend.is_alive()
+        finally:
+            with anyio.fail_after(WAIT):
+                await backend.shutdown(now=True, timeout=5.0)
+            with jupyter_server.client() as rest:
+                rest.post(f"api/kernels/{kernel_id}/interrupt")

@@ -84,7 +84,9 @@ class KernelChannels:
         self._kernel_gone = kernel_gone
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._inboxes: dict[str, deque[KernelMessage]] = {"iopub": deque(), "shell": deque()}
+        self._inboxes: dict[str, deque[KernelMessage]] = {
+            channel: deque() for channel in ("iopub", "shell", "control")
+        }
         self._changed = anyio.Event()
         self._connected = anyio.Event()
         self._ours: deque[str] = deque(maxlen=_OURS_KEPT)
@@ -150,7 +152,7 @@ class KernelChannels:
             ) from exc
 
     async def receive(self, channel: str, timeout: float) -> KernelMessage | None:
-        """The next message of ``channel`` (``iopub`` or ``shell``), or ``None`` after
+        """The next message of ``channel`` (``iopub``, ``shell``, ``control``), or ``None`` after
         ``timeout`` s. Queued messages come first, also once closed or lost.
 
         Raises:
@@ -186,9 +188,11 @@ class KernelChannels:
                     await ws.close()
 
     async def wait_ready(self, timeout: float) -> None:
-        """Send ``kernel_info_request`` (again every second) until the kernel replies, then
-        wait (briefly) for that request's iopub ``idle``: every lifecycle status the kernel
-        published before it has been read, so :attr:`watching` starts after them.
+        """Send ``kernel_info_request`` on the control channel (again every second) until
+        the kernel replies, then wait (briefly) for that request's iopub ``idle``: every
+        lifecycle status the kernel published before it has been read, so :attr:`watching`
+        starts after them. The control channel answers while the shell runs a cell (a
+        joined kernel may be running the person's code).
 
         Raises:
             TimeoutError: no reply within ``timeout`` s.
@@ -200,10 +204,10 @@ class KernelChannels:
             while not replied:
                 probe = new_message("kernel_info_request", {}, self.session)
                 probes.add(probe["header"]["msg_id"])
-                await self.send(probe)
+                await self.send(probe, "control")
                 until = time.monotonic() + 1.0
                 while not replied and (left := until - time.monotonic()) > 0:
-                    reply = await self.receive("shell", left)
+                    reply = await self.receive("control", left)
                     replied = reply is not None and _parent_id(reply) in probes
         with anyio.move_on_after(1.0):
             while True:
@@ -278,8 +282,8 @@ class KernelChannels:
                 return
             if parent not in self._ours:
                 return  # another client's request (a joined kernel broadcasts it)
-        elif channel != "shell":
-            return  # control and stdin: we send no control request, stdin is never allowed
+        elif channel not in ("shell", "control"):
+            return  # stdin: never allowed
         inbox = self._inboxes[channel]
         if len(inbox) >= _MAX_QUEUED:
             inbox.popleft()
