@@ -2,9 +2,9 @@
 
 Each test runs once per backend in :data:`BACKENDS`, through :class:`NotebookKernel` (the
 shared execution loop above every backend): the local backend (a real ipykernel, marker
-``kernel``) and the shipped fake (:mod:`jupyter_jcli.kernels.testing`, in-process). A Jupyter
-Server backend joins as a third ``pytest.param(..., marks=pytest.mark.server)``; the
-sentences do not change. Every wait is bounded.
+``kernel``), the shipped fake (:mod:`jupyter_jcli.kernels.testing`, in-process) and the
+Jupyter Server backend on a real ``jupyter server`` (marker ``server``, fixture
+``jupyter_server`` of ``conftest.py``); the sentences do not change. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import BackendFactory, KernelBackend, NotebookKernel, Output
 from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
+from server_helpers import RunningServer
 
 pytestmark = pytest.mark.anyio
 
@@ -27,13 +28,20 @@ SLEEPS = "print('go')\nimport time\ntime.sleep(60)\nprint('never')"
 """A cell that runs until it is stopped, after saying ``go``."""
 
 
-def _local() -> BackendFactory:
+def _local(request: pytest.FixtureRequest) -> BackendFactory:
     from jupyter_jcli.kernels import LocalBackend
 
     return LocalBackend
 
 
-def _fake() -> BackendFactory:
+def _server(request: pytest.FixtureRequest) -> BackendFactory:
+    from jupyter_jcli.kernels import backend_factory
+
+    server: RunningServer = request.getfixturevalue("jupyter_server")
+    return backend_factory(server.config())
+
+
+def _fake(request: pytest.FixtureRequest) -> BackendFactory:
     def factory() -> KernelBackend:
         return FakeBackend(InProcessPython(), kernelspecs=["python3"])
 
@@ -43,6 +51,7 @@ def _fake() -> BackendFactory:
 BACKENDS = [
     pytest.param(_local, id="local", marks=pytest.mark.kernel),
     pytest.param(_fake, id="fake"),
+    pytest.param(_server, id="server", marks=pytest.mark.server),
 ]
 
 
@@ -53,8 +62,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(params=BACKENDS)
 def factory(request: pytest.FixtureRequest) -> BackendFactory:
-    make: Callable[[], BackendFactory] = request.param
-    return make()
+    make: Callable[[pytest.FixtureRequest], BackendFactory] = request.param
+    return make(request)
 
 
 @pytest.fixture

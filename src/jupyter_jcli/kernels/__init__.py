@@ -13,21 +13,27 @@
   ``hold()`` keeps the kernel for a batch of cells so no other caller runs in between.
   Each start and restart mints a new epoch, the stamp freshness is judged against
   (:func:`jupyter_jcli.analysis.fresh_cells`).
-- :class:`KernelBackend`: the transport (:class:`LocalBackend` on ``jupyter_client``; a
-  Jupyter Server backend fits behind the same protocol). :mod:`jupyter_jcli.kernels.testing`
-  ships a fake backend for tests (scripted replies, or cells run in-process), so everything
-  above the backend runs without a kernel process: ``KernelPool(backend_factory=...)``.
+- :class:`KernelBackend`: the transport: :class:`LocalBackend` on ``jupyter_client``, or
+  :class:`ServerBackend`, a kernel of a Jupyter Server (JupyterLab, JupyterHub, Kernel or
+  Enterprise Gateway) over REST and its WebSocket, joining the session a person has open for
+  the notebook (:class:`KernelOrigin` ``attached``); :func:`backend_factory` picks one for a
+  :class:`ServerConfig` (:func:`server_config`: options and ``JUPYTER_JCLI_SERVER_*``).
+  :mod:`jupyter_jcli.kernels.testing` ships a fake backend for tests (scripted replies, or
+  cells run in-process), so everything above the backend runs without a kernel process:
+  ``KernelPool(backend_factory=...)``.
 - :class:`OutputCollector`, :class:`DisplayRegistry`: the pure translation of iopub messages
   into nbformat v4 outputs (streams, ``\\r``, ``clear_output``, display updates).
 
 Errors: :class:`~jupyter_jcli.errors.KernelError` with ``KERNELSPEC_NOT_FOUND``,
 ``KERNEL_START_FAILED``, ``KERNEL_BUSY``, ``KERNEL_NOT_RUNNING`` (callers report a ``died``
-result as ``KERNEL_DIED``). ``jupyter_client`` and ``zmq`` are imported only when a kernel starts.
+result as ``KERNEL_DIED``); from a server also ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
+``SERVER_ERROR``, ``SERVER_PATH_OUTSIDE_ROOT``. ``jupyter_client``, ``zmq``, ``httpx`` and
+``websockets`` are imported only when a kernel starts.
 """
 
 from __future__ import annotations
 
-from jupyter_jcli.kernels._backend import BackendFactory, KernelBackend
+from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_EXECUTE_TIMEOUT,
@@ -46,6 +52,7 @@ from jupyter_jcli.kernels._errors import kernel_died
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
+from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
 from jupyter_jcli.kernels._server_config import (
     SERVER_ROOT_ENV,
     SERVER_TOKEN_ENV,
@@ -76,6 +83,7 @@ __all__ = [
     "DEFAULT_KERNELSPEC",
     "DEFAULT_STARTUP_TIMEOUT",
     "EXECUTE_TIMEOUT_ENV",
+    "KERNEL_WORKING_DIR",
     "POLL_INTERVAL",
     "SERVER_ROOT_ENV",
     "SERVER_TOKEN_ENV",
@@ -91,6 +99,7 @@ __all__ = [
     "ExecutionResult",
     "ExecutionStatus",
     "ExpressionValue",
+    "InPlaceRestart",
     "InterruptReason",
     "KernelBackend",
     "KernelInfo",
@@ -103,6 +112,7 @@ __all__ = [
     "Output",
     "OutputCallback",
     "OutputCollector",
+    "ServerBackend",
     "ServerConfig",
     "backend_factory",
     "execute_timeout",

@@ -12,6 +12,15 @@ execution still waiting on the old kernel sees it end instead of waiting on a ne
 never received its request. :class:`~jupyter_jcli.kernels.NotebookKernel` stops its running
 execution before it shuts a backend down; should a shutdown still overlap a receive, the
 receive returns or raises ``KERNEL_NOT_RUNNING``, never a cancellation nobody asked for.
+
+A backend whose kernel is shared with other clients (a Jupyter Server kernel, which
+JupyterLab may show) may also implement :class:`InPlaceRestart`: then
+:meth:`NotebookKernel.restart <jupyter_jcli.kernels.NotebookKernel.restart>` of a live kernel
+restarts it in place (same kernel, new process, new epoch; the running execution is stopped
+first) instead of a shutdown and a fresh backend, so every other client stays on it.
+
+A server backend's calls may also raise ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
+``SERVER_ERROR`` and (``start``) ``SERVER_PATH_OUTSIDE_ROOT``.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from typing import Protocol, runtime_checkable
 
 from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
 
-__all__ = ["BackendFactory", "KernelBackend"]
+__all__ = ["BackendFactory", "InPlaceRestart", "KernelBackend"]
 
 
 @runtime_checkable
@@ -106,6 +115,22 @@ class KernelBackend(Protocol):
         Args:
             now: kill at once instead of asking the kernel to shut down.
             timeout: seconds a graceful shutdown may take before the kernel is killed.
+        """
+        ...
+
+
+@runtime_checkable
+class InPlaceRestart(Protocol):
+    """A backend that can restart its kernel without a new backend (see the module
+    docstring)."""
+
+    async def restart(self, *, timeout: float) -> None:
+        """Restart the started kernel in place and wait (``timeout`` s) until it answers.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when not started; ``KERNEL_START_FAILED``
+                when the new process does not answer in time (the kernel then counts as
+                dead); a transport's own codes.
         """
         ...
 

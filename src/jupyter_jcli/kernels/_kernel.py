@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._backend import BackendFactory, KernelBackend
+from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -277,7 +277,9 @@ class NotebookKernel:
         await backend.interrupt()
 
     async def restart(self) -> str:
-        """Shut the kernel down (if any) and start a new one; returns the new epoch.
+        """Shut the kernel down (if any) and start a new one; returns the new epoch. A live
+        kernel whose backend is an :class:`~jupyter_jcli.kernels.InPlaceRestart` is restarted
+        in place instead (a shared server kernel: its other clients stay on it).
 
         A running execution is stopped first: it ends ``interrupted`` (``kernel_restarted``)
         with its outputs so far, and its holder lets the kernel go (see the class docstring).
@@ -292,8 +294,9 @@ class NotebookKernel:
         seen = self._restarts
         async with self._hold.stopping("kernel_restarted"), self._life_lock:
             if self._restarts == seen or self.epoch is None:
-                await self._stop(now=False)
-                await self._start()
+                if not await self._restart_in_place():
+                    await self._stop(now=False)
+                    await self._start()
                 self._restarts += 1
             assert self._epoch is not None
             return self._epoch
@@ -354,6 +357,25 @@ class NotebookKernel:
             await self._stop(now=True)
             await self._start()
             return replaced
+
+    async def _restart_in_place(self) -> bool:
+        """Restart the live kernel through its backend's :class:`InPlaceRestart`; ``False``
+        when it has none, no live kernel, or the kernelspec to run changed. A failed restart
+        leaves the kernel dead."""
+        backend = self._backend
+        if not isinstance(backend, InPlaceRestart) or self.kernelspec_name != self._running_spec:
+            return False
+        if not await self.is_alive():
+            return False
+        self._epoch = None
+        self._registry.clear()
+        try:
+            await backend.restart(timeout=self._startup_timeout)
+        except BaseException:
+            self._dead = True
+            raise
+        self._epoch = uuid.uuid4().hex
+        return True
 
     async def _start(self) -> None:
         backend = self._factory()

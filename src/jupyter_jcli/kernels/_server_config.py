@@ -9,13 +9,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels._backend import BackendFactory
 
 __all__ = [
@@ -107,17 +108,13 @@ def server_config(
 
 
 def backend_factory(server: ServerConfig | None) -> BackendFactory:
-    """The backend factory for ``server`` (``None``: local kernels).
-
-    Raises:
-        KernelError: ``SERVER_UNREACHABLE`` until the Jupyter Server backend is available.
-    """
-    from jupyter_jcli.kernels._local import LocalBackend
-
+    """The backend factory for ``server``: :class:`~jupyter_jcli.kernels.LocalBackend` for
+    ``None`` (local kernels), else one :class:`~jupyter_jcli.kernels.ServerBackend` of that
+    server per kernel life. Nothing is contacted until a kernel starts."""
     if server is None:
+        from jupyter_jcli.kernels._local import LocalBackend
+
         return LocalBackend
-    raise KernelError(
-        ErrorCode.SERVER_UNREACHABLE,
-        "this build has no Jupyter Server backend yet",
-        {"server_url": server.url},
-    )
+    from jupyter_jcli.kernels._server import ServerBackend
+
+    return functools.partial(ServerBackend, server)

@@ -1,0 +1,353 @@
+"""The Jupyter Server backend: a kernel of a Jupyter Server, Hub, Kernel Gateway or Enterprise
+Gateway, reached with REST (start, interrupt, restart, stop) and its WebSocket (messages).
+
+Joining: :meth:`ServerBackend.start` maps the notebook to the server's path
+(:mod:`~jupyter_jcli.kernels._server_paths`; a server without sessions needs no path). When
+the server has a session for that path (JupyterLab has the notebook open), its kernel is
+used: ``origin.attached``, ``started_by`` naming the session. Otherwise a session is
+created (``POST api/sessions``, ``type: notebook``), so JupyterLab shows and reuses the
+same kernel; a server without a sessions API to list (Jupyter Kernel Gateway) gets
+``POST api/kernels``, with ``env.KERNEL_WORKING_DIR`` (the notebook's folder, which
+Enterprise Gateway makes the kernel's working directory).
+:meth:`~ServerBackend.shutdown` deletes only what this backend created: a joined kernel is
+only disconnected, never stopped. :meth:`~ServerBackend.restart` restarts the kernel in place
+(``POST api/kernels/{id}/restart``): the kernel keeps its id, so JupyterLab stays on it.
+
+Death: the kernel counts as gone (``is_alive`` false, a running execution ends ``died``)
+when the server reports its process ``restarting`` or ``dead``, when a new process of it
+says ``starting`` (a restart we did not ask for), when the server no longer has it (checked
+every :data:`LIVENESS_INTERVAL` s while alive), or when
+its WebSocket cannot be reopened within :data:`~jupyter_jcli.kernels._server_ws.RECONNECT_WINDOW`
+(the server went away; the next start then says ``SERVER_UNREACHABLE``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import anyio
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._server_config import ServerConfig
+from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
+from jupyter_jcli.kernels._server_http import (
+    CONNECT_TIMEOUT,
+    ServerApi,
+    auth_headers,
+    kernel_path,
+    server_errors,
+    ssl_context,
+)
+from jupyter_jcli.kernels._server_paths import server_path, server_root
+from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, KernelChannels
+from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
+
+__all__ = ["KERNEL_WORKING_DIR", "ServerBackend"]
+
+LIVENESS_INTERVAL = 3.0
+"""Seconds between the REST checks :meth:`ServerBackend.is_alive` makes of the kernel."""
+LIVENESS_TIMEOUT = 2.0
+"""Seconds one such check may take; an unanswered check decides nothing."""
+KERNEL_WORKING_DIR = "KERNEL_WORKING_DIR"
+"""The kernel environment variable Enterprise Gateway takes as the kernel's working folder."""
+
+
+def _ws_url(base: str, kernel_id: str, session: str) -> str:
+    parts = urlsplit(base)
+    scheme = "wss" if parts.scheme == "https" else "ws"
+    path = parts.path + kernel_path(kernel_id, "channels")
+    return urlunsplit((scheme, parts.netloc, path, f"session_id={quote(session)}", ""))
+
+
+def _started_by(session: Mapping[str, Any]) -> str:
+    name, ident = session.get("name"), session.get("id")
+    return f"server session {name!r} ({ident})" if name else f"server session {ident}"
+
+
+def _kernel_id(model: object, doing: str) -> str:
+    ident = model.get("id") if isinstance(model, dict) else None
+    if not isinstance(ident, str) or not ident:
+        raise KernelError(
+            ErrorCode.SERVER_ERROR,
+            f"{doing}: the Jupyter Server's answer names no kernel id",
+            {"reason": "no kernel id"},
+        )
+    return ident
+
+
+class ServerBackend:
+    """One kernel of a Jupyter Server (:class:`~jupyter_jcli.kernels.KernelBackend`, and
+    :class:`~jupyter_jcli.kernels.InPlaceRestart`); see the module docstring.
+
+    Args:
+        config: the server (:class:`~jupyter_jcli.kernels.ServerConfig`).
+        protocols: the WebSocket subprotocols offered (default: the v1 binary framing); the
+            server picks one, or the legacy JSON framing when it knows none of them (``()``
+            offers none: always legacy).
+    """
+
+    def __init__(self, config: ServerConfig, *, protocols: Sequence[str] = (V1_PROTOCOL,)):
+        self.config = config
+        self._protocols = tuple(protocols)
+        self._api: ServerApi | None = None
+        self._channels: KernelChannels | None = None
+        self._kernel_id: str | None = None
+        self._created: str | None = None  # the REST path we delete at shutdown
+        self._origin = LOCAL_ORIGIN
+        self._framing: str | None = None
+        self._checked = time.monotonic()
+
+    @property
+    def pid(self) -> int | None:
+        """Always ``None``: the server does not say which process runs the kernel."""
+        return None
+
+    @property
+    def origin(self) -> KernelOrigin:
+        return self._origin
+
+    @property
+    def kernel_id(self) -> str | None:
+        """The server's id of the kernel, once started."""
+        return self._kernel_id
+
+    @property
+    def framing(self) -> str | None:
+        """The WebSocket framing in use (``v1.kernel.websocket.jupyter.org`` or ``None``:
+        legacy JSON) the server selected at start (kept after a shutdown)."""
+        return self._framing
+
+    async def start(
+        self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
+    ) -> None:
+        """Join the notebook's session kernel, or start one; open its channels; wait until
+        it answers ``kernel_info`` (everything within ``startup_timeout`` s).
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``),
+                ``KERNEL_START_FAILED`` (not ready in time), ``SERVER_PATH_OUTSIDE_ROOT``,
+                ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``. Nothing this
+                backend created is left on the server.
+        """
+        api = ServerApi(self.config)
+        self._api = api
+        try:
+            with anyio.fail_after(startup_timeout):
+                await self._join_or_create(
+                    api, kernelspec_name, cwd, notebook_path, startup_timeout
+                )
+                channels = KernelChannels(self._connect, self._kernel_gone)
+                self._channels = channels
+                await channels.open()
+                self._framing = channels.protocol
+                await channels.wait_ready(startup_timeout)
+        except TimeoutError as exc:
+            await self.shutdown(now=True, timeout=2.0)
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                f"the server's kernel {kernelspec_name!r} was not ready within "
+                f"{startup_timeout:g} s",
+                {"kernelspec": kernelspec_name, "server_url": self.config.url},
+            ) from exc
+        except BaseException:
+            await self.shutdown(now=True, timeout=2.0)
+            raise
+
+    async def _join_or_create(
+        self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
+    ) -> None:
+        sessions = await api.sessions()
+        path = None if sessions is None else server_path(notebook_path, server_root(self.config))
+        for session in sessions or ():
+            kernel = session.get("kernel")
+            if session.get("path") == path and isinstance(kernel, dict) and kernel.get("id"):
+                self._kernel_id = str(kernel["id"])
+                self._origin = KernelOrigin(
+                    attached=True,
+                    started_by=_started_by(session),
+                    kernel_id=self._kernel_id,
+                    server_url=self.config.url,
+                )
+                return
+        installed = await api.kernelspecs()
+        if spec not in installed:
+            raise KernelError(
+                ErrorCode.KERNELSPEC_NOT_FOUND,
+                f"the Jupyter Server has no kernelspec {spec!r}; set the notebook's "
+                f"kernelspec to one of: {', '.join(installed) or '(none)'}",
+                {"kernelspec": spec, "installed": installed, "server_url": self.config.url},
+            )
+        if path is not None:
+            body: dict[str, Any] = {
+                "path": path,
+                "type": "notebook",
+                "name": notebook_path.name,
+                "kernel": {"name": spec},
+            }
+            model = await api.request(
+                "POST", "api/sessions", "creating the notebook's session", body=body, timeout=limit
+            )
+            session_id = _kernel_id(model, "creating the notebook's session")
+            self._created = f"api/sessions/{quote(session_id, safe='')}"
+            self._kernel_id = _kernel_id(model.get("kernel"), "creating the notebook's session")
+        else:
+            body = {"name": spec, "env": {KERNEL_WORKING_DIR: str(cwd)}}
+            model = await api.request(
+                "POST", "api/kernels", "starting a kernel", body=body, timeout=limit
+            )
+            self._kernel_id = _kernel_id(model, "starting a kernel")
+            self._created = kernel_path(self._kernel_id)
+        self._origin = KernelOrigin(kernel_id=self._kernel_id, server_url=self.config.url)
+
+    async def _connect(self, session: str) -> ClientConnection:
+        from websockets.asyncio.client import connect
+        from websockets.typing import Subprotocol
+
+        assert self._kernel_id is not None
+        url = _ws_url(self.config.url, self._kernel_id, session)
+        secure = url.startswith("wss:")
+        with server_errors("opening the kernel's WebSocket", self.config.url):
+            return await connect(
+                url,
+                additional_headers=auth_headers(self.config),
+                subprotocols=[Subprotocol(p) for p in self._protocols] or None,
+                ssl=ssl_context(self.config.verify) if secure else None,
+                open_timeout=CONNECT_TIMEOUT,
+                max_size=MAX_MESSAGE_BYTES,
+            )
+
+    async def _kernel_gone(self) -> bool:
+        api, ident = self._api, self._kernel_id
+        if api is None or ident is None:
+            return True
+        model = await api.kernel(ident)
+        return model is None or model.get("execution_state") == "dead"
+
+    async def is_alive(self) -> bool:
+        """Whether the kernel we know runs: channels open (or reopening) and no report of
+        its death (see the module docstring). At most every :data:`LIVENESS_INTERVAL` s it
+        also asks the server (bounded by :data:`LIVENESS_TIMEOUT`): a kernel someone shut
+        down through the server may leave our WebSocket open and silent."""
+        channels = self._channels
+        if channels is None or not channels.usable:
+            return False
+        now = time.monotonic()
+        if now - self._checked >= LIVENESS_INTERVAL:
+            self._checked = now
+            with anyio.move_on_after(LIVENESS_TIMEOUT):
+                try:
+                    if await self._kernel_gone():
+                        channels.gone = "the server has no such kernel any more"
+                except KernelError:
+                    pass  # unreachable: the WebSocket's reconnect decides
+        return channels.usable
+
+    async def send_execute(
+        self,
+        code: str,
+        *,
+        silent: bool,
+        store_history: bool,
+        user_expressions: Mapping[str, str],
+    ) -> str:
+        """Send an ``execute_request`` (``allow_stdin: false``); return its ``msg_id``.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start`, after :meth:`shutdown`
+                or once the connection is lost; ``SERVER_UNREACHABLE`` while it is down.
+        """
+        channels = self._live()
+        content = {
+            "code": code,
+            "silent": silent,
+            "store_history": store_history,
+            "user_expressions": dict(user_expressions),
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
+        msg = new_message("execute_request", content, channels.session)
+        await channels.send(msg)
+        return str(msg["header"]["msg_id"])
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        """The next iopub message of our requests, or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost (queued messages are
+                handed out first).
+        """
+        return await self._live().receive("iopub", timeout)
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        """The next shell reply, or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost.
+        """
+        return await self._live().receive("shell", timeout)
+
+    async def interrupt(self) -> None:
+        """``POST api/kernels/{id}/interrupt`` (the server signals or messages the kernel as
+        its kernelspec says).
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when not started; ``SERVER_*``.
+        """
+        self._live()
+        assert self._api is not None and self._kernel_id is not None
+        await self._api.request(
+            "POST", kernel_path(self._kernel_id, "interrupt"), "interrupting the kernel"
+        )
+
+    async def restart(self, *, timeout: float) -> None:
+        """Restart the kernel in place (``POST api/kernels/{id}/restart``): same kernel id,
+        new process, so every client (JupyterLab) stays on it; wait until it answers.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when not started; ``KERNEL_START_FAILED``
+                when it does not answer within ``timeout`` s; ``SERVER_*``.
+        """
+        channels = self._live()
+        assert self._api is not None and self._kernel_id is not None
+        channels.watching = False
+        path = kernel_path(self._kernel_id, "restart")
+        await self._api.request("POST", path, "restarting the kernel", timeout=timeout)
+        try:
+            await channels.wait_ready(timeout)
+        except TimeoutError as exc:
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                f"the restarted kernel did not answer within {timeout:g} s",
+                {"kernel_id": self._kernel_id, "server_url": self.config.url},
+            ) from exc
+
+    async def shutdown(self, *, now: bool, timeout: float) -> None:
+        """Close the channels; delete the session or kernel this backend created (a joined
+        kernel is left running), bounded by ``timeout`` s; never raises."""
+        channels, api, created = self._channels, self._api, self._created
+        self._channels = self._api = self._created = None
+        with anyio.CancelScope(shield=True):
+            if channels is not None:
+                await channels.close()
+            if api is None:
+                return
+            if created is not None:
+                with anyio.move_on_after(max(timeout, 1.0) + 1.0):
+                    with contextlib.suppress(KernelError):  # server or kernel already gone
+                        await api.request(
+                            "DELETE", created, "stopping the kernel", timeout=max(timeout, 1.0)
+                        )
+            await api.aclose()
+
+    def _live(self) -> KernelChannels:
+        if self._channels is None:
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the server kernel is not started")
+        return self._channels

@@ -1,0 +1,321 @@
+"""A kernel's channels over its Jupyter Server WebSocket (``api/kernels/{id}/channels``).
+
+Both framings are spoken (:mod:`~jupyter_jcli.kernels._server_frames`), whichever the
+server selects during the handshake.
+
+:class:`KernelChannels` owns the connection: one reader task routes shell replies and this
+client's iopub messages to two inboxes (a joined kernel broadcasts every client's iopub
+traffic; messages answering other clients' requests are dropped there, so nothing piles up
+while we are idle). A dropped connection is reopened with the same client session id, so
+Jupyter Server replays what it buffered for us (it buffers while a kernel has no other
+client); when the kernel is gone or the server stays away past :data:`RECONNECT_WINDOW`, the
+channels are lost: receives hand out what is queued, then raise ``KERNEL_NOT_RUNNING``.
+The reader is an ``asyncio`` task (``websockets`` is asyncio-only, like ``zmq.asyncio`` under
+the local backend).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import struct
+import time
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import orjson
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._server_frames import (
+    V1_PROTOCOL,
+    decode_frame,
+    encode_legacy,
+    encode_v1,
+    new_message,
+)
+from jupyter_jcli.kernels._types import KernelMessage
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
+
+__all__ = ["MAX_MESSAGE_BYTES", "RECONNECT_WINDOW", "KernelChannels"]
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+"""The largest WebSocket message accepted (one kernel message: a big stream chunk or image)."""
+RECONNECT_WINDOW = 10.0
+"""Seconds spent reopening a dropped WebSocket before the kernel counts as lost."""
+_MAX_QUEUED = 100_000
+"""Messages an inbox keeps at most (the oldest go first, with a warning)."""
+_OURS_KEPT = 512
+"""Request ids remembered as ours (iopub messages with these parents are delivered)."""
+_LIFECYCLE = ("starting", "restarting", "dead")
+"""Parent-less ``status`` states saying that the kernel process we knew is gone: the kernel
+publishes ``starting`` when a new process begins; the server sends ``restarting`` (its
+restarter found the process dead and starts a new one) and ``dead`` (it gave up)."""
+
+_log = logging.getLogger(__name__)
+
+Connect = Callable[[str], Awaitable["ClientConnection"]]
+"""Opens the WebSocket for a client session id (with auth, TLS and subprotocols)."""
+KernelGone = Callable[[], Awaitable[bool]]
+"""Asks the server (REST) whether the kernel is gone; raises ``SERVER_*`` when it cannot."""
+
+
+def _parent_id(msg: KernelMessage) -> object:
+    parent = msg.get("parent_header")
+    return parent.get("msg_id") if isinstance(parent, dict) else None
+
+
+class KernelChannels:
+    """The WebSocket of one kernel: send on shell, receive shell replies and our iopub.
+
+    Args:
+        connect: opens the WebSocket for a client session id (:data:`Connect`).
+        kernel_gone: asks the server whether the kernel still exists (for a reconnect).
+    """
+
+    def __init__(self, connect: Connect, kernel_gone: KernelGone) -> None:
+        self.session = uuid.uuid4().hex
+        self._connect = connect
+        self._kernel_gone = kernel_gone
+        self._ws: ClientConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._inboxes: dict[str, deque[KernelMessage]] = {
+            channel: deque() for channel in ("iopub", "shell", "control")
+        }
+        self._changed = anyio.Event()
+        self._connected = anyio.Event()
+        self._ours: deque[str] = deque(maxlen=_OURS_KEPT)
+        self._closed = False
+        self.watching = False
+        """Whether parent-less lifecycle statuses mark the kernel gone (see :attr:`gone`)."""
+        self.gone: str | None = None
+        """Why the kernel we knew is gone (its process restarted or died), else ``None``."""
+        self.lost: KernelError | None = None
+        """Why the connection is lost for good, else ``None``."""
+
+    @property
+    def protocol(self) -> str | None:
+        """The framing the server selected (:data:`V1_PROTOCOL`, or ``None``: legacy)."""
+        return None if self._ws is None else self._ws.subprotocol
+
+    @property
+    def usable(self) -> bool:
+        """Connected or reconnecting, and the kernel not known gone."""
+        return not self._closed and self.lost is None and self.gone is None
+
+    async def open(self) -> None:
+        """Open the WebSocket and start the reader.
+
+        Raises:
+            KernelError: ``SERVER_*`` from :data:`Connect`.
+        """
+        self._ws = await self._connect(self.session)
+        self._connected.set()
+        self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+
+    async def send(self, msg: KernelMessage, channel: str = "shell", *, ours: bool = True) -> None:
+        """Send ``msg``; its iopub messages are delivered when ``ours``.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when closed or lost; ``SERVER_UNREACHABLE``
+                when the connection does not come back within :data:`RECONNECT_WINDOW`.
+        """
+        from websockets.exceptions import ConnectionClosed
+
+        self._check()
+        if ours:
+            self._ours.append(str(msg["header"]["msg_id"]))
+        with anyio.move_on_after(RECONNECT_WINDOW):
+            await self._connected.wait()
+        self._check()
+        ws = self._ws
+        if ws is None or not self._connected.is_set():
+            raise KernelError(
+                ErrorCode.SERVER_UNREACHABLE,
+                "the kernel's WebSocket did not come back",
+                {"reason": "reconnecting"},
+            )
+        v1 = ws.subprotocol == V1_PROTOCOL
+        frame = encode_v1(msg, channel) if v1 else encode_legacy(msg, channel)
+        try:
+            await ws.send(frame)
+        except ConnectionClosed as exc:
+            raise KernelError(
+                ErrorCode.SERVER_UNREACHABLE,
+                "the kernel's WebSocket closed while sending",
+                {"reason": type(exc).__name__},
+            ) from exc
+
+    async def receive(self, channel: str, timeout: float) -> KernelMessage | None:
+        """The next message of ``channel`` (``iopub``, ``shell``, ``control``), or ``None`` after
+        ``timeout`` s. Queued messages come first, also once closed or lost.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when closed or lost and nothing is queued.
+        """
+        inbox = self._inboxes[channel]
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            if inbox:
+                return inbox.popleft()
+            self._check()
+            changed = self._changed
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            with anyio.move_on_after(remaining):
+                await changed.wait()
+
+    async def close(self) -> None:
+        """Stop the reader and close the WebSocket, bounded; never raises. Receives waiting
+        on another task wake and raise ``KERNEL_NOT_RUNNING``."""
+        self._closed = True
+        self._wake()
+        reader, ws = self._reader, self._ws
+        self._reader = None
+        with anyio.CancelScope(shield=True):
+            if reader is not None:
+                reader.cancel()
+                with anyio.move_on_after(2.0), contextlib.suppress(BaseException):
+                    await reader
+            if ws is not None:
+                with anyio.move_on_after(2.0), contextlib.suppress(Exception):
+                    await ws.close()
+
+    async def wait_ready(self, timeout: float) -> None:
+        """Send ``kernel_info_request`` on the control channel (again every second) until
+        the kernel replies, then wait (briefly) for that request's iopub ``idle``: every
+        lifecycle status the kernel published before it has been read, so :attr:`watching`
+        starts after them. The control channel answers while the shell runs a cell (a
+        joined kernel may be running the person's code).
+
+        Raises:
+            TimeoutError: no reply within ``timeout`` s.
+            KernelError: ``KERNEL_NOT_RUNNING`` / ``SERVER_*`` when the channels fail.
+        """
+        probes: set[str] = set()
+        with anyio.fail_after(timeout):
+            replied = False
+            while not replied:
+                probe = new_message("kernel_info_request", {}, self.session)
+                probes.add(probe["header"]["msg_id"])
+                await self.send(probe, "control")
+                until = time.monotonic() + 1.0
+                while not replied and (left := until - time.monotonic()) > 0:
+                    reply = await self.receive("control", left)
+                    replied = reply is not None and _parent_id(reply) in probes
+        with anyio.move_on_after(1.0):
+            while True:
+                msg = await self.receive("iopub", 1.0)
+                content = (msg or {}).get("content") or {}
+                if (
+                    msg is not None
+                    and _parent_id(msg) in probes
+                    and content.get("execution_state") == "idle"
+                ):
+                    break
+        self.gone = None
+        self.watching = True
+
+    def _check(self) -> None:
+        if self._closed:
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel's channels are closed")
+        if self.lost is not None:
+            raise KernelError(
+                ErrorCode.KERNEL_NOT_RUNNING,
+                f"the kernel's connection is lost: {self.lost.message}",
+                {"reason": self.lost.code.value},
+            )
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
+
+    async def _read_loop(self) -> None:
+        try:
+            await self._read_frames()
+        except Exception as exc:  # a reader that stopped unseen would leave receives waiting
+            _log.warning("the kernel WebSocket reader failed", exc_info=True)
+            self.lost = KernelError(
+                ErrorCode.SERVER_ERROR,
+                f"reading the kernel's WebSocket failed: {type(exc).__name__}: {exc}",
+                {"reason": type(exc).__name__},
+            )
+            self._wake()
+
+    async def _read_frames(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        while not self._closed:
+            ws = self._ws
+            assert ws is not None
+            try:
+                frame = await ws.recv()
+            except ConnectionClosed:
+                if self._closed:
+                    return
+                self._connected = anyio.Event()
+                if not await self._reconnect():
+                    self._wake()
+                    return
+                continue
+            try:
+                channel, msg = decode_frame(frame, ws.subprotocol)
+            except (ValueError, orjson.JSONDecodeError, struct.error):
+                _log.warning("dropped a kernel WebSocket frame that is not a message")
+                continue
+            self._route(channel, msg)
+
+    def _route(self, channel: str, msg: dict[str, Any]) -> None:
+        if channel == "iopub":
+            parent = _parent_id(msg)
+            if not parent:
+                state = (msg.get("content") or {}).get("execution_state")
+                if self.watching and state in _LIFECYCLE:
+                    self.gone = f"the server reported the kernel {state}"
+                    self._wake()
+                return
+            if parent not in self._ours:
+                return  # another client's request (a joined kernel broadcasts it)
+        elif channel not in ("shell", "control"):
+            return  # stdin: never allowed
+        inbox = self._inboxes[channel]
+        if len(inbox) >= _MAX_QUEUED:
+            inbox.popleft()
+            _log.warning("the %s inbox is full; dropped its oldest message", channel)
+        inbox.append(msg)
+        self._wake()
+
+    async def _reconnect(self) -> bool:
+        """Reopen the WebSocket with the same session id within :data:`RECONNECT_WINDOW`;
+        ``False`` (with :attr:`gone` or :attr:`lost` set) when that fails."""
+        deadline = time.monotonic() + RECONNECT_WINDOW
+        delay = 0.1
+        last: KernelError | None = None
+        while not self._closed and time.monotonic() < deadline:
+            try:
+                with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
+                    if await self._kernel_gone():
+                        self.gone = "the server has no such kernel any more"
+                        return False
+                    self._ws = await self._connect(self.session)
+            except KernelError as err:
+                last = err
+            except TimeoutError:
+                break
+            else:
+                self._connected.set()
+                return True
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+        self.lost = last or KernelError(
+            ErrorCode.SERVER_UNREACHABLE,
+            f"the kernel's WebSocket did not reopen within {RECONNECT_WINDOW:g} s",
+            {"reason": "reconnect window passed"},
+        )
+        return False

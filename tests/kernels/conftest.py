@@ -1,0 +1,22 @@
+"""Fixtures of the kernel tests: one real Jupyter Server for the session (marker ``server``).
+
+The server's root is pytest's base temporary folder, so every test's ``tmp_path`` notebook
+has a server path; it runs on 127.0.0.1 with a random token and is always stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from server_helpers import RunningServer, running_server
+
+
+@pytest.fixture(scope="session")
+def jupyter_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """A running ``jupyter server`` shared by the session's server tests (do not stop it;
+    tests that stop or restart a server start their own)."""
+    root, work = tmp_path_factory.getbasetemp(), tmp_path_factory.mktemp("jupyter-server")
+    with running_server(root, work) as server:
+        yield server
