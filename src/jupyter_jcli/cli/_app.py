@@ -28,9 +28,11 @@ import click
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._cell_edit import cell
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
+from jupyter_jcli.cli._exec import exec_command
 from jupyter_jcli.cli._hook import hook
 from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
+from jupyter_jcli.cli._output import output
 from jupyter_jcli.cli._params import harden
 from jupyter_jcli.cli._run import run_command
 from jupyter_jcli.cli._setup import setup
@@ -133,6 +135,8 @@ cli.add_command(mcp)
 cli.add_command(setup)
 cli.add_command(hook)
 cli.add_command(run_command)
+cli.add_command(exec_command)
+cli.add_command(output)
 
 
 main: JcliGroup = cli
