@@ -21,9 +21,11 @@ Manifest (schema version 1; written by ``jupyter_jcli.runs``)::
 
 A raster's value in ``outputs`` is the name of its file (``files`` lists it), not base64: on
 load each is read and given to the protocol as base64, so a read returns it as for a
-notebook. A file that is missing, not a regular file or a symlink makes only the reads of
-that one representation fail (``OUTPUT_DATA_INVALID``, details ``file`` and ``reason``); the
-listing flags it in ``mime_problems`` and everything else reads as usual.
+notebook (the listing's ``mime_bytes`` of a raster is the size of its canonical base64,
+without the line breaks a notebook may store). A file that is missing, not a regular file
+or a symlink makes only the reads of that one representation fail
+(``OUTPUT_DATA_INVALID``, details ``file`` and ``reason``); the listing flags it in
+``mime_problems`` and everything else reads as usual.
 
 Errors: ``FILE_NOT_FOUND``, ``NOTEBOOK_READ_FAILED`` (the manifest file cannot be read),
 ``RUN_MANIFEST_INVALID`` (not JSON, not ours, a bad shape), then the protocol's own codes.

@@ -56,6 +56,8 @@ def text_size(outputs: Sequence[Mapping[str, Any]]) -> int | None:
     """
     total = 0
     for output in outputs:
+        if not isinstance(output, Mapping):
+            return None
         kind = output.get("output_type")
         if kind == "stream":
             size = _text(output.get("text"))
@@ -108,13 +110,16 @@ class SavedRun:
 
 
 def _split_rasters(
-    outputs: Sequence[Mapping[str, Any]],
-) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], bytes]]]:
+    outputs: Sequence[Any],
+) -> tuple[list[Any], list[tuple[dict[str, Any], bytes]]]:
     """The outputs for the manifest, each decodable raster replaced by its file name, and
     the files to write. An undecodable raster stays as it was (a read reports it)."""
-    stored: list[dict[str, Any]] = []
+    stored: list[Any] = []
     files: list[tuple[dict[str, Any], bytes]] = []
     for index, output in enumerate(outputs):
+        if not isinstance(output, Mapping):  # malformed: kept as is, the protocol flags it
+            stored.append(output)
+            continue
         copied = dict(output)
         data = copied.get("data")
         if isinstance(data, dict):

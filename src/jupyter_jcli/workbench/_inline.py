@@ -167,6 +167,26 @@ def _with_show_hints(condensed: CondensedOutputs, manifest: Path) -> CondensedOu
     )
 
 
+_FIT_ROUNDS = 4
+
+
+def _summary(outputs: Sequence[Output], manifest: Path) -> CondensedOutputs:
+    """The outputs condensed within :data:`SUMMARY_BUDGET` characters *after* their read
+    hints became ``j-cli output show`` commands (longer than the hints they replace): the
+    budget shrinks by the overflow until the text fits (a few rounds, bounded)."""
+    budget = SUMMARY_BUDGET
+    for _round in range(_FIT_ROUNDS):
+        summary = _with_show_hints(
+            condense_outputs(outputs, budget=budget, include_images=False), manifest
+        )
+        overflow = len(summary.text) - SUMMARY_BUDGET
+        if overflow <= 0:
+            return summary
+        budget = max(1, budget - overflow)
+    plain = condense_outputs(outputs, budget=budget, include_images=False)
+    return plain  # hints as the condensed text names them: still within the budget
+
+
 def _notice(outputs: Sequence[Output], summary: CondensedOutputs, manifest: Path) -> str:
     shown = min(len(outputs), SUMMARY_MAX_OUTPUTS)
     left: list[str] = []
@@ -232,10 +252,7 @@ def code_outcome(
         "epoch": result.epoch,
     }
     saved = save_run(cwd, outputs, origin=origin, execution=execution)
-    condensed = condense_outputs(
-        outputs[:SUMMARY_MAX_OUTPUTS], budget=SUMMARY_BUDGET, include_images=False
-    )
-    summary = _with_show_hints(condensed, saved.manifest_path)
+    summary = _summary(outputs[:SUMMARY_MAX_OUTPUTS], saved.manifest_path)
     return CodeOutcome(
         operation,
         path,
