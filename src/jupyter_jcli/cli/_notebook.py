@@ -14,6 +14,7 @@ from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
+from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.errors import UsageError
 
 __all__ = ["notebook", "split_mime_types"]
@@ -26,28 +27,6 @@ _CELL = single(
     metavar="CELL",
     help=f"The cell in FILE (.ipynb, or a .py paired with one): {CELL_REF_HELP}.",
 )
-
-
-def split_mime_types(values: tuple[str, ...]) -> list[str] | None:
-    """``--supported-mime`` values, repeated and/or comma-separated, as one list.
-
-    Returns:
-        None when the option was not given; otherwise the MIME types in order, stripped,
-        duplicates dropped.
-
-    Raises:
-        UsageError: ``USAGE_ERROR`` for an empty item (``""``, ``","``, ``"a,,b"``).
-    """
-    if not values:
-        return None
-    types = [part.strip() for value in values for part in value.split(",")]
-    if not all(types):
-        raise UsageError(
-            "--supported-mime needs MIME types (comma-separated or repeated); "
-            "an empty item was given.",
-            {"supported_mime": list(values)},
-        )
-    return list(dict.fromkeys(types))
 
 
 @click.group()
@@ -96,11 +75,9 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 @_CELL
 def outputs_command(file: str, cell_ref: str) -> None:
     """List the saved outputs of one cell: index, type, MIME types and sizes."""
-    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.cli._reads import list_cell_outputs
 
-    loaded = open_notebook(file)
-    listing = loaded.list_outputs(resolve_loaded_cell(loaded, cell_ref))
+    listing = list_cell_outputs(file, cell_ref)
     if json_mode():
         emit_json(listing)
         return
@@ -156,21 +133,12 @@ def output_command(
         raise UsageError("--force only applies together with --save.")
     if save_path == "":
         raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
-    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.cli._reads import read_cell_output
 
-    options: dict[str, Any] = {}
-    if mime_type is not None:
-        options["mime_type"] = mime_type
-    supported = split_mime_types(supported_mime)
-    if supported is not None:
-        options["supported_mime_types"] = supported
-    if offset is not None:
-        options["offset"] = offset
-    if limit is not None:
-        options["limit"] = limit
-    loaded = open_notebook(file)
-    result = loaded.read_output(resolve_loaded_cell(loaded, cell_ref), output_index, **options)
+    options = read_options(
+        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
+    )
+    result = read_cell_output(file, cell_ref, output_index, options)
     if save_path is not None:
         _save_and_report(result, save_path, force=force)
         return

@@ -52,20 +52,13 @@ def show_command(
 
     Reads as `j-cli notebook output` does: a text page, an image, JSON or a traceback.
     """
-    from jupyter_jcli.cli._notebook import split_mime_types
+    from jupyter_jcli.cli._reads import read_options
     from jupyter_jcli.errors import UsageError
     from jupyter_jcli.outputs.manifest import open_manifest
 
-    options: dict[str, Any] = {}
-    if mime_type is not None:
-        options["mime_type"] = mime_type
-    supported = split_mime_types(supported_mime)
-    if supported is not None:
-        options["supported_mime_types"] = supported
-    if offset is not None:
-        options["offset"] = offset
-    if limit is not None:
-        options["limit"] = limit
+    options = read_options(
+        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
+    )
     if output_index is None and options:
         raise UsageError("--mime, --supported-mime, --offset and --limit need --output K.")
     run = open_manifest(manifest)
