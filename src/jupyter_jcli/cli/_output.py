@@ -85,7 +85,8 @@ def _listing_lines(listing: Mapping[str, Any], manifest: str) -> None:
 
     source = listing.get("source") or {}
     count = listing.get("output_count", 0)
-    echo(f"run {source.get('run_id')} ({source.get('created')}): {count} outputs")
+    plural = "" if count == 1 else "s"
+    echo(f"run {source.get('run_id')} ({source.get('created')}): {count} output{plural}")
     for entry in listing.get("outputs") or []:
         kind = str(entry.get("output_type", "?"))
         echo(f"  {entry.get('output_index'):>3}  {kind:<16} {output_summary(entry)}")

@@ -196,7 +196,7 @@ def _notice(outputs: Sequence[Output], summary: CondensedOutputs, manifest: Path
         left.append(f"outputs {', '.join(map(str, summary.omitted_outputs))} did not fit")
     if summary.truncated and not summary.omitted_outputs:
         left.append("long outputs are cut")
-    lead = f"{len(outputs)} outputs saved in {manifest}"
+    lead = f"{len(outputs)} output{'' if len(outputs) == 1 else 's'} saved in {manifest}"
     lead += f" ({'; '.join(left)})" if left else ""
     return (
         f"{lead}. List them: {_show_command(manifest)}; read one: "
