@@ -11,11 +11,15 @@ retention pass (never failing the run: its error is reported in ``retention``).
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
 
 from jupyter_jcli.condense import CondensedOutputs, condense_outputs
 from jupyter_jcli.errors import SCHEMA_VERSION, JcliError, UsageError
@@ -25,10 +29,14 @@ from jupyter_jcli.kernels import (
     KernelInfo,
     NotebookKernel,
     Output,
+    execute_timeout,
 )
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT, SavedRun, clean_runs, save_run, stays_inline
 from jupyter_jcli.workbench._execute import file_outputs
 from jupyter_jcli.workbench._outcomes import condensed_dict
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
     "SCRATCH_KEY",
@@ -37,6 +45,7 @@ __all__ = [
     "CodeOutcome",
     "code_origin",
     "code_outcome",
+    "execute_code",
     "run_code_on",
     "scratch_kernel_path",
     "scratch_spec",
@@ -309,3 +318,70 @@ def scratch_spec(kernel_name: str | None) -> str:
     if not kernel_name.strip():
         raise UsageError("kernel_name must name a kernelspec.", {"kernel_name": kernel_name})
     return kernel_name.strip()
+
+
+async def execute_code(
+    workbench: Workbench,
+    path: str | os.PathLike[str] | None,
+    code: str,
+    *,
+    timeout: float | None = None,
+    kernel_name: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    operation: CodeOperation = "exec",
+    script_path: Path | None = None,
+) -> CodeOutcome:
+    """``Workbench.execute_code``: run ``code`` on the notebook's kernel (``path``), or with
+    ``path=None`` on a scratch kernel started in ``cwd``, without touching any notebook.
+
+    Short text results are answered inline; others are saved as run outputs under ``cwd``
+    (see :mod:`jupyter_jcli.runs`) and summarized (:class:`CodeOutcome`).
+
+    Args:
+        workbench: the workbench whose pool (and kernelspec choices) run the code.
+        path: the notebook (``.ipynb`` or paired ``.py``) whose kernel runs the code.
+        code: the code to run, as a cell would run it (it is not a cell: no display-update
+            routing, no run log entry).
+        timeout: seconds it may run (as for ``Workbench.execute_cells``).
+        kernel_name: the kernelspec (of the notebook's kernel, as for ``execute_cells``; of
+            the scratch kernel, default ``python3``).
+        cwd: the command's working directory (default the process's), resolved.
+        operation: ``"exec"``, or ``"run_script"`` for a plain script's text.
+        script_path: the script whose text ``code`` is (the run's origin and ``path``).
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
+        NotebookError: the read codes of ``Document.load``.
+        KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+        JcliError: ``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED`` (saving the outputs).
+    """
+    execute_timeout(timeout)
+    here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
+    named: Path | None = script_path
+    notebook_path: Path | None = None
+    if path is None:
+        scratch = workbench.pool.kernel(
+            scratch_kernel_path(here), kernelspec_name=scratch_spec(kernel_name)
+        )
+        result, info = await run_code_on(scratch, code, timeout=timeout)
+    else:
+        document = await workbench._document(path)
+        kernel = workbench._kernel(document, kernel_name)
+        async with workbench._choice.explained(document):
+            result, info = await run_code_on(kernel, code, timeout=timeout)
+        named, notebook_path = document.path, document.notebook_path
+    origin = code_origin(
+        operation, code, cwd=here, notebook_path=notebook_path, script_path=script_path
+    )
+    return await anyio.to_thread.run_sync(
+        partial(
+            code_outcome,
+            operation,
+            result,
+            info,
+            cwd=here,
+            path=named,
+            notebook_path=notebook_path,
+            origin=origin,
+        )
+    )

@@ -39,15 +39,7 @@ from jupyter_jcli.workbench._execute import (
     ProgressCallback,
     run_batch,
 )
-from jupyter_jcli.workbench._inline import (
-    CodeOperation,
-    CodeOutcome,
-    code_origin,
-    code_outcome,
-    run_code_on,
-    scratch_kernel_path,
-    scratch_spec,
-)
+from jupyter_jcli.workbench._inline import CodeOperation, CodeOutcome, execute_code
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
     INSPECT_TIMEOUT,
@@ -310,57 +302,17 @@ class Workbench:
         script_path: Path | None = None,
     ) -> CodeOutcome:
         """Run ``code`` on the notebook's kernel (``path``), or with ``path=None`` on a
-        scratch kernel started in ``cwd``, without touching any notebook.
-
-        Short text results are answered inline; others are saved as run outputs under
-        ``cwd`` (see :mod:`jupyter_jcli.runs`) and summarized (:class:`CodeOutcome`).
-
-        Args:
-            path: the notebook (``.ipynb`` or paired ``.py``) whose kernel runs the code.
-            code: the code to run, as a cell would run it.
-            timeout: seconds it may run (as for :meth:`execute_cells`).
-            kernel_name: the kernelspec (of the notebook's kernel as for
-                :meth:`execute_cells`; of the scratch kernel, default ``python3``).
-            cwd: the command's working directory (default the process's, resolved).
-            operation: ``"exec"``, or ``"run_script"`` for a plain script's text.
-            script_path: the script whose text ``code`` is (recorded as the run's origin
-                and its ``path``).
-
-        Raises:
-            UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
-            NotebookError: the read codes of ``Document.load``.
-            KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
-            JcliError: ``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED`` (saving the outputs).
-        """
-        execute_timeout(timeout)
-        here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
-        named: Path | None = script_path
-        notebook_path: Path | None = None
-        if path is None:
-            scratch = self._pool.kernel(
-                scratch_kernel_path(here), kernelspec_name=scratch_spec(kernel_name)
-            )
-            result, info = await run_code_on(scratch, code, timeout=timeout)
-        else:
-            document = await self._document(path)
-            kernel = self._kernel(document, kernel_name)
-            async with self._choice.explained(document):
-                result, info = await run_code_on(kernel, code, timeout=timeout)
-            named, notebook_path = document.path, document.notebook_path
-        origin = code_origin(
-            operation, code, cwd=here, notebook_path=notebook_path, script_path=script_path
-        )
-        return await anyio.to_thread.run_sync(
-            partial(
-                code_outcome,
-                operation,
-                result,
-                info,
-                cwd=here,
-                path=named,
-                notebook_path=notebook_path,
-                origin=origin,
-            )
+        scratch kernel in ``cwd``, touching no notebook; see
+        :func:`jupyter_jcli.workbench._inline.execute_code` (arguments, result, codes)."""
+        return await execute_code(
+            self,
+            path,
+            code,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            cwd=cwd,
+            operation=operation,
+            script_path=script_path,
         )
 
     # ------------------------------------------------------------------ kernel control
