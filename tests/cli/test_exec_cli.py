@@ -198,3 +198,19 @@ def test_output_show_of_something_else_is_refused(here: Path) -> None:
     (here / "m.json").write_text(json.dumps({"managed_by": "x"}), "utf-8")
     result = run_cli("-j", "output", "show", here / "m.json")
     assert result.exit_code == 1 and result.json()["code"] == ErrorCode.RUN_MANIFEST_INVALID
+
+
+@pytest.mark.kernel
+def test_outputs_that_cannot_be_saved_still_answer_their_summary_with_the_reason(
+    here: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (here / ".j-cli").symlink_to(elsewhere)
+    result = run_cli("-j", "exec", "--code", PNG_CODE)
+    assert result.exit_code == 1
+    document = result.json()
+    assert document["ok"] is True and document["output_manifest"] is None
+    assert document["save_error"]["code"] == ErrorCode.RUN_FOLDER_UNSAFE
+    assert "plotted" in document["summary"]["text"]
+    assert list(elsewhere.iterdir()) == []

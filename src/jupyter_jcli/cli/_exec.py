@@ -4,7 +4,8 @@ The notebook is never written. Short text results come back inline; anything ric
 saved under ``./.j-cli/outputs/<run-id>/`` and the answer names its manifest (read it with
 ``j-cli output show``). ``-j`` prints the :class:`~jupyter_jcli.workbench.CodeOutcome`
 document. Exit status: 0 when the code ran to the end, 1 when it raised, timed out or the
-kernel died; errors of the command itself as everywhere in ``j-cli``.
+kernel died, or when its outputs had to be saved and could not be (``save_error``, e.g.
+``RUN_FOLDER_UNSAFE``); errors of the command itself as everywhere in ``j-cli``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from jupyter_jcli.errors import KernelError, UsageError
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import CodeOutcome
 
-__all__ = ["code_lines", "exec_command", "run_code"]
+__all__ = ["code_lines", "exec_command", "exit_status", "run_code"]
 
 _EXIT_FAILED = 1
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
@@ -92,7 +93,12 @@ def exec_command(
     else:
         for line in code_lines(outcome):
             echo(line)
-    return 0 if outcome.ok else _EXIT_FAILED
+    return exit_status(outcome)
+
+
+def exit_status(outcome: CodeOutcome) -> int:
+    """0 when the code ran to the end and its outputs are where the answer says; else 1."""
+    return 0 if outcome.ok and outcome.save_error is None else _EXIT_FAILED
 
 
 def run_code(

@@ -40,7 +40,7 @@ def run_plain_script(
             "--stale, --all and --cell do not apply.",
             {"path": str(plan.path), "modes": modes},
         )
-    from jupyter_jcli.cli._exec import code_lines, run_code
+    from jupyter_jcli.cli._exec import code_lines, exit_status, run_code
     from jupyter_jcli.notebook.io import read_text_file
 
     outcome = run_code(
@@ -56,4 +56,4 @@ def run_plain_script(
     else:
         for line in code_lines(outcome):
             echo(line)
-    return 0 if outcome.ok else 1
+    return exit_status(outcome)

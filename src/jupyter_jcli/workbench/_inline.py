@@ -88,6 +88,9 @@ class CodeOutcome:
         notice: for a saved run, what the summary leaves out and where it is.
         retention: the retention pass after saving (``deleted``, ``kept`` counts, or
             ``error``), None when nothing was saved.
+        save_error: the error JSON when the outputs had to be saved but could not be
+            (``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED``...): the code ran, the summary is
+            what is left; else None.
     """
 
     operation: CodeOperation
@@ -101,6 +104,7 @@ class CodeOutcome:
     saved: SavedRun | None
     notice: str | None
     retention: dict[str, Any] | None
+    save_error: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -139,6 +143,7 @@ class CodeOutcome:
             "files": [] if self.saved is None else list(self.saved.files),
             "notice": self.notice,
             "retention": self.retention,
+            "save_error": self.save_error,
         }
 
 
@@ -239,9 +244,8 @@ def code_outcome(
 ) -> CodeOutcome:
     """Answer a code run: inline when short text, else saved under ``cwd`` and summarized.
 
-    Raises:
-        JcliError: ``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED``, ``NOTEBOOK_WRITE_FAILED``
-            (the outputs could not be saved).
+    A failure to save (``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED``...) is reported in the
+    outcome's ``save_error``, not raised: the code has run, its summary is still answered.
     """
     outputs = file_outputs(result.outputs)
     if stays_inline(outputs):
@@ -260,7 +264,17 @@ def code_outcome(
         "duration_s": round(result.duration_s, 4),
         "epoch": result.epoch,
     }
-    saved = save_run(cwd, outputs, origin=origin, execution=execution)
+    try:
+        saved = save_run(cwd, outputs, origin=origin, execution=execution)
+    except JcliError as err:  # the code ran: answer what it gave, and why nothing was saved
+        shown = outputs[:SUMMARY_MAX_OUTPUTS]
+        condensed = condense_outputs(shown, budget=SUMMARY_BUDGET, include_images=False)
+        return CodeOutcome(
+            operation, path, notebook_path, result, kernel, outputs, False, condensed, None,
+            f"The {len(outputs)} outputs could not be saved under {cwd} ({err.code}: "
+            f"{err.message}); the summary is all that is left of them.",
+            None, save_error=err.to_dict(),
+        )  # fmt: skip
     summary = _summary(outputs[:SUMMARY_MAX_OUTPUTS], saved.manifest_path)
     return CodeOutcome(
         operation,
@@ -353,7 +367,6 @@ async def execute_code(
         UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
         NotebookError: the read codes of ``Document.load``.
         KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
-        JcliError: ``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED`` (saving the outputs).
     """
     execute_timeout(timeout)
     here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
