@@ -23,7 +23,7 @@ from jupyter_jcli.errors import KernelError, UsageError
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import CodeOutcome
 
-__all__ = ["code_lines", "exec_command", "exit_status", "run_code"]
+__all__ = ["answer", "code_lines", "exec_command", "run_code"]
 
 _EXIT_FAILED = 1
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
@@ -87,17 +87,17 @@ def exec_command(
     summary. Exit 1 when the code raises.
     """
     source = _read_code(code, code_file)
-    outcome = run_code(notebook, source, timeout=timeout, kernel_name=kernel_name)
+    return answer(run_code(notebook, source, timeout=timeout, kernel_name=kernel_name))
+
+
+def answer(outcome: CodeOutcome) -> int:
+    """Print the outcome (its document with ``-j``, else :func:`code_lines`) and return the
+    exit status: 0 when the code ran to the end and its outputs are where the answer says."""
     if json_mode():
         emit_json(outcome.to_dict())
     else:
         for line in code_lines(outcome):
             echo(line)
-    return exit_status(outcome)
-
-
-def exit_status(outcome: CodeOutcome) -> int:
-    """0 when the code ran to the end and its outputs are where the answer says; else 1."""
     return 0 if outcome.ok and outcome.save_error is None else _EXIT_FAILED
 
 

@@ -6,7 +6,8 @@ cheap) and renders the result: the protocol response itself with ``-j``, text ot
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -17,7 +18,9 @@ from jupyter_jcli.cli._params import FILE_PATH, single
 from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.errors import UsageError
 
-__all__ = ["notebook", "split_mime_types"]
+__all__ = ["notebook", "read_window_options", "split_mime_types"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _FILE = click.argument("file", metavar="FILE", type=FILE_PATH)
 _CELL = single(
@@ -27,6 +30,29 @@ _CELL = single(
     metavar="CELL",
     help=f"The cell in FILE (.ipynb, or a .py paired with one): {CELL_REF_HELP}.",
 )
+
+
+def read_window_options(command: F) -> F:
+    """The options of one output's read: ``--mime``, ``--supported-mime``, ``--offset`` and
+    ``--limit`` (``j-cli notebook output`` and ``j-cli output show``)."""
+    for option in reversed(
+        (
+            single(
+                "--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle."
+            ),
+            click.option(
+                "--supported-mime",
+                "supported_mime",
+                multiple=True,
+                metavar="TYPE[,TYPE]",
+                help="Only accept these MIME types (repeat the option or separate with commas).",
+            ),
+            single("--offset", type=int, metavar="N", help="Text page start, in characters."),
+            single("--limit", type=int, metavar="N", help="Text page size, in characters."),
+        )
+    ):
+        command = option(command)
+    return command
 
 
 @click.group()
@@ -98,16 +124,7 @@ def outputs_command(file: str, cell_ref: str) -> None:
     metavar="K",
     help="Output index: physical, zero-based, in the cell's outputs.",
 )
-@single("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
-@click.option(
-    "--supported-mime",
-    "supported_mime",
-    multiple=True,
-    metavar="TYPE[,TYPE]",
-    help="Only accept these MIME types (repeat the option or separate with commas).",
-)
-@single("--offset", type=int, metavar="N", help="Text page start, in characters.")
-@single("--limit", type=int, metavar="N", help="Text page size, in characters.")
+@read_window_options
 @single(
     "--save",
     "save_path",

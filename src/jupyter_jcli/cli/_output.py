@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._notebook import read_window_options
 from jupyter_jcli.cli._params import FILE_PATH, single
 
 __all__ = ["output"]
@@ -29,16 +30,7 @@ def output() -> None:
 @output.command("show")
 @click.argument("manifest", metavar="MANIFEST", type=FILE_PATH)
 @single("--output", "output_index", type=int, metavar="K", help="Read output K (zero-based).")
-@single("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
-@click.option(
-    "--supported-mime",
-    "supported_mime",
-    multiple=True,
-    metavar="TYPE[,TYPE]",
-    help="Only accept these MIME types (repeat the option or separate with commas).",
-)
-@single("--offset", type=int, metavar="N", help="Text page start, in characters.")
-@single("--limit", type=int, metavar="N", help="Text page size, in characters.")
+@read_window_options
 def show_command(
     *,
     manifest: str,

@@ -11,7 +11,7 @@ its rich or long outputs saved under ``./.j-cli/outputs/``. See
 
 from __future__ import annotations
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, json_mode
 from jupyter_jcli.errors import UsageError
 
 __all__ = ["run_plain_script"]
@@ -40,7 +40,7 @@ def run_plain_script(
             "--stale, --all and --cell do not apply.",
             {"path": str(plan.path), "modes": modes},
         )
-    from jupyter_jcli.cli._exec import code_lines, exit_status, run_code
+    from jupyter_jcli.cli._exec import answer, run_code
     from jupyter_jcli.notebook.io import read_text_file
 
     outcome = run_code(
@@ -51,9 +51,4 @@ def run_plain_script(
         operation="run_script",
         script_path=str(plan.path),
     )
-    if json_mode():
-        emit_json(outcome.to_dict())
-    else:
-        for line in code_lines(outcome):
-            echo(line)
-    return exit_status(outcome)
+    return answer(outcome)
