@@ -113,6 +113,13 @@ class ErrorCode(StrEnum):
     """The Jupyter Server answered a request with an unexpected status or document."""
     SERVER_PATH_OUTSIDE_ROOT = "SERVER_PATH_OUTSIDE_ROOT"
     """The notebook is not under the Jupyter Server's root folder, so it has no server path."""
+    # Run outputs (``.j-cli/outputs/<run-id>/``)
+    RUN_MANIFEST_INVALID = "RUN_MANIFEST_INVALID"
+    """The file is not a run manifest of ours (not JSON, no ``managed_by`` marker, a bad
+    shape), so its outputs cannot be listed or read."""
+    RUN_FOLDER_UNSAFE = "RUN_FOLDER_UNSAFE"
+    """A ``.j-cli`` (or ``.j-cli/outputs``) folder is a symlink or not a folder: run outputs
+    are neither written nor cleaned through it."""
     # Front ends
     USAGE_ERROR = "USAGE_ERROR"
     FILE_EXISTS = "FILE_EXISTS"

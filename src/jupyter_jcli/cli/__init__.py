@@ -15,12 +15,26 @@ the process with the status. :func:`run` takes the same arguments and returns th
 Exit status: 0 on success, 1 on an error with a catalogue code (see :mod:`jupyter_jcli.errors`),
 2 on a usage error (code ``USAGE_ERROR``).
 
-Start-up stays fast: the read commands import only click, orjson and the read path; heavy
-modules (jupytext for ``.py`` files, nbformat for nbformat 3) load only when needed.
+Start-up stays fast: the console script (:func:`jupyter_jcli.cli._fast.entry`) serves the
+protocol's two JSON reads without importing click, and the names here load the click
+application on first use; each command's module loads when that command runs, and heavy
+modules (jupytext for ``.py`` files, nbformat for nbformat 3) only when needed.
 """
 
 from __future__ import annotations
 
-from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, JcliGroup, cli, main, run
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, JcliGroup, cli, main, run
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    """The click application's names, imported on first use (PEP 562)."""
+    if name in __all__:
+        from jupyter_jcli.cli import _app
+
+        return getattr(_app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,7 @@ anything unexpected                        1       ``INTERNAL_ERROR``
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -26,14 +27,9 @@ from typing import Any
 import click
 
 from jupyter_jcli import __version__
-from jupyter_jcli.cli._cell_edit import cell
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
-from jupyter_jcli.cli._hook import hook
-from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
 from jupyter_jcli.cli._params import harden
-from jupyter_jcli.cli._run import run_command
-from jupyter_jcli.cli._setup import setup
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]
@@ -72,6 +68,20 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     ctx.exit(EXIT_OK)
 
 
+_LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "cell": ("jupyter_jcli.cli._cell_edit", "cell"),
+    "exec": ("jupyter_jcli.cli._exec", "exec_command"),
+    "hook": ("jupyter_jcli.cli._hook", "hook"),
+    "mcp": ("jupyter_jcli.cli._mcp", "mcp"),
+    "output": ("jupyter_jcli.cli._output", "output"),
+    "run": ("jupyter_jcli.cli._run", "run_command"),
+    "setup": ("jupyter_jcli.cli._setup", "setup"),
+}
+"""The root's commands that load their module when first named (or listed by ``--help``):
+``(module, attribute)`` by command name. Every process runs one command, so it imports one
+command's module."""
+
+
 class JcliGroup(click.Group):
     """The root command: a click group whose ``main()`` is the one error boundary.
 
@@ -94,6 +104,25 @@ class JcliGroup(click.Group):
         if standalone_mode:
             sys.exit(status)
         return status
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, loaded or not, sorted."""
+        names = set(super().list_commands(ctx))
+        if self is cli:
+            names.update(_LAZY_COMMANDS)
+        return sorted(names)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing its module on first use (hardened like the
+        others: strict integers, JSON help)."""
+        command = super().get_command(ctx, cmd_name)
+        if command is None and self is cli and cmd_name in _LAZY_COMMANDS:
+            module, attribute = _LAZY_COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            assert isinstance(command, click.Command)
+            harden(command)
+            self.add_command(command, cmd_name)
+        return command
 
 
 @click.group(
@@ -128,11 +157,6 @@ def cli(ctx: click.Context, json_mode: bool) -> None:
 
 
 cli.add_command(notebook)
-cli.add_command(cell)
-cli.add_command(mcp)
-cli.add_command(setup)
-cli.add_command(hook)
-cli.add_command(run_command)
 
 
 main: JcliGroup = cli

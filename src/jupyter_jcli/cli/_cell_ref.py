@@ -34,7 +34,6 @@ Where the names come from:
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -101,6 +100,8 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
     for index, name in enumerate(names):
         if name == parsed:
             return index
+    import difflib  # only for a name that is not found: kept off the start-up path
+
     close = difflib.get_close_matches(parsed, names, n=_CLOSE_NAMES)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise JcliError(

@@ -6,7 +6,8 @@ cheap) and renders the result: the protocol response itself with ``-j``, text ot
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -14,9 +15,12 @@ from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
+from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.errors import UsageError
 
-__all__ = ["notebook", "split_mime_types"]
+__all__ = ["notebook", "read_window_options", "split_mime_types"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _FILE = click.argument("file", metavar="FILE", type=FILE_PATH)
 _CELL = single(
@@ -28,26 +32,27 @@ _CELL = single(
 )
 
 
-def split_mime_types(values: tuple[str, ...]) -> list[str] | None:
-    """``--supported-mime`` values, repeated and/or comma-separated, as one list.
-
-    Returns:
-        None when the option was not given; otherwise the MIME types in order, stripped,
-        duplicates dropped.
-
-    Raises:
-        UsageError: ``USAGE_ERROR`` for an empty item (``""``, ``","``, ``"a,,b"``).
-    """
-    if not values:
-        return None
-    types = [part.strip() for value in values for part in value.split(",")]
-    if not all(types):
-        raise UsageError(
-            "--supported-mime needs MIME types (comma-separated or repeated); "
-            "an empty item was given.",
-            {"supported_mime": list(values)},
+def read_window_options(command: F) -> F:
+    """The options of one output's read: ``--mime``, ``--supported-mime``, ``--offset`` and
+    ``--limit`` (``j-cli notebook output`` and ``j-cli output show``)."""
+    for option in reversed(
+        (
+            single(
+                "--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle."
+            ),
+            click.option(
+                "--supported-mime",
+                "supported_mime",
+                multiple=True,
+                metavar="TYPE[,TYPE]",
+                help="Only accept these MIME types (repeat the option or separate with commas).",
+            ),
+            single("--offset", type=int, metavar="N", help="Text page start, in characters."),
+            single("--limit", type=int, metavar="N", help="Text page size, in characters."),
         )
-    return list(dict.fromkeys(types))
+    ):
+        command = option(command)
+    return command
 
 
 @click.group()
@@ -96,11 +101,9 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 @_CELL
 def outputs_command(file: str, cell_ref: str) -> None:
     """List the saved outputs of one cell: index, type, MIME types and sizes."""
-    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.cli._reads import list_cell_outputs
 
-    loaded = open_notebook(file)
-    listing = loaded.list_outputs(resolve_loaded_cell(loaded, cell_ref))
+    listing = list_cell_outputs(file, cell_ref)
     if json_mode():
         emit_json(listing)
         return
@@ -121,16 +124,7 @@ def outputs_command(file: str, cell_ref: str) -> None:
     metavar="K",
     help="Output index: physical, zero-based, in the cell's outputs.",
 )
-@single("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
-@click.option(
-    "--supported-mime",
-    "supported_mime",
-    multiple=True,
-    metavar="TYPE[,TYPE]",
-    help="Only accept these MIME types (repeat the option or separate with commas).",
-)
-@single("--offset", type=int, metavar="N", help="Text page start, in characters.")
-@single("--limit", type=int, metavar="N", help="Text page size, in characters.")
+@read_window_options
 @single(
     "--save",
     "save_path",
@@ -156,21 +150,12 @@ def output_command(
         raise UsageError("--force only applies together with --save.")
     if save_path == "":
         raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
-    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.cli._reads import read_cell_output
 
-    options: dict[str, Any] = {}
-    if mime_type is not None:
-        options["mime_type"] = mime_type
-    supported = split_mime_types(supported_mime)
-    if supported is not None:
-        options["supported_mime_types"] = supported
-    if offset is not None:
-        options["offset"] = offset
-    if limit is not None:
-        options["limit"] = limit
-    loaded = open_notebook(file)
-    result = loaded.read_output(resolve_loaded_cell(loaded, cell_ref), output_index, **options)
+    options = read_options(
+        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
+    )
+    result = read_cell_output(file, cell_ref, output_index, options)
     if save_path is not None:
         _save_and_report(result, save_path, force=force)
         return

@@ -95,6 +95,12 @@ def run_command(
     if len(modes) > 1:
         raise UsageError("Give one of --stale, --all or --cell.", {"modes": modes})
     mode = modes[0] if modes else "stale"
+    if file.lower().endswith(".py"):  # a notebook script goes on below, once paired
+        from jupyter_jcli.cli._run_script import run_plain_script
+
+        status = run_plain_script(file, timeout=timeout, kernel_name=kernel_name, modes=modes)
+        if status is not None:
+            return status
     from jupyter_jcli.cli._cell_ref import resolve_to_names
 
     names = resolve_to_names(file, cells)  # before any kernel starts

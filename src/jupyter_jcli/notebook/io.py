@@ -42,6 +42,7 @@ __all__ = [
     "create_file",
     "display_path",
     "parse_notebook",
+    "read_binary_file",
     "read_notebook",
     "read_text_file",
 ]
@@ -72,6 +73,17 @@ def read_text_file(path: str | os.PathLike[str]) -> str:
     """
     file_path = resolve_input(path)
     return decode_utf8(read_input_bytes(file_path), file_path)
+
+
+def read_binary_file(path: str | os.PathLike[str]) -> bytes:
+    """Read a file's bytes (an image a run saved) through the one opener, like
+    :func:`read_text_file` but without decoding.
+
+    Raises:
+        NotebookError: ``FILE_NOT_FOUND``; ``NOTEBOOK_READ_FAILED`` (not a regular file, too
+            large, unreadable); ``USAGE_ERROR`` (empty path, NUL byte).
+    """
+    return read_input_bytes(resolve_input(path))
 
 
 def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -44,7 +44,10 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   kernelspec (:func:`kernelspec_hint` lets a front end say how in ``KERNELSPEC_NOT_FOUND``);
 - ``restart_kernel``, ``interrupt_kernel`` -> :class:`KernelOutcome`;
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
-  ``KERNEL_NOT_RUNNING``).
+  ``KERNEL_NOT_RUNNING``);
+- ``execute_code`` -> :class:`CodeOutcome`: inline code (or a plain script's text) on the
+  notebook's kernel or a scratch kernel, no notebook written; rich or long results saved as
+  run outputs (:mod:`jupyter_jcli.runs`).
 
 Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_MISMATCH``,
 ``CELL_NOT_FOUND``, ``NAME_CONFLICT``, ``UNDO_EMPTY``, ``UNDO_CONFLICT``, ``USAGE_ERROR``, ...).
@@ -63,6 +66,11 @@ from jupyter_jcli.workbench._graph_view import (
     GraphFormat,
     GraphResult,
     notebook_graph,
+)
+from jupyter_jcli.workbench._inline import (
+    SUMMARY_BUDGET,
+    SUMMARY_MAX_OUTPUTS,
+    CodeOutcome,
 )
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
@@ -123,10 +131,13 @@ __all__ = [
     "HEARTBEAT_INTERVAL",
     "MIN_CELL_SHARE",
     "SEARCH_FIELDS",
+    "SUMMARY_BUDGET",
+    "SUMMARY_MAX_OUTPUTS",
     "CellOverview",
     "CellRef",
     "CellRunStatus",
     "CellSummary",
+    "CodeOutcome",
     "ColumnInfo",
     "CreateOutcome",
     "ErrorEntry",

@@ -39,6 +39,7 @@ from jupyter_jcli.workbench._execute import (
     ProgressCallback,
     run_batch,
 )
+from jupyter_jcli.workbench._inline import CodeOperation, CodeOutcome, execute_code
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
     INSPECT_TIMEOUT,
@@ -288,6 +289,31 @@ class Workbench:
                 include_images=include_images,
             )
         return await self._outcome(RunStaleOutcome, loaded, kernel, batch, plan=plan)
+
+    async def execute_code(
+        self,
+        path: PathArg | None,
+        code: str,
+        *,
+        timeout: float | None = None,
+        kernel_name: str | None = None,
+        cwd: PathArg | None = None,
+        operation: CodeOperation = "exec",
+        script_path: Path | None = None,
+    ) -> CodeOutcome:
+        """Run ``code`` on the notebook's kernel (``path``), or with ``path=None`` on a
+        scratch kernel in ``cwd``, touching no notebook; see
+        :func:`jupyter_jcli.workbench._inline.execute_code` (arguments, result, codes)."""
+        return await execute_code(
+            self,
+            path,
+            code,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            cwd=cwd,
+            operation=operation,
+            script_path=script_path,
+        )
 
     # ------------------------------------------------------------------ kernel control
 

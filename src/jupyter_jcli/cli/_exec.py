@@ -1,0 +1,162 @@
+"""``j-cli exec [NB] --code ...``: run code on a notebook's kernel, or on a scratch kernel.
+
+The notebook is never written. Short text results come back inline; anything rich or long is
+saved under ``./.j-cli/outputs/<run-id>/`` and the answer names its manifest (read it with
+``j-cli output show``). ``-j`` prints the :class:`~jupyter_jcli.workbench.CodeOutcome`
+document. Exit status: 0 when the code ran to the end, 1 when it raised, timed out or the
+kernel died, or when its outputs had to be saved and could not be (``save_error``, e.g.
+``RUN_FOLDER_UNSAFE``); errors of the command itself as everywhere in ``j-cli``.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+from typing import TYPE_CHECKING
+
+import click
+
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._params import FILE_PATH, single
+from jupyter_jcli.errors import KernelError, UsageError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench import CodeOutcome
+
+__all__ = ["answer", "code_lines", "exec_command", "run_code"]
+
+_EXIT_FAILED = 1
+_KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
+_STDIN = "-"
+MAX_STDIN_BYTES = 64 * 1024 * 1024
+"""The most bytes of code read from stdin."""
+
+
+def _read_code(code: str | None, code_file: str | None) -> str:
+    if (code is None) == (code_file is None):
+        raise UsageError("Give exactly one of --code TEXT or --code-file FILE ('-': stdin).")
+    if code is not None:
+        return code
+    assert code_file is not None
+    if code_file == _STDIN:
+        raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+        if len(raw) > MAX_STDIN_BYTES:
+            raise UsageError(f"stdin holds more than {MAX_STDIN_BYTES} bytes of code.")
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise UsageError("The code on stdin is not UTF-8.", {"position": err.start}) from err
+    from jupyter_jcli.notebook.io import read_text_file
+
+    return read_text_file(code_file)
+
+
+@click.command("exec")
+@click.argument("notebook", metavar="[NB]", required=False, type=FILE_PATH)
+@single("--code", allow_empty=True, metavar="TEXT", help="The code to run.")
+@single(
+    "--code-file",
+    "code_file",
+    metavar="FILE",
+    help="Run the code in FILE ('-' reads it from stdin).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    metavar="S",
+    help="Seconds the code may run (default: $JUPYTER_JCLI_EXECUTE_TIMEOUT or 600).",
+)
+@single(
+    "--kernel",
+    "kernel_name",
+    metavar="NAME",
+    help="The kernelspec to start (default: the notebook's, or python3 without NB).",
+)
+def exec_command(
+    notebook: str | None,
+    *,
+    code: str | None,
+    code_file: str | None,
+    timeout: float | None,
+    kernel_name: str | None,
+) -> int:
+    """Run code on NB's kernel without touching NB, or without NB on a fresh kernel here.
+
+    Short text results are printed; images and long results are saved under
+    ./.j-cli/outputs/RUN-ID/ (read them with `j-cli output show MANIFEST`), with a bounded
+    summary. Exit 1 when the code raises.
+    """
+    source = _read_code(code, code_file)
+    return answer(run_code(notebook, source, timeout=timeout, kernel_name=kernel_name))
+
+
+def answer(outcome: CodeOutcome) -> int:
+    """Print the outcome (its document with ``-j``, else :func:`code_lines`) and return the
+    exit status: 0 when the code ran to the end and its outputs are where the answer says."""
+    if json_mode():
+        emit_json(outcome.to_dict())
+    else:
+        for line in code_lines(outcome):
+            echo(line)
+    return 0 if outcome.ok and outcome.save_error is None else _EXIT_FAILED
+
+
+def run_code(
+    notebook: str | None,
+    code: str,
+    *,
+    timeout: float | None,
+    kernel_name: str | None,
+    operation: str = "exec",
+    script_path: str | None = None,
+) -> CodeOutcome:
+    """Run ``code`` through :meth:`Workbench.execute_code` in a workbench of its own."""
+    import anyio
+
+    from jupyter_jcli.workbench import Workbench, kernelspec_hint
+
+    async def go() -> CodeOutcome:
+        from pathlib import Path
+
+        async with Workbench() as workbench:
+            return await workbench.execute_code(
+                notebook,
+                code,
+                timeout=timeout,
+                kernel_name=kernel_name,
+                operation="run_script" if operation == "run_script" else "exec",
+                script_path=None if script_path is None else Path(script_path).resolve(),
+            )
+
+    try:
+        return anyio.run(partial(go))
+    except KernelError as err:
+        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        if hinted is err:
+            raise
+        raise hinted from err
+
+
+def code_lines(outcome: CodeOutcome) -> list[str]:
+    """The run for a person: a status line, the condensed outputs, where the rest is."""
+    result = outcome.result
+    count = f"[{result.execution_count}]" if result.execution_count is not None else "[ ]"
+    where = (
+        f"the kernel of {outcome.notebook_path}"
+        if outcome.notebook_path is not None
+        else "a scratch kernel"
+    )
+    head = f"{count} {result.status} on {where} in {result.duration_s:.2f}s"
+    if result.ename:
+        head += f"  {result.ename}: {(result.evalue or '').splitlines()[0][:120]}"
+    lines = [head]
+    if outcome.summary is not None and outcome.summary.text:
+        lines.extend(outcome.summary.text.splitlines())
+    if outcome.notice is not None:
+        lines.append(outcome.notice)
+    if outcome.saved is not None:
+        lines.extend(
+            f"output {entry['output_index']} {entry['mime_type']} saved as {entry['path']}"
+            for entry in outcome.saved.files
+        )
+    return lines

@@ -1,0 +1,135 @@
+"""The ``j-cli`` console script, with a fast lane for the protocol's two JSON reads.
+
+An agent reads saved outputs with ``j-cli -j notebook outputs FILE --cell C`` and
+``j-cli -j notebook output FILE --cell C --output K [--mime T] [--supported-mime T]
+[--offset N] [--limit N]``, one fresh process per call, so start-up is most of their cost:
+importing click alone takes longer than parsing a 2 MB notebook. :func:`entry` therefore
+serves exactly these two well-formed command lines without importing click, through the
+same functions as the click commands (:mod:`jupyter_jcli.cli._reads`) and the same JSON
+writer, so the document and the exit status are the same. Every other command line, and any
+of these that is not plainly well formed (help, an unknown or repeated option, an option
+without its value, a non-decimal integer, an empty value, text mode, ``--save``), goes to
+the click application (:data:`jupyter_jcli.cli.main`), which parses it and reports usage
+errors as always.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["entry", "fast_read"]
+
+_JSON = frozenset({"-j", "--json"})
+_INT = re.compile(r"-?[0-9]+")
+_OPTIONS: dict[str, dict[str, type]] = {
+    "outputs": {"--cell": str},
+    "output": {
+        "--cell": str,
+        "--output": int,
+        "--mime": str,
+        "--offset": int,
+        "--limit": int,
+        "--supported-mime": list,
+    },
+}
+_REQUIRED = {"outputs": ("--cell",), "output": ("--cell", "--output")}
+
+
+def _parse(argv: Sequence[str]) -> tuple[str, str, dict[str, Any]] | None:
+    """``(command, FILE, options)`` for a plainly well-formed read, else None."""
+    if len(argv) < 4 or argv[0] not in _JSON or argv[1] != "notebook":
+        return None
+    command = argv[2]
+    allowed = _OPTIONS.get(command)
+    if allowed is None:
+        return None
+    file: str | None = None
+    options: dict[str, Any] = {}
+    rest = list(argv[3:])
+    while rest:
+        token = rest.pop(0)
+        if not token.startswith("-") or token == "-":
+            if file is not None or not token or "\0" in token:
+                return None
+            file = token
+            continue
+        name, equals, value = token.partition("=")
+        kind = allowed.get(name)
+        if kind is None:
+            return None
+        if not equals:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if kind is list:
+            options.setdefault(name, []).append(value)
+            continue
+        if name in options or not value.strip():
+            return None
+        if kind is int:
+            if not _INT.fullmatch(value):
+                return None
+            options[name] = int(value)
+        else:
+            options[name] = value
+    if file is None or any(name not in options for name in _REQUIRED[command]):
+        return None
+    return command, file, options
+
+
+def fast_read(argv: Sequence[str]) -> tuple[int, bytes] | None:
+    """Serve a plainly well-formed ``-j notebook outputs|output`` read.
+
+    Returns:
+        ``(exit status, stdout bytes)``, or None when the command line is for click.
+    """
+    parsed = _parse(argv)
+    if parsed is None:
+        return None
+    command, file, options = parsed
+    from jupyter_jcli.errors import ErrorCode, JcliError
+    from jupyter_jcli.outputs import serialize_json
+
+    try:
+        from jupyter_jcli.cli._reads import list_cell_outputs, read_cell_output, read_options
+
+        if command == "outputs":
+            document = list_cell_outputs(file, options["--cell"])
+        else:
+            keywords = read_options(
+                mime_type=options.get("--mime"),
+                supported_mime=options.get("--supported-mime", []),
+                offset=options.get("--offset"),
+                limit=options.get("--limit"),
+            )
+            document = read_cell_output(file, options["--cell"], options["--output"], keywords)
+        return 0, serialize_json(document) + b"\n"
+    except JcliError as err:
+        status = 2 if err.code == ErrorCode.USAGE_ERROR else 1
+        return status, serialize_json(err.to_dict()) + b"\n"
+    except Exception:
+        return None  # anything unexpected: click's error boundary reports it
+
+
+def entry() -> None:
+    """The ``j-cli`` console script: the fast lane when it applies, else the click app."""
+    served = fast_read(sys.argv[1:])
+    if served is None:
+        from jupyter_jcli.cli._app import main
+
+        main(prog_name="j-cli")
+        return
+    status, out = served
+    try:
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        status = 1
+    sys.exit(status)

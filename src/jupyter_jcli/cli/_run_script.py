@@ -1,0 +1,54 @@
+"""``j-cli run script.py``: a notebook script's cells into its paired notebook, or a plain
+script as one unit.
+
+A script with cell markers (py:percent and the other jupytext formats) or a pair runs like a
+notebook (``j-cli run``'s usual flow on the ``.py``: outputs written into the paired
+``.ipynb``, created from the script when absent). A plain script runs whole on a scratch
+kernel in the current folder and answers like ``j-cli exec`` (``operation: "run_script"``),
+its rich or long outputs saved under ``./.j-cli/outputs/``. See
+:mod:`jupyter_jcli.workbench._script` for the rule.
+"""
+
+from __future__ import annotations
+
+from jupyter_jcli.cli._emit import echo, json_mode
+from jupyter_jcli.errors import UsageError
+
+__all__ = ["run_plain_script"]
+
+
+def run_plain_script(
+    file: str, *, timeout: float | None, kernel_name: str | None, modes: list[str]
+) -> int | None:
+    """Run ``file`` whole when it is a plain script and return the exit status; None when it
+    is a notebook script (its paired notebook now exists: the caller runs its cells).
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for ``--stale``, ``--all`` or ``--cell`` on a plain script.
+        NotebookError: the codes of ``prepare_script``.
+    """
+    from jupyter_jcli.workbench._script import prepare_script
+
+    plan = prepare_script(file)
+    if plan.kind == "notebook":
+        if plan.created and not json_mode():
+            echo(f"created the paired notebook {plan.notebook_path}", err=True)
+        return None
+    if modes:
+        raise UsageError(
+            "A plain script (no cell markers, no paired notebook) runs whole: "
+            "--stale, --all and --cell do not apply.",
+            {"path": str(plan.path), "modes": modes},
+        )
+    from jupyter_jcli.cli._exec import answer, run_code
+    from jupyter_jcli.notebook.io import read_text_file
+
+    outcome = run_code(
+        None,
+        read_text_file(plan.path),
+        timeout=timeout,
+        kernel_name=kernel_name,
+        operation="run_script",
+        script_path=str(plan.path),
+    )
+    return answer(outcome)

@@ -1,0 +1,57 @@
+"""Run outputs: the saved results of runs that have no notebook, and their retention.
+
+Inline code (``j-cli exec``) and plain scripts (``j-cli run script.py``) have no notebook to
+hold their outputs. Their results are answered inline when they are short text
+(:func:`stays_inline`); otherwise :func:`save_run` saves them under the command's working
+directory, ``<cwd>/.j-cli/outputs/<run-id>/``: a ``manifest.json`` (outputs in nbformat
+shape, our ``managed_by`` marker, ``status``, ``created``) and each raster as a real file.
+They are read back through the saved-output protocol by
+:func:`jupyter_jcli.outputs.manifest.open_manifest` (``j-cli output show``).
+
+:func:`clean_runs` applies retention (``j-cli output clean``, and after each saved run):
+complete, recognized runs older than 7 days or beyond the newest 50 are deleted
+(``JCLI_OUTPUT_RETENTION_DAYS``, ``JCLI_OUTPUT_MAX_RUNS``); anything uncertain is kept and
+reported. A symlinked ``.j-cli`` is refused (``RUN_FOLDER_UNSAFE``).
+"""
+
+from __future__ import annotations
+
+from jupyter_jcli.runs._folders import OUTPUTS_NAME, ROOT_NAME, outputs_folder
+from jupyter_jcli.runs._retention import (
+    DEFAULT_MAX_RUNS,
+    DEFAULT_RETENTION_DAYS,
+    MAX_RUNS_ENV,
+    RETENTION_DAYS_ENV,
+    CleanReport,
+    KeptEntry,
+    clean_runs,
+    retention_settings,
+)
+from jupyter_jcli.runs._store import (
+    INLINE_TEXT_LIMIT,
+    SavedRun,
+    new_run_id,
+    save_run,
+    stays_inline,
+    text_size,
+)
+
+__all__ = [
+    "DEFAULT_MAX_RUNS",
+    "DEFAULT_RETENTION_DAYS",
+    "INLINE_TEXT_LIMIT",
+    "MAX_RUNS_ENV",
+    "OUTPUTS_NAME",
+    "RETENTION_DAYS_ENV",
+    "ROOT_NAME",
+    "CleanReport",
+    "KeptEntry",
+    "SavedRun",
+    "clean_runs",
+    "new_run_id",
+    "outputs_folder",
+    "retention_settings",
+    "save_run",
+    "stays_inline",
+    "text_size",
+]

@@ -1,0 +1,400 @@
+"""Running code that is not a notebook cell: inline code and plain scripts.
+
+``j-cli exec NB --code ...`` runs code on the notebook's kernel without touching the
+notebook; ``j-cli exec --code ...`` and ``j-cli run plain.py`` run on a scratch kernel started
+in the command's working directory. Their outputs have no notebook to live in: short text is
+answered inline, anything else is saved as run outputs (:mod:`jupyter_jcli.runs`) and the
+result names the manifest and carries a bounded summary. Every saved run is followed by a
+retention pass (never failing the run: its error is reported in ``retention``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from jupyter_jcli.condense import CondensedOutputs, condense_outputs
+from jupyter_jcli.errors import SCHEMA_VERSION, JcliError, UsageError
+from jupyter_jcli.kernels import (
+    DEFAULT_KERNELSPEC,
+    ExecutionResult,
+    KernelInfo,
+    NotebookKernel,
+    Output,
+    execute_timeout,
+)
+from jupyter_jcli.runs import INLINE_TEXT_LIMIT, SavedRun, clean_runs, save_run, stays_inline
+from jupyter_jcli.workbench._execute import file_outputs
+from jupyter_jcli.workbench._outcomes import condensed_dict
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench._session import Workbench
+
+__all__ = [
+    "SCRATCH_KEY",
+    "SUMMARY_BUDGET",
+    "SUMMARY_MAX_OUTPUTS",
+    "CodeOutcome",
+    "code_origin",
+    "code_outcome",
+    "execute_code",
+    "run_code_on",
+    "scratch_kernel_path",
+    "scratch_spec",
+]
+
+SUMMARY_MAX_OUTPUTS = 20
+"""The most outputs the summary of a saved run shows; the others are named in its notice."""
+SUMMARY_BUDGET = 4_000
+"""Characters of condensed text shared by the outputs a saved run's summary shows."""
+SCRATCH_KEY = ".j-cli-scratch"
+"""The name under the working directory that keys a scratch kernel in the pool (no such file
+is created: the kernel only runs in that folder)."""
+
+CodeOperation = Literal["exec", "run_script"]
+
+
+def scratch_kernel_path(cwd: Path) -> Path:
+    """The pool key of the scratch kernel of ``cwd`` (it runs with ``cwd`` as its folder)."""
+    return cwd / SCRATCH_KEY
+
+
+@dataclass(frozen=True)
+class CodeOutcome:
+    """What ``Workbench.execute_code`` and ``Workbench.run_script`` return.
+
+    Attributes:
+        operation: ``"exec"`` (inline code) or ``"run_script"`` (a plain script).
+        path: the notebook whose kernel ran the code, or the script; None for inline code on
+            a scratch kernel.
+        notebook_path: the notebook (``.ipynb``) whose kernel ran it; None on a scratch
+            kernel.
+        result: the kernel's result (status, execution count, outputs, error name/value).
+        kernel: the kernel's state after the run.
+        outputs: the outputs as stored (nbformat ``split_lines``).
+        inline: the outputs are answered in full (short text); else they are saved.
+        summary: the condensed outputs: all of them when inline, else the first
+            :data:`SUMMARY_MAX_OUTPUTS` within :data:`SUMMARY_BUDGET` characters, each cut
+            naming the ``j-cli output show`` command that reads the rest.
+        saved: the saved run (manifest and raster files), when not inline.
+        notice: for a saved run, what the summary leaves out and where it is.
+        retention: the retention pass after saving (``deleted``, ``kept`` counts, or
+            ``error``), None when nothing was saved.
+        save_error: the error JSON when the outputs had to be saved but could not be
+            (``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED``...): the code ran, the summary is
+            what is left; else None.
+    """
+
+    operation: CodeOperation
+    path: Path | None
+    notebook_path: Path | None
+    result: ExecutionResult
+    kernel: KernelInfo
+    outputs: list[Output]
+    inline: bool
+    summary: CondensedOutputs | None
+    saved: SavedRun | None
+    notice: str | None
+    retention: dict[str, Any] | None
+    save_error: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the code ran to the end without raising."""
+        return self.result.status == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document: the run (status, execution count, error), its condensed
+        outputs, and where the full outputs are (inline, or ``output_manifest``)."""
+        result = self.result
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": "ok",
+            "operation": self.operation,
+            "ok": self.ok,
+            "path": None if self.path is None else str(self.path),
+            "notebook_path": None if self.notebook_path is None else str(self.notebook_path),
+            "run": {
+                "status": result.status,
+                "execution_count": result.execution_count,
+                "duration_s": round(result.duration_s, 4),
+                "ename": result.ename,
+                "evalue": result.evalue,
+                "interrupted_by": result.interrupted_by,
+                "kernel_killed": result.kernel_killed,
+                "epoch": result.epoch,
+                "kernel_restarted": result.kernel_restarted,
+            },
+            "kernel": self.kernel.to_dict(),
+            "output_count": len(self.outputs),
+            "inline": self.inline,
+            "outputs": self.outputs if self.inline else None,
+            "summary": condensed_dict(self.summary),
+            "output_manifest": None if self.saved is None else str(self.saved.manifest_path),
+            "run_id": None if self.saved is None else self.saved.run_id,
+            "files": [] if self.saved is None else list(self.saved.files),
+            "notice": self.notice,
+            "retention": self.retention,
+            "save_error": self.save_error,
+        }
+
+
+def _show_command(manifest: Path, *extra: str) -> str:
+    return shlex.join(["j-cli", "output", "show", str(manifest), *extra])
+
+
+def _with_show_hints(condensed: CondensedOutputs, manifest: Path) -> CondensedOutputs:
+    """The summary with every read hint written as the ``j-cli output show`` command."""
+    text = condensed.text
+    pieces: list[str] = []
+    cursor = 0
+    for part in condensed.parts:
+        for hint in part.read_hints:
+            found = text.find(hint.lead + hint.text, cursor)
+            if found < 0:
+                continue
+            words = ["--output", str(hint.output_index)]
+            if hint.mime_type is not None:
+                words += ["--mime", hint.mime_type]
+            if hint.offset is not None:
+                words += ["--offset", str(hint.offset)]
+            if hint.limit is not None:
+                words += ["--limit", str(hint.limit)]
+            pieces += [text[cursor:found], hint.lead + _show_command(manifest, *words)]
+            cursor = found + len(hint.lead) + len(hint.text)
+    pieces.append(text[cursor:])
+    return CondensedOutputs(
+        "".join(pieces),
+        condensed.images,
+        condensed.parts,
+        condensed.truncated,
+        condensed.budget,
+        condensed.omitted_outputs,
+    )
+
+
+_FIT_ROUNDS = 4
+
+
+def _summary(outputs: Sequence[Output], manifest: Path) -> CondensedOutputs:
+    """The outputs condensed within :data:`SUMMARY_BUDGET` characters *after* their read
+    hints became ``j-cli output show`` commands (longer than the hints they replace): the
+    budget shrinks by the overflow until the text fits (a few rounds, bounded)."""
+    budget = SUMMARY_BUDGET
+    for _round in range(_FIT_ROUNDS):
+        summary = _with_show_hints(
+            condense_outputs(outputs, budget=budget, include_images=False), manifest
+        )
+        overflow = len(summary.text) - SUMMARY_BUDGET
+        if overflow <= 0:
+            return summary
+        budget = max(1, budget - overflow)
+    plain = condense_outputs(outputs, budget=budget, include_images=False)
+    return plain  # hints as the condensed text names them: still within the budget
+
+
+def _notice(outputs: Sequence[Output], summary: CondensedOutputs, manifest: Path) -> str:
+    shown = min(len(outputs), SUMMARY_MAX_OUTPUTS)
+    left: list[str] = []
+    if len(outputs) > shown:
+        left.append(f"outputs {shown} to {len(outputs) - 1} are not shown")
+    if summary.omitted_outputs:
+        left.append(f"outputs {', '.join(map(str, summary.omitted_outputs))} did not fit")
+    if summary.truncated and not summary.omitted_outputs:
+        left.append("long outputs are cut")
+    lead = f"{len(outputs)} output{'' if len(outputs) == 1 else 's'} saved in {manifest}"
+    lead += f" ({'; '.join(left)})" if left else ""
+    return (
+        f"{lead}. List them: {_show_command(manifest)}; read one: "
+        f"{_show_command(manifest, '--output', 'K')}."
+    )
+
+
+def _retention(cwd: Path, saved: SavedRun) -> dict[str, Any]:
+    try:
+        report = clean_runs(cwd, keep=saved.folder)
+    except JcliError as err:
+        return {"error": err.to_dict()}
+    return {
+        "deleted": len(report.deleted),
+        "kept": len(report.kept),
+        "runs": report.runs,
+        "days": report.days,
+        "max_runs": report.max_runs,
+    }
+
+
+def code_outcome(
+    operation: CodeOperation,
+    result: ExecutionResult,
+    kernel: KernelInfo,
+    *,
+    cwd: Path,
+    path: Path | None,
+    notebook_path: Path | None,
+    origin: dict[str, Any],
+) -> CodeOutcome:
+    """Answer a code run: inline when short text, else saved under ``cwd`` and summarized.
+
+    A failure to save (``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED``...) is reported in the
+    outcome's ``save_error``, not raised: the code has run, its summary is still answered.
+    """
+    outputs = file_outputs(result.outputs)
+    if stays_inline(outputs):
+        summary = None
+        if outputs:
+            summary = condense_outputs(outputs, budget=2 * INLINE_TEXT_LIMIT, include_images=False)
+        return CodeOutcome(
+            operation, path, notebook_path, result, kernel, outputs, True, summary, None, None,
+            None,
+        )  # fmt: skip
+    execution = {
+        "status": result.status,
+        "execution_count": result.execution_count,
+        "ename": result.ename,
+        "evalue": result.evalue,
+        "duration_s": round(result.duration_s, 4),
+        "epoch": result.epoch,
+    }
+    try:
+        saved = save_run(cwd, outputs, origin=origin, execution=execution)
+    except JcliError as err:  # the code ran: answer what it gave, and why nothing was saved
+        shown = outputs[:SUMMARY_MAX_OUTPUTS]
+        condensed = condense_outputs(shown, budget=SUMMARY_BUDGET, include_images=False)
+        return CodeOutcome(
+            operation, path, notebook_path, result, kernel, outputs, False, condensed, None,
+            f"The {len(outputs)} outputs could not be saved under {cwd} ({err.code}: "
+            f"{err.message}); the summary is all that is left of them.",
+            None, save_error=err.to_dict(),
+        )  # fmt: skip
+    summary = _summary(outputs[:SUMMARY_MAX_OUTPUTS], saved.manifest_path)
+    return CodeOutcome(
+        operation,
+        path,
+        notebook_path,
+        result,
+        kernel,
+        outputs,
+        False,
+        summary,
+        saved,
+        _notice(outputs, summary, saved.manifest_path),
+        _retention(cwd, saved),
+    )
+
+
+def code_origin(
+    operation: CodeOperation,
+    code: str,
+    *,
+    cwd: Path,
+    notebook_path: Path | None,
+    script_path: Path | None = None,
+) -> dict[str, Any]:
+    """The manifest's ``origin``: what ran, where (the code by digest and first line)."""
+    first = next((line for line in code.splitlines() if line.strip()), "")
+    return {
+        "operation": operation,
+        "cwd": str(cwd),
+        "notebook_path": None if notebook_path is None else str(notebook_path),
+        "script_path": None if script_path is None else str(script_path),
+        "code_sha256": hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest(),
+        "code_characters": len(code),
+        "first_line": first[:200],
+    }
+
+
+async def run_code_on(
+    kernel: NotebookKernel, code: str, *, timeout: float | None
+) -> tuple[ExecutionResult, KernelInfo]:
+    """Run ``code`` on ``kernel`` (not a cell: no display-update routing) and return the
+    result with the kernel's state after it."""
+    result = await kernel.execute(code, cell_key=None, timeout=timeout)
+    return result, await kernel.info()
+
+
+def scratch_spec(kernel_name: str | None) -> str:
+    """The kernelspec of a scratch kernel: the one named, else the default.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for a blank name.
+    """
+    if kernel_name is None:
+        return DEFAULT_KERNELSPEC
+    if not kernel_name.strip():
+        raise UsageError("kernel_name must name a kernelspec.", {"kernel_name": kernel_name})
+    return kernel_name.strip()
+
+
+async def execute_code(
+    workbench: Workbench,
+    path: str | os.PathLike[str] | None,
+    code: str,
+    *,
+    timeout: float | None = None,
+    kernel_name: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    operation: CodeOperation = "exec",
+    script_path: Path | None = None,
+) -> CodeOutcome:
+    """``Workbench.execute_code``: run ``code`` on the notebook's kernel (``path``), or with
+    ``path=None`` on a scratch kernel started in ``cwd``, without touching any notebook.
+
+    Short text results are answered inline; others are saved as run outputs under ``cwd``
+    (see :mod:`jupyter_jcli.runs`) and summarized (:class:`CodeOutcome`).
+
+    Args:
+        workbench: the workbench whose pool (and kernelspec choices) run the code.
+        path: the notebook (``.ipynb`` or paired ``.py``) whose kernel runs the code.
+        code: the code to run, as a cell would run it (it is not a cell: no display-update
+            routing, no run log entry).
+        timeout: seconds it may run (as for ``Workbench.execute_cells``).
+        kernel_name: the kernelspec (of the notebook's kernel, as for ``execute_cells``; of
+            the scratch kernel, default ``python3``).
+        cwd: the command's working directory (default the process's), resolved.
+        operation: ``"exec"``, or ``"run_script"`` for a plain script's text.
+        script_path: the script whose text ``code`` is (the run's origin and ``path``).
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
+        NotebookError: the read codes of ``Document.load``.
+        KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+    """
+    execute_timeout(timeout)
+    here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
+    named: Path | None = script_path
+    notebook_path: Path | None = None
+    if path is None:
+        scratch = workbench.pool.kernel(
+            scratch_kernel_path(here), kernelspec_name=scratch_spec(kernel_name)
+        )
+        result, info = await run_code_on(scratch, code, timeout=timeout)
+    else:
+        document = await workbench._document(path)
+        kernel = workbench._kernel(document, kernel_name)
+        async with workbench._choice.explained(document):
+            result, info = await run_code_on(kernel, code, timeout=timeout)
+        named, notebook_path = document.path, document.notebook_path
+    origin = code_origin(
+        operation, code, cwd=here, notebook_path=notebook_path, script_path=script_path
+    )
+    return await anyio.to_thread.run_sync(
+        partial(
+            code_outcome,
+            operation,
+            result,
+            info,
+            cwd=here,
+            path=named,
+            notebook_path=notebook_path,
+            origin=origin,
+        )
+    )

@@ -1,0 +1,112 @@
+"""Start-up: the console script's fast lane answers as the click app does, and the execution
+commands import nothing they do not use (no MCP SDK, Pillow or Anthropic SDK)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from jcli_helpers import EXAMPLE, run_cli
+
+from jupyter_jcli.cli._fast import fast_read
+
+WELL_FORMED = [
+    ["-j", "notebook", "outputs", str(EXAMPLE), "--cell", "18"],
+    ["--json", "notebook", "outputs", str(EXAMPLE), "--cell=import-pandas"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "24", "--output", "0"],
+    ["-j", "notebook", "output", "--cell", "18", str(EXAMPLE), "--output=0", "--mime=text/plain"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "28", "--output", "0", "--offset", "5",
+     "--limit", "10"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "0",
+     "--supported-mime", "text/plain,text/html", "--supported-mime", "image/png"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "7"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "no-such-cell", "--output", "0"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "0", "--mime", "x/y"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "0",
+     "--supported-mime", "a,,b"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "0", "--offset", "-1"],
+    ["-j", "notebook", "outputs", "/no/such/notebook.ipynb", "--cell", "0"],
+]  # fmt: skip
+FOR_CLICK = [
+    ["notebook", "outputs", str(EXAMPLE), "--cell", "18"],  # text mode
+    ["-j", "notebook", "outputs", str(EXAMPLE), "--cell", "18", "--help"],
+    ["-j", "notebook", "outputs", str(EXAMPLE)],  # --cell missing
+    ["-j", "notebook", "outputs", str(EXAMPLE), "--cell", "1", "--cell", "2"],
+    ["-j", "notebook", "outputs", str(EXAMPLE), "--cell", " "],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "1.5"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "٣"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output"],
+    ["-j", "notebook", "output", str(EXAMPLE), "--cell", "24", "--output", "0", "--save", "x"],
+    ["-j", "notebook", "output", str(EXAMPLE), str(EXAMPLE), "--cell", "18", "--output", "0"],
+    ["-j", "notebook", "cells", str(EXAMPLE)],
+    ["-j", "notebook", "outputs", "", "--cell", "0"],
+    ["-j", "exec", "--code", "1"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", WELL_FORMED, ids=range(len(WELL_FORMED)))
+def test_the_fast_lane_answers_exactly_as_the_click_app(argv: list[str]) -> None:
+    served = fast_read(argv)
+    assert served is not None
+    status, out = served
+    expected = run_cli(*argv)
+    assert (status, out.decode("utf-8")) == (expected.exit_code, expected.stdout)
+
+
+@pytest.mark.parametrize("argv", FOR_CLICK, ids=range(len(FOR_CLICK)))
+def test_command_lines_that_are_not_plain_reads_go_to_the_click_app(argv: list[str]) -> None:
+    assert fast_read(argv) is None
+
+
+def _modules_after(code: str, cwd: Path) -> set[str]:
+    """The top-level packages imported by ``code`` in a fresh interpreter (bounded wait)."""
+    script = (
+        code
+        + "\nimport sys, json\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules: set[str] = set(json.loads(done.stdout.splitlines()[-1]))
+    return modules
+
+
+def test_the_fast_lane_imports_no_click(tmp_path: Path) -> None:
+    argv = ["-j", "notebook", "output", str(EXAMPLE), "--cell", "24", "--output", "0"]
+    modules = _modules_after(
+        f"from jupyter_jcli.cli._fast import fast_read\nassert fast_read({argv!r})[0] == 0",
+        tmp_path,
+    )
+    assert "jupyter_jcli" in modules
+    assert not modules & {"click", "mcp", "PIL", "anthropic", "jupytext", "nbformat", "anyio"}
+
+
+@pytest.mark.kernel
+def test_exec_and_run_import_neither_the_mcp_sdk_nor_pillow_nor_anthropic(
+    tmp_path: Path,
+) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    cells = [{"cell_type": "code", "id": "a", "metadata": {}, "source": "x = 1",
+              "execution_count": None, "outputs": []}]  # fmt: skip
+    notebook.write_text(
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8"
+    )
+    code = (
+        "import os\nos.environ['JUPYTER_JCLI_CACHE_DIR'] = 'cache'\n"
+        "from jupyter_jcli.cli import run\n"
+        "assert run(['-j', 'exec', '--code', 'print(1)']) == 0\n"
+        "assert run(['-j', 'exec', 'nb.ipynb', '--code', 'print(2)']) == 0\n"
+        "assert run(['-j', 'run', 'nb.ipynb', '--stale']) == 0\n"
+    )
+    modules = _modules_after(code, tmp_path)
+    assert {"jupyter_client", "jupyter_jcli"} <= modules  # the kernels really ran
+    assert not modules & {"mcp", "PIL", "anthropic"}
