@@ -24,6 +24,7 @@ from jupyter_jcli.notebook._atomic import FileChanged
 from jupyter_jcli.notebook._edits import Working
 from jupyter_jcli.notebook._exact import plain_numbers
 from jupyter_jcli.notebook._files import FileState, write_all, written_state
+from jupyter_jcli.notebook._layout import spliced_cells
 from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook._revert import record_mutation
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
@@ -165,16 +166,27 @@ def render_files(
 
 
 def written_model(
-    notebook: dict[str, Any], disk: tuple[FileState, ...], outputs: list[bytes]
-) -> dict[str, Any]:
-    """The model of the files about to be written, computed before writing: the
-    ``.ipynb``'s new bytes read back with the read path's parser, as a fresh load would
-    read them."""
+    notebook: dict[str, Any], disk: tuple[FileState, ...], outputs: list[bytes], base: WriteBase
+) -> tuple[dict[str, Any], WriteBase | None]:
+    """The model of the files about to be written, computed before writing, as a fresh load
+    would read them: with the base's layout, the cells whose bytes did not change are the
+    model's own and only the others are parsed (``_layout.spliced_cells``); else the new
+    bytes are parsed whole. Also returns the write base of the new bytes when it follows
+    from the old one (the read path's values reproduce them: the next write needs no
+    detection), else ``None``."""
     if outputs[0] == disk[0].raw:
-        return notebook
+        return notebook, base
     model = dict(notebook)
+    if base.layout is not None:
+        found = spliced_cells(base.layout, notebook["cells"], outputs[0], base.style, disk[0].path)
+        if found is not None:
+            cells, layout = found
+            model["cells"] = cells
+            if not base.plain:
+                return model, None
+            return model, WriteBase(model, list(cells), base.style, None, [], layout, plain=True)
     model["cells"] = parse_notebook(outputs[0], path=disk[0].path)["cells"]
-    return model
+    return model, None
 
 
 def write_draft(

@@ -88,7 +88,7 @@ from jupyter_jcli.notebook._open import confined
 from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate, merge_metadata, merge_outputs
 from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
-from jupyter_jcli.notebook._writebase import write_base
+from jupyter_jcli.notebook._writebase import WriteBase, write_base
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
 
 __all__ = [
@@ -355,9 +355,7 @@ class Document(LoadedNotebook):
             for attempt in range(WRITE_ATTEMPTS):
                 reloaded = self._refresh() or reloaded
                 disk = self._files
-                base = write_base(
-                    disk[0].raw, disk[0].path, self._notebook, paired=self._pair is not None
-                )
+                base = self._write_base()
                 draft = change(
                     Fresh(
                         disk=disk,
@@ -369,10 +367,10 @@ class Document(LoadedNotebook):
                         render=functools.partial(render_files, base, self._notebook, self._pair),
                     )
                 )
-                model = (
-                    None
+                model, next_base = (
+                    (None, None)
                     if draft.outputs is None
-                    else written_model(self._notebook, disk, draft.outputs)
+                    else written_model(self._notebook, disk, draft.outputs, base)
                 )
                 try:
                     stats = write_draft(store, draft, snapshot)
@@ -383,8 +381,23 @@ class Document(LoadedNotebook):
                     self.reload()
                 else:
                     self._adopt(model, written(disk, draft.outputs, stats))
+                    if next_base is not None:
+                        self._state.derived["base"] = (self._files[0].sha256, next_base)
                 return draft.value
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _write_base(self) -> WriteBase:
+        """The write base of the content as last read or written (``_writebase``), computed
+        once per version of the file and kept with it (shared through the warm cache)."""
+        sha256 = self._files[0].sha256
+        memo = self._state.derived.get("base")
+        if memo is not None and memo[0] == sha256:
+            base: WriteBase = memo[1]
+            return base
+        disk = self._files[0]
+        base = write_base(disk.raw, disk.path, self._notebook, paired=self._pair is not None)
+        self._state.derived["base"] = (sha256, base)
+        return base
 
     def _write_cells(
         self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
