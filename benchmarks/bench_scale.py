@@ -309,7 +309,8 @@ def main() -> int:
         passed = read_growth <= 3
         ok = ok and passed
         print(
-            f"read 1k->20k: {read_growth:.1f}x (near constant <= 3x): {'PASS' if passed else 'FAIL'}"
+            f"read 1k->20k: {read_growth:.1f}x (near constant <= 3x): "
+            f"{'PASS' if passed else 'FAIL'}"
         )
     if memory is not None:
         size, before, after = memory
