@@ -15,7 +15,7 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._files import FileState, read_file, read_target
 from jupyter_jcli.notebook._open import Confinement, chosen, confined
 from jupyter_jcli.notebook._pair_search import notebook_formats
-from jupyter_jcli.notebook._pairs import PairContext
+from jupyter_jcli.notebook._pairs import PairContext, pairs_absent, text_candidates
 from jupyter_jcli.notebook._views import CellView, cell_view
 from jupyter_jcli.notebook._warm import DocumentCache, Identity, WarmState, active_cache
 from jupyter_jcli.notebook.names import assign_names
@@ -222,18 +222,27 @@ class LoadedNotebook:
         else:
             self._names = [view.name for view in views]
             self._views = views
-        self._state = WarmState(notebook, files, self._names, self._views)
-        if self._cache is not None and self._cacheable():
+        absent = self._absent_pairs()
+        self._state = WarmState(notebook, files, self._names, self._views, absent or ())
+        if self._cache is not None and absent is not None:
             info = files[0].info if read_ns else None
             identity = Identity.of(info) if info is not None else None
             self._cache.put(self._path, self._state, identity=identity, read_ns=read_ns)
 
-    def _cacheable(self) -> bool:
-        """A plain notebook (``_warm``): an ``.ipynb`` loaded alone, no refusal, no pairing."""
-        return (
+    def _absent_pairs(self) -> tuple[Path, ...] | None:
+        """For a notebook that loads alone (``_warm``: an ``.ipynb``, no refusal, no pair),
+        the text files its pairing metadata names (none exists); else ``None``."""
+        if not (
             self._pair is None
             and self._refusal is None
             and len(self._files) == 1
             and self._files[0].path == self._path
-            and notebook_formats(self._notebook.get("metadata")) is None
-        )
+            and self._path.suffix.lower() == ".ipynb"
+        ):
+            return None
+        metadata = self._notebook.get("metadata")
+        if notebook_formats(metadata) is None:
+            return ()
+        with confined(self._confine):
+            paths = tuple(path for path, _fmt in text_candidates(self._path, metadata))
+            return paths if pairs_absent(paths) else None

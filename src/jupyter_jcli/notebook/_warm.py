@@ -21,9 +21,11 @@ a rename cannot be tied to our bytes), every use reads the file and compares its
 (the bytes are read, not parsed). Any difference, or any failure to open the file, drops
 the entry: the caller reads and parses the file as without a cache.
 
-Only plain notebooks are cached: an ``.ipynb`` that loaded alone, without refusal and
-without jupytext pairing metadata (whether a paired text file exists can change without
-the notebook changing). Everything else is read every time.
+Only notebooks that load alone are cached: an ``.ipynb`` without refusal and without an
+existing paired text file. Its jupytext pairing metadata may name text files that do not
+exist (``ipynb,md`` is common): whether they exist can change without the notebook
+changing, so every use checks that each is still absent (``_pairs.pairs_absent``).
+Pairs are read every time.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import Any
 from jupyter_jcli.errors import NotebookError
 from jupyter_jcli.notebook._files import FileState, read_file
 from jupyter_jcli.notebook._open import stat_regular
+from jupyter_jcli.notebook._pairs import pairs_absent
 from jupyter_jcli.notebook._views import CellView
 
 __all__ = [
@@ -90,6 +93,8 @@ class WarmState:
         files: the ``.ipynb``'s fingerprint and bytes (one file: plain notebooks only).
         names: every cell's name.
         views: every cell's view.
+        absent: the text files the notebook's pairing metadata names, none of which existed
+            (each use checks they still do not).
         derived: what writes computed from this version (``"base"``: the write base),
             filled at most once per key.
     """
@@ -98,6 +103,7 @@ class WarmState:
     files: tuple[FileState, ...]
     names: list[str]
     views: tuple[CellView, ...]
+    absent: tuple[Path, ...] = ()
     derived: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
@@ -151,6 +157,9 @@ class DocumentCache:
                 raise
             return None
         except OSError:
+            self.forget(path)
+            return None
+        if entry.state.absent and not pairs_absent(entry.state.absent):
             self.forget(path)
             return None
         identity = Identity.of(info)
