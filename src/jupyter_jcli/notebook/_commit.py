@@ -27,7 +27,7 @@ from jupyter_jcli.notebook._files import FileState, write_all, written_state
 from jupyter_jcli.notebook._layout import spliced_cells
 from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook._revert import record_mutation
-from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
+from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_views
 from jupyter_jcli.notebook._writebase import WriteBase, render_ipynb
 from jupyter_jcli.notebook.io import parse_notebook
 from jupyter_jcli.notebook.revs import structure_rev
@@ -94,6 +94,8 @@ class Draft(Generic[T]):
         record: the cell-level record of a mutation (``_revert.record_mutation``): the
             write goes through a pending undo snapshot that becomes current once it succeeded.
         pops: an undo snapshot to discard once the write succeeded.
+        views: the views of the cells as written (their names, revs, ids), when known: the
+            document adopts them instead of naming and hashing every cell again.
     """
 
     value: T
@@ -101,6 +103,7 @@ class Draft(Generic[T]):
     outputs: list[bytes] | None = None
     record: dict[str, Any] | None = None
     pops: Snapshot | None = None
+    views: tuple[CellView, ...] | None = None
 
 
 def mutation_draft(
@@ -120,15 +123,12 @@ def mutation_draft(
         names=list(fresh.names),
         nbformat_minor=fresh.nbformat_minor,
     )
-    previous = work.structure_rev()
+    previous = structure_rev((view.name, view.rev) for view in fresh.views)
     index = edit(work)
     _edits.persist_names(work)
     outputs = fresh.render(work.cells, work.origins())
     changed = fresh.changes(outputs)
-    views = tuple(
-        cell_view(cell, name, position)
-        for position, (cell, name) in enumerate(zip(work.cells, work.names, strict=True))
-    )
+    views = cell_views(work.cells, work.names, fresh.base.cells, fresh.views)
     result = MutationResult(
         operation=operation,
         path=path,
@@ -145,7 +145,7 @@ def mutation_draft(
     record = None
     if changed:
         record = record_mutation(fresh.base.cells, fresh.names, work.cells, work.names)
-    return Draft(result, changed, outputs, record=record)
+    return Draft(result, changed, outputs, record=record, views=views)
 
 
 def render_files(

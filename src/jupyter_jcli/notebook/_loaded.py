@@ -135,7 +135,8 @@ class LoadedNotebook:
     @property
     def structure_rev(self) -> str:
         """Hash of the ordered ``(name, rev)`` pairs (see ``revs.structure_rev``)."""
-        return structure_rev((view.name, view.rev) for view in self._views)
+        views = self._views
+        return self.memo("structure_rev", lambda: structure_rev((v.name, v.rev) for v in views))
 
     def cell(self, name: str) -> CellView:
         """The cell called ``name``.

@@ -380,7 +380,9 @@ class Document(LoadedNotebook):
                 if draft.outputs is None or model is None:
                     self.reload()
                 else:
-                    self._adopt(model, written(disk, draft.outputs, stats))
+                    # the draft's views hold for the parsed-back model on the spliced path
+                    views = draft.views if next_base is not None else None
+                    self._adopt(model, written(disk, draft.outputs, stats), views=views)
                     if next_base is not None:
                         self._state.derived["base"] = (self._files[0].sha256, next_base)
                 return draft.value
@@ -411,7 +413,8 @@ class Document(LoadedNotebook):
             if not names:
                 return Draft(names, [], [state.raw for state in fresh.disk])
             outputs = fresh.render(cells, range(len(cells)))
-            return Draft(names, fresh.changes(outputs), outputs)
+            # outputs and caches change no name, type, source or id: the views stay
+            return Draft(names, fresh.changes(outputs), outputs, views=fresh.views)
 
         return self._commit(draft)
 

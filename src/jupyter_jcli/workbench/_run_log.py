@@ -21,8 +21,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from jupyter_jcli.analysis import CellStatus, NotebookGraph, RunRecord, fresh_cells
+from jupyter_jcli.workbench._load import Loaded
 
-__all__ = ["RunLog", "cell_statuses"]
+__all__ = ["RunLog", "cell_statuses", "not_fresh", "statuses"]
 
 
 @dataclass
@@ -73,3 +74,14 @@ def cell_statuses(
     """
     records = log.records() if log is not None else []
     return fresh_cells(graph, records, live_epoch, revs)
+
+
+def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
+    """``{name: status}`` of every code cell of ``loaded`` (``_run_log.cell_statuses``)."""
+    revs = {view.name: view.rev for view in loaded.cells}
+    return cell_statuses(loaded.graph, revs, log, epoch)
+
+
+def not_fresh(by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
+    """The cells whose status is not ``fresh``, in document order."""
+    return tuple(name for name, status in by_name.items() if status != "fresh")

@@ -12,10 +12,11 @@ cells (``_load.build_cell_graph``), so writing outputs costs no analysis.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Literal
 
 from jupyter_jcli.analysis import CellStatus, rerun_plan
-from jupyter_jcli.errors import UsageError
+from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
 from jupyter_jcli.kernels import KernelInfo, NotebookKernel
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._execute import (
@@ -26,30 +27,19 @@ from jupyter_jcli.workbench._execute import (
 )
 from jupyter_jcli.workbench._load import Loaded, loaded_of
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
-from jupyter_jcli.workbench._run_log import RunLog, cell_statuses
+from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
 
 __all__ = [
     "code_cells",
     "empty_batch",
     "execute_outcome",
     "kernel_outcome",
-    "not_fresh",
+    "not_running",
+    "not_started",
     "run_cells",
     "run_stale_outcome",
     "stale_plan",
-    "statuses",
 ]
-
-
-def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
-    """``{name: status}`` of every code cell of ``loaded`` (``_run_log.cell_statuses``)."""
-    revs = {view.name: view.rev for view in loaded.cells}
-    return cell_statuses(loaded.graph, revs, log, epoch)
-
-
-def not_fresh(by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
-    """The cells whose status is not ``fresh``, in document order."""
-    return tuple(name for name, status in by_name.items() if status != "fresh")
 
 
 def stale_plan(loaded: Loaded, by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
@@ -72,6 +62,19 @@ def code_cells(loaded: Loaded, names: Sequence[str]) -> list[CellView]:
             {"cells": other, "path": str(loaded.document.path)},
         )
     return views
+
+
+def not_started(notebook_path: Path, kernelspec_name: str) -> KernelInfo:
+    """The :class:`KernelInfo` of a notebook whose kernel has not been started."""
+    resolved = notebook_path.resolve()
+    return KernelInfo(
+        notebook_path=resolved,
+        state="not_started",
+        epoch=None,
+        kernelspec_name=kernelspec_name,
+        pid=None,
+        cwd=resolved.parent,
+    )
 
 
 def empty_batch() -> Batch:
@@ -187,4 +190,13 @@ def kernel_outcome(
         interrupted_cell=interrupted,
         kernel=info,
         still_stale=not_fresh(statuses(loaded, log, info.epoch)),
+    )
+
+
+def not_running(notebook_path: Path) -> KernelError:
+    """``KERNEL_NOT_RUNNING`` for a notebook without a live kernel."""
+    return KernelError(
+        ErrorCode.KERNEL_NOT_RUNNING,
+        "no live kernel for this notebook; execute a cell first",
+        {"notebook_path": str(notebook_path)},
     )

@@ -31,46 +31,42 @@ from typing import Literal, TypeVar
 
 import anyio
 
-from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import (
     KernelInfo,
     KernelPool,
     NotebookKernel,
     execute_timeout,
-    kernel_died,
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
-    INSPECT_TIMEOUT,
     VariableOutcome,
-    parse_probe,
     probe_expression,
+    probe_variable,
 )
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
-from jupyter_jcli.workbench._overview import overview_of
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
-from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
 from jupyter_jcli.workbench._runs import (
     code_cells,
     empty_batch,
     execute_outcome,
     kernel_outcome,
-    not_fresh,
+    not_running,
+    not_started,
     run_cells,
     run_stale_outcome,
     stale_plan,
-    statuses,
 )
 from jupyter_jcli.workbench._status_views import (
     SessionOverview,
     SessionReadCellsResult,
-    cell_tldrs,
-    session_overview,
+    overview_with_statuses,
     session_read,
 )
 
@@ -152,15 +148,9 @@ class Workbench:
             NotebookError: the read codes of :func:`~jupyter_jcli.workbench.notebook_overview`.
         """
         loaded = await self._load(path)
-        document = loaded.document
-        overview = await self._thread(overview_of, loaded)
-        tldrs = await self._thread(
-            document.memo, "tldrs", lambda: cell_tldrs(document.cell_dicts())
-        )
-        info = await self._kernel_info(document)
-        return session_overview(
-            overview, tldrs, statuses(loaded, self._log_of(document), info.epoch), info
-        )
+        info = await self._kernel_info(loaded.document)
+        log = self._log_of(loaded.document)
+        return await self._thread(overview_with_statuses, loaded, log, info)
 
     async def read_cells(
         self,
@@ -180,18 +170,9 @@ class Workbench:
         """
         check_read_arguments(names, start, stop, budget, 0)
         loaded = await self._load(path)
-        result = await self._thread(
-            partial(
-                read_loaded,
-                loaded,
-                names=names,
-                start=start,
-                stop=stop,
-                budget=budget,
-                include_images=include_images,
-            )
-        )
         info = await self._kernel_info(loaded.document)
+        read = partial(read_loaded, loaded, names=names, start=start, stop=stop, budget=budget)
+        result = await self._thread(partial(read, include_images=include_images))
         by_name = statuses(loaded, self._log_of(loaded.document), info.epoch)
         return session_read(result, by_name, info.epoch)
 
@@ -372,7 +353,7 @@ class Workbench:
         loaded = await self._load(path)
         kernel = self._pool.get(loaded.document.notebook_path)
         if kernel is None:
-            raise _not_running(loaded.document.notebook_path)
+            raise not_running(loaded.document.notebook_path)
         info = await kernel.info()
         await kernel.interrupt()
         return await self._kernel_outcome("interrupt_kernel", loaded, kernel, info)
@@ -400,31 +381,9 @@ class Workbench:
         document = await self._document(path)
         kernel = self._pool.get(document.notebook_path)
         if kernel is None or not await kernel.is_alive():
-            raise _not_running(document.notebook_path)
-        result = await kernel.evaluate(
-            "", user_expressions={"probe": expression}, timeout=INSPECT_TIMEOUT
-        )
-        if result.status == "died":
-            raise kernel_died(
-                f"inspecting {name!r}", {"name": name, "notebook_path": str(document.notebook_path)}
-            )
-        value = result.expressions.get("probe")
-        if result.status != "ok" or value is None or value.status != "ok":
-            raise JcliError(
-                ErrorCode.INTERNAL_ERROR,
-                f"inspecting {name!r} failed ({result.status})",
-                {
-                    "name": name,
-                    "ename": value.ename if value is not None else result.ename,
-                    "evalue": value.evalue if value is not None else result.evalue,
-                },
-            )
-        return parse_probe(
-            value.text,
-            name=name,
-            path=document.path,
-            notebook_path=document.notebook_path,
-            epoch=result.epoch,
+            raise not_running(document.notebook_path)
+        return await probe_variable(
+            kernel, name, expression, path=document.path, notebook_path=document.notebook_path
         )
 
     # ------------------------------------------------------------------ internals
@@ -466,15 +425,7 @@ class Workbench:
         kernel = self._pool.get(document.notebook_path)
         if kernel is not None:
             return await kernel.info()
-        notebook_path = document.notebook_path.resolve()
-        return KernelInfo(
-            notebook_path=notebook_path,
-            state="not_started",
-            epoch=None,
-            kernelspec_name=self._choice.kernelspec(document)[0],
-            pid=None,
-            cwd=notebook_path.parent,
-        )
+        return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
 
     async def _kernel_outcome(
         self,
@@ -493,11 +444,3 @@ class Workbench:
             previous=before.epoch,
             interrupted=before.running_cell,
         )
-
-
-def _not_running(notebook_path: Path) -> KernelError:
-    return KernelError(
-        ErrorCode.KERNEL_NOT_RUNNING,
-        "no live kernel for this notebook; execute a cell first",
-        {"notebook_path": str(notebook_path)},
-    )

@@ -14,8 +14,10 @@ from typing import Any
 
 from jupyter_jcli.analysis import CellStatus
 from jupyter_jcli.kernels import KernelInfo
-from jupyter_jcli.workbench._overview import CellOverview, Overview
+from jupyter_jcli.workbench._load import Loaded
+from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
+from jupyter_jcli.workbench._run_log import RunLog, statuses
 
 __all__ = [
     "SessionCellOverview",
@@ -23,6 +25,7 @@ __all__ = [
     "SessionReadCell",
     "SessionReadCellsResult",
     "cell_tldrs",
+    "overview_with_statuses",
     "session_overview",
     "session_read",
 ]
@@ -120,6 +123,17 @@ def cell_tldrs(cells: Sequence[Mapping[str, Any]]) -> list[str]:
         )
         tldrs.append(summary.tldr)
     return tldrs
+
+
+def overview_with_statuses(
+    loaded: Loaded, log: RunLog | None, kernel: KernelInfo
+) -> SessionOverview:
+    """The :class:`SessionOverview` of an already loaded notebook: its overview, statuses
+    against the kernel's epoch and the run log, tldrs (kept with the document's version)."""
+    document = loaded.document
+    tldrs = document.memo("tldrs", lambda: cell_tldrs(document.cell_dicts()))
+    by_name = statuses(loaded, log, kernel.epoch)
+    return session_overview(overview_of(loaded), tldrs, by_name, kernel)
 
 
 def session_overview(
