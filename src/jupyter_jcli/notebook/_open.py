@@ -327,17 +327,20 @@ def read_descriptor(fd: int, path: Path, limit: int) -> tuple[bytes, os.stat_res
     check_regular(info.st_mode, path)
     if info.st_size > limit:
         raise _too_large(path, info.st_size, limit)
-    chunks: list[bytes] = []
-    total = 0
+    # one read of the size fstat gave, so a large file is not copied a second time by a
+    # join; then chunks, for a file that grew meanwhile (or reports no size)
+    first = os.read(fd, min(info.st_size, limit) + 1) if info.st_size else b""
+    chunks = [first]
+    total = len(first)
     while True:
+        if total > limit:
+            raise _too_large(path, total, limit)
         chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
         if not chunk:
             break
         chunks.append(chunk)
         total += len(chunk)
-        if total > limit:
-            raise _too_large(path, total, limit)
-    return b"".join(chunks), info
+    return (first if len(chunks) == 1 else b"".join(chunks)), info
 
 
 def read_regular(
