@@ -21,6 +21,7 @@ import pytest
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook import _loaded, _warm
 from jupyter_jcli.notebook._jsonstyle import detect_style, dumps_notebook
+from jupyter_jcli.notebook._open import Confinement
 from jupyter_jcli.notebook._views import CellView, MutationResult
 from jupyter_jcli.notebook._warm import DocumentCache, warm
 from jupyter_jcli.notebook._writebase import write_base
@@ -144,6 +145,17 @@ def test_a_file_replaced_by_a_new_inode_is_seen(
     after = Document.load(notebook)
     assert after.cells[1].rev != before.cells[1].rev
     assert len(parses) == 2
+
+
+def test_a_warm_notebook_outside_the_confinement_is_refused(
+    cache: DocumentCache, notebook: Path, tmp_path: Path
+) -> None:
+    Document.load(notebook)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with pytest.raises(NotebookError) as refused:
+        Document.load(notebook, confine=Confinement.to_roots([elsewhere]))
+    assert refused.value.code == ErrorCode.PATH_NOT_ALLOWED
 
 
 def test_a_touch_without_change_is_not_parsed_again(

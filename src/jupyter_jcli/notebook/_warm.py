@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.errors import NotebookError
+from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._files import FileState, read_file
 from jupyter_jcli.notebook._open import stat_regular
 from jupyter_jcli.notebook._pairs import pairs_absent
@@ -153,7 +153,7 @@ class DocumentCache:
             _resolved, info = stat_regular(path)
         except NotebookError as err:
             self.forget(path)
-            if err.code.value == "PATH_NOT_ALLOWED":
+            if err.code == ErrorCode.PATH_NOT_ALLOWED:
                 raise
             return None
         except OSError:
