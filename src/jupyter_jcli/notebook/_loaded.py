@@ -1,6 +1,11 @@
 """The reading side of a document (``document.Document`` adds the writes): what was loaded,
 its cells as :class:`~jupyter_jcli.notebook._views.CellView`, and the refresh under the lock
-that every write starts with (``document`` step 1). Loading never writes."""
+that every write starts with (``document`` step 1). Loading never writes.
+
+Under an active warm cache (``_warm``) a load of an unchanged plain notebook takes the state
+its last load or write left there (nothing is read or parsed), and every state a document
+adopts, read or written by us, is stored back. Documents of one version share the parsed
+model: it is never changed in place (writes build new cell dicts)."""
 
 from __future__ import annotations
 
@@ -223,7 +228,7 @@ class LoadedNotebook:
         else:
             self._names = [view.name for view in views]
             self._views = views
-        absent = self._absent_pairs()
+        absent = self._absent_pairs() if self._cache is not None else None
         self._state = WarmState(notebook, files, self._names, self._views, absent or ())
         if self._cache is not None and absent is not None:
             info = files[0].info if read_ns else None

@@ -26,6 +26,10 @@ servers' roots: ``PATH_NOT_ALLOWED`` outside them, for both halves of a pair too
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
 notebook gives back the same bytes and an edit changes only the lines of the cells it touches.
+Writes are in proportion to the change: the file's style and cell layout are found once per
+version of the file (kept with it, through the warm cache in a long-lived process), an edit
+serialises only the cells it changed and copies the bytes of the others (``_layout``), and
+the document adopts the written content without parsing the whole file again.
 Values are kept exactly: a write works on a lossless parse whenever the read path's values do
 not reproduce the file (integers beyond 64 bits, number literals a double cannot hold or
 Python spells differently; see ``_writebase`` and ``_exact``). An nbformat 3 notebook
