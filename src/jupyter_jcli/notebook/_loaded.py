@@ -149,9 +149,10 @@ class LoadedNotebook:
         Raises:
             NotebookError: ``CELL_NOT_FOUND``.
         """
-        for view in self._views:
-            if view.name == name:
-                return view
+        views = self._views
+        found = self.memo("by_name", lambda: {view.name: view for view in views}).get(name)
+        if found is not None:
+            return found
         raise NotebookError(
             ErrorCode.CELL_NOT_FOUND,
             f"{self._path} has no cell named {name!r}.",

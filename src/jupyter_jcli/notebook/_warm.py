@@ -15,10 +15,11 @@ time cannot be set by ``os.utime``, so an outside save that restores size and mt
 still seen, and a file replaced by rename has a new inode. Timestamps have a granularity
 (a coarse kernel clock, 2 s on FAT): a save landing in the same tick as the one the entry
 saw would keep every stamp. So an identity is trusted only once its stamps are older than
-:data:`RACY_WINDOW_NS` before the moment the entry's content was verified (git's "racy
-clean" rule); until then, and for the state our own write adopted (the file's stat after
-a rename cannot be tied to our bytes), every use reads the file and compares its sha256
-(the bytes are read, not parsed). Any difference, or any failure to open the file, drops
+a racy window (:data:`FINE_RACY_WINDOW_NS`, or :data:`RACY_WINDOW_NS` for whole-second
+stamps) before the moment the entry's content was verified (git's "racy clean" rule);
+until then, and for the state our own write adopted (the file's stat after a rename cannot
+be tied to our bytes), every use reads the file and compares it with the bytes kept (read,
+not parsed). Any difference, or any failure to open the file, drops
 the entry: the caller reads and parses the file as without a cache.
 
 Only notebooks that load alone are cached: an ``.ipynb`` without refusal and without an
@@ -42,12 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._files import FileState, read_file
-from jupyter_jcli.notebook._open import stat_regular
+from jupyter_jcli.notebook._files import FileState
+from jupyter_jcli.notebook._open import read_regular, stat_regular
 from jupyter_jcli.notebook._pairs import pairs_absent
 from jupyter_jcli.notebook._views import CellView
 
 __all__ = [
+    "FINE_RACY_WINDOW_NS",
     "LONG_LIVED_GC_THRESHOLDS",
     "RACY_WINDOW_NS",
     "DocumentCache",
@@ -64,7 +66,12 @@ LONG_LIVED_GC_THRESHOLDS = (100_000, 50, 100)
 
 RACY_WINDOW_NS = 2_000_000_000
 """Nanoseconds a file's stamps must predate the verification of its content before its
-identity alone proves it unchanged (coarser than any local file system's timestamps)."""
+identity alone proves it unchanged, on a file system that stamps whole seconds (FAT keeps
+2 s, HFS+ and ext3 1 s)."""
+
+FINE_RACY_WINDOW_NS = 100_000_000
+"""The same for stamps finer than a second: the kernel's timestamp clock ticks every few
+milliseconds (a jiffy, at most 10 ms), exFAT's stamps every 10 ms."""
 
 DEFAULT_MAX_ENTRIES = 8
 """Notebooks kept by a cache (least recently used dropped first)."""
@@ -86,9 +93,12 @@ class Identity:
         return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
     def trusted(self, verified_ns: int) -> bool:
-        """Whether the stamps predate ``verified_ns`` by more than the racy window."""
+        """Whether the stamps predate ``verified_ns`` by more than the racy window (the
+        coarse one when a stamp is a whole second: the file system may keep no finer)."""
         newest = max(self.mtime_ns, self.ctime_ns)
-        return verified_ns > 0 and newest + RACY_WINDOW_NS < verified_ns
+        coarse = self.mtime_ns % 1_000_000_000 == 0 or self.ctime_ns % 1_000_000_000 == 0
+        window = RACY_WINDOW_NS if coarse else min(FINE_RACY_WINDOW_NS, RACY_WINDOW_NS)
+        return verified_ns > 0 and newest + window < verified_ns
 
 
 @dataclass(frozen=True)
@@ -179,11 +189,11 @@ class DocumentCache:
             self.forget(path)
             return None
         try:
-            fresh = read_file(path)
-        except NotebookError:
+            fresh = read_regular(path).raw  # compared with the bytes kept: no hashing
+        except (NotebookError, OSError):
             self.forget(path)
             return None
-        if fresh.sha256 != state.files[0].sha256:
+        if fresh != state.files[0].raw:
             self.forget(path)
             return None
         self._touch(path, _Entry(state, identity, before))

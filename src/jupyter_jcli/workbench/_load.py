@@ -97,8 +97,9 @@ def load(path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Load
 
 
 def loaded_of(document: Document) -> Loaded:
-    """``document`` with its graph (kept by content, see :func:`build_cell_graph`)."""
-    return Loaded(document, build_cell_graph(document.cells))
+    """``document`` with its graph (kept with the document's version, and by content: see
+    :func:`build_cell_graph`)."""
+    return Loaded(document, document.memo("graph", lambda: build_cell_graph(document.cells)))
 
 
 def first_line(source: str) -> str:

@@ -41,6 +41,8 @@ class RunLog:
 
     epoch: str | None = None
     latest: dict[str, RunRecord] = field(default_factory=dict)
+    version: int = 0
+    """Grows with every record (what statuses computed from the log are kept by)."""
 
     def record(
         self, key: str, rev: str, epoch: str, seq: int, parents: Collection[str], *, ok: bool
@@ -51,6 +53,7 @@ class RunLog:
             self.latest = {}
         record = RunRecord(key=key, rev=rev, epoch=epoch, seq=seq, parents=tuple(parents), ok=ok)
         self.latest[key] = record
+        self.version += 1
         return record
 
     def records(self) -> list[RunRecord]:
@@ -77,9 +80,16 @@ def cell_statuses(
 
 
 def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
-    """``{name: status}`` of every code cell of ``loaded`` (``_run_log.cell_statuses``)."""
-    revs = {view.name: view.rev for view in loaded.cells}
-    return cell_statuses(loaded.graph, revs, log, epoch)
+    """``{name: status}`` of every code cell of ``loaded`` (:func:`cell_statuses`), kept
+    with the document's version for this log state and epoch (treat it as read-only)."""
+    document = loaded.document
+    key = f"statuses:{id(log)}:{log.version if log is not None else 0}:{epoch}"
+
+    def compute() -> dict[str, CellStatus]:
+        revs = {view.name: view.rev for view in loaded.cells}
+        return cell_statuses(loaded.graph, revs, log, epoch)
+
+    return document.memo(key, compute)
 
 
 def not_fresh(by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
