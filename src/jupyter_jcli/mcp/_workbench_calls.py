@@ -17,7 +17,6 @@ result's images (0-based), so the base64 never travels twice.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
@@ -36,10 +35,15 @@ WorkbenchRun = Callable[["Workbench", Call], Awaitable[Reply]]
 
 
 def threaded(function: Callable[..., Any]) -> WorkbenchRun:
-    """The operation ``function(path, **arguments)``, run in a worker thread."""
+    """The operation ``function(path, **arguments)``, run in a worker thread with the
+    workbench's warm document cache active (``Workbench.warm``)."""
 
     async def run(workbench: Workbench, call: Call) -> Reply:
-        outcome = await anyio.to_thread.run_sync(partial(function, call.path, **call.arguments))
+        def work() -> Any:
+            with workbench.warm():
+                return function(call.path, **call.arguments)
+
+        outcome = await anyio.to_thread.run_sync(work)
         return lift_images(outcome.to_dict())
 
     return run

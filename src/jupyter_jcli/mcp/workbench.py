@@ -92,6 +92,9 @@ async def serve(roots: Sequence[Path]) -> None:
     Args:
         roots: the resolved trusted roots.
     """
+    from jupyter_jcli.notebook._warm import tune_collector
+
+    tune_collector()  # a long-lived process keeping notebooks warm
     workbench = Workbench()
     await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 

@@ -24,9 +24,10 @@ from jupyter_jcli.notebook._atomic import FileChanged
 from jupyter_jcli.notebook._edits import Working
 from jupyter_jcli.notebook._exact import plain_numbers
 from jupyter_jcli.notebook._files import FileState, write_all, written_state
+from jupyter_jcli.notebook._layout import spliced_cells
 from jupyter_jcli.notebook._pairs import PairContext, render_py
 from jupyter_jcli.notebook._revert import record_mutation
-from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
+from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_views
 from jupyter_jcli.notebook._writebase import WriteBase, render_ipynb
 from jupyter_jcli.notebook.io import parse_notebook
 from jupyter_jcli.notebook.revs import structure_rev
@@ -93,6 +94,8 @@ class Draft(Generic[T]):
         record: the cell-level record of a mutation (``_revert.record_mutation``): the
             write goes through a pending undo snapshot that becomes current once it succeeded.
         pops: an undo snapshot to discard once the write succeeded.
+        views: the views of the cells as written (their names, revs, ids), when known: the
+            document adopts them instead of naming and hashing every cell again.
     """
 
     value: T
@@ -100,6 +103,7 @@ class Draft(Generic[T]):
     outputs: list[bytes] | None = None
     record: dict[str, Any] | None = None
     pops: Snapshot | None = None
+    views: tuple[CellView, ...] | None = None
 
 
 def mutation_draft(
@@ -119,15 +123,12 @@ def mutation_draft(
         names=list(fresh.names),
         nbformat_minor=fresh.nbformat_minor,
     )
-    previous = work.structure_rev()
+    previous = structure_rev((view.name, view.rev) for view in fresh.views)
     index = edit(work)
     _edits.persist_names(work)
     outputs = fresh.render(work.cells, work.origins())
     changed = fresh.changes(outputs)
-    views = tuple(
-        cell_view(cell, name, position)
-        for position, (cell, name) in enumerate(zip(work.cells, work.names, strict=True))
-    )
+    views = cell_views(work.cells, work.names, fresh.base.cells, fresh.views)
     result = MutationResult(
         operation=operation,
         path=path,
@@ -144,7 +145,7 @@ def mutation_draft(
     record = None
     if changed:
         record = record_mutation(fresh.base.cells, fresh.names, work.cells, work.names)
-    return Draft(result, changed, outputs, record=record)
+    return Draft(result, changed, outputs, record=record, views=views)
 
 
 def render_files(
@@ -165,16 +166,27 @@ def render_files(
 
 
 def written_model(
-    notebook: dict[str, Any], disk: tuple[FileState, ...], outputs: list[bytes]
-) -> dict[str, Any]:
-    """The model of the files about to be written, computed before writing: the
-    ``.ipynb``'s new bytes read back with the read path's parser, as a fresh load would
-    read them."""
+    notebook: dict[str, Any], disk: tuple[FileState, ...], outputs: list[bytes], base: WriteBase
+) -> tuple[dict[str, Any], WriteBase | None]:
+    """The model of the files about to be written, computed before writing, as a fresh load
+    would read them: with the base's layout, the cells whose bytes did not change are the
+    model's own and only the others are parsed (``_layout.spliced_cells``); else the new
+    bytes are parsed whole. Also returns the write base of the new bytes when it follows
+    from the old one (the read path's values reproduce them: the next write needs no
+    detection), else ``None``."""
     if outputs[0] == disk[0].raw:
-        return notebook
+        return notebook, base
     model = dict(notebook)
+    if base.layout is not None:
+        found = spliced_cells(base.layout, notebook["cells"], outputs[0], base.style, disk[0].path)
+        if found is not None:
+            cells, layout = found
+            model["cells"] = cells
+            if not base.plain:
+                return model, None
+            return model, WriteBase(model, list(cells), base.style, None, [], layout, plain=True)
     model["cells"] = parse_notebook(outputs[0], path=disk[0].path)["cells"]
-    return model
+    return model, None
 
 
 def write_draft(

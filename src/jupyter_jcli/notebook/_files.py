@@ -11,7 +11,7 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ class FileState:
         mtime_ns: modification time, nanoseconds.
         sha256: hex digest of ``raw``.
         raw: the content.
+        info: the ``fstat`` of the descriptor it was read from (``None`` for a file state
+            computed after our own write); not part of the comparison.
     """
 
     path: Path
@@ -42,6 +44,7 @@ class FileState:
     mtime_ns: int
     sha256: str
     raw: bytes
+    info: os.stat_result | None = field(default=None, compare=False, repr=False)
 
 
 def read_file(path: Path, *, confine: Confinement | None = None) -> FileState:
@@ -66,6 +69,7 @@ def read_file(path: Path, *, confine: Confinement | None = None) -> FileState:
         mtime_ns=opened.info.st_mtime_ns,
         sha256=hashlib.sha256(raw).hexdigest(),
         raw=raw,
+        info=opened.info,
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from jupyter_jcli.notebook._exact import dumps_exact
 
-__all__ = ["JUPYTER_STYLE", "JsonStyle", "detect_style", "dumps_notebook"]
+__all__ = ["JUPYTER_STYLE", "JsonStyle", "detect_style", "dumps_nested", "dumps_notebook"]
 
 
 @dataclass(frozen=True)
@@ -55,21 +55,38 @@ def dumps_notebook(notebook: dict[str, Any], style: JsonStyle = JUPYTER_STYLE) -
     (see the module docstring). Numbers kept as written by the write path's parser
     (``_exact.JsonNumber``) are written as they were read.
     """
+    return _dumps(notebook, style, depth=0, trailing=style.trailing_newline)
+
+
+def dumps_nested(value: dict[str, Any], style: JsonStyle, depth: int) -> bytes:
+    """``value`` as :func:`dumps_notebook` writes it nested ``depth`` levels deep in an
+    indented style (a cell of the ``cells`` list: depth 2), from its opening brace to its
+    closing one: the bytes a whole-notebook serialisation holds for it.
+
+    Every line break of an indented JSON text is structural (strings escape ``\\n``), so
+    nesting only adds ``depth`` indents after each one.
+    """
+    return _dumps(value, style, depth=depth, trailing=False)
+
+
+def _dumps(value: dict[str, Any], style: JsonStyle, *, depth: int, trailing: bool) -> bytes:
     separators = (",", ":") if style.compact_separators else None
     if style.indent is not None:
         separators = (",", ": ")
     text = dumps_exact(
-        notebook,
+        value,
         indent=style.indent,
         sort_keys=style.sort_keys,
         ensure_ascii=style.ensure_ascii,
         separators=separators,
     )
+    if depth and style.indent is not None:
+        text = text.replace("\n", "\n" + " " * (style.indent * depth))
     if not style.ensure_ascii and _LONE_SURROGATE.search(text) is not None:
         # json.dumps leaves them raw inside string literals; only strings can hold them, so
         # the escape is always inside a literal and reads back as the same code point.
         text = _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
-    if style.trailing_newline:
+    if trailing:
         text += "\n"
     if style.crlf:
         text = text.replace("\n", "\r\n")

@@ -1,25 +1,35 @@
 """The reading side of a document (``document.Document`` adds the writes): what was loaded,
 its cells as :class:`~jupyter_jcli.notebook._views.CellView`, and the refresh under the lock
-that every write starts with (``document`` step 1). Loading never writes."""
+that every write starts with (``document`` step 1). Loading never writes.
+
+Under an active warm cache (``_warm``) a load of an unchanged plain notebook takes the state
+its last load or write left there (nothing is read or parsed), and every state a document
+adopts, read or written by us, is stored back. Documents of one version share the parsed
+model: it is never changed in place (writes build new cell dicts)."""
 
 from __future__ import annotations
 
 import copy
 import os
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._files import FileState, read_file, read_target
-from jupyter_jcli.notebook._open import Confinement, chosen
-from jupyter_jcli.notebook._pairs import PairContext
+from jupyter_jcli.notebook._open import Confinement, chosen, confined
+from jupyter_jcli.notebook._pair_search import notebook_formats
+from jupyter_jcli.notebook._pairs import PairContext, pairs_absent, text_candidates
 from jupyter_jcli.notebook._views import CellView, cell_view
+from jupyter_jcli.notebook._warm import DocumentCache, Identity, WarmState, active_cache
 from jupyter_jcli.notebook.names import assign_names
 from jupyter_jcli.notebook.revs import structure_rev
 
 __all__ = ["LoadedNotebook"]
 
 _Loaded = TypeVar("_Loaded", bound="LoadedNotebook")
+_T = TypeVar("_T")
 
 
 class LoadedNotebook:
@@ -37,13 +47,23 @@ class LoadedNotebook:
         *,
         refusal: NotebookError | None = None,
         confine: Confinement | None = None,
+        warm: WarmState | None = None,
+        read_ns: int = 0,
     ) -> None:
         self._path = path
         self._confine = chosen(confine)
         self._pair = pair
         self._refusal = refusal
         self._base_dir = base_dir
-        self._adopt(notebook, files)
+        self._cache: DocumentCache | None = active_cache()
+        if warm is not None:
+            self._notebook = warm.notebook
+            self._files = warm.files
+            self._names = warm.names
+            self._views = warm.views
+            self._state = warm
+        else:
+            self._adopt(notebook, files, read_ns=read_ns)
 
     @classmethod
     def load(
@@ -73,8 +93,21 @@ class LoadedNotebook:
         """
         target = Path(os.path.abspath(path))
         confinement = chosen(confine)
+        cache = active_cache()
+        if cache is not None and target.suffix.lower() == ".ipynb":
+            with confined(confinement):
+                state = cache.get(target)
+            if state is not None:
+                return cls(
+                    target, state.notebook, state.files, None, cache_dir,
+                    confine=confinement, warm=state,
+                )  # fmt: skip
+        read_ns = time.time_ns()
         notebook, files, pair, refusal = read_target(target, confine=confinement)
-        return cls(target, notebook, files, pair, cache_dir, refusal=refusal, confine=confinement)
+        return cls(
+            target, notebook, files, pair, cache_dir,
+            refusal=refusal, confine=confinement, read_ns=read_ns,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
 
@@ -107,7 +140,8 @@ class LoadedNotebook:
     @property
     def structure_rev(self) -> str:
         """Hash of the ordered ``(name, rev)`` pairs (see ``revs.structure_rev``)."""
-        return structure_rev((view.name, view.rev) for view in self._views)
+        views = self._views
+        return self.memo("structure_rev", lambda: structure_rev((v.name, v.rev) for v in views))
 
     def cell(self, name: str) -> CellView:
         """The cell called ``name``.
@@ -115,9 +149,10 @@ class LoadedNotebook:
         Raises:
             NotebookError: ``CELL_NOT_FOUND``.
         """
-        for view in self._views:
-            if view.name == name:
-                return view
+        views = self._views
+        found = self.memo("by_name", lambda: {view.name: view for view in views}).get(name)
+        if found is not None:
+            return found
         raise NotebookError(
             ErrorCode.CELL_NOT_FOUND,
             f"{self._path} has no cell named {name!r}.",
@@ -130,18 +165,33 @@ class LoadedNotebook:
         metadata = self._notebook.get("metadata")
         return copy.deepcopy(metadata) if isinstance(metadata, dict) else {}
 
+    def memo(self, key: str, compute: Callable[[], _T]) -> _T:
+        """A value computed from this version of the content (by ``compute``, once), kept
+        with it: every document of the same version (the warm cache shares it) gets the
+        same value, a reload or write starts afresh. The value must be treated read-only."""
+        derived = self._state.derived
+        if key not in derived:
+            derived[key] = compute()
+        value: _T = derived[key]
+        return value
+
     def notebook_dict(self) -> dict[str, Any]:
         """A deep copy of the notebook model (nbformat 4 dict)."""
-        import copy
-
         return copy.deepcopy(self._notebook)
+
+    def cell_dicts(self) -> Sequence[Mapping[str, Any]]:
+        """The cells of the model as stored (nbformat 4 dicts), in order, without a copy:
+        read them, never change them (they may be shared with the warm cache)."""
+        cells: list[dict[str, Any]] = self._notebook["cells"]
+        return cells
 
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
+        read_ns = time.time_ns()
         notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
         self._pair = pair
         self._refusal = refusal
-        self._adopt(notebook, files)
+        self._adopt(notebook, files, read_ns=read_ns)
 
     def _refresh(self) -> bool:
         """Under the lock: re-read the target if a file changed on disk (returns whether)
@@ -150,21 +200,56 @@ class LoadedNotebook:
         disk = tuple(read_file(state.path, confine=self._confine) for state in self._files)
         changed = [state.sha256 for state in disk] != [state.sha256 for state in self._files]
         if changed or self._refusal is not None:
-            notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
-            self._pair = pair
-            self._refusal = refusal
-            self._adopt(notebook, files)
+            self.reload()
         if self._refusal is not None:
             refusal = self._refusal
             raise NotebookError(refusal.code, refusal.message, refusal.details)
         return changed
 
-    def _adopt(self, notebook: dict[str, Any], files: tuple[FileState, ...]) -> None:
+    def _adopt(
+        self,
+        notebook: dict[str, Any],
+        files: tuple[FileState, ...],
+        *,
+        read_ns: int = 0,
+        views: tuple[CellView, ...] | None = None,
+    ) -> None:
+        """Take ``notebook`` (read from ``files``, or what our write just wrote: then
+        ``read_ns`` is 0) as the document's content; ``views``: its cells' views when the
+        caller computed them already. A plain notebook's state goes into the warm cache."""
         self._notebook = notebook
         self._files = files
         cells: list[dict[str, Any]] = notebook["cells"]
-        self._names = assign_names(cells)
-        self._views = tuple(
-            cell_view(cell, name, index)
-            for index, (cell, name) in enumerate(zip(cells, self._names, strict=True))
-        )
+        if views is None:
+            self._names = assign_names(cells)
+            self._views = tuple(
+                cell_view(cell, name, index)
+                for index, (cell, name) in enumerate(zip(cells, self._names, strict=True))
+            )
+        else:
+            self._names = [view.name for view in views]
+            self._views = views
+        absent = self._absent_pairs() if self._cache is not None else None
+        self._state = WarmState(notebook, files, self._names, self._views, absent or ())
+        if self._cache is not None and absent is not None:
+            info = files[0].info if read_ns else None
+            identity = Identity.of(info) if info is not None else None
+            self._cache.put(self._path, self._state, identity=identity, read_ns=read_ns)
+
+    def _absent_pairs(self) -> tuple[Path, ...] | None:
+        """For a notebook that loads alone (``_warm``: an ``.ipynb``, no refusal, no pair),
+        the text files its pairing metadata names (none exists); else ``None``."""
+        if not (
+            self._pair is None
+            and self._refusal is None
+            and len(self._files) == 1
+            and self._files[0].path == self._path
+            and self._path.suffix.lower() == ".ipynb"
+        ):
+            return None
+        metadata = self._notebook.get("metadata")
+        if notebook_formats(metadata) is None:
+            return ()
+        with confined(self._confine):
+            paths = tuple(path for path, _fmt in text_candidates(self._path, metadata))
+            return paths if pairs_absent(paths) else None

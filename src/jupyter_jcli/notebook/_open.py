@@ -42,10 +42,11 @@ import contextlib
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 
@@ -63,7 +64,10 @@ __all__ = [
     "open_folder",
     "read_descriptor",
     "read_regular",
+    "stat_regular",
 ]
+
+_T = TypeVar("_T")
 
 MAX_NOTEBOOK_BYTES = 512 * 1024 * 1024
 """Largest file read as a notebook or paired text file (bytes): 512 MiB."""
@@ -323,17 +327,20 @@ def read_descriptor(fd: int, path: Path, limit: int) -> tuple[bytes, os.stat_res
     check_regular(info.st_mode, path)
     if info.st_size > limit:
         raise _too_large(path, info.st_size, limit)
-    chunks: list[bytes] = []
-    total = 0
+    # one read of the size fstat gave, so a large file is not copied a second time by a
+    # join; then chunks, for a file that grew meanwhile (or reports no size)
+    first = os.read(fd, min(info.st_size, limit) + 1) if info.st_size else b""
+    chunks = [first]
+    total = len(first)
     while True:
+        if total > limit:
+            raise _too_large(path, total, limit)
         chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
         if not chunk:
             break
         chunks.append(chunk)
         total += len(chunk)
-        if total > limit:
-            raise _too_large(path, total, limit)
-    return b"".join(chunks), info
+    return (first if len(chunks) == 1 else b"".join(chunks)), info
 
 
 def read_regular(
@@ -358,8 +365,40 @@ def read_regular(
         OSError: the file or a folder on the way cannot be opened or read (missing,
             permission denied, a symlink loop): the caller codes it.
     """
-    confinement = chosen(confine)
     bound = MAX_NOTEBOOK_BYTES if limit is None else limit
+    resolved, (raw, info) = _opened(
+        path, chosen(confine), lambda fd, at: read_descriptor(fd, at, bound)
+    )
+    return Opened(resolved, raw, info)
+
+
+def stat_regular(
+    path: str | os.PathLike[str], *, confine: Confinement | None = None
+) -> tuple[Path, os.stat_result]:
+    """The resolved path and ``fstat`` of a regular file, opened through the checks of the
+    module docstring (confinement, no link followed, identity re-check) but not read: what
+    a cache of the file's content compares with what it holds.
+
+    Raises:
+        NotebookError: ``PATH_NOT_ALLOWED``; the codes of :func:`check_regular`.
+        OSError: as :func:`read_regular`.
+    """
+
+    def fstat(fd: int, at: Path) -> os.stat_result:
+        info = os.fstat(fd)
+        check_regular(info.st_mode, at)
+        return info
+
+    resolved, info = _opened(path, chosen(confine), fstat)
+    return resolved, info
+
+
+def _opened(
+    path: str | os.PathLike[str],
+    confinement: Confinement,
+    use: Callable[[int, Path], _T],
+) -> tuple[Path, _T]:
+    """Open ``path`` (module docstring), give its descriptor to ``use``, close it."""
     for attempt in range(_ATTEMPTS):
         last = attempt == _ATTEMPTS - 1
         resolved = confinement.check(path)
@@ -379,11 +418,12 @@ def read_regular(
         finally:
             os.close(folder)
         try:
-            raw, info = read_descriptor(fd, resolved, bound)
+            value = use(fd, resolved)
+            info = os.fstat(fd)
         finally:
             os.close(fd)
         if _same_file(resolved, info) or last:
-            return Opened(resolved, raw, info)
+            return resolved, value
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,15 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 
-__all__ = ["PairContext", "combine_pair", "paired_text_files", "render_py", "split_source"]
+__all__ = [
+    "PairContext",
+    "combine_pair",
+    "paired_text_files",
+    "pairs_absent",
+    "render_py",
+    "split_source",
+    "text_candidates",
+]
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,20 @@ def paired_text_files(ipynb_path: Path, metadata: object) -> list[tuple[Path, di
         an outside file exists is never looked at); ``[]`` when the notebook is not paired.
         jupytext is imported only when the metadata holds formats.
     """
+    from jupyter_jcli.notebook._open import active
+
+    confinement = active()
+    found: list[tuple[Path, dict[str, Any]]] = []
+    for text_path, path_fmt in text_candidates(ipynb_path, metadata):
+        if _present(text_path, confinement.allows):
+            found.append((text_path, path_fmt))
+    return found
+
+
+def text_candidates(ipynb_path: Path, metadata: object) -> list[tuple[Path, dict[str, Any]]]:
+    """Every text file (absolute, with its long-form format) the notebook's
+    ``metadata.jupytext.formats`` pairs it with, existing or not (see
+    :func:`paired_text_files`)."""
     from jupyter_jcli.notebook._pair_search import notebook_formats
 
     formats = notebook_formats(metadata)
@@ -103,18 +126,26 @@ def paired_text_files(ipynb_path: Path, metadata: object) -> list[tuple[Path, di
     except (ValueError, TypeError, KeyError, AttributeError):
         # InconsistentPath and JupytextFormatError are ValueErrors; malformed entries the rest.
         return []
+    return [
+        (Path(os.path.abspath(path)), dict(path_fmt))
+        for path, path_fmt in pairs
+        if path_fmt.get("extension") != ".ipynb"
+    ]
+
+
+def pairs_absent(paths: Sequence[Path]) -> bool:
+    """Whether none of these text files would pair now (each inside the active
+    confinement and not an existing file): the notebook still loads alone."""
     from jupyter_jcli.notebook._open import active
 
-    confinement = active()
-    found: list[tuple[Path, dict[str, Any]]] = []
-    for path, path_fmt in pairs:
-        if path_fmt.get("extension") == ".ipynb":
-            continue
-        text_path = Path(os.path.abspath(path))
-        outside = not confinement.allows(Path(os.path.realpath(text_path)))
-        if outside or text_path.is_file():
-            found.append((text_path, dict(path_fmt)))
-    return found
+    allows = active().allows
+    return not any(_present(path, allows) for path in paths)
+
+
+def _present(text_path: Path, allows: Callable[[Path], bool]) -> bool:
+    """A paired text file counts when it exists, or lies outside the confinement (whether
+    it exists there is never looked at)."""
+    return not allows(Path(os.path.realpath(text_path))) or text_path.is_file()
 
 
 def split_source(source: str, like: object) -> str | list[str]:

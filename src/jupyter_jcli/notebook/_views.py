@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import stored_name
 from jupyter_jcli.notebook.revs import cell_rev
 
-__all__ = ["CellView", "MutationCheck", "MutationResult", "cell_view"]
+__all__ = ["CellView", "MutationCheck", "MutationResult", "cell_view", "cell_views"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +97,23 @@ def cell_view(cell: dict[str, Any], name: str, index: int) -> CellView:
         cell_id=cell_id if isinstance(cell_id, str) else None,
         name_stored=stored_name(cell) == name,
     )
+
+
+def cell_views(
+    cells: Sequence[dict[str, Any]],
+    names: Sequence[str],
+    old_cells: Sequence[dict[str, Any]] = (),
+    old_views: Sequence[CellView] = (),
+) -> tuple[CellView, ...]:
+    """The view of every cell; a cell that is still the very object ``old_views`` described
+    (``old_cells``, aligned with them), under the same name, keeps its view (moved to its
+    new index): only new or changed cells are hashed."""
+    known = {id(cell): view for cell, view in zip(old_cells, old_views, strict=True)}
+    views = []
+    for index, (cell, name) in enumerate(zip(cells, names, strict=True)):
+        view = known.get(id(cell))
+        if view is None or view.name != name:
+            views.append(cell_view(cell, name, index))
+        else:
+            views.append(view if view.index == index else replace(view, index=index))
+    return tuple(views)

@@ -31,6 +31,7 @@ import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, JsonStyle, detect_style, dumps_notebook
+from jupyter_jcli.notebook._layout import CellLayout, cell_layout, splice
 from jupyter_jcli.notebook._v3write import V3Original, read_v3, render_v3
 from jupyter_jcli.notebook.io import parse_notebook
 
@@ -51,6 +52,10 @@ class WriteBase:
         twins: for each of ``cells``, the index of the ``.ipynb`` cell it equals (``None``
             for a pair's cell rebuilt from the text file): which stored nbformat 3 cell
             to write back.
+        layout: where ``cells`` lie in the file's bytes (``_layout``), when the style
+            reproduces the file and is indented: a write then serialises only the cells it
+            changes. ``None``: every write serialises the whole file.
+        plain: ``notebook`` and ``cells`` are the read path's own values (the fast proof).
     """
 
     notebook: dict[str, Any]
@@ -58,6 +63,8 @@ class WriteBase:
     style: JsonStyle
     v3: V3Original | None
     twins: list[int | None]
+    layout: CellLayout | None = None
+    plain: bool = False
 
 
 def write_base(raw: bytes, path: Path, model: dict[str, Any], *, paired: bool) -> WriteBase:
@@ -78,11 +85,16 @@ def write_base(raw: bytes, path: Path, model: dict[str, Any], *, paired: bool) -
     if v3 is None:
         style = detect_style(raw, plain)
         if style is not None:
-            return WriteBase(plain, list(model["cells"]), style, None, [])
+            cells = list(model["cells"])
+            layout = None if paired else cell_layout(raw, style, len(cells))
+            return WriteBase(plain, cells, style, None, [], layout, plain=not paired)
     exact = parse_notebook(raw, path=path, exact=True)
     found = detect_style(raw, exact if v3 is None else v3.document)
     cells, twins = _align(model["cells"], plain["cells"], exact["cells"], same_objects=not paired)
-    return WriteBase(exact, cells, found or JUPYTER_STYLE, v3, twins)
+    layout = None
+    if found is not None and v3 is None and not paired:
+        layout = cell_layout(raw, found, len(cells))
+    return WriteBase(exact, cells, found or JUPYTER_STYLE, v3, twins, layout)
 
 
 def render_ipynb(
@@ -112,6 +124,10 @@ def render_ipynb(
                 {"reason": "nbformat_3_conversion"},
             ) from err
         return dumps_notebook(document, base.style)
+    if base.layout is not None:
+        spliced = splice(base.layout, base.style, base.cells, cells, origins)
+        if spliced is not None:
+            return spliced
     on_disk = dict(base.notebook)
     on_disk["cells"] = cells
     return dumps_notebook(on_disk, base.style)

@@ -26,6 +26,10 @@ servers' roots: ``PATH_NOT_ALLOWED`` outside them, for both halves of a pair too
 Serialisation keeps the nbformat version, the notebook metadata and every field jupyter-jcli
 does not own, in the file's own JSON style (see ``_jsonstyle``): saving an unchanged Jupyter
 notebook gives back the same bytes and an edit changes only the lines of the cells it touches.
+Writes are in proportion to the change: the file's style and cell layout are found once per
+version of the file (kept with it, through the warm cache in a long-lived process), an edit
+serialises only the cells it changed and copies the bytes of the others (``_layout``), and
+the document adopts the written content without parsing the whole file again.
 Values are kept exactly: a write works on a lossless parse whenever the read path's values do
 not reproduce the file (integers beyond 64 bits, number literals a double cannot hold or
 Python spells differently; see ``_writebase`` and ``_exact``). An nbformat 3 notebook
@@ -88,7 +92,7 @@ from jupyter_jcli.notebook._open import confined
 from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate, merge_metadata, merge_outputs
 from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
-from jupyter_jcli.notebook._writebase import write_base
+from jupyter_jcli.notebook._writebase import WriteBase, write_base
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
 
 __all__ = [
@@ -355,9 +359,7 @@ class Document(LoadedNotebook):
             for attempt in range(WRITE_ATTEMPTS):
                 reloaded = self._refresh() or reloaded
                 disk = self._files
-                base = write_base(
-                    disk[0].raw, disk[0].path, self._notebook, paired=self._pair is not None
-                )
+                base = self._write_base()
                 draft = change(
                     Fresh(
                         disk=disk,
@@ -369,10 +371,10 @@ class Document(LoadedNotebook):
                         render=functools.partial(render_files, base, self._notebook, self._pair),
                     )
                 )
-                model = (
-                    None
+                model, next_base = (
+                    (None, None)
                     if draft.outputs is None
-                    else written_model(self._notebook, disk, draft.outputs)
+                    else written_model(self._notebook, disk, draft.outputs, base)
                 )
                 try:
                     stats = write_draft(store, draft, snapshot)
@@ -382,9 +384,26 @@ class Document(LoadedNotebook):
                 if draft.outputs is None or model is None:
                     self.reload()
                 else:
-                    self._adopt(model, written(disk, draft.outputs, stats))
+                    # the draft's views hold for the parsed-back model on the spliced path
+                    views = draft.views if next_base is not None else None
+                    self._adopt(model, written(disk, draft.outputs, stats), views=views)
+                    if next_base is not None:
+                        self._state.derived["base"] = (self._files[0].sha256, next_base)
                 return draft.value
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _write_base(self) -> WriteBase:
+        """The write base of the content as last read or written (``_writebase``), computed
+        once per version of the file and kept with it (shared through the warm cache)."""
+        sha256 = self._files[0].sha256
+        memo = self._state.derived.get("base")
+        if memo is not None and memo[0] == sha256:
+            base: WriteBase = memo[1]
+            return base
+        disk = self._files[0]
+        base = write_base(disk.raw, disk.path, self._notebook, paired=self._pair is not None)
+        self._state.derived["base"] = (sha256, base)
+        return base
 
     def _write_cells(
         self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
@@ -398,7 +417,8 @@ class Document(LoadedNotebook):
             if not names:
                 return Draft(names, [], [state.raw for state in fresh.disk])
             outputs = fresh.render(cells, range(len(cells)))
-            return Draft(names, fresh.changes(outputs), outputs)
+            # outputs and caches change no name, type, source or id: the views stay
+            return Draft(names, fresh.changes(outputs), outputs, views=fresh.views)
 
         return self._commit(draft)
 

@@ -52,7 +52,7 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._exact import loads_exact
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
-from jupyter_jcli.notebook._open import read_regular
+from jupyter_jcli.notebook._snapshot_files import fsync_folder, sha256_or_none, write_private
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -78,6 +78,7 @@ _CELLS = "cells.json"
 _PENDING = ".pending-"
 _FOLDER_MODE = 0o700
 _FILE_MODE = 0o600
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _RECORD_STYLE = JsonStyle(indent=None, sort_keys=False, trailing_newline=False)
 """The record holds cell values: written by the notebook serialiser, so every value a
 notebook can hold (lone surrogates included) is stored as it would be in the notebook."""
@@ -288,7 +289,7 @@ class SnapshotStore:
             folder = Path(tempfile.mkdtemp(prefix=_PENDING, dir=self.folder))
             entries = []
             for index, (path, before, after) in enumerate(files):
-                _write_private(folder / f"{index}.bin", before)
+                write_private(folder / f"{index}.bin", before)
                 entries.append(
                     {
                         "path": str(path),
@@ -298,10 +299,10 @@ class SnapshotStore:
                     }
                 )
             if record is not None:
-                _write_private(folder / _CELLS, dumps_notebook(record, _RECORD_STYLE))
+                write_private(folder / _CELLS, dumps_notebook(record, _RECORD_STYLE))
             manifest = {"operation": operation, "created_ns": time.time_ns(), "files": entries}
-            _write_private(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
-            _fsync_folder(folder)
+            write_private(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
+            fsync_folder(folder)
         except (OSError, ValueError, TypeError) as err:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -332,7 +333,7 @@ class SnapshotStore:
                     if not target.exists():
                         raise
                     seq += 1
-            _fsync_folder(self.folder)
+            fsync_folder(self.folder)
         except OSError as err:
             shutil.rmtree(pending.folder, ignore_errors=True)
             raise NotebookError(
@@ -369,7 +370,7 @@ class SnapshotStore:
                 continue
             snapshot = _read_manifest(entry, seq=0)
             written = snapshot is not None and all(
-                _sha256_or_none(item.path) == item.after_sha256 for item in snapshot.files
+                sha256_or_none(item.path) == item.after_sha256 for item in snapshot.files
             )
             if snapshot is not None and written:
                 with contextlib.suppress(NotebookError):
@@ -389,7 +390,7 @@ class SnapshotStore:
         target = self.folder / "target.txt"
         if not target.exists():
             with contextlib.suppress(FileExistsError):
-                _write_private(target, (str(self.notebook_path) + "\n").encode("utf-8"))
+                write_private(target, (str(self.notebook_path) + "\n").encode("utf-8"))
 
 
 def undo(
@@ -402,43 +403,6 @@ def undo(
     from jupyter_jcli.notebook.document import Document
 
     return Document.load(path, cache_dir=base_dir).undo(force=force)
-
-
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make a rename or a file creation in the cache ``folder`` durable (POSIX)."""
-    if os.name == "nt":  # pragma: no cover - folders cannot be opened for fsync on Windows
-        return
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Create ``path`` (it must not exist) with mode 0600, write ``data`` and fsync it."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, _FILE_MODE)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _sha256_or_none(path: Path) -> str | None:
-    """The digest of a notebook file, read by the one opener (active confinement, regular
-    files only, size-bounded); ``None`` when it cannot be opened.
-
-    Raises:
-        NotebookError: ``PATH_NOT_ALLOWED``, and ``NOTEBOOK_READ_FAILED`` for a FIFO, a
-            device or a file too large (never blocked on).
-    """
-    try:
-        return hashlib.sha256(read_regular(path).raw).hexdigest()
-    except OSError:
-        return None
 
 
 def _read_manifest(folder: Path, *, seq: int | None = None) -> Snapshot | None:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, KernelError, UsageError
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, KernelError, UsageError
+from jupyter_jcli.kernels import NotebookKernel, kernel_died
 
 __all__ = [
     "DEFAULT_INSPECT_MAX_CHARS",
@@ -26,6 +27,7 @@ __all__ = [
     "VariableOutcome",
     "parse_probe",
     "probe_expression",
+    "probe_variable",
 ]
 
 DEFAULT_INSPECT_MAX_CHARS = 2000
@@ -237,4 +239,37 @@ def parse_probe(
         repr=str(raw.get("repr", "")),
         repr_chars=int(raw.get("repr_chars", 0)),
         epoch=epoch,
+    )
+
+
+async def probe_variable(
+    kernel: NotebookKernel, name: str, expression: str, *, path: Path, notebook_path: Path
+) -> VariableOutcome:
+    """Evaluate the probe ``expression`` (from :func:`probe_expression`) silently on the live
+    ``kernel`` and read its answer (:func:`parse_probe`).
+
+    Raises:
+        KernelError: ``KERNEL_DIED``; the codes of :func:`parse_probe`.
+        JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
+    """
+    result = await kernel.evaluate(
+        "", user_expressions={"probe": expression}, timeout=INSPECT_TIMEOUT
+    )
+    if result.status == "died":
+        raise kernel_died(
+            f"inspecting {name!r}", {"name": name, "notebook_path": str(notebook_path)}
+        )
+    value = result.expressions.get("probe")
+    if result.status != "ok" or value is None or value.status != "ok":
+        raise JcliError(
+            ErrorCode.INTERNAL_ERROR,
+            f"inspecting {name!r} failed ({result.status})",
+            {
+                "name": name,
+                "ename": value.ename if value is not None else result.ename,
+                "evalue": value.evalue if value is not None else result.evalue,
+            },
+        )
+    return parse_probe(
+        value.text, name=name, path=path, notebook_path=notebook_path, epoch=result.epoch
     )

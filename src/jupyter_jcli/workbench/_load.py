@@ -1,8 +1,18 @@
-"""Loading a notebook for an operation: the document, its graph and small shared helpers."""
+"""Loading a notebook for an operation: the document, its graph and small shared helpers.
+
+An operation loads its notebook once (:func:`load`) and hands the :class:`Loaded` snapshot
+to the pure functions that answer it. In a long-lived process the load is warm (the active
+``notebook._warm`` cache: an unchanged file is not read or parsed again) and so is the graph:
+graphs are kept by the content they were built from (every cell's name and rev, which
+covers its type and source), so an unchanged notebook, or one whose outputs alone changed,
+is not analysed again.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,10 +21,23 @@ from typing import Any
 from jupyter_jcli.analysis import CellInput, NotebookGraph, build_graph
 from jupyter_jcli.notebook.document import CellView, Document
 
-__all__ = ["FIRST_LINE_WIDTH", "Loaded", "build_cell_graph", "cell_outputs", "first_line", "load"]
+__all__ = [
+    "FIRST_LINE_WIDTH",
+    "Loaded",
+    "build_cell_graph",
+    "first_line",
+    "load",
+    "loaded_of",
+    "outputs_of",
+]
 
 FIRST_LINE_WIDTH = 80
 """Longest first line (characters) reported for a cell; longer ones end with ``…``."""
+
+_KEPT_GRAPHS = 8
+"""Graphs kept by content (least recently used dropped first)."""
+_graphs: OrderedDict[tuple[object, ...], NotebookGraph] = OrderedDict()
+_graphs_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -38,14 +61,30 @@ class Loaded:
 def build_cell_graph(
     cells: Iterable[CellView], renamed: Mapping[str, str] | None = None
 ) -> NotebookGraph:
-    """The graph of ``cells`` keyed by name (``renamed`` maps old names to the keys to use)."""
+    """The graph of ``cells`` keyed by name (``renamed`` maps old names to the keys to use).
+
+    Kept by content (module docstring): the same cells give the same graph object, which
+    callers only read.
+    """
     renamed = renamed or {}
-    return build_graph(
+    views = tuple(cells)
+    key = tuple((renamed.get(view.name, view.name), view.rev) for view in views)
+    with _graphs_lock:
+        graph = _graphs.get(key)
+        if graph is not None:
+            _graphs.move_to_end(key)
+            return graph
+    graph = build_graph(
         [
             CellInput(renamed.get(view.name, view.name), view.cell_type, view.source)
-            for view in cells
+            for view in views
         ]
     )
+    with _graphs_lock:
+        _graphs[key] = graph
+        while len(_graphs) > _KEPT_GRAPHS:
+            _graphs.popitem(last=False)
+    return graph
 
 
 def load(path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Loaded:
@@ -54,8 +93,13 @@ def load(path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Load
     Raises:
         NotebookError: the codes of :meth:`Document.load`.
     """
-    document = Document.load(path, cache_dir=cache_dir)
-    return Loaded(document, build_cell_graph(document.cells))
+    return loaded_of(Document.load(path, cache_dir=cache_dir))
+
+
+def loaded_of(document: Document) -> Loaded:
+    """``document`` with its graph (kept with the document's version, and by content: see
+    :func:`build_cell_graph`)."""
+    return Loaded(document, document.memo("graph", lambda: build_cell_graph(document.cells)))
 
 
 def first_line(source: str) -> str:
@@ -69,10 +113,7 @@ def first_line(source: str) -> str:
     return ""
 
 
-def cell_outputs(notebook: Mapping[str, Any]) -> list[Sequence[Any]]:
-    """Each cell's ``outputs`` list (empty for cells without a list), in order."""
-    result: list[Sequence[Any]] = []
-    for cell in notebook.get("cells") or []:
-        outputs = cell.get("outputs") if isinstance(cell, Mapping) else None
-        result.append(outputs if isinstance(outputs, list) else [])
-    return result
+def outputs_of(cell: object) -> Sequence[Any]:
+    """A cell's ``outputs`` list as stored (empty for a cell without a list); read only."""
+    outputs = cell.get("outputs") if isinstance(cell, Mapping) else None
+    return outputs if isinstance(outputs, list) else []

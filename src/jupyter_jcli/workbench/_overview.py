@@ -10,9 +10,9 @@ from typing import Any
 
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import SCHEMA_VERSION
-from jupyter_jcli.workbench._load import cell_outputs, first_line, load
+from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
-__all__ = ["CellOverview", "Overview", "notebook_overview"]
+__all__ = ["CellOverview", "Overview", "notebook_overview", "overview_of"]
 
 
 @dataclass(frozen=True)
@@ -126,9 +126,13 @@ def notebook_overview(path: str | os.PathLike[str], *, cache_dir: Path | None = 
         NotebookError: the read codes of :meth:`Document.load
             <jupyter_jcli.notebook.document.Document.load>`.
     """
-    loaded = load(path, cache_dir=cache_dir)
+    return overview_of(load(path, cache_dir=cache_dir))
+
+
+def overview_of(loaded: Loaded) -> Overview:
+    """The :class:`Overview` of an already loaded notebook (pure: reads ``loaded`` only)."""
     graph = loaded.graph
-    outputs = cell_outputs(loaded.document.notebook_dict())
+    cell_dicts = loaded.document.cell_dicts()
     by_cell: dict[int, list[Finding]] = {}
     for finding in graph.findings:
         by_cell.setdefault(finding.index, []).append(finding)
@@ -147,7 +151,7 @@ def notebook_overview(path: str | os.PathLike[str], *, cache_dir: Path | None = 
                 mutates=tuple(sorted(effects.mutates & node.writes)),
                 parents=tuple(graph.cells[p].key for p in node.parents),
                 children=tuple(graph.cells[c].key for c in node.children),
-                output_count=len(outputs[view.index]),
+                output_count=len(outputs_of(cell_dicts[view.index])),
                 findings=tuple(by_cell.get(view.index, ())),
                 name_stored=view.name_stored,
             )

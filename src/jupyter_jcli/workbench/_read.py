@@ -19,7 +19,7 @@ spent:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from jupyter_jcli.condense import CondensedOutputs, condense_outputs
 from jupyter_jcli.condense._budget import UNBOUNDED, allocate
 from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.workbench._load import cell_outputs, load
+from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 __all__ = [
     "DEFAULT_READ_BUDGET",
@@ -37,6 +37,7 @@ __all__ = [
     "ReadCell",
     "ReadCellsResult",
     "read_cells",
+    "read_loaded",
 ]
 
 DEFAULT_READ_BUDGET = 20_000
@@ -197,13 +198,51 @@ def read_cells(
         NotebookError: ``CELL_NOT_FOUND`` for an unknown name, and the read codes of
             :meth:`Document.load`.
     """
+    check_read_arguments(names, start, stop, budget, max_images)
+    return read_loaded(
+        load(path, cache_dir=cache_dir),
+        names=names,
+        start=start,
+        stop=stop,
+        budget=budget,
+        include_images=include_images,
+        max_images=max_images,
+    )
+
+
+def check_read_arguments(
+    names: Sequence[str] | None, start: int | None, stop: int | None, budget: int, max_images: int
+) -> None:
+    """Refuse the arguments :func:`read_cells` refuses, before anything is read.
+
+    Raises:
+        UsageError: as :func:`read_cells`.
+    """
     if names is not None and (start is not None or stop is not None):
         raise UsageError("Give cell names or an index slice (start/stop), not both.")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise UsageError(f"budget must be a positive integer, got {budget!r}.", {"budget": budget})
     if isinstance(max_images, bool) or not isinstance(max_images, int) or max_images < 0:
         raise UsageError(f"max_images must be >= 0, got {max_images!r}.")
-    loaded = load(path, cache_dir=cache_dir)
+
+
+def read_loaded(
+    loaded: Loaded,
+    *,
+    names: Sequence[str] | None = None,
+    start: int | None = None,
+    stop: int | None = None,
+    budget: int = DEFAULT_READ_BUDGET,
+    include_images: bool = True,
+    max_images: int = DEFAULT_READ_MAX_IMAGES,
+) -> ReadCellsResult:
+    """:func:`read_cells` of an already loaded notebook (pure: reads ``loaded`` only).
+
+    Raises:
+        UsageError: as :func:`read_cells`.
+        NotebookError: ``CELL_NOT_FOUND`` for an unknown name.
+    """
+    check_read_arguments(names, start, stop, budget, max_images)
     document = loaded.document
     if names is not None:
         selected = [document.cell(name) for name in dict.fromkeys(names)]
@@ -211,7 +250,8 @@ def read_cells(
         selected = list(document.cells[start:stop])
     room_cells = max(1, budget // MIN_CELL_SHARE)
     shown, omitted = selected[:room_cells], selected[room_cells:]
-    outputs = cell_outputs(document.notebook_dict()) if shown else []
+    cell_dicts = document.cell_dicts()
+    outputs = {view.index: outputs_of(cell_dicts[view.index]) for view in shown}
 
     sources_total = sum(len(view.source) for view in shown)
     source_room = sources_total if sources_total <= budget // 2 else budget // 2
@@ -263,7 +303,7 @@ def read_cells(
     )
 
 
-def _has_outputs(view: CellView, outputs: Sequence[Sequence[Any]]) -> bool:
+def _has_outputs(view: CellView, outputs: Mapping[int, Sequence[Any]]) -> bool:
     return view.cell_type == "code" and bool(outputs[view.index])
 
 

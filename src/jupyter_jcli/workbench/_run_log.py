@@ -21,8 +21,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from jupyter_jcli.analysis import CellStatus, NotebookGraph, RunRecord, fresh_cells
+from jupyter_jcli.workbench._load import Loaded
 
-__all__ = ["RunLog", "cell_statuses"]
+__all__ = ["RunLog", "cell_statuses", "not_fresh", "statuses"]
 
 
 @dataclass
@@ -40,6 +41,8 @@ class RunLog:
 
     epoch: str | None = None
     latest: dict[str, RunRecord] = field(default_factory=dict)
+    version: int = 0
+    """Grows with every record (what statuses computed from the log are kept by)."""
 
     def record(
         self, key: str, rev: str, epoch: str, seq: int, parents: Collection[str], *, ok: bool
@@ -50,6 +53,7 @@ class RunLog:
             self.latest = {}
         record = RunRecord(key=key, rev=rev, epoch=epoch, seq=seq, parents=tuple(parents), ok=ok)
         self.latest[key] = record
+        self.version += 1
         return record
 
     def records(self) -> list[RunRecord]:
@@ -73,3 +77,21 @@ def cell_statuses(
     """
     records = log.records() if log is not None else []
     return fresh_cells(graph, records, live_epoch, revs)
+
+
+def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
+    """``{name: status}`` of every code cell of ``loaded`` (:func:`cell_statuses`), kept
+    with the document's version for this log state and epoch (treat it as read-only)."""
+    document = loaded.document
+    key = f"statuses:{id(log)}:{log.version if log is not None else 0}:{epoch}"
+
+    def compute() -> dict[str, CellStatus]:
+        revs = {view.name: view.rev for view in loaded.cells}
+        return cell_statuses(loaded.graph, revs, log, epoch)
+
+    return document.memo(key, compute)
+
+
+def not_fresh(by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
+    """The cells whose status is not ``fresh``, in document order."""
+    return tuple(name for name, status in by_name.items() if status != "fresh")

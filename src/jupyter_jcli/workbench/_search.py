@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
 from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._load import cell_outputs
+from jupyter_jcli.workbench._load import outputs_of
 from jupyter_jcli.workbench._search_pattern import compile_query
 
 __all__ = [
@@ -264,9 +264,8 @@ def _texts(
     document: Document, fields: tuple[SearchField, ...]
 ) -> tuple[list[_Text], list[tuple[str, SearchField]]]:
     """Every text to search, in report order, each cut to :data:`MAX_FIELD_CHARS`."""
-    notebook = document.notebook_dict()
-    cells = notebook.get("cells") or []
-    outputs = cell_outputs(notebook) if "outputs" in fields else []
+    cells = document.cell_dicts()
+    outputs = [outputs_of(cell) for cell in cells] if "outputs" in fields else []
     texts: list[_Text] = []
     clipped: list[tuple[str, SearchField]] = []
 

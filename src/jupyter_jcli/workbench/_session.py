@@ -9,63 +9,72 @@ no hook: an edited cell has a rev no run carries, and its dependents follow thro
 
 Paths: an ``.ipynb`` or a py:percent ``.py`` paired with one; both spellings share the
 ``.ipynb``'s kernel and run log, and outputs are written into the ``.ipynb``.
+
+This module keeps the lifecycle and the per-notebook state (kernels, run logs, kernelspec
+choices, the warm document cache of ``notebook._warm``, active around every call). Each
+operation loads its notebook once (``_load``: warm, so an unchanged file is neither read nor
+analysed again) and hands that snapshot to the pure functions that answer it: the overview
+and reads (``_overview``, ``_read``, ``_status_views``), the plan, the batch and the
+results (``_runs``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 import anyio
 
-from jupyter_jcli.analysis import CellStatus, rerun_plan
-from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import (
     KernelInfo,
     KernelPool,
     NotebookKernel,
     execute_timeout,
-    kernel_died,
 )
-from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._execute import (
-    DEFAULT_EXECUTE_BUDGET,
-    Batch,
-    ProgressCallback,
-    run_batch,
-)
+from jupyter_jcli.notebook._warm import DocumentCache, warm
+from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._inline import CodeOperation, CodeOutcome, execute_code
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
-    INSPECT_TIMEOUT,
     VariableOutcome,
-    parse_probe,
     probe_expression,
+    probe_variable,
 )
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
-from jupyter_jcli.workbench._load import Loaded, build_cell_graph, load
+from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
-from jupyter_jcli.workbench._overview import notebook_overview
-from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, read_cells
-from jupyter_jcli.workbench._run_log import RunLog, cell_statuses
+from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
+from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
+from jupyter_jcli.workbench._runs import (
+    code_cells,
+    empty_batch,
+    execute_outcome,
+    kernel_outcome,
+    not_running,
+    not_started,
+    run_cells,
+    run_stale_outcome,
+    stale_plan,
+)
 from jupyter_jcli.workbench._status_views import (
     SessionOverview,
     SessionReadCellsResult,
-    session_overview,
+    overview_with_statuses,
     session_read,
 )
 
 __all__ = ["Workbench"]
 
-_CONSISTENT_READ_ATTEMPTS = 3
-
 PathArg = str | os.PathLike[str]
-_Outcome = TypeVar("_Outcome", bound=ExecuteOutcome)
+_T = TypeVar("_T")
 
 
 class Workbench:
@@ -91,6 +100,21 @@ class Workbench:
         self._logs: dict[Path, RunLog] = {}
         self._choice = KernelChoice()
         self._seq = itertools.count(1)
+        self._documents = DocumentCache()
+
+    @property
+    def documents(self) -> DocumentCache:
+        """The warm cache of loaded notebooks (``notebook._warm``), active in every call of
+        this workbench and in :meth:`warm` blocks."""
+        return self._documents
+
+    @contextlib.contextmanager
+    def warm(self) -> Iterator[DocumentCache]:
+        """Make this workbench's document cache the active one for the block (a server runs
+        its kernel-less operations inside it, so they share the cache)."""
+        with warm(self._documents) as cache:
+            assert cache is not None
+            yield cache
 
     @property
     def pool(self) -> KernelPool:
@@ -124,17 +148,10 @@ class Workbench:
         Raises:
             NotebookError: the read codes of :func:`~jupyter_jcli.workbench.notebook_overview`.
         """
-        for _attempt in range(_CONSISTENT_READ_ATTEMPTS):
-            loaded = await self._load(path)
-            overview = await anyio.to_thread.run_sync(
-                partial(notebook_overview, path, cache_dir=self._cache_dir)
-            )
-            if overview.structure_rev == loaded.document.structure_rev:
-                break
-        notebook = loaded.document.notebook_dict()
+        loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)
-        statuses = self._statuses(loaded, info.epoch)
-        return session_overview(overview, notebook["cells"], statuses, info)
+        log = self._log_of(loaded.document)
+        return await self._thread(overview_with_statuses, loaded, log, info)
 
     async def read_cells(
         self,
@@ -152,23 +169,13 @@ class Workbench:
         Raises:
             The codes of :func:`~jupyter_jcli.workbench.read_cells`.
         """
-        call = partial(
-            read_cells,
-            path,
-            names=names,
-            start=start,
-            stop=stop,
-            budget=budget,
-            include_images=include_images,
-            cache_dir=self._cache_dir,
-        )
-        for _attempt in range(_CONSISTENT_READ_ATTEMPTS):
-            result = await anyio.to_thread.run_sync(call)
-            loaded = await self._load(path)
-            if result.structure_rev == loaded.document.structure_rev:
-                break
+        check_read_arguments(names, start, stop, budget, 0)
+        loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)
-        return session_read(result, self._statuses(loaded, info.epoch), info.epoch)
+        read = partial(read_loaded, loaded, names=names, start=start, stop=stop, budget=budget)
+        result = await self._thread(partial(read, include_images=include_images))
+        by_name = statuses(loaded, self._log_of(loaded.document), info.epoch)
+        return session_read(result, by_name, info.epoch)
 
     # ------------------------------------------------------------------ executions
 
@@ -218,20 +225,25 @@ class Workbench:
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
-        document = await self._document(path)
-        kernel = self._kernel(document, kernel_name)
-        async with kernel.hold(), self._choice.explained(document):
-            loaded = await self._load(path)
-            views = _code_cells(loaded, names)
-            batch = await self._run(
+        loaded = await self._load(path)
+        kernel = self._kernel(loaded.document, kernel_name)
+        async with kernel.hold(), self._choice.explained(loaded.document):
+            loaded = await self._current(loaded)
+            views = code_cells(loaded, names)
+            batch = await run_cells(
                 kernel,
                 loaded,
                 views,
+                log=self._log(loaded.document),
+                next_seq=lambda: next(self._seq),
                 timeout=timeout,
                 on_progress=on_progress,
                 include_images=include_images,
             )
-        return await self._outcome(ExecuteOutcome, loaded, kernel, batch)
+        info = await kernel.info()
+        return await self._thread(
+            execute_outcome, loaded, info, batch, self._log_of(loaded.document)
+        )
 
     async def run_stale(
         self,
@@ -264,31 +276,39 @@ class Workbench:
             The codes of :meth:`execute_cells`.
         """
         execute_timeout(timeout)
-        document = await self._document(path)
+        loaded = await self._load(path)
+        document = loaded.document
         self._choice.override(document, kernel_name)
         if dry_run:
-            loaded = await self._load(path)
-            info = await self._kernel_info(loaded.document)
-            plan = rerun_plan(loaded.graph, self._statuses(loaded, info.epoch))
-            batch = Batch([], None, False, False, None, None, ())
-            return await self._outcome(
-                RunStaleOutcome, loaded, None, batch, plan=plan, dry_run=True
+            info = await self._kernel_info(document)
+            by_name = statuses(loaded, self._log_of(document), info.epoch)
+            return run_stale_outcome(
+                loaded,
+                info,
+                empty_batch(),
+                None,
+                plan=stale_plan(loaded, by_name),
+                dry_run=True,
+                still_stale=not_fresh(by_name),
             )
         kernel = self._kernel(document)
         async with kernel.hold(), self._choice.explained(document):
-            loaded = await self._load(path)
+            loaded = await self._current(loaded)
             epoch = kernel.epoch if await kernel.is_alive() else None
-            plan = rerun_plan(loaded.graph, self._statuses(loaded, epoch))
-            views = [loaded.document.cell(name) for name in plan]
-            batch = await self._run(
+            plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
+            batch = await run_cells(
                 kernel,
                 loaded,
-                views,
+                [loaded.document.cell(name) for name in plan],
+                log=self._log(loaded.document),
+                next_seq=lambda: next(self._seq),
                 timeout=timeout,
                 on_progress=on_progress,
                 include_images=include_images,
             )
-        return await self._outcome(RunStaleOutcome, loaded, kernel, batch, plan=plan)
+        info = await kernel.info()
+        log = self._log_of(loaded.document)
+        return await self._thread(partial(run_stale_outcome, loaded, info, batch, log, plan=plan))
 
     async def execute_code(
         self,
@@ -339,14 +359,12 @@ class Workbench:
                 :data:`~jupyter_jcli.kernels.STOP_WAIT` s (nothing was restarted).
             NotebookError: the read codes of ``Document.load``.
         """
-        document = await self._document(path)
-        kernel = self._kernel(document, kernel_name)
+        loaded = await self._load(path)
+        kernel = self._kernel(loaded.document, kernel_name)
         info = await kernel.info()
-        async with self._choice.explained(document):
+        async with self._choice.explained(loaded.document):
             await kernel.restart()
-        return await self._kernel_outcome(
-            "restart_kernel", path, kernel, info.epoch, info.running_cell
-        )
+        return await self._kernel_outcome("restart_kernel", loaded, kernel, info)
 
     async def interrupt_kernel(self, path: PathArg) -> KernelOutcome:
         """Interrupt the cell running on the notebook's kernel (it ends with
@@ -358,15 +376,13 @@ class Workbench:
             KernelError: ``KERNEL_NOT_RUNNING`` when the notebook has no live kernel.
             NotebookError: the read codes of ``Document.load``.
         """
-        document = await self._document(path)
-        kernel = self._pool.get(document.notebook_path)
+        loaded = await self._load(path)
+        kernel = self._pool.get(loaded.document.notebook_path)
         if kernel is None:
-            raise _not_running(document.notebook_path)
+            raise not_running(loaded.document.notebook_path)
         info = await kernel.info()
         await kernel.interrupt()
-        return await self._kernel_outcome(
-            "interrupt_kernel", path, kernel, info.epoch, info.running_cell
-        )
+        return await self._kernel_outcome("interrupt_kernel", loaded, kernel, info)
 
     async def inspect_variable(
         self, path: PathArg, name: str, *, max_chars: int = DEFAULT_INSPECT_MAX_CHARS
@@ -391,42 +407,34 @@ class Workbench:
         document = await self._document(path)
         kernel = self._pool.get(document.notebook_path)
         if kernel is None or not await kernel.is_alive():
-            raise _not_running(document.notebook_path)
-        result = await kernel.evaluate(
-            "", user_expressions={"probe": expression}, timeout=INSPECT_TIMEOUT
-        )
-        if result.status == "died":
-            raise kernel_died(
-                f"inspecting {name!r}", {"name": name, "notebook_path": str(document.notebook_path)}
-            )
-        value = result.expressions.get("probe")
-        if result.status != "ok" or value is None or value.status != "ok":
-            raise JcliError(
-                ErrorCode.INTERNAL_ERROR,
-                f"inspecting {name!r} failed ({result.status})",
-                {
-                    "name": name,
-                    "ename": value.ename if value is not None else result.ename,
-                    "evalue": value.evalue if value is not None else result.evalue,
-                },
-            )
-        return parse_probe(
-            value.text,
-            name=name,
-            path=document.path,
-            notebook_path=document.notebook_path,
-            epoch=result.epoch,
+            raise not_running(document.notebook_path)
+        return await probe_variable(
+            kernel, name, expression, path=document.path, notebook_path=document.notebook_path
         )
 
     # ------------------------------------------------------------------ internals
 
+    async def _thread(self, function: Callable[..., _T], *args: object) -> _T:
+        """``function(*args)`` in a worker thread, with this workbench's cache active."""
+
+        def call() -> _T:
+            with self.warm():
+                return function(*args)
+
+        return await anyio.to_thread.run_sync(call)
+
     async def _document(self, path: PathArg) -> Document:
-        return await anyio.to_thread.run_sync(
-            partial(Document.load, path, cache_dir=self._cache_dir)
-        )
+        return await self._thread(partial(Document.load, path, cache_dir=self._cache_dir))
 
     async def _load(self, path: PathArg) -> Loaded:
-        return await anyio.to_thread.run_sync(partial(load, path, cache_dir=self._cache_dir))
+        """The notebook and its graph, loaded once for the operation (warm)."""
+        return await self._thread(partial(load, path, cache_dir=self._cache_dir))
+
+    async def _current(self, loaded: Loaded) -> Loaded:
+        """``loaded`` as the file is now, once the kernel is held: the same content when the
+        file did not change (a validation of the warm cache, nothing parsed), else loaded
+        again."""
+        return await self._load(loaded.document.path)
 
     def _kernel(self, document: Document, kernel_name: str | None = None) -> NotebookKernel:
         self._choice.override(document, kernel_name)
@@ -436,126 +444,29 @@ class Workbench:
     def _log(self, document: Document) -> RunLog:
         return self._logs.setdefault(document.notebook_path.resolve(), RunLog())
 
+    def _log_of(self, document: Document) -> RunLog | None:
+        return self._logs.get(document.notebook_path.resolve())
+
     async def _kernel_info(self, document: Document) -> KernelInfo:
         kernel = self._pool.get(document.notebook_path)
         if kernel is not None:
             return await kernel.info()
-        notebook_path = document.notebook_path.resolve()
-        return KernelInfo(
-            notebook_path=notebook_path,
-            state="not_started",
-            epoch=None,
-            kernelspec_name=self._choice.kernelspec(document)[0],
-            pid=None,
-            cwd=notebook_path.parent,
-        )
-
-    def _statuses(self, loaded: Loaded, epoch: str | None) -> dict[str, CellStatus]:
-        revs = {view.name: view.rev for view in loaded.cells}
-        log = self._logs.get(loaded.document.notebook_path.resolve())
-        return cell_statuses(loaded.graph, revs, log, epoch)
-
-    async def _run(
-        self,
-        kernel: NotebookKernel,
-        loaded: Loaded,
-        views: Sequence[CellView],
-        *,
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-        include_images: bool,
-    ) -> Batch:
-        if not views:
-            return Batch([], None, False, False, None, None, ())
-        return await run_batch(
-            kernel,
-            loaded.document,
-            loaded.graph,
-            views,
-            log=self._log(loaded.document),
-            next_seq=lambda: next(self._seq),
-            timeout=timeout,
-            on_progress=on_progress,
-            budget=DEFAULT_EXECUTE_BUDGET,
-            include_images=include_images,
-        )
-
-    async def _still_stale(self, loaded: Loaded, epoch: str | None) -> tuple[str, ...]:
-        # The document adopted what the batch wrote (and any outside edit it found).
-        graph = build_cell_graph(loaded.document.cells)
-        revs = {view.name: view.rev for view in loaded.document.cells}
-        log = self._logs.get(loaded.document.notebook_path.resolve())
-        statuses = cell_statuses(graph, revs, log, epoch)
-        return tuple(name for name, status in statuses.items() if status != "fresh")
-
-    async def _outcome(
-        self,
-        kind: type[_Outcome],
-        loaded: Loaded,
-        kernel: NotebookKernel | None,
-        batch: Batch,
-        *,
-        plan: Sequence[str] = (),
-        dry_run: bool = False,
-    ) -> _Outcome:
-        document = loaded.document
-        info = await (kernel.info() if kernel is not None else self._kernel_info(document))
-        fields: dict[str, Any] = {
-            "path": document.path,
-            "notebook_path": document.notebook_path,
-            "cells": tuple(batch.cells),
-            "stopped_at": batch.stopped_at,
-            "error": batch.error,
-            # a batch error (death, kill, restart, shutdown) means the kernel's state is gone
-            "still_stale": await self._still_stale(
-                loaded, info.epoch if batch.error is None else None
-            ),
-            "epoch": batch.epoch,
-            "kernel_started": batch.kernel_started,
-            "kernel_restarted": batch.kernel_restarted,
-            "kernel": info,
-            "written": batch.written,
-        }
-        if kind is RunStaleOutcome:
-            fields.update(plan=tuple(plan), dry_run=dry_run)
-        return kind(**fields)
+        return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
 
     async def _kernel_outcome(
         self,
         operation: Literal["restart_kernel", "interrupt_kernel"],
-        path: PathArg,
+        loaded: Loaded,
         kernel: NotebookKernel,
-        previous: str | None,
-        interrupted: str | None,
+        before: KernelInfo,
     ) -> KernelOutcome:
-        loaded = await self._load(path)
+        loaded = await self._current(loaded)
         info = await kernel.info()
-        return KernelOutcome(
-            operation=operation,
-            path=loaded.document.path,
-            notebook_path=loaded.document.notebook_path,
-            previous_epoch=previous,
-            epoch=info.epoch,
-            interrupted_cell=interrupted,
-            kernel=info,
-            still_stale=await self._still_stale(loaded, info.epoch),
+        return kernel_outcome(
+            operation,
+            loaded,
+            info,
+            self._log_of(loaded.document),
+            previous=before.epoch,
+            interrupted=before.running_cell,
         )
-
-
-def _code_cells(loaded: Loaded, names: Sequence[str]) -> list[CellView]:
-    views = [loaded.document.cell(name) for name in names]
-    other = [view.name for view in views if view.cell_type != "code"]
-    if other:
-        raise UsageError(
-            "Only code cells can be executed.",
-            {"cells": other, "path": str(loaded.document.path)},
-        )
-    return views
-
-
-def _not_running(notebook_path: Path) -> KernelError:
-    return KernelError(
-        ErrorCode.KERNEL_NOT_RUNNING,
-        "no live kernel for this notebook; execute a cell first",
-        {"notebook_path": str(notebook_path)},
-    )

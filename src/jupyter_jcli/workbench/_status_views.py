@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from jupyter_jcli.analysis import CellStatus
 from jupyter_jcli.kernels import KernelInfo
-from jupyter_jcli.workbench._overview import CellOverview, Overview
+from jupyter_jcli.workbench._load import Loaded
+from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
+from jupyter_jcli.workbench._run_log import RunLog, statuses
 
 __all__ = [
     "SessionCellOverview",
@@ -23,6 +25,7 @@ __all__ = [
     "SessionReadCell",
     "SessionReadCellsResult",
     "cell_tldrs",
+    "overview_with_statuses",
     "session_overview",
     "session_read",
 ]
@@ -109,10 +112,6 @@ class SessionReadCellsResult(ReadCellsResult):
         return document
 
 
-def _base_fields(obj: Any, base: type) -> dict[str, Any]:
-    return {f.name: getattr(obj, f.name) for f in fields(base)}
-
-
 def cell_tldrs(cells: Sequence[Mapping[str, Any]]) -> list[str]:
     """Each cell's tldr: the cached model summary's if valid, else the fallback's."""
     from jupyter_jcli.summaries import cached_summary, fallback_summary
@@ -126,34 +125,80 @@ def cell_tldrs(cells: Sequence[Mapping[str, Any]]) -> list[str]:
     return tldrs
 
 
+def overview_with_statuses(
+    loaded: Loaded, log: RunLog | None, kernel: KernelInfo
+) -> SessionOverview:
+    """The :class:`SessionOverview` of an already loaded notebook: its overview, statuses
+    against the kernel's epoch and the run log, tldrs (kept with the document's version)."""
+    document = loaded.document
+    tldrs = document.memo("tldrs", lambda: cell_tldrs(document.cell_dicts()))
+    by_name = statuses(loaded, log, kernel.epoch)
+    return session_overview(overview_of(loaded), tldrs, by_name, kernel)
+
+
 def session_overview(
     overview: Overview,
-    cells: Sequence[Mapping[str, Any]],
+    tldrs: Sequence[str],
     statuses: Mapping[str, CellStatus],
     kernel: KernelInfo,
 ) -> SessionOverview:
-    """``overview`` with statuses, tldrs (from ``cells``, the notebook's cell dicts in the
-    same order) and the kernel."""
-    tldrs = cell_tldrs(cells)
-    views = tuple(
+    """``overview`` with each cell's status and tldr (``tldrs``: one per cell, in order, see
+    :func:`cell_tldrs`) and the kernel."""
+    cells = tuple(
         SessionCellOverview(
-            **_base_fields(cell, CellOverview), status=statuses.get(cell.name), tldr=tldr
+            index=cell.index,
+            name=cell.name,
+            cell_type=cell.cell_type,
+            rev=cell.rev,
+            first_line=cell.first_line,
+            defines=cell.defines,
+            uses=cell.uses,
+            mutates=cell.mutates,
+            parents=cell.parents,
+            children=cell.children,
+            output_count=cell.output_count,
+            findings=cell.findings,
+            name_stored=cell.name_stored,
+            status=statuses.get(cell.name),
+            tldr=tldr,
         )
         for cell, tldr in zip(overview.cells, tldrs, strict=True)
     )
-    base = _base_fields(overview, Overview)
-    base["cells"] = views
-    return SessionOverview(**base, kernel=kernel)
+    return SessionOverview(
+        path=overview.path,
+        notebook_path=overview.notebook_path,
+        structure_rev=overview.structure_rev,
+        cells=cells,
+        lint_summary=overview.lint_summary,
+        kernel=kernel,
+    )
 
 
 def session_read(
     result: ReadCellsResult, statuses: Mapping[str, CellStatus], epoch: str | None
 ) -> SessionReadCellsResult:
     """``result`` with each cell's status."""
-    views = tuple(
-        SessionReadCell(**_base_fields(cell, ReadCell), status=statuses.get(cell.name))
+    cells = tuple(
+        SessionReadCell(
+            index=cell.index,
+            name=cell.name,
+            cell_type=cell.cell_type,
+            rev=cell.rev,
+            source=cell.source,
+            source_omitted_characters=cell.source_omitted_characters,
+            output_count=cell.output_count,
+            outputs=cell.outputs,
+            status=statuses.get(cell.name),
+        )
         for cell in result.cells
     )
-    base = _base_fields(result, ReadCellsResult)
-    base["cells"] = views
-    return SessionReadCellsResult(**base, epoch=epoch)
+    return SessionReadCellsResult(
+        path=result.path,
+        structure_rev=result.structure_rev,
+        budget=result.budget,
+        characters=result.characters,
+        cells=cells,
+        omitted_cells=result.omitted_cells,
+        next_call=result.next_call,
+        epoch=epoch,
+    )

@@ -13,6 +13,7 @@ later call with credentials still asks the model.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -141,8 +142,9 @@ def summarize_cells(
         selected = [view for view in document.cells if view.cell_type in _DEFAULT_TYPES]
     else:
         selected = [document.cell(name) for name in dict.fromkeys(names)]
-    cells: list[dict[str, Any]] = document.notebook_dict()["cells"]
-    chosen_cells = [cells[view.index] for view in selected]
+    cells = document.cell_dicts()
+    # copies of the chosen cells only (the model is shared with the warm cache)
+    chosen_cells: list[dict[str, Any]] = [copy.deepcopy(dict(cells[v.index])) for v in selected]
     chosen_model = summaries.resolve_model(model)
     found = summaries.summarize_cells(chosen_cells, model=chosen_model) if selected else {}
     keys = [summaries.summary_key(cell) for cell in chosen_cells]

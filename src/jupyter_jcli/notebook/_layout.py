@@ -1,0 +1,164 @@
+"""Writes in proportion to the change: where each cell lies in the file's bytes.
+
+A file whose JSON style was detected (``_jsonstyle.detect_style``: the whole file equals the
+serialisation of its model) and is indented has a fixed layout: the ``cells`` list is the
+line ``<indent>"cells": [`` followed by one object per cell, each opening with the line
+``<indent x2>{`` and closing with the first line that is exactly ``<indent x2>}`` after it
+(the cell's own lines are indented deeper, and every line break is structural: strings
+escape ``\\n``), cells separated by ``,``. :func:`cell_layout` finds those spans with a few
+byte searches and checks the separators between them.
+
+With the layout, an edit re-serialises only the cells it changed (``dumps_nested`` at
+depth 2) and copies every other cell's bytes (:func:`splice`), which gives exactly the bytes
+a whole-notebook serialisation would. After the write, :func:`spliced_cells` reads the new
+file's cells back from its bytes: a cell whose bytes equal an old cell's takes that cell's
+parsed value (equal JSON text parses to equal values), only the others are parsed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested
+
+__all__ = ["CellLayout", "cell_layout", "splice", "spliced_cells"]
+
+
+@dataclass(frozen=True)
+class CellLayout:
+    """The byte spans of a file's cells.
+
+    Attributes:
+        raw: the file's bytes.
+        spans: ``(start, end)`` of each cell's JSON object, in order (``raw[start:end]``
+            runs from its ``{`` to its ``}``).
+        separator: the bytes between two cells (``,``, a line break, two indents).
+    """
+
+    raw: bytes
+    spans: tuple[tuple[int, int], ...]
+    separator: bytes
+
+    def chunk(self, index: int) -> memoryview:
+        """The bytes of cell ``index`` (a view: nothing is copied)."""
+        start, end = self.spans[index]
+        return memoryview(self.raw)[start:end]
+
+
+def cell_layout(raw: bytes, style: JsonStyle, count: int | None = None) -> CellLayout | None:
+    """The layout of ``raw`` (reproduced by ``style``), or ``None`` when the style is not
+    indented, there are no cells, the bytes do not have the layout (module docstring) or
+    it does not hold ``count`` cells (when given)."""
+    if style.indent is None or count == 0:
+        return None
+    newline = b"\r\n" if style.crlf else b"\n"
+    one, two = b" " * style.indent, b" " * (2 * style.indent)
+    opening = newline + one + b'"cells": [' + newline + two
+    found = raw.find(opening)
+    if found < 0:
+        return None
+    start = found + len(opening)
+    closing = newline + two + b"}"
+    separator = b"," + newline + two
+    end_of_list = newline + one + b"]"
+    spans: list[tuple[int, int]] = []
+    while True:
+        if raw[start : start + 1] != b"{":
+            return None
+        end = raw.find(closing, start)
+        if end < 0:
+            return None
+        end += len(closing)
+        spans.append((start, end))
+        if raw.startswith(separator, end):
+            start = end + len(separator)
+        elif raw.startswith(end_of_list, end):
+            break
+        else:
+            return None
+    if count is not None and len(spans) != count:
+        return None
+    return CellLayout(raw, tuple(spans), separator)
+
+
+def splice(
+    layout: CellLayout,
+    style: JsonStyle,
+    old: Sequence[dict[str, Any]],
+    cells: Sequence[dict[str, Any]],
+    origins: Sequence[int | None],
+) -> bytes | None:
+    """The file holding ``cells``: the bytes of every cell that is still the object at its
+    origin in ``old`` (the cells ``layout`` describes) are copied, the others serialised
+    (``None`` for an empty list: the whole file is serialised instead)."""
+    if not cells:
+        return None
+    chunks: list[bytes | memoryview] = []
+    for cell, origin in zip(cells, origins, strict=True):
+        if origin is not None and old[origin] is cell:
+            chunks.append(layout.chunk(origin))
+        else:
+            chunks.append(dumps_nested(cell, style, 2))
+    raw = layout.raw
+    head = memoryview(raw)[: layout.spans[0][0]]
+    tail = memoryview(raw)[layout.spans[-1][1] :]
+    return b"".join((head, layout.separator.join(chunks), tail))
+
+
+def spliced_cells(
+    old: CellLayout, model: Sequence[dict[str, Any]], raw: bytes, style: JsonStyle, path: Path
+) -> tuple[list[dict[str, Any]], CellLayout] | None:
+    """The cells of the new file ``raw`` as the read path parses them, and its layout:
+    a cell whose bytes equal those of an old cell at the matching position (walking both
+    lists, with one cell of look-ahead either way for an added or removed cell) takes that
+    cell of ``model`` (the old cells as parsed), the others are parsed. ``None`` when the
+    new bytes have no layout (the caller parses the whole file)."""
+    new = cell_layout(raw, style)
+    if new is None:
+        return None
+    cells: list[dict[str, Any]] = []
+    j = 0
+    for i in range(len(new.spans)):
+        chunk = new.chunk(i)
+        if j < len(old.spans) and chunk == old.chunk(j):
+            cells.append(model[j])
+            j += 1
+        elif j + 1 < len(old.spans) and chunk == old.chunk(j + 1):
+            cells.append(model[j + 1])  # old cell j was removed
+            j += 2
+        else:
+            cells.append(_parse_cell(bytes(chunk), path))
+            if i + 1 < len(new.spans) and j < len(old.spans) and new.chunk(i + 1) == old.chunk(j):
+                continue  # cell i was added before old cell j
+            j += 1
+    return cells, new
+
+
+def _parse_cell(chunk: bytes, path: Path) -> dict[str, Any]:
+    """One cell's JSON as ``io.parse_notebook`` reads it (orjson; the standard library for
+    escaped lone surrogates, which orjson refuses)."""
+    try:
+        value: Any = orjson.loads(chunk)
+    except orjson.JSONDecodeError:
+        try:
+            value = json.loads(chunk.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise NotebookError(
+                ErrorCode.NOTEBOOK_READ_FAILED,
+                f"{path}: a cell jupyter-jcli just wrote does not read back ({err}).",
+                {"path": str(path)},
+            ) from err
+    if not isinstance(value, dict):
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"{path}: a cell jupyter-jcli just wrote is not an object.",
+            {"path": str(path)},
+        )
+    return value
