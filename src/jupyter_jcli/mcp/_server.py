@@ -243,6 +243,10 @@ def main(
     given = options.root or ([Path.cwd()] if default_to_cwd else [])
     try:
         roots = roots_from_paths(given)
+    except JcliError as err:
+        print(json_text(err.to_dict()), file=sys.stderr)
+        return 2
+    try:
         serve_roots = prepare(options) if prepare is not None else run
     except JcliError as err:
         print(json_text(err.to_dict()), file=sys.stderr)
