@@ -28,6 +28,11 @@ can be driven end to end without ipykernel. Two ways to say what the kernel does
       async with Workbench(pool=KernelPool(backend_factory=python_backend)) as wb:
           ...
 
+A kernel someone else started (a person's JupyterLab session a Jupyter Server backend
+joins) is faked with ``origin``: ``python_backend(origin=KernelOrigin(attached=True,
+started_by=...), python=shared)`` with one :class:`InProcessPython` for every join, so each
+join finds the variables the person (or an earlier join) left.
+
 The fake runs the code it is given with the test process's privileges: it is a test double,
 not a sandbox. Only the standard library and :mod:`anyio` are imported.
 """
