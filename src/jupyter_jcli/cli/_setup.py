@@ -68,8 +68,7 @@ def _host_command(host: str) -> Callable[..., None]:
         server_url: str | None = None,
         server_root: str | None = None,
     ) -> None:
-        from jupyter_jcli.hosts import Scope, setup_host, unified_diff
-        from jupyter_jcli.hosts._servers import KernelServer
+        from jupyter_jcli.hosts import KernelServer, Scope, setup_host, unified_diff
 
         server = None
         if server_url is not None or server_root is not None:
