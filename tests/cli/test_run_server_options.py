@@ -97,22 +97,23 @@ def test_run_on_a_shared_kernel_says_whose_it_is(
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "option"),
     [
-        ("--server-url", "ftp://lab:8888"),
-        ("--server-url", "lab:8888"),
-        ("--server-root", "/tmp"),
+        (("--server-url", "ftp://lab:8888"), "server_url"),
+        (("--server-url", "lab:8888"), "server_url"),
+        (("--server-root", "/tmp"), "server_root"),
     ],
 )
 def test_a_bad_server_option_is_a_usage_error_before_anything_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], option: str
 ) -> None:
     asked = fake_server(monkeypatch)
     path = notebook(tmp_path)
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     run = run_cli("-j", "run", path, *args, "--token", TOKEN)
     assert run.exit_code == 2
-    assert run.json()["code"] == ErrorCode.USAGE_ERROR
+    document = run.json()
+    assert (document["code"], document["details"].get("option")) == ("USAGE_ERROR", option)
     assert TOKEN not in run.stdout
     assert asked == []
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
@@ -121,7 +122,9 @@ def test_a_bad_server_option_is_a_usage_error_before_anything_runs(
 def test_mcp_workbench_refuses_a_bad_url_as_json(tmp_path: Path) -> None:
     run = run_cli("-j", "mcp", "workbench", "--root", tmp_path, "--server-url", "ftp://x")
     assert run.exit_code == 2
-    assert run.json()["code"] == ErrorCode.USAGE_ERROR
+    document = run.json()
+    assert document["code"] == ErrorCode.USAGE_ERROR
+    assert document["details"].get("option") == "server_url"
 
 
 def test_the_server_options_are_in_the_help_of_every_command_that_runs_code() -> None:
