@@ -302,3 +302,108 @@ def test_inspector_cli_shows_an_image_for_read_notebook_output(
     selected = json.loads(text["text"])["selected"]
     assert selected["delivered_as"] == "image_content" and "data" not in selected
     assert result["structuredContent"]["selected"] == selected
+
+
+# --- a Jupyter Server: the token travels by name, from the host's environment -------------
+
+SERVER_URL = "http://127.0.0.1:9/"
+TOKEN = "tok-from-the-environment-77"
+TOKEN_VAR = "JUPYTER_JCLI_SERVER_TOKEN"
+# A minimal stdio MCP server that writes what it received of our variable, then answers the
+# host's health check: it stands in for jupyter-mcp with the environment block setup wrote.
+_PROBE = r"""
+import json, os, sys
+with open(sys.argv[1], "w") as out:
+    json.dump({"token": os.environ.get("JUPYTER_JCLI_SERVER_TOKEN")}, out)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"],
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "probe", "version": "0"}}
+    else:
+        result = {"tools": []} if msg["method"] == "tools/list" else {}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def _probe(folder: Path) -> tuple[list[str], Path]:
+    script, received = folder / "probe.py", folder / "probe-received.json"
+    script.write_text(_PROBE)
+    return [sys.executable, str(script), str(received)], received
+
+
+def _no_token_written(*folders: Path) -> None:
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file() and "node_modules" not in path.parts:
+                assert TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_claude_code_expands_the_token_reference_setup_writes(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("claude", host_project, host_env, "--server-url", SERVER_URL)
+    mcp_json = host_project / ".mcp.json"
+    servers = json.loads(mcp_json.read_text())["mcpServers"]
+    argv, received = _probe(host_project.parent)
+    servers["token-probe"] = {"type": "stdio", "command": argv[0], "args": argv[1:],
+                              "env": servers["jupyter-mcp"]["env"]}  # fmt: skip
+    mcp_json.write_text(json.dumps({"mcpServers": servers}))
+    approvals = host_project / ".claude" / "settings.local.json"
+    local = json.loads(approvals.read_text())
+    local["enabledMcpjsonServers"].append("token-probe")
+    approvals.write_text(json.dumps(local))
+    state = Path(host_env["HOME"]) / ".claude.json"
+    state.write_text(
+        json.dumps({"projects": {str(host_project): {"hasTrustDialogAccepted": True}}})
+    )
+    listing = run(
+        [str(npm_bin / "claude"), "mcp", "list"], host_project, {**host_env, TOKEN_VAR: TOKEN}
+    )
+    print(listing)
+    assert f"--server-url {SERVER_URL}" in _line(listing, "jupyter-mcp:")
+    assert json.loads(received.read_text()) == {"token": TOKEN}
+    _no_token_written(host_project, Path(host_env["HOME"]))
+
+
+def test_codex_forwards_the_token_variable_by_name(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("codex", host_project, host_env, "--server-url", SERVER_URL)
+    user_config = Path(host_env["CODEX_HOME"]) / "config.toml"
+    user_config.write_text(f'[projects."{host_project}"]\ntrust_level = "trusted"\n')
+    env = {**host_env, TOKEN_VAR: TOKEN}
+    shown = run([str(npm_bin / "codex"), "mcp", "get", "jupyter-mcp", "--json"], host_project, env,
+                stdout_only=True)  # fmt: skip
+    transport = json.loads(shown)["transport"]
+    assert transport["args"] == ["--root", str(host_project), "--server-url", SERVER_URL]
+    assert transport["env_vars"] == [TOKEN_VAR] and not transport["env"]
+    text = run([str(npm_bin / "codex"), "mcp", "get", "jupyter-mcp"], host_project, env)
+    assert f"{TOKEN_VAR}=*****" in text and TOKEN not in text
+    _no_token_written(host_project, Path(host_env["HOME"]))
+
+
+def test_opencode_substitutes_the_token_reference_setup_writes(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("opencode", host_project, host_env, "--server-url", SERVER_URL)
+    config = host_project / "opencode.json"
+    doc = json.loads(config.read_text())
+    argv, received = _probe(host_project.parent)
+    environment = doc["mcp"]["jupyter-mcp"]["environment"]
+    doc["mcp"]["token-probe"] = {
+        "type": "local",
+        "command": argv,
+        "enabled": True,
+        "environment": environment,
+    }
+    config.write_text(json.dumps(doc))
+    listing = run(
+        [str(npm_bin / "opencode"), "mcp", "list"], host_project, {**host_env, TOKEN_VAR: TOKEN}
+    )
+    print(listing)
+    assert "connected" in _line(listing, "token-probe"), listing
+    assert json.loads(received.read_text()) == {"token": TOKEN}
+    _no_token_written(host_project, Path(host_env["HOME"]))

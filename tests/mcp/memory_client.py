@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession, ListRootsFnT
 from mcp.server.lowlevel import Server
 from workbench_client import server_env
 
-from jupyter_jcli.kernels import KernelPool
+from jupyter_jcli.kernels import BackendFactory, KernelPool, ServerConfig
 from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
@@ -57,12 +57,18 @@ def in_process_env(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
 
 @asynccontextmanager
 async def workbench_in_process(
-    root: Path, cache: Path, *, seconds: float = WAIT_SECONDS
+    root: Path,
+    cache: Path,
+    *,
+    seconds: float = WAIT_SECONDS,
+    backend_factory: BackendFactory = python_backend,
+    server: ServerConfig | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """A session on ``jupyter-mcp`` confined to ``root``, its kernels the in-process fake, its
+    """A session on ``jupyter-mcp`` confined to ``root``, its kernels the in-process fake (or
+    ``backend_factory``; with ``server`` the workbench runs in server mode on that pool), its
     snapshot cache ``cache`` (call :func:`in_process_env` with the same folder first)."""
-    pool = KernelPool(backend_factory=python_backend)
-    async with Workbench(cache_dir=cache, pool=pool) as workbench:
+    pool = KernelPool(backend_factory=backend_factory)
+    async with Workbench(cache_dir=cache, pool=pool, server=server) as workbench:
         server = workbench_server.build_server(roots_from_paths([root]), workbench)
         async with open_in_process(server, seconds=seconds) as session:
             yield session

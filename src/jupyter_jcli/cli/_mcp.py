@@ -1,14 +1,17 @@
 """``j-cli mcp ...``: run jupyter-jcli's MCP servers over stdio.
 
 ``j-cli mcp serve [--root PATH ...]`` is the same server as the ``jcli-notebook-output``
-console script (:mod:`jupyter_jcli.mcp.readonly`); ``j-cli mcp workbench [--root PATH ...]``
-the same as ``jupyter-mcp`` (:mod:`jupyter_jcli.mcp.workbench`). The ``mcp`` SDK is imported
-only when a server starts, so ``j-cli --help`` stays fast.
+console script (:mod:`jupyter_jcli.mcp.readonly`); ``j-cli mcp workbench [--root PATH ...]
+[--server-url URL --token T --server-root DIR]`` the same as ``jupyter-mcp``
+(:mod:`jupyter_jcli.mcp.workbench`). The ``mcp`` SDK is imported only when a server starts,
+so ``j-cli --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import click
+
+from jupyter_jcli.cli._server_options import server_from, server_options
 
 __all__ = ["mcp"]
 
@@ -53,19 +56,31 @@ def serve(roots: tuple[str, ...]) -> None:
     help="The folder tool paths are relative to and confined to (repeatable; default: the "
     "working directory).",
 )
-def workbench(roots: tuple[str, ...]) -> None:
+@server_options
+def workbench(
+    roots: tuple[str, ...], server_url: str | None, token: str | None, server_root: str | None
+) -> None:
     """The kernel-attached server `jupyter-mcp`: the workbench tools, a kernel per notebook.
 
     Serves until stdin closes (or SIGTERM); every kernel is shut down on exit. Only JSON-RPC
-    is written to stdout; logs go to stderr.
+    is written to stdout; logs go to stderr. With --server-url the kernels run on that
+    Jupyter Server.
     """
     import sys
 
     from jupyter_jcli.mcp.workbench import main as serve_workbench
 
+    server_from(server_url, token, server_root)  # a bad URL: USAGE_ERROR, here, as JSON
     args: list[str] = []
     for root in roots:
         args += ["--root", root]
+    for flag, value in (
+        ("--server-url", server_url),
+        ("--token", token),
+        ("--server-root", server_root),
+    ):
+        if value is not None:
+            args += [flag, value]
     code = serve_workbench(args)
     if code:
         sys.exit(code)

@@ -3,7 +3,11 @@
 The command starts a local kernel for the notebook (its folder as working directory, its
 kernelspec), runs the chosen cells through :class:`jupyter_jcli.workbench.Workbench`, writes
 their outputs into the notebook, prints the condensed outputs and the overview with each
-cell's status, and shuts the kernel down. ``-j`` prints one JSON document::
+cell's status, and shuts the kernel down. With ``--server-url`` (or
+``JUPYTER_JCLI_SERVER_URL``) the kernel is on that Jupyter Server instead
+(:mod:`jupyter_jcli.cli._server_options`), and a kernel a person already runs there for the
+notebook is joined (shared, ``attached``: every cell counts as not fresh on it, so
+``--stale`` runs them all). ``-j`` prints one JSON document::
 
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
@@ -26,9 +30,11 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._server_options import server_from, server_options
 from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
 
 if TYPE_CHECKING:
+    from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import ExecutedCell, ExecuteOutcome, SessionOverview
 
 __all__ = ["run_command", "run_lines"]
@@ -73,6 +79,7 @@ _INTERRUPTED_BY = {
     help="Start this kernelspec instead of the notebook's metadata.kernelspec.name "
     "(e.g. when that one is not installed here).",
 )
+@server_options
 def run_command(
     file: str,
     *,
@@ -81,13 +88,18 @@ def run_command(
     cells: tuple[str, ...],
     timeout: float | None,
     kernel_name: str | None,
+    server_url: str | None,
+    token: str | None,
+    server_root: str | None,
 ) -> int:
     """Run cells of FILE on a fresh local kernel and save their outputs into the notebook.
 
     With a new kernel every cell is stale, so --stale (the default) runs them all, in
     order, and stops at the first failing cell. The notebook's outputs and execution counts
     are rewritten; other cells, edits and metadata are kept. Exit 1 when a cell fails.
-    The kernel is the notebook's kernelspec unless --kernel names another.
+    The kernel is the notebook's kernelspec unless --kernel names another. With
+    --server-url the kernel runs on that Jupyter Server; a kernel someone already runs there
+    for the notebook (JupyterLab) is joined and shared, not restarted.
     """
     modes = [
         name for name, given in (("stale", stale), ("all", run_all), ("cells", cells)) if given
@@ -95,6 +107,7 @@ def run_command(
     if len(modes) > 1:
         raise UsageError("Give one of --stale, --all or --cell.", {"modes": modes})
     mode = modes[0] if modes else "stale"
+    server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     if file.lower().endswith(".py"):  # a notebook script goes on below, once paired
         from jupyter_jcli.cli._run_script import run_plain_script
 
@@ -116,6 +129,7 @@ def run_command(
                 timeout=timeout,
                 kernel_name=kernel_name,
                 show_progress=not json_mode(),
+                server=server,
             )
         )
     except KernelError as err:
@@ -151,6 +165,7 @@ async def _run(
     timeout: float | None,
     kernel_name: str | None,
     show_progress: bool,
+    server: ServerConfig | None,
 ) -> tuple[ExecuteOutcome, SessionOverview]:
     from jupyter_jcli.workbench import Workbench
 
@@ -159,7 +174,7 @@ async def _run(
             echo(f"[{int(done)}/{int(total or 0)}] {message}", err=True)
 
     on_progress = progress if show_progress else None
-    async with Workbench() as workbench:
+    async with Workbench(server=server) as workbench:
         outcome: ExecuteOutcome
         if mode == "stale":
             outcome = await workbench.run_stale(
@@ -223,6 +238,8 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str)
     total = sum(cell.duration_s for cell in outcome.cells)
     summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing to run"
     kernel = "a new kernel" if outcome.kernel_started else "the kernel"
+    if outcome.kernel.origin.attached:
+        kernel = f"the shared kernel of {outcome.kernel.origin.started_by or 'someone else'}"
     lines.append("")
     lines.append(f"ran {len(outcome.cells)} cells on {kernel} in {total:.1f} s: {summary}")
     if outcome.error is not None:

@@ -20,6 +20,9 @@ from jupyter_jcli.errors import SCHEMA_VERSION
 
 __all__ = ["setup"]
 
+_SERVER_HOSTS = ("claude", "codex", "opencode")
+"""The hosts that register jupyter-mcp (``jupyter_jcli.hosts._run.SERVER_HOSTS``)."""
+
 _HELP = {
     "claude": "Claude Code: both MCP servers (.mcp.json, approved in .claude/settings.local.json; "
     "or ~/.claude.json) and the guard hook (.claude/settings.json).",
@@ -56,15 +59,27 @@ def _host_command(host: str) -> Callable[..., None]:
         metavar="DIR",
         help="The project folder (default: the current folder).",
     )
-    def command(scope: str, remove: bool, dry_run: bool, project_root: Path | None) -> None:
-        from jupyter_jcli.hosts import Scope, setup_host, unified_diff
+    def command(
+        *,
+        scope: str,
+        remove: bool,
+        dry_run: bool,
+        project_root: Path | None,
+        server_url: str | None = None,
+        server_root: str | None = None,
+    ) -> None:
+        from jupyter_jcli.hosts import KernelServer, Scope, setup_host, unified_diff
 
+        server = None
+        if server_url is not None or server_root is not None:
+            server = KernelServer.from_options(server_url or "", server_root)
         result = setup_host(
             host,  # type: ignore[arg-type]  # one of HOSTS by construction
             Scope(scope),
             project_root,
             remove=remove,
             dry_run=dry_run,
+            server=server,
         )
         changes = [
             {"path": str(c.path), "action": c.action, "diff": unified_diff(c)}
@@ -95,6 +110,21 @@ def _host_command(host: str) -> Callable[..., None]:
         )
 
     command.__doc__ = _HELP[host]
+    if host in _SERVER_HOSTS:
+        command = click.option(
+            "--server-root",
+            metavar="DIR",
+            default=None,
+            help="With --server-url: the local folder that is the server's root.",
+        )(command)
+        command = click.option(
+            "--server-url",
+            metavar="URL",
+            default=None,
+            help="Register jupyter-mcp to run its kernels on this Jupyter Server. The token is "
+            "never written: jupyter-mcp reads $JUPYTER_JCLI_SERVER_TOKEN from the host's "
+            "environment.",
+        )(command)
     return command
 
 

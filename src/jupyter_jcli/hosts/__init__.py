@@ -2,11 +2,12 @@
 
 Public surface::
 
-    setup_host(host, scope=Scope.PROJECT, project_root=None, *, remove=False, dry_run=False)
-        -> SetupResult
+    setup_host(host, scope=Scope.PROJECT, project_root=None, *, remove=False, dry_run=False,
+               server=None) -> SetupResult
+    KernelServer.from_options(url, root=None)   # setup's --server-url / --server-root
     setup_status(project_root=None) -> list[StatusItem]
     unified_diff(change: FileChange) -> str
-    Scope, SetupResult, FileChange, StatusItem, SetupError, HOSTS, HostName
+    Scope, SetupResult, FileChange, StatusItem, SetupError, HOSTS, HostName, KernelServer
 
 The guard lives in :mod:`jupyter_jcli.hosts.guard` (standard library only). This package's
 ``__init__`` imports nothing itself, so ``j-cli hook guard`` loads only the guard; the names
@@ -30,11 +31,13 @@ if TYPE_CHECKING:
         StatusItem,
     )
     from jupyter_jcli.hosts._run import setup_host, setup_status
+    from jupyter_jcli.hosts._servers import KernelServer
 
 __all__ = [
     "HOSTS",
     "FileChange",
     "HostName",
+    "KernelServer",
     "Scope",
     "SetupError",
     "SetupResult",
@@ -51,6 +54,7 @@ _HOME = {
     "HOSTS": "_model",
     "FileChange": "_model",
     "HostName": "_model",
+    "KernelServer": "_servers",
     "Scope": "_model",
     "SetupError": "_model",
     "SetupResult": "_model",

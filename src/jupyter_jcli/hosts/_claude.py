@@ -14,7 +14,12 @@ guard hook               ``.claude/settings.json``          ``~/.claude/settings
                          ``hooks.PreToolUse``               ``hooks.PreToolUse``
 =======================  =================================  ====================================
 
-A server entry is ``{"type": "stdio", "command": ABS, "args": [...], "env": {}}``. Project
+A server entry is ``{"type": "stdio", "command": ABS, "args": [...], "env": {}}``; with a
+Jupyter Server, ``jupyter-mcp``'s ``env`` is ``{"JUPYTER_JCLI_SERVER_TOKEN":
+"${JUPYTER_JCLI_SERVER_TOKEN:-}"}``: Claude Code expands ``${VAR}`` / ``${VAR:-default}`` in
+``command``, ``args``, ``env``, ``url`` and ``headers`` when it starts a server (in
+``.mcp.json`` and ``~/.claude.json``), so the token travels from the person's environment and
+is never in the file; the empty default keeps an unset variable from being an error. Project
 servers from ``.mcp.json`` stay "pending approval" until approved; setup records the approval of
 our two names in the personal (not committed) ``settings.local.json``, where Claude Code keeps
 approvals itself: it appends only the names not listed yet, the ledger (:mod:`._state`) notes
@@ -52,7 +57,14 @@ from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import claude_config_dir, claude_user_config
-from jupyter_jcli.hosts._servers import SERVER_NAMES, guard_command, server_spec
+from jupyter_jcli.hosts._servers import (
+    SERVER_NAMES,
+    WORKBENCH_SERVER,
+    KernelServer,
+    guard_command,
+    recorded_server,
+    server_spec,
+)
 from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["GUARD_MATCHER", "plan", "status"]
@@ -75,15 +87,17 @@ def _files(scope: Scope, root: Path | None) -> tuple[Path, Path, Path | None]:
     return claude_user_config(), claude_config_dir() / "settings.json", None
 
 
-def _servers(scope: Scope, root: Path | None) -> dict[str, dict[str, Any]]:
+def _servers(
+    scope: Scope, root: Path | None, server: KernelServer | None = None
+) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     for name in SERVER_NAMES:
-        spec = server_spec(name, scope, root)
+        spec = server_spec(name, scope, root, server)
         entries[name] = {
             "type": "stdio",
             "command": str(spec.command),
             "args": list(spec.args),
-            "env": {},
+            "env": {variable: f"${{{variable}:-}}" for variable in spec.forward},
         }
     return entries
 
@@ -98,9 +112,14 @@ def _guard_group() -> dict[str, Any]:
 
 
 def plan(
-    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+    scope: Scope,
+    root: Path | None,
+    remove: bool,
+    ledger: Ledger,
+    server: KernelServer | None = None,
 ) -> tuple[list[FileChange], list[str]]:
-    """The file changes that install (or remove) Claude Code's integration, and notes.
+    """The file changes that install (or remove) Claude Code's integration, and notes;
+    ``server``: register ``jupyter-mcp`` to run its kernels there.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT`` (see :mod:`._entries`); a conflict
@@ -108,7 +127,7 @@ def plan(
     """
     servers_file, settings_file, approvals_file = _files(scope, root)
     notes: list[str] = []
-    servers = _servers(scope, root)
+    servers = _servers(scope, root, server)
     records = {
         path: ledger.peek("claude", path) if remove else ledger.record("claude", path)
         for path in (servers_file, settings_file, approvals_file)
@@ -194,8 +213,9 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """What of Claude Code's integration is installed in ``scope``."""
     servers_file, settings_file, _ = _files(scope, root)
     items: list[StatusItem] = []
-    servers = _servers(scope, root)
     recorded = ledger.peek("claude", servers_file).get("entries", {})
+    ours = recorded.get(f"mcpServers/{WORKBENCH_SERVER}")
+    servers = _servers(scope, root, recorded_server(ours.get("args") if ours else None))
     doc = _load_or_none(servers_file)
     for name in SERVER_NAMES:
         if doc is None:

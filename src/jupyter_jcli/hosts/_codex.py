@@ -7,6 +7,10 @@ Codex's own rules that matter here:
 
 - A server is ``command`` + ``args`` (stdio). ``codex mcp list`` lists servers; it does not
   start them, so it reports them ``enabled``, not connected.
+- A server gets only a default set of the environment's variables (``HOME``, ``PATH``, ...)
+  plus ``env`` (values, written in the file) and ``env_vars`` (names of variables passed
+  through from Codex's own environment). With a Jupyter Server, ``jupyter-mcp`` gets
+  ``env_vars = ["JUPYTER_JCLI_SERVER_TOKEN"]``: the token is never in the file.
 - A project's ``.codex/config.toml`` is read only when the project is trusted
   (``[projects."PATH"] trust_level = "trusted"`` in the user config, which Codex writes when the
   person accepts its trust prompt). Setup reports an untrusted project; it does not trust it.
@@ -37,7 +41,14 @@ from jupyter_jcli.hosts._entries import (
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import codex_home
-from jupyter_jcli.hosts._servers import SERVER_NAMES, guard_command, server_spec
+from jupyter_jcli.hosts._servers import (
+    SERVER_NAMES,
+    WORKBENCH_SERVER,
+    KernelServer,
+    guard_command,
+    recorded_server,
+    server_spec,
+)
 from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["GUARD_MATCHER", "plan", "status"]
@@ -56,11 +67,15 @@ def config_path(scope: Scope, root: Path | None) -> Path:
     return codex_home() / "config.toml"
 
 
-def _servers(scope: Scope, root: Path | None) -> dict[str, dict[str, Any]]:
+def _servers(
+    scope: Scope, root: Path | None, server: KernelServer | None = None
+) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     for name in SERVER_NAMES:
-        spec = server_spec(name, scope, root)
+        spec = server_spec(name, scope, root, server)
         entries[name] = {"command": str(spec.command), "args": list(spec.args)}
+        if spec.forward:
+            entries[name]["env_vars"] = list(spec.forward)
     return entries
 
 
@@ -88,9 +103,14 @@ def _parse(path: Path, text: str | None) -> Any:
 
 
 def plan(
-    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+    scope: Scope,
+    root: Path | None,
+    remove: bool,
+    ledger: Ledger,
+    server: KernelServer | None = None,
 ) -> tuple[list[FileChange], list[str]]:
-    """The change of ``config.toml`` that installs (or removes) the Codex integration.
+    """The change of ``config.toml`` that installs (or removes) the Codex integration;
+    ``server``: register ``jupyter-mcp`` to run its kernels there.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` (the TOML does not parse, or a key has the wrong type),
@@ -102,7 +122,7 @@ def plan(
     before = read_text(path)
     doc = _parse(path, before)
     notes: list[str] = []
-    servers = _servers(scope, root)
+    servers = _servers(scope, root, server)
     if remove:
         record = ledger.peek("codex", path)
         table = doc.get("mcp_servers")
@@ -173,8 +193,9 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
             StatusItem("codex", scope, item, path, "invalid")
             for item in (*(f"mcp:{n}" for n in SERVER_NAMES), "hook:guard")
         ]
-    servers = _servers(scope, root)
     recorded = ledger.peek("codex", path).get("entries", {})
+    ours = recorded.get(f"mcp_servers/{WORKBENCH_SERVER}")
+    servers = _servers(scope, root, recorded_server(ours.get("args") if ours else None))
     table = doc.get("mcp_servers")
     items = [
         StatusItem(

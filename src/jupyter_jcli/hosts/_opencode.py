@@ -9,7 +9,10 @@ Files (OpenCode's formats):
   folders itself. The tool runs ``j-cli -j notebook outputs|output`` and returns its JSON (an
   image read returns the provenance as text and the image as an attachment).
 - the server: ``opencode.json`` (project root, or ``$XDG_CONFIG_HOME/opencode/``) ``mcp`` entry
-  ``{"type": "local", "command": [ABS, "--root", PROJECT], "enabled": true}``. An existing
+  ``{"type": "local", "command": [ABS, "--root", PROJECT], "enabled": true}``; with a Jupyter
+  Server, ``"environment": {"JUPYTER_JCLI_SERVER_TOKEN": "{env:JUPYTER_JCLI_SERVER_TOKEN}"}``
+  too: OpenCode substitutes ``{env:VAR}`` anywhere in its config with the variable's value
+  (empty when unset) when it loads it, so the token is never in the file. An existing
   ``opencode.jsonc`` is edited instead when there is no ``opencode.json`` (OpenCode writes one in
   the user folder), but only when it has no comments: setup cannot edit JSONC comments, so a
   file with ``//`` or ``/* */`` comments is refused (``CONFIG_INVALID``, details
@@ -37,7 +40,12 @@ from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
 from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import xdg_config_home
-from jupyter_jcli.hosts._servers import WORKBENCH_SERVER, server_spec
+from jupyter_jcli.hosts._servers import (
+    WORKBENCH_SERVER,
+    KernelServer,
+    recorded_server,
+    server_spec,
+)
 from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["TOOL_ASSET", "TOOL_FILE", "plan", "status", "tool_path"]
@@ -67,15 +75,23 @@ def tool_path(scope: Scope, root: Path | None) -> Path:
     return base / "tools" / TOOL_FILE
 
 
-def _server(scope: Scope, root: Path | None) -> dict[str, Any]:
-    spec = server_spec(WORKBENCH_SERVER, scope, root)
-    return {"type": "local", "command": spec.argv, "enabled": True}
+def _server(scope: Scope, root: Path | None, server: KernelServer | None = None) -> dict[str, Any]:
+    spec = server_spec(WORKBENCH_SERVER, scope, root, server)
+    entry: dict[str, Any] = {"type": "local", "command": spec.argv, "enabled": True}
+    if spec.forward:
+        entry["environment"] = {variable: f"{{env:{variable}}}" for variable in spec.forward}
+    return entry
 
 
 def plan(
-    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
+    scope: Scope,
+    root: Path | None,
+    remove: bool,
+    ledger: Ledger,
+    server: KernelServer | None = None,
 ) -> tuple[list[FileChange], list[str]]:
-    """The file changes that install (or remove) the OpenCode integration.
+    """The file changes that install (or remove) the OpenCode integration; ``server``:
+    register ``jupyter-mcp`` to run its kernels there.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT``.
@@ -84,16 +100,16 @@ def plan(
     tool = tool_path(scope, root)
     notes: list[str] = []
     record = ledger.peek("opencode", config) if remove else ledger.record("opencode", config)
-    server = {WORKBENCH_SERVER: _server(scope, root)}
+    entries = {WORKBENCH_SERVER: _server(scope, root, server)}
 
     def edit(doc: JsonDoc) -> None:
         if remove:
             if isinstance(doc.get("mcp"), dict):
-                left = remove_named(doc["mcp"], server, record, "mcp")
+                left = remove_named(doc["mcp"], entries, record, "mcp")
                 notes.extend(f"{config}: left {n!r}: not written by j-cli." for n in left)
             prune_created(doc, record)
             return
-        set_named(table_at(doc, ("mcp",), config, record), server, config, record, "mcp")
+        set_named(table_at(doc, ("mcp",), config, record), entries, config, record, "mcp")
 
     prune = (tool.parent, tool.parent.parent) if scope is Scope.PROJECT else (tool.parent,)
     changes = [
@@ -126,6 +142,8 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     table = doc.get("mcp")
     current = table.get(WORKBENCH_SERVER) if isinstance(table, dict) else None
     recorded = ledger.peek("opencode", config).get("entries", {}).get(f"mcp/{WORKBENCH_SERVER}")
-    state = entry_state(current, _server(scope, root), recorded)
+    argv = recorded.get("command") if isinstance(recorded, dict) else None
+    server = recorded_server(argv[1:] if isinstance(argv, list) else None)
+    state = entry_state(current, _server(scope, root, server), recorded)
     items.append(StatusItem("opencode", scope, f"mcp:{WORKBENCH_SERVER}", config, state))
     return items

@@ -6,11 +6,16 @@ import os
 from pathlib import Path
 from types import ModuleType
 
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.hosts._files import apply_changes
 from jupyter_jcli.hosts._model import HOSTS, HostName, Scope, SetupResult, StatusItem
+from jupyter_jcli.hosts._servers import KernelServer
 from jupyter_jcli.hosts._state import load_ledger
 
-__all__ = ["setup_host", "setup_status"]
+__all__ = ["SERVER_HOSTS", "setup_host", "setup_status"]
+
+SERVER_HOSTS: tuple[HostName, ...] = ("claude", "codex", "opencode")
+"""The hosts that register ``jupyter-mcp``, so the ones setup can point at a Jupyter Server."""
 
 
 def _module(host: HostName) -> ModuleType:
@@ -39,6 +44,7 @@ def setup_host(
     *,
     remove: bool = False,
     dry_run: bool = False,
+    server: KernelServer | None = None,
 ) -> SetupResult:
     """Install (or remove) jupyter-jcli's integration with one host.
 
@@ -54,25 +60,45 @@ def setup_host(
             Symlinks are resolved.
         remove: remove instead of install.
         dry_run: plan only.
+        server: register ``jupyter-mcp`` with ``--server-url`` (and ``--server-root``) of
+            this Jupyter Server, the token passed through from the host's environment
+            (``JUPYTER_JCLI_SERVER_TOKEN``), never written; hosts of :data:`SERVER_HOSTS`
+            only. Ignored by ``remove`` (which takes back what setup wrote, whatever it was).
 
     Returns:
         The result: the planned/applied :class:`FileChange` list (empty when nothing changes)
         and notes for the person.
 
     Raises:
+        UsageError: ``USAGE_ERROR`` for a ``server`` with a host that runs no kernel.
         SetupError: ``CONFIG_INVALID`` (a config does not parse; it is left untouched),
             ``CONFIG_CONFLICT`` (an entry or file under our name is someone else's),
             ``CONFIG_CHANGED`` (a file changed while planning), ``FILE_WRITE_FAILED``.
     """
+    if server is not None and host not in SERVER_HOSTS:
+        raise UsageError(
+            f"{host} registers no kernel server: --server-url is for {', '.join(SERVER_HOSTS)}",
+            {"host": host, "hosts": list(SERVER_HOSTS)},
+        )
     root = _root(scope, project_root)
     ledger = load_ledger(scope, root)
-    changes, notes = _module(host).plan(scope, root, remove, ledger)
-    changes = list(changes)
+    module = _module(host)
+    if host in SERVER_HOSTS:
+        changes, notes = module.plan(scope, root, remove, ledger, None if remove else server)
+    else:
+        changes, notes = module.plan(scope, root, remove, ledger)
+    changes, notes = list(changes), list(notes)
+    if server is not None and not remove:
+        notes.append(
+            f"jupyter-mcp runs its kernels on {server.url}; it reads the server's token from "
+            "JUPYTER_JCLI_SERVER_TOKEN in the environment the host is started from (setup "
+            "never writes the token): export it there before starting the host."
+        )
     if changes:  # the ledger changes with the configs, and is written after them
         ledger_change = ledger.change()
         if ledger_change is not None:
             changes.append(ledger_change)
-    result = SetupResult(host, scope, remove, dry_run, changes, list(notes))
+    result = SetupResult(host, scope, remove, dry_run, changes, notes)
     if not dry_run:
         apply_changes(result.changes)
     return result

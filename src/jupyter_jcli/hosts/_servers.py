@@ -6,14 +6,23 @@
                            uses the client's roots, ``ROOTS_REQUIRED`` without them)
 ``jupyter-mcp``            the kernel-attached workbench server; project scope: ``--root
                            PROJECT``; user scope: no root (the server's root is then the
-                           working directory the host starts it in)
+                           working directory the host starts it in); with a
+                           :class:`KernelServer`, also ``--server-url URL [--server-root DIR]``
 guard                      ``j-cli hook guard --host HOST``
 =========================  ==================================================================
+
+The Jupyter Server's token is never written into a host's config nor onto a command line:
+``jupyter-mcp`` reads it from ``JUPYTER_JCLI_SERVER_TOKEN`` in its environment, and each host
+is told to pass that variable through by name (:attr:`ServerSpec.forward`), in its own
+documented way: Claude Code's ``${VAR:-}`` expansion in ``env`` (it also hands its own
+environment down), Codex's ``env_vars`` list (Codex passes only a default set otherwise),
+OpenCode's ``{env:VAR}`` substitution in ``environment``.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,11 +32,14 @@ from jupyter_jcli.hosts._paths import JCLI_SCRIPT, READONLY_SCRIPT, WORKBENCH_SC
 __all__ = [
     "READONLY_SERVER",
     "SERVER_NAMES",
+    "TOKEN_ENV",
     "WORKBENCH_SERVER",
+    "KernelServer",
     "ServerSpec",
     "guard_argv",
     "guard_command",
     "is_guard_command",
+    "recorded_server",
     "server_spec",
 ]
 
@@ -37,6 +49,43 @@ SERVER_NAMES: tuple[str, ...] = (READONLY_SERVER, WORKBENCH_SERVER)
 
 _SCRIPT_OF = {READONLY_SERVER: READONLY_SCRIPT, WORKBENCH_SERVER: WORKBENCH_SCRIPT}
 
+TOKEN_ENV = "JUPYTER_JCLI_SERVER_TOKEN"
+"""The variable ``jupyter-mcp`` reads the Jupyter Server's token from (as
+:data:`jupyter_jcli.kernels.SERVER_TOKEN_ENV`)."""
+
+
+@dataclass(frozen=True)
+class KernelServer:
+    """The Jupyter Server ``jupyter-mcp`` is registered to run its kernels on (no token: see
+    the module docstring).
+
+    Attributes:
+        url: the server's base URL, normalised (ends in ``/``).
+        root: the local folder that is the server's root, absolute; ``None``: the server's.
+    """
+
+    url: str
+    root: Path | None = None
+
+    @classmethod
+    def from_options(cls, url: str, root: str | Path | None = None) -> KernelServer:
+        """The server of ``--server-url URL [--server-root DIR]``.
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` for a URL that is not ``http(s)://host[/prefix]``.
+        """
+        from jupyter_jcli.kernels import server_config
+
+        config = server_config(url, None, root, environ={})
+        assert config is not None  # a URL was given
+        return cls(config.url, config.server_root)
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        """``--server-url URL`` and, when set, ``--server-root DIR``."""
+        root = () if self.root is None else ("--server-root", str(self.root))
+        return ("--server-url", self.url, *root)
+
 
 @dataclass(frozen=True)
 class ServerSpec:
@@ -45,12 +94,16 @@ class ServerSpec:
     Attributes:
         name: the server name in the host config.
         command: absolute path of the console script.
-        args: its arguments (``["--root", PROJECT]`` in project scope, else empty).
+        args: its arguments (``["--root", PROJECT]`` in project scope, else empty; then the
+            :class:`KernelServer`'s).
+        forward: environment variables the host must pass through to the server by name
+            (:data:`TOKEN_ENV` with a :class:`KernelServer`), never written as values.
     """
 
     name: str
     command: Path
     args: tuple[str, ...]
+    forward: tuple[str, ...] = ()
 
     @property
     def argv(self) -> list[str]:
@@ -58,12 +111,32 @@ class ServerSpec:
         return [str(self.command), *self.args]
 
 
-def server_spec(name: str, scope: Scope, project_root: Path | None) -> ServerSpec:
-    """The spec of server ``name`` (``jcli-notebook-output`` or ``jupyter-mcp``) for a scope."""
+def server_spec(
+    name: str, scope: Scope, project_root: Path | None, server: KernelServer | None = None
+) -> ServerSpec:
+    """The spec of server ``name`` (``jcli-notebook-output`` or ``jupyter-mcp``) for a scope;
+    ``server`` applies to ``jupyter-mcp`` only (the read-only server runs no kernel)."""
     args: tuple[str, ...] = ()
     if scope is Scope.PROJECT and project_root is not None:
         args = ("--root", str(project_root))
-    return ServerSpec(name, script_path(_SCRIPT_OF[name]), args)
+    if server is None or name != WORKBENCH_SERVER:
+        return ServerSpec(name, script_path(_SCRIPT_OF[name]), args)
+    return ServerSpec(name, script_path(_SCRIPT_OF[name]), args + server.args, (TOKEN_ENV,))
+
+
+def recorded_server(args: object) -> KernelServer | None:
+    """The :class:`KernelServer` whose options are in ``args``, the arguments of a
+    ``jupyter-mcp`` entry setup wrote (so ``j-cli setup status`` compares an entry with the
+    one setup would write for the same server); ``None`` without ``--server-url``."""
+    if not isinstance(args, Sequence) or isinstance(args, str):
+        return None
+    words = [str(word) for word in args]
+    values = {flag: words[i + 1] for i, flag in enumerate(words[:-1]) if flag.startswith("--")}
+    url = values.get("--server-url")
+    if url is None:
+        return None
+    root = values.get("--server-root")
+    return KernelServer(url, Path(root) if root is not None else None)
 
 
 def guard_argv(host: str) -> list[str]:

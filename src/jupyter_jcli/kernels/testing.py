@@ -28,6 +28,11 @@ can be driven end to end without ipykernel. Two ways to say what the kernel does
       async with Workbench(pool=KernelPool(backend_factory=python_backend)) as wb:
           ...
 
+A kernel someone else started (a person's JupyterLab session a Jupyter Server backend
+joins) is faked with ``origin``: ``python_backend(origin=KernelOrigin(attached=True,
+started_by=...), python=shared)`` with one :class:`InProcessPython` for every join, so each
+join finds the variables the person (or an earlier join) left.
+
 The fake runs the code it is given with the test process's privileges: it is a test double,
 not a sandbox. Only the standard library and :mod:`anyio` are imported.
 """
@@ -99,11 +104,17 @@ class FakeBackend:
         kernelspecs: the kernelspec names this fake "has installed"; another name fails to
             start with ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``), as
             the local backend does. ``None`` accepts every name.
+        origin: what :attr:`origin` reports once started (default: a kernel this process
+            started); e.g. ``KernelOrigin(attached=True, started_by="JupyterLab session s1")``
+            makes the fake a kernel someone else started and we joined, as a Jupyter Server
+            backend reports a session a person has open. Before :meth:`start` it is the local
+            default.
 
     Attributes a test may read or set: ``alive``; ``requests`` (every :class:`FakeRequest`);
     ``interrupts`` (how many); ``shutdowns`` (the ``now`` flag of each); ``count`` (the
     execution count); ``started_with`` (kernelspec and cwd of the start); ``on_interrupt``
-    (called on each interrupt); ``react`` (may be swapped between requests).
+    (called on each interrupt); ``react`` (may be swapped between requests);
+    ``joined_origin`` (the ``origin`` argument).
     """
 
     def __init__(
@@ -112,8 +123,10 @@ class FakeBackend:
         *,
         fail_start: bool = False,
         kernelspecs: Collection[str] | None = None,
+        origin: KernelOrigin = LOCAL_ORIGIN,
     ) -> None:
         self.react = react
+        self.joined_origin = origin
         self.fail_start = fail_start
         self.kernelspecs = None if kernelspecs is None else sorted(kernelspecs)
         self.alive = False
@@ -138,7 +151,7 @@ class FakeBackend:
 
     @property
     def origin(self) -> KernelOrigin:
-        return LOCAL_ORIGIN
+        return LOCAL_ORIGIN if self.started_with is None else self.joined_origin
 
     async def start(
         self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
@@ -435,8 +448,23 @@ FAKE_KERNELSPECS = ("python3",)
 """The kernelspecs :func:`python_backend`'s kernels "have installed"."""
 
 
-def python_backend() -> FakeBackend:
+def python_backend(
+    *, origin: KernelOrigin = LOCAL_ORIGIN, python: InProcessPython | None = None
+) -> FakeBackend:
     """A fresh fake kernel life answering with :class:`InProcessPython`, which starts for the
     kernelspecs of :data:`FAKE_KERNELSPECS` only (a :data:`~jupyter_jcli.kernels.BackendFactory`:
-    pass it to ``KernelPool(backend_factory=...)`` or ``NotebookKernel``)."""
-    return FakeBackend(InProcessPython(), kernelspecs=FAKE_KERNELSPECS)
+    pass it to ``KernelPool(backend_factory=...)`` or ``NotebookKernel``).
+
+    Args:
+        origin: what the started kernel reports (see :class:`FakeBackend`).
+        python: the kernel's namespace to answer with (default: a new one per life). Pass the
+            same :class:`InProcessPython` to every life, with ``attached`` in ``origin``, to
+            fake a kernel a person keeps running on a server: each join sees the variables
+            earlier ones left (``functools.partial(python_backend, origin=..., python=...)``
+            is a backend factory).
+    """
+    return FakeBackend(
+        python if python is not None else InProcessPython(),
+        kernelspecs=FAKE_KERNELSPECS,
+        origin=origin,
+    )

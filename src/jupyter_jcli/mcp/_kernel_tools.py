@@ -127,8 +127,19 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         "Use it when the kernel state is confused or after installing a package. A cell "
         "running meanwhile is interrupted first (`interrupted_cell`; its call reports it "
         "`interrupted` with KERNEL_RESTARTED and saves its outputs so far). Cost: a few "
-        "seconds.",
-        properties={"path": PATH, "kernel_name": _KERNEL_NAME},
+        "seconds. A kernel shared with someone else (`kernel.attached` true, e.g. a "
+        "JupyterLab session on the Jupyter Server: their variables would be lost too) is "
+        "refused with KERNEL_SHARED unless force is true.",
+        properties={
+            "path": PATH,
+            "kernel_name": _KERNEL_NAME,
+            "force": {
+                "type": "boolean",
+                "default": False,
+                "description": "Restart a shared (attached) kernel too, wiping the variables "
+                "of whoever else uses it. Only when they agreed.",
+            },
+        },
         effect="destructive",
         run=_hinted(on_session(Workbench.restart_kernel)),
     ),
@@ -150,7 +161,9 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         description="Look at one live global variable of the notebook's kernel: type, "
         "length or shape, dtype or column schema, and a bounded head/repr. Adds no cell, "
         "leaves execution counts and history alone, imports nothing the notebook has not "
-        "imported. KERNEL_NOT_RUNNING without a kernel (run a cell first), "
+        "imported. KERNEL_NOT_RUNNING without a kernel (run a cell first; on a Jupyter "
+        "Server the notebook's kernel, e.g. a person's JupyterLab session, is joined "
+        "instead), "
         "VARIABLE_NOT_FOUND for an unknown name. Cheap: at most max_chars characters.",
         properties={
             "path": PATH,

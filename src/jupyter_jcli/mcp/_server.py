@@ -31,7 +31,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from jupyter_jcli import __version__
-from jupyter_jcli.errors import JcliError, UsageError
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 from jupyter_jcli.mcp._progress import ProgressReporter, heartbeat_interval
 from jupyter_jcli.mcp._registry import Call, RegisteredTool, Reply
 from jupyter_jcli.mcp._results import exception_result, json_text
@@ -41,6 +41,7 @@ from jupyter_jcli.mcp._stdio import serve_stdio
 __all__ = [
     "SHUTDOWN_SECONDS",
     "RootsSource",
+    "Serve",
     "build_server",
     "configure_logging",
     "fixed_roots",
@@ -197,16 +198,23 @@ def configure_logging() -> None:
     )
 
 
+Serve = Callable[[tuple[Path, ...]], Awaitable[None]]
+"""Serves with the resolved roots until stdin closes."""
+
+
 def main(
     argv: Sequence[str] | None,
     *,
     prog: str,
     description: str,
     root_help: str,
-    run: Callable[[tuple[Path, ...]], Awaitable[None]],
+    run: Serve,
     default_to_cwd: bool = False,
+    add_options: Callable[[argparse.ArgumentParser], None] | None = None,
+    prepare: Callable[[argparse.Namespace], Serve] | None = None,
 ) -> int:
-    """A console script: parse ``[--root PATH ...]``, set up logging, serve.
+    """A console script: parse ``[--root PATH ...]`` (and a server's own options), set up
+    logging, serve.
 
     Args:
         argv: arguments after the program name (``sys.argv[1:]`` when None).
@@ -216,14 +224,20 @@ def main(
         run: serves with the resolved roots until stdin closes.
         default_to_cwd: without ``--root``, the working directory is the root (otherwise:
             no roots).
+        add_options: adds the server's own options to the parser.
+        prepare: given the parsed options, what serves instead of ``run`` (built before
+            serving starts, so a bad option is reported at start-up).
 
     Returns:
-        0 when stdin closes; 2 when a ``--root`` does not exist (the error JSON is written to
+        0 when stdin closes; 2 when a ``--root`` does not exist or ``prepare`` raises
+        ``USAGE_ERROR``, 1 for another error of ``prepare`` (the error JSON is written to
         stderr, since stdout belongs to JSON-RPC).
     """
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--root", action="append", default=[], metavar="PATH", help=root_help)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
+    if add_options is not None:
+        add_options(parser)
     options = parser.parse_args(argv)
     configure_logging()
     given = options.root or ([Path.cwd()] if default_to_cwd else [])
@@ -232,5 +246,10 @@ def main(
     except JcliError as err:
         print(json_text(err.to_dict()), file=sys.stderr)
         return 2
-    anyio.run(run, roots)
+    try:
+        serve_roots = prepare(options) if prepare is not None else run
+    except JcliError as err:
+        print(json_text(err.to_dict()), file=sys.stderr)
+        return 2 if err.code == ErrorCode.USAGE_ERROR else 1
+    anyio.run(serve_roots, roots)
     return 0

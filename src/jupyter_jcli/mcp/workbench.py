@@ -26,13 +26,20 @@ the server exits: when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels f
 the signal's default action).
 
 Run as ``jupyter-mcp [--root PATH ...]``, ``j-cli mcp workbench [--root PATH ...]`` or
-``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``.
+``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``. With ``--server-url URL`` (or
+``JUPYTER_JCLI_SERVER_URL``) the kernels run on that Jupyter Server (JupyterLab, JupyterHub,
+Kernel Gateway, Enterprise Gateway), authenticated by ``--token`` or, better (a command
+line is visible to other users), ``JUPYTER_JCLI_SERVER_TOKEN``; ``--server-root DIR`` (or
+``JUPYTER_JCLI_SERVER_ROOT``) is the local folder the server's root is. A bad URL fails at
+start-up (``USAGE_ERROR``, exit 2); the token is never logged or echoed.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +49,20 @@ from mcp.server.lowlevel import Server
 from jupyter_jcli.mcp import _server
 from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
-from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, fixed_roots
+from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
+from jupyter_jcli.workbench import SERVER_OPTION_HELP, server_from_options
 from jupyter_jcli.workbench._session import Workbench
 
-__all__ = ["SERVER_NAME", "SHUTDOWN_SECONDS", "build_server", "main", "serve", "tools"]
+__all__ = [
+    "SERVER_NAME",
+    "SHUTDOWN_SECONDS",
+    "add_server_options",
+    "build_server",
+    "main",
+    "serve",
+    "tools",
+]
 
 SERVER_NAME = "jupyter-mcp"
 _INSTRUCTIONS = (
@@ -85,22 +101,37 @@ def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
     )
 
 
-async def serve(roots: Sequence[Path]) -> None:
+async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) -> None:
     """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives;
     every kernel is shut down either way (bounded by :data:`SHUTDOWN_SECONDS`).
 
     Args:
         roots: the resolved trusted roots.
+        workbench: the kernels to serve (default: a new local :class:`Workbench`).
     """
     from jupyter_jcli.notebook._warm import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
-    workbench = Workbench()
+    workbench = workbench if workbench is not None else Workbench()
     await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
 
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``."""
+    group = parser.add_argument_group("Jupyter Server")
+    group.add_argument("--server-url", metavar="URL", help=SERVER_OPTION_HELP["server_url"])
+    group.add_argument("--token", metavar="TOKEN", help=SERVER_OPTION_HELP["token"])
+    group.add_argument("--server-root", metavar="DIR", help=SERVER_OPTION_HELP["server_root"])
+
+
+def _prepare(options: argparse.Namespace) -> Serve:
+    server = server_from_options(options.server_url, options.token, options.server_root)
+    return partial(serve, workbench=Workbench(server=server))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``jupyter-mcp [--root PATH ...]``: see :func:`jupyter_jcli.mcp._server.main`."""
+    """``jupyter-mcp [--root PATH ...] [--server-url URL [--token T] [--server-root DIR]]``:
+    see :func:`jupyter_jcli.mcp._server.main`."""
     return _server.main(
         argv,
         prog=SERVER_NAME,
@@ -109,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "default: the working directory).",
         run=serve,
         default_to_cwd=True,
+        add_options=add_server_options,
+        prepare=_prepare,
     )
 
 

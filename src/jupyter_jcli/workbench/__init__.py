@@ -49,6 +49,11 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   notebook's kernel or a scratch kernel, no notebook written; rich or long results saved as
   run outputs (:mod:`jupyter_jcli.runs`).
 
+``Workbench(server=...)`` runs the kernels on a Jupyter Server
+(:func:`server_from_options` builds the config from a front end's options and the
+environment); a kernel someone else started there is ``attached``: nothing is fresh on it
+until it runs there, and ``restart_kernel`` needs ``force`` (``KERNEL_SHARED``).
+
 Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_MISMATCH``,
 ``CELL_NOT_FOUND``, ``NAME_CONFLICT``, ``UNDO_EMPTY``, ``UNDO_CONFLICT``, ``USAGE_ERROR``, ...).
 """
@@ -113,6 +118,7 @@ from jupyter_jcli.workbench._search import (
     search_cells,
 )
 from jupyter_jcli.workbench._session import Workbench
+from jupyter_jcli.workbench._shared import SERVER_OPTION_HELP, server_from_options
 from jupyter_jcli.workbench._stale import stale_between
 from jupyter_jcli.workbench._status_views import (
     SessionCellOverview,
@@ -131,6 +137,7 @@ __all__ = [
     "HEARTBEAT_INTERVAL",
     "MIN_CELL_SHARE",
     "SEARCH_FIELDS",
+    "SERVER_OPTION_HELP",
     "SUMMARY_BUDGET",
     "SUMMARY_MAX_OUTPUTS",
     "CellOverview",
@@ -173,6 +180,7 @@ __all__ = [
     "read_cells",
     "remove_cell",
     "search_cells",
+    "server_from_options",
     "stale_between",
     "summarize_cells",
     "undo_last",

@@ -36,6 +36,7 @@ from jupyter_jcli.kernels import (
     KernelInfo,
     KernelPool,
     NotebookKernel,
+    ServerConfig,
     execute_timeout,
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
@@ -64,6 +65,7 @@ from jupyter_jcli.workbench._runs import (
     run_stale_outcome,
     stale_plan,
 )
+from jupyter_jcli.workbench._shared import join, refuse_shared_restart, server_pool
 from jupyter_jcli.workbench._status_views import (
     SessionOverview,
     SessionReadCellsResult,
@@ -92,11 +94,29 @@ class Workbench:
             on another backend factory runs the same workbench on it, e.g.
             ``KernelPool(backend_factory=jupyter_jcli.kernels.testing.python_backend)`` for
             in-process tests. The workbench shuts its kernels down on exit either way.
+        server: run the kernels on this Jupyter Server (see :mod:`jupyter_jcli.workbench._shared`):
+            the pool defaults to :func:`jupyter_jcli.kernels.backend_factory`'s for it, kernels
+            a person already runs are joined (``attached``), and ``inspect_variable`` and
+            ``restart_kernel`` join the notebook's kernel when none is live. ``None`` (the
+            default): local kernels. A ``pool`` given too is used as it is.
+
+    Raises:
+        KernelError: the codes of ``backend_factory`` for ``server`` (``SERVER_UNREACHABLE``
+            in a build without the Jupyter Server backend).
     """
 
-    def __init__(self, *, cache_dir: Path | None = None, pool: KernelPool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        cache_dir: Path | None = None,
+        pool: KernelPool | None = None,
+        server: ServerConfig | None = None,
+    ) -> None:
         self._cache_dir = cache_dir
-        self._pool = pool if pool is not None else KernelPool()
+        self._server = server
+        if pool is None:
+            pool = server_pool(server) if server is not None else KernelPool()
+        self._pool = pool
         self._logs: dict[Path, RunLog] = {}
         self._choice = KernelChoice()
         self._seq = itertools.count(1)
@@ -120,6 +140,11 @@ class Workbench:
     def pool(self) -> KernelPool:
         """The kernel pool (one kernel per notebook)."""
         return self._pool
+
+    @property
+    def server(self) -> ServerConfig | None:
+        """The Jupyter Server the kernels run on (``None``: local kernels)."""
+        return self._server
 
     async def __aenter__(self) -> Workbench:
         return self
@@ -338,10 +363,15 @@ class Workbench:
     # ------------------------------------------------------------------ kernel control
 
     async def restart_kernel(
-        self, path: PathArg, *, kernel_name: str | None = None
+        self, path: PathArg, *, kernel_name: str | None = None, force: bool = False
     ) -> KernelOutcome:
         """Restart the notebook's kernel (start one if none runs): a new epoch, so every
         code cell is ``never_run``.
+
+        A kernel someone else started (``attached``, e.g. a JupyterLab session on the server)
+        is restarted only with ``force``. On a server, with no live kernel, the notebook's
+        kernel is joined first to learn that; a kernel the join had to start is already new
+        and is not restarted again.
 
         A cell running on the old kernel is stopped first (bounded): it ends
         ``interrupted`` (``interrupted_by: kernel_restarted``) in the call that ran it, with
@@ -352,9 +382,11 @@ class Workbench:
             path: the notebook.
             kernel_name: start this kernelspec instead of the notebook's (remembered, as for
                 :meth:`execute_cells`).
+            force: restart an ``attached`` kernel too.
 
         Raises:
-            KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``; ``KERNEL_BUSY``
+            KernelError: ``KERNEL_SHARED`` (an attached kernel without ``force``; nothing was
+                restarted), ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``; ``KERNEL_BUSY``
                 when the call holding the kernel does not let it go within
                 :data:`~jupyter_jcli.kernels.STOP_WAIT` s (nothing was restarted).
             NotebookError: the read codes of ``Document.load``.
@@ -363,7 +395,11 @@ class Workbench:
         kernel = self._kernel(loaded.document, kernel_name)
         info = await kernel.info()
         async with self._choice.explained(loaded.document):
-            await kernel.restart()
+            joined = self._server is not None and info.epoch is None
+            current = await join(kernel) if joined else info
+            refuse_shared_restart(current, force=force, notebook_path=loaded.document.notebook_path)
+            if not joined or current.origin.attached:
+                await kernel.restart()
         return await self._kernel_outcome("restart_kernel", loaded, kernel, info)
 
     async def interrupt_kernel(self, path: PathArg) -> KernelOutcome:
@@ -391,6 +427,8 @@ class Workbench:
 
         Runs a silent probe (no cell added, execution count and history untouched) that
         imports nothing: pandas and numpy are used only when the user's code imported them.
+        On a server the notebook's kernel is joined when none is live (a person's session
+        holds their variables).
 
         Args:
             path: the notebook whose kernel holds the variable.
@@ -399,13 +437,16 @@ class Workbench:
 
         Raises:
             UsageError: ``USAGE_ERROR`` for a name that is not an identifier, bad max_chars.
-            KernelError: ``KERNEL_NOT_RUNNING`` (no live kernel), ``VARIABLE_NOT_FOUND``,
+            KernelError: ``KERNEL_NOT_RUNNING`` (no live kernel, locally), ``VARIABLE_NOT_FOUND``,
                 ``KERNEL_BUSY`` (a cell is running), ``KERNEL_DIED``.
             JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
         """
         expression = probe_expression(name, max_chars)
         document = await self._document(path)
         kernel = self._pool.get(document.notebook_path)
+        if self._server is not None and (kernel is None or not await kernel.is_alive()):
+            kernel = self._kernel(document)
+            await join(kernel)
         if kernel is None or not await kernel.is_alive():
             raise not_running(document.notebook_path)
         return await probe_variable(

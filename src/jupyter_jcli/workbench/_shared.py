@@ -1,0 +1,138 @@
+"""Kernels on a Jupyter Server, and the rules for a kernel shared with someone else.
+
+A :class:`~jupyter_jcli.workbench.Workbench` built for a server (``Workbench(server=...)``)
+takes its kernels from :func:`jupyter_jcli.kernels.backend_factory` for that
+:class:`~jupyter_jcli.kernels.ServerConfig`. Such a backend may join a kernel that someone
+else started (a notebook a person has open in JupyterLab): its
+:class:`~jupyter_jcli.kernels.KernelOrigin` is ``attached``. Its history is unknown to us, so:
+
+- **freshness**: joining mints a new epoch (an attached kernel brings none), so no run
+  recorded before counts and every code cell reads ``never_run`` (not run *by us* on this
+  kernel; the person may have run it) until it runs on that kernel; the file's outputs and
+  execution counts never make a cell fresh (:mod:`jupyter_jcli.workbench._run_log`);
+- **restart**: wiping the person's variables needs an explicit ``force``
+  (:func:`refuse_shared_restart`: ``KERNEL_SHARED``);
+- **joining** runs nothing (:func:`join`), so in server mode ``inspect_variable`` and
+  ``restart_kernel`` join the notebook's kernel when none is live instead of failing with
+  ``KERNEL_NOT_RUNNING``; reads (the overview) never start or join anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from jupyter_jcli import kernels
+from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
+from jupyter_jcli.kernels import (
+    SERVER_TOKEN_ENV,
+    KernelInfo,
+    KernelPool,
+    NotebookKernel,
+    ServerConfig,
+)
+
+__all__ = [
+    "SERVER_OPTION_HELP",
+    "join",
+    "refuse_shared_restart",
+    "server_from_options",
+    "server_pool",
+]
+
+SERVER_OPTION_HELP = {
+    "server_url": "Run the kernels on this Jupyter Server (JupyterLab, JupyterHub "
+    "https://hub/user/NAME/, Kernel Gateway, Enterprise Gateway); default "
+    "$JUPYTER_JCLI_SERVER_URL; without either, local kernels.",
+    "token": "The server's token; default $JUPYTER_JCLI_SERVER_TOKEN, which is better: a "
+    "command line is visible to other users.",
+    "server_root": "The local folder that is the server's root (notebook paths are mapped "
+    "relative to it); default $JUPYTER_JCLI_SERVER_ROOT, else the server's own root_dir.",
+}
+"""The help of ``--server-url``, ``--token`` and ``--server-root`` (``jupyter-mcp`` and
+``j-cli``; option name -> help)."""
+
+_PLACEHOLDER = re.compile(
+    r"\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}"  # Claude Code
+    r"|\{env:[A-Za-z_][A-Za-z0-9_]*\}"  # OpenCode
+)
+"""A host's reference to an environment variable (``${VAR}``, ``${VAR:-x}``, ``{env:VAR}``)."""
+
+
+def server_from_options(
+    url: str | None,
+    token: str | None,
+    server_root: str | os.PathLike[str] | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> ServerConfig | None:
+    """The server a front end's ``--server-url``/``--token``/``--server-root`` (or the
+    ``JUPYTER_JCLI_SERVER_*`` variables) name: :func:`jupyter_jcli.kernels.server_config`,
+    plus one check for the way hosts pass the token (``j-cli setup`` writes a reference to
+    ``JUPYTER_JCLI_SERVER_TOKEN``, never its value): a token that is still such a reference
+    means the host did not expand it, and sending it would only fail later as a wrong token.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for a bad URL, a root without a URL, or an
+            unexpanded token reference (details ``option``; the token is never echoed).
+    """
+    server = kernels.server_config(url, token, server_root, environ=environ)
+    if server is not None and server.token and _PLACEHOLDER.fullmatch(server.token.strip()):
+        raise UsageError(
+            "the server token is an unexpanded reference to an environment variable: the "
+            f"host did not substitute it. Export {SERVER_TOKEN_ENV} in the environment the "
+            "host starts its servers from.",
+            {"option": "token", "variable": SERVER_TOKEN_ENV},
+        )
+    return server
+
+
+def server_pool(server: ServerConfig) -> KernelPool:
+    """A pool whose kernels live on ``server`` (:func:`jupyter_jcli.kernels.backend_factory`).
+
+    Raises:
+        KernelError: the codes of ``backend_factory`` (``SERVER_UNREACHABLE`` in a build
+            without the Jupyter Server backend).
+    """
+    return KernelPool(backend_factory=kernels.backend_factory(server))
+
+
+async def join(kernel: NotebookKernel) -> KernelInfo:
+    """Start the notebook's kernel, or join the one its backend finds (a server session),
+    without sending it any request (a request would queue behind a cell the person is
+    running, and a timeout would interrupt their cell); returns the kernel's state.
+
+    Raises:
+        KernelError: ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``, the backend's
+            ``SERVER_*`` codes (the start is bounded by the pool's startup timeout).
+    """
+    # The kernel layer's own start path (under its life lock, a live kernel kept): the same
+    # step execute() takes first, without the execution.
+    await kernel._ensure_started()
+    return await kernel.info()
+
+
+def refuse_shared_restart(info: KernelInfo, *, force: bool, notebook_path: Path) -> None:
+    """Refuse to restart a kernel someone else started unless ``force``.
+
+    Raises:
+        KernelError: ``KERNEL_SHARED`` (details ``notebook_path``, ``started_by``,
+            ``kernel_id``, ``server_url``) when ``info`` says ``attached`` and not ``force``.
+    """
+    origin = info.origin
+    if not origin.attached or force:
+        return
+    who = origin.started_by or "someone else"
+    raise KernelError(
+        ErrorCode.KERNEL_SHARED,
+        f"this notebook's kernel is shared (started by {who}): a restart would wipe their "
+        "variables too. Pass force (force: true, or --force) to restart it anyway.",
+        {
+            "notebook_path": str(notebook_path),
+            "started_by": origin.started_by,
+            "kernel_id": origin.kernel_id,
+            "server_url": origin.server_url,
+        },
+    )
