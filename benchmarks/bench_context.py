@@ -141,13 +141,23 @@ def _params(root: Path, cache: Path) -> StdioServerParameters:
     )
 
 
+POSITIONS = frozenset(
+    {"index", "output_index", "image", "start", "stop", "cell_index", "offset"}
+    | {"cell_count", "length", "remaining"}
+)
+"""Fields whose 0 is a position or a count that informs (cell 0, an empty notebook)."""
+
+
 def _count_fields(value: Any) -> tuple[int, int]:
-    """(fields, fields holding null/false/0/empty) over every object member in ``value``."""
+    """(fields, fields that carry nothing) over every object member in ``value``: null,
+    false (but ``ok: false``), 0 (but a position or count, see :data:`POSITIONS`), "", [],
+    {}."""
     total = empty = 0
     if isinstance(value, dict):
-        for item in value.values():
+        for key, item in value.items():
             total += 1
-            if item is None or item is False or item == 0 or item in ("", [], {}):
+            nothing = item is None or item in ("", [], {}) or (item is False and key != "ok")
+            if nothing or (item == 0 and item is not False and key not in POSITIONS):
                 empty += 1
             sub_total, sub_empty = _count_fields(item)
             total, empty = total + sub_total, empty + sub_empty

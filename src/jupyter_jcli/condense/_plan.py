@@ -50,7 +50,7 @@ __all__ = [
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _OBJECT_REPR = re.compile(r"^<[\w.]+(?: object)?(?: at 0x[0-9a-fA-F]+)?>$")
 _TEXT_ORDER = ("text/markdown", "text/plain", "text/latex")
-STREAM_CUT_LINES = (5, 10)
+STREAM_CUT_LINES = (5, 5)
 """Lines of a cut stream shown (head, tail): a long log's first and last lines, next to the
 exact read of everything between."""
 

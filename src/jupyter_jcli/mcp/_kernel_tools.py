@@ -14,7 +14,12 @@ from typing import Any
 
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.mcp._registry import Call, Reply
-from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session
+from jupyter_jcli.mcp._workbench_calls import (
+    RESEND_IMAGES,
+    RESEND_IMAGES_SCHEMA,
+    WorkbenchRun,
+    on_session,
+)
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, string_list
 from jupyter_jcli.workbench import Workbench
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
@@ -43,6 +48,7 @@ _KERNEL_NAME: dict[str, Any] = {
 _RUN_OPTIONS: dict[str, Any] = {
     "timeout": _TIMEOUT,
     "include_images": _IMAGES,
+    RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
     "kernel_name": _KERNEL_NAME,
 }
 """The options both executing tools take, after their own."""

@@ -20,7 +20,13 @@ import mcp_types as types
 from jupyter_jcli.errors import CELL_TYPES
 from jupyter_jcli.mcp._arguments import check_arguments
 from jupyter_jcli.mcp._registry import RegisteredTool
-from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session, threaded
+from jupyter_jcli.mcp._workbench_calls import (
+    RESEND_IMAGES,
+    RESEND_IMAGES_SCHEMA,
+    WorkbenchRun,
+    on_session,
+    threaded,
+)
 from jupyter_jcli.workbench import (
     DEFAULT_READ_BUDGET,
     DEFAULT_READ_MAX_IMAGES,
@@ -247,6 +253,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
                 "description": f"Return charts as images (at most {DEFAULT_READ_MAX_IMAGES} "
                 "per call); false describes them in text instead.",
             },
+            RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
         },
         run=on_session(Workbench.read_cells),
     ),
