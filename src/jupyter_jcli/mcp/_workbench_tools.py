@@ -28,6 +28,7 @@ from jupyter_jcli.mcp._workbench_calls import (
     threaded,
 )
 from jupyter_jcli.workbench import (
+    DEFAULT_OVERVIEW_LIMIT,
     DEFAULT_READ_BUDGET,
     DEFAULT_READ_MAX_IMAGES,
     SEARCH_FIELDS,
@@ -219,11 +220,27 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         name="notebook_overview",
         title="Notebook overview",
         description="Start here. One line per cell: name (the address every other tool "
-        "takes), type, rev (pass as expected_rev to edit), first line, what it defines and "
-        "uses, parents/children in the dependency graph, lint findings, run status "
-        "(fresh, stale, error, never_run), tldr, and the kernel's state and epoch. Costs "
-        "about 100-200 characters per cell; no outputs, never runs anything.",
-        properties={"path": PATH},
+        "takes), type (given when not code), rev (pass as expected_rev to edit), first line, "
+        "what it defines and uses, parents/children in the dependency graph, lint findings, "
+        "run status (fresh, stale, error, never_run), tldr, and the kernel's state and epoch. "
+        f"Paged: `limit` cells from `start` (default {DEFAULT_OVERVIEW_LIMIT}); `cell_count` "
+        "is the notebook's total and `next_call` the next page. Costs about 100-200 "
+        "characters per cell; no outputs, never runs anything.",
+        properties={
+            "path": PATH,
+            "start": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Index of the first cell shown.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "default": DEFAULT_OVERVIEW_LIMIT,
+                "description": "The most cells shown.",
+            },
+        },
         run=on_session(Workbench.notebook_overview),
     ),
     ToolSpec(

@@ -49,7 +49,7 @@ from jupyter_jcli.workbench._inspect import (
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, build_cell_graph, load
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
-from jupyter_jcli.workbench._overview import notebook_overview
+from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, notebook_overview
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, read_cells
 from jupyter_jcli.workbench._run_log import RunLog, cell_statuses
 from jupyter_jcli.workbench._status_views import (
@@ -113,9 +113,12 @@ class Workbench:
 
     # ------------------------------------------------------------------ reads
 
-    async def notebook_overview(self, path: PathArg) -> SessionOverview:
-        """The overview of :func:`~jupyter_jcli.workbench.notebook_overview` plus, per cell,
-        ``status`` and ``tldr``, and the notebook's ``kernel`` (:class:`KernelInfo`).
+    async def notebook_overview(
+        self, path: PathArg, *, start: int = 0, limit: int | None = DEFAULT_OVERVIEW_LIMIT
+    ) -> SessionOverview:
+        """The overview of :func:`~jupyter_jcli.workbench.notebook_overview` (the page of
+        ``limit`` cells from ``start``) plus, per cell, ``status`` and ``tldr``, and the
+        notebook's ``kernel`` (:class:`KernelInfo`).
 
         Reads only: starts no kernel, writes nothing, never calls a model (tldrs are cached
         summaries or fallbacks marked ``*``).
@@ -126,7 +129,9 @@ class Workbench:
         for _attempt in range(_CONSISTENT_READ_ATTEMPTS):
             loaded = await self._load(path)
             overview = await anyio.to_thread.run_sync(
-                partial(notebook_overview, path, cache_dir=self._cache_dir)
+                partial(
+                    notebook_overview, path, start=start, limit=limit, cache_dir=self._cache_dir
+                )
             )
             if overview.structure_rev == loaded.document.structure_rev:
                 break

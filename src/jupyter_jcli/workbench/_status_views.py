@@ -58,13 +58,15 @@ class SessionOverview(Overview):
 
     Attributes:
         kernel: the notebook's kernel (state ``not_started`` when none runs).
+        status_summary: code cells per status over the whole notebook (every page).
     """
 
     kernel: KernelInfo
+    status_summary: dict[str, int]
 
     @property
     def statuses(self) -> dict[str, CellStatus]:
-        """``{name: status}`` of every code cell, in document order."""
+        """``{name: status}`` of every code cell of the page, in document order."""
         return {
             cell.name: cell.status
             for cell in self.cells
@@ -75,7 +77,7 @@ class SessionOverview(Overview):
         """The :class:`Overview` document plus ``kernel`` and ``status_summary``."""
         document = super().to_dict()
         document["kernel"] = self.kernel.to_dict()
-        document["status_summary"] = dict(sorted(Counter(self.statuses.values()).items()))
+        document["status_summary"] = dict(self.status_summary)
         return document
 
 
@@ -132,9 +134,10 @@ def session_overview(
     statuses: Mapping[str, CellStatus],
     kernel: KernelInfo,
 ) -> SessionOverview:
-    """``overview`` with statuses, tldrs (from ``cells``, the notebook's cell dicts in the
-    same order) and the kernel."""
-    tldrs = cell_tldrs(cells)
+    """``overview`` with statuses, tldrs (from ``cells``, every cell dict of the notebook, in
+    order; only the page's are summarized) and the kernel."""
+    page = cells[overview.start : overview.start + len(overview.cells)]
+    tldrs = cell_tldrs(page)
     views = tuple(
         SessionCellOverview(
             **_base_fields(cell, CellOverview), status=statuses.get(cell.name), tldr=tldr
@@ -143,7 +146,8 @@ def session_overview(
     )
     base = _base_fields(overview, Overview)
     base["cells"] = views
-    return SessionOverview(**base, kernel=kernel)
+    summary = {str(status): n for status, n in sorted(Counter(statuses.values()).items())}
+    return SessionOverview(**base, kernel=kernel, status_summary=summary)
 
 
 def session_read(
