@@ -97,9 +97,8 @@ def model_view(document: Mapping[str, Any]) -> dict[str, Any]:
         view["kernelspec"] = view["kernelspec"].get("name")
         for key in ("language_info", "nbformat", "nbformat_minor"):
             view.pop(key, None)
-    pruned = _prune(view)
-    assert isinstance(pruned, dict)
-    return pruned
+    pruned = {k: _prune(v, k) for k, v in view.items()}
+    return {k: v for k, v in pruned.items() if not _empty(k, v)}
 
 
 def _kernel(kernel: Mapping[str, Any], epoch: Any) -> dict[str, Any]:

@@ -249,8 +249,10 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         description="Sources and condensed outputs of cells chosen by name (or an index "
         "slice start/stop; neither: all cells), fitted into `budget` characters: long "
         "text is cut with a marker naming the exact read_notebook_output call that shows "
-        "the rest, tables come as CSV, progress bars collapsed, ANSI removed. Charts come "
-        "back as downscaled images (image content, not counted in the budget). Cost: at "
+        "the rest, tables come as CSV, progress bars collapsed, repeated lines counted, ANSI "
+        "removed; cell_type is given when not code; `next_call` goes on with cells left out. "
+        "Charts come back as downscaled images (image content, not counted in the budget; one "
+        "already sent in this session for the same cell rev is referred to). Cost: at "
         f"most `budget` characters (default {DEFAULT_READ_BUDGET:,}) plus the images. Reads "
         "only.",
         properties={
