@@ -20,8 +20,10 @@ copies, snapshot cache): nothing is written in the repository.
     ``tests/fixtures/notebooks/05.11-K-Means.ipynb`` (1.75 MB, mostly PNG outputs), all cells,
     default budget: the characters of the result's text content (the JSON the model reads;
     images travel as ``ImageContent``, never as text) against the characters of the raw
-    ``.ipynb`` JSON of the same cells. Target: under 5%. The images are reported beside it
-    (count, pixels, and an estimate of their token cost, width x height / 750 per image), and
+    ``.ipynb`` JSON of the same cells (the text is the model's compact view; the complete
+    record travels as ``structuredContent``, which hosts do not show). Target: under 5%.
+    The images are reported beside it (count, pixels, and an estimate of their token cost,
+    width x height / 750 per image), and
     so is the floor no reader can go below: the cells' sources alone. The same figures for
     ``04.03-Errorbars.ipynb`` (46 KB, three small plots) are shown for information: there the
     sources alone are about 10% of the raw JSON, so the 5% target cannot apply.
@@ -70,11 +72,13 @@ def _params(root: Path, cache: Path) -> StdioServerParameters:
 
 
 def _document(result: types.CallToolResult) -> dict[str, Any]:
-    first = result.content[0]
-    assert isinstance(first, types.TextContent)
-    document: dict[str, Any] = json.loads(first.text)
+    """The complete record of a successful result (its structured content)."""
     if result.is_error:
-        raise RuntimeError(f"tool error: {document}")
+        first = result.content[0]
+        raise RuntimeError(
+            f"tool error: {first.text if isinstance(first, types.TextContent) else first}"
+        )
+    document: dict[str, Any] = dict(result.structured_content or {})
     return document
 
 

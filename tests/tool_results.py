@@ -6,7 +6,10 @@ raw-line and host contract tests) passes each ``tools/call`` result through
 
 - success: ``structuredContent`` is present and validates against the tool's declared
   ``outputSchema`` (JSON Schema 2020-12, ``jsonschema``), and the first content block is the
-  same JSON as text. A document that drifts from its schema fails the test at once.
+  JSON the model reads: the structured content itself for ``read_notebook_output`` (the
+  saved-output protocol), its compact view (``jupyter_jcli.mcp._model_text.model_view``) for
+  every other tool, with no field that is null, false, zero or empty. A document that drifts
+  from its schema fails the test at once.
 - error (``isError``): no ``structuredContent`` (the output schema describes success, and the
   TypeScript SDK validates any structured content, even on an error result), and the only
   content block is the error JSON (``schema_version``, ``status: "error"``, ``code``,
@@ -27,8 +30,17 @@ import mcp_types as types
 from jsonschema import Draft202012Validator
 
 from jupyter_jcli.mcp import readonly, workbench
+from jupyter_jcli.mcp._model_text import model_view
 
-__all__ = ["checked_result", "declared_tools", "output_validator", "wire_form"]
+__all__ = ["checked_result", "declared_tools", "empty_fields", "output_validator", "wire_form"]
+
+PROTOCOL_TOOL = "read_notebook_output"
+"""The one tool whose text is its structured content (the saved-output protocol document)."""
+ZERO_KEEPERS = frozenset(
+    {"index", "output_index", "image", "start", "stop", "cell_index", "offset"}
+    | {"cell_count", "length", "remaining"}
+)
+"""Fields whose 0 means something (a position, an empty notebook)."""
 
 
 @cache
@@ -66,7 +78,8 @@ def checked_result(
         result: its result (an SDK object, or the JSON-RPC ``result`` member).
 
     Returns:
-        Whether it is an error, and the JSON document of its first (text) content block.
+        Whether it is an error, and the result's JSON document: the error JSON of its text
+        for an error, its structured content (the complete record) for a success.
     """
     wire = wire_form(result)
     content = wire.get("content")
@@ -90,6 +103,28 @@ def checked_result(
     structured = wire["structuredContent"]
     errors = sorted(output_validator(tool).iter_errors(structured), key=str)
     assert not errors, f"{tool} result does not match its output schema: {errors[0]}"
-    assert structured == document, "the text and the structured content differ"
-    assert document["schema_version"] == 1 and document["status"] == "ok", document
-    return False, document
+    assert structured["schema_version"] == 1 and structured["status"] == "ok", structured
+    if tool == PROTOCOL_TOOL:
+        assert structured == document, "the text and the structured content differ"
+    else:
+        assert document == model_view(structured), "the text is not the model's view"
+        assert not empty_fields(document), f"{tool}: empty fields in the text: {document}"
+        assert document["status"] == "ok", document
+    return False, structured
+
+
+def empty_fields(value: Any, where: str = "") -> list[str]:
+    """Where ``value`` holds a field whose value carries nothing (null, false, "", [], {},
+    a 0 that is no position or count)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{where}.{key}"
+            nothing = item is None or item in ("", [], {}) or (item is False and key != "ok")
+            if nothing or (item == 0 and item is not False and key not in ZERO_KEEPERS):
+                found.append(here)
+            found.extend(empty_fields(item, here))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            found.extend(empty_fields(item, f"{where}[{number}]"))
+    return found

@@ -79,6 +79,20 @@ def test_overview_json_contract(example: Path) -> None:
     assert "import-tfidfvectorizer" in cell["children"]
 
 
+def test_overview_pages_like_the_mcp_tool(example: Path) -> None:
+    from jupyter_jcli.workbench import DEFAULT_OVERVIEW_LIMIT
+
+    doc = run_cli("-j", "notebook", "overview", example, "--start", "40", "--limit", "2").json()
+    assert [c["index"] for c in doc["cells"]] == [40, 41]
+    assert doc["cell_count"] == 43 and doc["start"] == 40
+    assert doc["next_call"] == "notebook_overview start=42 limit=2 (cells 42-42 of 43)"
+    text = run_cli("notebook", "overview", example, "--limit", "5").stdout.splitlines()
+    assert ": cells 0-4 of 43," in text[0]
+    assert text[-1] == "… 38 more cells: --start 5"
+    default = run_cli("notebook", "overview", "--help").stdout
+    assert f"[default: {DEFAULT_OVERVIEW_LIMIT};" in default
+
+
 def test_overview_text_is_an_aligned_table_with_lint(small: Path) -> None:
     small.write_text(small.read_text().replace('"c = b * 2"', '"c = b * z"'), encoding="utf-8")
     run = run_cli("notebook", "overview", small)

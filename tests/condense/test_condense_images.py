@@ -6,6 +6,7 @@ import base64
 import io
 import random
 
+import pytest
 from PIL import Image
 
 from jupyter_jcli.condense import condense_outputs
@@ -49,7 +50,7 @@ def test_a_large_plot_is_downscaled_to_the_pixel_cap() -> None:
     with Image.open(io.BytesIO(image.data)) as opened:
         assert opened.size == (image.width, image.height)
     assert "<Figure size" not in result.text
-    assert "attached as image 1" in result.text
+    assert "attached as image 0" in result.text
 
 
 def test_a_photo_over_the_byte_cap_is_reencoded_to_fit() -> None:
@@ -148,3 +149,30 @@ def test_svg_plotly_vega_and_widgets_are_described_in_one_line_each() -> None:
     assert "x: month" in texts[1]
     assert "Vega-Lite" in texts[2] and "mark bar" in texts[2] and "12 inline data rows" in texts[2]
     assert "model 4f3a2b" in texts[3] and "IntSlider(value=3)" in texts[3]
+
+
+def _matplotlib_grid() -> bytes:
+    """A real 1200x1000 matplotlib chart: a 4x3 grid of histograms (few flat colours)."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("agg", force=True)
+    import matplotlib.pyplot as plt
+
+    rng = random.Random(3)
+    figure, axes = plt.subplots(4, 3, figsize=(12, 10))
+    for number, ax in enumerate(axes.flat):
+        ax.hist([rng.gauss(number, 1 + number / 4) for _ in range(442)], bins=20)
+        ax.set_title(f"feature {number}")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def test_a_downscaled_chart_is_never_larger_in_bytes_than_the_stored_one() -> None:
+    raw = _matplotlib_grid()
+    (image,) = condense_outputs([_display("image/png", raw)]).images
+    assert (image.original_width, image.original_height) == (1200, 1000)
+    assert max(image.width, image.height) <= 1024
+    assert len(image.data) <= len(raw)
+    assert image.mime_type == "image/png"

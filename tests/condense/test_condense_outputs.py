@@ -146,6 +146,18 @@ def test_a_fifty_megabyte_stream_leaves_room_for_the_other_outputs() -> None:
     assert stdout.text.endswith(f"step 01999999 loss 0.{1_999_999 % 997:03d}\n")
 
 
+def test_a_scikit_learn_estimator_shows_its_repr_not_its_parameter_documentation() -> None:
+    outputs = json.loads(
+        (Path(__file__).parents[1] / "fixtures/outputs/sklearn_estimator.json").read_text()
+    )
+    result = condense_outputs(outputs, cell_index=7)
+    (part,) = result.parts
+    assert part.kind == "text" and part.mime_type == "text/plain"
+    assert (
+        result.text == "[output 0: execute_result, text/plain (text/html too)]\nLinearRegression()"
+    )
+
+
 def test_a_bundle_with_an_html_table_and_plain_text_shows_the_table_only() -> None:
     html = (
         "<table><thead><tr><th></th><th>x</th></tr></thead>"

@@ -142,3 +142,13 @@ def test_a_long_table_with_row_spans_parsed_in_full_and_skimmed_agree_on_its_end
     assert small.rows == big.rows == 4_000
     assert small.head == [[c.strip() for c in row] for row in big.head]
     assert list(small.tail) == [[c.strip() for c in row] for row in big.tail]
+
+
+def test_a_table_with_no_room_for_a_row_keeps_its_whole_read_hint() -> None:
+    parsed = parse_html(_pandas_html(40))
+    how = "read_notebook_output cell_index=1 output_index=0 mime_type=text/html"
+    title = "[table: 40 rows x 4 columns, CSV]"
+    note = f"[… 40 rows omitted (rows 1-40 of 40); full table: {how} …]"
+    limit = len(title) + 1 + len(note)  # no room for the column header as well
+    text, omitted = render_table(parsed.tables[0], limit, ordinal="table", how_to_read=how)
+    assert text == f"{title}\n{note}" and omitted == 40

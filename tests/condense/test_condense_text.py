@@ -7,6 +7,7 @@ import re
 from jupyter_jcli.condense._terminal import render_line
 from jupyter_jcli.condense._text import Segment, cut_derived, cut_windowed
 
+_REPEAT = re.compile(r"\[… the line above repeated ([\d,]+) more times …\]\n")
 _HINT = re.compile(r"output_index=(\d+)(?: mime_type=\S+)? offset=(\d+) limit=(\d+)")
 
 
@@ -25,7 +26,7 @@ def _omitted(segments: list[Segment], marker_line: str) -> str:
 
 
 def _split(text: str) -> tuple[str, str, str]:
-    head, marker, tail = re.split(r"(\[… .*? …\])\n", text, maxsplit=1)
+    head, marker, tail = re.split(r"(\[… [\d,]+ (?:raw )?characters .*? …\])\n", text, maxsplit=1)
     return head, marker, tail
 
 
@@ -63,17 +64,47 @@ def test_a_mime_value_cut_names_its_mime_type() -> None:
     assert head.rstrip("\n") + _omitted(segments, marker) + tail == segments[0].text
 
 
+def _unfold(text: str) -> str:
+    """``text`` with every repeat note replaced by the lines it stands for."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    for line in lines:
+        note = _REPEAT.fullmatch(line)
+        out.extend([out[-1]] * int(note.group(1).replace(",", "")) if note else [line])
+    return "".join(out)
+
+
 def test_a_fifty_megabyte_stream_is_cut_to_the_limit() -> None:
     line = "epoch 0001 loss=0.123456 accuracy=0.987654 lr=0.001 elapsed=12.3s\n"
     raw = line * (50_000_000 // len(line))
     cut = cut_windowed([Segment(0, raw)], 5_000, render=render_line, cell_index=3)
     assert len(cut.text) <= 5_000
     head, marker, tail = _split(cut.text)
-    assert head.startswith(line) and tail.endswith(line)
+    assert head.startswith(line) and _unfold(tail).endswith(line)
     offset = int(re.search(r"offset=(\d+)", marker).group(1))  # type: ignore[union-attr]
     limit = int(re.search(r"limit=(\d+)", marker).group(1))  # type: ignore[union-attr]
-    assert offset == len(head) and offset + limit == len(raw) - len(tail)
+    assert offset == len(_unfold(head)) and offset + limit == len(raw) - len(_unfold(tail))
     assert cut.omitted_characters == limit
+
+
+def test_repeated_lines_fold_into_one_line_with_a_count() -> None:
+    raw = "start\n" + "warning: slow\n" * 2000 + "done\n"
+    cut = cut_windowed([Segment(0, raw)], 300, render=render_line, cell_index=0)
+    assert not cut.truncated
+    assert (
+        cut.text == "start\nwarning: slow\n[… the line above repeated 1,999 more times …]\ndone\n"
+    )
+    assert _unfold(cut.text) == raw
+
+
+def test_a_long_log_shows_a_few_lines_each_side_of_the_exact_read() -> None:
+    raw = "".join(f"step {i}: loss={1 / (i + 1):.4f}\n" for i in range(3000))
+    cut = cut_windowed(
+        [Segment(0, raw)], 20_000, render=render_line, cell_index=2, max_lines=(5, 10)
+    )
+    head, marker, tail = _split(cut.text)
+    assert head.count("\n") == 5 and tail.count("\n") == 10
+    assert head + _omitted([Segment(0, raw)], marker) + tail == raw
 
 
 def test_a_single_huge_line_is_cut_inside_the_line() -> None:

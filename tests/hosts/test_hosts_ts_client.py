@@ -23,6 +23,8 @@ import pytest
 from hosts_helpers import npm_install, run_process
 
 from jupyter_jcli.mcp import readonly, workbench
+from jupyter_jcli.mcp._model_text import model_view
+from tool_results import PROTOCOL_TOOL, empty_fields
 
 pytestmark = [pytest.mark.hosts, pytest.mark.kernel, pytest.mark.timeout(1500)]
 
@@ -229,15 +231,21 @@ def _first_json(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_as_the_model_sees_it(entry: dict[str, Any], expected: str | None) -> dict[str, Any]:
-    """One call's report: no SDK rejection; a success with structured content equal to its
-    text, or an ``isError`` whose first text is the error JSON with ``expected``'s code."""
+    """One call's report: no SDK rejection; a success whose text is the model's view of its
+    structured content (the structured content itself for ``read_notebook_output``), or an
+    ``isError`` whose first text is the error JSON with ``expected``'s code."""
     label = entry["label"]
     assert entry["threw"] is False, f"{label}: the TypeScript client rejected the result: {entry}"
     document = _first_json(entry)
     if expected is None:
         assert entry["is_error"] is False, (label, document)
         assert entry["has_structured_content"] is True, label
-        assert entry["structured_content"] == document, label
+        structured = entry["structured_content"]
+        if entry["tool"] == PROTOCOL_TOOL:
+            assert structured == document, label
+        else:
+            assert model_view(structured) == document, label
+            assert not empty_fields(document), (label, document)
         assert document["status"] == "ok", (label, document)
     else:
         assert entry["is_error"] is True, (label, document)

@@ -18,6 +18,7 @@ from jupyter_jcli.mcp import (
     json_text,
     protocol_result,
 )
+from jupyter_jcli.mcp._model_text import model_view
 from tool_results import checked_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16).decode()
@@ -104,10 +105,15 @@ def test_lone_surrogates_from_undecodable_names_become_replacement_characters() 
 
 
 def test_the_shared_result_check_fails_a_document_that_drifts_from_its_schema() -> None:
-    valid = json_result({"schema_version": 1, "status": "ok", "operation": "read_cells"})
+    document = {"schema_version": 1, "status": "ok", "operation": "read_cells"}
+    valid = json_result(document, view=model_view)
     assert checked_result("read_cells", valid)[0] is False
+    with pytest.raises(AssertionError, match="model's view"):
+        checked_result("read_cells", json_result(document))  # the full document as text
     with pytest.raises(AssertionError, match="output schema"):
-        checked_result("read_cells", json_result({"schema_version": 1, "status": "ok"}))
+        checked_result(
+            "read_cells", json_result({"schema_version": 1, "status": "ok"}, view=model_view)
+        )
     with pytest.raises(AssertionError, match="output schema"):
         checked_result("read_notebook_output", json_result({"schema_version": 1, "status": "ok"}))
     legacy = json_result(JcliError(ErrorCode.CELL_NOT_FOUND, "no cell").to_dict())

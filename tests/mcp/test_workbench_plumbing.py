@@ -12,7 +12,7 @@ from jupyter_jcli.errors import UsageError
 from jupyter_jcli.mcp._arguments import check_arguments
 from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._progress import HEARTBEAT_ENV, ProgressReporter, heartbeat_interval
-from jupyter_jcli.mcp._workbench_calls import lift_images
+from jupyter_jcli.mcp._workbench_calls import SENT_BEFORE, SentImages, lift_images
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
 
 SPECS = {spec.name: spec for spec in (*DOCUMENT_TOOLS, *KERNEL_TOOLS)}
@@ -35,7 +35,12 @@ def test_defaults_are_filled_and_given_values_kept() -> None:
     checked = check_arguments(
         "read_cells", SPECS["read_cells"].input_schema, {"path": "a.ipynb", "budget": 10}
     )
-    assert checked == {"path": "a.ipynb", "budget": 10, "include_images": True}
+    assert checked == {
+        "path": "a.ipynb",
+        "budget": 10,
+        "include_images": True,
+        "resend_images": False,
+    }
 
 
 @pytest.mark.parametrize(
@@ -150,3 +155,44 @@ def test_lift_images_moves_raster_base64_out_and_keeps_the_rest() -> None:
     assert reply.document["cells"][2]["outputs"]["images"][0]["image"] == 1
     assert reply.document["data"] == "not an image list"
     assert document["cells"][0]["outputs"]["images"][0]["data"] == "iVBORw0KGgo="  # not mutated
+
+
+def _plot_cell(name: str, rev: str, data: str) -> dict[str, object]:
+    line = "image/png, 1200x1000 px, 80.0 KB; attached as image 0 (1024x853 px, image/png)"
+    return {
+        "name": name,
+        "rev": rev,
+        "outputs": {
+            "text": f"[output 0: display_data, image/png]\n{line}",
+            "images": [{"mime_type": "image/png", "data": data, "output_index": 0}],
+        },
+    }
+
+
+def _read(*cells: dict[str, object]) -> dict[str, object]:
+    return {"operation": "read_cells", "path": "/nb.ipynb", "cells": list(cells)}
+
+
+def test_image_lines_name_the_position_of_their_image_in_the_whole_result() -> None:
+    reply = lift_images(_read(_plot_cell("a", "r1", "AAAA"), _plot_cell("b", "r2", "BBBB")))
+    texts = [cell["outputs"]["text"] for cell in reply.document["cells"]]
+    assert "attached as image 0 (" in texts[0]
+    assert "attached as image 1 (" in texts[1]
+    assert [image.data for image in reply.images] == ["AAAA", "BBBB"]
+
+
+def test_an_image_sent_before_in_the_session_is_referred_to_unless_resent() -> None:
+    sent = SentImages()
+    first = lift_images(_read(_plot_cell("a", "r1", "AAAA")), sent)
+    again = lift_images(_read(_plot_cell("a", "r1", "AAAA"), _plot_cell("b", "r2", "BBBB")), sent)
+    forced = lift_images(_read(_plot_cell("a", "r1", "AAAA")), sent, resend=True)
+    edited = lift_images(_read(_plot_cell("a", "r9", "AAAA")), sent)
+    assert len(first.images) == 1
+    assert [image.data for image in again.images] == ["BBBB"]
+    cell_a, cell_b = again.document["cells"]
+    assert cell_a["outputs"]["images"][0]["delivered_as"] == SENT_BEFORE
+    assert "image" not in cell_a["outputs"]["images"][0]
+    assert "sent before in this session" in cell_a["outputs"]["text"]
+    assert "attached as image 0 (" in cell_b["outputs"]["text"]  # numbered among those sent
+    assert [image.data for image in forced.images] == ["AAAA"]
+    assert [image.data for image in edited.images] == ["AAAA"]  # another rev: sent again

@@ -127,6 +127,34 @@ async def test_overview_and_read_cells_on_a_real_notebook_by_relative_path(
     assert blocks[0].data not in text.text  # the base64 travels once, as image content
 
 
+async def test_a_chart_sent_before_is_referred_to_until_resend_images_asks_for_it(
+    root: Path, tmp_path: Path
+) -> None:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
+        first, _ = await call(session, "read_cells", path=PLOTS_NB, start=4, stop=7)
+        again, read = await call(session, "read_cells", path=PLOTS_NB, start=4, stop=7)
+        forced, _ = await call(
+            session, "read_cells", path=PLOTS_NB, start=4, stop=7, resend_images=True
+        )
+    assert len(images(first)) == 2 and images(again) == [] and len(images(forced)) == 2
+    entries = [i for cell in read["cells"] if cell["outputs"] for i in cell["outputs"]["images"]]
+    assert [entry["delivered_as"] for entry in entries] == ["sent_before", "sent_before"]
+    text = again.content[0]
+    assert isinstance(text, types.TextContent)
+    assert text.text.count("sent before in this session (resend_images=true") == 2
+
+
+async def test_the_overview_tool_pages_with_start_and_limit(root: Path, tmp_path: Path) -> None:
+    async with workbench_in_process(root, tmp_path / "cache") as session:
+        page = await ok(session, "notebook_overview", path=PLOTS_NB, start=10, limit=2)
+        whole = await ok(session, "notebook_overview", path=PLOTS_NB)
+    assert [cell["index"] for cell in page["cells"]] == [10, 11]
+    assert page["cell_count"] == whole["cell_count"] == len(whole["cells"]) == 13
+    assert page["start"] == 10 and whole["next_call"] is None
+    assert page["next_call"] == "notebook_overview start=12 limit=2 (cells 12-12 of 13)"
+    assert page["status_summary"] == whole["status_summary"]  # counts every page
+
+
 async def test_read_cells_without_images_describes_them_in_text(root: Path, tmp_path: Path) -> None:
     async with workbench_in_process(root, tmp_path / "cache") as session:
         result, read = await call(

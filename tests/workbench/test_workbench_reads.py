@@ -10,11 +10,13 @@ from wb_helpers import copy_fixture, make_notebook, tree_state
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.workbench import (
+    DEFAULT_OVERVIEW_LIMIT,
     MIN_CELL_SHARE,
     notebook_graph,
     notebook_overview,
     read_cells,
 )
+from jupyter_jcli.workbench._read import MAX_NEXT_NAMES
 
 SORTING = "02.08-Sorting.ipynb"
 GROUPING = "03.08-Aggregation-and-Grouping.ipynb"
@@ -118,8 +120,10 @@ def test_a_cut_says_how_to_read_the_rest_exactly(work: Path) -> None:
 
 
 def test_a_cut_output_names_the_read_notebook_output_call(work: Path) -> None:
-    stream = {"output_type": "stream", "name": "stdout", "text": "line\n" * 5_000}
-    path = make_notebook(work, ["for i in range(5000): print('line')"])
+    # distinct lines: identical ones fold into one line and a count, with nothing cut
+    text = "".join(f"line {i}\n" for i in range(5_000))
+    stream = {"output_type": "stream", "name": "stdout", "text": text}
+    path = make_notebook(work, ["for i in range(5000): print('line', i)"])
     document = json.loads(path.read_text())
     document["cells"][0]["outputs"] = [stream]
     path.write_text(json.dumps(document), encoding="utf-8")
@@ -208,3 +212,40 @@ def test_a_huge_cell_is_not_analysed_and_its_source_is_clipped(work: Path) -> No
     assert result.characters <= 1000
     assert cut.source.startswith("# huge\nx0 = 0\n")
     assert cut.source_omitted_characters > len(huge) - 1000
+
+
+def test_the_overview_is_paged_with_the_total_and_the_next_page(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    whole = notebook_overview(path, limit=None)
+    page = notebook_overview(path, start=40, limit=4)
+    last = notebook_overview(path, start=44, limit=4)
+    assert [c.index for c in page.cells] == [40, 41, 42, 43]
+    assert page.cells == whole.cells[40:44]  # the analysis covers every page
+    assert page.cell_count == last.cell_count == 46
+    assert page.next_call == "notebook_overview start=44 limit=4 (cells 44-45 of 46)"
+    assert [c.index for c in last.cells] == [44, 45] and last.next_call is None
+    assert page.lint_summary == whole.lint_summary
+    assert page.to_dict()["cell_count"] == 46 and page.to_dict()["start"] == 40
+
+
+def test_the_overview_shows_a_bounded_page_by_default(work: Path) -> None:
+    path = make_notebook(work, [f"x{i} = {i}" for i in range(130)])
+    overview = notebook_overview(path)
+    assert len(overview.cells) == DEFAULT_OVERVIEW_LIMIT == 100
+    assert overview.cell_count == 130
+    assert overview.next_call == "notebook_overview start=100 (cells 100-129 of 130)"
+    with pytest.raises(JcliError) as bad:
+        notebook_overview(path, start=-1)
+    assert bad.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_a_read_cut_short_by_its_budget_goes_on_with_an_index_range(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    result = read_cells(path, budget=1000)
+    shown = len(result.cells)
+    assert result.next_call == f"read_cells start={shown} stop=46 budget=1000"
+    by_names = read_cells(path, names=[c.name for c in notebook_overview(path).cells], budget=400)
+    assert by_names.next_call is not None
+    assert by_names.next_call.count(",") == MAX_NEXT_NAMES - 1  # bounded, not 44 names
+    assert "omitted_cells" in by_names.next_call
+    assert len(by_names.omitted_cells) == 46 - len(by_names.cells)

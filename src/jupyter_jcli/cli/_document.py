@@ -19,15 +19,30 @@ _FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
 
 @click.command("overview")
 @_FILE
-def overview_command(file: str) -> None:
+@click.option(
+    "--start",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Index of the first cell shown.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="The most cells shown (the next page: --start at the first cell not shown).",
+)
+def overview_command(file: str, start: int, limit: int) -> None:
     """Every cell: name, type, rev, what it defines and uses, its parents; then the lint.
 
     Names address cells in `j-cli cell ...`; revs are the --expected-rev of an edit.
-    Reads only: never writes the notebook or any other file.
+    Paged like the MCP tool: --limit cells from --start. Reads only: never writes the
+    notebook or any other file.
     """
     from jupyter_jcli.workbench import notebook_overview
 
-    overview = notebook_overview(file)
+    overview = notebook_overview(file, start=start, limit=limit)
     if json_mode():
         emit_json(overview.to_dict())
         return

@@ -53,9 +53,16 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def overview_lines(overview: Overview) -> list[str]:
     """The overview as a header line, an aligned table of cells and the lint list."""
     lint = ", ".join(f"{count} {kind}" for kind, count in overview.lint_summary.items())
+    shown = len(overview.cells)
+    page = (
+        f"{overview.cell_count} cells"
+        if shown == overview.cell_count
+        else f"cells {overview.start}-{overview.start + shown - 1} of {overview.cell_count}"
+        if shown
+        else f"no cells from {overview.start} (of {overview.cell_count})"
+    )
     lines = [
-        f"{overview.path}: {len(overview.cells)} cells, structure rev {overview.structure_rev}, "
-        f"lint: {lint or 'clean'}"
+        f"{overview.path}: {page}, structure rev {overview.structure_rev}, lint: {lint or 'clean'}"
     ]
     rows = [
         [
@@ -72,6 +79,9 @@ def overview_lines(overview: Overview) -> list[str]:
     ]
     header = ["#", "name", "type", "rev", "defines", "uses", "parents", "first line"]
     lines.extend(table(header, rows))
+    after = overview.start + shown
+    if after < overview.cell_count:
+        lines.append(f"… {overview.cell_count - after} more cells: --start {after}")
     findings = overview.findings
     if findings:
         lines.append("")

@@ -196,7 +196,7 @@ async def _run(
                 include_images=False,
                 kernel_name=kernel_name,
             )
-        overview = await workbench.notebook_overview(file)
+        overview = await workbench.notebook_overview(file, limit=None)
     return outcome, overview
 
 

@@ -8,10 +8,15 @@ and 5 MB per image), and 300 KB of base64 keeps a tool result cheap.
 Rules:
 
 - PNG and JPEG that already fit both caps are passed through byte for byte.
-- Otherwise the image is resized (Lanczos) to fit the pixel cap and re-encoded: PNG as
-  optimized PNG; a photo-like image (more than 4,096 distinct colours, no transparency) as
-  JPEG (quality 85) when that is smaller. Still over the byte cap: the sides shrink by a
-  quarter at a time (JPEG quality stepping down for photos) until it fits or reaches 64 px.
+- Otherwise the image is resized (Lanczos) to fit the pixel cap and re-encoded as the
+  smallest of: optimized PNG; for a chart-like image (at most 4,096 distinct colours after
+  resizing: flat colours and their anti-aliasing), a 256-colour palette PNG (resampling
+  blends colours, so a plain PNG of a downscaled chart can be twice its original's size);
+  for a photo-like one (more colours, no transparency), JPEG (quality 85). An alpha channel
+  that is opaque everywhere is dropped first.
+- The result is never larger in bytes than the stored image: over that, or over the byte
+  cap, the sides shrink by a quarter at a time (JPEG quality stepping down for photos) until
+  it fits or reaches 64 px (then the byte cap alone decides).
 - GIF and WebP are converted the same way (first frame), since not every client shows them.
 
 Pillow is imported inside :func:`downscale` only.
@@ -39,6 +44,7 @@ DEFAULT_IMAGE_MAX_PIXELS = 1024
 DEFAULT_IMAGE_MAX_BYTES = 300_000
 """Default cap on the encoded size of a returned image, in bytes."""
 _PHOTO_COLOURS = 4096
+_PALETTE_COLOURS = 256
 _MIN_SIDE = 64
 
 
@@ -105,19 +111,27 @@ def downscale(raw: bytes, mime_type: str, *, max_side: int, max_bytes: int) -> D
                 opened.draft("RGB", (max_side, max_side))  # decode at a reduced scale: fast
             opened.seek(0)
             image = opened.convert("RGBA" if _has_alpha(opened) else "RGB")
+            if image.mode == "RGBA" and image.getchannel("A").getextrema()[0] == 255:
+                image = image.convert("RGB")  # opaque everywhere: the alpha says nothing
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as err:
         raise ValueError(f"unreadable image: {err}") from err
     side = max_side
     quality = 85
+    fallback: Downscaled | None = None  # the first fit of the byte cap, if never smaller
     while True:
         frame = image.copy()
         frame.thumbnail((side, side), Image.Resampling.LANCZOS)
         data, chosen = _encode(frame, quality)
-        if len(data) <= max_bytes:
-            return Downscaled(
-                data, chosen, frame.width, frame.height, original_width, original_height
-            )
+        result = Downscaled(
+            data, chosen, frame.width, frame.height, original_width, original_height
+        )
+        if len(data) <= max_bytes and len(data) <= len(raw):
+            return result
+        if fallback is None and len(data) <= max_bytes:
+            fallback = result
         if max(frame.size) <= _MIN_SIDE:
+            if fallback is not None:
+                return fallback
             raise ValueError(f"image does not fit {max_bytes} bytes even at {frame.size}")
         side = max(_MIN_SIDE, int(max(frame.size) * 0.75))
         quality = max(50, quality - 10)
@@ -130,11 +144,21 @@ def _has_alpha(image: PILImage) -> bool:
 
 
 def _encode(image: PILImage, quality: int) -> tuple[bytes, str]:
-    """Encode as optimized PNG, or as JPEG when photo-like and smaller."""
+    """The smallest of optimized PNG, palette PNG (chart-like) and JPEG (photo-like)."""
+    from PIL import Image
+
     png = io.BytesIO()
     image.save(png, format="PNG", optimize=True)
     best = (png.getvalue(), "image/png")
-    photo_like = image.mode == "RGB" and image.getcolors(_PHOTO_COLOURS) is None
+    chart_like = image.getcolors(_PHOTO_COLOURS) is not None
+    if chart_like:
+        method = Image.Quantize.MEDIANCUT if image.mode == "RGB" else Image.Quantize.FASTOCTREE
+        palette = image.quantize(_PALETTE_COLOURS, method=method, dither=Image.Dither.NONE)
+        quantized = io.BytesIO()
+        palette.save(quantized, format="PNG", optimize=True)
+        if quantized.tell() < len(best[0]):
+            best = (quantized.getvalue(), "image/png")
+    photo_like = image.mode == "RGB" and not chart_like
     if photo_like:
         jpeg = io.BytesIO()
         image.save(jpeg, format="JPEG", quality=quality, optimize=True)

@@ -8,7 +8,11 @@ Choice within a MIME bundle, first match wins:
 
 1. a raster (``image/png``, ``image/jpeg``, ``image/gif``, ``image/webp``): an image;
 2. ``text/html`` holding a ``<table>``: the table as CSV or JSON rows (never also the
-   ``text/plain`` repr);
+   ``text/plain`` repr), unless the HTML is a display rather than data: then the
+   ``text/plain`` repr, its header saying a ``text/html`` is there too. A display is an HTML
+   value beside a one-line ``text/plain`` repr (an object's own summary, such as
+   ``LinearRegression()``), or a scikit-learn estimator diagram (``sk-top-container``: its
+   tables are parameter documentation);
 3. a widget, Plotly, Vega/Vega-Lite or SVG value: one line of description;
 4. ``text/markdown``; ``text/plain`` unless it is a bare ``<... object>`` repr;
    ``text/latex``; the visible text of ``text/html``; ``application/json`` and other JSON
@@ -33,11 +37,22 @@ from jupyter_jcli.condense._terminal import render_line
 from jupyter_jcli.condense._text import Cut, Segment, clip, cut_derived, cut_windowed, read_hint
 from jupyter_jcli.outputs import RASTER_MIME_TYPES, OutputProtocolError, decode_raster
 
-__all__ = ["Plan", "RasterSource", "Rendered", "fixed_renderer", "join_text", "plan_outputs"]
+__all__ = [
+    "STREAM_CUT_LINES",
+    "Plan",
+    "RasterSource",
+    "Rendered",
+    "fixed_renderer",
+    "join_text",
+    "plan_outputs",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _OBJECT_REPR = re.compile(r"^<[\w.]+(?: object)?(?: at 0x[0-9a-fA-F]+)?>$")
 _TEXT_ORDER = ("text/markdown", "text/plain", "text/latex")
+STREAM_CUT_LINES = (5, 5)
+"""Lines of a cut stream shown (head, tail): a long log's first and last lines, next to the
+exact read of everything between."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +131,10 @@ def _stream_plan(index: int, name: str, cell: int | None) -> tuple[Plan, list[Se
     segments: list[Segment] = []
 
     def render(limit: int) -> Rendered:
-        return _from_cut(cut_windowed(segments, limit, render=render_line, cell_index=cell))
+        cut = cut_windowed(
+            segments, limit, render=render_line, cell_index=cell, max_lines=STREAM_CUT_LINES
+        )
+        return _from_cut(cut)
 
     plan = Plan(index, "stream", name, render, name=name, output_indices=[index])
     return plan, segments
@@ -189,6 +207,14 @@ def _derived_plan(
     return Plan(index, kind, f"{output_type}, {mime}", render, mime_type=mime)
 
 
+def _is_display(html: str, plain: str) -> bool:
+    """Whether an HTML value is a display of an object rather than data (see rule 2)."""
+    stripped = plain.strip()
+    if not stripped or _OBJECT_REPR.match(stripped):
+        return False
+    return "\n" not in stripped or "sk-top-container" in html
+
+
 def _bundle_plan(index: int, output: Mapping[str, Any], cell: int | None) -> Plan:
     output_type = str(output.get("output_type"))
     data = output.get("data")
@@ -210,9 +236,13 @@ def _bundle_plan(index: int, output: Mapping[str, Any], cell: int | None) -> Pla
             plan.raster = RasterSource(raw, mime, problem)
             return plan
     html = join_text(bundle.get("text/html"))
+    plain = join_text(bundle.get("text/plain")) or ""
+    if html is not None and _is_display(html, plain):
+        plan = _text_plan(index, "text/plain", plain, cell, output_type)
+        plan.label += " (text/html too)"
+        return plan
     if html is not None and (table := _table_plan(index, html, cell, output_type)):
         return table
-    plain = join_text(bundle.get("text/plain")) or ""
     for mime, value in bundle.items():
         if is_described(mime):
             line = describe(mime, value, text_fallback=plain)

@@ -8,7 +8,14 @@ from jupyter_jcli.condense._images import downscale, probe
 from jupyter_jcli.condense._model import CondensedImage
 from jupyter_jcli.condense._plan import Plan, fixed_renderer
 
-__all__ = ["attach_images"]
+__all__ = ["attach_images", "attached_as"]
+
+
+def attached_as(number: int) -> str:
+    """The words of an image line naming the attached image ``number`` (0-based, the
+    image's position in the condensed outputs' ``images``; a front end that sends images of
+    several cells in one result renumbers these words to the result's own order)."""
+    return f"attached as image {number}"
 
 
 def _size(count: int) -> str:
@@ -26,7 +33,8 @@ def attach_images(
     """Downscale the rasters of ``plans`` (the first ``max_images``) and describe every one.
 
     Each raster plan's text becomes one line: what was stored, and either which attached
-    image shows it (number, pixel size, type, bytes) or why it is not attached.
+    image shows it (its 0-based number in the returned list, see :func:`attached_as`; pixel
+    size, type, bytes) or why it is not attached.
     """
     images: list[CondensedImage] = []
     for plan in plans:
@@ -66,5 +74,6 @@ def attach_images(
             detail = "as stored"
         else:
             detail = f"{image.width}x{image.height} px, {image.mime_type}, {_size(len(image.data))}"
-        plan.render = fixed_renderer(f"{what}; attached as image {len(images)} ({detail})")
+        reference = attached_as(len(images) - 1)
+        plan.render = fixed_renderer(f"{what}; {reference} ({detail})")
     return images

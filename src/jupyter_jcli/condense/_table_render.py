@@ -49,6 +49,8 @@ def render_table(table: Table, limit: int, *, ordinal: str, how_to_read: str) ->
     Returns:
         ``(text, omitted_rows)``. The first line says the shape and format; a note line
         ``[… N rows omitted (rows a-b of R); full table: <how_to_read> …]`` replaces the cut.
+        When not even one row fits, the column header is left out too, so that the note and
+        its read stay whole wherever ``limit`` allows it.
     """
     form = "CSV" if table.uniform else "JSON rows, spans expanded"
     title = f"[{ordinal}: {table.rows:,} rows x {table.columns:,} columns, {form}]"
@@ -72,8 +74,11 @@ def render_table(table: Table, limit: int, *, ordinal: str, how_to_read: str) ->
             )
         lines.extend(tail_lines[len(tail_lines) - tail_count :] if tail_count else [])
         text = "\n".join(lines)
-        if len(text) <= limit or shown == 0:
-            return clip(text, limit), max(0, omitted)
+        if len(text) <= limit:
+            return text, max(0, omitted)
+        if shown == 0:  # no row fits: the column header goes before the read does
+            bare = "\n".join([title, *lines[1 + len(header) :]])
+            return clip(bare, limit), max(0, omitted)
         if head_count > tail_count or tail_count == 0:
             head_count -= 1
         else:

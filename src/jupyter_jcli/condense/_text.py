@@ -120,18 +120,53 @@ class _Side:
     partial_dirty: bool = False
 
 
+def _repeat_note(count: int) -> str:
+    return f"[… the line above repeated {count:,} more times …]\n"
+
+
+def _folded(piece: str, count: int) -> str:
+    """``count`` more copies of ``piece``: a count note when that is shorter, else the copies."""
+    note = _repeat_note(count)
+    return note if len(note) < count * len(piece) else piece * count
+
+
 def _take_head(
-    raw: str, stop: int, cap: int, render: Callable[[str], str], *, allow_partial: bool
+    raw: str,
+    stop: int,
+    cap: int,
+    render: Callable[[str], str],
+    *,
+    allow_partial: bool,
+    max_lines: int | None = None,
+    collapse: bool = False,
 ) -> _Side:
     side = _Side([], 0, 0)
     pos = 0
     scanned = 0
+    last = ""  # the last line piece shown (repeats of it fold into ``run``)
+    run = 0
+    lines = 0
     while pos < stop and scanned < _MAX_SCAN_LINES:
         newline = raw.find("\n", pos, stop)
         end = stop if newline == -1 else newline
         line = raw[pos:end]
         shown = render(line)
         piece = shown + ("\n" if newline != -1 else "")
+        scanned += 1
+        if collapse and lines and piece == last:
+            if side.size + len(_folded(piece, run + 1)) > cap:
+                break
+            run += 1
+            pos = end + 1 if newline != -1 else end
+            side.raw_edge = pos
+            continue
+        if run:
+            folded = _folded(last, run)
+            side.pieces.append(folded)
+            side.size += len(folded)
+            run = 0
+        if max_lines is not None and lines >= max_lines:
+            return side
         if side.size + len(piece) > cap:
             room = cap - side.size
             if allow_partial and not side.pieces and room > 0:
@@ -145,18 +180,40 @@ def _take_head(
             return side
         side.pieces.append(piece)
         side.size += len(piece)
+        last = piece
+        lines += 1
         pos = end + 1 if newline != -1 else end
         side.raw_edge = pos
-        scanned += 1
+    if run:
+        folded = _folded(last, run)
+        side.pieces.append(folded)
+        side.size += len(folded)
     return side
 
 
 def _take_tail(
-    raw: str, start: int, cap: int, render: Callable[[str], str], *, allow_partial: bool
+    raw: str,
+    start: int,
+    cap: int,
+    render: Callable[[str], str],
+    *,
+    allow_partial: bool,
+    max_lines: int | None = None,
+    collapse: bool = False,
 ) -> _Side:
     side = _Side([], 0, len(raw))
     end = len(raw)  # exclusive end of the current line's text (before its own newline)
     scanned = 0
+    last = ""
+    run = 0
+    lines = 0
+
+    def fold() -> None:
+        # pieces are collected backwards: the note goes before the line it follows
+        folded = _folded(last, run)
+        side.pieces.insert(len(side.pieces) - 1, folded)
+        side.size += len(folded)
+
     # The text after the last newline is a line of its own (possibly empty).
     while end >= start and scanned < _MAX_SCAN_LINES:
         newline = raw.rfind("\n", start, end)
@@ -165,21 +222,36 @@ def _take_tail(
         shown = render(line)
         has_break = end < len(raw)
         piece = shown + ("\n" if has_break else "")
-        if side.size + len(piece) > cap:
-            room = cap - side.size
-            if allow_partial and not side.pieces and room > 0:
-                kept = piece[-room:]
-                side.pieces.append(kept)
-                side.size += len(kept)
-                side.raw_edge = end if has_controls(line) else end - len(kept) + int(has_break)
-            break
-        side.pieces.append(piece)
-        side.size += len(piece)
-        side.raw_edge = begin
         scanned += 1
+        if collapse and lines and piece == last:
+            if side.size + len(_folded(piece, run + 1)) > cap:
+                break
+            run += 1
+            side.raw_edge = begin
+        else:
+            if run:
+                fold()
+                run = 0
+            if max_lines is not None and lines >= max_lines:
+                break
+            if side.size + len(piece) > cap:
+                room = cap - side.size
+                if allow_partial and not side.pieces and room > 0:
+                    kept = piece[-room:]
+                    side.pieces.append(kept)
+                    side.size += len(kept)
+                    side.raw_edge = end if has_controls(line) else end - len(kept) + int(has_break)
+                break
+            side.pieces.append(piece)
+            side.size += len(piece)
+            side.raw_edge = begin
+            last = piece
+            lines += 1 if piece else 0  # the empty text after a final newline is no line
         if newline == -1:
             break
         end = newline
+    if run:
+        fold()
     side.pieces.reverse()
     return side
 
@@ -238,6 +310,7 @@ def cut_windowed(
     render: Callable[[str], str],
     cell_index: int | None,
     mime_type: str | None = None,
+    max_lines: tuple[int, int] | None = None,
 ) -> Cut:
     """Render raw stored text line by line and cut it head and tail to ``limit`` characters.
 
@@ -248,6 +321,13 @@ def cut_windowed(
         render: renders one raw line (no ``\\n``) to what is shown; never longer than the line.
         cell_index: the cell, named in the marker; None leaves it out.
         mime_type: the MIME type to name in the marker (None for streams).
+        max_lines: the most lines shown (head, tail) when the text is cut (a long log
+            needs only its first and last lines next to the exact read); None: as many as
+            ``limit`` holds.
+
+    Text that does not fit ``limit`` as stored is shown with runs of identical lines folded
+    into one line and a count (``[… the line above repeated N more times …]``, used only
+    where shorter than the lines it stands for); when that fits, nothing else is cut.
 
     Returns:
         The cut text. When cut, one marker line sits between head and tail:
@@ -264,6 +344,10 @@ def cut_windowed(
     whole = _take_head(raw, len(raw), limit, render, allow_partial=False)
     if whole.raw_edge >= len(raw) and whole.size <= limit:
         return Cut("".join(whole.pieces), truncated=False)
+    folded = _take_head(raw, len(raw), limit, render, allow_partial=False, collapse=True)
+    if folded.raw_edge >= len(raw) and folded.size <= limit:
+        return Cut("".join(folded.pieces), truncated=False)
+    head_lines, tail_lines = max_lines if max_lines is not None else (None, None)
     digits = len(str(len(raw)))
     full_span, _ = _window_marker(
         segments, starts, 0, len(raw), cell_index=cell_index, mime_type=mime_type
@@ -274,8 +358,18 @@ def cut_windowed(
     if room < 2:
         return Cut(clip(_short_marker(len(raw)), limit), True, len(raw), raw.count("\n"))
     head_cap = int(room * _HEAD_SHARE)
-    head = _take_head(raw, len(raw), head_cap, render, allow_partial=True)
-    tail = _take_tail(raw, head.raw_edge, room - head.size, render, allow_partial=True)
+    head = _take_head(
+        raw, len(raw), head_cap, render, allow_partial=True, max_lines=head_lines, collapse=True
+    )
+    tail = _take_tail(
+        raw,
+        head.raw_edge,
+        room - head.size,
+        render,
+        allow_partial=True,
+        max_lines=tail_lines,
+        collapse=True,
+    )
     begin, end = head.raw_edge, max(head.raw_edge, tail.raw_edge)
     omitted_lines = raw.count("\n", begin, end)
     how, hints = _window_marker(

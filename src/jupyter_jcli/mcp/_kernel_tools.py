@@ -14,7 +14,12 @@ from typing import Any
 
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.mcp._registry import Call, Reply
-from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session
+from jupyter_jcli.mcp._workbench_calls import (
+    RESEND_IMAGES,
+    RESEND_IMAGES_SCHEMA,
+    WorkbenchRun,
+    on_session,
+)
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, string_list
 from jupyter_jcli.workbench import Workbench
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
@@ -43,6 +48,7 @@ _KERNEL_NAME: dict[str, Any] = {
 _RUN_OPTIONS: dict[str, Any] = {
     "timeout": _TIMEOUT,
     "include_images": _IMAGES,
+    RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
     "kernel_name": _KERNEL_NAME,
 }
 """The options both executing tools take, after their own."""
@@ -51,8 +57,10 @@ _RUN_NOTE = (
     "Outputs (with execution counts) are written into the .ipynb before the result returns, "
     "so any Jupyter UI shows them; the result gives per cell its status (ok, error, timeout, "
     "died, interrupted, skipped), condensed outputs (text within about 20,000 characters, "
-    "charts as images), `written` and, when a cell was edited or removed while it ran, "
-    "`not_written_reason` (cell_changed, cell_removed), and `still_stale`. Never two "
+    "charts as images; a chart already sent in this session for the same cell rev and output "
+    "is referred to, resend_images=true sends it again), `not_written_reason` "
+    "(cell_changed, cell_removed) when a cell was edited or removed while it ran, and "
+    "`still_stale`. Never two "
     "executions at once on one kernel (KERNEL_BUSY). input() fails at once. The call's "
     "`error` says when the kernel's state was lost: KERNEL_DIED (it crashed; the next "
     "execution starts a new one), KERNEL_KILLED (a cell ignored the interrupt after its "

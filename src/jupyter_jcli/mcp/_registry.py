@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from jupyter_jcli.mcp._model_text import model_view
 from jupyter_jcli.mcp._results import ImagePart, json_result, protocol_result
 
 if TYPE_CHECKING:
@@ -74,7 +75,9 @@ class RegisteredTool:
         must_exist: whether that file must exist already (false for a tool that creates it).
         protocol: the document is a saved-output protocol document: render it with
             :func:`~jupyter_jcli.mcp._results.protocol_result` (a raster read's bytes become
-            one ``ImageContent``) instead of :func:`~jupyter_jcli.mcp._results.json_result`.
+            one ``ImageContent``; the text is the document) instead of
+            :func:`~jupyter_jcli.mcp._results.json_result` with the model's view
+            (:func:`~jupyter_jcli.mcp._model_text.model_view`) as the text.
     """
 
     definition: types.Tool
@@ -93,4 +96,4 @@ class RegisteredTool:
         """The ``CallToolResult`` of a successful call."""
         if self.protocol:
             return protocol_result(reply.document)
-        return json_result(reply.document, images=reply.images)
+        return json_result(reply.document, images=reply.images, view=model_view)

@@ -3,9 +3,12 @@
 One shape for every tool of every jupyter-jcli MCP server (MCP tool results:
 https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-result):
 
-- success: ``structuredContent`` is the JSON document and the first content block is a
-  ``TextContent`` holding the same document as compact JSON, so a client that reads only
-  one of the two still gets everything; images follow as ``ImageContent`` blocks.
+- success: ``structuredContent`` is the JSON document (the complete record) and the first
+  content block is a ``TextContent`` holding, as compact JSON, what the model reads: for the
+  workbench tools the view of :func:`jupyter_jcli.mcp._model_text.model_view` (the fields the
+  model acts on, nothing that is null, false, zero or empty; hosts show the model the text,
+  not the structured content), for the saved-output protocol the document itself; images
+  follow as ``ImageContent`` blocks.
 - a raster read of the saved-output protocol (``selected.encoding == "base64"``): the image
   bytes go in one ``ImageContent``; the JSON (text and structured) keeps the provenance and
   the image facts (``mime_type``, ``bytes``, ``width``, ``height``) with ``data`` removed and
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,24 +85,31 @@ def json_text(document: Mapping[str, Any]) -> str:
 
 
 def json_result(
-    document: Mapping[str, Any], *, images: Sequence[ImagePart] = ()
+    document: Mapping[str, Any],
+    *,
+    images: Sequence[ImagePart] = (),
+    view: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
 ) -> types.CallToolResult:
-    """A successful tool result: the document as structured content and as JSON text.
+    """A successful tool result: the document as structured content, a view of it as text.
 
     Args:
         document: a JSON object (the tool's result document).
         images: images to append as ``ImageContent`` after the text, in order.
+        view: makes the text's JSON from the document (as it went through JSON); None: the
+            text is the document itself.
 
     Returns:
         ``CallToolResult`` with ``content = [TextContent(json), *ImageContent]`` and
-        ``structuredContent`` equal to the parsed text (so both carry exactly the same JSON).
+        ``structuredContent`` the document.
     """
-    text = json_text(document)
+    full = json_text(document)
+    structured = orjson.loads(full)
+    text = full if view is None else json_text(view(structured))
     content: list[types.ContentBlock] = [types.TextContent(text=text)]
     content.extend(
         types.ImageContent(data=image.data, mime_type=image.mime_type) for image in images
     )
-    return types.CallToolResult(content=content, structured_content=orjson.loads(text))
+    return types.CallToolResult(content=content, structured_content=structured)
 
 
 def protocol_result(document: Mapping[str, Any]) -> types.CallToolResult:

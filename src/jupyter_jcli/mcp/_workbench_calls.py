@@ -11,16 +11,26 @@ Images: wherever a document holds a list under ``images`` whose entries carry ba
 ``data`` of a raster MIME type (``read_cells``' condensed outputs, executions' outputs), the
 bytes move into an MCP ``ImageContent`` block and the entry keeps its facts plus
 ``"delivered_as": "image_content"`` and ``"image"``: the image's position among the
-result's images (0-based), so the base64 never travels twice.
+result's images (0-based), so the base64 never travels twice; the image line of the
+condensed text is renumbered to that position. An image this server already sent in the
+session for the same notebook, cell, rev, output and bytes is not sent again: its entry says
+``"delivered_as": "sent_before"`` and its image line says so, unless the call passes
+``resend_images: true`` (:data:`RESEND_IMAGES`). The memory holds the last
+:data:`SENT_IMAGES_REMEMBERED` images.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
+from jupyter_jcli.condense._rasters import attached_as
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._results import IMAGE_DELIVERY, ImagePart
 from jupyter_jcli.outputs import RASTER_MIME_TYPES
@@ -28,7 +38,64 @@ from jupyter_jcli.outputs import RASTER_MIME_TYPES
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._session import Workbench
 
-__all__ = ["WorkbenchRun", "lift_images", "on_session", "threaded"]
+__all__ = [
+    "RESEND_IMAGES",
+    "RESEND_IMAGES_SCHEMA",
+    "SENT_BEFORE",
+    "SENT_IMAGES_REMEMBERED",
+    "SentImages",
+    "WorkbenchRun",
+    "lift_images",
+    "on_session",
+    "threaded",
+]
+
+RESEND_IMAGES = "resend_images"
+"""The argument of the image-returning tools that sends every image again."""
+RESEND_IMAGES_SCHEMA: dict[str, Any] = {
+    "type": "boolean",
+    "default": False,
+    "description": "Attach every image again, also those this server already sent in this "
+    "session for the same cell rev and output (by default those are referred to).",
+}
+SENT_BEFORE = "sent_before"
+"""Value of an image entry's ``delivered_as`` when the image was sent by an earlier result."""
+SENT_IMAGES_REMEMBERED = 4096
+"""Images a server remembers having sent (the oldest are forgotten first)."""
+_IMAGE_WORDS = re.compile(r"attached as image (\d+)\b")
+
+
+class SentImages:
+    """The images one server has sent in its session, by notebook, cell, rev, output, bytes."""
+
+    def __init__(self, limit: int = SENT_IMAGES_REMEMBERED) -> None:
+        self._seen: OrderedDict[tuple[str, ...], None] = OrderedDict()
+        self._limit = limit
+
+    def seen(self, key: tuple[str, ...]) -> bool:
+        """Whether ``key`` was sent (and remember it as recent)."""
+        if key in self._seen:
+            self._seen.move_to_end(key)
+            return True
+        return False
+
+    def add(self, key: tuple[str, ...]) -> None:
+        """Remember ``key`` as sent."""
+        self._seen[key] = None
+        self._seen.move_to_end(key)
+        while len(self._seen) > self._limit:
+            self._seen.popitem(last=False)
+
+
+_SENT: weakref.WeakKeyDictionary[Workbench, SentImages] = weakref.WeakKeyDictionary()
+
+
+def _sent(workbench: Workbench) -> SentImages:
+    memory = _SENT.get(workbench)
+    if memory is None:
+        memory = _SENT[workbench] = SentImages()
+    return memory
+
 
 WorkbenchRun = Callable[["Workbench", Call], Awaitable[Reply]]
 """A tool's operation before it is bound to the server's workbench."""
@@ -44,7 +111,7 @@ def threaded(function: Callable[..., Any]) -> WorkbenchRun:
                 return function(call.path, **call.arguments)
 
         outcome = await anyio.to_thread.run_sync(work)
-        return lift_images(outcome.to_dict())
+        return lift_images(outcome.to_dict(), _sent(workbench))
 
     return run
 
@@ -62,6 +129,7 @@ def on_session(
 
     async def run(workbench: Workbench, call: Call) -> Reply:
         arguments = dict(call.arguments)
+        resend = bool(arguments.pop(RESEND_IMAGES, False))
         if not reports_progress or call.progress is None or arguments.get("dry_run"):
             outcome = await method(workbench, call.path, **arguments)
         else:
@@ -69,45 +137,99 @@ def on_session(
                 outcome = await method(
                     workbench, call.path, on_progress=progress.report, **arguments
                 )
-        return lift_images(outcome.to_dict())
+        return lift_images(outcome.to_dict(), _sent(workbench), resend=resend)
 
     return run
 
 
-def lift_images(document: Mapping[str, Any]) -> Reply:
+def lift_images(
+    document: Mapping[str, Any], sent: SentImages | None = None, *, resend: bool = False
+) -> Reply:
     """Move every raster image's base64 out of ``document`` into image parts (see above).
 
     Args:
         document: a JSON document (not modified).
+        sent: the images the server sent before in this session (updated); None: send all.
+        resend: send every image, also those in ``sent``.
 
     Returns:
-        The :class:`Reply`: a copy of the document with image entries rewritten, and the
-        images in document order.
+        The :class:`Reply`: a copy of the document with image entries (and the image lines
+        of their condensed text) rewritten, and the images in document order.
     """
     images: list[ImagePart] = []
+    notebook = str(document.get("notebook_path") or document.get("path") or "")
 
-    def walk(value: Any, key: str | None) -> Any:
+    def walk(value: Any, cell: Mapping[str, Any] | None) -> Any:
         if isinstance(value, Mapping):
-            return {k: walk(v, str(k)) for k, v in value.items()}
+            if isinstance(value.get("images"), list):
+                return _lift_outputs(value, images, _Where(notebook, cell, sent, resend))
+            inner = value if "name" in value and "outputs" in value else cell
+            return {k: walk(v, inner) for k, v in value.items()}
         if isinstance(value, list):
-            if key == "images":
-                return [_lift(item, images) for item in value]
-            return [walk(item, None) for item in value]
+            return [walk(item, cell) for item in value]
         return value
 
     lifted = walk(document, None)
     return Reply(document=lifted, images=tuple(images))
 
 
-def _lift(entry: Any, images: list[ImagePart]) -> Any:
-    if not (
-        isinstance(entry, Mapping)
-        and isinstance(entry.get("data"), str)
-        and entry.get("mime_type") in RASTER_MIME_TYPES
-    ):
-        return entry
-    facts = {key: value for key, value in entry.items() if key != "data"}
-    facts["delivered_as"] = IMAGE_DELIVERY
-    facts["image"] = len(images)
-    images.append(ImagePart(mime_type=str(entry["mime_type"]), data=str(entry["data"])))
-    return facts
+class _Where:
+    """The cell an ``images`` list belongs to, and the session's memory of sent images."""
+
+    def __init__(
+        self,
+        notebook: str,
+        cell: Mapping[str, Any] | None,
+        sent: SentImages | None,
+        resend: bool,
+    ) -> None:
+        self.notebook = notebook
+        self.cell = cell
+        self.sent = sent
+        self.resend = resend
+
+    def key(self, entry: Mapping[str, Any]) -> tuple[str, ...] | None:
+        if self.sent is None or self.cell is None:
+            return None
+        digest = hashlib.sha256(str(entry["data"]).encode("ascii", "replace")).hexdigest()
+        name, rev = self.cell.get("name"), self.cell.get("rev")
+        return (self.notebook, str(name), str(rev), str(entry.get("output_index")), digest)
+
+
+def _lift_outputs(
+    outputs: Mapping[str, Any], images: list[ImagePart], where: _Where
+) -> dict[str, Any]:
+    """Lift one condensed outputs' images; renumber their lines in its ``text``."""
+    lifted: list[Any] = []
+    words: dict[int, str] = {}
+    for local, entry in enumerate(outputs["images"]):
+        if not (
+            isinstance(entry, Mapping)
+            and isinstance(entry.get("data"), str)
+            and entry.get("mime_type") in RASTER_MIME_TYPES
+        ):
+            lifted.append(entry)
+            continue
+        facts = {key: value for key, value in entry.items() if key != "data"}
+        key = where.key(entry)
+        if key is not None and where.sent is not None and where.sent.seen(key) and not where.resend:
+            facts["delivered_as"] = SENT_BEFORE
+            words[local] = f"sent before in this session ({RESEND_IMAGES}=true attaches it)"
+        else:
+            facts["delivered_as"] = IMAGE_DELIVERY
+            facts["image"] = len(images)
+            words[local] = attached_as(len(images))
+            images.append(ImagePart(mime_type=str(entry["mime_type"]), data=str(entry["data"])))
+            if key is not None and where.sent is not None:
+                where.sent.add(key)
+        lifted.append(facts)
+    result = dict(outputs)
+    result["images"] = lifted
+    text = outputs.get("text")
+    if isinstance(text, str) and words:
+
+        def renumber(match: re.Match[str]) -> str:
+            return words.get(int(match.group(1)), match.group(0))
+
+        result["text"] = _IMAGE_WORDS.sub(renumber, text)
+    return result

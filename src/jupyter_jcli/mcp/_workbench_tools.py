@@ -20,8 +20,15 @@ import mcp_types as types
 from jupyter_jcli.errors import CELL_TYPES
 from jupyter_jcli.mcp._arguments import check_arguments
 from jupyter_jcli.mcp._registry import RegisteredTool
-from jupyter_jcli.mcp._workbench_calls import WorkbenchRun, on_session, threaded
+from jupyter_jcli.mcp._workbench_calls import (
+    RESEND_IMAGES,
+    RESEND_IMAGES_SCHEMA,
+    WorkbenchRun,
+    on_session,
+    threaded,
+)
 from jupyter_jcli.workbench import (
+    DEFAULT_OVERVIEW_LIMIT,
     DEFAULT_READ_BUDGET,
     DEFAULT_READ_MAX_IMAGES,
     SEARCH_FIELDS,
@@ -213,11 +220,27 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         name="notebook_overview",
         title="Notebook overview",
         description="Start here. One line per cell: name (the address every other tool "
-        "takes), type, rev (pass as expected_rev to edit), first line, what it defines and "
-        "uses, parents/children in the dependency graph, lint findings, run status "
-        "(fresh, stale, error, never_run), tldr, and the kernel's state and epoch. Costs "
-        "about 100-200 characters per cell; no outputs, never runs anything.",
-        properties={"path": PATH},
+        "takes), type (given when not code), rev (pass as expected_rev to edit), first line, "
+        "what it defines and uses, parents/children in the dependency graph, lint findings, "
+        "run status (fresh, stale, error, never_run), tldr, and the kernel's state and epoch. "
+        f"Paged: `limit` cells from `start` (default {DEFAULT_OVERVIEW_LIMIT}); `cell_count` "
+        "is the notebook's total and `next_call` the next page. Costs about 100-200 "
+        "characters per cell; no outputs, never runs anything.",
+        properties={
+            "path": PATH,
+            "start": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "Index of the first cell shown.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "default": DEFAULT_OVERVIEW_LIMIT,
+                "description": "The most cells shown.",
+            },
+        },
         run=on_session(Workbench.notebook_overview),
     ),
     ToolSpec(
@@ -226,8 +249,10 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         description="Sources and condensed outputs of cells chosen by name (or an index "
         "slice start/stop; neither: all cells), fitted into `budget` characters: long "
         "text is cut with a marker naming the exact read_notebook_output call that shows "
-        "the rest, tables come as CSV, progress bars collapsed, ANSI removed. Charts come "
-        "back as downscaled images (image content, not counted in the budget). Cost: at "
+        "the rest, tables come as CSV, progress bars collapsed, repeated lines counted, ANSI "
+        "removed; cell_type is given when not code; `next_call` goes on with cells left out. "
+        "Charts come back as downscaled images (image content, not counted in the budget; one "
+        "already sent in this session for the same cell rev is referred to). Cost: at "
         f"most `budget` characters (default {DEFAULT_READ_BUDGET:,}) plus the images. Reads "
         "only.",
         properties={
@@ -247,6 +272,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
                 "description": f"Return charts as images (at most {DEFAULT_READ_MAX_IMAGES} "
                 "per call); false describes them in text instead.",
             },
+            RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
         },
         run=on_session(Workbench.read_cells),
     ),

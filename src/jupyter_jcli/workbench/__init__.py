@@ -101,7 +101,12 @@ from jupyter_jcli.workbench._outcomes import (
     KernelOutcome,
     RunStaleOutcome,
 )
-from jupyter_jcli.workbench._overview import CellOverview, Overview, notebook_overview
+from jupyter_jcli.workbench._overview import (
+    DEFAULT_OVERVIEW_LIMIT,
+    CellOverview,
+    Overview,
+    notebook_overview,
+)
 from jupyter_jcli.workbench._read import (
     DEFAULT_READ_BUDGET,
     DEFAULT_READ_MAX_IMAGES,
@@ -131,6 +136,7 @@ from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, sum
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
     "DEFAULT_INSPECT_MAX_CHARS",
+    "DEFAULT_OVERVIEW_LIMIT",
     "DEFAULT_READ_BUDGET",
     "DEFAULT_READ_MAX_IMAGES",
     "GRAPH_FORMATS",

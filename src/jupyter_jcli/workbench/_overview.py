@@ -1,4 +1,10 @@
-"""``notebook_overview``: one line of facts per cell, the DAG's edges and the lint."""
+"""``notebook_overview``: one line of facts per cell, the DAG's edges and the lint, paged.
+
+A page is ``limit`` cells from ``start`` (default: the first :data:`DEFAULT_OVERVIEW_LIMIT`);
+the analysis always covers the whole notebook (parents and children may be on other pages,
+``lint_summary`` counts every cell's findings), and the result gives the notebook's
+``cell_count`` and the ``next_call`` that shows the next page.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.analysis import Finding
-from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
-__all__ = ["CellOverview", "Overview", "notebook_overview", "overview_of"]
+__all__ = [
+    "DEFAULT_OVERVIEW_LIMIT",
+    "CellOverview",
+    "Overview",
+    "check_page",
+    "notebook_overview",
+    "overview_next_call",
+    "overview_of",
+]
+
+DEFAULT_OVERVIEW_LIMIT = 100
+"""Cells an overview shows by default (about 150 characters each as the model reads them)."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +95,13 @@ class Overview:
         notebook_path: the ``.ipynb`` holding the outputs (the pair's, for a ``.py``).
         structure_rev: the notebook's structure rev (pass it as ``expected_rev`` to add a
             cell at the start or end only if nothing changed).
-        cells: one :class:`CellOverview` per cell, in order.
-        lint_summary: number of findings per kind (``syntax_error``, ``unresolved_name``, ...).
+        cells: one :class:`CellOverview` per cell of the page, in order.
+        lint_summary: number of findings per kind (``syntax_error``, ``unresolved_name``, ...)
+            over the whole notebook.
+        cell_count: cells in the notebook (all pages).
+        start: index of the page's first cell.
+        next_call: the ``notebook_overview`` call that shows the next page, or ``None``
+            (this page reaches the last cell).
     """
 
     path: Path
@@ -87,10 +109,13 @@ class Overview:
     structure_rev: str
     cells: tuple[CellOverview, ...]
     lint_summary: dict[str, int]
+    cell_count: int
+    start: int
+    next_call: str | None
 
     @property
     def findings(self) -> tuple[Finding, ...]:
-        """Every lint finding, in document order."""
+        """Every lint finding of the page's cells, in document order."""
         return tuple(finding for cell in self.cells for finding in cell.findings)
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,13 +127,43 @@ class Overview:
             "path": str(self.path),
             "notebook_path": str(self.notebook_path),
             "structure_rev": self.structure_rev,
-            "cell_count": len(self.cells),
+            "cell_count": self.cell_count,
+            "start": self.start,
+            "next_call": self.next_call,
             "lint_summary": dict(self.lint_summary),
             "cells": [cell.to_dict() for cell in self.cells],
         }
 
 
-def notebook_overview(path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Overview:
+def check_page(start: int, limit: int | None) -> None:
+    """Check an overview page's bounds.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` when ``start`` is not an integer >= 0 or ``limit`` is
+            neither None nor an integer >= 1.
+    """
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise UsageError(f"start must be an integer >= 0, got {start!r}.", {"start": start})
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise UsageError(f"limit must be an integer >= 1, got {limit!r}.", {"limit": limit})
+
+
+def overview_next_call(start: int, shown: int, total: int, limit: int | None) -> str | None:
+    """The ``notebook_overview`` call of the page after ``shown`` cells from ``start``."""
+    after = start + shown
+    if after >= total:
+        return None
+    same_limit = "" if limit in (None, DEFAULT_OVERVIEW_LIMIT) else f" limit={limit}"
+    return f"notebook_overview start={after}{same_limit} (cells {after}-{total - 1} of {total})"
+
+
+def notebook_overview(
+    path: str | os.PathLike[str],
+    *,
+    start: int = 0,
+    limit: int | None = DEFAULT_OVERVIEW_LIMIT,
+    cache_dir: Path | None = None,
+) -> Overview:
     """Every cell's name, type, rev, first line, static effects, DAG neighbours and lint.
 
     Reads only: no file or folder is created or changed (names not yet stored are computed).
@@ -117,27 +172,34 @@ def notebook_overview(path: str | os.PathLike[str], *, cache_dir: Path | None = 
 
     Args:
         path: an ``.ipynb``, or a py:percent ``.py`` paired with one (jupytext rules).
+        start: index of the first cell shown (>= 0; past the end: no cells).
+        limit: the most cells shown (>= 1), or None for every cell from ``start``.
         cache_dir: snapshot cache base folder (unused by reads; accepted for symmetry).
 
     Returns:
-        The :class:`Overview`.
+        The :class:`Overview` of the page.
 
     Raises:
+        UsageError: ``USAGE_ERROR`` for a bad ``start`` or ``limit``.
         NotebookError: the read codes of :meth:`Document.load
             <jupyter_jcli.notebook.document.Document.load>`.
     """
-    return overview_of(load(path, cache_dir=cache_dir))
+    check_page(start, limit)
+    return overview_of(load(path, cache_dir=cache_dir), start=start, limit=limit)
 
 
-def overview_of(loaded: Loaded) -> Overview:
-    """The :class:`Overview` of an already loaded notebook (pure: reads ``loaded`` only)."""
+def overview_of(loaded: Loaded, *, start: int = 0, limit: int | None = None) -> Overview:
+    """The :class:`Overview` page of an already loaded notebook (pure: reads ``loaded``
+    only; ``start`` and ``limit`` as :func:`notebook_overview` takes them, checked there)."""
     graph = loaded.graph
     cell_dicts = loaded.document.cell_dicts()
     by_cell: dict[int, list[Finding]] = {}
     for finding in graph.findings:
         by_cell.setdefault(finding.index, []).append(finding)
     cells = []
-    for view, node in zip(loaded.cells, graph.cells, strict=True):
+    stop = None if limit is None else start + limit
+    pairs = list(zip(loaded.cells, graph.cells, strict=True))
+    for view, node in pairs[start:stop]:
         effects = node.effects
         cells.append(
             CellOverview(
@@ -163,4 +225,7 @@ def overview_of(loaded: Loaded) -> Overview:
         structure_rev=loaded.document.structure_rev,
         cells=tuple(cells),
         lint_summary=dict(sorted(summary.items())),
+        cell_count=len(pairs),
+        start=start,
+        next_call=overview_next_call(start, len(cells), len(pairs), limit),
     )

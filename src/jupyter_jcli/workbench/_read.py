@@ -33,6 +33,7 @@ from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 __all__ = [
     "DEFAULT_READ_BUDGET",
     "DEFAULT_READ_MAX_IMAGES",
+    "MAX_NEXT_NAMES",
     "MIN_CELL_SHARE",
     "ReadCell",
     "ReadCellsResult",
@@ -46,6 +47,8 @@ DEFAULT_READ_MAX_IMAGES = 8
 """Default number of images returned per call; later rasters are described in the text."""
 MIN_CELL_SHARE = 200
 """Characters each shown cell can count on; fewer cells are shown when the budget is small."""
+MAX_NEXT_NAMES = 20
+"""Names a ``next_call`` lists at most (a call by names; a slice's continues as a range)."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,9 @@ class ReadCellsResult:
         characters: characters of source and output text returned (<= ``budget``).
         cells: the cells shown, in the order asked for.
         omitted_cells: names of the selected cells left out for lack of budget, in order.
-        next_call: the ``read_cells`` call that shows the omitted cells, or ``None``.
+        next_call: the ``read_cells`` call that goes on with the omitted cells (an index
+            range ``start=I stop=J`` when the cells were chosen by a slice or all, else at
+            most :data:`MAX_NEXT_NAMES` names), or ``None``.
     """
 
     path: Path
@@ -289,9 +294,7 @@ def read_loaded(
     characters = sum(
         len(c.source) + (len(c.outputs.text) if c.outputs is not None else 0) for c in cells
     )
-    next_call = None
-    if omitted:
-        next_call = "read_cells names=" + ",".join(view.name for view in omitted)
+    next_call = _next_call(omitted, by_name=names is not None, budget=budget) if omitted else None
     return ReadCellsResult(
         path=document.path,
         structure_rev=document.structure_rev,
@@ -301,6 +304,19 @@ def read_loaded(
         omitted_cells=tuple(view.name for view in omitted),
         next_call=next_call,
     )
+
+
+def _next_call(omitted: Sequence[CellView], *, by_name: bool, budget: int) -> str:
+    """The ``read_cells`` call that goes on with the omitted cells, bounded in size: an index
+    range for a slice (the omitted cells of a slice are its last ones), else the first
+    :data:`MAX_NEXT_NAMES` omitted names (``omitted_cells`` lists them all)."""
+    same_budget = "" if budget == DEFAULT_READ_BUDGET else f" budget={budget}"
+    if not by_name:
+        return f"read_cells start={omitted[0].index} stop={omitted[-1].index + 1}{same_budget}"
+    listed = ",".join(view.name for view in omitted[:MAX_NEXT_NAMES])
+    rest = len(omitted) - MAX_NEXT_NAMES
+    more = f" (then the other {rest} names of omitted_cells)" if rest > 0 else ""
+    return f"read_cells names={listed}{same_budget}{more}"
 
 
 def _has_outputs(view: CellView, outputs: Mapping[int, Sequence[Any]]) -> bool:

@@ -52,6 +52,7 @@ from jupyter_jcli.workbench._inspect import (
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
+from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, check_page
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
 from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
 from jupyter_jcli.workbench._runs import (
@@ -163,9 +164,12 @@ class Workbench:
 
     # ------------------------------------------------------------------ reads
 
-    async def notebook_overview(self, path: PathArg) -> SessionOverview:
-        """The overview of :func:`~jupyter_jcli.workbench.notebook_overview` plus, per cell,
-        ``status`` and ``tldr``, and the notebook's ``kernel`` (:class:`KernelInfo`).
+    async def notebook_overview(
+        self, path: PathArg, *, start: int = 0, limit: int | None = DEFAULT_OVERVIEW_LIMIT
+    ) -> SessionOverview:
+        """The overview of :func:`~jupyter_jcli.workbench.notebook_overview` (the page of
+        ``limit`` cells from ``start``) plus, per cell, ``status`` and ``tldr``, and the
+        notebook's ``kernel`` (:class:`KernelInfo`).
 
         Reads only: starts no kernel, writes nothing, never calls a model (tldrs are cached
         summaries or fallbacks marked ``*``).
@@ -173,10 +177,13 @@ class Workbench:
         Raises:
             NotebookError: the read codes of :func:`~jupyter_jcli.workbench.notebook_overview`.
         """
+        check_page(start, limit)
         loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)
         log = self._log_of(loaded.document)
-        return await self._thread(overview_with_statuses, loaded, log, info)
+        return await self._thread(
+            partial(overview_with_statuses, loaded, log, info, start=start, limit=limit)
+        )
 
     async def read_cells(
         self,

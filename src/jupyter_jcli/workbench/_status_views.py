@@ -61,13 +61,15 @@ class SessionOverview(Overview):
 
     Attributes:
         kernel: the notebook's kernel (state ``not_started`` when none runs).
+        status_summary: code cells per status over the whole notebook (every page).
     """
 
     kernel: KernelInfo
+    status_summary: dict[str, int]
 
     @property
     def statuses(self) -> dict[str, CellStatus]:
-        """``{name: status}`` of every code cell, in document order."""
+        """``{name: status}`` of every code cell of the page, in document order."""
         return {
             cell.name: cell.status
             for cell in self.cells
@@ -78,7 +80,7 @@ class SessionOverview(Overview):
         """The :class:`Overview` document plus ``kernel`` and ``status_summary``."""
         document = super().to_dict()
         document["kernel"] = self.kernel.to_dict()
-        document["status_summary"] = dict(sorted(Counter(self.statuses.values()).items()))
+        document["status_summary"] = dict(self.status_summary)
         return document
 
 
@@ -126,14 +128,22 @@ def cell_tldrs(cells: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def overview_with_statuses(
-    loaded: Loaded, log: RunLog | None, kernel: KernelInfo
+    loaded: Loaded,
+    log: RunLog | None,
+    kernel: KernelInfo,
+    *,
+    start: int = 0,
+    limit: int | None = None,
 ) -> SessionOverview:
-    """The :class:`SessionOverview` of an already loaded notebook: its overview, statuses
-    against the kernel's epoch and the run log, tldrs (kept with the document's version)."""
+    """The :class:`SessionOverview` page of an already loaded notebook: its overview,
+    statuses against the kernel's epoch and the run log, tldrs (kept with the document's
+    version); ``start`` and ``limit`` as :func:`~jupyter_jcli.workbench.notebook_overview`."""
     document = loaded.document
     tldrs = document.memo("tldrs", lambda: cell_tldrs(document.cell_dicts()))
     by_name = statuses(loaded, log, kernel.epoch)
-    return session_overview(overview_of(loaded), tldrs, by_name, kernel)
+    overview = overview_of(loaded, start=start, limit=limit)
+    page = tldrs[overview.start : overview.start + len(overview.cells)]
+    return session_overview(overview, page, by_name, kernel)
 
 
 def session_overview(
@@ -142,8 +152,9 @@ def session_overview(
     statuses: Mapping[str, CellStatus],
     kernel: KernelInfo,
 ) -> SessionOverview:
-    """``overview`` with each cell's status and tldr (``tldrs``: one per cell, in order, see
-    :func:`cell_tldrs`) and the kernel."""
+    """``overview`` with each cell's status and tldr (``tldrs``: one per cell of the page, in
+    order, see :func:`cell_tldrs`) and the kernel; ``statuses`` covers every code cell of the
+    notebook, so ``status_summary`` counts all pages."""
     cells = tuple(
         SessionCellOverview(
             index=cell.index,
@@ -164,13 +175,18 @@ def session_overview(
         )
         for cell, tldr in zip(overview.cells, tldrs, strict=True)
     )
+    summary = {str(status): n for status, n in sorted(Counter(statuses.values()).items())}
     return SessionOverview(
         path=overview.path,
         notebook_path=overview.notebook_path,
         structure_rev=overview.structure_rev,
         cells=cells,
         lint_summary=overview.lint_summary,
+        cell_count=overview.cell_count,
+        start=overview.start,
+        next_call=overview.next_call,
         kernel=kernel,
+        status_summary=summary,
     )
 
 
