@@ -29,6 +29,7 @@ from jupyter_jcli import __version__
 from jupyter_jcli.cli._cell_edit import cell
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
 from jupyter_jcli.cli._hook import hook
+from jupyter_jcli.cli._kernel import kernel
 from jupyter_jcli.cli._mcp import mcp
 from jupyter_jcli.cli._notebook import notebook
 from jupyter_jcli.cli._params import harden
@@ -133,6 +134,7 @@ cli.add_command(mcp)
 cli.add_command(setup)
 cli.add_command(hook)
 cli.add_command(run_command)
+cli.add_command(kernel)
 
 
 main: JcliGroup = cli

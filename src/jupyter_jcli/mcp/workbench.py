@@ -21,9 +21,12 @@ notifications when the request carries a ``progressToken``
 
 Every stdin line gets an answer, even one that is not JSON (:mod:`jupyter_jcli.mcp._stdio`).
 Only JSON-RPC goes to stdout: the SDK's stdio transport points fd 1 at stderr while serving,
-kernels write their own stdout to stderr, logs go to stderr. Every kernel is shut down when
-the server exits: when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first, then
-the signal's default action).
+kernels write their own stdout to stderr, logs go to stderr. Kernels are shared with
+``j-cli`` through the registry (:func:`jupyter_jcli.workbench.shared_workbench`): a notebook's
+live kernel (``j-cli kernel start``) is joined, not duplicated, and the cells that ran on it
+are fresh for both. Every kernel the server started is shut down when it exits (kernels it
+joined keep running): when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first,
+then the signal's default action).
 
 Run as ``jupyter-mcp [--root PATH ...]``, ``j-cli mcp workbench [--root PATH ...]`` or
 ``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``.
@@ -45,6 +48,7 @@ from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
 from jupyter_jcli.workbench._session import Workbench
+from jupyter_jcli.workbench._sharing import shared_workbench
 
 __all__ = ["SERVER_NAME", "SHUTDOWN_SECONDS", "build_server", "main", "serve", "tools"]
 
@@ -92,7 +96,7 @@ async def serve(roots: Sequence[Path]) -> None:
     Args:
         roots: the resolved trusted roots.
     """
-    workbench = Workbench()
+    workbench = shared_workbench()  # one kernel per notebook with j-cli (the registry)
     await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
 

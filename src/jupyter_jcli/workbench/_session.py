@@ -408,7 +408,12 @@ class Workbench:
         return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
 
     def _log(self, document: Document) -> RunLog:
-        return self._logs.setdefault(document.notebook_path.resolve(), RunLog())
+        path = document.notebook_path.resolve()
+        if path not in self._logs:  # the registry's log for a shared pool
+            from jupyter_jcli.workbench._sharing import run_log_for
+
+            self._logs[path] = run_log_for(self._pool, path)
+        return self._logs[path]
 
     async def _kernel_info(self, document: Document) -> KernelInfo:
         kernel = self._pool.get(document.notebook_path)
@@ -426,8 +431,7 @@ class Workbench:
 
     def _statuses(self, loaded: Loaded, epoch: str | None) -> dict[str, CellStatus]:
         revs = {view.name: view.rev for view in loaded.cells}
-        log = self._logs.get(loaded.document.notebook_path.resolve())
-        return cell_statuses(loaded.graph, revs, log, epoch)
+        return cell_statuses(loaded.graph, revs, self._log(loaded.document), epoch)
 
     async def _run(
         self,
@@ -458,8 +462,7 @@ class Workbench:
         # The document adopted what the batch wrote (and any outside edit it found).
         graph = build_cell_graph(loaded.document.cells)
         revs = {view.name: view.rev for view in loaded.document.cells}
-        log = self._logs.get(loaded.document.notebook_path.resolve())
-        statuses = cell_statuses(graph, revs, log, epoch)
+        statuses = cell_statuses(graph, revs, self._log(loaded.document), epoch)
         return tuple(name for name, status in statuses.items() if status != "fresh")
 
     async def _outcome(
