@@ -18,7 +18,8 @@ watches it every :data:`WATCH_INTERVAL` s and stops it (graceful, then killed) w
 SIGUSR1 interrupts the kernel (``KernelManager.interrupt_kernel``: SIGINT or an
 ``interrupt_request``, as the kernelspec says). When the kernel process ends by itself the
 supervisor removes the entry and exits. The supervisor's own stdout/stderr and the kernel's
-go to ``<key>.log`` beside the entry.
+go to the starting command's stderr for a kernel started for that command (as a kernel it
+launched itself would), to ``<key>.log`` beside the entry for a kept one.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import IO
 
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
+from jupyter_jcli.kernels._local import _kernel_stdout
 from jupyter_jcli.kernels._registry import (
     ExecLock,
     KernelEntry,
@@ -149,7 +152,7 @@ async def start_registered(
     started: KernelEntry | None = None
     try:
         with anyio.CancelScope(shield=True):
-            started = await _supervised_start(registry, notebook_path, epoch, startup_timeout)
+            started = await _supervised_start(registry, notebook_path, epoch, startup_timeout, keep)
     finally:
         if started is None:  # failed or cancelled: leave no half-started kernel behind
             entry = registry.read(notebook_path)
@@ -161,10 +164,13 @@ async def start_registered(
 
 
 async def _supervised_start(
-    registry: KernelRegistry, notebook_path: Path, epoch: str, startup_timeout: float
+    registry: KernelRegistry, notebook_path: Path, epoch: str, startup_timeout: float, keep: bool
 ) -> KernelEntry:
     env = {k: v for k, v in os.environ.items() if k != "JPY_PARENT_PID"}
     log = open(registry.path(notebook_path, ".log"), "ab")  # noqa: SIM115 - given to the child
+    out: int | IO[bytes] = log if keep else _kernel_stdout()  # a command's own: its stderr
+    if out == subprocess.DEVNULL:
+        out = log
     try:
         proc = subprocess.Popen(
             [
@@ -177,8 +183,8 @@ async def _supervised_start(
                 repr(startup_timeout),
             ],
             stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
+            stdout=out,
+            stderr=out,
             cwd=str(notebook_path.parent),
             env=env,
             start_new_session=True,
