@@ -245,3 +245,18 @@ def test_sigint_during_run_interrupts_the_kernel_and_saves_what_arrived(tmp_path
     assert "started" in "".join(saved.cells[1].outputs[0]["text"])
     (entry,) = KernelRegistry().entries()  # the kernel and its variables are kept
     assert entry.state == "idle"
+
+
+def test_kernel_restart_gives_a_new_kernel_on_which_every_cell_is_stale(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["a = 1", "b = a + 1"])
+    status, started = jcli_json("kernel", "start", path)
+    assert status == 0 and jcli_json("run", path)[0] == 0
+    status, restarted = jcli_json("kernel", "restart", path)
+    assert status == 0
+    assert restarted["kernel"]["epoch"] != started["kernel"]["epoch"]
+    assert restarted["kernel"]["pid"] != started["kernel"]["pid"] and restarted["kernel"]["keep"]
+    assert wait_until(lambda: gone(started["kernel"]["pid"]), 10)
+    assert jcli_json("kernel", "interrupt", path)[0] == 0
+    status, rerun = jcli_json("run", path, "--stale")
+    assert status == 0 and ran(rerun) == names(path)
+    assert rerun["run"]["kernel"]["pid"] == restarted["kernel"]["pid"]

@@ -49,7 +49,7 @@ class LiveView:
         self._lines = 0
         self._chars = 0
         self._hidden = 0
-        self._partial = ""
+        self._partial: dict[str, str] = {}
         self._cell_started = time.monotonic()
 
     async def progress(self, done: float, total: float | None, message: str) -> None:
@@ -66,11 +66,11 @@ class LiveView:
         """An :data:`~jupyter_jcli.kernels.OutputCallback`: streams shown, bounded."""
         if not self.live or output.get("output_type") != "stream":
             return
-        text = self._partial + str(output.get("text", ""))
-        lines = text.split("\n")
-        self._partial = lines.pop()
+        name = str(output.get("name"))
+        lines = (self._partial.get(name, "") + str(output.get("text", ""))).split("\n")
+        self._partial[name] = lines.pop()
         for line in lines:
-            self._show(line, stderr=output.get("name") == "stderr")
+            self._show(line, stderr=name == "stderr")
 
     def _show(self, line: str, *, stderr: bool) -> None:
         if self._lines >= LIVE_LINES or self._chars >= LIVE_CHARS:
@@ -82,12 +82,13 @@ class LiveView:
         echo(f"{_PREFIX}{'! ' if stderr else ''}{line}", err=True)
 
     def _end_cell(self) -> None:
-        if self._partial:
-            self._show(self._partial, stderr=False)
+        for name, rest in self._partial.items():
+            if rest:
+                self._show(rest, stderr=name == "stderr")
         if self._hidden:
             echo(f"{_PREFIX}... {self._hidden} more lines (saved in the notebook)", err=True)
         self._lines = self._chars = self._hidden = 0
-        self._partial = ""
+        self._partial = {}
 
     def finish(self) -> None:
         """Flush the last cell's partial line and hidden-line count."""
