@@ -84,6 +84,12 @@ def gone(pid: int | None) -> bool:
     return not pid_alive(pid)
 
 
+def running_cell(path: Path) -> str | None:
+    """The cell the registry says runs on the notebook's kernel now."""
+    entry = KernelRegistry().read(path)
+    return (entry.busy or {}).get("cell") if entry is not None else None
+
+
 def wait_until(check: Any, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -153,13 +159,7 @@ def test_two_commands_at_once_on_one_notebook_never_both_run(tmp_path: Path) -> 
         text=True,
     )
     try:
-        registry = KernelRegistry()
-
-        def busy() -> bool:
-            entry = registry.read(path)
-            return entry is not None and (entry.busy or {}).get("cell") == slow
-
-        assert wait_until(busy, TIMEOUT)
+        assert wait_until(lambda: running_cell(path) == slow, TIMEOUT)
         status, refused = jcli_json("run", path, "--cell", fast)
         assert status == 1 and refused["code"] == ErrorCode.KERNEL_BUSY
         assert refused["details"]["running_cell"] == slow
@@ -224,13 +224,7 @@ def test_sigint_during_run_interrupts_the_kernel_and_saves_what_arrived(tmp_path
         text=True,
     )
     try:
-        registry = KernelRegistry()
-
-        def busy() -> bool:
-            entry = registry.read(path)
-            return entry is not None and (entry.busy or {}).get("cell") == looping
-
-        assert wait_until(busy, TIMEOUT)
+        assert wait_until(lambda: running_cell(path) == looping, TIMEOUT)
         time.sleep(1.0)  # let 'started' reach the command
         proc.send_signal(signal.SIGINT)
         out, _err = proc.communicate(timeout=TIMEOUT)

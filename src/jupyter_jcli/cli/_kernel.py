@@ -92,17 +92,21 @@ def _kernelspec(file: str, kernel_name: str | None) -> str:
     return kernelspec_name_from_metadata(Document.load(file).notebook_dict().get("metadata"))
 
 
+def _not_running(path: Path) -> KernelError:
+    return KernelError(
+        ErrorCode.KERNEL_NOT_RUNNING,
+        "no live kernel for this notebook (start one: j-cli kernel start)",
+        {"notebook_path": str(path)},
+    )
+
+
+def _document(operation: str, **fields: Any) -> None:
+    emit_json({"schema_version": SCHEMA_VERSION, "status": "ok", "operation": operation, **fields})
+
+
 def _report(operation: str, entry: KernelEntry, started: bool, verb: str) -> None:
     if json_mode():
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "operation": operation,
-                "started": started,
-                "kernel": entry_dict(entry),
-            }
-        )
+        _document(operation, started=started, kernel=entry_dict(entry))
         return
     what = verb if started else "already running"
     echo(
@@ -155,13 +159,9 @@ def list_command() -> None:
 
     entries = KernelRegistry().entries()
     if json_mode():
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "operation": "kernel_list",
-                "kernels": [entry_dict(e) for e in entries],
-            }
+        _document(
+            "kernel_list",
+            kernels=[entry_dict(e) for e in entries],
         )
         return
     if not entries:
@@ -215,19 +215,11 @@ def stop_command(file: str | None, *, stop_all: bool) -> None:
 
     stopped = anyio.run(stop)
     if file is not None and not stopped:
-        raise KernelError(
-            ErrorCode.KERNEL_NOT_RUNNING,
-            "no live kernel for this notebook",
-            {"notebook_path": str(paths[0])},
-        )
+        raise _not_running(paths[0])
     if json_mode():
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "operation": "kernel_stop",
-                "stopped": [entry_dict(e) for e in stopped],
-            }
+        _document(
+            "kernel_stop",
+            stopped=[entry_dict(e) for e in stopped],
         )
         return
     for entry in stopped:
@@ -258,11 +250,7 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
     anyio.run(restart)
     entry = KernelRegistry().live(path)
     if entry is None:
-        raise KernelError(
-            ErrorCode.KERNEL_NOT_RUNNING,
-            "the restarted kernel is not running",
-            {"notebook_path": str(path)},
-        )
+        raise _not_running(path)
     _report("kernel_restart", entry, True, "restarted")
 
 
@@ -275,20 +263,12 @@ def interrupt_command(file: str) -> None:
     path = notebook_kernel_path(file)
     entry = KernelRegistry().live(path)
     if entry is None:
-        raise KernelError(
-            ErrorCode.KERNEL_NOT_RUNNING,
-            "no live kernel for this notebook",
-            {"notebook_path": str(path)},
-        )
+        raise _not_running(path)
     interrupt_registered(entry)
     if json_mode():
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "operation": "kernel_interrupt",
-                "kernel": entry_dict(entry),
-            }
+        _document(
+            "kernel_interrupt",
+            kernel=entry_dict(entry),
         )
     else:
         running = (entry.busy or {}).get("cell")

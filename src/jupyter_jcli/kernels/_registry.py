@@ -25,7 +25,6 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import math
 import os
 import sys
 import time
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._config import seconds_setting
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -87,21 +87,9 @@ def idle_timeout(value: float | None = None) -> float:
     Raises:
         UsageError: ``USAGE_ERROR`` when the value is not a finite number > 0.
     """
-    from jupyter_jcli.errors import UsageError
-
-    source, raw = ("idle_timeout", value)
-    if raw is None:
-        text = os.environ.get(IDLE_TIMEOUT_ENV, "").strip()
-        if not text:
-            return DEFAULT_IDLE_TIMEOUT
-        source = IDLE_TIMEOUT_ENV
-        try:
-            raw = float(text)
-        except ValueError:
-            raise UsageError(f"{source} must be a number of seconds > 0", {source: text}) from None
-    if not math.isfinite(raw) or raw <= 0:
-        raise UsageError(f"{source} must be a number of seconds > 0", {source: raw})
-    return float(raw)
+    return seconds_setting(
+        value, option="idle_timeout", env=IDLE_TIMEOUT_ENV, default=DEFAULT_IDLE_TIMEOUT
+    )
 
 
 def process_name() -> str:

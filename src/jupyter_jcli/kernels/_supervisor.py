@@ -38,7 +38,7 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
-from jupyter_jcli.kernels._local import _kernel_stdout
+from jupyter_jcli.kernels._local import _kernel_stdout, require_kernelspec
 from jupyter_jcli.kernels._registry import (
     ExecLock,
     KernelEntry,
@@ -103,16 +103,7 @@ async def start_registered(
     entry = registry.live(notebook_path)
     if entry is not None:
         return entry, False
-    from jupyter_jcli.kernels._local import installed_kernelspecs
-
-    installed = installed_kernelspecs()
-    if kernelspec not in installed:
-        raise KernelError(
-            ErrorCode.KERNELSPEC_NOT_FOUND,
-            f"kernelspec {kernelspec!r} is not installed; install it or set the notebook's "
-            f"kernelspec to one of: {', '.join(installed) or '(none)'}",
-            {"kernelspec": kernelspec, "installed": installed},
-        )
+    require_kernelspec(kernelspec)
     epoch = uuid.uuid4().hex
     deadline = time.monotonic() + startup_timeout + 10
     while True:
