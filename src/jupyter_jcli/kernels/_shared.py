@@ -163,12 +163,14 @@ class SharedBackend(LocalBackend):
 
     async def _heartbeat(self, kc: object, timeout: float, details: dict[str, str]) -> None:
         """``kernel_info`` over control until its reply arrives and its iopub status does
-        too (so this client's iopub subscription is live before the first execution)."""
+        too (so this client's iopub subscription is live before the first execution; a
+        kernel that publishes no status for control requests passes on its second reply)."""
         from jupyter_client.asynchronous.client import AsyncKernelClient
 
         assert isinstance(kc, AsyncKernelClient)
         deadline = time.monotonic() + timeout
         per_try = max(timeout / _HEARTBEAT_TRIES, 0.5)
+        answered = 0
         while time.monotonic() < deadline:
             msg = kc.session.msg("kernel_info_request")
             kc.control_channel.send(msg)
@@ -183,8 +185,9 @@ class SharedBackend(LocalBackend):
                     with contextlib.suppress(Exception):
                         status = await kc.get_iopub_msg(timeout=0.05)
                         seen = seen or status.get("parent_header", {}).get("msg_id") == msg_id
-            if replied and seen:
-                return
+            answered += replied
+            if (replied and seen) or answered >= 2:  # a kernel that publishes no status for
+                return  # control requests still answered twice: it is alive
             if not await self.is_alive():
                 break
         raise KernelError(

@@ -158,7 +158,7 @@ async def _supervised_start(
     registry: KernelRegistry, notebook_path: Path, epoch: str, startup_timeout: float, keep: bool
 ) -> KernelEntry:
     env = {k: v for k, v in os.environ.items() if k != "JPY_PARENT_PID"}
-    log = open(registry.path(notebook_path, ".log"), "ab")  # noqa: SIM115 - given to the child
+    log = open(registry.path(notebook_path, ".log"), "wb")  # noqa: SIM115 - given to the child
     out: int | IO[bytes] = log if keep else _kernel_stdout()  # a command's own: its stderr
     if out == subprocess.DEVNULL:
         out = log
