@@ -20,11 +20,12 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -59,6 +60,7 @@ from jupyter_jcli.kernels._types import (
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._backend import KernelBackend
+    from jupyter_jcli.kernels._run import RunOutcome
 
 __all__ = ["SharedBackend", "SharedKernelPool", "SharedNotebookKernel"]
 
@@ -362,28 +364,30 @@ class SharedNotebookKernel(NotebookKernel):
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
     ) -> ExecutionResult:
-        """:meth:`NotebookKernel.execute`, the running cell recorded in the entry (``busy``)."""
-        async with self.hold(busy_wait=busy_wait):
-            await self._ensure_started()
-            if self._epoch is not None:
-                busy = {"who": process_name(), "cell": cell_key, "since": time.time()}
-                with contextlib.suppress(KernelError):
-                    self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
-            listeners = [*self.listeners, *([on_output] if on_output is not None else [])]
+        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`."""
+        listeners = [*self.listeners, *([on_output] if on_output is not None else [])]
 
-            async def each(output: Output) -> None:
-                for listener in listeners:
-                    result = listener(output)
-                    if result is not None:
-                        await result
+        async def each(output: Output) -> None:
+            for listener in listeners:
+                result = listener(output)
+                if result is not None:
+                    await result
 
-            return await super().execute(
-                code,
-                cell_key=cell_key,
-                timeout=timeout,
-                on_output=each if listeners else None,
-                busy_wait=busy_wait,
-            )
+        return await super().execute(
+            code,
+            cell_key=cell_key,
+            timeout=timeout,
+            on_output=each if listeners else None,
+            busy_wait=busy_wait,
+        )
+
+    async def _request(self, backend: KernelBackend, code: str, **kwargs: Any) -> RunOutcome:
+        """Record the running cell in the entry (``busy``: who and which cell), then run."""
+        if self._epoch is not None:
+            busy = {"who": process_name(), "cell": self._hold.running_cell, "since": time.time()}
+            with contextlib.suppress(KernelError):
+                self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
+        return await super()._request(backend, code, **kwargs)
 
     async def restart(self) -> str:
         """Restart the shared kernel: stop it for every process (a new kernel, a new epoch).
@@ -457,7 +461,7 @@ class SharedKernelPool(KernelPool):
             startup_timeout=self._startup_timeout,
         )
 
-    def get(self, notebook_path: str | Path) -> NotebookKernel | None:  # type: ignore[override]
+    def get(self, notebook_path: str | os.PathLike[str]) -> NotebookKernel | None:
         """The notebook's kernel object; created (not started) when the registry has a live
         kernel for the notebook, so reads and inspections find a kernel another process
         started."""
