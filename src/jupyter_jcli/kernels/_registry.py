@@ -141,7 +141,7 @@ class KernelEntry:
         busy: ``{"who", "cell", "since"}`` while a process executes on it.
         seq: the last run sequence number handed out (orders runs across processes).
         runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
-            "seq", "parents", "ok", "status"}``.
+            "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
         error: ``{"code", "message", "details"}`` when ``state == "failed"``.
     """
 
@@ -358,7 +358,7 @@ class KernelRegistry:
         self.update(notebook_path, change, epoch=epoch)
 
     def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
-        """Append one run (``key``, ``rev``, ``epoch``, ``parents``, ``ok``, ``status``) to
+        """Append one run (``key``, ``rev``, ``epoch``, ``parents``, ``ok``) to
         the log of the kernel it ran on; returns its sequence number (``seq`` is set here,
         growing across processes). A run on a kernel the entry no longer names is not
         recorded (that kernel is gone; its runs count for nothing) and gets ``-1``."""

@@ -6,7 +6,7 @@ kernel must not (ipykernel exits when the process named by ``JPY_PARENT_PID`` do
 stopped kernel must be reaped by its parent, not left a zombie under a long-lived
 ``jupyter-mcp``); and an idle kernel must stop after its idle timeout even when no command of
 ours runs again, without a daemon the user starts. The supervisor (``python -m
-jupyter_jcli.kernels._supervisor``, in its own session) is the kernel's parent: it launches it
+jupyter_jcli.kernels._supervisor_main``, in its own session) is the kernel's parent: it launches it
 with ``jupyter_client``, records its connection file and pid in the registry entry, then
 watches it every :data:`WATCH_INTERVAL` s and stops it (graceful, then killed) when
 
@@ -167,7 +167,7 @@ async def _supervised_start(
             [
                 sys.executable,
                 "-m",
-                "jupyter_jcli.kernels._supervisor",
+                "jupyter_jcli.kernels._supervisor_main",
                 str(registry.root),
                 str(notebook_path),
                 epoch,
@@ -377,12 +377,10 @@ async def _watch(registry: KernelRegistry, notebook_path: Path, epoch: str, km: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m jupyter_jcli.kernels._supervisor ROOT NOTEBOOK EPOCH STARTUP_TIMEOUT``."""
+    """The supervisor process: ``ROOT NOTEBOOK EPOCH STARTUP_TIMEOUT`` (run as ``python -m
+    jupyter_jcli.kernels._supervisor_main``, a module the package does not import, so
+    ``runpy`` finds it fresh)."""
     args = sys.argv[1:] if argv is None else argv
     root, notebook, epoch, startup = args
     registry = KernelRegistry(Path(root))
     return anyio.run(_supervise, registry, Path(notebook), epoch, float(startup))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
