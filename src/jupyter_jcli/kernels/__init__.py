@@ -69,7 +69,8 @@ from jupyter_jcli.kernels._server_config import (
     backend_factory,
     server_config,
 )
-from jupyter_jcli.kernels._shared import SharedBackend, SharedKernelPool, SharedNotebookKernel
+from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
+from jupyter_jcli.kernels._shared_backend import SharedBackend
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     start_registered,
