@@ -172,6 +172,30 @@ def test_two_commands_at_once_on_one_notebook_never_both_run(tmp_path: Path) -> 
     assert [c.execution_count for c in saved.cells] == [1, None]
 
 
+def test_a_command_told_to_wait_runs_after_the_other_one_ends(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["import time\ntime.sleep(3)\nslow = 1", "after = slow + 1"])
+    slow, after = names(path)
+    assert jcli_json("kernel", "start", path)[0] == 0
+    first = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path), "--cell", slow],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_until(lambda: running_cell(path) == slow, TIMEOUT)
+        status, waited = jcli_json("run", path, "--cell", after, "--only", "--wait", "60")
+        out, _err = first.communicate(timeout=TIMEOUT)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 0 and ran(json.loads(out)) == [slow]
+    assert status == 0 and ran(waited) == [after]  # it saw `slow`: it ran after, not beside
+    assert waited["run"]["not_fresh_parents"] == []
+    saved = nbformat.read(path, as_version=4)
+    assert [c.execution_count for c in saved.cells] == [1, 2]
+
+
 def test_a_kernel_killed_between_commands_is_detected_and_nothing_stays_fresh(
     tmp_path: Path,
 ) -> None:

@@ -97,6 +97,15 @@ _INTERRUPTED_BY = {
     help="With --keep: seconds without an execution after which the kernel stops by itself "
     "(default: $JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT or 3600).",
 )
+@click.option(
+    "--wait",
+    "busy_wait",
+    type=click.FloatRange(min=0, max=86400),
+    default=0.0,
+    metavar="S",
+    help="Seconds to wait while another command runs cells on the notebook's kernel "
+    "(default 0: refused at once with KERNEL_BUSY).",
+)
 def run_command(
     file: str,
     *,
@@ -108,6 +117,7 @@ def run_command(
     only: bool,
     keep: bool,
     idle_timeout: float | None,
+    busy_wait: float,
 ) -> int:
     """Run cells of FILE on the notebook's live kernel and save their outputs into it.
 
@@ -145,6 +155,7 @@ def run_command(
                 keep=keep,
                 idle_timeout=idle_timeout,
                 only=only,
+                busy_wait=busy_wait,
             )
         )
     except KernelError as err:
@@ -199,6 +210,7 @@ async def _run(
     keep: bool = False,
     idle_timeout: float | None = None,
     only: bool = False,
+    busy_wait: float = 0.0,
 ) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any]]:
     from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
     from jupyter_jcli.kernels import SharedNotebookKernel
@@ -207,7 +219,9 @@ async def _run(
     view = LiveView() if show_progress else None
     on_progress = view.progress if view is not None else None
     extra: dict[str, Any] = {}
-    async with shared_workbench(keep=keep, idle_timeout=idle_timeout) as workbench:
+    async with shared_workbench(
+        keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait
+    ) as workbench:
         if view is not None:
             kernel = workbench.pool.kernel(_notebook(file))
             if isinstance(kernel, SharedNotebookKernel):

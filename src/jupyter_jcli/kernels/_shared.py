@@ -98,6 +98,9 @@ class SharedNotebookKernel(NotebookKernel):
         self._attach_only = False
         self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
         self._exec_task: int | None = None
+        self.process_wait = 0.0
+        """Seconds a hold waits for another process executing on the kernel (at least the
+        hold's own ``busy_wait``) before ``KERNEL_BUSY``."""
         self.listeners: list[OutputCallback] = []
         """Also given every output of every execution, as it arrives (a front end's live
         view of a run: ``j-cli run`` on a terminal)."""
@@ -123,7 +126,7 @@ class SharedNotebookKernel(NotebookKernel):
             yield
             return
         async with super().hold(busy_wait=busy_wait):
-            await self._take_exec(busy_wait)
+            await self._take_exec(max(busy_wait, self.process_wait))
             self._exec_task = me
             try:
                 await self._sync(launch=True)
@@ -265,6 +268,8 @@ class SharedKernelPool(KernelPool):
             stopped by the pool's shutdown.
         idle_timeout: seconds a kernel the pool starts may stay idle (``None``:
             ``$JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT`` or one hour).
+        busy_wait: seconds an execution waits for another process running cells on the
+            kernel before ``KERNEL_BUSY`` (0: refused at once).
         startup_timeout: seconds a kernel start may take.
     """
 
@@ -274,21 +279,25 @@ class SharedKernelPool(KernelPool):
         registry: KernelRegistry | None = None,
         keep: bool = False,
         idle_timeout: float | None = None,
+        busy_wait: float = 0.0,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
     ) -> None:
         super().__init__(startup_timeout=startup_timeout)
         self.registry = registry if registry is not None else KernelRegistry()
         self.keep = keep
+        self.busy_wait = busy_wait
         self.idle_timeout = resolve_idle_timeout(idle_timeout) if idle_timeout is not None else None
 
     def _new_kernel(self, path: Path) -> NotebookKernel:
-        return SharedNotebookKernel(
+        kernel = SharedNotebookKernel(
             path,
             registry=self.registry,
             keep=self.keep,
             idle_timeout=self.idle_timeout,
             startup_timeout=self._startup_timeout,
         )
+        kernel.process_wait = self.busy_wait
+        return kernel
 
     def get(self, notebook_path: str | os.PathLike[str]) -> NotebookKernel | None:
         """The notebook's kernel object; created (not started) when the registry has a live

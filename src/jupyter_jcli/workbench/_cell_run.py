@@ -17,6 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
+from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome
 from jupyter_jcli.workbench._session import Workbench
@@ -62,11 +65,39 @@ async def run_cells_with_parents(
     include_images: bool = True,
     kernel_name: str | None = None,
 ) -> CellsRun:
-    """Run ``names`` after the ancestors of theirs that are not fresh (see the module).
+    """Run ``names`` after the ancestors of theirs that are not fresh (see the module). The
+    plan is made and run under one hold of the kernel, so another caller's run cannot
+    change what is fresh in between.
 
     Raises:
         The codes of :meth:`Workbench.execute_cells`.
     """
+    document = await anyio.to_thread.run_sync(Document.load, path)
+    kernel = workbench.pool.kernel(document.notebook_path)
+    async with kernel.hold():  # the plan and the run see one kernel state
+        return await _run(
+            workbench,
+            path,
+            names,
+            only=only,
+            timeout=timeout,
+            on_progress=on_progress,
+            include_images=include_images,
+            kernel_name=kernel_name,
+        )
+
+
+async def _run(
+    workbench: Workbench,
+    path: str | os.PathLike[str],
+    names: Sequence[str],
+    *,
+    only: bool,
+    timeout: float | None,
+    on_progress: ProgressCallback | None,
+    include_images: bool,
+    kernel_name: str | None,
+) -> CellsRun:
     overview = await workbench.notebook_overview(path)
     statuses = overview.statuses
     parents = {cell.name: tuple(cell.parents) for cell in overview.cells}

@@ -86,7 +86,11 @@ def run_log_for(pool: KernelPool, notebook_path: Path) -> RunLog:
 
 
 def shared_workbench(
-    *, keep: bool = False, idle_timeout: float | None = None, cache_dir: Path | None = None
+    *,
+    keep: bool = False,
+    idle_timeout: float | None = None,
+    busy_wait: float = 0.0,
+    cache_dir: Path | None = None,
 ) -> Workbench:
     """A workbench on the registry's kernels: it joins the notebook's live kernel when one
     runs, else starts one, which it stops at its shutdown unless ``keep``.
@@ -95,10 +99,12 @@ def shared_workbench(
         keep: kernels it starts outlive it (until ``j-cli kernel stop`` or the idle timeout).
         idle_timeout: seconds a kernel it starts may stay idle (default one hour, or
             ``$JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT``).
+        busy_wait: seconds an execution waits while another process runs cells on the
+            notebook's kernel, before ``KERNEL_BUSY`` (0: refused at once).
         cache_dir: as for :class:`~jupyter_jcli.workbench.Workbench`.
 
     Raises:
         UsageError: ``USAGE_ERROR`` for an idle timeout that is not a number > 0.
     """
-    pool = SharedKernelPool(keep=keep, idle_timeout=idle_timeout)
+    pool = SharedKernelPool(keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait)
     return Workbench(cache_dir=cache_dir, pool=pool)
