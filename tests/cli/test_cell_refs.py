@@ -143,7 +143,9 @@ def test_run_cell_takes_an_index(tmp_path: Path) -> None:
         cell["id"] = f"c{index}"
         cell["execution_count"] = None
     path.write_text(json.dumps(document), encoding="utf-8")
-    run = run_cli("-j", "run", path, "--cell", "0", "--cell", "print-v", "--timeout", "30")
+    run = run_cli(
+        "-j", "run", path, "--cell", "0", "--cell", "print-v", "--only", "--timeout", "30"
+    )
     assert run.exit_code == 0, run.stdout
     ran = run.json()["run"]["cells"]
     assert [(c["index"], c["name"]) for c in ran] == [(0, "v"), (2, "print-v")]

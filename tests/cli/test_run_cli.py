@@ -144,11 +144,12 @@ def test_run_text_writes_output_cut_hints_as_j_cli_commands(tmp_path: Path) -> N
 
 
 @pytest.mark.kernel
-def test_run_cell_runs_only_the_named_cells_in_order(tmp_path: Path) -> None:
+def test_run_cell_only_runs_only_the_named_cells_in_order(tmp_path: Path) -> None:
     path = notebook(tmp_path, ["v = 'a'", "v += 'b'", "print(v)"])
-    first, _second, third = names(path)
-    run = run_cli("-j", "run", path, "--cell", first, "--cell", third, "--timeout", "30")
+    first, second, third = names(path)
+    run = run_cli("-j", "run", path, "--cell", first, "--cell", third, "--only", "--timeout", "30")
     assert run.exit_code == 0
+    assert run.json()["run"]["not_fresh_parents"] == [second]
     cells = run.json()["run"]["cells"]
     assert [c["name"] for c in cells] == [first, third]
     assert cells[1]["outputs"]["text"].endswith("\na\n")

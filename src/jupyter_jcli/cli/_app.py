@@ -72,6 +72,7 @@ _LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "cell": ("jupyter_jcli.cli._cell_edit", "cell"),
     "exec": ("jupyter_jcli.cli._exec", "exec_command"),
     "hook": ("jupyter_jcli.cli._hook", "hook"),
+    "kernel": ("jupyter_jcli.cli._kernel", "kernel"),
     "mcp": ("jupyter_jcli.cli._mcp", "mcp"),
     "output": ("jupyter_jcli.cli._output", "output"),
     "run": ("jupyter_jcli.cli._run", "run_command"),

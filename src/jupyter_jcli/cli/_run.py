@@ -1,13 +1,18 @@
-"""``j-cli run FILE``: run cells on a kernel started for the command, save their outputs.
+"""``j-cli run FILE``: run cells on the notebook's live kernel, save their outputs.
 
-The command starts a local kernel for the notebook (its folder as working directory, its
-kernelspec), runs the chosen cells through :class:`jupyter_jcli.workbench.Workbench`, writes
-their outputs into the notebook, prints the condensed outputs and the overview with each
-cell's status, and shuts the kernel down. With ``--server-url`` (or
-``JUPYTER_JCLI_SERVER_URL``) the kernel is on that Jupyter Server instead
-(:mod:`jupyter_jcli.cli._server_options`), and a kernel a person already runs there for the
-notebook is joined (shared, ``attached``: every cell counts as not fresh on it, so
-``--stale`` runs them all). ``-j`` prints one JSON document::
+The command joins the notebook's registered kernel (``j-cli kernel start``, or another
+process's) or starts one for the command (its folder as working directory, its kernelspec),
+stopped at the end unless ``--keep``; it runs the chosen cells through
+:func:`jupyter_jcli.workbench.shared_workbench`, writes their outputs into the notebook and
+prints the condensed outputs and the overview with each cell's status (live progress on a
+terminal: ``_run_live``). ``--cell`` runs the cells' ancestors that are not fresh first
+(``run.requested``, ``run.parents_run``, ``run.not_fresh_parents``; and
+``run.interrupted``). With
+``--server-url`` (or ``JUPYTER_JCLI_SERVER_URL``) the kernel is on that Jupyter Server instead
+(:mod:`jupyter_jcli.cli._server_options`; its sessions replace the local registry), and a
+kernel a person already runs there for the notebook is joined (shared, ``attached``: every
+cell counts as not fresh on it, so ``--stale`` runs them all). ``-j`` prints one JSON
+document::
 
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
@@ -40,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["run_command", "run_lines"]
 
 _EXIT_CELL_FAILED = 1
+_EXIT_INTERRUPTED = 130
 _INDENT = "    "
 _TLDR_WIDTH = 70
 _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
@@ -80,6 +86,33 @@ _INTERRUPTED_BY = {
     "(e.g. when that one is not installed here).",
 )
 @server_options
+@click.option(
+    "--only",
+    is_flag=True,
+    help="With --cell: run just those cells, not their ancestors that are not fresh "
+    "(the result names them: run.not_fresh_parents).",
+)
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Keep the kernel this command starts running afterwards (as `j-cli kernel start`).",
+)
+@click.option(
+    "--idle-timeout",
+    type=float,
+    metavar="S",
+    help="With --keep: seconds without an execution after which the kernel stops by itself "
+    "(default: $JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT or 3600).",
+)
+@click.option(
+    "--wait",
+    "busy_wait",
+    type=click.FloatRange(min=0, max=86400),
+    default=0.0,
+    metavar="S",
+    help="Seconds to wait while another command runs cells on the notebook's kernel "
+    "(default 0: refused at once with KERNEL_BUSY).",
+)
 def run_command(
     file: str,
     *,
@@ -91,21 +124,30 @@ def run_command(
     server_url: str | None,
     token: str | None,
     server_root: str | None,
+    only: bool,
+    keep: bool,
+    idle_timeout: float | None,
+    busy_wait: float,
 ) -> int:
-    """Run cells of FILE on a fresh local kernel and save their outputs into the notebook.
+    """Run cells of FILE on the notebook's live kernel and save their outputs into it.
 
-    With a new kernel every cell is stale, so --stale (the default) runs them all, in
-    order, and stops at the first failing cell. The notebook's outputs and execution counts
-    are rewritten; other cells, edits and metadata are kept. Exit 1 when a cell fails.
-    The kernel is the notebook's kernelspec unless --kernel names another. With
-    --server-url the kernel runs on that Jupyter Server; a kernel someone already runs there
-    for the notebook (JupyterLab) is joined and shared, not restarted.
+    The notebook's live kernel (`j-cli kernel start`, another command's --keep, or
+    jupyter-mcp's) is used when there is one; else a kernel is started for the command and
+    stopped at its end (unless --keep). --stale (the default) runs exactly the cells that are
+    not fresh on that kernel, in order (on a new kernel: all of them), and stops at the first
+    failing cell. --cell runs the named cells after their ancestors that are not fresh
+    (--only: without them). Ctrl-C interrupts the running cell and saves what it printed.
+    Exit 1 when a cell fails, 130 when interrupted. With --server-url the kernel runs on
+    that Jupyter Server; a kernel someone already runs there for the notebook (JupyterLab)
+    is joined and shared, not restarted.
     """
     modes = [
         name for name, given in (("stale", stale), ("all", run_all), ("cells", cells)) if given
     ]
     if len(modes) > 1:
         raise UsageError("Give one of --stale, --all or --cell.", {"modes": modes})
+    if only and not cells:
+        raise UsageError("--only goes with --cell.", {"only": True})
     mode = modes[0] if modes else "stale"
     server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     if file.lower().endswith(".py"):  # a notebook script goes on below, once paired
@@ -120,7 +162,7 @@ def run_command(
     import anyio
 
     try:
-        outcome, overview = anyio.run(
+        outcome, overview, extra = anyio.run(
             partial(
                 _run,
                 file,
@@ -130,6 +172,10 @@ def run_command(
                 kernel_name=kernel_name,
                 show_progress=not json_mode(),
                 server=server,
+                keep=keep,
+                idle_timeout=idle_timeout,
+                only=only,
+                busy_wait=busy_wait,
             )
         )
     except KernelError as err:
@@ -147,14 +193,30 @@ def run_command(
                 "operation": "run",
                 "mode": mode,
                 "ok": outcome.ok,
-                "run": outcome.to_dict(),
+                "run": {**outcome.to_dict(), **extra},
                 "overview": overview.to_dict(),
             }
         )
     else:
         for line in run_lines(outcome, overview, file):
             echo(line)
+        for line in _parents_lines(extra):
+            echo(line)
+    if extra.get("interrupted"):
+        return _EXIT_INTERRUPTED
     return 0 if outcome.ok else _EXIT_CELL_FAILED
+
+
+def _parents_lines(cells: dict[str, Any]) -> list[str]:
+    lines = []
+    if cells.get("parents_run"):
+        lines.append(f"ran first, as they were not fresh: {', '.join(cells['parents_run'])}")
+    if cells.get("not_fresh_parents"):
+        lines.append(
+            "warning: ran without running their ancestors that are not fresh (--only): "
+            + ", ".join(cells["not_fresh_parents"])
+        )
+    return lines
 
 
 async def _run(
@@ -165,39 +227,72 @@ async def _run(
     timeout: float | None,
     kernel_name: str | None,
     show_progress: bool,
-    server: ServerConfig | None,
-) -> tuple[ExecuteOutcome, SessionOverview]:
-    from jupyter_jcli.workbench import Workbench
+    keep: bool = False,
+    idle_timeout: float | None = None,
+    only: bool = False,
+    busy_wait: float = 0.0,
+    server: ServerConfig | None = None,
+) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any]]:
+    from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
+    from jupyter_jcli.kernels import SharedNotebookKernel
+    from jupyter_jcli.workbench import run_cells_with_parents, shared_workbench
 
-    async def progress(done: float, total: float | None, message: str) -> None:
-        if done == int(done):  # one line per cell, no heartbeats
-            echo(f"[{int(done)}/{int(total or 0)}] {message}", err=True)
-
-    on_progress = progress if show_progress else None
-    async with Workbench(server=server) as workbench:
+    view = LiveView() if show_progress else None
+    on_progress = view.progress if view is not None else None
+    extra: dict[str, Any] = {}
+    async with shared_workbench(
+        keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait, server=server
+    ) as workbench:
+        if view is not None:
+            kernel = workbench.pool.kernel(_notebook(file))
+            if isinstance(kernel, SharedNotebookKernel):
+                kernel.listeners.append(view.output)
         outcome: ExecuteOutcome
-        if mode == "stale":
-            outcome = await workbench.run_stale(
-                file,
-                timeout=timeout,
-                on_progress=on_progress,
-                include_images=False,
-                kernel_name=kernel_name,
-            )
-        else:
-            names = list(cells) if mode == "cells" else await _code_cells(file)
-            if not names:
-                raise UsageError("The notebook has no code cell to run.", {"path": file})
-            outcome = await workbench.execute_cells(
-                file,
-                names,
-                timeout=timeout,
-                on_progress=on_progress,
-                include_images=False,
-                kernel_name=kernel_name,
-            )
+        async with interrupt_on_sigint(workbench.pool) as interrupted:
+            if mode == "stale":
+                outcome = await workbench.run_stale(
+                    file,
+                    timeout=timeout,
+                    on_progress=on_progress,
+                    include_images=False,
+                    kernel_name=kernel_name,
+                )
+            elif mode == "cells":
+                ran = await run_cells_with_parents(
+                    workbench,
+                    file,
+                    list(cells),
+                    only=only,
+                    timeout=timeout,
+                    on_progress=on_progress,
+                    include_images=False,
+                    kernel_name=kernel_name,
+                )
+                outcome = ran.outcome
+                extra.update(ran.to_dict())
+            else:
+                names = await _code_cells(file)
+                if not names:
+                    raise UsageError("The notebook has no code cell to run.", {"path": file})
+                outcome = await workbench.execute_cells(
+                    file,
+                    names,
+                    timeout=timeout,
+                    on_progress=on_progress,
+                    include_images=False,
+                    kernel_name=kernel_name,
+                )
+        if view is not None:
+            view.finish()
+        extra["interrupted"] = interrupted[0]
         overview = await workbench.notebook_overview(file, limit=None)
-    return outcome, overview
+    return outcome, overview, extra
+
+
+def _notebook(file: str) -> str:
+    from jupyter_jcli.cli._kernel import notebook_kernel_path
+
+    return str(notebook_kernel_path(file))
 
 
 async def _code_cells(file: str) -> list[str]:

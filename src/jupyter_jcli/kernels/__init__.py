@@ -21,6 +21,12 @@
   :mod:`jupyter_jcli.kernels.testing` ships a fake backend for tests (scripted replies, or
   cells run in-process), so everything above the backend runs without a kernel process:
   ``KernelPool(backend_factory=...)``.
+- :class:`KernelRegistry`: the live kernels of this machine, one per notebook, shared by every
+  process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`SharedKernelPool` /
+  :class:`SharedNotebookKernel` / :class:`SharedBackend` join a notebook's registered kernel
+  or start one through a supervisor process (:func:`start_registered`, which also stops it
+  after :data:`DEFAULT_IDLE_TIMEOUT` s idle; :func:`stop_registered`,
+  :func:`interrupt_registered`).
 - :class:`OutputCollector`, :class:`DisplayRegistry`: the pure translation of iopub messages
   into nbformat v4 outputs (streams, ``\\r``, ``clear_output``, display updates).
 
@@ -52,6 +58,15 @@ from jupyter_jcli.kernels._errors import kernel_died
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
+from jupyter_jcli.kernels._registry import (
+    DEFAULT_IDLE_TIMEOUT,
+    IDLE_TIMEOUT_ENV,
+    RUNTIME_DIR_ENV,
+    KernelEntry,
+    KernelRegistry,
+    idle_timeout,
+    registry_dir,
+)
 from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
 from jupyter_jcli.kernels._server_config import (
     SERVER_ROOT_ENV,
@@ -60,6 +75,13 @@ from jupyter_jcli.kernels._server_config import (
     ServerConfig,
     backend_factory,
     server_config,
+)
+from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
+from jupyter_jcli.kernels._shared_backend import SharedBackend
+from jupyter_jcli.kernels._supervisor import (
+    interrupt_registered,
+    start_registered,
+    stop_registered,
 )
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
 from jupyter_jcli.kernels._types import (
@@ -80,11 +102,14 @@ from jupyter_jcli.kernels._types import (
 __all__ = [
     "DEFAULT_BUSY_WAIT",
     "DEFAULT_EXECUTE_TIMEOUT",
+    "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_KERNELSPEC",
     "DEFAULT_STARTUP_TIMEOUT",
     "EXECUTE_TIMEOUT_ENV",
+    "IDLE_TIMEOUT_ENV",
     "KERNEL_WORKING_DIR",
     "POLL_INTERVAL",
+    "RUNTIME_DIR_ENV",
     "SERVER_ROOT_ENV",
     "SERVER_TOKEN_ENV",
     "SERVER_URL_ENV",
@@ -102,10 +127,12 @@ __all__ = [
     "InPlaceRestart",
     "InterruptReason",
     "KernelBackend",
+    "KernelEntry",
     "KernelInfo",
     "KernelMessage",
     "KernelOrigin",
     "KernelPool",
+    "KernelRegistry",
     "KernelState",
     "LocalBackend",
     "NotebookKernel",
@@ -114,11 +141,19 @@ __all__ = [
     "OutputCollector",
     "ServerBackend",
     "ServerConfig",
+    "SharedBackend",
+    "SharedKernelPool",
+    "SharedNotebookKernel",
     "backend_factory",
     "execute_timeout",
+    "idle_timeout",
     "installed_kernelspecs",
+    "interrupt_registered",
     "kernel_died",
     "kernelspec_name_from_metadata",
     "message_type",
+    "registry_dir",
     "server_config",
+    "start_registered",
+    "stop_registered",
 ]

@@ -22,6 +22,7 @@ __all__ = [
     "STOP_WAIT",
     "execute_timeout",
     "kernelspec_name_from_metadata",
+    "seconds_setting",
 ]
 
 DEFAULT_EXECUTE_TIMEOUT = 600.0
@@ -62,22 +63,35 @@ def execute_timeout(timeout: float | None) -> float:
     Raises:
         UsageError: ``USAGE_ERROR`` when the value is not a finite number > 0.
     """
-    source = "timeout"
-    value: Any = timeout
-    if timeout is None:
-        raw = os.environ.get(EXECUTE_TIMEOUT_ENV, "").strip()
-        if not raw:
-            return DEFAULT_EXECUTE_TIMEOUT
-        source = EXECUTE_TIMEOUT_ENV
+    return seconds_setting(
+        timeout, option="timeout", env=EXECUTE_TIMEOUT_ENV, default=DEFAULT_EXECUTE_TIMEOUT
+    )
+
+
+def seconds_setting(value: float | None, *, option: str, env: str, default: float) -> float:
+    """A duration setting, in seconds: ``value``, else the environment variable ``env`` if
+    set, else ``default``.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (details: the option or variable and its value) when the
+            value is not a finite number > 0.
+    """
+    source = option
+    raw: Any = value
+    if value is None:
+        text = os.environ.get(env, "").strip()
+        if not text:
+            return default
+        source = env
         try:
-            value = float(raw)
+            raw = float(text)
         except ValueError:
-            value = raw
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise UsageError(f"{source} must be a number of seconds > 0", {source: str(value)})
-    if not math.isfinite(value) or value <= 0:
-        raise UsageError(f"{source} must be a number of seconds > 0", {source: value})
-    return float(value)
+            raw = text
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise UsageError(f"{source} must be a number of seconds > 0", {source: str(raw)})
+    if not math.isfinite(raw) or raw <= 0:
+        raise UsageError(f"{source} must be a number of seconds > 0", {source: raw})
+    return float(raw)
 
 
 def kernelspec_name_from_metadata(metadata: Mapping[str, Any] | None) -> str:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
 
-__all__ = ["LocalBackend", "installed_kernelspecs"]
+__all__ = ["LocalBackend", "installed_kernelspecs", "require_kernelspec"]
 
 _log = logging.getLogger(__name__)
 
@@ -77,6 +77,22 @@ def installed_kernelspecs() -> list[str]:
     from jupyter_client.kernelspec import KernelSpecManager
 
     return sorted(KernelSpecManager().find_kernel_specs())
+
+
+def require_kernelspec(name: str) -> None:
+    """Check that kernelspec ``name`` is installed here.
+
+    Raises:
+        KernelError: ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``, ``installed``).
+    """
+    installed = installed_kernelspecs()
+    if name not in installed:
+        raise KernelError(
+            ErrorCode.KERNELSPEC_NOT_FOUND,
+            f"kernelspec {name!r} is not installed; install it or set the notebook's "
+            f"kernelspec to one of: {', '.join(installed) or '(none)'}",
+            {"kernelspec": name, "installed": installed},
+        )
 
 
 def _encrypt_if_supported(km: AsyncKernelManager) -> None:
@@ -135,14 +151,7 @@ class LocalBackend:
         """
         from jupyter_client.manager import AsyncKernelManager
 
-        installed = installed_kernelspecs()
-        if kernelspec_name not in installed:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"kernelspec {kernelspec_name!r} is not installed; install it or set the "
-                f"notebook's kernelspec to one of: {', '.join(installed) or '(none)'}",
-                {"kernelspec": kernelspec_name, "installed": installed},
-            )
+        require_kernelspec(kernelspec_name)
         km = AsyncKernelManager(kernel_name=kernelspec_name)
         _encrypt_if_supported(km)
         self._km = km

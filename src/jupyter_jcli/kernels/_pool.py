@@ -53,15 +53,17 @@ class KernelPool:
         path = Path(notebook_path).resolve()
         kernel = self._kernels.get(path)
         if kernel is None:
-            kernel = NotebookKernel(
-                path,
-                backend_factory=self._factory,
-                startup_timeout=self._startup_timeout,
-            )
-            self._kernels[path] = kernel
+            kernel = self._kernels[path] = self._new_kernel(path)
         if kernelspec_name is not None:
             kernel.kernelspec_name = kernelspec_name
         return kernel
+
+    def _new_kernel(self, path: Path) -> NotebookKernel:
+        """A new (unstarted) kernel object for the resolved ``path`` (subclasses make
+        other kinds)."""
+        return NotebookKernel(
+            path, backend_factory=self._factory, startup_timeout=self._startup_timeout
+        )
 
     def get(self, notebook_path: str | os.PathLike[str]) -> NotebookKernel | None:
         """The notebook's kernel object if one was created, else ``None`` (creates nothing)."""

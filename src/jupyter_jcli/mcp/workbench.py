@@ -21,9 +21,12 @@ notifications when the request carries a ``progressToken``
 
 Every stdin line gets an answer, even one that is not JSON (:mod:`jupyter_jcli.mcp._stdio`).
 Only JSON-RPC goes to stdout: the SDK's stdio transport points fd 1 at stderr while serving,
-kernels write their own stdout to stderr, logs go to stderr. Every kernel is shut down when
-the server exits: when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first, then
-the signal's default action).
+kernels write their own stdout to stderr, logs go to stderr. Kernels are shared with
+``j-cli`` through the registry (:func:`jupyter_jcli.workbench.shared_workbench`): a notebook's
+live kernel (``j-cli kernel start``) is joined, not duplicated, and the cells that ran on it
+are fresh for both. Every kernel the server started is shut down when it exits (kernels it
+joined keep running): when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first,
+then the signal's default action).
 
 Run as ``jupyter-mcp [--root PATH ...]``, ``j-cli mcp workbench [--root PATH ...]`` or
 ``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``. With ``--server-url URL`` (or
@@ -53,6 +56,7 @@ from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
 from jupyter_jcli.workbench import SERVER_OPTION_HELP, server_from_options
 from jupyter_jcli.workbench._session import Workbench
+from jupyter_jcli.workbench._sharing import shared_workbench
 
 __all__ = [
     "SERVER_NAME",
@@ -107,12 +111,13 @@ async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) ->
 
     Args:
         roots: the resolved trusted roots.
-        workbench: the kernels to serve (default: a new local :class:`Workbench`).
+        workbench: the kernels to serve (default: :func:`shared_workbench`, the local
+            registry's kernels).
     """
     from jupyter_jcli.notebook._warm import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
-    workbench = workbench if workbench is not None else Workbench()
+    workbench = workbench if workbench is not None else shared_workbench()
     await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
 
@@ -126,7 +131,7 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
 
 def _prepare(options: argparse.Namespace) -> Serve:
     server = server_from_options(options.server_url, options.token, options.server_root)
-    return partial(serve, workbench=Workbench(server=server))
+    return partial(serve, workbench=shared_workbench(server=server))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,6 +43,10 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   are reported in the outcome's ``error``; ``kernel_name`` overrides the notebook's
   kernelspec (:func:`kernelspec_hint` lets a front end say how in ``KERNELSPEC_NOT_FOUND``);
 - ``restart_kernel``, ``interrupt_kernel`` -> :class:`KernelOutcome`;
+- :func:`shared_workbench`: a workbench on the registry's kernels (one per notebook for every
+  process: ``j-cli``, ``jupyter-mcp``), run logs shared (:class:`SharedRunLog`);
+  :func:`run_cells_with_parents` -> :class:`CellsRun`: named cells after their ancestors
+  that are not fresh;
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
   ``KERNEL_NOT_RUNNING``);
 - ``execute_code`` -> :class:`CodeOutcome`: inline code (or a plain script's text) on the
@@ -60,6 +64,7 @@ Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_M
 
 from __future__ import annotations
 
+from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
 from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
 from jupyter_jcli.workbench._execute import (
     DEFAULT_EXECUTE_BUDGET,
@@ -124,6 +129,7 @@ from jupyter_jcli.workbench._search import (
 )
 from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._shared import SERVER_OPTION_HELP, server_from_options
+from jupyter_jcli.workbench._sharing import SharedRunLog, shared_workbench
 from jupyter_jcli.workbench._stale import stale_between
 from jupyter_jcli.workbench._status_views import (
     SessionCellOverview,
@@ -150,6 +156,7 @@ __all__ = [
     "CellRef",
     "CellRunStatus",
     "CellSummary",
+    "CellsRun",
     "CodeOutcome",
     "ColumnInfo",
     "CreateOutcome",
@@ -173,6 +180,7 @@ __all__ = [
     "SessionOverview",
     "SessionReadCell",
     "SessionReadCellsResult",
+    "SharedRunLog",
     "SummarizeOutcome",
     "UndoOutcome",
     "VariableOutcome",
@@ -185,8 +193,10 @@ __all__ = [
     "notebook_overview",
     "read_cells",
     "remove_cell",
+    "run_cells_with_parents",
     "search_cells",
     "server_from_options",
+    "shared_workbench",
     "stale_between",
     "summarize_cells",
     "undo_last",

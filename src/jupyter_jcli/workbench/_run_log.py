@@ -60,6 +60,11 @@ class RunLog:
         """The kept records, oldest first."""
         return sorted(self.latest.values(), key=lambda record: record.seq)
 
+    def stamp(self) -> str:
+        """A string that changes whenever :meth:`records` may answer differently (statuses
+        computed from the log are kept by it): here the local :attr:`version`."""
+        return str(self.version)
+
 
 def cell_statuses(
     graph: NotebookGraph,
@@ -83,7 +88,7 @@ def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str,
     """``{name: status}`` of every code cell of ``loaded`` (:func:`cell_statuses`), kept
     with the document's version for this log state and epoch (treat it as read-only)."""
     document = loaded.document
-    key = f"statuses:{id(log)}:{log.version if log is not None else 0}:{epoch}"
+    key = f"statuses:{id(log)}:{log.stamp() if log is not None else 0}:{epoch}"
 
     def compute() -> dict[str, CellStatus]:
         revs = {view.name: view.rev for view in loaded.cells}

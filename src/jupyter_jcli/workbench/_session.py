@@ -37,6 +37,7 @@ from jupyter_jcli.kernels import (
     KernelPool,
     NotebookKernel,
     ServerConfig,
+    SharedKernelPool,
     execute_timeout,
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
@@ -490,9 +491,18 @@ class Workbench:
         return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
 
     def _log(self, document: Document) -> RunLog:
-        return self._logs.setdefault(document.notebook_path.resolve(), RunLog())
+        path = document.notebook_path.resolve()
+        if path not in self._logs:  # the registry's log for a shared pool
+            from jupyter_jcli.workbench._sharing import run_log_for
+
+            self._logs[path] = run_log_for(self._pool, path)
+        return self._logs[path]
 
     def _log_of(self, document: Document) -> RunLog | None:
+        """The notebook's run log if it has one: always for a shared pool (the registry's
+        log holds other processes' runs too), else once this workbench ran a cell."""
+        if isinstance(self._pool, SharedKernelPool):
+            return self._log(document)
         return self._logs.get(document.notebook_path.resolve())
 
     async def _kernel_info(self, document: Document) -> KernelInfo:

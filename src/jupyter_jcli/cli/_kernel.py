@@ -1,0 +1,275 @@
+"""``j-cli kernel start|list|stop|restart|interrupt``: the notebooks' live kernels.
+
+A kernel started here is registered (:class:`jupyter_jcli.kernels.KernelRegistry`) and
+outlives the command: every later ``j-cli run`` on the notebook, and ``jupyter-mcp``, use it,
+so its variables and the record of what ran on it (which cells are fresh) carry over between
+commands. It stops by itself after ``--idle-timeout`` seconds without an execution (default
+one hour, or ``$JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT``): its supervisor process, started with it,
+stops it, so nothing leaks even when no command runs again. ``-j`` prints one document::
+
+    {"schema_version": 1, "status": "ok", "operation": "kernel_start", "started": bool,
+     "kernel": <entry>}
+    {"schema_version": 1, "status": "ok", "operation": "kernel_list", "kernels": [<entry>...]}
+
+where an entry is :func:`entry_dict`'s.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, KernelError, UsageError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels import KernelEntry
+
+__all__ = ["entry_dict", "kernel", "notebook_kernel_path"]
+
+_IDLE_HELP = (
+    "Seconds without an execution after which the kernel stops by itself "
+    "(default: $JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT or 3600)."
+)
+
+
+def _iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def entry_dict(entry: KernelEntry) -> dict[str, Any]:
+    """One registered kernel as JSON: ``notebook_path``, ``kernelspec``, ``pid``, ``epoch``,
+    ``state``, ``started``, ``idle_since`` (ISO 8601 UTC), ``idle_timeout_s``,
+    ``started_by``, ``users`` (who used it, most recent first), ``running_cell``, ``keep``,
+    ``transport``, ``connection_file``, ``kernel_id``, ``server_url``, ``runs`` (cells
+    recorded on its epoch)."""
+    busy = entry.busy or {}
+    return {
+        "notebook_path": entry.notebook_path,
+        "kernelspec": entry.kernelspec,
+        "pid": entry.pid,
+        "epoch": entry.epoch,
+        "state": entry.state,
+        "started": _iso(entry.started),
+        "idle_since": _iso(entry.idle_since) if entry.state != "busy" else None,
+        "idle_timeout_s": entry.idle_timeout,
+        "started_by": entry.started_by,
+        "users": sorted(entry.users, key=entry.users.__getitem__, reverse=True),
+        "running_cell": busy.get("cell") if entry.state == "busy" else None,
+        "keep": entry.keep,
+        "transport": entry.transport,
+        "connection_file": entry.connection_file,
+        "kernel_id": entry.kernel_id,
+        "server_url": entry.server_url,
+        "runs": len(entry.runs),
+    }
+
+
+def notebook_kernel_path(file: str) -> Path:
+    """The resolved ``.ipynb`` whose kernel ``file`` names (a paired script names its
+    notebook's).
+
+    Raises:
+        NotebookError: the read codes of ``Document.load`` for a script.
+    """
+    path = Path(file).expanduser()
+    if path.suffix == ".ipynb":
+        return path.resolve()
+    from jupyter_jcli.notebook.document import Document
+
+    return Document.load(path).notebook_path.resolve()
+
+
+def _kernelspec(file: str, kernel_name: str | None) -> str:
+    if kernel_name:
+        return kernel_name
+    from jupyter_jcli.kernels import kernelspec_name_from_metadata
+    from jupyter_jcli.notebook.document import Document
+
+    return kernelspec_name_from_metadata(Document.load(file).notebook_dict().get("metadata"))
+
+
+def _not_running(path: Path) -> KernelError:
+    return KernelError(
+        ErrorCode.KERNEL_NOT_RUNNING,
+        "no live kernel for this notebook (start one: j-cli kernel start)",
+        {"notebook_path": str(path)},
+    )
+
+
+def _document(operation: str, **fields: Any) -> None:
+    emit_json({"schema_version": SCHEMA_VERSION, "status": "ok", "operation": operation, **fields})
+
+
+def _report(operation: str, entry: KernelEntry, started: bool, verb: str) -> None:
+    if json_mode():
+        _document(operation, started=started, kernel=entry_dict(entry))
+        return
+    what = verb if started else "already running"
+    echo(
+        f"{what}: {entry.kernelspec} kernel pid {entry.pid} epoch {entry.epoch[:12]} for "
+        f"{entry.notebook_path} (stops after {entry.idle_timeout:g} s idle)"
+    )
+
+
+@click.group("kernel")
+def kernel() -> None:
+    """Live kernels, one per notebook, shared by every j-cli command and jupyter-mcp."""
+
+
+@kernel.command("start")
+@click.argument("file", metavar="NB")
+@click.option(
+    "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
+)
+@click.option("--idle-timeout", type=float, metavar="S", help=_IDLE_HELP)
+def start_command(file: str, *, kernel_name: str | None, idle_timeout: float | None) -> None:
+    """Start NB's kernel and leave it running (nothing happens if one already runs)."""
+    import anyio
+
+    from jupyter_jcli.kernels import DEFAULT_STARTUP_TIMEOUT, KernelRegistry, start_registered
+    from jupyter_jcli.kernels import idle_timeout as resolve_idle
+
+    path = notebook_kernel_path(file)
+    spec = _kernelspec(file, kernel_name)
+    limit = resolve_idle(idle_timeout)
+
+    async def start() -> tuple[KernelEntry, bool]:
+        return await start_registered(
+            KernelRegistry(),
+            path,
+            kernelspec=spec,
+            keep=True,
+            idle_timeout=limit,
+            startup_timeout=DEFAULT_STARTUP_TIMEOUT,
+        )
+
+    entry, started = anyio.run(start)
+    _report("kernel_start", entry, started, "started")
+
+
+@kernel.command("list")
+def list_command() -> None:
+    """The live kernels: notebook, kernelspec, pid, epoch, state, started, idle since, users."""
+    from jupyter_jcli.cli._document_render import table
+    from jupyter_jcli.kernels import KernelRegistry
+
+    entries = KernelRegistry().entries()
+    if json_mode():
+        _document(
+            "kernel_list",
+            kernels=[entry_dict(e) for e in entries],
+        )
+        return
+    if not entries:
+        echo("no live kernels")
+        return
+    rows = []
+    for entry in entries:
+        shown = entry_dict(entry)
+        rows.append(
+            [
+                entry.notebook_path,
+                entry.kernelspec,
+                str(entry.pid),
+                entry.epoch[:12],
+                entry.state,
+                shown["started"],
+                shown["idle_since"] or "-",
+                ", ".join(shown["users"]) or entry.started_by,
+            ]
+        )
+    header = ["notebook", "kernelspec", "pid", "epoch", "state", "started", "idle since", "users"]
+    for line in table(header, rows):
+        echo(line)
+
+
+@kernel.command("stop")
+@click.argument("file", metavar="NB", required=False)
+@click.option("--all", "stop_all", is_flag=True, help="Stop every live kernel.")
+def stop_command(file: str | None, *, stop_all: bool) -> None:
+    """Stop NB's kernel (or every kernel with --all); its variables are gone."""
+    import anyio
+
+    from jupyter_jcli.kernels import KernelRegistry, stop_registered
+
+    if (file is None) == (not stop_all):
+        raise UsageError("Give NB or --all.", {"notebook": file, "all": stop_all})
+    registry = KernelRegistry()
+    if stop_all:
+        paths = [Path(e.notebook_path) for e in registry.entries()]
+    else:
+        assert file is not None
+        paths = [notebook_kernel_path(file)]
+
+    async def stop() -> list[KernelEntry]:
+        stopped = []
+        for path in paths:
+            entry = await stop_registered(registry, path)
+            if entry is not None:
+                stopped.append(entry)
+        return stopped
+
+    stopped = anyio.run(stop)
+    if file is not None and not stopped:
+        raise _not_running(paths[0])
+    if json_mode():
+        _document(
+            "kernel_stop",
+            stopped=[entry_dict(e) for e in stopped],
+        )
+        return
+    for entry in stopped:
+        echo(f"stopped {entry.kernelspec} kernel pid {entry.pid} for {entry.notebook_path}")
+    if not stopped:
+        echo("no live kernels")
+
+
+@kernel.command("restart")
+@click.argument("file", metavar="NB")
+@click.option(
+    "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
+)
+def restart_command(file: str, *, kernel_name: str | None) -> None:
+    """Restart NB's kernel (start one if none runs): a new epoch, every cell stale. A cell
+    another command runs on it is interrupted first."""
+    import anyio
+
+    from jupyter_jcli.kernels import KernelRegistry
+    from jupyter_jcli.workbench import shared_workbench
+
+    path = notebook_kernel_path(file)
+
+    async def restart() -> None:
+        async with shared_workbench(keep=True) as workbench:
+            await workbench.restart_kernel(file, kernel_name=kernel_name)
+
+    anyio.run(restart)
+    entry = KernelRegistry().live(path)
+    if entry is None:
+        raise _not_running(path)
+    _report("kernel_restart", entry, True, "restarted")
+
+
+@kernel.command("interrupt")
+@click.argument("file", metavar="NB")
+def interrupt_command(file: str) -> None:
+    """Interrupt the cell running on NB's kernel (the variables are kept)."""
+    from jupyter_jcli.kernels import KernelRegistry, interrupt_registered
+
+    path = notebook_kernel_path(file)
+    entry = KernelRegistry().live(path)
+    if entry is None:
+        raise _not_running(path)
+    interrupt_registered(entry)
+    if json_mode():
+        _document(
+            "kernel_interrupt",
+            kernel=entry_dict(entry),
+        )
+    else:
+        running = (entry.busy or {}).get("cell")
+        echo(f"interrupted {running or 'the kernel'} on {entry.notebook_path}")

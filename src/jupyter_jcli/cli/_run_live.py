@@ -1,0 +1,132 @@
+"""What ``j-cli run`` shows while it runs, and what Ctrl-C does.
+
+On a terminal (stderr is a TTY) :class:`LiveView` prints, on stderr, the cell being run
+(``[2/5] running load (2/5)``), its elapsed time every few seconds, and its stdout/stderr as
+it streams, bounded per cell (:data:`LIVE_LINES` lines, :data:`LIVE_CHARS` characters; the
+rest is counted, never lost: it is in the saved outputs). Elsewhere, one line per cell. With
+``-j`` nothing is shown until the one JSON document at the end.
+
+:func:`interrupt_on_sigint`: the first SIGINT interrupts the running cell on the kernel, so the
+batch ends with that cell ``interrupted`` and what it printed so far saved in the notebook;
+a second SIGINT cancels the command.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from jupyter_jcli.cli._emit import echo
+from jupyter_jcli.errors import KernelError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels import KernelPool
+
+__all__ = ["LIVE_CHARS", "LIVE_LINES", "LiveView", "interrupt_on_sigint"]
+
+LIVE_LINES = 40
+"""Lines of one cell's streamed output shown live."""
+LIVE_CHARS = 4000
+"""Characters of one cell's streamed output shown live."""
+_PREFIX = "    | "
+
+
+class LiveView:
+    """The progress lines and, on a terminal, the streamed output of a run (on stderr).
+
+    Args:
+        live: stream outputs and heartbeats (a terminal); else one line per cell.
+    """
+
+    def __init__(self, *, live: bool | None = None) -> None:
+        self.live = sys.stderr.isatty() if live is None else live
+        self._lines = 0
+        self._chars = 0
+        self._hidden = 0
+        self._partial: dict[str, str] = {}
+        self._cell_started = time.monotonic()
+
+    async def progress(self, done: float, total: float | None, message: str) -> None:
+        """A :data:`~jupyter_jcli.workbench.ProgressCallback`."""
+        if done == int(done):
+            self._end_cell()
+            self._cell_started = time.monotonic()
+            echo(f"[{int(done)}/{int(total or 0)}] {message}", err=True)
+        elif self.live:
+            elapsed = time.monotonic() - self._cell_started
+            echo(f"{_PREFIX}... still running ({elapsed:.0f} s)", err=True)
+
+    def output(self, output: dict[str, Any]) -> None:
+        """An :data:`~jupyter_jcli.kernels.OutputCallback`: streams shown, bounded."""
+        if not self.live or output.get("output_type") != "stream":
+            return
+        name = str(output.get("name"))
+        lines = (self._partial.get(name, "") + str(output.get("text", ""))).split("\n")
+        self._partial[name] = lines.pop()
+        for line in lines:
+            self._show(line, stderr=name == "stderr")
+
+    def _show(self, line: str, *, stderr: bool) -> None:
+        if self._lines >= LIVE_LINES or self._chars >= LIVE_CHARS:
+            self._hidden += 1
+            return
+        line = line.rsplit("\r", 1)[-1][: LIVE_CHARS - self._chars]
+        self._lines += 1
+        self._chars += len(line) + 1
+        echo(f"{_PREFIX}{'! ' if stderr else ''}{line}", err=True)
+
+    def _end_cell(self) -> None:
+        for name, rest in self._partial.items():
+            if rest:
+                self._show(rest, stderr=name == "stderr")
+        if self._hidden:
+            echo(f"{_PREFIX}... {self._hidden} more lines (saved in the notebook)", err=True)
+        self._lines = self._chars = self._hidden = 0
+        self._partial = {}
+
+    def finish(self) -> None:
+        """Flush the last cell's partial line and hidden-line count."""
+        self._end_cell()
+
+
+@asynccontextmanager
+async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
+    """While the block runs, SIGINT interrupts every live kernel of ``pool`` (the running
+    cell ends ``interrupted``, its outputs saved); a second SIGINT cancels the block. Yields
+    a one-item list, ``[True]`` once a SIGINT arrived."""
+    seen = [False]
+    cancelled = False
+    error: BaseException | None = None
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            nonlocal cancelled
+            with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    if seen[0]:
+                        cancelled = True
+                        tg.cancel_scope.cancel()
+                        return
+                    seen[0] = True
+                    echo("interrupting the running cell (Ctrl-C again to cancel)", err=True)
+                    for kernel in pool.kernels():
+                        with suppress(KernelError):
+                            await kernel.interrupt()
+
+        tg.start_soon(watch)
+        try:
+            yield seen
+        except Exception as exc:  # raised as is, not wrapped in an ExceptionGroup
+            error = exc
+        finally:
+            tg.cancel_scope.cancel()
+    if error is not None:
+        raise error
+    if cancelled:
+        raise KeyboardInterrupt

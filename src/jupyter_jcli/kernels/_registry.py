@@ -1,0 +1,422 @@
+"""The registry of live kernels: one entry per notebook on this machine, shared by every
+process of ours (``j-cli`` commands, ``jupyter-mcp``, the Python API).
+
+Layout, under :func:`registry_dir` (the Jupyter runtime folder's ``jcli-kernels``, or
+``$JUPYTER_JCLI_RUNTIME_DIR``)::
+
+    <key>.json   the entry (:class:`KernelEntry`), replaced atomically
+    <key>.lock   flock'ed for each read-modify-write of the entry (bounded by LOCK_TIMEOUT)
+    <key>.exec   flock'ed by the one process executing on the kernel (a batch of cells)
+    <key>.log    the supervisor's and the kernel's own stdout/stderr
+
+``<key>`` is a hash of the resolved notebook path. Locks are ``fcntl.flock`` locks: the
+kernel releases them when their holder dies, so a crashed command never leaves the notebook
+locked. The entry records the kernel's transport (a local process through its connection file
+and pid, or a Jupyter Server kernel by id and URL), its epoch, who started it and who uses
+it, its idle clock and the run log of its epoch (which cell rev ran with which outcome), so
+every process judges freshness against the same records. An entry whose kernel process is
+gone is removed by whoever notices (:meth:`KernelRegistry.live`); an epoch is minted once per
+kernel start, so a dead kernel's records never count for another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._config import seconds_setting
+
+__all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "IDLE_TIMEOUT_ENV",
+    "LOCK_TIMEOUT",
+    "RUNTIME_DIR_ENV",
+    "EntryState",
+    "ExecLock",
+    "KernelEntry",
+    "KernelRegistry",
+    "idle_timeout",
+    "pid_alive",
+    "process_name",
+    "registry_dir",
+]
+
+RUNTIME_DIR_ENV = "JUPYTER_JCLI_RUNTIME_DIR"
+"""Environment variable naming the registry folder (tests point it at a temporary folder)."""
+IDLE_TIMEOUT_ENV = "JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT"
+"""Environment variable overriding :data:`DEFAULT_IDLE_TIMEOUT` (seconds, > 0)."""
+DEFAULT_IDLE_TIMEOUT = 3600.0
+"""Seconds a registered kernel may stay idle before its supervisor stops it."""
+LOCK_TIMEOUT = 10.0
+"""Seconds to wait for an entry's lock (held only for one read-modify-write)."""
+_LOCK_POLL = 0.01
+_MAX_USERS = 20
+_SCHEMA = 1
+
+EntryState = Literal["starting", "idle", "busy", "stopping", "failed"]
+"""``starting``: a supervisor is launching the kernel; ``idle`` / ``busy``: it runs (busy:
+a process holds its execution lock); ``stopping``: a stop was asked; ``failed``: the start
+failed (``error`` says why; the starter removes the entry)."""
+
+
+def registry_dir() -> Path:
+    """The registry folder: ``$JUPYTER_JCLI_RUNTIME_DIR``, else ``jcli-kernels`` in the
+    Jupyter runtime folder (``jupyter_core.paths.jupyter_runtime_dir()``)."""
+    raw = os.environ.get(RUNTIME_DIR_ENV, "").strip()
+    if raw:
+        return Path(raw).expanduser().resolve()
+    from jupyter_core.paths import jupyter_runtime_dir
+
+    return Path(jupyter_runtime_dir()).resolve() / "jcli-kernels"
+
+
+def idle_timeout(value: float | None = None) -> float:
+    """The idle timeout to use, in seconds: ``value``, else ``$JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT``,
+    else :data:`DEFAULT_IDLE_TIMEOUT`.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` when the value is not a finite number > 0.
+    """
+    return seconds_setting(
+        value, option="idle_timeout", env=IDLE_TIMEOUT_ENV, default=DEFAULT_IDLE_TIMEOUT
+    )
+
+
+def process_name() -> str:
+    """Who this process is, as entries record it: ``"j-cli pid 123"``."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+    return f"{name} pid {os.getpid()}"
+
+
+def pid_alive(pid: int | None) -> bool:
+    """Whether process ``pid`` runs (a zombie, which has ended, does not)."""
+    if pid is None or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc (macOS): the signal check is all we have
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+
+
+@dataclass
+class KernelEntry:
+    """One notebook's registered kernel (the JSON of ``<key>.json``).
+
+    Attributes:
+        notebook_path: the resolved notebook path.
+        kernelspec: the kernelspec the kernel runs.
+        cwd: the kernel's working directory.
+        epoch: the kernel's epoch (minted once, when the start began).
+        state: see :data:`EntryState`.
+        started: when the start began (Unix time, s).
+        started_by: who started it (:func:`process_name`).
+        idle_since: when it last became idle (Unix time, s).
+        idle_timeout: seconds of idleness after which its supervisor stops it.
+        keep: ``False`` when the starter stops it when it ends (``owner_pid``).
+        owner_pid: the starting process, for a kernel it does not keep.
+        transport: ``"local"`` (a process here) or ``"server"`` (a Jupyter Server kernel).
+        connection_file: the local kernel's connection file.
+        pid: the local kernel's process id.
+        supervisor_pid: the process that launched and watches the local kernel.
+        kernel_id: the Jupyter Server kernel id (``transport == "server"``).
+        server_url: the Jupyter Server base URL (``transport == "server"``).
+        users: who uses it -> when they last did (Unix time, s).
+        busy: ``{"who", "cell", "since"}`` while a process executes on it.
+        seq: the last run sequence number handed out (orders runs across processes).
+        runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
+            "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
+        error: ``{"code", "message", "details"}`` when ``state == "failed"``.
+    """
+
+    notebook_path: str
+    kernelspec: str
+    cwd: str
+    epoch: str
+    state: EntryState
+    started: float
+    started_by: str
+    idle_since: float
+    idle_timeout: float
+    keep: bool
+    owner_pid: int | None = None
+    transport: Literal["local", "server"] = "local"
+    connection_file: str | None = None
+    pid: int | None = None
+    supervisor_pid: int | None = None
+    kernel_id: str | None = None
+    server_url: str | None = None
+    users: dict[str, float] = field(default_factory=dict)
+    busy: dict[str, Any] | None = None
+    seq: int = 0
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored JSON object (with ``schema_version``)."""
+        return {"schema_version": _SCHEMA, **asdict(self)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> KernelEntry | None:
+        """The entry of a stored object, ``None`` when it is not one of ours."""
+        if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
+            return None
+        names = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except TypeError:
+            return None
+
+    def alive(self) -> bool:
+        """Whether the kernel runs: a local kernel's process and its supervisor are alive
+        (a server kernel is taken as alive; its backend checks it)."""
+        if self.state in ("starting", "failed"):
+            return False
+        if self.transport == "server":
+            return True
+        return pid_alive(self.pid) and pid_alive(self.supervisor_pid)
+
+
+class KernelRegistry:
+    """The registry folder (see the module docstring).
+
+    Args:
+        root: the folder; default :func:`registry_dir`.
+    """
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root if root is not None else registry_dir()
+
+    def key(self, notebook_path: Path) -> str:
+        """The file stem of a notebook's entry."""
+        digest = hashlib.sha256(str(notebook_path.resolve()).encode("utf-8")).hexdigest()
+        return digest[:24]
+
+    def path(self, notebook_path: Path, suffix: str) -> Path:
+        """``<root>/<key><suffix>`` (``.json``, ``.lock``, ``.exec``, ``.log``)."""
+        return self.root / f"{self.key(notebook_path)}{suffix}"
+
+    def _ensure_root(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    @contextlib.contextmanager
+    def locked(self, notebook_path: Path, *, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+        """Hold the entry's lock (for one read-modify-write).
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` (details ``lock``) when it stays taken ``timeout`` s.
+        """
+        self._ensure_root()
+        fd = os.open(self.path(notebook_path, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise KernelError(
+                            ErrorCode.KERNEL_BUSY,
+                            "the kernel registry entry stayed locked",
+                            {"notebook_path": str(notebook_path), "lock": "registry"},
+                        ) from None
+                    time.sleep(_LOCK_POLL)
+            yield
+        finally:
+            os.close(fd)  # closing releases the flock
+
+    def read(self, notebook_path: Path) -> KernelEntry | None:
+        """The stored entry (no liveness check), ``None`` when there is none or it is not
+        readable as one."""
+        return self.read_file(self.path(notebook_path, ".json"))
+
+    @staticmethod
+    def read_file(file: Path) -> KernelEntry | None:
+        """The entry stored in ``file``, ``None`` when it is missing or not one."""
+        try:
+            return KernelEntry.from_dict(json.loads(file.read_bytes()))
+        except (OSError, ValueError):
+            return None
+
+    def write(self, entry: KernelEntry) -> None:
+        """Replace the entry atomically (call under :meth:`locked`)."""
+        self._ensure_root()
+        target = self.path(Path(entry.notebook_path), ".json")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        data = json.dumps(entry.to_dict(), indent=1, sort_keys=True).encode("utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+
+    def remove(self, notebook_path: Path, *, epoch: str | None = None) -> bool:
+        """Remove the entry (only if it has ``epoch``, when given); ``True`` if removed."""
+        with self.locked(notebook_path):
+            entry = self.read(notebook_path)
+            if entry is None or (epoch is not None and entry.epoch != epoch):
+                return False
+            with contextlib.suppress(FileNotFoundError):
+                self.path(notebook_path, ".json").unlink()
+            return True
+
+    def update(
+        self, notebook_path: Path, change: Callable[[KernelEntry], None], *, epoch: str | None
+    ) -> KernelEntry | None:
+        """Apply ``change`` to the entry under its lock and store it; nothing when there is
+        no entry or (``epoch`` given) it is another kernel's. Returns the stored entry."""
+        with self.locked(notebook_path):
+            entry = self.read(notebook_path)
+            if entry is None or (epoch is not None and entry.epoch != epoch):
+                return None
+            change(entry)
+            self.write(entry)
+            return entry
+
+    def live(self, notebook_path: Path) -> KernelEntry | None:
+        """The notebook's entry if its kernel runs; a dead one is removed (and its kernel
+        process, should it outlive its supervisor, killed)."""
+        entry = self.read(notebook_path)
+        if entry is None or entry.state == "starting":
+            return None
+        if entry.alive():
+            return entry
+        if entry.state != "failed":
+            self.discard(entry)
+        return None
+
+    def discard(self, entry: KernelEntry) -> None:
+        """Remove a dead entry and kill what is left of its processes."""
+        import signal
+
+        for pid in (entry.pid, entry.supervisor_pid):
+            if pid_alive(pid):
+                assert pid is not None
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        self.remove(Path(entry.notebook_path), epoch=entry.epoch)
+
+    def entries(self) -> list[KernelEntry]:
+        """Every stored entry, dead ones removed, sorted by notebook path."""
+        if not self.root.is_dir():
+            return []
+        found = []
+        for file in sorted(self.root.glob("*.json")):
+            entry = self.read_file(file)
+            if entry is None:
+                continue
+            if entry.state == "starting" and pid_alive(entry.supervisor_pid or entry.owner_pid):
+                found.append(entry)
+            elif (live := self.live(Path(entry.notebook_path))) is not None:
+                found.append(live)
+        return sorted(found, key=lambda e: e.notebook_path)
+
+    # ------------------------------------------------------------------ users and runs
+
+    def touch_user(self, notebook_path: Path, epoch: str, who: str, *, present: bool) -> None:
+        """Record that ``who`` uses the kernel (or, ``present=False``, stopped using it)."""
+
+        def change(entry: KernelEntry) -> None:
+            entry.users.pop(who, None)
+            if present:
+                entry.users[who] = time.time()
+                while len(entry.users) > _MAX_USERS:
+                    entry.users.pop(min(entry.users, key=entry.users.__getitem__))
+
+        self.update(notebook_path, change, epoch=epoch)
+
+    def set_busy(self, notebook_path: Path, epoch: str, busy: dict[str, Any] | None) -> None:
+        """Mark the kernel busy (``{"who", "cell", "since"}``) or, with ``None``, idle
+        since now."""
+
+        def change(entry: KernelEntry) -> None:
+            entry.busy = busy
+            if entry.state in ("idle", "busy"):
+                entry.state = "busy" if busy is not None else "idle"
+            if busy is None:
+                entry.idle_since = time.time()
+
+        self.update(notebook_path, change, epoch=epoch)
+
+    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+        """Append one run (``key``, ``rev``, ``epoch``, ``parents``, ``ok``) to
+        the log of the kernel it ran on; returns its sequence number (``seq`` is set here,
+        growing across processes). A run on a kernel the entry no longer names is not
+        recorded (that kernel is gone; its runs count for nothing) and gets ``-1``."""
+        assigned = -1
+
+        def change(entry: KernelEntry) -> None:
+            nonlocal assigned
+            entry.seq += 1
+            assigned = entry.seq
+            kept = [run for run in entry.runs if run.get("key") != record["key"]]
+            entry.runs = [*kept, {**record, "seq": assigned}]
+
+        self.update(notebook_path, change, epoch=str(record["epoch"]))
+        return assigned
+
+
+class ExecLock:
+    """The execution lock of one notebook's kernel (``<key>.exec``): held by the one process
+    that executes on it; released when its holder closes it or dies.
+
+    Args:
+        path: the lock file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether this object holds the lock."""
+        return self._fd is not None
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free (never waits); ``True`` when held afterwards."""
+        if self._fd is not None:
+            return True
+        self._path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def taken_elsewhere(self) -> bool:
+        """Whether another holder has the lock now (checked by taking it for an instant)."""
+        if self._fd is not None:
+            return False
+        if self.try_acquire():
+            self.release()
+            return False
+        return True
+
+    def release(self) -> None:
+        """Let the lock go (idempotent)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)

@@ -1,0 +1,312 @@
+"""Kernels shared through the registry: one kernel per notebook for every process of ours.
+
+- :class:`SharedBackend` (``_shared_backend``): a backend that joins the notebook's
+  registered kernel through its connection file (``jupyter_client``'s async client),
+  starting one through a supervisor
+  (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
+  ``origin`` names who started the kernel and carries the recorded ``epoch``, so every
+  process judges freshness against the same epoch and the registry's run log (``attached``
+  stays ``False``: the kernel's history is known).
+- :class:`SharedNotebookKernel`: a :class:`~jupyter_jcli.kernels.NotebookKernel` whose hold
+  also takes the notebook's cross-process execution lock (two processes never execute at
+  once on one kernel: the second gets ``KERNEL_BUSY``), that follows the registry (a kernel
+  restarted or started by another process is joined; one that died is seen dead) and that
+  really restarts the shared kernel on :meth:`restart`.
+- :class:`SharedKernelPool`: a :class:`~jupyter_jcli.kernels.KernelPool` of those; ``keep``
+  decides whether the kernels it starts outlive it (``j-cli kernel start``, ``--keep``) or
+  stop when it shuts down (a kernel started for one command, or for a ``jupyter-mcp``
+  session). Kernels it only joined are left running either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._config import (
+    DEFAULT_BUSY_WAIT,
+    DEFAULT_KERNELSPEC,
+    DEFAULT_STARTUP_TIMEOUT,
+    STOP_WAIT,
+)
+from jupyter_jcli.kernels._kernel import NotebookKernel
+from jupyter_jcli.kernels._pool import KernelPool
+from jupyter_jcli.kernels._registry import (
+    ExecLock,
+    KernelRegistry,
+    process_name,
+)
+from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
+from jupyter_jcli.kernels._shared_backend import SharedBackend
+from jupyter_jcli.kernels._supervisor import (
+    interrupt_registered,
+)
+from jupyter_jcli.kernels._types import (
+    ExecutionResult,
+    Output,
+    OutputCallback,
+)
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._backend import KernelBackend
+    from jupyter_jcli.kernels._run import RunOutcome
+
+__all__ = ["SharedKernelPool", "SharedNotebookKernel"]
+
+_EXEC_POLL = 0.05
+
+
+class SharedNotebookKernel(NotebookKernel):
+    """A notebook's kernel shared through the registry (see the module docstring).
+
+    Args:
+        notebook_path: the notebook.
+        registry: the registry.
+        keep: whether a kernel this object starts outlives the process.
+        idle_timeout: seconds a kernel it starts may stay idle (``None``: the default).
+        kernelspec_name: as for :class:`NotebookKernel`.
+        startup_timeout: as for :class:`NotebookKernel`.
+    """
+
+    def __init__(
+        self,
+        notebook_path: str | Path,
+        *,
+        registry: KernelRegistry,
+        keep: bool = False,
+        idle_timeout: float | None = None,
+        kernelspec_name: str = DEFAULT_KERNELSPEC,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    ) -> None:
+        super().__init__(
+            notebook_path,
+            kernelspec_name=kernelspec_name,
+            backend_factory=self._new_backend,
+            startup_timeout=startup_timeout,
+        )
+        self.shared_registry = registry
+        self._keep = keep
+        self._idle = idle_timeout
+        self._attach_only = False
+        self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
+        self._exec_task: int | None = None
+        self.process_wait = 0.0
+        """Seconds a hold waits for another process executing on the kernel (at least the
+        hold's own ``busy_wait``) before ``KERNEL_BUSY``."""
+        self.listeners: list[OutputCallback] = []
+        """Also given every output of every execution, as it arrives (a front end's live
+        view of a run: ``j-cli run`` on a terminal)."""
+
+    def _new_backend(self) -> KernelBackend:
+        return SharedBackend(
+            self.shared_registry,
+            keep=self._keep,
+            idle_timeout=resolve_idle_timeout(self._idle),
+            attach_only=self._attach_only,
+        )
+
+    @asynccontextmanager
+    async def hold(self, *, busy_wait: float = DEFAULT_BUSY_WAIT) -> AsyncIterator[None]:
+        """Hold the kernel in this process and across processes (the execution lock).
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` (details ``notebook_path``, ``running_cell``,
+                ``busy_by``: who holds it, ``busy_wait_s``).
+        """
+        me = anyio.get_current_task().id
+        if self._exec_task == me:
+            yield
+            return
+        async with super().hold(busy_wait=busy_wait):
+            await self._take_exec(max(busy_wait, self.process_wait))
+            self._exec_task = me
+            try:
+                await self._sync(launch=True)
+                yield
+            finally:
+                self._exec_task = None
+                epoch = self._epoch
+                with anyio.CancelScope(shield=True), contextlib.suppress(KernelError):
+                    if epoch is not None:
+                        self.shared_registry.set_busy(self.notebook_path, epoch, None)
+                self._exec.release()
+
+    async def _take_exec(self, busy_wait: float) -> None:
+        deadline = time.monotonic() + max(busy_wait, 0.0)
+        while not self._exec.try_acquire():
+            if time.monotonic() >= deadline:
+                entry = self.shared_registry.read(self.notebook_path)
+                busy = (entry.busy if entry is not None else None) or {}
+                raise KernelError(
+                    ErrorCode.KERNEL_BUSY,
+                    "another process is running cells on this notebook's kernel; wait for "
+                    "it, or interrupt it (j-cli kernel interrupt)",
+                    {
+                        "notebook_path": str(self.notebook_path),
+                        "running_cell": busy.get("cell"),
+                        "busy_by": busy.get("who"),
+                        "busy_wait_s": busy_wait,
+                    },
+                )
+            await anyio.sleep(_EXEC_POLL)
+
+    async def _sync(self, *, launch: bool) -> None:
+        """Join the registered kernel when it is not the one this object runs (another
+        process started or restarted it). Never under the life lock (a start or stop in
+        progress here is left alone)."""
+        if self._life_lock.locked():
+            return
+        entry = self.shared_registry.live(self.notebook_path)
+        if entry is None:
+            return
+        if self._backend is not None and not self._dead and self._epoch == entry.epoch:
+            return
+        async with self._life_lock:
+            await self._stop(now=True)
+            self._attach_only = not launch
+            try:
+                await self._start()
+            except KernelError as err:
+                if launch or err.code != ErrorCode.KERNEL_NOT_RUNNING:
+                    raise
+            finally:
+                self._attach_only = False
+            self._running_spec = entry.kernelspec
+
+    async def is_alive(self) -> bool:
+        """Whether a kernel runs; joins the notebook's registered kernel first if this object
+        is not running it (never starts one)."""
+        await self._sync(launch=False)
+        return await super().is_alive()
+
+    async def execute(
+        self,
+        code: str,
+        *,
+        cell_key: str | None = None,
+        timeout: float | None = None,
+        on_output: OutputCallback | None = None,
+        busy_wait: float = DEFAULT_BUSY_WAIT,
+    ) -> ExecutionResult:
+        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`."""
+        listeners = [*self.listeners, *([on_output] if on_output is not None else [])]
+
+        async def each(output: Output) -> None:
+            for listener in listeners:
+                result = listener(output)
+                if result is not None:
+                    await result
+
+        return await super().execute(
+            code,
+            cell_key=cell_key,
+            timeout=timeout,
+            on_output=each if listeners else None,
+            busy_wait=busy_wait,
+        )
+
+    async def _request(self, backend: KernelBackend, code: str, **kwargs: Any) -> RunOutcome:
+        """Record the running cell in the entry (``busy``: who and which cell), then run."""
+        if self._epoch is not None:
+            busy = {"who": process_name(), "cell": self._hold.running_cell, "since": time.time()}
+            with contextlib.suppress(KernelError):
+                self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
+        return await super()._request(backend, code, **kwargs)
+
+    async def restart(self) -> str:
+        """Restart the shared kernel: stop it for every process (a new kernel, a new epoch).
+
+        A cell another process runs on it is interrupted first, and the restart waits up to
+        :data:`~jupyter_jcli.kernels.STOP_WAIT` s for that process to let the kernel go.
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` when it does not; the codes of
+                :meth:`NotebookKernel.restart`.
+        """
+        await self._sync(launch=False)
+        entry = self.shared_registry.live(self.notebook_path)
+        if entry is not None:  # the new kernel is kept if the old one was
+            self._keep = self._keep or entry.keep
+            self._idle = entry.idle_timeout
+        took = False
+        if not self._exec.held:
+            if entry is not None and self._exec.taken_elsewhere():
+                with contextlib.suppress(KernelError):
+                    interrupt_registered(entry)
+            await self._take_exec(STOP_WAIT)
+            took = True
+        try:
+            backend = self._backend
+            if isinstance(backend, SharedBackend):
+                backend.stop_on_shutdown = True
+            return await super().restart()
+        finally:
+            if took:
+                self._exec.release()
+
+    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
+        if (not alive or not settled) and isinstance(backend, SharedBackend):
+            backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
+        return await super()._after_run(backend, alive=alive, settled=settled)
+
+
+class SharedKernelPool(KernelPool):
+    """One :class:`SharedNotebookKernel` per notebook, joined through the registry.
+
+    Args:
+        registry: the registry (default: :func:`~jupyter_jcli.kernels.registry_dir`'s).
+        keep: kernels this pool starts outlive it (``j-cli kernel start``, ``--keep``);
+            otherwise they are stopped when the pool shuts down. Joined kernels are never
+            stopped by the pool's shutdown.
+        idle_timeout: seconds a kernel the pool starts may stay idle (``None``:
+            ``$JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT`` or one hour).
+        busy_wait: seconds an execution waits for another process running cells on the
+            kernel before ``KERNEL_BUSY`` (0: refused at once).
+        startup_timeout: seconds a kernel start may take.
+    """
+
+    def __init__(
+        self,
+        *,
+        registry: KernelRegistry | None = None,
+        keep: bool = False,
+        idle_timeout: float | None = None,
+        busy_wait: float = 0.0,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+    ) -> None:
+        super().__init__(startup_timeout=startup_timeout)
+        self.registry = registry if registry is not None else KernelRegistry()
+        self.keep = keep
+        self.busy_wait = busy_wait
+        self.idle_timeout = resolve_idle_timeout(idle_timeout) if idle_timeout is not None else None
+
+    def _new_kernel(self, path: Path) -> NotebookKernel:
+        kernel = SharedNotebookKernel(
+            path,
+            registry=self.registry,
+            keep=self.keep,
+            idle_timeout=self.idle_timeout,
+            startup_timeout=self._startup_timeout,
+        )
+        kernel.process_wait = self.busy_wait
+        return kernel
+
+    def get(self, notebook_path: str | os.PathLike[str]) -> NotebookKernel | None:
+        """The notebook's kernel object; created (not started) when the registry has a live
+        kernel for the notebook, so reads and inspections find a kernel another process
+        started."""
+        kernel = super().get(notebook_path)
+        if kernel is not None:
+            return kernel
+        entry = self.registry.live(Path(notebook_path).resolve())
+        if entry is None:
+            return None
+        return self.kernel(notebook_path, kernelspec_name=entry.kernelspec)

@@ -1,0 +1,386 @@
+"""Registered local kernels: started by a small supervisor process so they outlive the
+command that asked for them, and stopped by it when idle.
+
+Why a supervisor rather than launching the kernel from the command: the command ends, the
+kernel must not (ipykernel exits when the process named by ``JPY_PARENT_PID`` does, and a
+stopped kernel must be reaped by its parent, not left a zombie under a long-lived
+``jupyter-mcp``); and an idle kernel must stop after its idle timeout even when no command of
+ours runs again, without a daemon the user starts. The supervisor (``python -m
+jupyter_jcli.kernels._supervisor_main``, in its own session) is the kernel's parent: it launches it
+with ``jupyter_client``, records its connection file and pid in the registry entry, then
+watches it every :data:`WATCH_INTERVAL` s and stops it (graceful, then killed) when
+
+- it is idle (nobody holds the execution lock) for the entry's ``idle_timeout``;
+- its entry is removed, names another epoch, or asks ``stopping`` (``j-cli kernel stop``);
+- the starting process ends and the entry is not ``keep`` (a kernel started for one command);
+- it receives SIGTERM.
+
+SIGUSR1 interrupts the kernel (``KernelManager.interrupt_kernel``: SIGINT or an
+``interrupt_request``, as the kernelspec says). When the kernel process ends by itself the
+supervisor removes the entry and exits. The supervisor's own stdout/stderr and the kernel's
+go to the starting command's stderr for a kernel started for that command (as a kernel it
+launched itself would), to ``<key>.log`` beside the entry for a kept one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import IO
+
+import anyio
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
+from jupyter_jcli.kernels._local import _kernel_stdout, require_kernelspec
+from jupyter_jcli.kernels._registry import (
+    ExecLock,
+    KernelEntry,
+    KernelRegistry,
+    pid_alive,
+    process_name,
+)
+
+__all__ = ["WATCH_INTERVAL", "interrupt_registered", "start_registered", "stop_registered"]
+
+WATCH_INTERVAL = 0.5
+"""Seconds between the supervisor's checks of its kernel and entry."""
+_START_POLL = 0.05
+_STOP_WAIT = SHUTDOWN_TIMEOUT + 5.0
+
+
+def _kill(entry: KernelEntry) -> None:
+    for pid in (entry.pid, entry.supervisor_pid):
+        if pid is not None and pid_alive(pid):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _log_tail(registry: KernelRegistry, notebook_path: Path, limit: int = 2000) -> str:
+    try:
+        data = registry.path(notebook_path, ".log").read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")
+
+
+def _starting_elsewhere(entry: KernelEntry, startup_timeout: float) -> bool:
+    if entry.state != "starting" or time.time() - entry.started > startup_timeout + 10:
+        return False
+    return pid_alive(entry.supervisor_pid) or (
+        entry.owner_pid != os.getpid() and pid_alive(entry.owner_pid)
+    )
+
+
+async def start_registered(
+    registry: KernelRegistry,
+    notebook_path: Path,
+    *,
+    kernelspec: str,
+    keep: bool,
+    idle_timeout: float,
+    startup_timeout: float,
+) -> tuple[KernelEntry, bool]:
+    """The notebook's registered kernel: the live one, or one started now (in the notebook's
+    folder) through a supervisor. Waits (bounded) for a start another process began.
+
+    Returns:
+        ``(entry, started)``: the live entry, and whether this call started it.
+
+    Raises:
+        KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``);
+            ``KERNEL_START_FAILED`` (details ``reason``, and ``log``: the end of the
+            supervisor's log) when the kernel did not start; ``KERNEL_BUSY`` when the entry
+            stays locked.
+    """
+    notebook_path = notebook_path.resolve()
+    entry = registry.live(notebook_path)
+    if entry is not None:
+        return entry, False
+    require_kernelspec(kernelspec)
+    epoch = uuid.uuid4().hex
+    deadline = time.monotonic() + startup_timeout + 10
+    while True:
+        with registry.locked(notebook_path):
+            entry = registry.read(notebook_path)
+            if entry is not None and entry.alive():
+                return entry, False
+            claimed = entry is None or not _starting_elsewhere(entry, startup_timeout)
+            if claimed:
+                if entry is not None:
+                    _kill(entry)
+                now = time.time()
+                registry.write(
+                    KernelEntry(
+                        notebook_path=str(notebook_path),
+                        kernelspec=kernelspec,
+                        cwd=str(notebook_path.parent),
+                        epoch=epoch,
+                        state="starting",
+                        started=now,
+                        started_by=process_name(),
+                        idle_since=now,
+                        idle_timeout=idle_timeout,
+                        keep=keep,
+                        owner_pid=os.getpid(),
+                    )
+                )
+        if claimed:
+            break
+        if time.monotonic() > deadline:
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                "another process's start of this notebook's kernel did not finish",
+                {"notebook_path": str(notebook_path), "reason": "start elsewhere timed out"},
+            )
+        await anyio.sleep(_START_POLL)
+    started: KernelEntry | None = None
+    try:
+        with anyio.CancelScope(shield=True):
+            started = await _supervised_start(registry, notebook_path, epoch, startup_timeout, keep)
+    finally:
+        if started is None:  # failed or cancelled: leave no half-started kernel behind
+            entry = registry.read(notebook_path)
+            if entry is not None and entry.epoch == epoch:
+                _kill(entry)
+                registry.remove(notebook_path, epoch=epoch)
+    assert started is not None
+    return started, True
+
+
+async def _supervised_start(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, startup_timeout: float, keep: bool
+) -> KernelEntry:
+    env = {k: v for k, v in os.environ.items() if k != "JPY_PARENT_PID"}
+    log = open(registry.path(notebook_path, ".log"), "wb")  # noqa: SIM115 - given to the child
+    out: int | IO[bytes] = log if keep else _kernel_stdout()  # a command's own: its stderr
+    if out == subprocess.DEVNULL:
+        out = log
+    try:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyter_jcli.kernels._supervisor_main",
+                str(registry.root),
+                str(notebook_path),
+                epoch,
+                repr(startup_timeout),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            cwd=str(notebook_path.parent),
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        log.close()
+    registry.update(notebook_path, lambda e: setattr(e, "supervisor_pid", proc.pid), epoch=epoch)
+    details = {"notebook_path": str(notebook_path)}
+    deadline = time.monotonic() + startup_timeout + 5
+    while True:
+        entry = registry.read(notebook_path)
+        if entry is None or entry.epoch != epoch:
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                "the kernel's start was cancelled (its registry entry was removed)",
+                {**details, "reason": "entry removed"},
+            )
+        if entry.state == "failed":
+            error = entry.error or {}
+            registry.remove(notebook_path, epoch=epoch)
+            code = str(error.get("code", ErrorCode.KERNEL_START_FAILED))
+            raise KernelError(
+                ErrorCode(code) if code in ErrorCode.__members__ else ErrorCode.KERNEL_START_FAILED,
+                str(error.get("message", "the kernel did not start")),
+                {**details, **dict(error.get("details") or {})},
+            )
+        if entry.state in ("idle", "busy"):
+            return entry
+        if proc.poll() is not None or time.monotonic() > deadline:
+            reason = "supervisor exited" if proc.returncode is not None else "timed out"
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                f"the kernel did not start ({reason})",
+                {**details, "reason": reason, "log": _log_tail(registry, notebook_path)},
+            )
+        await anyio.sleep(_START_POLL)
+
+
+async def stop_registered(
+    registry: KernelRegistry, notebook_path: Path, *, epoch: str | None = None
+) -> KernelEntry | None:
+    """Stop the notebook's registered kernel (graceful, then killed; bounded) and remove its
+    entry. Returns the entry that was stopped, ``None`` when there was none (or, with
+    ``epoch``, it named another kernel)."""
+    notebook_path = notebook_path.resolve()
+
+    def stopping(entry: KernelEntry) -> None:
+        entry.state = "stopping"
+
+    entry = registry.update(notebook_path, stopping, epoch=epoch)
+    if entry is None:
+        return None
+    if entry.supervisor_pid is not None and pid_alive(entry.supervisor_pid):
+        with contextlib.suppress(OSError):
+            os.kill(entry.supervisor_pid, signal.SIGTERM)
+    deadline = time.monotonic() + _STOP_WAIT
+    while time.monotonic() < deadline:
+        current = registry.read(notebook_path)
+        if current is None or current.epoch != entry.epoch:
+            break
+        if not pid_alive(entry.pid) and not pid_alive(entry.supervisor_pid):
+            break
+        await anyio.sleep(_START_POLL)
+    _kill(entry)
+    registry.remove(notebook_path, epoch=entry.epoch)
+    return entry
+
+
+def interrupt_registered(entry: KernelEntry) -> None:
+    """Ask the supervisor of ``entry``'s kernel to interrupt it.
+
+    Raises:
+        KernelError: ``KERNEL_NOT_RUNNING`` when the supervisor is gone.
+    """
+    pid = entry.supervisor_pid
+    if pid is None or not pid_alive(pid):
+        raise KernelError(
+            ErrorCode.KERNEL_NOT_RUNNING,
+            "the kernel's supervisor is gone",
+            {"notebook_path": entry.notebook_path},
+        )
+    try:
+        os.kill(pid, signal.SIGUSR1)
+    except OSError as exc:
+        raise KernelError(
+            ErrorCode.KERNEL_NOT_RUNNING,
+            f"interrupting the kernel failed: {exc}",
+            {"notebook_path": entry.notebook_path},
+        ) from exc
+
+
+# ---------------------------------------------------------------------- the supervisor
+
+
+async def _supervise(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, startup: float
+) -> int:
+    from jupyter_client.manager import AsyncKernelManager
+
+    from jupyter_jcli.kernels._local import _encrypt_if_supported
+
+    entry = registry.read(notebook_path)
+    if entry is None or entry.epoch != epoch:
+        return 2
+    km = AsyncKernelManager(kernel_name=entry.kernelspec)
+    _encrypt_if_supported(km)
+    try:
+        with anyio.fail_after(startup):
+            await km.start_kernel(cwd=entry.cwd)
+            kc = km.client()
+            kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
+            try:
+                await kc.wait_for_ready(timeout=startup)
+            finally:
+                kc.stop_channels()
+    except Exception as exc:
+        reason = (
+            f"not ready within {startup:g} s"
+            if isinstance(exc, TimeoutError)
+            else (f"{type(exc).__name__}: {exc}")
+        )
+
+        def failed(e: KernelEntry) -> None:
+            e.state = "failed"
+            e.error = {
+                "code": ErrorCode.KERNEL_START_FAILED.value,
+                "message": f"starting kernel {entry.kernelspec!r} failed: {reason}",
+                "details": {"kernelspec": entry.kernelspec, "cwd": entry.cwd, "reason": reason},
+            }
+
+        registry.update(notebook_path, failed, epoch=epoch)
+        with contextlib.suppress(Exception), anyio.move_on_after(SHUTDOWN_TIMEOUT):
+            await km.shutdown_kernel(now=True)
+        return 1
+    pid = getattr(km.provisioner, "pid", None)
+
+    def ready(e: KernelEntry) -> None:
+        e.state = "idle"
+        e.connection_file = km.connection_file
+        e.pid = pid if isinstance(pid, int) else None
+        e.supervisor_pid = os.getpid()
+        e.idle_since = time.time()
+
+    if registry.update(notebook_path, ready, epoch=epoch) is not None:
+        await _watch(registry, notebook_path, epoch, km)
+    with anyio.CancelScope(shield=True):
+        await _shutdown(km)
+        registry.remove(notebook_path, epoch=epoch)
+    return 0
+
+
+async def _shutdown(km: object) -> None:
+    from jupyter_client.manager import AsyncKernelManager
+
+    assert isinstance(km, AsyncKernelManager)
+    with anyio.move_on_after(SHUTDOWN_TIMEOUT):
+        with contextlib.suppress(Exception):
+            if await km.is_alive():
+                await km.shutdown_kernel(now=False)
+            return
+    with contextlib.suppress(Exception), anyio.move_on_after(SHUTDOWN_TIMEOUT):
+        await km.shutdown_kernel(now=True)
+
+
+async def _watch(registry: KernelRegistry, notebook_path: Path, epoch: str, km: object) -> None:
+    """Return when the kernel must stop (or stopped by itself); see the module docstring."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    assert isinstance(km, AsyncKernelManager)
+    execution = ExecLock(registry.path(notebook_path, ".exec"))
+
+    async def should_stop() -> bool:
+        if not await km.is_alive():
+            return True
+        entry = registry.read(notebook_path)
+        if entry is None or entry.epoch != epoch or entry.state == "stopping":
+            return True
+        if not entry.keep and not pid_alive(entry.owner_pid):
+            return True
+        idle = time.time() - entry.idle_since >= entry.idle_timeout
+        return idle and execution.try_acquire()  # held until exit: nobody starts a cell now
+
+    async def poll(scope: anyio.CancelScope) -> None:
+        while not await should_stop():
+            await anyio.sleep(WATCH_INTERVAL)
+        scope.cancel()
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP) as signals:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(poll, tg.cancel_scope)
+            async for signum in signals:
+                if signum == signal.SIGUSR1:
+                    with contextlib.suppress(Exception):
+                        await km.interrupt_kernel()
+                else:
+                    tg.cancel_scope.cancel()
+                    break
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The supervisor process: ``ROOT NOTEBOOK EPOCH STARTUP_TIMEOUT`` (run as ``python -m
+    jupyter_jcli.kernels._supervisor_main``, a module the package does not import, so
+    ``runpy`` finds it fresh)."""
+    args = sys.argv[1:] if argv is None else argv
+    root, notebook, epoch, startup = args
+    registry = KernelRegistry(Path(root))
+    return anyio.run(_supervise, registry, Path(notebook), epoch, float(startup))

@@ -1,0 +1,147 @@
+"""Running named cells on the state they need: their parents that are not fresh run first.
+
+A cell run on a kernel that lacks what its parents define fails (``NameError``) or, worse,
+computes from old values, and its saved output is replaced by that. So
+:func:`run_cells_with_parents` runs, before the requested cells, every ancestor of theirs
+(transitively, through the static DAG) whose status on the live kernel is not ``fresh``, in
+document order, before the first requested cell that needs it (a requested cell is not run
+twice); with ``only=True`` it runs just the requested cells and says which of their
+ancestors were not fresh (``CellsRun.not_fresh_parents``), so nothing runs against state it
+does not have without saying so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.workbench._execute import ProgressCallback
+from jupyter_jcli.workbench._outcomes import ExecuteOutcome
+from jupyter_jcli.workbench._session import Workbench
+
+__all__ = ["CellsRun", "run_cells_with_parents"]
+
+
+@dataclass(frozen=True)
+class CellsRun:
+    """What :func:`run_cells_with_parents` ran.
+
+    Attributes:
+        outcome: the execution (``cells`` lists the ancestors first, then the requested).
+        requested: the cells asked for, in the order given.
+        parents_run: the ancestors that were not fresh and ran before the requested cells
+            that need them.
+        not_fresh_parents: with ``only``: the ancestors that were not fresh and did not run
+            (the requested cells ran without their state); empty otherwise.
+    """
+
+    outcome: ExecuteOutcome
+    requested: tuple[str, ...]
+    parents_run: tuple[str, ...]
+    not_fresh_parents: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"requested", "parents_run", "not_fresh_parents"}`` (the outcome is separate)."""
+        return {
+            "requested": list(self.requested),
+            "parents_run": list(self.parents_run),
+            "not_fresh_parents": list(self.not_fresh_parents),
+        }
+
+
+async def run_cells_with_parents(
+    workbench: Workbench,
+    path: str | os.PathLike[str],
+    names: Sequence[str],
+    *,
+    only: bool = False,
+    timeout: float | None = None,
+    on_progress: ProgressCallback | None = None,
+    include_images: bool = True,
+    kernel_name: str | None = None,
+) -> CellsRun:
+    """Run ``names`` after the ancestors of theirs that are not fresh (see the module). The
+    plan is made and run under one hold of the kernel, so another caller's run cannot
+    change what is fresh in between.
+
+    Raises:
+        The codes of :meth:`Workbench.execute_cells`.
+    """
+    document = await anyio.to_thread.run_sync(Document.load, path)
+    kernel = workbench.pool.kernel(document.notebook_path)
+    async with kernel.hold():  # the plan and the run see one kernel state
+        return await _run(
+            workbench,
+            path,
+            names,
+            only=only,
+            timeout=timeout,
+            on_progress=on_progress,
+            include_images=include_images,
+            kernel_name=kernel_name,
+        )
+
+
+async def _run(
+    workbench: Workbench,
+    path: str | os.PathLike[str],
+    names: Sequence[str],
+    *,
+    only: bool,
+    timeout: float | None,
+    on_progress: ProgressCallback | None,
+    include_images: bool,
+    kernel_name: str | None,
+) -> CellsRun:
+    overview = await workbench.notebook_overview(path)
+    statuses = overview.statuses
+    parents = {cell.name: tuple(cell.parents) for cell in overview.cells}
+    order = {cell.name: cell.index for cell in overview.cells}
+    plan: list[str] = []
+    planned: set[str] = set()
+    skipped: list[str] = []
+    for name in names:
+        needed = [n for n in _ancestors(name, parents) if statuses.get(n, "fresh") != "fresh"]
+        for ancestor in sorted(needed, key=lambda n: order.get(n, 0)):
+            if ancestor in planned or ancestor in skipped:
+                continue
+            if only:
+                skipped.append(ancestor)
+            else:
+                plan.append(ancestor)
+                planned.add(ancestor)
+        if name not in planned:
+            plan.append(name)
+            planned.add(name)
+    first = tuple(n for n in plan if n not in names)
+    not_fresh = tuple(skipped)
+    outcome = await workbench.execute_cells(
+        path,
+        plan,
+        timeout=timeout,
+        on_progress=on_progress,
+        include_images=include_images,
+        kernel_name=kernel_name,
+    )
+    return CellsRun(
+        outcome=outcome,
+        requested=tuple(names),
+        parents_run=first,
+        not_fresh_parents=not_fresh,
+    )
+
+
+def _ancestors(name: str, parents: dict[str, tuple[str, ...]]) -> set[str]:
+    found: set[str] = set()
+    stack = list(parents.get(name, ()))
+    while stack:
+        current = stack.pop()
+        if current not in found and current != name:
+            found.add(current)
+            stack.extend(parents.get(current, ()))
+    return found

@@ -1,0 +1,133 @@
+"""The kernel registry without kernels: entries, liveness, locks, the shared run log."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
+from jupyter_jcli.kernels import IDLE_TIMEOUT_ENV, KernelEntry, KernelRegistry, idle_timeout
+from jupyter_jcli.kernels._registry import ExecLock
+from jupyter_jcli.workbench import SharedRunLog
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(timeout=30)
+    return proc.pid
+
+
+def entry(notebook: Path, *, pid: int, supervisor: int, epoch: str = "e1") -> KernelEntry:
+    now = time.time()
+    return KernelEntry(
+        notebook_path=str(notebook),
+        kernelspec="python3",
+        cwd=str(notebook.parent),
+        epoch=epoch,
+        state="idle",
+        started=now,
+        started_by="test pid 1",
+        idle_since=now,
+        idle_timeout=60.0,
+        keep=True,
+        pid=pid,
+        supervisor_pid=supervisor,
+    )
+
+
+def test_an_entry_whose_kernel_died_is_removed_and_its_runs_never_count(tmp_path: Path) -> None:
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    with registry.locked(notebook):
+        registry.write(entry(notebook, pid=dead_pid(), supervisor=dead_pid()))
+    record = {"key": "a", "rev": "r1", "epoch": "e1", "parents": [], "ok": True}
+    assert registry.record_run(notebook, record) == 1
+    assert [r.key for r in SharedRunLog(registry, notebook).records()] == ["a"]
+    assert registry.live(notebook) is None
+    assert registry.read(notebook) is None and registry.entries() == []
+    assert SharedRunLog(registry, notebook).records() == []
+
+
+def test_a_live_entry_is_listed_and_records_runs_of_its_own_epoch_only(tmp_path: Path) -> None:
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with registry.locked(notebook):
+            registry.write(entry(notebook, pid=sleeper.pid, supervisor=sleeper.pid))
+        assert [e.epoch for e in registry.entries()] == ["e1"]
+        other = {"key": "a", "rev": "r1", "epoch": "old", "parents": [], "ok": True}
+        assert registry.record_run(notebook, other) == -1
+        mine = {**other, "epoch": "e1"}
+        assert registry.record_run(notebook, mine) == 1
+        assert registry.record_run(notebook, {**mine, "rev": "r2"}) == 2
+        (kept,) = SharedRunLog(registry, notebook).records()
+        assert (kept.rev, kept.seq, kept.epoch) == ("r2", 2, "e1")
+    finally:
+        sleeper.kill()
+        sleeper.wait(timeout=30)
+    assert registry.live(notebook) is None
+
+
+def test_an_unreadable_entry_reads_as_none(tmp_path: Path) -> None:
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    registry.root.mkdir()
+    registry.path(notebook, ".json").write_text("{not json", encoding="utf-8")
+    assert registry.read(notebook) is None and registry.entries() == []
+
+
+def test_the_entry_lock_is_exclusive_and_bounded(tmp_path: Path) -> None:
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    with (
+        registry.locked(notebook),
+        pytest.raises(KernelError) as caught,
+        registry.locked(notebook, timeout=0.2),
+    ):
+        pass
+    assert caught.value.code == ErrorCode.KERNEL_BUSY
+    with registry.locked(notebook, timeout=0.2):
+        pass
+
+
+def test_the_execution_lock_has_one_holder_and_a_dead_holder_releases_it(tmp_path: Path) -> None:
+    path = tmp_path / "registry" / "k.exec"
+    first, second = ExecLock(path), ExecLock(path)
+    assert first.try_acquire() and not second.try_acquire() and second.taken_elsewhere()
+    first.release()
+    assert not second.taken_elsewhere() and second.try_acquire()
+    second.release()
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, os, sys, time\n"
+         f"fd = os.open({str(path)!r}, os.O_RDWR)\n"
+         "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert first.taken_elsewhere()
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert first.try_acquire()
+    first.release()
+
+
+def test_the_idle_timeout_comes_from_the_option_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(IDLE_TIMEOUT_ENV, raising=False)
+    assert idle_timeout() == 3600.0 and idle_timeout(5) == 5.0
+    monkeypatch.setenv(IDLE_TIMEOUT_ENV, "7.5")
+    assert idle_timeout() == 7.5
+    for bad in ("0", "-1", "soon", "inf"):
+        monkeypatch.setenv(IDLE_TIMEOUT_ENV, bad)
+        with pytest.raises(JcliError) as caught:
+            idle_timeout()
+        assert caught.value.code == ErrorCode.USAGE_ERROR
