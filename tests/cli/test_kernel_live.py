@@ -122,6 +122,10 @@ def test_a_started_kernel_outlives_commands_and_run_stale_runs_only_the_stale_se
     assert {c["status"] for c in stale["overview"]["cells"]} == {"fresh"}
     status, again = jcli_json("run", path, "--stale")
     assert status == 0 and ran(again) == []
+    before = path.read_bytes()
+    status, scratch = jcli_json("exec", path, "--code", "print(b * c)")
+    assert status == 0 and scratch["outputs"][0]["text"] == ["40\n"]  # the live kernel's state
+    assert scratch["run"]["epoch"] == started["kernel"]["epoch"] and path.read_bytes() == before
 
     status, listing = jcli_json("kernel", "list")
     (entry,) = listing["kernels"]

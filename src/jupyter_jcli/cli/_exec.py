@@ -18,9 +18,11 @@ import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
+from jupyter_jcli.cli._server_options import server_from, server_options
 from jupyter_jcli.errors import KernelError, UsageError
 
 if TYPE_CHECKING:
+    from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import CodeOutcome
 
 __all__ = ["answer", "code_lines", "exec_command", "run_code"]
@@ -72,6 +74,7 @@ def _read_code(code: str | None, code_file: str | None) -> str:
     metavar="NAME",
     help="The kernelspec to start (default: the notebook's, or python3 without NB).",
 )
+@server_options
 def exec_command(
     notebook: str | None,
     *,
@@ -79,15 +82,23 @@ def exec_command(
     code_file: str | None,
     timeout: float | None,
     kernel_name: str | None,
+    server_url: str | None,
+    token: str | None,
+    server_root: str | None,
 ) -> int:
     """Run code on NB's kernel without touching NB, or without NB on a fresh kernel here.
 
     Short text results are printed; images and long results are saved under
     ./.j-cli/outputs/RUN-ID/ (read them with `j-cli output show MANIFEST`), with a bounded
-    summary. Exit 1 when the code raises.
+    summary. Exit 1 when the code raises. NB's live kernel (`j-cli kernel start`, jupyter-mcp's)
+    is used when there is one, so the code sees the notebook's variables; with --server-url
+    the kernel is that Jupyter Server's (the notebook's session joined when it has one).
     """
+    server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     source = _read_code(code, code_file)
-    return answer(run_code(notebook, source, timeout=timeout, kernel_name=kernel_name))
+    return answer(
+        run_code(notebook, source, timeout=timeout, kernel_name=kernel_name, server=server)
+    )
 
 
 def answer(outcome: CodeOutcome) -> int:
@@ -109,16 +120,21 @@ def run_code(
     kernel_name: str | None,
     operation: str = "exec",
     script_path: str | None = None,
+    server: ServerConfig | None = None,
 ) -> CodeOutcome:
-    """Run ``code`` through :meth:`Workbench.execute_code` in a workbench of its own."""
+    """Run ``code`` through :meth:`Workbench.execute_code`: on the notebook's kernel found
+    through :func:`~jupyter_jcli.workbench.shared_workbench` (the live kernel when one runs,
+    else one started for the command), or without a notebook on a scratch kernel of a
+    workbench of its own; on ``server``'s kernels when given."""
     import anyio
 
-    from jupyter_jcli.workbench import Workbench, kernelspec_hint
+    from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench
 
     async def go() -> CodeOutcome:
         from pathlib import Path
 
-        async with Workbench() as workbench:
+        bench = Workbench(server=server) if notebook is None else shared_workbench(server=server)
+        async with bench as workbench:
             return await workbench.execute_code(
                 notebook,
                 code,
