@@ -17,6 +17,7 @@ import anyio
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import KernelPool, ServerBackend, backend_factory
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench import Workbench
@@ -149,7 +150,10 @@ async def test_restarting_a_joined_kernel_keeps_the_session_on_the_same_kernel(
     with anyio.fail_after(WAIT):
         async with Workbench(cache_dir=tmp_path / "cache", pool=pool) as wb:
             joined = await wb.execute_cells(path, [show])
-            restarted = await wb.restart_kernel(path)
+            with pytest.raises(KernelError) as refused:  # the person's kernel: force it
+                await wb.restart_kernel(path)
+            assert refused.value.code == ErrorCode.KERNEL_SHARED
+            restarted = await wb.restart_kernel(path, force=True)
             after = await wb.execute_cells(path, [show])
     assert joined.ok and restarted.epoch != joined.epoch
     assert restarted.kernel.origin.kernel_id == kernel_id

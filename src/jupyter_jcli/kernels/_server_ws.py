@@ -122,17 +122,19 @@ class KernelChannels:
         """Send ``msg``; its iopub messages are delivered when ``ours``.
 
         Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` when closed or lost; ``SERVER_UNREACHABLE``
-                when the connection does not come back within :data:`RECONNECT_WINDOW`.
+            KernelError: ``KERNEL_NOT_RUNNING`` when closed; the code that lost the
+                connection (``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ...) when it is
+                lost, or does not come back within :data:`RECONNECT_WINDOW`: a request that
+                was never sent says why, not only that there is no kernel.
         """
         from websockets.exceptions import ConnectionClosed
 
-        self._check()
+        self._check_send()
         if ours:
             self._ours.append(str(msg["header"]["msg_id"]))
         with anyio.move_on_after(RECONNECT_WINDOW):
             await self._connected.wait()
-        self._check()
+        self._check_send()
         ws = self._ws
         if ws is None or not self._connected.is_set():
             raise KernelError(
@@ -221,6 +223,14 @@ class KernelChannels:
                     break
         self.gone = None
         self.watching = True
+
+    def _check_send(self) -> None:
+        lost = self.lost
+        if lost is not None and not self._closed:
+            raise KernelError(
+                lost.code, f"the kernel's connection is lost: {lost.message}", lost.details
+            )
+        self._check()
 
     def _check(self) -> None:
         if self._closed:
