@@ -5,7 +5,7 @@ era (``mode="legacy"``: the SDK's in-memory transport runs the same JSON-RPC str
 stdio), so the tests of tools, schemas and errors exercise the SDK's real client and the
 server's real dispatcher. The stdio transport itself is covered by the process tests.
 :func:`workbench_in_process` builds ``jupyter-mcp``'s server on a Workbench whose kernels are
-the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`);
+the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`) unless told otherwise;
 :func:`readonly_in_process` builds ``jcli-notebook-output``'s.
 """
 
@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession, ListRootsFnT
 from mcp.server.lowlevel import Server
 from workbench_client import server_env
 
-from jupyter_jcli.kernels import KernelPool
+from jupyter_jcli.kernels import BackendFactory, KernelPool
 from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
@@ -57,11 +57,17 @@ def in_process_env(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
 
 @asynccontextmanager
 async def workbench_in_process(
-    root: Path, cache: Path, *, seconds: float = WAIT_SECONDS
+    root: Path,
+    cache: Path,
+    *,
+    seconds: float = WAIT_SECONDS,
+    backend_factory: BackendFactory = python_backend,
 ) -> AsyncIterator[ClientSession]:
-    """A session on ``jupyter-mcp`` confined to ``root``, its kernels the in-process fake, its
-    snapshot cache ``cache`` (call :func:`in_process_env` with the same folder first)."""
-    pool = KernelPool(backend_factory=python_backend)
+    """A session on ``jupyter-mcp`` confined to ``root``, its kernels the in-process fake (or
+    ``backend_factory``'s: ``LocalBackend`` for real kernels, where a test must change a
+    kernel setting such as ``SETTLE_TIMEOUT``), its snapshot cache ``cache`` (call
+    :func:`in_process_env` with the same folder first)."""
+    pool = KernelPool(backend_factory=backend_factory)
     async with Workbench(cache_dir=cache, pool=pool) as workbench:
         server = workbench_server.build_server(roots_from_paths([root]), workbench)
         async with open_in_process(server, seconds=seconds) as session:
