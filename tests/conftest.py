@@ -1,4 +1,5 @@
-"""Shared test configuration: fixture paths; every test's own kernel registry."""
+"""Shared test configuration: fixture paths; every test's own kernel registry; the order
+of a parallel run."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+PROCESS_MARKERS = ("hosts", "server", "kernel")
+"""Markers of the tests that start processes (kernels, a Jupyter Server, host CLIs): the long
+ones, which a parallel run (``pytest -n 2``, pytest-xdist) starts first."""
 
 
 @pytest.fixture
@@ -48,3 +53,21 @@ def stop_registered_kernels(root: Path) -> None:
                 await stop_registered(registry, Path(entry.notebook_path))
 
     anyio.run(stop_all)
+
+
+def _start_rank(item: pytest.Item) -> tuple[bool, float]:
+    """Earlier first: process-starting tests, and among them those declaring a longer
+    ``timeout`` (the README walk-through, the host CLIs)."""
+    starts_processes = any(item.get_closest_marker(name) for name in PROCESS_MARKERS)
+    timeout = item.get_closest_marker("timeout")
+    declared = float(timeout.args[0]) if timeout is not None and timeout.args else 0.0
+    return (not starts_processes, -declared)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker, start the long tests first (:func:`_start_rank`; a stable
+    sort, so the order within a rank stays the collection order), so that no worker runs one
+    alone at the end. Every worker sorts the same collection the same way, as xdist requires;
+    a run without ``-n`` keeps the collection order."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=_start_rank)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -9,7 +10,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,21 +72,40 @@ def npm_install(packages: Mapping[str, str]) -> Path:
         pytest.skip("npm is not installed: the real-host tests install their packages with npm")
     key = hashlib.sha256(json.dumps(dict(packages), sort_keys=True).encode()).hexdigest()[:16]
     folder = Path(tempfile.gettempdir()) / f"jcli-host-clis-{key}"
-    stamp = folder / "installed.json"
-    if not stamp.is_file():
-        staging = Path(tempfile.mkdtemp(prefix=f"jcli-host-clis-{key}-", dir=folder.parent))
-        specs = [f"{name}@{version}" for name, version in packages.items()]
-        done = subprocess.run(
-            [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", *specs],
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-        )
-        assert done.returncode == 0, f"npm install failed:\n{done.stdout}\n{done.stderr}"
-        (staging / "installed.json").write_text(json.dumps(dict(packages)))
-        try:
-            staging.rename(folder)
-        except OSError:  # another run installed it meanwhile
-            shutil.rmtree(staging, ignore_errors=True)
+    with _install_lock(folder.with_name(f"{folder.name}.lock")):
+        if not (folder / "installed.json").is_file():
+            _install(npm, packages, folder)
     return folder
+
+
+@contextmanager
+def _install_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (created): parallel workers (``pytest -n``) and other
+    runs wait for one install of a package set instead of each downloading it. The wait is
+    bounded by the installer's own timeout (``INSTALL_TIMEOUT_S``)."""
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _install(npm: str, packages: Mapping[str, str], folder: Path) -> None:
+    """``npm install --prefix`` into a staging folder, renamed to ``folder`` once complete."""
+    key = folder.name.removeprefix("jcli-host-clis-")
+    staging = Path(tempfile.mkdtemp(prefix=f"jcli-host-clis-{key}-", dir=folder.parent))
+    specs = [f"{name}@{version}" for name, version in packages.items()]
+    done = subprocess.run(
+        [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", *specs],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, f"npm install failed:\n{done.stdout}\n{done.stderr}"
+    (staging / "installed.json").write_text(json.dumps(dict(packages)))
+    try:
+        staging.rename(folder)
+    except OSError:  # another run installed it meanwhile
+        shutil.rmtree(staging, ignore_errors=True)

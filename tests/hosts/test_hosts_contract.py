@@ -1,9 +1,10 @@
 """One contract for every integration: the same notebook, the same calls, the same answers.
 
 The read-only MCP server (through the MCP SDK's own stdio client) answers each call; the
-``j-cli -j`` JSON that the native adapters run must give the same answers; then Node's test
-runner drives the installed OpenCode tool and DSH plugin (``tests/hosts/node/``) with the same
-calls and compares their answers with the server's.
+``j-cli -j`` JSON that the native adapters run must give the same answers (checked through
+j-cli's entry point in this process, in the project folder); then Node's test runner drives
+the installed OpenCode tool and DSH plugin (``tests/hosts/node/``), which run ``j-cli`` as a
+process, with the same calls and compares their answers with the server's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from hosts_helpers import JCLI, run_process
+from hosts_helpers import run_json, run_process
 
 from jupyter_jcli.hosts import Scope, setup_host
 from tool_results import checked_result
@@ -96,8 +97,9 @@ def _split_image(document: dict[str, Any]) -> tuple[dict[str, Any], list[dict[st
     return document, []
 
 
-def _cli_answer(project: Path, call: dict[str, Any]) -> dict[str, Any]:
-    argv = [str(JCLI), "-j", "notebook"]
+def _cli_answer(capsys: pytest.CaptureFixture[str], call: dict[str, Any]) -> dict[str, Any]:
+    """``j-cli -j notebook ...`` for one call, run from the project folder."""
+    argv = ["notebook"]
     if "output_index" in call:
         argv += ["output", call["file_path"], "--cell", str(call["cell_index"])]
         argv += ["--output", str(call["output_index"])]
@@ -110,9 +112,8 @@ def _cli_answer(project: Path, call: dict[str, Any]) -> dict[str, Any]:
                 argv += [f"--{key}", str(call[key])]
     else:
         argv += ["outputs", call["file_path"], "--cell", str(call["cell_index"])]
-    done = run_process(argv, cwd=project)
-    document = json.loads(done.stdout)
-    if done.returncode != 0:
+    status, document = run_json(capsys, *argv)
+    if status != 0:
         return error_answer(document)
     json_doc, images = _split_image(document)
     return {"is_error": False, "json": json_doc, "images": images}
@@ -153,7 +154,9 @@ async def _mcp_answers(project: Path, errlog: Path) -> tuple[list[dict[str, Any]
 
 
 def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
-    contract_project: Path, tmp_path: Path
+    contract_project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     project = contract_project
     expected, arguments = anyio.run(_mcp_answers, project, tmp_path / "server.log")
@@ -172,7 +175,7 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
         "USAGE_ERROR",
     ]
     for call, answer in zip(CALLS[:-CLI_CANNOT_EXPRESS], expected, strict=False):
-        assert _cli_answer(project, call) == answer, call
+        assert _cli_answer(capsys, call) == answer, call
 
     setup_host("opencode", Scope.PROJECT, project)
     setup_host("dsh", Scope.PROJECT, project)

@@ -5,7 +5,7 @@ era (``mode="legacy"``: the SDK's in-memory transport runs the same JSON-RPC str
 stdio), so the tests of tools, schemas and errors exercise the SDK's real client and the
 server's real dispatcher. The stdio transport itself is covered by the process tests.
 :func:`workbench_in_process` builds ``jupyter-mcp``'s server on a Workbench whose kernels are
-the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`);
+the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`) unless told otherwise;
 :func:`readonly_in_process` builds ``jcli-notebook-output``'s.
 """
 
@@ -65,8 +65,10 @@ async def workbench_in_process(
     server: ServerConfig | None = None,
 ) -> AsyncIterator[ClientSession]:
     """A session on ``jupyter-mcp`` confined to ``root``, its kernels the in-process fake (or
-    ``backend_factory``; with ``server`` the workbench runs in server mode on that pool), its
-    snapshot cache ``cache`` (call :func:`in_process_env` with the same folder first)."""
+    ``backend_factory``'s: ``LocalBackend`` for real kernels, where a test must change a
+    kernel setting such as ``SETTLE_TIMEOUT``; with ``server`` the workbench runs in server
+    mode on that pool), its snapshot cache ``cache`` (call :func:`in_process_env` with the
+    same folder first)."""
     pool = KernelPool(backend_factory=backend_factory)
     async with Workbench(cache_dir=cache, pool=pool, server=server) as workbench:
         server = workbench_server.build_server(roots_from_paths([root]), workbench)

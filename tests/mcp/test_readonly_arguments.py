@@ -1,18 +1,19 @@
 """``read_notebook_output``'s arguments are the Python API's (and jupyter-jcli 0.9.7's) names:
 ``file_path``, ``cell_index``, ``output_index``, ``mime_type``, ``offset``, ``limit``; and
-``limit: null`` means the whole text. Both servers share the tool, so both are checked."""
+``limit: null`` means the whole text. Both servers share the tool, so both are checked, each
+in-process through the SDK's client (the stdio transport is covered by the process tests)."""
 
 from __future__ import annotations
 
 import json
-import sys
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters
-from readonly_client import TEXT_NB, TOOL, open_session, populate_root
+from memory_client import readonly_in_process, workbench_in_process
+from readonly_client import TEXT_NB, TOOL, populate_root
 
 from jupyter_jcli.mcp._output_tool import parse_output_arguments
 from jupyter_jcli.outputs import DEFAULT_TEXT_LIMIT
@@ -20,10 +21,7 @@ from tool_results import checked_result
 
 pytestmark = pytest.mark.anyio
 
-SERVERS = {
-    "jcli-notebook-output": "jupyter_jcli.mcp.readonly",
-    "jupyter-mcp": "jupyter_jcli.mcp.workbench",
-}
+SERVERS = ("jcli-notebook-output", "jupyter-mcp")
 LONG_NB = "long_text.ipynb"
 LONG_TEXT = "".join(f"line {n:06d} of a long saved result\n" for n in range(5_000))
 """A text/plain value longer than the default page (5,000 lines, 180,000 characters)."""
@@ -53,10 +51,12 @@ def root(tmp_path: Path) -> Path:
     return folder
 
 
-def _params(server: str, root: Path) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", SERVERS[server], "--root", str(root)], cwd=root
-    )
+def _open(server: str, root: Path, cache: Path) -> AbstractAsyncContextManager[ClientSession]:
+    """A session on ``server`` started with ``--root root``, in this process."""
+    if server == "jupyter-mcp":
+        return workbench_in_process(root, cache)
+    session: AbstractAsyncContextManager[ClientSession] = readonly_in_process(root)
+    return session
 
 
 async def _read(session: ClientSession, **arguments: Any) -> tuple[bool, dict[str, Any]]:
@@ -87,9 +87,9 @@ def test_limit_null_is_passed_on_as_none_and_means_nothing_for_a_listing() -> No
 
 @pytest.mark.parametrize("server", sorted(SERVERS))
 async def test_file_path_is_the_argument_and_path_is_refused(
-    server: str, root: Path, tmp_path: Path
+    server: str, root: Path, in_process: Path
 ) -> None:
-    async with open_session(_params(server, root), tmp_path / "err.log") as session:
+    async with _open(server, root, in_process) as session:
         _, listing = await _read(session, file_path=TEXT_NB, cell_index=5)
         _, read = await _read(
             session, file_path=TEXT_NB, cell_index=5, output_index=0, mime_type="text/plain"
@@ -107,9 +107,9 @@ async def test_file_path_is_the_argument_and_path_is_refused(
 
 @pytest.mark.parametrize("server", sorted(SERVERS))
 async def test_an_absent_limit_reads_the_default_page(
-    server: str, root: Path, tmp_path: Path
+    server: str, root: Path, in_process: Path
 ) -> None:
-    async with open_session(_params(server, root), tmp_path / "err.log") as session:
+    async with _open(server, root, in_process) as session:
         _, page = await _read(session, file_path=LONG_NB, cell_index=0, output_index=0)
     selected = page["selected"]
     assert selected["data"] == LONG_TEXT[:DEFAULT_TEXT_LIMIT]
@@ -118,9 +118,9 @@ async def test_an_absent_limit_reads_the_default_page(
 
 @pytest.mark.parametrize("server", sorted(SERVERS))
 async def test_limit_null_reads_the_whole_text_from_offset(
-    server: str, root: Path, tmp_path: Path
+    server: str, root: Path, in_process: Path
 ) -> None:
-    async with open_session(_params(server, root), tmp_path / "err.log") as session:
+    async with _open(server, root, in_process) as session:
         is_error, whole = await _read(
             session, file_path=LONG_NB, cell_index=0, output_index=0, limit=None
         )

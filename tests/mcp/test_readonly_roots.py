@@ -1,10 +1,15 @@
 """``jcli-notebook-output`` trusted roots over MCP: --root, client roots (both protocol eras),
-ROOTS_REQUIRED, and path safety (``..``, elsewhere, symlinks, .py pairs, ambiguity)."""
+ROOTS_REQUIRED, and path safety (``..``, elsewhere, symlinks, .py pairs, ambiguity).
+
+The roots logic runs in-process (the SDK's client on the server object, the roots given as
+``--root`` would give them); the protocol-era test spawns the server over stdio, as a host
+does, with and without client roots."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import anyio
@@ -12,6 +17,8 @@ import jupytext
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.client.session import ClientSession, ListRootsFnT
+from memory_client import open_in_process
 from readonly_client import (
     NOTEBOOKS,
     TEXT_NB,
@@ -20,11 +27,12 @@ from readonly_client import (
     call,
     error_code,
     module_params,
-    open_session,
     populate_root,
     roots_callback,
 )
 
+from jupyter_jcli.mcp import readonly as readonly_server
+from jupyter_jcli.mcp._roots import roots_from_paths
 from tool_results import checked_result
 
 pytestmark = pytest.mark.anyio
@@ -42,11 +50,17 @@ def root(tmp_path: Path) -> Path:
     return populate_root(tmp_path / "root")
 
 
+def _session(
+    *roots: Path, list_roots_callback: ListRootsFnT | None = None
+) -> AbstractAsyncContextManager[ClientSession]:
+    """A session on the server started with ``--root`` for each of ``roots`` (none: the
+    client's roots), in this process."""
+    server = readonly_server.build_server(roots_from_paths(roots) if roots else None)
+    return open_in_process(server, list_roots_callback=list_roots_callback)
+
+
 async def test_client_roots_are_used_without_root_option(root: Path, tmp_path: Path) -> None:
-    params = module_params()
-    async with open_session(
-        params, tmp_path / "err.log", list_roots_callback=roots_callback(root)
-    ) as session:
+    async with _session(list_roots_callback=roots_callback(root)) as session:
         result, doc = await call(session, file_path=TEXT_NB, cell_index=9)
         outside, refused = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert not result.is_error
@@ -56,10 +70,7 @@ async def test_client_roots_are_used_without_root_option(root: Path, tmp_path: P
 
 async def test_root_option_wins_over_client_roots(root: Path, tmp_path: Path) -> None:
     other = populate_root(tmp_path / "other")
-    params = module_params("--root", str(root))
-    async with open_session(
-        params, tmp_path / "err.log", list_roots_callback=roots_callback(other)
-    ) as session:
+    async with _session(root, list_roots_callback=roots_callback(other)) as session:
         inside, _ = await call(session, file_path=str(root / TEXT_NB), cell_index=9)
         result, doc = await call(session, file_path=str(other / TEXT_NB), cell_index=9)
     assert not inside.is_error
@@ -67,16 +78,14 @@ async def test_root_option_wins_over_client_roots(root: Path, tmp_path: Path) ->
 
 
 async def test_no_root_option_and_no_client_roots_is_roots_required(tmp_path: Path) -> None:
-    async with open_session(module_params(), tmp_path / "err.log") as session:
+    async with _session() as session:
         result, doc = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "ROOTS_REQUIRED"
     assert doc["details"]["client_supports_roots"] is False
 
 
 async def test_client_with_an_empty_roots_list_is_roots_required(tmp_path: Path) -> None:
-    async with open_session(
-        module_params(), tmp_path / "err.log", list_roots_callback=roots_callback()
-    ) as session:
+    async with _session(list_roots_callback=roots_callback()) as session:
         result, doc = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "ROOTS_REQUIRED"
     assert doc["details"]["client_supports_roots"] is True
@@ -116,7 +125,7 @@ async def test_path_safety(root: Path, tmp_path: Path) -> None:
         {"file_path": str(root / "link.ipynb"), "cell_index": 9, "output_index": 0},
         {"file_path": "up/secret/private.ipynb", "cell_index": 9},
     ]
-    async with open_session(module_params("--root", str(root)), tmp_path / "err.log") as session:
+    async with _session(root) as session:
         for arguments in refused:
             result, doc = await call(session, **arguments)
             assert error_code(result, doc) == "PATH_NOT_ALLOWED", arguments
@@ -145,7 +154,7 @@ async def test_a_py_file_reads_its_paired_notebook_only_inside_the_roots(tmp_pat
         proj / "scripts" / "split.py",
         formats="notebooks//ipynb,scripts//py:percent",
     )
-    async with open_session(module_params("--root", str(proj)), tmp_path / "err.log") as session:
+    async with _session(proj) as session:
         paired, doc = await call(session, file_path="pair.py", cell_index=9, output_index=0)
         split_ok, _ = await call(session, file_path="scripts/split.py", cell_index=9)
     assert not paired.is_error
@@ -156,7 +165,7 @@ async def test_a_py_file_reads_its_paired_notebook_only_inside_the_roots(tmp_pat
     assert not split_ok.is_error
 
     scripts = proj / "scripts"
-    async with open_session(module_params("--root", str(scripts)), tmp_path / "err.log") as session:
+    async with _session(scripts) as session:
         result, refused = await call(session, file_path="split.py", cell_index=9)
     assert error_code(result, refused) == "PATH_NOT_ALLOWED"
     assert "notebooks" not in json.dumps(refused)
@@ -166,8 +175,7 @@ async def test_a_relative_path_in_two_roots_is_ambiguous(tmp_path: Path) -> None
     first = populate_root(tmp_path / "first")
     second = populate_root(tmp_path / "second")
     (first / "only-here.ipynb").write_bytes((NOTEBOOKS / TEXT_NB).read_bytes())
-    params = module_params("--root", str(first), "--root", str(second))
-    async with open_session(params, tmp_path / "err.log") as session:
+    async with _session(first, second) as session:
         result, doc = await call(session, file_path=TEXT_NB, cell_index=9)
         unique, _ = await call(session, file_path="only-here.ipynb", cell_index=9)
         absolute, _ = await call(session, file_path=str(second / TEXT_NB), cell_index=9)
@@ -183,9 +191,7 @@ async def test_a_client_failing_roots_list_is_roots_required(tmp_path: Path) -> 
     async def refuse(context: object) -> types.ErrorData:
         return types.ErrorData(code=-32603, message="no roots today")
 
-    async with open_session(
-        module_params(), tmp_path / "err.log", list_roots_callback=refuse
-    ) as session:
+    async with _session(list_roots_callback=refuse) as session:
         result, doc = await call(session, file_path=str(NOTEBOOKS / TEXT_NB), cell_index=9)
     assert error_code(result, doc) == "ROOTS_REQUIRED"
     assert doc["details"]["client_supports_roots"] is True

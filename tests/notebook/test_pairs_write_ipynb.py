@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,13 +28,10 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _jupytext(*args: str | Path) -> None:
-    """The real jupytext command line, as a user runs it."""
-    subprocess.run(
-        [sys.executable, "-m", "jupytext", "--quiet", *map(str, args)],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    """The real jupytext command line, as a user runs it (its entry point, in this process)."""
+    from jupytext.cli import jupytext
+
+    assert jupytext(["--quiet", *map(str, args)]) == 0
 
 
 def _pair(tmp_path: Path, name: str = SORTING, fmt: str = "py:percent") -> tuple[Path, Path]:

@@ -4,9 +4,10 @@ program while a cell runs, and a notebook whose kernelspec is not installed.
 
 Each test uses its own notebook (its own kernel). Every wait is bounded (``anyio.fail_after``).
 
-Restarts of a running cell and the kernelspec override run in-process on the fake kernel
-(fixture ``wb``); a cell ignoring SIGINT, cells rewriting their notebook from the kernel's
-working folder and a restart racing a real kernel start run on ipykernel (``real_wb``,
+Restarts of a running cell, the kernelspec override and cells rewriting their notebook run
+in-process on the fake kernel (fixture ``wb``; the test works in the notebook's folder, as a
+kernel does: ``tests/kernels/test_kernel_real.py`` proves a real kernel starts there); a cell
+ignoring SIGINT and a restart racing a real kernel start run on ipykernel (``real_wb``,
 marker ``kernel``).
 """
 
@@ -191,10 +192,10 @@ async def test_a_timeout_the_cell_ignores_kills_the_kernel_and_the_result_says_s
     assert stream_text(stored(path)[1]) == "ignoring\n"
 
 
-@pytest.mark.kernel
 async def test_a_cell_removed_by_another_program_while_it_runs_says_why_it_was_not_saved(
-    real_wb: Workbench, work: Path
+    wb: Workbench, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(work)  # the fake kernel runs in this process, in the notebook's folder
     # the cell itself plays JupyterLab: it rewrites its notebook without itself, then ends
     remover = (
         "import json\nnb = json.load(open('removed.ipynb'))\n"
@@ -204,7 +205,7 @@ async def test_a_cell_removed_by_another_program_while_it_runs_says_why_it_was_n
     path = make_notebook(work, [remover, "x = 1"], "removed")
     remove, other = names_of(path)
     with anyio.fail_after(WAIT):
-        outcome = await real_wb.execute_cells(path, [remove, other])
+        outcome = await wb.execute_cells(path, [remove, other])
     assert [c.status for c in outcome.cells] == ["ok", "ok"]
     assert outcome.cells[0].written is False
     assert outcome.cells[0].not_written_reason == "cell_removed"
@@ -213,10 +214,10 @@ async def test_a_cell_removed_by_another_program_while_it_runs_says_why_it_was_n
     assert names_of(path) == [other]
 
 
-@pytest.mark.kernel
 async def test_a_cell_edited_by_another_program_while_it_runs_says_cell_changed(
-    real_wb: Workbench, work: Path
+    wb: Workbench, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(work)  # the fake kernel runs in this process, in the notebook's folder
     editor = (
         "import json\nnb = json.load(open('edited.ipynb'))\n"
         "nb['cells'][0]['source'] = '# edited in JupyterLab'\n"
@@ -225,7 +226,7 @@ async def test_a_cell_edited_by_another_program_while_it_runs_says_cell_changed(
     path = make_notebook(work, [editor], "edited")
     (edit,) = names_of(path)
     with anyio.fail_after(WAIT):
-        outcome = await real_wb.execute_cells(path, [edit])
+        outcome = await wb.execute_cells(path, [edit])
     assert outcome.cells[0].status == "ok"
     assert (outcome.cells[0].written, outcome.cells[0].not_written_reason) == (
         False,
