@@ -44,7 +44,7 @@ from jupyter_jcli.kernels._server_http import (
     ssl_context,
 )
 from jupyter_jcli.kernels._server_paths import server_path, server_root
-from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, KernelChannels
+from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, QUIET_AFTER_RESTART, KernelChannels
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
@@ -328,6 +328,7 @@ class ServerBackend:
                 f"the restarted kernel did not answer within {timeout:g} s",
                 {"kernel_id": self._kernel_id, "server_url": self.config.url},
             ) from exc
+        channels.quiet_until = time.monotonic() + QUIET_AFTER_RESTART
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close the channels; delete the session or kernel this backend created (a joined

@@ -46,6 +46,11 @@ __all__ = ["MAX_MESSAGE_BYTES", "RECONNECT_WINDOW", "KernelChannels"]
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest WebSocket message accepted (one kernel message: a big stream chunk or image)."""
+QUIET_AFTER_RESTART = 3.0
+"""Seconds after a restart of ours during which parent-less lifecycle statuses are not read as
+the kernel's death: the server's own ``restarting`` and the new process's ``starting`` may
+reach us after the new kernel already answered (seen under load). A death in that window is
+still found by the REST liveness check and the WebSocket's reconnect."""
 RECONNECT_WINDOW = 10.0
 """Seconds spent reopening a dropped WebSocket before the kernel counts as lost."""
 _MAX_QUEUED = 100_000
@@ -93,6 +98,8 @@ class KernelChannels:
         self._closed = False
         self.watching = False
         """Whether parent-less lifecycle statuses mark the kernel gone (see :attr:`gone`)."""
+        self.quiet_until = 0.0
+        """Monotonic time before which lifecycle statuses are ignored (a restart of ours)."""
         self.gone: str | None = None
         """Why the kernel we knew is gone (its process restarted or died), else ``None``."""
         self.lost: KernelError | None = None
@@ -286,7 +293,7 @@ class KernelChannels:
             parent = _parent_id(msg)
             if not parent:
                 state = (msg.get("content") or {}).get("execution_state")
-                if self.watching and state in _LIFECYCLE:
+                if self.watching and state in _LIFECYCLE and time.monotonic() >= self.quiet_until:
                     self.gone = f"the server reported the kernel {state}"
                     self._wake()
                 return
