@@ -143,3 +143,17 @@ def test_the_factory_makes_a_fresh_unstarted_server_backend_per_kernel_life() ->
     assert isinstance(first, ServerBackend) and first is not second
     assert first.config == config and first.kernel_id is None and first.pid is None
     assert not first.origin.attached
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://[::1", "http://127.0.0.1:99999/", "localhost:8888/?token=s3cr3t", "ftp://host/"],
+)
+def test_a_bad_server_url_is_a_usage_error_that_never_echoes_a_token(url: str) -> None:
+    from jupyter_jcli.errors import UsageError
+    from jupyter_jcli.kernels import server_config
+
+    with pytest.raises(UsageError) as refused:
+        server_config(url, environ={})
+    assert refused.value.code == ErrorCode.USAGE_ERROR
+    assert "s3cr3t" not in str(refused.value) and "s3cr3t" not in str(refused.value.details)

@@ -242,6 +242,7 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
     from jupyter_jcli.workbench import shared_workbench
 
     path = notebook_kernel_path(file)
+    was_running = KernelRegistry().live(path) is not None
 
     async def restart() -> None:
         async with shared_workbench(keep=True) as workbench:
@@ -251,7 +252,15 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
     entry = KernelRegistry().live(path)
     if entry is None:
         raise _not_running(path)
-    _report("kernel_restart", entry, True, "restarted")
+    if json_mode():
+        _document(
+            "kernel_restart",
+            started=not was_running,
+            restarted=was_running,
+            kernel=entry_dict(entry),
+        )
+        return
+    _report("kernel_restart", entry, True, "restarted" if was_running else "started")
 
 
 @kernel.command("interrupt")

@@ -57,6 +57,7 @@ from jupyter_jcli.kernels._config import (
 from jupyter_jcli.kernels._errors import kernel_died
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
+from jupyter_jcli.kernels._locked import LockedKernelPool, LockedNotebookKernel
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
     DEFAULT_IDLE_TIMEOUT,
@@ -135,6 +136,8 @@ __all__ = [
     "KernelRegistry",
     "KernelState",
     "LocalBackend",
+    "LockedKernelPool",
+    "LockedNotebookKernel",
     "NotebookKernel",
     "Output",
     "OutputCallback",

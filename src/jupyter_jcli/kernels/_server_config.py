@@ -88,11 +88,18 @@ def server_config(
         if server_root:
             raise UsageError("--server-root needs --server-url", {"option": "server_root"})
         return None
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (a bad port or IPv6 literal raises here)
+    except ValueError as exc:  # "http://[::1", "http://h:99999"
         raise UsageError(
-            f"the server URL must be http:// or https:// with a host, not {url!r}",
-            {"option": "server_url", "value": url},
+            f"the server URL is not a valid URL ({exc})", {"option": "server_url"}
+        ) from exc
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        shown = parts._replace(query="", fragment="").geturl()
+        raise UsageError(  # never echo a query: it may hold a token (?token=...)
+            f"the server URL must be http:// or https:// with a host, not {shown!r}",
+            {"option": "server_url", "value": shown},
         )
     if parts.query or parts.fragment:
         raise UsageError(

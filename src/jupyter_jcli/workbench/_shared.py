@@ -90,13 +90,16 @@ def server_from_options(
 
 
 def server_pool(server: ServerConfig) -> KernelPool:
-    """A pool whose kernels live on ``server`` (:func:`jupyter_jcli.kernels.backend_factory`).
+    """A pool whose kernels live on ``server`` (:func:`jupyter_jcli.kernels.backend_factory`),
+    each execution holding the notebook's cross-process execution lock
+    (:class:`~jupyter_jcli.kernels.LockedKernelPool`): two of our processes never run cells
+    on one notebook's server kernel at once (the second gets ``KERNEL_BUSY``).
 
     Raises:
         KernelError: the codes of ``backend_factory`` (``SERVER_UNREACHABLE`` in a build
             without the Jupyter Server backend).
     """
-    return KernelPool(backend_factory=kernels.backend_factory(server))
+    return kernels.LockedKernelPool(backend_factory=kernels.backend_factory(server))
 
 
 async def join(kernel: NotebookKernel) -> KernelInfo:
@@ -128,7 +131,7 @@ def refuse_shared_restart(info: KernelInfo, *, force: bool, notebook_path: Path)
     raise KernelError(
         ErrorCode.KERNEL_SHARED,
         f"this notebook's kernel is shared (started by {who}): a restart would wipe their "
-        "variables too. Pass force (force: true, or --force) to restart it anyway.",
+        "variables too. Pass force (the restart_kernel argument force: true) to restart it anyway.",
         {
             "notebook_path": str(notebook_path),
             "started_by": origin.started_by,
