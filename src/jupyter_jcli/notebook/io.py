@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -242,7 +242,7 @@ def check_cell_index(cell_index: object, cell_count: int, *, path: Path) -> int:
     return cell_index
 
 
-def cell_source(cell: dict[str, Any]) -> str:
+def cell_source(cell: Mapping[str, Any]) -> str:
     """The source of a cell as one string.
 
     nbformat stores ``source`` as a string or a list of strings that are concatenated
