@@ -45,7 +45,6 @@ from jupyter_jcli.workbench._runs import (
     empty_batch,
     execute_outcome,
     not_running,
-    run_cells,
     run_stale_outcome,
     stale_plan,
 )
@@ -202,12 +201,10 @@ class Workbench(WorkbenchState):
         async with kernel.hold(), self._choice.explained(loaded.document):
             loaded = await self._current(loaded)
             views = code_cells(loaded, names)
-            batch = await run_cells(
+            batch = await self._run_cells(
                 kernel,
                 loaded,
                 views,
-                log=self._log(loaded.document),
-                next_seq=lambda: next(self._seq),
                 timeout=timeout,
                 on_progress=on_progress,
                 include_images=include_images,
@@ -268,12 +265,11 @@ class Workbench(WorkbenchState):
             loaded = await self._current(loaded)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
-            batch = await run_cells(
+            views = [loaded.document.cell(name) for name in plan]
+            batch = await self._run_cells(
                 kernel,
                 loaded,
-                [loaded.document.cell(name) for name in plan],
-                log=self._log(loaded.document),
-                next_seq=lambda: next(self._seq),
+                views,
                 timeout=timeout,
                 on_progress=on_progress,
                 include_images=include_images,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -26,12 +26,13 @@ from jupyter_jcli.kernels import (
     SharedKernelPool,
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.workbench._execute import Batch, ProgressCallback
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import KernelOutcome
 from jupyter_jcli.workbench._run_log import RunLog
-from jupyter_jcli.workbench._runs import kernel_outcome, not_started
+from jupyter_jcli.workbench._runs import kernel_outcome, not_started, run_cells
 from jupyter_jcli.workbench._shared import server_pool
 
 __all__ = ["PathArg", "WorkbenchState"]
@@ -149,4 +150,27 @@ class WorkbenchState:
             self._log_of(loaded.document),
             previous=before.epoch,
             interrupted=before.running_cell,
+        )
+
+    async def _run_cells(
+        self,
+        kernel: NotebookKernel,
+        loaded: Loaded,
+        views: Sequence[CellView],
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+        include_images: bool,
+    ) -> Batch:
+        """:func:`~jupyter_jcli.workbench._runs.run_cells` with this workbench's run log of the
+        notebook and its run sequence (``kernel`` held by the caller)."""
+        return await run_cells(
+            kernel,
+            loaded,
+            views,
+            log=self._log(loaded.document),
+            next_seq=lambda: next(self._seq),
+            timeout=timeout,
+            on_progress=on_progress,
+            include_images=include_images,
         )
