@@ -41,6 +41,7 @@ __all__ = [
     "check_cell_index",
     "create_file",
     "display_path",
+    "multiline_text",
     "parse_notebook",
     "read_binary_file",
     "read_notebook",
@@ -254,11 +255,16 @@ def cell_source(cell: Mapping[str, Any]) -> str:
     Returns:
         The joined source; ``""`` when the cell has no usable source.
     """
-    source = cell.get("source", "")
-    if isinstance(source, str):
-        return source
-    if isinstance(source, list):
-        return "".join(part for part in source if isinstance(part, str))
+    return multiline_text(cell.get("source", ""))
+
+
+def multiline_text(value: object) -> str:
+    """An nbformat multiline string (a string, or a list of strings that are concatenated)
+    as one string; ``""`` for anything else (list items that are not strings are skipped)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
     return ""
 
 
