@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, get_args
 
 from jupyter_jcli.analysis._types import CellEffects
 
@@ -22,15 +22,7 @@ FindingKind = Literal[
 ]
 """The kinds of lint finding, in the order they are reported for one cell."""
 
-_ORDER: tuple[FindingKind, ...] = (
-    "syntax_error",
-    "unresolved_name",
-    "defined_below",
-    "output_history",
-    "wildcard_writer",
-    "opaque_cell",
-    "too_large",
-)
+_ORDER: tuple[FindingKind, ...] = get_args(FindingKind)
 
 
 class FindingDict(TypedDict):

@@ -13,7 +13,7 @@ from typing import Literal
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import emit_result
 from jupyter_jcli.errors import CELL_TYPES, UsageError
 
 __all__ = ["cell"]
@@ -87,13 +87,9 @@ def _report(outcome: object, file: str) -> None:
     from jupyter_jcli.workbench import MutationOutcome
 
     assert isinstance(outcome, MutationOutcome)
-    if json_mode():
-        emit_json(outcome.to_dict())
-        return
     from jupyter_jcli.cli._document_render import mutation_lines
 
-    for line in mutation_lines(outcome, file):
-        echo(line)
+    emit_result(outcome.to_dict, lambda: mutation_lines(outcome, file))
 
 
 @click.group()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 
 __all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
 
@@ -43,13 +43,9 @@ def overview_command(file: str, start: int, limit: int) -> None:
     from jupyter_jcli.workbench import notebook_overview
 
     overview = notebook_overview(file, start=start, limit=limit)
-    if json_mode():
-        emit_json(overview.to_dict())
-        return
     from jupyter_jcli.cli._document_render import overview_lines
 
-    for line in overview_lines(overview):
-        echo(line)
+    emit_result(overview.to_dict, lambda: overview_lines(overview))
 
 
 @click.command("graph")
@@ -111,13 +107,9 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
         budget=budget if budget is not None else DEFAULT_READ_BUDGET,
         include_images=json_mode(),
     )
-    if json_mode():
-        emit_json(result.to_dict())
-        return
     from jupyter_jcli.cli._document_render import read_lines
 
-    for line in read_lines(result, file):
-        echo(line)
+    emit_result(result.to_dict, lambda: read_lines(result, file))
 
 
 @click.command("undo")
@@ -133,10 +125,6 @@ def undo_command(file: str, force: bool) -> None:
     from jupyter_jcli.workbench import undo_last
 
     result = undo_last(file, force=force)
-    if json_mode():
-        emit_json(result.to_dict())
-        return
     from jupyter_jcli.cli._document_render import undo_lines
 
-    for line in undo_lines(result):
-        echo(line)
+    emit_result(result.to_dict, lambda: undo_lines(result))

@@ -97,32 +97,14 @@ def output_hint_command(hint: ReadHint, file_arg: str) -> str:
     words = ["j-cli", "notebook", "output", file_arg]
     if hint.cell_index is not None:
         words += ["--cell", str(hint.cell_index)]
-    words += ["--output", str(hint.output_index)]
-    if hint.mime_type is not None:
-        words += ["--mime", hint.mime_type]
-    if hint.offset is not None:
-        words += ["--offset", str(hint.offset)]
-    if hint.limit is not None:
-        words += ["--limit", str(hint.limit)]
-    return shlex.join(words)
+    return shlex.join([*words, *hint.options()])
 
 
 def outputs_text(outputs: CondensedOutputs, file_arg: str) -> str:
     """The condensed text with every read hint (structured in its parts) written as the
     ``j-cli notebook output`` command, and source-cut hints as ``j-cli notebook read``."""
-    text = outputs.text
-    pieces: list[str] = []
-    cursor = 0
-    for part in outputs.parts:
-        for hint in part.read_hints:
-            found = text.find(hint.lead + hint.text, cursor)
-            if found < 0:
-                continue
-            pieces.append(text[cursor:found])
-            pieces.append(hint.lead + output_hint_command(hint, file_arg))
-            cursor = found + len(hint.lead) + len(hint.text)
-    pieces.append(text[cursor:])
-    return _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), "".join(pieces))
+    text = outputs.text_with_hints(lambda hint: output_hint_command(hint, file_arg))
+    return _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), text)
 
 
 def _cells_hint(match: re.Match[str], file_arg: str) -> str:

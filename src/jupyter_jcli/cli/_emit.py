@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,18 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, color: bool | No
 def emit_json(document: Mapping[str, Any]) -> None:
     """Write ``document`` as one line of compact JSON to stdout."""
     click.echo(dumps(document))
+
+
+def emit_result(
+    document: Callable[[], Mapping[str, Any]], lines: Callable[[], Iterable[str]]
+) -> None:
+    """A command's result: ``document()`` as JSON in ``--json`` mode, else each of ``lines()``
+    as a line (each called only in its mode)."""
+    if json_mode():
+        emit_json(document())
+        return
+    for line in lines():
+        echo(line)
 
 
 def emit_help(ctx: click.Context) -> None:

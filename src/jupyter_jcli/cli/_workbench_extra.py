@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import emit_result
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import CreateOutcome, SearchOutcome, SummarizeOutcome
@@ -114,11 +114,7 @@ def create_command(file: str, kernelspec_name: str, sources: tuple[str, ...]) ->
         cells=[NewCell(source) for source in sources],
         kernelspec_name=kernelspec_name,
     )
-    if json_mode():
-        emit_json(outcome.to_dict())
-        return
-    for line in create_lines(outcome):
-        echo(line)
+    emit_result(outcome.to_dict, lambda: create_lines(outcome))
 
 
 @click.command("search")
@@ -166,11 +162,7 @@ def search_command(
         max_results=max_results,
         context_chars=context_chars,
     )
-    if json_mode():
-        emit_json(outcome.to_dict())
-        return
-    for line in search_lines(outcome):
-        echo(line)
+    emit_result(outcome.to_dict, lambda: search_lines(outcome))
 
 
 @click.command("summarize")
@@ -195,8 +187,4 @@ def summarize_command(file: str, names: tuple[str, ...], model: str | None) -> N
     from jupyter_jcli.workbench import summarize_cells
 
     outcome = summarize_cells(file, names=resolve_to_names(file, names) or None, model=model)
-    if json_mode():
-        emit_json(outcome.to_dict())
-        return
-    for line in summarize_lines(outcome):
-        echo(line)
+    emit_result(outcome.to_dict, lambda: summarize_lines(outcome))

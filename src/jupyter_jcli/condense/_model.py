@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
@@ -51,6 +52,18 @@ class ReadHint:
     limit: int | None = None
     text: str = field(default="", compare=False)
     lead: str = field(default="", compare=False)
+
+    def options(self) -> list[str]:
+        """The read as command-line options: ``--output K``, then ``--mime``, ``--offset``
+        and ``--limit`` where set."""
+        words = ["--output", str(self.output_index)]
+        if self.mime_type is not None:
+            words += ["--mime", self.mime_type]
+        if self.offset is not None:
+            words += ["--offset", str(self.offset)]
+        if self.limit is not None:
+            words += ["--limit", str(self.limit)]
+        return words
 
 
 class CondensedImageDict(TypedDict):
@@ -210,3 +223,19 @@ class CondensedOutputs:
             "images": [i.to_dict() for i in self.images],
             "omitted_outputs": list(self.omitted_outputs),
         }
+
+    def text_with_hints(self, command: Callable[[ReadHint], str]) -> str:
+        """:attr:`text` with each read hint of the parts (its :attr:`ReadHint.text`, found in
+        order) replaced by ``command(hint)``, the hint's ``lead`` kept."""
+        text = self.text
+        pieces: list[str] = []
+        cursor = 0
+        for part in self.parts:
+            for hint in part.read_hints:
+                found = text.find(hint.lead + hint.text, cursor)
+                if found < 0:
+                    continue
+                pieces += [text[cursor:found], hint.lead + command(hint)]
+                cursor = found + len(hint.lead) + len(hint.text)
+        pieces.append(text[cursor:])
+        return "".join(pieces)

@@ -197,26 +197,25 @@ def set_hook_group(groups: list[Any], desired: Mapping[str, Any], host: str) -> 
     An existing group of ours is replaced in place (keeping its position); duplicates are
     dropped; our hook is taken out of groups shared with someone else's hooks.
     """
-    placed = False
-    for index in range(len(groups) - 1, -1, -1):
-        group = groups[index]
-        if not _group_has_guard(group, host):
-            continue
-        others = [hook for hook in group["hooks"] if not _is_guard(hook, host)]
-        if others:
-            group["hooks"] = others
-            continue
-        if placed:
-            del groups[index]
-        else:
-            groups[index] = copy.deepcopy(dict(desired))
-            placed = True
-    if not placed:
+    ours = _strip_guard(groups, host)
+    if not ours:
         groups.append(copy.deepcopy(dict(desired)))
+        return
+    groups[ours[0]] = copy.deepcopy(dict(desired))
+    for index in ours[1:]:
+        del groups[index]
 
 
 def remove_hook_groups(groups: list[Any], host: str) -> None:
     """Delete our guard for ``host``: whole groups of ours, or our hook inside shared groups."""
+    for index in _strip_guard(groups, host):
+        del groups[index]
+
+
+def _strip_guard(groups: list[Any], host: str) -> list[int]:
+    """Take our guard for ``host`` out of the groups it shares with other hooks; return the
+    indexes of the groups holding nothing but it, last first."""
+    ours: list[int] = []
     for index in range(len(groups) - 1, -1, -1):
         group = groups[index]
         if not _group_has_guard(group, host):
@@ -225,7 +224,8 @@ def remove_hook_groups(groups: list[Any], host: str) -> None:
         if others:
             group["hooks"] = others
         else:
-            del groups[index]
+            ours.append(index)
+    return ours
 
 
 def hook_group_state(groups: object, desired: Mapping[str, Any], host: str) -> EntryState:

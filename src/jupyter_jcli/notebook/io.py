@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ __all__ = [
     "check_cell_index",
     "create_file",
     "display_path",
+    "multiline_text",
     "parse_notebook",
     "read_binary_file",
     "read_notebook",
@@ -242,7 +243,7 @@ def check_cell_index(cell_index: object, cell_count: int, *, path: Path) -> int:
     return cell_index
 
 
-def cell_source(cell: dict[str, Any]) -> str:
+def cell_source(cell: Mapping[str, Any]) -> str:
     """The source of a cell as one string.
 
     nbformat stores ``source`` as a string or a list of strings that are concatenated
@@ -254,11 +255,16 @@ def cell_source(cell: dict[str, Any]) -> str:
     Returns:
         The joined source; ``""`` when the cell has no usable source.
     """
-    source = cell.get("source", "")
-    if isinstance(source, str):
-        return source
-    if isinstance(source, list):
-        return "".join(part for part in source if isinstance(part, str))
+    return multiline_text(cell.get("source", ""))
+
+
+def multiline_text(value: object) -> str:
+    """An nbformat multiline string (a string, or a list of strings that are concatenated)
+    as one string; ``""`` for anything else (list items that are not strings are skipped)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part for part in value if isinstance(part, str))
     return ""
 
 
@@ -323,25 +329,31 @@ def _plain_copy(node: Any) -> Any:
     return node
 
 
-def _v3_output_problem(output: object, where: str) -> str | None:
-    if not isinstance(output, dict):
-        return f"{where} is {_json_kind(output)}, not an object"
-    if not isinstance(output.get("output_type"), str):
-        return f"{where} has no string 'output_type'"
-    if "metadata" in output and not isinstance(output["metadata"], dict):
+def _v3_node_problem(node: object, where: str, type_key: str) -> str | None:
+    """What is wrong with a v3 cell or output's frame: not an object, no string ``type_key``,
+    a ``metadata`` that is not an object (``None``: nothing)."""
+    if not isinstance(node, dict):
+        return f"{where} is {_json_kind(node)}, not an object"
+    if not isinstance(node.get(type_key), str):
+        return f"{where} has no string {type_key!r}"
+    if "metadata" in node and not isinstance(node["metadata"], dict):
         return f"{where} has a 'metadata' that is not an object"
+    return None
+
+
+def _v3_output_problem(output: object, where: str) -> str | None:
+    problem = _v3_node_problem(output, where, "output_type")
+    if problem is not None or not isinstance(output, dict):
+        return problem
     if "json" in output and not isinstance(output["json"], str):
         return f"{where} has a 'json' value that is not a string"
     return None
 
 
 def _v3_cell_problem(cell: object, where: str) -> str | None:
-    if not isinstance(cell, dict):
-        return f"{where} is {_json_kind(cell)}, not an object"
-    if not isinstance(cell.get("cell_type"), str):
-        return f"{where} has no string 'cell_type'"
-    if "metadata" in cell and not isinstance(cell["metadata"], dict):
-        return f"{where} has a 'metadata' that is not an object"
+    problem = _v3_node_problem(cell, where, "cell_type")
+    if problem is not None or not isinstance(cell, dict):
+        return problem
     key = "input" if cell["cell_type"] == "code" else "source"
     text = cell.get(key, "")
     if not isinstance(text, str | list):

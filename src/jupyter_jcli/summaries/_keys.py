@@ -17,22 +17,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from jupyter_jcli.notebook.io import cell_source as joined_source
+
 __all__ = ["SUMMARY_KEY_LENGTH", "canonical_outputs", "joined_source", "summary_key"]
 
 SUMMARY_KEY_LENGTH = 16
 """Hex digits in a summary key (64 bits)."""
 
 _KEPT_FIELDS = ("output_type", "name", "text", "data", "ename", "evalue", "traceback")
-
-
-def joined_source(cell: Mapping[str, Any]) -> str:
-    """A cell's ``source`` as one string (nbformat multiline strings joined; else ``""``)."""
-    source = cell.get("source", "")
-    if isinstance(source, str):
-        return source
-    if isinstance(source, list):
-        return "".join(part for part in source if isinstance(part, str))
-    return ""
 
 
 def _multiline(value: Any) -> Any:

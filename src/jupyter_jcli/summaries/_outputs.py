@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from jupyter_jcli.notebook.io import multiline_text
+
 __all__ = ["describe_outputs"]
 
 _PREVIEW = 60  # characters of text previewed per output
@@ -27,14 +29,6 @@ _RICH_TYPES = (
     "application/vnd.vega.v5+json",
     "application/vnd.jupyter.widget-view+json",
 )
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(part for part in value if isinstance(part, str))
-    return ""
 
 
 def _preview(text: str) -> str:
@@ -67,7 +61,7 @@ def _png_dimensions(data: str) -> tuple[int, int] | None:
 def _bundle(data: Mapping[str, Any]) -> str:
     for mime in _IMAGE_TYPES:
         if mime in data:
-            raw = _text(data[mime])
+            raw = multiline_text(data[mime])
             if mime == "image/svg+xml":
                 return f"an SVG image ({_size(len(raw))})"
             size = _size(len(raw) * 3 // 4)
@@ -78,19 +72,19 @@ def _bundle(data: Mapping[str, Any]) -> str:
         if mime in data:
             return f"a {mime} output"
     if "text/html" in data:
-        html = _text(data["text/html"])
+        html = multiline_text(data["text/html"])
         if "<table" in html.lower():
             rows = html.lower().count("<tr")
             return f"an HTML table ({rows} rows shown)"
         return f"HTML ({_size(len(html))})"
     if "text/latex" in data:
-        return "LaTeX" + _preview(_text(data["text/latex"]))
+        return "LaTeX" + _preview(multiline_text(data["text/latex"]))
     if "text/markdown" in data:
-        return "Markdown" + _preview(_text(data["text/markdown"]))
+        return "Markdown" + _preview(multiline_text(data["text/markdown"]))
     if "application/json" in data:
         return "JSON data"
     if "text/plain" in data:
-        text = _text(data["text/plain"])
+        text = multiline_text(data["text/plain"])
         lines = len(text.splitlines())
         return f"text ({lines} lines)" + _preview(text) if lines > 1 else "text" + _preview(text)
     mimes = ", ".join(sorted(str(mime) for mime in data)[:3])
@@ -102,7 +96,7 @@ def _one(output: Any) -> str:
         return "a malformed output"
     kind = output.get("output_type")
     if kind == "stream":
-        text = _text(output.get("text"))
+        text = multiline_text(output.get("text"))
         name = str(output.get("name", "stream"))
         lines = len(text.splitlines())
         plural = "" if lines == 1 else "s"

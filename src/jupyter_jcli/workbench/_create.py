@@ -24,7 +24,6 @@ from typing import Any
 
 from jupyter_jcli.errors import (
     CELL_TYPES,
-    SCHEMA_VERSION,
     ErrorCode,
     JcliError,
     KernelError,
@@ -34,6 +33,7 @@ from jupyter_jcli.errors import (
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.notebook.io import create_file
 from jupyter_jcli.notebook.names import assign_names, set_stored_name, validate_name
+from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._mutations import CellRef
 
 __all__ = ["CreateOutcome", "NewCell", "create_notebook"]
@@ -81,10 +81,7 @@ class CreateOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "create_notebook",
-            "path": str(self.path),
+            **ok_fields("create_notebook", self.path),
             "kernelspec": dict(self.kernelspec),
             "language_info": dict(self.language_info),
             "nbformat": self.nbformat[0],

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_jcli.analysis import GraphDict, to_dot, to_mermaid
-from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+from jupyter_jcli.errors import UsageError
+from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import load
 
 __all__ = ["GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"]
@@ -41,10 +42,7 @@ class GraphResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document. ``text`` is present for mermaid and dot; ``graph`` always."""
         doc: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "notebook_graph",
-            "path": str(self.path),
+            **ok_fields("notebook_graph", self.path),
             "structure_rev": self.structure_rev,
             "format": self.format,
         }

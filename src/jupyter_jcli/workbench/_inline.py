@@ -153,26 +153,8 @@ def _show_command(manifest: Path, *extra: str) -> str:
 
 def _with_show_hints(condensed: CondensedOutputs, manifest: Path) -> CondensedOutputs:
     """The summary with every read hint written as the ``j-cli output show`` command."""
-    text = condensed.text
-    pieces: list[str] = []
-    cursor = 0
-    for part in condensed.parts:
-        for hint in part.read_hints:
-            found = text.find(hint.lead + hint.text, cursor)
-            if found < 0:
-                continue
-            words = ["--output", str(hint.output_index)]
-            if hint.mime_type is not None:
-                words += ["--mime", hint.mime_type]
-            if hint.offset is not None:
-                words += ["--offset", str(hint.offset)]
-            if hint.limit is not None:
-                words += ["--limit", str(hint.limit)]
-            pieces += [text[cursor:found], hint.lead + _show_command(manifest, *words)]
-            cursor = found + len(hint.lead) + len(hint.text)
-    pieces.append(text[cursor:])
     return CondensedOutputs(
-        "".join(pieces),
+        condensed.text_with_hints(lambda hint: _show_command(manifest, *hint.options())),
         condensed.images,
         condensed.parts,
         condensed.truncated,

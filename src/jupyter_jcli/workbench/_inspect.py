@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, KernelError, UsageError
+from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.kernels import NotebookKernel, kernel_died
+from jupyter_jcli.workbench._envelope import ok_fields
 
 __all__ = [
     "DEFAULT_INSPECT_MAX_CHARS",
@@ -186,10 +187,7 @@ class VariableOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "inspect_variable",
-            "path": str(self.path),
+            **ok_fields("inspect_variable", self.path),
             "notebook_path": str(self.notebook_path),
             "name": self.name,
             "type": self.type,

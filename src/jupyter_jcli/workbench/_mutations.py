@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from jupyter_jcli.errors import SCHEMA_VERSION
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
+from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import build_cell_graph
 from jupyter_jcli.workbench._stale import stale_between
 
@@ -99,10 +99,7 @@ class MutationOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": self.operation,
-            "path": str(self.path),
+            **ok_fields(self.operation, self.path),
             "cell": None if self.cell is None else self.cell.to_dict(),
             "removed": None if self.removed is None else self.removed.to_dict(),
             "previous_cell": None if self.previous_cell is None else self.previous_cell.to_dict(),
@@ -151,10 +148,7 @@ class UndoOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "undo_last",
-            "path": str(self.path),
+            **ok_fields("undo_last", self.path),
             "undone": self.operation,
             "restored": [str(path) for path in self.restored],
             "forced": self.forced,

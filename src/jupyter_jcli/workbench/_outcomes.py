@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, TypedDict
 
 from jupyter_jcli.condense import CondensedOutputs
-from jupyter_jcli.errors import SCHEMA_VERSION
 from jupyter_jcli.kernels import InterruptReason, KernelInfo
+from jupyter_jcli.workbench._envelope import ok_fields
 
 __all__ = [
     "CellRunStatus",
@@ -173,10 +173,7 @@ class ExecuteOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": self.operation,
-            "path": str(self.path),
+            **ok_fields(self.operation, self.path),
             "notebook_path": str(self.notebook_path),
             "ok": self.ok,
             "stopped_at": self.stopped_at,
@@ -243,10 +240,7 @@ class KernelOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": self.operation,
-            "path": str(self.path),
+            **ok_fields(self.operation, self.path),
             "notebook_path": str(self.notebook_path),
             "previous_epoch": self.previous_epoch,
             "epoch": self.epoch,

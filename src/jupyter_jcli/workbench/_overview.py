@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.analysis import Finding
-from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+from jupyter_jcli.errors import UsageError
+from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
 __all__ = [
@@ -121,10 +122,7 @@ class Overview:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "notebook_overview",
-            "path": str(self.path),
+            **ok_fields("notebook_overview", self.path),
             "notebook_path": str(self.notebook_path),
             "structure_rev": self.structure_rev,
             "cell_count": self.cell_count,

@@ -26,8 +26,9 @@ from typing import Any
 
 from jupyter_jcli.condense import CondensedOutputs, condense_outputs
 from jupyter_jcli.condense._budget import UNBOUNDED, allocate
-from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook.document import CellView
+from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 __all__ = [
@@ -153,10 +154,7 @@ class ReadCellsResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "read_cells",
-            "path": str(self.path),
+            **ok_fields("read_cells", self.path),
             "structure_rev": self.structure_rev,
             "budget": self.budget,
             "characters": self.characters,

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import outputs_of
 from jupyter_jcli.workbench._search_pattern import compile_query
 
@@ -152,10 +153,7 @@ class SearchOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "search_cells",
-            "path": str(self.path),
+            **ok_fields("search_cells", self.path),
             "query": self.query,
             "regex": self.regex,
             "fields": list(self.fields),

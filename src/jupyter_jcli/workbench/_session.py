@@ -10,8 +10,9 @@ no hook: an edited cell has a rev no run carries, and its dependents follow thro
 Paths: an ``.ipynb`` or a py:percent ``.py`` paired with one; both spellings share the
 ``.ipynb``'s kernel and run log, and outputs are written into the ``.ipynb``.
 
-This module keeps the lifecycle and the per-notebook state (kernels, run logs, kernelspec
-choices, the warm document cache of ``notebook._warm``, active around every call). Each
+The per-notebook state (kernels, run logs, kernelspec choices, the warm document cache of
+``notebook._warm``, active around every call) and the internals the operations share live in
+the base class, ``_state.WorkbenchState``; this module keeps the lifecycle and the operations. Each
 operation loads its notebook once (``_load``: warm, so an unchanged file is neither read nor
 analysed again) and hands that snapshot to the pure functions that answer it: the overview
 and reads (``_overview``, ``_read``, ``_status_views``), the plan, the batch and the
@@ -20,28 +21,13 @@ results (``_runs``).
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import Literal, TypeVar
-
-import anyio
 
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.kernels import (
-    KernelInfo,
-    KernelPool,
-    NotebookKernel,
-    ServerConfig,
-    SharedKernelPool,
-    execute_timeout,
-)
-from jupyter_jcli.notebook._warm import DocumentCache, warm
-from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.kernels import execute_timeout
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._inline import CodeOperation, CodeOutcome, execute_code
 from jupyter_jcli.workbench._inspect import (
@@ -50,24 +36,20 @@ from jupyter_jcli.workbench._inspect import (
     probe_expression,
     probe_variable,
 )
-from jupyter_jcli.workbench._kernel_choice import KernelChoice
-from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
 from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, check_page
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
-from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
+from jupyter_jcli.workbench._run_log import not_fresh, statuses
 from jupyter_jcli.workbench._runs import (
     code_cells,
     empty_batch,
     execute_outcome,
-    kernel_outcome,
     not_running,
-    not_started,
-    run_cells,
     run_stale_outcome,
     stale_plan,
 )
-from jupyter_jcli.workbench._shared import join, refuse_shared_restart, server_pool
+from jupyter_jcli.workbench._shared import join, refuse_shared_restart
+from jupyter_jcli.workbench._state import PathArg, WorkbenchState
 from jupyter_jcli.workbench._status_views import (
     SessionOverview,
     SessionReadCellsResult,
@@ -77,11 +59,8 @@ from jupyter_jcli.workbench._status_views import (
 
 __all__ = ["Workbench"]
 
-PathArg = str | os.PathLike[str]
-_T = TypeVar("_T")
 
-
-class Workbench:
+class Workbench(WorkbenchState):
     """The operations that need a kernel, plus the reads that report cell statuses.
 
     Use ``async with Workbench() as wb:`` (every kernel is shut down on exit, bounded), or
@@ -106,47 +85,6 @@ class Workbench:
         KernelError: the codes of ``backend_factory`` for ``server`` (``SERVER_UNREACHABLE``
             in a build without the Jupyter Server backend).
     """
-
-    def __init__(
-        self,
-        *,
-        cache_dir: Path | None = None,
-        pool: KernelPool | None = None,
-        server: ServerConfig | None = None,
-    ) -> None:
-        self._cache_dir = cache_dir
-        self._server = server
-        if pool is None:
-            pool = server_pool(server) if server is not None else KernelPool()
-        self._pool = pool
-        self._logs: dict[Path, RunLog] = {}
-        self._choice = KernelChoice()
-        self._seq = itertools.count(1)
-        self._documents = DocumentCache()
-
-    @property
-    def documents(self) -> DocumentCache:
-        """The warm cache of loaded notebooks (``notebook._warm``), active in every call of
-        this workbench and in :meth:`warm` blocks."""
-        return self._documents
-
-    @contextlib.contextmanager
-    def warm(self) -> Iterator[DocumentCache]:
-        """Make this workbench's document cache the active one for the block (a server runs
-        its kernel-less operations inside it, so they share the cache)."""
-        with warm(self._documents) as cache:
-            assert cache is not None
-            yield cache
-
-    @property
-    def pool(self) -> KernelPool:
-        """The kernel pool (one kernel per notebook)."""
-        return self._pool
-
-    @property
-    def server(self) -> ServerConfig | None:
-        """The Jupyter Server the kernels run on (``None``: local kernels)."""
-        return self._server
 
     async def __aenter__(self) -> Workbench:
         return self
@@ -263,12 +201,10 @@ class Workbench:
         async with kernel.hold(), self._choice.explained(loaded.document):
             loaded = await self._current(loaded)
             views = code_cells(loaded, names)
-            batch = await run_cells(
+            batch = await self._run_cells(
                 kernel,
                 loaded,
                 views,
-                log=self._log(loaded.document),
-                next_seq=lambda: next(self._seq),
                 timeout=timeout,
                 on_progress=on_progress,
                 include_images=include_images,
@@ -329,12 +265,11 @@ class Workbench:
             loaded = await self._current(loaded)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
-            batch = await run_cells(
+            views = [loaded.document.cell(name) for name in plan]
+            batch = await self._run_cells(
                 kernel,
                 loaded,
-                [loaded.document.cell(name) for name in plan],
-                log=self._log(loaded.document),
-                next_seq=lambda: next(self._seq),
+                views,
                 timeout=timeout,
                 on_progress=on_progress,
                 include_images=include_images,
@@ -459,72 +394,4 @@ class Workbench:
             raise not_running(document.notebook_path)
         return await probe_variable(
             kernel, name, expression, path=document.path, notebook_path=document.notebook_path
-        )
-
-    # ------------------------------------------------------------------ internals
-
-    async def _thread(self, function: Callable[..., _T], *args: object) -> _T:
-        """``function(*args)`` in a worker thread, with this workbench's cache active."""
-
-        def call() -> _T:
-            with self.warm():
-                return function(*args)
-
-        return await anyio.to_thread.run_sync(call)
-
-    async def _document(self, path: PathArg) -> Document:
-        return await self._thread(partial(Document.load, path, cache_dir=self._cache_dir))
-
-    async def _load(self, path: PathArg) -> Loaded:
-        """The notebook and its graph, loaded once for the operation (warm)."""
-        return await self._thread(partial(load, path, cache_dir=self._cache_dir))
-
-    async def _current(self, loaded: Loaded) -> Loaded:
-        """``loaded`` as the file is now, once the kernel is held: the same content when the
-        file did not change (a validation of the warm cache, nothing parsed), else loaded
-        again."""
-        return await self._load(loaded.document.path)
-
-    def _kernel(self, document: Document, kernel_name: str | None = None) -> NotebookKernel:
-        self._choice.override(document, kernel_name)
-        spec, _source = self._choice.kernelspec(document)
-        return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
-
-    def _log(self, document: Document) -> RunLog:
-        path = document.notebook_path.resolve()
-        if path not in self._logs:  # the registry's log for a shared pool
-            from jupyter_jcli.workbench._sharing import run_log_for
-
-            self._logs[path] = run_log_for(self._pool, path)
-        return self._logs[path]
-
-    def _log_of(self, document: Document) -> RunLog | None:
-        """The notebook's run log if it has one: always for a shared pool (the registry's
-        log holds other processes' runs too), else once this workbench ran a cell."""
-        if isinstance(self._pool, SharedKernelPool):
-            return self._log(document)
-        return self._logs.get(document.notebook_path.resolve())
-
-    async def _kernel_info(self, document: Document) -> KernelInfo:
-        kernel = self._pool.get(document.notebook_path)
-        if kernel is not None:
-            return await kernel.info()
-        return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
-
-    async def _kernel_outcome(
-        self,
-        operation: Literal["restart_kernel", "interrupt_kernel"],
-        loaded: Loaded,
-        kernel: NotebookKernel,
-        before: KernelInfo,
-    ) -> KernelOutcome:
-        loaded = await self._current(loaded)
-        info = await kernel.info()
-        return kernel_outcome(
-            operation,
-            loaded,
-            info,
-            self._log_of(loaded.document),
-            previous=before.epoch,
-            interrupted=before.running_cell,
         )

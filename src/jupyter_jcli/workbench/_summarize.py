@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.errors import SCHEMA_VERSION
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
+from jupyter_jcli.workbench._envelope import ok_fields
 
 __all__ = ["CellSummary", "SummarizeOutcome", "summarize_cells"]
 
@@ -95,10 +95,7 @@ class SummarizeOutcome:
         """The JSON document (``counts``: cells by ``llm``, ``fallback`` and ``cached``)."""
         counts = Counter(cell.source for cell in self.cells)
         return {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": "summarize_cells",
-            "path": str(self.path),
+            **ok_fields("summarize_cells", self.path),
             "model": self.model,
             "counts": {
                 "llm": counts.get("llm", 0),

@@ -1,0 +1,176 @@
+"""The state under :class:`~jupyter_jcli.workbench.Workbench`: its kernel pool, run logs,
+kernelspec choices and warm document cache, and the internals its operations share (loading
+once per operation, the worker thread, the notebook's kernel, log and kernel info).
+
+:class:`WorkbenchState` is the workbench's base class; the operations and their documentation
+are in :mod:`jupyter_jcli.workbench._session`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import anyio
+
+from jupyter_jcli.kernels import (
+    KernelInfo,
+    KernelPool,
+    NotebookKernel,
+    ServerConfig,
+    SharedKernelPool,
+)
+from jupyter_jcli.notebook._warm import DocumentCache, warm
+from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.workbench._execute import Batch, ProgressCallback
+from jupyter_jcli.workbench._kernel_choice import KernelChoice
+from jupyter_jcli.workbench._load import Loaded, load
+from jupyter_jcli.workbench._outcomes import KernelOutcome
+from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._runs import kernel_outcome, not_started, run_cells
+from jupyter_jcli.workbench._shared import server_pool
+
+__all__ = ["PathArg", "WorkbenchState"]
+
+PathArg = str | os.PathLike[str]
+_T = TypeVar("_T")
+
+
+class WorkbenchState:
+    """The per-process state of a workbench (see :class:`~jupyter_jcli.workbench.Workbench`
+    for the arguments)."""
+
+    def __init__(
+        self,
+        *,
+        cache_dir: Path | None = None,
+        pool: KernelPool | None = None,
+        server: ServerConfig | None = None,
+    ) -> None:
+        self._cache_dir = cache_dir
+        self._server = server
+        if pool is None:
+            pool = server_pool(server) if server is not None else KernelPool()
+        self._pool = pool
+        self._logs: dict[Path, RunLog] = {}
+        self._choice = KernelChoice()
+        self._seq = itertools.count(1)
+        self._documents = DocumentCache()
+
+    @property
+    def documents(self) -> DocumentCache:
+        """The warm cache of loaded notebooks (``notebook._warm``), active in every call of
+        this workbench and in :meth:`warm` blocks."""
+        return self._documents
+
+    @contextlib.contextmanager
+    def warm(self) -> Iterator[DocumentCache]:
+        """Make this workbench's document cache the active one for the block (a server runs
+        its kernel-less operations inside it, so they share the cache)."""
+        with warm(self._documents) as cache:
+            assert cache is not None
+            yield cache
+
+    @property
+    def pool(self) -> KernelPool:
+        """The kernel pool (one kernel per notebook)."""
+        return self._pool
+
+    @property
+    def server(self) -> ServerConfig | None:
+        """The Jupyter Server the kernels run on (``None``: local kernels)."""
+        return self._server
+
+    async def _thread(self, function: Callable[..., _T], *args: object) -> _T:
+        """``function(*args)`` in a worker thread, with this workbench's cache active."""
+
+        def call() -> _T:
+            with self.warm():
+                return function(*args)
+
+        return await anyio.to_thread.run_sync(call)
+
+    async def _document(self, path: PathArg) -> Document:
+        return await self._thread(partial(Document.load, path, cache_dir=self._cache_dir))
+
+    async def _load(self, path: PathArg) -> Loaded:
+        """The notebook and its graph, loaded once for the operation (warm)."""
+        return await self._thread(partial(load, path, cache_dir=self._cache_dir))
+
+    async def _current(self, loaded: Loaded) -> Loaded:
+        """``loaded`` as the file is now, once the kernel is held: the same content when the
+        file did not change (a validation of the warm cache, nothing parsed), else loaded
+        again."""
+        return await self._load(loaded.document.path)
+
+    def _kernel(self, document: Document, kernel_name: str | None = None) -> NotebookKernel:
+        self._choice.override(document, kernel_name)
+        spec, _source = self._choice.kernelspec(document)
+        return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
+
+    def _log(self, document: Document) -> RunLog:
+        path = document.notebook_path.resolve()
+        if path not in self._logs:  # the registry's log for a shared pool
+            from jupyter_jcli.workbench._sharing import run_log_for
+
+            self._logs[path] = run_log_for(self._pool, path)
+        return self._logs[path]
+
+    def _log_of(self, document: Document) -> RunLog | None:
+        """The notebook's run log if it has one: always for a shared pool (the registry's
+        log holds other processes' runs too), else once this workbench ran a cell."""
+        if isinstance(self._pool, SharedKernelPool):
+            return self._log(document)
+        return self._logs.get(document.notebook_path.resolve())
+
+    async def _kernel_info(self, document: Document) -> KernelInfo:
+        kernel = self._pool.get(document.notebook_path)
+        if kernel is not None:
+            return await kernel.info()
+        return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
+
+    async def _kernel_outcome(
+        self,
+        operation: Literal["restart_kernel", "interrupt_kernel"],
+        loaded: Loaded,
+        kernel: NotebookKernel,
+        before: KernelInfo,
+    ) -> KernelOutcome:
+        loaded = await self._current(loaded)
+        info = await kernel.info()
+        return kernel_outcome(
+            operation,
+            loaded,
+            info,
+            self._log_of(loaded.document),
+            previous=before.epoch,
+            interrupted=before.running_cell,
+        )
+
+    async def _run_cells(
+        self,
+        kernel: NotebookKernel,
+        loaded: Loaded,
+        views: Sequence[CellView],
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+        include_images: bool,
+    ) -> Batch:
+        """:func:`~jupyter_jcli.workbench._runs.run_cells` with this workbench's run log of the
+        notebook and its run sequence (``kernel`` held by the caller)."""
+        return await run_cells(
+            kernel,
+            loaded,
+            views,
+            log=self._log(loaded.document),
+            next_seq=lambda: next(self._seq),
+            timeout=timeout,
+            on_progress=on_progress,
+            include_images=include_images,
+        )
