@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
-from jupyter_jcli.notebook._layout import cell_layout, splice, spliced_cells
+from jupyter_jcli.notebook._layout import Spliced, cell_layout, splice, spliced_cells
 
 STYLES = [
     JsonStyle(indent=indent, sort_keys=sort_keys, ensure_ascii=ascii_, crlf=crlf)
@@ -87,3 +87,34 @@ def test_a_compact_file_has_no_layout() -> None:
 def test_a_file_whose_cells_are_not_the_counted_ones_has_no_layout() -> None:
     style = JsonStyle()
     assert cell_layout(dumps_notebook(_notebook(), style), style, 5) is None
+
+
+@pytest.mark.parametrize("style", STYLES[:4], ids=repr)
+@pytest.mark.parametrize("edit", ["update", "add", "remove", "move"])
+def test_spliced_bytes_give_the_layout_a_scan_finds_and_share_the_copied_cells(
+    style: JsonStyle, edit: str
+) -> None:
+    notebook = _notebook()
+    raw = dumps_notebook(notebook, style)
+    layout = cell_layout(raw, style, len(notebook["cells"]))
+    assert layout is not None
+    cells, origins = _edits(notebook["cells"])[edit]
+    spliced = splice(layout, style, notebook["cells"], cells, origins)
+    assert isinstance(spliced, Spliced)
+    scanned = cell_layout(bytes(spliced), style, len(cells))
+    assert scanned is not None
+    assert spliced.spans == scanned.spans
+    found = spliced_cells(layout, notebook["cells"], spliced, style, Path("nb.ipynb"))
+    assert found is not None
+    read_back, new_layout = found
+    assert new_layout.spans == scanned.spans
+    for cell, copied in zip(read_back, spliced.copied, strict=True):
+        if copied is not None:
+            assert cell is notebook["cells"][copied]
+    # Bytes made from another layout are scanned, with the same result.
+    other = cell_layout(raw, style, len(notebook["cells"]))
+    assert other is not None
+    again = spliced_cells(other, notebook["cells"], spliced, style, Path("nb.ipynb"))
+    assert again is not None
+    assert again[0] == read_back
+    assert again[1].spans == scanned.spans

@@ -12,12 +12,15 @@ With the layout, an edit re-serialises only the cells it changed (``dumps_nested
 depth 2) and copies every other cell's bytes (:func:`splice`), which gives exactly the bytes
 a whole-notebook serialisation would. After the write, :func:`spliced_cells` reads the new
 file's cells back from its bytes: a cell whose bytes equal an old cell's takes that cell's
-parsed value (equal JSON text parses to equal values), only the others are parsed.
+parsed value (equal JSON text parses to equal values), only the others are parsed. The
+bytes :func:`splice` makes (:class:`Spliced`) say where each cell lies and which old cell
+it was copied from, so reading them back after the write finds and compares nothing.
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +31,7 @@ import orjson
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested
 
-__all__ = ["CellLayout", "cell_layout", "splice", "spliced_cells"]
+__all__ = ["CellLayout", "Spliced", "cell_layout", "splice", "spliced_cells"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,22 @@ class CellLayout:
         """The bytes of cell ``index`` (a view: nothing is copied)."""
         start, end = self.spans[index]
         return memoryview(self.raw)[start:end]
+
+
+class Spliced(bytes):
+    """The bytes :func:`splice` made, with how it made them.
+
+    Attributes:
+        spans: ``(start, end)`` of each cell's JSON object in these bytes, in order.
+        copied: for each cell, the index of the old cell whose bytes were copied, or
+            ``None`` for a cell serialised anew.
+        source: the layout the old cells' bytes came from (a weak reference: these bytes
+            never keep older versions of the file alive).
+    """
+
+    spans: tuple[tuple[int, int], ...]
+    copied: tuple[int | None, ...]
+    source: weakref.ref[CellLayout]
 
 
 def cell_layout(raw: bytes, style: JsonStyle, count: int | None = None) -> CellLayout | None:
@@ -101,15 +120,27 @@ def splice(
     if not cells:
         return None
     chunks: list[bytes | memoryview] = []
+    copied: list[int | None] = []
     for cell, origin in zip(cells, origins, strict=True):
         if origin is not None and old[origin] is cell:
             chunks.append(layout.chunk(origin))
+            copied.append(origin)
         else:
             chunks.append(dumps_nested(cell, style, 2))
+            copied.append(None)
     raw = layout.raw
     head = memoryview(raw)[: layout.spans[0][0]]
     tail = memoryview(raw)[layout.spans[-1][1] :]
-    return b"".join((head, layout.separator.join(chunks), tail))
+    spans: list[tuple[int, int]] = []
+    position = len(head)
+    for chunk in chunks:
+        spans.append((position, position + len(chunk)))
+        position += len(chunk) + len(layout.separator)
+    result = Spliced(b"".join((head, layout.separator.join(chunks), tail)))
+    result.spans = tuple(spans)
+    result.copied = tuple(copied)
+    result.source = weakref.ref(layout)
+    return result
 
 
 def spliced_cells(
@@ -119,7 +150,14 @@ def spliced_cells(
     a cell whose bytes equal those of an old cell at the matching position (walking both
     lists, with one cell of look-ahead either way for an added or removed cell) takes that
     cell of ``model`` (the old cells as parsed), the others are parsed. ``None`` when the
-    new bytes have no layout (the caller parses the whole file)."""
+    new bytes have no layout (the caller parses the whole file). Bytes :func:`splice` made
+    from ``old`` take the copied cells as they are and parse the others only."""
+    if isinstance(raw, Spliced) and raw.source() is old:
+        made = CellLayout(raw, raw.spans, old.separator)
+        return [
+            model[origin] if origin is not None else _parse_cell(bytes(made.chunk(index)), path)
+            for index, origin in enumerate(raw.copied)
+        ], made
     new = cell_layout(raw, style)
     if new is None:
         return None

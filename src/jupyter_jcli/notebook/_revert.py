@@ -32,7 +32,7 @@ from __future__ import annotations
 import copy
 import difflib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -119,6 +119,15 @@ def record_mutation(
         Keys are ``"b<index before>"`` for cells that existed before, ``"a<index after>"``
         for added cells.
     """
+    if len(before) == len(after) and list(before_names) == list(after_names):
+        # Nothing added, removed, moved or renamed (the common edit): cell i is cell i, and
+        # only the cells that are not the same object can have changed.
+        pairs = [(i, i) for i in range(len(before)) if before[i] is not after[i]]
+        return {
+            "format": 1,
+            "cells": _changes(before, before_names, after, after_names, pairs),
+            "order": None,
+        }
     after_index = {name: j for j, name in enumerate(after_names)}
     match: dict[int, int] = {
         i: after_index[n] for i, n in enumerate(before_names) if n in after_index
@@ -137,7 +146,32 @@ def record_mutation(
         if j not in key_after:
             key_after[j] = f"a{j}"
             entries.append({"key": f"a{j}", "name_after": after_names[j], "after_cell": cell})
-    for i, j in sorted(match.items()):
+    entries.extend(_changes(before, before_names, after, after_names, sorted(match.items())))
+    keys_after = [key_after[j] for j in range(len(after))]
+    keys_before = [f"b{i}" for i in range(len(before))]
+    kept_before = [f"b{i}" for i in sorted(match, key=lambda i: i)]
+    kept_after = [key for key in keys_after if key.startswith("b")]
+    order = None
+    if len(match) != len(before) or len(match) != len(after) or kept_before != kept_after:
+        name_of = {key: after_names[j] for j, key in enumerate(keys_after)}
+        order = {
+            "before": [[key, name_of.get(key)] for key in keys_before],
+            "after": [[key, after_names[j]] for j, key in enumerate(keys_after)],
+        }
+    return {"format": 1, "cells": entries, "order": order}
+
+
+def _changes(
+    before: Sequence[dict[str, Any]],
+    before_names: Sequence[str],
+    after: Sequence[dict[str, Any]],
+    after_names: Sequence[str],
+    pairs: Iterable[tuple[int, int]],
+) -> list[dict[str, Any]]:
+    """The ``leaves``/``containers`` entries of the matched cells ``(i before, j after)``
+    that differ, in the order of ``pairs``."""
+    entries: list[dict[str, Any]] = []
+    for i, j in pairs:
         if before[i] is after[j] or before[i] == after[j]:
             continue
         leaves: list[dict[str, Any]] = []
@@ -152,18 +186,7 @@ def record_mutation(
                 "containers": containers,
             }
         )
-    keys_after = [key_after[j] for j in range(len(after))]
-    keys_before = [f"b{i}" for i in range(len(before))]
-    kept_before = [f"b{i}" for i in sorted(match, key=lambda i: i)]
-    kept_after = [key for key in keys_after if key.startswith("b")]
-    order = None
-    if len(match) != len(before) or len(match) != len(after) or kept_before != kept_after:
-        name_of = {key: after_names[j] for j, key in enumerate(keys_after)}
-        order = {
-            "before": [[key, name_of.get(key)] for key in keys_before],
-            "after": [[key, after_names[j]] for j, key in enumerate(keys_after)],
-        }
-    return {"format": 1, "cells": entries, "order": order}
+    return entries
 
 
 def revert(

@@ -108,10 +108,17 @@ def cell_views(
     """The view of every cell; a cell that is still the very object ``old_views`` described
     (``old_cells``, aligned with them), under the same name, keeps its view (moved to its
     new index): only new or changed cells are hashed."""
-    known = {id(cell): view for cell, view in zip(old_cells, old_views, strict=True)}
+    if len(old_cells) != len(old_views):
+        raise ValueError("old_cells and old_views must be aligned")
+    known: dict[int, CellView] | None = None
     views = []
     for index, (cell, name) in enumerate(zip(cells, names, strict=True)):
-        view = known.get(id(cell))
+        if index < len(old_cells) and old_cells[index] is cell:
+            view: CellView | None = old_views[index]  # the common case: a cell in its place
+        else:
+            if known is None:  # cells moved, added or removed: look them up by identity
+                known = {id(old): seen for old, seen in zip(old_cells, old_views, strict=True)}
+            view = known.get(id(cell))
         if view is None or view.name != name:
             views.append(cell_view(cell, name, index))
         else:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from jupyter_jcli.analysis import NotebookGraph, stale_after_edit
+from jupyter_jcli.analysis import CellNode, NotebookGraph, stale_after_edit
 
 __all__ = ["stale_between"]
 
@@ -49,9 +49,13 @@ def stale_between(
     Returns:
         Names of stale code cells, in document order.
     """
-    old_parents = {
-        node.key: frozenset(before.cells[p].key for p in node.parents) for node in before.cells
-    }
+    # Graphs built incrementally share every node the edit could not change: a node of
+    # ``after`` that is the very node of ``before`` at the same index, with the same keys in
+    # the same order, has the same parents (same indexes, same keys), so only the other
+    # nodes are compared. Cost in proportion to the edit, not to the notebook.
+    same_order = len(before.cells) == len(after.cells) and all(
+        old is new or old.key == new.key for old, new in zip(before.cells, after.cells, strict=True)
+    )
     seeds: list[str] = []
     new: set[str] = set()
     for node in after.cells:
@@ -63,8 +67,14 @@ def stale_between(
         if before_revs[key] != after_revs.get(key):
             seeds.append(key)
             continue
-        parents = frozenset(after.cells[p].key for p in node.parents)
-        if node.cell_type == "code" and parents != old_parents.get(key, frozenset()):
+        if (same_order and before.cells[node.index] is node) or node.cell_type != "code":
+            continue
+        # ``key`` is in ``before_revs``, so in ``before`` (same keys).
+        if _parent_keys(after, node) != _parent_keys(before, before.node(key)):
             seeds.append(key)
     stale = set(stale_after_edit(after, seeds, before=before)) | new
     return [node.key for node in after.cells if node.key in stale]
+
+
+def _parent_keys(graph: NotebookGraph, node: CellNode) -> frozenset[str]:
+    return frozenset(graph.cells[p].key for p in node.parents)
