@@ -110,3 +110,22 @@ def test_exec_and_run_import_neither_the_mcp_sdk_nor_pillow_nor_anthropic(
     modules = _modules_after(code, tmp_path)
     assert {"jupyter_client", "jupyter_jcli"} <= modules  # the kernels really ran
     assert not modules & {"mcp", "PIL", "anthropic"}
+
+
+@pytest.mark.kernel
+def test_exec_on_a_live_kernel_joins_it_without_listing_the_machines_interfaces(
+    tmp_path: Path,
+) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text(
+        json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8"
+    )
+    started = run_cli("-j", "kernel", "start", str(notebook))
+    assert started.exit_code == 0, started.stdout
+    code = (
+        "from jupyter_jcli.cli import run\n"
+        f"assert run(['-j', 'exec', {str(notebook)!r}, '--code', 'x = 1']) == 0\n"
+    )
+    modules = _modules_after(code, tmp_path)
+    assert "jupyter_client" in modules  # it joined the kernel
+    assert "psutil" not in modules
