@@ -110,3 +110,39 @@ def test_exec_and_run_import_neither_the_mcp_sdk_nor_pillow_nor_anthropic(
     modules = _modules_after(code, tmp_path)
     assert {"jupyter_client", "jupyter_jcli"} <= modules  # the kernels really ran
     assert not modules & {"mcp", "PIL", "anthropic"}
+
+
+@pytest.mark.kernel
+def test_exec_on_a_live_kernel_joins_it_without_listing_the_machines_interfaces(
+    tmp_path: Path,
+) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    notebook.write_text(
+        json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8"
+    )
+    started = run_cli("-j", "kernel", "start", str(notebook))
+    assert started.exit_code == 0, started.stdout
+    code = (
+        "from jupyter_jcli.cli import run\n"
+        f"assert run(['-j', 'exec', {str(notebook)!r}, '--code', 'x = 1']) == 0\n"
+    )
+    modules = _modules_after(code, tmp_path)
+    assert "jupyter_client" in modules  # it joined the kernel
+    assert "psutil" not in modules
+
+
+def test_the_fast_lane_builds_no_dataclass(tmp_path: Path) -> None:
+    # a dataclass generates and compiles its methods at import: the read's records are
+    # NamedTuples, built without compiling
+    argv = ["-j", "notebook", "output", str(EXAMPLE), "--cell", "24", "--output", "0"]
+    code = (
+        f"from jupyter_jcli.cli._fast import fast_read\nassert fast_read({argv!r})[0] == 0\n"
+        "import sys\n"
+        "built = [f'{m.__name__}.{n}' for m in list(sys.modules.values())\n"
+        "         if m.__name__.startswith('jupyter_jcli')\n"
+        "         for n, v in vars(m).items()\n"
+        "         if isinstance(v, type) and hasattr(v, '__dataclass_fields__')\n"
+        "         and v.__module__ == m.__name__]\n"
+        "assert not built, built\n"
+    )
+    _modules_after(code, tmp_path)

@@ -7,8 +7,10 @@ See :mod:`jupyter_jcli.kernels._shared` for the kernel and pool built on it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,9 +24,34 @@ from jupyter_jcli.kernels._supervisor import (
 )
 from jupyter_jcli.kernels._types import KernelOrigin
 
+if TYPE_CHECKING:
+    from jupyter_client.asynchronous.client import AsyncKernelClient
+
 __all__ = ["SharedBackend"]
 
 _HEARTBEAT_TRIES = 5
+
+
+@functools.cache
+def _joining_client_class() -> type[AsyncKernelClient]:
+    """``jupyter_client``'s async client, reading a connection file that names its address
+    without first computing a default one: ``load_connection_info`` evaluates the default
+    address eagerly, which for TCP lists this machine's interfaces (importing ``psutil``),
+    a cost on every join that the answer throws away."""
+    from jupyter_client.asynchronous.client import AsyncKernelClient
+
+    class JoiningClient(AsyncKernelClient):
+        _file_ip: str | None = None
+
+        def load_connection_info(self, info: Any) -> None:
+            ip = info.get("ip")
+            self._file_ip = ip if isinstance(ip, str) and ip else None
+            super().load_connection_info(info)
+
+        def _ip_default(self) -> str:
+            return self._file_ip if self._file_ip is not None else super()._ip_default()
+
+    return JoiningClient
 
 
 class SharedBackend(LocalBackend):
@@ -88,8 +115,6 @@ class SharedBackend(LocalBackend):
             KernelError: ``KERNEL_NOT_RUNNING`` (``attach_only`` and none runs),
                 ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
         """
-        from jupyter_client.asynchronous.client import AsyncKernelClient
-
         entry = self._registry_.live(notebook_path)
         started = False
         if entry is None:
@@ -111,8 +136,8 @@ class SharedBackend(LocalBackend):
         self.stop_on_shutdown = started and not self._keep
         details = {"notebook_path": str(notebook_path), "epoch": entry.epoch}
         try:
-            kc = AsyncKernelClient()
             assert entry.connection_file is not None
+            kc = _joining_client_class()()
             kc.load_connection_file(entry.connection_file)
             kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
             self._kc = kc

@@ -44,9 +44,8 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 
@@ -87,8 +86,7 @@ _FILE_FLAGS |= _CLOEXEC | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0
 _CHUNK = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class Confinement:
+class Confinement(NamedTuple):
     """The folders (or single files) every opened file must lie in; none: anywhere.
 
     Attributes:
@@ -190,8 +188,7 @@ def _split(resolved: Path) -> tuple[tuple[str, ...], str]:
     return tuple(parts[:-1]), parts[-1]
 
 
-@dataclass(frozen=True)
-class Folder:
+class Folder(NamedTuple):
     """The folder a file is written into, opened by :func:`open_folder`.
 
     Attributes:
@@ -246,8 +243,7 @@ def open_folder(
     raise OSError(errno.ELOOP, "the path kept changing while it was opened", os.fspath(path))
 
 
-@dataclass(frozen=True)
-class Opened:
+class Opened(NamedTuple):
     """A regular file read by :func:`read_regular`.
 
     Attributes:

@@ -22,8 +22,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -67,8 +66,7 @@ def replace_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-@dataclass(frozen=True)
-class JsonScan:
+class JsonScan(NamedTuple):
     """What one walk over a value found.
 
     Attributes:

@@ -14,7 +14,7 @@ import re
 import struct
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.outputs._jsonsafe import protocol_error
@@ -25,8 +25,7 @@ __all__ = ["RASTER_MIME_TYPES", "Raster", "decode_raster", "image_dimensions"]
 _WHITESPACE = re.compile(r"[\t\n\v\f\r ]+")
 
 
-@dataclass(frozen=True)
-class Raster:
+class Raster(NamedTuple):
     """A checked raster value.
 
     Attributes:
@@ -42,7 +41,13 @@ class Raster:
     size: int
     width: int | None
     height: int | None
-    raw: bytes = field(repr=False)
+    raw: bytes
+
+    def __repr__(self) -> str:  # without ``raw``, which ``base64`` already shows
+        return (
+            f"Raster(base64={self.base64!r}, size={self.size}, "
+            f"width={self.width}, height={self.height})"
+        )
 
 
 def _strict_b64decode(text: str) -> bytes:

@@ -10,8 +10,7 @@ tolerant where readers in the wild are (missing ``metadata`` is ``{}``, a missin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.outputs._jsonsafe import json_problem, protocol_error
@@ -36,8 +35,7 @@ BUNDLE_TYPES = ("display_data", "execute_result")
 KNOWN_OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error")
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """Why an output cannot be read: an error code and one sentence."""
 
     code: ErrorCode

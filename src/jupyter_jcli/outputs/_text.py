@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 import orjson
 
@@ -84,8 +83,7 @@ def prefix_json_bytes(text: str, characters: int) -> int:
     return _measure(text[:characters])[1]
 
 
-@dataclass(frozen=True)
-class TextWindow:
+class TextWindow(NamedTuple):
     """One page of a text value.
 
     Attributes:

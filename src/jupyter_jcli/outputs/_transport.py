@@ -8,8 +8,7 @@ known, is added arithmetically.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.outputs._jsonsafe import make_serialisable, protocol_error
@@ -20,8 +19,7 @@ _PLACEHOLDER_BYTES = 2  # ``""``
 _HINT_MARGIN = 64  # room for fields that change with the page (next_offset, truncated)
 
 
-@dataclass(frozen=True)
-class BigValue:
+class BigValue(NamedTuple):
     """A large value held at ``response[path...]["data"]``.
 
     Attributes:

@@ -18,9 +18,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, OutputProtocolError
 from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, check_cell_index, display_path, read_notebook
@@ -79,8 +78,7 @@ class CellProvenance(_RequiredProvenance, total=False):
     source_end_line: int
 
 
-@dataclass(frozen=True)
-class ResolvedCell:
+class ResolvedCell(NamedTuple):
     """A notebook cell found from a file path and a cell index.
 
     Attributes:

@@ -64,80 +64,84 @@ Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_M
 
 from __future__ import annotations
 
-from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
-from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
-from jupyter_jcli.workbench._execute import (
-    DEFAULT_EXECUTE_BUDGET,
-    HEARTBEAT_INTERVAL,
-    ProgressCallback,
-)
-from jupyter_jcli.workbench._graph_view import (
-    GRAPH_FORMATS,
-    GraphFormat,
-    GraphResult,
-    notebook_graph,
-)
-from jupyter_jcli.workbench._inline import (
-    SUMMARY_BUDGET,
-    SUMMARY_MAX_OUTPUTS,
-    CodeOutcome,
-)
-from jupyter_jcli.workbench._inspect import (
-    DEFAULT_INSPECT_MAX_CHARS,
-    ColumnInfo,
-    VariableOutcome,
-)
-from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
-from jupyter_jcli.workbench._mutations import (
-    CellRef,
-    MutationOutcome,
-    UndoOutcome,
-    add_cell,
-    move_cell,
-    remove_cell,
-    undo_last,
-    update_cell,
-)
-from jupyter_jcli.workbench._outcomes import (
-    CellRunStatus,
-    ErrorEntry,
-    ExecutedCell,
-    ExecuteOutcome,
-    KernelOutcome,
-    RunStaleOutcome,
-)
-from jupyter_jcli.workbench._overview import (
-    DEFAULT_OVERVIEW_LIMIT,
-    CellOverview,
-    Overview,
-    notebook_overview,
-)
-from jupyter_jcli.workbench._read import (
-    DEFAULT_READ_BUDGET,
-    DEFAULT_READ_MAX_IMAGES,
-    MIN_CELL_SHARE,
-    ReadCell,
-    ReadCellsResult,
-    read_cells,
-)
-from jupyter_jcli.workbench._search import (
-    SEARCH_FIELDS,
-    SearchField,
-    SearchMatch,
-    SearchOutcome,
-    search_cells,
-)
-from jupyter_jcli.workbench._session import Workbench
-from jupyter_jcli.workbench._shared import SERVER_OPTION_HELP, server_from_options
-from jupyter_jcli.workbench._sharing import SharedRunLog, shared_workbench
-from jupyter_jcli.workbench._stale import stale_between
-from jupyter_jcli.workbench._status_views import (
-    SessionCellOverview,
-    SessionOverview,
-    SessionReadCell,
-    SessionReadCellsResult,
-)
-from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
+    from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
+    from jupyter_jcli.workbench._execute import (
+        DEFAULT_EXECUTE_BUDGET,
+        HEARTBEAT_INTERVAL,
+        ProgressCallback,
+    )
+    from jupyter_jcli.workbench._graph_view import (
+        GRAPH_FORMATS,
+        GraphFormat,
+        GraphResult,
+        notebook_graph,
+    )
+    from jupyter_jcli.workbench._inline import (
+        SUMMARY_BUDGET,
+        SUMMARY_MAX_OUTPUTS,
+        CodeOutcome,
+    )
+    from jupyter_jcli.workbench._inspect import (
+        DEFAULT_INSPECT_MAX_CHARS,
+        ColumnInfo,
+        VariableOutcome,
+    )
+    from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
+    from jupyter_jcli.workbench._mutations import (
+        CellRef,
+        MutationOutcome,
+        UndoOutcome,
+        add_cell,
+        move_cell,
+        remove_cell,
+        undo_last,
+        update_cell,
+    )
+    from jupyter_jcli.workbench._outcomes import (
+        CellRunStatus,
+        ErrorEntry,
+        ExecutedCell,
+        ExecuteOutcome,
+        KernelOutcome,
+        RunStaleOutcome,
+    )
+    from jupyter_jcli.workbench._overview import (
+        DEFAULT_OVERVIEW_LIMIT,
+        CellOverview,
+        Overview,
+        notebook_overview,
+    )
+    from jupyter_jcli.workbench._read import (
+        DEFAULT_READ_BUDGET,
+        DEFAULT_READ_MAX_IMAGES,
+        MIN_CELL_SHARE,
+        ReadCell,
+        ReadCellsResult,
+        read_cells,
+    )
+    from jupyter_jcli.workbench._search import (
+        SEARCH_FIELDS,
+        SearchField,
+        SearchMatch,
+        SearchOutcome,
+        search_cells,
+    )
+    from jupyter_jcli.workbench._session import Workbench
+    from jupyter_jcli.workbench._shared import SERVER_OPTION_HELP, server_from_options
+    from jupyter_jcli.workbench._sharing import SharedRunLog, shared_workbench
+    from jupyter_jcli.workbench._stale import stale_between
+    from jupyter_jcli.workbench._status_views import (
+        SessionCellOverview,
+        SessionOverview,
+        SessionReadCell,
+        SessionReadCellsResult,
+    )
+    from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
 
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
@@ -202,3 +206,69 @@ __all__ = [
     "undo_last",
     "update_cell",
 ]
+
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "_cell_run": ("CellsRun", "run_cells_with_parents"),
+    "_create": ("CreateOutcome", "NewCell", "create_notebook"),
+    "_execute": ("DEFAULT_EXECUTE_BUDGET", "HEARTBEAT_INTERVAL", "ProgressCallback"),
+    "_graph_view": ("GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"),
+    "_inline": ("SUMMARY_BUDGET", "SUMMARY_MAX_OUTPUTS", "CodeOutcome"),
+    "_inspect": ("DEFAULT_INSPECT_MAX_CHARS", "ColumnInfo", "VariableOutcome"),
+    "_kernel_choice": ("kernelspec_hint",),
+    "_mutations": (
+        "CellRef",
+        "MutationOutcome",
+        "UndoOutcome",
+        "add_cell",
+        "move_cell",
+        "remove_cell",
+        "undo_last",
+        "update_cell",
+    ),
+    "_outcomes": (
+        "CellRunStatus",
+        "ErrorEntry",
+        "ExecutedCell",
+        "ExecuteOutcome",
+        "KernelOutcome",
+        "RunStaleOutcome",
+    ),
+    "_overview": ("DEFAULT_OVERVIEW_LIMIT", "CellOverview", "Overview", "notebook_overview"),
+    "_read": (
+        "DEFAULT_READ_BUDGET",
+        "DEFAULT_READ_MAX_IMAGES",
+        "MIN_CELL_SHARE",
+        "ReadCell",
+        "ReadCellsResult",
+        "read_cells",
+    ),
+    "_search": ("SEARCH_FIELDS", "SearchField", "SearchMatch", "SearchOutcome", "search_cells"),
+    "_session": ("Workbench",),
+    "_shared": ("SERVER_OPTION_HELP", "server_from_options"),
+    "_sharing": ("SharedRunLog", "shared_workbench"),
+    "_stale": ("stale_between",),
+    "_status_views": (
+        "SessionCellOverview",
+        "SessionOverview",
+        "SessionReadCell",
+        "SessionReadCellsResult",
+    ),
+    "_summarize": ("CellSummary", "SummarizeOutcome", "summarize_cells"),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562),
+so importing the package costs nothing and a command loads only the operations it uses."""
+
+_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
