@@ -217,5 +217,11 @@ async def test_a_kernel_someone_shuts_down_on_the_server_ends_the_running_cell_d
             "import time\nprint('go')\ntime.sleep(60)", on_output=delete_on_go
         )
         again = await kernel.execute("'new'")
-    assert result.status == "died" and texts(result.outputs) == "go\n"
+    # The server's shutdown of a busy kernel may interrupt it first: the cell's reply (an
+    # interrupted cell, KeyboardInterrupt) can then arrive before the kernel is gone. Either
+    # way the cell ends at once with what it printed, and the next call runs on a new kernel.
+    assert texts(result.outputs) == "go\n"
+    assert result.status == "died" or (
+        result.status == "error" and result.ename == "KeyboardInterrupt"
+    )
     assert again.status == "ok" and again.kernel_restarted
