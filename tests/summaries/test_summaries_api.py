@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import pytest
 from fake_messages_api import (
     NOTEBOOKS,
@@ -31,6 +30,9 @@ from jupyter_jcli.summaries import (
 )
 from jupyter_jcli.summaries._prompt import BATCH_CELLS
 
+if TYPE_CHECKING:
+    import anthropic
+
 
 def _cells(name: str = "02.08-Sorting.ipynb", count: int | None = None) -> list[dict[str, Any]]:
     cells: list[dict[str, Any]] = read_notebook(NOTEBOOKS / name)["cells"]
@@ -43,6 +45,10 @@ def _joined(cell: dict[str, Any]) -> str:
 
 
 def _client(api: FakeMessagesAPI, **options: Any) -> anthropic.Anthropic:
+    """A client of the local Messages API (the SDK is imported here, not at collection: it
+    costs seconds of CPU in every pytest-xdist worker that never runs these tests)."""
+    import anthropic
+
     return anthropic.Anthropic(api_key="sk-ant-explicit", base_url=api.url, **options)
 
 
