@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import build_cell_graph
@@ -55,12 +56,7 @@ class CellRef:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
-        }
+        return address_fields(self)
 
 
 @dataclass(frozen=True)

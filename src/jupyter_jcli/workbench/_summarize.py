@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
 from jupyter_jcli.workbench._envelope import ok_fields
@@ -63,10 +64,7 @@ class CellSummary:
         """JSON-ready form."""
         summary: SummaryDict = self.summary.to_dict()
         return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
+            **address_fields(self),
             "source": self.source,
             "cached": self.cached,
             "summary": dict(summary),
