@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import stored_name
@@ -13,6 +13,7 @@ from jupyter_jcli.notebook.revs import cell_rev
 
 __all__ = [
     "CellAddress",
+    "CellAddressDict",
     "CellView",
     "MutationCheck",
     "MutationResult",
@@ -47,9 +48,19 @@ class CellAddress(Protocol):
         ...
 
 
-def address_fields(cell: CellAddress) -> dict[str, Any]:
-    """The JSON fields that open every per-cell row: ``index``, ``name``, ``cell_type``,
-    ``rev`` (in that order)."""
+class CellAddressDict(TypedDict):
+    """A cell's address as JSON fields, and as the keywords of every per-cell row type."""
+
+    index: int
+    name: str
+    cell_type: str
+    rev: str
+
+
+def address_fields(cell: CellAddress) -> CellAddressDict:
+    """The fields that open every per-cell row: ``index``, ``name``, ``cell_type``, ``rev``
+    (in that order); the JSON form's first keys, and the row types' first keywords
+    (``ReadCell(**address_fields(view), ...)``)."""
     return {"index": cell.index, "name": cell.name, "cell_type": cell.cell_type, "rev": cell.rev}
 
 

@@ -199,10 +199,7 @@ def overview_of(loaded: Loaded, *, start: int = 0, limit: int | None = None) -> 
         effects = node.effects
         cells.append(
             CellOverview(
-                index=view.index,
-                name=view.name,
-                cell_type=view.cell_type,
-                rev=view.rev,
+                **address_fields(view),
                 first_line=first_line(view.source),
                 defines=tuple(sorted(effects.defines)),
                 uses=tuple(sorted(node.uses)),

@@ -277,10 +277,7 @@ def read_loaded(
         text, cut = _cut_source(view, share, budget)
         cells.append(
             ReadCell(
-                index=view.index,
-                name=view.name,
-                cell_type=view.cell_type,
-                rev=view.rev,
+                **address_fields(view),
                 source=text,
                 source_omitted_characters=cut,
                 output_count=len(outputs[view.index]),
