@@ -36,9 +36,8 @@ class CellSummary:
     """The summary of one cell.
 
     Attributes:
-        index: physical zero-based position.
-        name: the cell's name.
-        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        index, name, cell_type: the cell's address, as in
+            :class:`~jupyter_jcli.workbench._mutations.CellRef`.
         rev: the cell's rev when summarized.
         summary: the summary (tldr, description, output summary, source, model, cached,
             fallback reason).
