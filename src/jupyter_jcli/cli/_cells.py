@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
+from jupyter_jcli.notebook.io import first_line, multiline_text
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
 
 if TYPE_CHECKING:
@@ -32,8 +33,6 @@ __all__ = [
 CELLS_PAGE_LIMIT = 1_000
 """Default number of cells per ``cells`` page: a bounded document even for huge notebooks."""
 
-FIRST_LINE_WIDTH = 80
-"""Longest first line (in characters) kept in a summary; longer ones end with ``…``."""
 TEXT_LINE_WIDTH = 60
 """Longest first line shown in the text rendering."""
 LABEL_WIDTH = 36
@@ -55,20 +54,6 @@ class CellSummary(TypedDict, total=False):
     notebook_cell_index: int | None
     mapping: str | None
     mapping_problem: dict[str, str]
-
-
-def first_line(source: object) -> str:
-    """The first non-blank line of a cell source (a string or list of strings), shortened."""
-    text = "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else source
-    if not isinstance(text, str):
-        return ""
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped:
-            if len(stripped) > FIRST_LINE_WIDTH:
-                return stripped[: FIRST_LINE_WIDTH - 1] + "…"
-            return stripped
-    return ""
 
 
 def _outputs(cell: Mapping[str, Any]) -> tuple[int, list[str]]:
@@ -94,7 +79,7 @@ def _summary(index: int, cell: object, name: str, *, with_id: bool = True) -> Ce
         "cell_type": cell_type if isinstance(cell_type, str) else "malformed",
         "id": cell_id if isinstance(cell_id, str) else None,
         "name": name,
-        "first_line": first_line(cell.get("source")),
+        "first_line": first_line(multiline_text(cell.get("source"))),
         "output_count": count,
         "output_types": types,
     }

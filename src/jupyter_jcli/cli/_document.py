@@ -11,6 +11,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
+from jupyter_jcli.cli._params import cell_names_option
 
 __all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
 
@@ -78,12 +79,8 @@ def graph_command(file: str, graph_format: str) -> None:
 
 @click.command("read")
 @_FILE
-@click.option(
-    "--cell",
-    "names",
-    multiple=True,
-    metavar="CELL",
-    help=f"Show this cell ({CELL_REF_HELP}; repeatable, in this order). Default: every cell.",
+@cell_names_option(
+    f"Show this cell ({CELL_REF_HELP}; repeatable, in this order). Default: every cell."
 )
 @click.option(
     "--budget",

@@ -9,11 +9,16 @@ so ``j-cli --help`` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import click
 
 from jupyter_jcli.cli._server_options import server_from, server_options
 
 __all__ = ["mcp"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @click.group(name="mcp")
@@ -21,15 +26,20 @@ def mcp() -> None:
     """Run an MCP server on stdin/stdout (for agent hosts)."""
 
 
+def _roots_option(meaning: str) -> Callable[[F], F]:
+    """The repeatable ``--root PATH`` option of both servers (``roots``), ``meaning`` its help."""
+    return click.option(
+        "--root",
+        "roots",
+        multiple=True,
+        metavar="PATH",
+        type=click.Path(path_type=str),
+        help=meaning,
+    )
+
+
 @mcp.command(name="serve")
-@click.option(
-    "--root",
-    "roots",
-    multiple=True,
-    metavar="PATH",
-    type=click.Path(path_type=str),
-    help="A trusted folder (repeatable). Without it, the roots the client supplies are used.",
-)
+@_roots_option("A trusted folder (repeatable). Without it, the roots the client supplies are used.")
 def serve(roots: tuple[str, ...]) -> None:
     """The read-only server `jcli-notebook-output`: one tool, read_notebook_output.
 
@@ -47,14 +57,9 @@ def serve(roots: tuple[str, ...]) -> None:
 
 
 @mcp.command(name="workbench")
-@click.option(
-    "--root",
-    "roots",
-    multiple=True,
-    metavar="PATH",
-    type=click.Path(path_type=str),
-    help="The folder tool paths are relative to and confined to (repeatable; default: the "
-    "working directory).",
+@_roots_option(
+    "The folder tool paths are relative to and confined to (repeatable; default: the "
+    "working directory)."
 )
 @server_options
 def workbench(

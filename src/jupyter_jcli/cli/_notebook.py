@@ -13,7 +13,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
 from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.errors import UsageError
@@ -89,11 +89,7 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
         start=0 if start is None else start,
         limit=CELLS_PAGE_LIMIT if limit is None else limit,
     )
-    if json_mode():
-        emit_json(document)
-        return
-    for line in cell_lines(document, file):
-        echo(line)
+    emit_result(lambda: document, lambda: cell_lines(document, file))
 
 
 @notebook.command("outputs")
@@ -102,15 +98,10 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 def outputs_command(file: str, cell_ref: str) -> None:
     """List the saved outputs of one cell: index, type, MIME types and sizes."""
     from jupyter_jcli.cli._reads import list_cell_outputs
-
-    listing = list_cell_outputs(file, cell_ref)
-    if json_mode():
-        emit_json(listing)
-        return
     from jupyter_jcli.cli._render import listing_lines
 
-    for line in listing_lines(listing, file):
-        echo(line)
+    listing = list_cell_outputs(file, cell_ref)
+    emit_result(lambda: listing, lambda: listing_lines(listing, file))
 
 
 @notebook.command("output")

@@ -22,7 +22,7 @@ import click
 
 from jupyter_jcli.cli._emit import emit_help
 
-__all__ = ["FILE_PATH", "FilePath", "harden", "single", "strict_int"]
+__all__ = ["FILE_PATH", "FilePath", "cell_names_option", "harden", "single", "strict_int"]
 
 _ASCII_INT = re.compile(r"-?[0-9]+")
 _HELP_NAMES = ("-h", "--help")
@@ -139,3 +139,9 @@ def single(*param_decls: str, allow_empty: bool = False, **attrs: Any) -> Callab
     """``click.option`` for an option that may be given at most once (else a usage error);
     a string value must not be empty unless ``allow_empty``."""
     return click.option(*param_decls, multiple=True, callback=_once(allow_empty), **attrs)
+
+
+def cell_names_option(meaning: str) -> Callable[[F], F]:
+    """The repeatable ``--cell CELL`` option of the commands that take cells (``names``),
+    ``meaning`` its help."""
+    return click.option("--cell", "names", multiple=True, metavar="CELL", help=meaning)

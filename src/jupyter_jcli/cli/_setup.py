@@ -45,6 +45,16 @@ def setup() -> None:
     """
 
 
+_PROJECT_ROOT = click.option(
+    "--project-root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    metavar="DIR",
+    help="The project folder (default: the current folder).",
+)
+"""The ``--project-root DIR`` option of every setup command."""
+
+
 def _host_command(host: str) -> Callable[..., None]:
     @click.option(
         "--project", "scope", flag_value="project", default=True, help="This project (default)."
@@ -52,13 +62,7 @@ def _host_command(host: str) -> Callable[..., None]:
     @click.option("--user", "scope", flag_value="user", help="The user's own configuration.")
     @click.option("--remove", is_flag=True, help="Remove what setup wrote.")
     @click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
-    @click.option(
-        "--project-root",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        metavar="DIR",
-        help="The project folder (default: the current folder).",
-    )
+    @_PROJECT_ROOT
     def command(
         *,
         scope: str,
@@ -156,13 +160,7 @@ for _host in ("claude", "codex", "opencode", "dsh", "git"):
 
 
 @setup.command("status")
-@click.option(
-    "--project-root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    metavar="DIR",
-    help="The project folder (default: the current folder).",
-)
+@_PROJECT_ROOT
 def status_command(project_root: Path | None) -> None:
     """Say what is installed where: every managed item of every host, project and user."""
     from jupyter_jcli.hosts import setup_status

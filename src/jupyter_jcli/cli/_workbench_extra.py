@@ -13,6 +13,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import emit_result
+from jupyter_jcli.cli._params import cell_names_option
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import CreateOutcome, SearchOutcome, SummarizeOutcome
@@ -167,13 +168,9 @@ def search_command(
 
 @click.command("summarize")
 @_FILE
-@click.option(
-    "--cell",
-    "names",
-    multiple=True,
-    metavar="CELL",
-    help=f"Summarize this cell ({CELL_REF_HELP}; repeatable, in this order). "
-    "Default: every code and Markdown cell.",
+@cell_names_option(
+    f"Summarize this cell ({CELL_REF_HELP}; repeatable, in this order). "
+    "Default: every code and Markdown cell."
 )
 @click.option("--model", metavar="MODEL", help="The model (default: claude-haiku-4-5).")
 def summarize_command(file: str, names: tuple[str, ...], model: str | None) -> None:

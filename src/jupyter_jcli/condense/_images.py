@@ -25,8 +25,9 @@ Pillow is imported inside :func:`downscale` only.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from jupyter_jcli.condense._model import CondensedImage
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_IMAGE_MAX_BYTES",
     "DEFAULT_IMAGE_MAX_PIXELS",
-    "Downscaled",
     "downscale",
     "probe",
 ]
@@ -46,18 +46,6 @@ DEFAULT_IMAGE_MAX_BYTES = 300_000
 _PHOTO_COLOURS = 4096
 _PALETTE_COLOURS = 256
 _MIN_SIDE = 64
-
-
-@dataclass(frozen=True)
-class Downscaled:
-    """An image ready to send: encoded bytes and its dimensions before and after."""
-
-    data: bytes
-    mime_type: str
-    width: int
-    height: int
-    original_width: int
-    original_height: int
 
 
 def probe(raw: bytes) -> tuple[int, int] | None:
@@ -76,7 +64,9 @@ def _fits(width: int, height: int, max_side: int) -> bool:
     return max(width, height) <= max_side
 
 
-def downscale(raw: bytes, mime_type: str, *, max_side: int, max_bytes: int) -> Downscaled:
+def downscale(
+    raw: bytes, mime_type: str, *, max_side: int, max_bytes: int, output_index: int
+) -> CondensedImage:
     """Fit a raster image into ``max_side`` pixels (longer side) and ``max_bytes`` bytes.
 
     Args:
@@ -85,6 +75,7 @@ def downscale(raw: bytes, mime_type: str, *, max_side: int, max_bytes: int) -> D
             ``image/webp``).
         max_side: cap on the longer side, in pixels (>= 1).
         max_bytes: cap on the encoded size, in bytes (>= 1).
+        output_index: the output's physical index in ``cell.outputs``, kept on the image.
 
     Returns:
         The image to send (``image/png`` or ``image/jpeg``) with its dimensions.
@@ -104,8 +95,14 @@ def downscale(raw: bytes, mime_type: str, *, max_side: int, max_bytes: int) -> D
                 and len(raw) <= max_bytes
                 and _fits(original_width, original_height, max_side)
             ):
-                return Downscaled(
-                    raw, native, original_width, original_height, original_width, original_height
+                return CondensedImage(
+                    raw,
+                    native,
+                    original_width,
+                    original_height,
+                    original_width,
+                    original_height,
+                    output_index,
                 )
             if opened.format == "JPEG":
                 opened.draft("RGB", (max_side, max_side))  # decode at a reduced scale: fast
@@ -117,13 +114,13 @@ def downscale(raw: bytes, mime_type: str, *, max_side: int, max_bytes: int) -> D
         raise ValueError(f"unreadable image: {err}") from err
     side = max_side
     quality = 85
-    fallback: Downscaled | None = None  # the first fit of the byte cap, if never smaller
+    fallback: CondensedImage | None = None  # the first fit of the byte cap, if never smaller
     while True:
         frame = image.copy()
         frame.thumbnail((side, side), Image.Resampling.LANCZOS)
         data, chosen = _encode(frame, quality)
-        result = Downscaled(
-            data, chosen, frame.width, frame.height, original_width, original_height
+        result = CondensedImage(
+            data, chosen, frame.width, frame.height, original_width, original_height, output_index
         )
         if len(data) <= max_bytes and len(data) <= len(raw):
             return result

@@ -55,21 +55,17 @@ def attach_images(
             plan.render = fixed_renderer(f"{what}; not attached (limit of {max_images} images)")
             continue
         try:
-            image = downscale(source.raw, stored, max_side=max_side, max_bytes=max_bytes)
+            image = downscale(
+                source.raw,
+                stored,
+                max_side=max_side,
+                max_bytes=max_bytes,
+                output_index=plan.output_index,
+            )
         except ValueError as err:
             plan.render = fixed_renderer(f"{what}; not attached: {err}")
             continue
-        images.append(
-            CondensedImage(
-                data=image.data,
-                mime_type=image.mime_type,
-                width=image.width,
-                height=image.height,
-                original_width=image.original_width,
-                original_height=image.original_height,
-                output_index=plan.output_index,
-            )
-        )
+        images.append(image)
         if image.data is source.raw:
             detail = "as stored"
         else:

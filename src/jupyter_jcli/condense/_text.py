@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from jupyter_jcli.condense._model import ReadHint
 from jupyter_jcli.condense._terminal import has_controls
@@ -30,7 +31,6 @@ __all__ = [
     "clip",
     "cut_derived",
     "cut_windowed",
-    "read_command",
     "read_hint",
 ]
 
@@ -97,19 +97,6 @@ def read_hint(
     return ReadHint(cell_index, output_index, mime_type, offset, limit, " ".join(words))
 
 
-def read_command(
-    cell_index: int | None,
-    output_index: int,
-    *,
-    mime_type: str | None = None,
-    offset: int | None = None,
-    limit: int | None = None,
-) -> str:
-    """The ``read_notebook_output`` call that fetches (part of) one stored output."""
-    hint = read_hint(cell_index, output_index, mime_type=mime_type, offset=offset, limit=limit)
-    return hint.text
-
-
 @dataclass
 class _Side:
     """Rendered pieces taken from one end of the text and the raw position reached."""
@@ -118,6 +105,18 @@ class _Side:
     size: int
     raw_edge: int  # head: first raw index not shown; tail: first raw index shown
     partial_dirty: bool = False
+
+
+class _Limits(NamedTuple):
+    """What one side (head or tail) may take: ``cap`` characters, each line through
+    ``render``; a part of the first line when ``allow_partial``; at most ``max_lines`` lines;
+    repeats of a line folded into a count note when ``collapse``."""
+
+    cap: int
+    render: Callable[[str], str]
+    allow_partial: bool
+    max_lines: int | None = None
+    collapse: bool = False
 
 
 def _repeat_note(count: int) -> str:
@@ -130,16 +129,8 @@ def _folded(piece: str, count: int) -> str:
     return note if len(note) < count * len(piece) else piece * count
 
 
-def _take_head(
-    raw: str,
-    stop: int,
-    cap: int,
-    render: Callable[[str], str],
-    *,
-    allow_partial: bool,
-    max_lines: int | None = None,
-    collapse: bool = False,
-) -> _Side:
+def _take_head(raw: str, stop: int, limits: _Limits) -> _Side:
+    cap, render, allow_partial, max_lines, collapse = limits
     side = _Side([], 0, 0)
     pos = 0
     scanned = 0
@@ -191,16 +182,8 @@ def _take_head(
     return side
 
 
-def _take_tail(
-    raw: str,
-    start: int,
-    cap: int,
-    render: Callable[[str], str],
-    *,
-    allow_partial: bool,
-    max_lines: int | None = None,
-    collapse: bool = False,
-) -> _Side:
+def _take_tail(raw: str, start: int, limits: _Limits) -> _Side:
+    cap, render, allow_partial, max_lines, collapse = limits
     side = _Side([], 0, len(raw))
     end = len(raw)  # exclusive end of the current line's text (before its own newline)
     scanned = 0
@@ -341,10 +324,10 @@ def cut_windowed(
     for s in segments:
         starts.append(position)
         position += len(s.text)
-    whole = _take_head(raw, len(raw), limit, render, allow_partial=False)
+    whole = _take_head(raw, len(raw), _Limits(limit, render, allow_partial=False))
     if whole.raw_edge >= len(raw) and whole.size <= limit:
         return Cut("".join(whole.pieces), truncated=False)
-    folded = _take_head(raw, len(raw), limit, render, allow_partial=False, collapse=True)
+    folded = _take_head(raw, len(raw), _Limits(limit, render, False, collapse=True))
     if folded.raw_edge >= len(raw) and folded.size <= limit:
         return Cut("".join(folded.pieces), truncated=False)
     head_lines, tail_lines = max_lines if max_lines is not None else (None, None)
@@ -358,17 +341,9 @@ def cut_windowed(
     if room < 2:
         return Cut(clip(_short_marker(len(raw)), limit), True, len(raw), raw.count("\n"))
     head_cap = int(room * _HEAD_SHARE)
-    head = _take_head(
-        raw, len(raw), head_cap, render, allow_partial=True, max_lines=head_lines, collapse=True
-    )
+    head = _take_head(raw, len(raw), _Limits(head_cap, render, True, head_lines, collapse=True))
     tail = _take_tail(
-        raw,
-        head.raw_edge,
-        room - head.size,
-        render,
-        allow_partial=True,
-        max_lines=tail_lines,
-        collapse=True,
+        raw, head.raw_edge, _Limits(room - head.size, render, True, tail_lines, collapse=True)
     )
     begin, end = head.raw_edge, max(head.raw_edge, tail.raw_edge)
     omitted_lines = raw.count("\n", begin, end)
@@ -413,8 +388,8 @@ def cut_derived(text: str, limit: int, *, how_to_read: str, hint: ReadHint | Non
     def identity(line: str) -> str:
         return line
 
-    head = _take_head(text, len(text), int(room * _HEAD_SHARE), identity, allow_partial=True)
-    tail = _take_tail(text, head.raw_edge, room - head.size, identity, allow_partial=True)
+    head = _take_head(text, len(text), _Limits(int(room * _HEAD_SHARE), identity, True))
+    tail = _take_tail(text, head.raw_edge, _Limits(room - head.size, identity, True))
     begin, end = head.raw_edge, max(head.raw_edge, tail.raw_edge)
     omitted_lines = text.count("\n", begin, end)
     marker = (

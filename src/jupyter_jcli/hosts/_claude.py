@@ -55,7 +55,7 @@ from jupyter_jcli.hosts._entries import (
 )
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
-from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._model import FileChange, PlanRequest, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import claude_config_dir, claude_user_config
 from jupyter_jcli.hosts._servers import (
     SERVER_NAMES,
@@ -111,13 +111,7 @@ def _guard_group() -> dict[str, Any]:
     }
 
 
-def plan(
-    scope: Scope,
-    root: Path | None,
-    remove: bool,
-    ledger: Ledger,
-    server: KernelServer | None = None,
-) -> tuple[list[FileChange], list[str]]:
+def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """The file changes that install (or remove) Claude Code's integration, and notes;
     ``server``: register ``jupyter-mcp`` to run its kernels there.
 
@@ -125,6 +119,7 @@ def plan(
         SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT`` (see :mod:`._entries`); a conflict
             in any of the files writes none of them.
     """
+    scope, root, remove, ledger, server = request
     servers_file, settings_file, approvals_file = _files(scope, root)
     notes: list[str] = []
     servers = _servers(scope, root, server)

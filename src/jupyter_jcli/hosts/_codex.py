@@ -39,7 +39,7 @@ from jupyter_jcli.hosts._entries import (
     table_at,
 )
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._model import FileChange, PlanRequest, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import codex_home
 from jupyter_jcli.hosts._servers import (
     SERVER_NAMES,
@@ -102,13 +102,7 @@ def _parse(path: Path, text: str | None) -> Any:
         ) from err
 
 
-def plan(
-    scope: Scope,
-    root: Path | None,
-    remove: bool,
-    ledger: Ledger,
-    server: KernelServer | None = None,
-) -> tuple[list[FileChange], list[str]]:
+def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """The change of ``config.toml`` that installs (or removes) the Codex integration;
     ``server``: register ``jupyter-mcp`` to run its kernels there.
 
@@ -116,6 +110,7 @@ def plan(
         SetupError: ``CONFIG_INVALID`` (the TOML does not parse, or a key has the wrong type),
             ``CONFIG_CONFLICT`` (a server name of ours taken by an entry setup did not write).
     """
+    scope, root, remove, ledger, server = request
     import tomlkit
 
     path = config_path(scope, root)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asset
-from jupyter_jcli.hosts._model import FileChange, Scope, StatusItem
+from jupyter_jcli.hosts._model import FileChange, PlanRequest, Scope, StatusItem
 from jupyter_jcli.hosts._paths import xdg_config_home
 from jupyter_jcli.hosts._state import Ledger
 
@@ -36,15 +36,14 @@ def plugin_path(scope: Scope, root: Path | None) -> Path:
     return xdg_config_home() / "dsh" / "plugins" / PLUGIN_FILE
 
 
-def plan(
-    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
-) -> tuple[list[FileChange], list[str]]:
+def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """The change that installs (or removes) the DSH plugin (a file of our own, marked as
     ours: the ledger is not needed).
 
     Raises:
         SetupError: ``CONFIG_CONFLICT`` when a file of someone else's is at the plugin's path.
     """
+    scope, root, remove, _, _ = request
     path = plugin_path(scope, root)
     prune = (path.parent, path.parent.parent) if scope is Scope.PROJECT else (path.parent,)
     change = plan_owned_file(path, render_asset(PLUGIN_ASSET), remove, prune)

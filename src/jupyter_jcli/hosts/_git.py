@@ -10,7 +10,7 @@ from pathlib import Path
 
 from jupyter_jcli.hosts._blocks import find_block, remove_block, set_block
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._model import FileChange, PlanRequest, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import git_user_excludes
 from jupyter_jcli.hosts._state import Ledger
 
@@ -28,14 +28,13 @@ def ignore_path(scope: Scope, root: Path | None) -> Path:
     return git_user_excludes()
 
 
-def plan(
-    scope: Scope, root: Path | None, remove: bool, ledger: Ledger
-) -> tuple[list[FileChange], list[str]]:
+def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """The change of the ignore file (deleted by a removal only when setup created it).
 
     Raises:
         SetupError: ``CONFIG_INVALID`` when the file is not text or the block is damaged.
     """
+    scope, root, remove, ledger, _ = request
     path = ignore_path(scope, root)
     before = read_text(path)
     if remove:

@@ -6,15 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from jupyter_jcli.errors import ErrorCode, JcliError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.hosts._servers import KernelServer
+    from jupyter_jcli.hosts._state import Ledger
 
 __all__ = [
     "HOSTS",
     "Action",
     "FileChange",
     "HostName",
+    "PlanRequest",
     "Scope",
     "SetupError",
     "SetupResult",
@@ -33,6 +38,25 @@ class Scope(str, Enum):
 
     PROJECT = "project"
     USER = "user"
+
+
+class PlanRequest(NamedTuple):
+    """What every host's ``plan`` is asked: install or remove its integration in ``scope``.
+
+    Attributes:
+        scope: project or user configuration.
+        root: the project folder (``None`` for the user scope).
+        remove: take away what setup wrote instead of installing.
+        ledger: what setup wrote before (and records what it writes now).
+        server: the Jupyter Server ``jupyter-mcp`` runs its kernels on (hosts that register
+            ``jupyter-mcp`` only; ``None``: local kernels).
+    """
+
+    scope: Scope
+    root: Path | None
+    remove: bool
+    ledger: Ledger
+    server: KernelServer | None = None
 
 
 class SetupError(JcliError):

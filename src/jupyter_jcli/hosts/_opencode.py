@@ -38,7 +38,7 @@ from jupyter_jcli.hosts._entries import (
 )
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
-from jupyter_jcli.hosts._model import FileChange, Scope, SetupError, StatusItem
+from jupyter_jcli.hosts._model import FileChange, PlanRequest, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import xdg_config_home
 from jupyter_jcli.hosts._servers import (
     WORKBENCH_SERVER,
@@ -83,19 +83,14 @@ def _server(scope: Scope, root: Path | None, server: KernelServer | None = None)
     return entry
 
 
-def plan(
-    scope: Scope,
-    root: Path | None,
-    remove: bool,
-    ledger: Ledger,
-    server: KernelServer | None = None,
-) -> tuple[list[FileChange], list[str]]:
+def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """The file changes that install (or remove) the OpenCode integration; ``server``:
     register ``jupyter-mcp`` to run its kernels there.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` / ``CONFIG_CONFLICT``.
     """
+    scope, root, remove, ledger, server = request
     config = config_path(scope, root)
     tool = tool_path(scope, root)
     notes: list[str] = []

@@ -8,7 +8,7 @@ from types import ModuleType
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.hosts._files import apply_changes
-from jupyter_jcli.hosts._model import HOSTS, HostName, Scope, SetupResult, StatusItem
+from jupyter_jcli.hosts._model import HOSTS, HostName, PlanRequest, Scope, SetupResult, StatusItem
 from jupyter_jcli.hosts._servers import KernelServer
 from jupyter_jcli.hosts._state import load_ledger
 
@@ -83,10 +83,8 @@ def setup_host(
     root = _root(scope, project_root)
     ledger = load_ledger(scope, root)
     module = _module(host)
-    if host in SERVER_HOSTS:
-        changes, notes = module.plan(scope, root, remove, ledger, None if remove else server)
-    else:
-        changes, notes = module.plan(scope, root, remove, ledger)
+    request = PlanRequest(scope, root, remove, ledger, None if remove else server)
+    changes, notes = module.plan(request)
     changes, notes = list(changes), list(notes)
     if server is not None and not remove:
         notes.append(

@@ -122,14 +122,12 @@ async def _supplied_roots(
 
 
 def build_server(roots: Sequence[Path] | None = None) -> Server[Any]:
-    """The MCP server object (not yet running).
+    """The MCP server object, not yet running (what :func:`jupyter_jcli.mcp._server.build_server`
+    returns).
 
     Args:
         roots: resolved trusted roots (see :func:`jupyter_jcli.mcp._roots.roots_from_paths`);
             None or empty: use the roots the client supplies at each call.
-
-    Returns:
-        A low-level ``mcp.server.lowlevel.Server`` serving ``tools/list`` and ``tools/call``.
     """
     return _server.build_server(
         name=SERVER_NAME,

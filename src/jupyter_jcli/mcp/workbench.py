@@ -86,15 +86,13 @@ def tools() -> list[types.Tool]:
 
 
 def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
-    """The MCP server object (not yet running).
+    """The MCP server object, not yet running (what :func:`jupyter_jcli.mcp._server.build_server`
+    returns).
 
     Args:
         roots: the resolved trusted roots (see :func:`jupyter_jcli.mcp._roots.roots_from_paths`);
             relative tool paths resolve against them.
         workbench: the kernels and run logs the tools use (the caller shuts it down).
-
-    Returns:
-        A low-level ``mcp.server.lowlevel.Server`` serving ``tools/list`` and ``tools/call``.
     """
     return _server.build_server(
         name=SERVER_NAME,

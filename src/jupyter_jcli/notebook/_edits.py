@@ -19,7 +19,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._pairs import split_source
@@ -36,7 +36,10 @@ from jupyter_jcli.notebook.revs import cell_rev, structure_rev
 __all__ = [
     "CELL_TYPES",
     "MAX_DETAIL_SOURCE",
+    "AddOptions",
+    "MoveOptions",
     "Position",
+    "UpdateOptions",
     "Working",
     "add_cell",
     "check_source",
@@ -140,6 +143,34 @@ def persist_names(work: Working) -> None:
             renamed["metadata"] = copy.deepcopy(cell.get("metadata", {}))
             set_stored_name(renamed, work.names[index])
             work.cells[index] = renamed
+
+
+class AddOptions(TypedDict, total=False):
+    """The keyword options of ``Document.add_cell`` (meanings and defaults there), for the
+    layers that forward them unchanged (``**options: Unpack[AddOptions]``)."""
+
+    cell_type: str
+    name: str | None
+    before: str | None
+    after: str | None
+    position: Position | None
+    expected_rev: str | None
+
+
+class UpdateOptions(TypedDict, total=False):
+    """The optional keywords of ``Document.update_cell`` (``None`` keeps that part)."""
+
+    source: str | None
+    cell_type: str | None
+    new_name: str | None
+
+
+class MoveOptions(TypedDict, total=False):
+    """The optional keywords of ``Document.move_cell`` (the anchor or position)."""
+
+    before: str | None
+    after: str | None
+    position: Position | None
 
 
 def add_cell(

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._paths import decode_utf8
 from jupyter_jcli.notebook.io import cell_source, parse_notebook
 
 __all__ = [
@@ -193,14 +194,7 @@ def combine_pair(
     from jupytext.combine import combine_inputs_with_outputs, map_outputs_to_inputs
     from jupytext.formats import guess_format, long_form_one_format
 
-    try:
-        text = py_raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"{py_path} is not UTF-8 text.",
-            {"path": str(py_path)},
-        ) from err
+    text = decode_utf8(py_raw, py_path)
     if fmt is None:
         format_name, _options = guess_format(text, ".py")
         if format_name != "percent":

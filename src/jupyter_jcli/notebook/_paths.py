@@ -37,6 +37,7 @@ __all__ = [
     "not_utf8",
     "os_error",
     "read_input_bytes",
+    "require_suffix",
     "resolve_input",
 ]
 
@@ -56,6 +57,23 @@ def display_path(path: str | os.PathLike[str]) -> Path:
             return Path(os.path.abspath(os.fspath(path)))
         except (ValueError, TypeError):
             return Path(os.fspath(path))
+
+
+def require_suffix(path: str | os.PathLike[str], suffix: str, message: str) -> None:
+    """Refuse ``path`` unless its suffix is ``suffix`` (any case), before anything is read.
+
+    Raises:
+        NotebookError: ``FILE_TYPE_UNSUPPORTED`` (``message`` after the resolved path; details
+            ``path`` and ``suffix``).
+    """
+    found = Path(path).suffix
+    if found.lower() != suffix:
+        shown = display_path(path)
+        raise NotebookError(
+            ErrorCode.FILE_TYPE_UNSUPPORTED,
+            f"{shown} {message}",
+            {"path": str(shown), "suffix": found},
+        )
 
 
 def _usage(message: str, path: str) -> NotebookError:

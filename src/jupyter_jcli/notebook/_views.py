@@ -5,13 +5,63 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypedDict
 
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import stored_name
 from jupyter_jcli.notebook.revs import cell_rev
 
-__all__ = ["CellView", "MutationCheck", "MutationResult", "cell_view", "cell_views"]
+__all__ = [
+    "CellAddress",
+    "CellAddressDict",
+    "CellView",
+    "MutationCheck",
+    "MutationResult",
+    "address_fields",
+    "cell_view",
+    "cell_views",
+]
+
+
+class CellAddress(Protocol):
+    """Anything that names one cell as a caller sees it: a :class:`CellView` and every
+    per-cell row of a workbench result."""
+
+    @property
+    def index(self) -> int:
+        """Physical zero-based position."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The cell's name."""
+        ...
+
+    @property
+    def cell_type(self) -> str:
+        """``"code"``, ``"markdown"`` or ``"raw"``."""
+        ...
+
+    @property
+    def rev(self) -> str:
+        """The cell's rev."""
+        ...
+
+
+class CellAddressDict(TypedDict):
+    """A cell's address as JSON fields, and as the keywords of every per-cell row type."""
+
+    index: int
+    name: str
+    cell_type: str
+    rev: str
+
+
+def address_fields(cell: CellAddress) -> CellAddressDict:
+    """The fields that open every per-cell row: ``index``, ``name``, ``cell_type``, ``rev``
+    (in that order); the JSON form's first keys, and the row types' first keywords
+    (``ReadCell(**address_fields(view), ...)``)."""
+    return {"index": cell.index, "name": cell.name, "cell_type": cell.cell_type, "rev": cell.rev}
 
 
 @dataclass(frozen=True)
@@ -39,10 +89,7 @@ class CellView:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
+            **address_fields(self),
             "source": self.source,
             "cell_id": self.cell_id,
             "name_stored": self.name_stored,

@@ -33,14 +33,22 @@ from typing import Any
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._paths import decode_utf8, display_path, read_input_bytes, resolve_input
+from jupyter_jcli.notebook._paths import (
+    decode_utf8,
+    display_path,
+    read_input_bytes,
+    require_suffix,
+    resolve_input,
+)
 
 __all__ = [
+    "FIRST_LINE_WIDTH",
     "NOTEBOOK_SUFFIX",
     "cell_source",
     "check_cell_index",
     "create_file",
     "display_path",
+    "first_line",
     "multiline_text",
     "parse_notebook",
     "read_binary_file",
@@ -50,6 +58,9 @@ __all__ = [
 
 NOTEBOOK_SUFFIX = ".ipynb"
 """The file suffix of a Jupyter notebook document (compared case-insensitively)."""
+
+FIRST_LINE_WIDTH = 80
+"""Longest first line (in characters) a cell summary keeps; longer ones end with ``…``."""
 
 _SUPPORTED_MAJOR_VERSIONS = (3, 4)
 
@@ -106,14 +117,9 @@ def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
             notebook; ``USAGE_ERROR`` for an empty path or one holding a NUL byte. Messages
             name the absolute, resolved path.
     """
-    suffix = Path(path).suffix
-    if suffix.lower() != NOTEBOOK_SUFFIX:
-        shown = display_path(path)
-        raise NotebookError(
-            ErrorCode.FILE_TYPE_UNSUPPORTED,
-            f"{shown} is not a Jupyter notebook: expected a {NOTEBOOK_SUFFIX} file.",
-            {"path": str(shown), "suffix": suffix},
-        )
+    require_suffix(
+        path, NOTEBOOK_SUFFIX, f"is not a Jupyter notebook: expected a {NOTEBOOK_SUFFIX} file."
+    )
     file_path = resolve_input(path)
     raw = read_input_bytes(file_path)
     if len(raw) >= LEAN_PARSE_BYTES:
@@ -184,11 +190,7 @@ def _parse_document(
             {"path": str(path), "position": err.pos, "line": err.lineno, "column": err.colno},
         ) from err
     except RecursionError as err:
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"{path} nests JSON too deeply to be a notebook.",
-            {"path": str(path)},
-        ) from err
+        raise _not_a_notebook(path, "its JSON nests too deeply") from err
     return _check_document(parsed, path, exact=loads is not None)
 
 
@@ -265,6 +267,17 @@ def multiline_text(value: object) -> str:
         return value
     if isinstance(value, list):
         return "".join(part for part in value if isinstance(part, str))
+    return ""
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text``, stripped and cut to :data:`FIRST_LINE_WIDTH`."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped:
+            if len(stripped) > FIRST_LINE_WIDTH:
+                return stripped[: FIRST_LINE_WIDTH - 1] + "…"
+            return stripped
     return ""
 
 

@@ -22,7 +22,12 @@ import orjson
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._cell_match import CellMatch, CellMatcher
 from jupyter_jcli.notebook._pair_search import find_pair
-from jupyter_jcli.notebook._paths import decode_utf8, display_path, read_input_bytes, resolve_input
+from jupyter_jcli.notebook._paths import (
+    decode_utf8,
+    read_input_bytes,
+    require_suffix,
+    resolve_input,
+)
 from jupyter_jcli.notebook.io import check_cell_index, read_notebook
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "PairedScript",
     "PyScript",
     "find_paired_notebook",
+    "jupytext_failed",
     "map_py_cell",
     "read_pair",
     "read_py",
@@ -111,14 +117,7 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
             (not a regular file, unreadable, not UTF-8, or jupytext cannot parse it),
             ``USAGE_ERROR`` (empty path or a NUL byte); see ``notebook._paths``.
     """
-    suffix = Path(py_path).suffix
-    if suffix.lower() != PY_SUFFIX:
-        shown = display_path(py_path)
-        raise NotebookError(
-            ErrorCode.FILE_TYPE_UNSUPPORTED,
-            f"{shown} is not a .py file.",
-            {"path": str(shown), "suffix": suffix},
-        )
+    require_suffix(py_path, PY_SUFFIX, "is not a .py file.")
     path = resolve_input(py_path)
     text = decode_utf8(read_input_bytes(path), path)
 
@@ -128,11 +127,7 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
         node, spans = read_script(text, PY_SUFFIX)
         plain: dict[str, Any] = orjson.loads(orjson.dumps(node))
     except Exception as err:  # jupytext raises many kinds on malformed headers
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"jupytext could not parse {path}: {err}.",
-            {"path": str(path)},
-        ) from err
+        raise jupytext_failed(f"parse {path}", path, err) from err
     metadata = plain.get("metadata")
     every = plain.get("cells") or []
     cells = [cell for cell in every if isinstance(cell, dict)]
@@ -146,6 +141,14 @@ def read_py(py_path: str | os.PathLike[str]) -> PyScript:
         metadata=metadata if isinstance(metadata, dict) else {},
         cells=cells,
         line_spans=tuple(spans) if spans is not None and len(cells) == len(every) else None,
+    )
+
+
+def jupytext_failed(doing: str, path: Path, err: Exception) -> NotebookError:
+    """The ``NOTEBOOK_READ_FAILED`` for jupytext failing to ``doing`` (what it was asked,
+    naming ``path``) on ``path``; raise it ``from err``."""
+    return NotebookError(
+        ErrorCode.NOTEBOOK_READ_FAILED, f"jupytext could not {doing}: {err}.", {"path": str(path)}
     )
 
 

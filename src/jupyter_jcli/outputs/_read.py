@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode
 from jupyter_jcli.outputs._directory import copy_source
@@ -112,6 +112,17 @@ def _text_big(path: tuple[str, ...], window: TextWindow) -> BigValue:
         fields["returned_characters"],
         partial(prefix_json_bytes, page),
     )
+
+
+class ReadOptions(TypedDict, total=False):
+    """The keyword options of :func:`read_output` (meanings and defaults there), for the
+    readers that forward them unchanged (``**options: Unpack[ReadOptions]``)."""
+
+    mime_type: str | None
+    supported_mime_types: Iterable[str] | None
+    offset: int
+    limit: int | None
+    max_transport_bytes: int
 
 
 def read_output(

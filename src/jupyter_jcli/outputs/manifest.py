@@ -38,15 +38,20 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, OutputProtocolError
 from jupyter_jcli.notebook.io import display_path, read_binary_file, read_text_file
-from jupyter_jcli.outputs import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES, list_outputs, read_output
+from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, list_outputs, read_output
 from jupyter_jcli.outputs._mime import select_mime_type
 from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from jupyter_jcli.outputs._read import ReadOptions
 
 __all__ = [
     "MANAGED_BY",
@@ -199,17 +204,9 @@ class RunOutputs:
             }
         return listing
 
-    def read_output(
-        self,
-        output_index: int,
-        *,
-        mime_type: str | None = None,
-        supported_mime_types: Iterable[str] | None = None,
-        offset: int = 0,
-        limit: int | None = DEFAULT_TEXT_LIMIT,
-        max_transport_bytes: int = MAX_TRANSPORT_BYTES,
-    ) -> dict[str, Any]:
-        """Read one output of the run (:func:`jupyter_jcli.outputs.read_output`).
+    def read_output(self, output_index: int, **options: Unpack[ReadOptions]) -> dict[str, Any]:
+        """Read one output of the run (:func:`jupyter_jcli.outputs.read_output`, which takes
+        the same ``options``).
 
         Raises:
             OutputProtocolError: the codes of ``read_output``; ``OUTPUT_DATA_INVALID`` with
@@ -217,17 +214,9 @@ class RunOutputs:
                 whose file is unreadable.
         """
         if self.file_problems and isinstance(output_index, int):
-            self._check_file(output_index, mime_type, supported_mime_types)
-        return read_output(
-            self.outputs,
-            output_index,
-            source=self.source(),
-            mime_type=mime_type,
-            supported_mime_types=supported_mime_types,
-            offset=offset,
-            limit=limit,
-            max_transport_bytes=max_transport_bytes,
-        )
+            mime_type = options.get("mime_type")
+            self._check_file(output_index, mime_type, options.get("supported_mime_types"))
+        return read_output(self.outputs, output_index, source=self.source(), **options)
 
     def _check_file(
         self, index: int, mime_type: str | None, supported: Iterable[str] | None

@@ -16,7 +16,7 @@ only when a ``.py`` file is read (and nbformat only for an nbformat 3 notebook).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
@@ -24,14 +24,16 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
 from jupyter_jcli.errors import ErrorCode, NotebookError, OutputProtocolError
 from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, check_cell_index, display_path, read_notebook
 from jupyter_jcli.outputs import (
-    DEFAULT_TEXT_LIMIT,
     MAX_TRANSPORT_BYTES,
     list_outputs,
     read_output,
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from jupyter_jcli.notebook.pairing import PairedScript
+    from jupyter_jcli.outputs._read import ReadOptions
 
 __all__ = [
     "CellProvenance",
@@ -232,27 +234,12 @@ class NotebookOutputs:
         )
 
     def read_output(
-        self,
-        cell_index: int,
-        output_index: int,
-        *,
-        mime_type: str | None = None,
-        supported_mime_types: Iterable[str] | None = None,
-        offset: int = 0,
-        limit: int | None = DEFAULT_TEXT_LIMIT,
-        max_transport_bytes: int = MAX_TRANSPORT_BYTES,
+        self, cell_index: int, output_index: int, **options: Unpack[ReadOptions]
     ) -> dict[str, Any]:
         """Read one saved output of one cell; see :func:`read_notebook_output`."""
         resolved = self.resolve_cell(cell_index)
         return read_output(
-            _cell_outputs(resolved.cell),
-            output_index,
-            source=resolved.source,
-            mime_type=mime_type,
-            supported_mime_types=supported_mime_types,
-            offset=offset,
-            limit=limit,
-            max_transport_bytes=max_transport_bytes,
+            _cell_outputs(resolved.cell), output_index, source=resolved.source, **options
         )
 
 
@@ -365,12 +352,7 @@ def read_notebook_output(
     file_path: str | os.PathLike[str],
     cell_index: int,
     output_index: int,
-    *,
-    mime_type: str | None = None,
-    supported_mime_types: Iterable[str] | None = None,
-    offset: int = 0,
-    limit: int | None = DEFAULT_TEXT_LIMIT,
-    max_transport_bytes: int = MAX_TRANSPORT_BYTES,
+    **options: Unpack[ReadOptions],
 ) -> dict[str, Any]:
     """Read one saved output of one notebook cell (see :func:`jupyter_jcli.outputs.read_output`).
 
@@ -378,13 +360,9 @@ def read_notebook_output(
         file_path: ``.ipynb`` or paired ``.py`` file.
         cell_index: physical zero-based cell index in that file.
         output_index: physical zero-based index in the cell's ``outputs``.
-        mime_type: an explicit MIME type to return instead of automatic selection.
-        supported_mime_types: restricts automatic and explicit selection of a bundle alike
-            (ignored for streams and errors).
-        offset: first code point of the text window.
-        limit: maximum code points in the text window; None for the whole text from
-            ``offset`` (still bounded by ``max_transport_bytes``).
-        max_transport_bytes: bound on the compact serialized response, in bytes.
+        options: ``mime_type``, ``supported_mime_types``, ``offset``, ``limit`` and
+            ``max_transport_bytes``, as :func:`jupyter_jcli.outputs.read_output` takes them
+            (the defaults are its own).
 
     Returns:
         The read response, ``source`` being the cell's :class:`CellProvenance` plus
@@ -393,12 +371,4 @@ def read_notebook_output(
     Raises:
         OutputProtocolError: the codes of :func:`resolve_notebook_cell` and of ``read_output``.
     """
-    return open_notebook(file_path).read_output(
-        cell_index,
-        output_index,
-        mime_type=mime_type,
-        supported_mime_types=supported_mime_types,
-        offset=offset,
-        limit=limit,
-        max_transport_bytes=max_transport_bytes,
-    )
+    return open_notebook(file_path).read_output(cell_index, output_index, **options)

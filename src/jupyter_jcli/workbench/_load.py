@@ -20,6 +20,7 @@ from typing import Any
 
 from jupyter_jcli.analysis import CellInput, NotebookGraph, build_graph
 from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.notebook.io import FIRST_LINE_WIDTH, first_line
 
 __all__ = [
     "FIRST_LINE_WIDTH",
@@ -30,9 +31,6 @@ __all__ = [
     "loaded_of",
     "outputs_of",
 ]
-
-FIRST_LINE_WIDTH = 80
-"""Longest first line (characters) reported for a cell; longer ones end with ``…``."""
 
 _KEPT_GRAPHS = 8
 """Graphs kept by content (least recently used dropped first)."""
@@ -106,17 +104,6 @@ def loaded_of(document: Document) -> Loaded:
     """``document`` with its graph (kept with the document's version, and by content: see
     :func:`build_cell_graph`)."""
     return Loaded(document, document.memo("graph", lambda: build_cell_graph(document.cells)))
-
-
-def first_line(source: str) -> str:
-    """The first non-blank line of ``source``, stripped and cut to :data:`FIRST_LINE_WIDTH`."""
-    for line in source.splitlines():
-        stripped = line.strip()
-        if stripped:
-            if len(stripped) > FIRST_LINE_WIDTH:
-                return stripped[: FIRST_LINE_WIDTH - 1] + "…"
-            return stripped
-    return ""
 
 
 def outputs_of(cell: object) -> Sequence[Any]:

@@ -11,12 +11,18 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import build_cell_graph
 from jupyter_jcli.workbench._stale import stale_between
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from jupyter_jcli.notebook._edits import AddOptions, MoveOptions, UpdateOptions
 
 __all__ = [
     "CellRef",
@@ -28,8 +34,6 @@ __all__ = [
     "undo_last",
     "update_cell",
 ]
-
-Position = Literal["start", "end"]
 
 
 @dataclass(frozen=True)
@@ -51,16 +55,11 @@ class CellRef:
     @classmethod
     def of(cls, view: CellView) -> CellRef:
         """The reference of a document cell."""
-        return cls(view.index, view.name, view.cell_type, view.rev)
+        return cls(**address_fields(view))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
-        }
+        return dict(address_fields(self))
 
 
 @dataclass(frozen=True)
@@ -208,28 +207,19 @@ def add_cell(
     path: str | os.PathLike[str],
     source: str,
     *,
-    cell_type: str = "code",
-    name: str | None = None,
-    before: str | None = None,
-    after: str | None = None,
-    position: Position | None = None,
-    expected_rev: str | None = None,
     cache_dir: Path | None = None,
+    **options: Unpack[AddOptions],
 ) -> MutationOutcome:
     """Insert a new cell before or after a named anchor, or at the start or end (default end).
 
     Args:
         path: an ``.ipynb`` or a py:percent ``.py`` paired with one (both are written).
         source: the new cell's source.
-        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
-        name: its name (kebab-case, unique); default derived from the source.
-        before: name of the anchor cell to insert before.
-        after: name of the anchor cell to insert after.
-        position: ``"start"`` or ``"end"``.
-        expected_rev: with an anchor, the anchor's rev (required); with a position, ``None``
-            or the notebook's ``structure_rev`` (refuse if anything changed).
         cache_dir: snapshot cache base folder (default ``$JUPYTER_JCLI_CACHE_DIR`` or the
             user cache).
+        options: ``cell_type``, ``name``, ``before``, ``after``, ``position`` and
+            ``expected_rev``, as :meth:`Document.add_cell
+            <jupyter_jcli.notebook.document.Document.add_cell>` takes them.
 
     Returns:
         The outcome; ``stale`` holds the new cell (if code) and its dependents.
@@ -241,16 +231,7 @@ def add_cell(
     return _run(
         path,
         cache_dir,
-        lambda doc, check: doc.add_cell(
-            source,
-            cell_type=cell_type,
-            name=name,
-            before=before,
-            after=after,
-            position=position,
-            expected_rev=expected_rev,
-            check=check,
-        ),
+        lambda doc, check: doc.add_cell(source, check=check, **options),
     )
 
 
@@ -259,10 +240,8 @@ def update_cell(
     name: str,
     *,
     expected_rev: str,
-    source: str | None = None,
-    cell_type: str | None = None,
-    new_name: str | None = None,
     cache_dir: Path | None = None,
+    **options: Unpack[UpdateOptions],
 ) -> MutationOutcome:
     """Change a cell's source, type and/or name (``None`` keeps that part).
 
@@ -270,10 +249,9 @@ def update_cell(
         path: the notebook or paired ``.py``.
         name: the cell to change.
         expected_rev: that cell's rev as last read.
-        source: the new source.
-        cell_type: the new type.
-        new_name: the new name.
         cache_dir: snapshot cache base folder.
+        options: ``source``, ``cell_type`` and ``new_name``, as :meth:`Document.update_cell
+            <jupyter_jcli.notebook.document.Document.update_cell>` takes them.
 
     Returns:
         The outcome; ``stale`` is ``stale_after_edit`` of the cell when its rev changed
@@ -287,14 +265,7 @@ def update_cell(
     return _run(
         path,
         cache_dir,
-        lambda doc, check: doc.update_cell(
-            name,
-            expected_rev=expected_rev,
-            source=source,
-            cell_type=cell_type,
-            new_name=new_name,
-            check=check,
-        ),
+        lambda doc, check: doc.update_cell(name, expected_rev=expected_rev, check=check, **options),
         target=name,
     )
 
@@ -328,12 +299,12 @@ def move_cell(
     name: str,
     *,
     expected_rev: str,
-    before: str | None = None,
-    after: str | None = None,
-    position: Position | None = None,
     cache_dir: Path | None = None,
+    **options: Unpack[MoveOptions],
 ) -> MutationOutcome:
-    """Move a cell before or after a named anchor, or to the start or end (default end).
+    """Move a cell before or after a named anchor, or to the start or end (default end);
+    ``options``: ``before``, ``after`` and ``position``, as :meth:`Document.move_cell
+    <jupyter_jcli.notebook.document.Document.move_cell>` takes them.
 
     Returns:
         The outcome; ``stale`` holds the cells whose parents changed and their dependents.
@@ -346,14 +317,7 @@ def move_cell(
     return _run(
         path,
         cache_dir,
-        lambda doc, check: doc.move_cell(
-            name,
-            expected_rev=expected_rev,
-            before=before,
-            after=after,
-            position=position,
-            check=check,
-        ),
+        lambda doc, check: doc.move_cell(name, expected_rev=expected_rev, check=check, **options),
         target=name,
     )
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import UsageError
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
@@ -71,10 +72,7 @@ class CellOverview:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (findings as ``Finding.to_dict``)."""
         return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
+            **address_fields(self),
             "first_line": self.first_line,
             "defines": list(self.defines),
             "uses": list(self.uses),
@@ -201,10 +199,7 @@ def overview_of(loaded: Loaded, *, start: int = 0, limit: int | None = None) -> 
         effects = node.effects
         cells.append(
             CellOverview(
-                index=view.index,
-                name=view.name,
-                cell_type=view.cell_type,
-                rev=view.rev,
+                **address_fields(view),
                 first_line=first_line(view.source),
                 defines=tuple(sorted(effects.defines)),
                 uses=tuple(sorted(node.uses)),

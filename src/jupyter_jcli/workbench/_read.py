@@ -27,6 +27,7 @@ from typing import Any
 from jupyter_jcli.condense import CondensedOutputs, condense_outputs
 from jupyter_jcli.condense._budget import UNBOUNDED, allocate
 from jupyter_jcli.errors import UsageError
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
@@ -105,10 +106,7 @@ class ReadCell:
                 "images": [image.to_dict() for image in condensed.images],
             }
         return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
+            **address_fields(self),
             "source": self.source,
             "source_omitted_characters": self.source_omitted_characters,
             "output_count": self.output_count,
@@ -279,10 +277,7 @@ def read_loaded(
         text, cut = _cut_source(view, share, budget)
         cells.append(
             ReadCell(
-                index=view.index,
-                name=view.name,
-                cell_type=view.cell_type,
-                rev=view.rev,
+                **address_fields(view),
                 source=text,
                 source_omitted_characters=cut,
                 output_count=len(outputs[view.index]),

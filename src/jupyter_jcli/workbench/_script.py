@@ -22,7 +22,7 @@ from typing import Literal
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, create_file, read_text_file
-from jupyter_jcli.notebook.pairing import find_paired_notebook, read_py
+from jupyter_jcli.notebook.pairing import find_paired_notebook, jupytext_failed, read_py
 
 __all__ = ["ScriptPlan", "prepare_script"]
 
@@ -89,11 +89,7 @@ def _create_pair(path: Path, text: str, header: dict[str, object]) -> Path:
         notebook = jupytext.reads(text, fmt="py")
         raw = jupytext.writes(notebook, fmt="ipynb").encode("utf-8")
     except Exception as err:  # jupytext raises many kinds on malformed scripts
-        raise NotebookError(
-            ErrorCode.NOTEBOOK_READ_FAILED,
-            f"jupytext could not convert {path} to a notebook: {err}.",
-            {"path": str(path)},
-        ) from err
+        raise jupytext_failed(f"convert {path} to a notebook", path, err) from err
     with contextlib.suppress(FileExistsError):  # made meanwhile by someone else: the pair
         create_file(target, raw)
     return target.resolve()

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_jcli.errors import UsageError
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import outputs_of
@@ -107,10 +108,7 @@ class SearchMatch:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
+            **address_fields(self),
             "field": self.field,
             "line": self.line,
             "column": self.column,

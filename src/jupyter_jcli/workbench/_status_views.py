@@ -14,6 +14,7 @@ from typing import Any
 
 from jupyter_jcli.analysis import CellStatus
 from jupyter_jcli.kernels import KernelInfo
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.workbench._load import Loaded
 from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
@@ -157,10 +158,7 @@ def session_overview(
     notebook, so ``status_summary`` counts all pages."""
     cells = tuple(
         SessionCellOverview(
-            index=cell.index,
-            name=cell.name,
-            cell_type=cell.cell_type,
-            rev=cell.rev,
+            **address_fields(cell),
             first_line=cell.first_line,
             defines=cell.defines,
             uses=cell.uses,
@@ -196,10 +194,7 @@ def session_read(
     """``result`` with each cell's status."""
     cells = tuple(
         SessionReadCell(
-            index=cell.index,
-            name=cell.name,
-            cell_type=cell.cell_type,
-            rev=cell.rev,
+            **address_fields(cell),
             source=cell.source,
             source_omitted_characters=cell.source_omitted_characters,
             output_count=cell.output_count,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
 from jupyter_jcli.workbench._envelope import ok_fields
@@ -35,9 +36,8 @@ class CellSummary:
     """The summary of one cell.
 
     Attributes:
-        index: physical zero-based position.
-        name: the cell's name.
-        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        index, name, cell_type: the cell's address, as in
+            :class:`~jupyter_jcli.workbench._mutations.CellRef`.
         rev: the cell's rev when summarized.
         summary: the summary (tldr, description, output summary, source, model, cached,
             fallback reason).
@@ -63,10 +63,7 @@ class CellSummary:
         """JSON-ready form."""
         summary: SummaryDict = self.summary.to_dict()
         return {
-            "index": self.index,
-            "name": self.name,
-            "cell_type": self.cell_type,
-            "rev": self.rev,
+            **address_fields(self),
             "source": self.source,
             "cached": self.cached,
             "summary": dict(summary),
