@@ -77,6 +77,15 @@ from jupyter_jcli.kernels._server_config import (
     backend_factory,
     server_config,
 )
+from jupyter_jcli.kernels._server_sessions import (
+    ServerSession,
+    interrupt_session,
+    notebook_session,
+    notebook_sessions,
+    restart_session,
+    start_session,
+    stop_session,
+)
 from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
 from jupyter_jcli.kernels._shared_backend import SharedBackend
 from jupyter_jcli.kernels._supervisor import (
@@ -144,6 +153,7 @@ __all__ = [
     "OutputCollector",
     "ServerBackend",
     "ServerConfig",
+    "ServerSession",
     "SharedBackend",
     "SharedKernelPool",
     "SharedNotebookKernel",
@@ -152,11 +162,17 @@ __all__ = [
     "idle_timeout",
     "installed_kernelspecs",
     "interrupt_registered",
+    "interrupt_session",
     "kernel_died",
     "kernelspec_name_from_metadata",
     "message_type",
+    "notebook_session",
+    "notebook_sessions",
     "registry_dir",
+    "restart_session",
     "server_config",
     "start_registered",
+    "start_session",
     "stop_registered",
+    "stop_session",
 ]
