@@ -103,3 +103,34 @@ def test_a_notebook_outside_the_servers_root_is_refused(
         sys.stdout.flush()
         document = json.loads(streams[0].getvalue().decode("utf-8"))
     assert status != 0 and document["code"] == ErrorCode.SERVER_PATH_OUTSIDE_ROOT.value
+
+
+def test_a_run_told_to_keep_its_server_kernel_leaves_a_session_kernel_list_shows(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["kept = 41", "kept + 1"], name="kept")
+    status, ran = jcli(jupyter_server, "run", path, "--keep")
+    assert status == 0 and ran["ok"] is True
+    try:
+        status, listed = jcli(jupyter_server, "kernel", "list")
+        assert status == 0
+        (kept,) = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+        status, again = jcli(jupyter_server, "run", path, "--all")
+        assert status == 0 and again["ok"] is True  # the next command joins the kept kernel
+        status, still = jcli(jupyter_server, "kernel", "list")
+        assert [
+            k["kernel_id"] for k in still["kernels"] if k["notebook_path"] == str(path.resolve())
+        ] == [kept["kernel_id"]]
+    finally:
+        jcli(jupyter_server, "kernel", "stop", path)
+    assert all(s["kernel"]["id"] != kept["kernel_id"] for s in server_sessions(jupyter_server))
+
+
+def test_a_run_without_keep_leaves_no_session_on_the_server(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["once = 1"], name="once")
+    status, ran = jcli(jupyter_server, "run", path)
+    assert status == 0 and ran["ok"] is True
+    _status, listed = jcli(jupyter_server, "kernel", "list")
+    assert [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())] == []

@@ -77,6 +77,7 @@ from jupyter_jcli.kernels._server_config import (
     backend_factory,
     server_config,
 )
+from jupyter_jcli.kernels._server_kept import KeptServerBackend
 from jupyter_jcli.kernels._server_sessions import (
     ServerSession,
     interrupt_session,
@@ -136,6 +137,7 @@ __all__ = [
     "ExpressionValue",
     "InPlaceRestart",
     "InterruptReason",
+    "KeptServerBackend",
     "KernelBackend",
     "KernelEntry",
     "KernelInfo",
