@@ -4,39 +4,27 @@ and lock files removed by their holder without ever letting two processes hold o
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-from jupyter_jcli.kernels import KernelEntry, KernelRegistry
+from test_kernel_registry import dead_pid, entry
+
+from jupyter_jcli.kernels import KernelRegistry
 from jupyter_jcli.kernels._registry import ExecLock
 
 
-def dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait(timeout=30)
-    return proc.pid
-
-
-def entry(notebook: Path, *, pid: int, users: dict[str, float]) -> KernelEntry:
-    now = time.time()
-    return KernelEntry(
-        notebook_path=str(notebook),
-        kernelspec="python3",
-        cwd=str(notebook.parent),
-        epoch="e1",
-        state="idle",
-        started=now,
-        started_by="test pid 1",
-        idle_since=now,
-        idle_timeout=60.0,
-        keep=True,
-        pid=pid,
-        supervisor_pid=pid,
-        users=users,
-    )
+def registered(
+    tmp_path: Path, users: dict[str, float] | None = None
+) -> tuple[KernelRegistry, Path]:
+    """A registry with one entry, whose kernel is this process (alive)."""
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    stored = entry(notebook, pid=os.getpid(), supervisor=os.getpid())
+    stored.users = dict(users or {})
+    with registry.locked(notebook):
+        registry.write(stored)
+    return registry, notebook
 
 
 def fds_on(path: Path) -> int:
@@ -53,21 +41,15 @@ def fds_on(path: Path) -> int:
 def test_users_whose_process_has_ended_are_dropped_when_the_entry_is_read(
     tmp_path: Path,
 ) -> None:
-    registry = KernelRegistry(tmp_path / "registry")
-    notebook = tmp_path / "nb.ipynb"
     gone, here = f"j-cli pid {dead_pid()}", f"jupyter-mcp pid {os.getpid()}"
-    with registry.locked(notebook):
-        registry.write(entry(notebook, pid=os.getpid(), users={gone: 1.0, here: 2.0}))
+    registry, notebook = registered(tmp_path, {gone: 1.0, here: 2.0})
     stored = registry.read(notebook)
     assert stored is not None and list(stored.users) == [here]
     assert [list(e.users) for e in registry.entries()] == [[here]]
 
 
 def test_a_removed_entry_leaves_no_lock_execution_or_log_file(tmp_path: Path) -> None:
-    registry = KernelRegistry(tmp_path / "registry")
-    notebook = tmp_path / "nb.ipynb"
-    with registry.locked(notebook):
-        registry.write(entry(notebook, pid=os.getpid(), users={}))
+    registry, notebook = registered(tmp_path)
     execution = ExecLock(registry.path(notebook, ".exec"))
     assert execution.try_acquire()
     execution.release()
@@ -79,10 +61,7 @@ def test_a_removed_entry_leaves_no_lock_execution_or_log_file(tmp_path: Path) ->
 def test_an_execution_lock_someone_holds_survives_the_entry_and_still_excludes(
     tmp_path: Path,
 ) -> None:
-    registry = KernelRegistry(tmp_path / "registry")
-    notebook = tmp_path / "nb.ipynb"
-    with registry.locked(notebook):
-        registry.write(entry(notebook, pid=os.getpid(), users={}))
+    registry, notebook = registered(tmp_path)
     holder = ExecLock(registry.path(notebook, ".exec"))
     assert holder.try_acquire()
     try:

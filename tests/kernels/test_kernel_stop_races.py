@@ -5,7 +5,6 @@ under another process's execution."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import time
@@ -23,6 +22,7 @@ from jupyter_jcli.kernels import (
     stop_registered,
 )
 from jupyter_jcli.kernels._registry import pid_alive
+from server_helpers import write_notebook
 
 pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
 
@@ -36,10 +36,7 @@ def anyio_backend() -> str:
 
 
 def notebook(folder: Path) -> Path:
-    path = folder / "nb.ipynb"
-    document = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    path.write_text(json.dumps(document) + "\n", encoding="utf-8")
-    return path
+    return write_notebook(folder, [])
 
 
 def signal_all(entry: KernelEntry, signum: signal.Signals) -> None:

@@ -132,6 +132,7 @@ class SharedNotebookKernel(NotebookKernel):
             except KernelError as err:
                 if not self._join_lost(err) or time.monotonic() >= deadline:
                     raise
+            await anyio.sleep(_EXEC_POLL)
 
     def _join_lost(self, err: KernelError) -> bool:
         """Whether ``err`` ended a join of another process's kernel that is gone or being
