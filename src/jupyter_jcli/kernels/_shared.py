@@ -129,16 +129,18 @@ class SharedNotebookKernel(NotebookKernel):
             try:
                 await super()._start()
                 return
-            except KernelError as err:
+            except (KernelError, OSError) as err:  # OSError: its connection file went
                 if not self._join_lost(err) or time.monotonic() >= deadline:
                     raise
             await anyio.sleep(_EXEC_POLL)
 
-    def _join_lost(self, err: KernelError) -> bool:
+    def _join_lost(self, err: Exception) -> bool:
         """Whether ``err`` ended a join of another process's kernel that is gone or being
         stopped now (so joining again finds, or starts, another)."""
         joined = self._joining.entry if self._joining is not None else None
-        if err.code != ErrorCode.KERNEL_START_FAILED or joined is None:
+        if isinstance(err, KernelError) and err.code != ErrorCode.KERNEL_START_FAILED:
+            return False
+        if joined is None:
             return False
         if joined.owner_pid == os.getpid():
             return False  # a kernel this process started did not answer
