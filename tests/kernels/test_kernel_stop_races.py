@@ -139,3 +139,30 @@ async def test_a_stopped_kernel_leaves_no_files_in_the_registry_folder(tmp_path:
         await kernel.shutdown(now=True)
         await stop_registered(registry, path)
     assert sorted(p.name for p in registry.root.iterdir()) == []
+
+
+async def test_a_stop_asked_while_the_supervisor_stops_the_kernel_does_not_orphan_it(
+    tmp_path: Path,
+) -> None:
+    registry = KernelRegistry()
+    path = notebook(tmp_path)
+    first, _ = await start_registered(
+        registry, path, kernelspec="python3", keep=True, idle_timeout=600, startup_timeout=STARTUP
+    )
+    assert first.pid is not None and first.supervisor_pid is not None
+    os.kill(first.pid, signal.SIGSTOP)  # its graceful shutdown now waits: the supervisor is
+    registry.update(path, lambda e: setattr(e, "state", "stopping"), epoch=first.epoch)
+    try:
+        await anyio.sleep(2.0)  # ... in its stopping phase (it polls every 0.5 s)
+        os.kill(first.supervisor_pid, signal.SIGTERM)  # a second stop: `j-cli kernel stop`
+        await anyio.sleep(0.5)
+        os.kill(first.pid, signal.SIGCONT)
+        with anyio.move_on_after(30.0):
+            while registry.read(path) is not None:
+                await anyio.sleep(0.1)
+        assert registry.read(path) is None  # the supervisor finished its stop and cleaned up
+        assert await wait_until_gone(first.pid, 30.0)
+        assert await wait_until_gone(first.supervisor_pid, 30.0)
+    finally:
+        signal_all(first, signal.SIGCONT)
+        await stop_registered(registry, path)

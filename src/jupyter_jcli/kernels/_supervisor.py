@@ -379,6 +379,8 @@ async def _supervise(
         execution = ExecLock(registry.path(notebook_path, ".exec"))
         try:
             await _watch(registry, notebook_path, epoch, km, execution)
+            for signum in (signal.SIGTERM, signal.SIGHUP):  # a stop asked now must not kill
+                signal.signal(signum, signal.SIG_IGN)  # us before we stopped the kernel
             with anyio.CancelScope(shield=True):  # visible before the kernel goes
                 registry.update(notebook_path, _mark_stopping, epoch=epoch)
         finally:
