@@ -11,7 +11,9 @@ stops it, so nothing leaks even when no command runs again. ``-j`` prints one do
      "kernel": <entry>}
     {"schema_version": 1, "status": "ok", "operation": "kernel_list", "kernels": [<entry>...]}
 
-where an entry is :func:`entry_dict`'s.
+where an entry is :func:`entry_dict`'s. With ``--server-url`` (or ``$JUPYTER_JCLI_SERVER_URL``)
+every subcommand works on that Jupyter Server's notebook sessions instead
+(:mod:`jupyter_jcli.cli._kernel_server`).
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._server_options import server_from, server_options
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, KernelError, UsageError
 
 if TYPE_CHECKING:
-    from jupyter_jcli.kernels import KernelEntry
+    from jupyter_jcli.kernels import KernelEntry, ServerConfig
 
 __all__ = ["entry_dict", "kernel", "notebook_kernel_path"]
 
@@ -115,6 +118,12 @@ def _report(operation: str, entry: KernelEntry, started: bool, verb: str) -> Non
     )
 
 
+def _server(
+    server_url: str | None = None, token: str | None = None, server_root: str | None = None
+) -> ServerConfig | None:
+    return server_from(server_url, token, server_root)
+
+
 @click.group("kernel")
 def kernel() -> None:
     """Live kernels, one per notebook, shared by every j-cli command and jupyter-mcp."""
@@ -126,15 +135,29 @@ def kernel() -> None:
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
 )
 @click.option("--idle-timeout", type=float, metavar="S", help=_IDLE_HELP)
-def start_command(file: str, *, kernel_name: str | None, idle_timeout: float | None) -> None:
+@server_options
+def start_command(
+    file: str, *, kernel_name: str | None, idle_timeout: float | None, **where: str | None
+) -> None:
     """Start NB's kernel and leave it running (nothing happens if one already runs)."""
     import anyio
 
     from jupyter_jcli.kernels import DEFAULT_STARTUP_TIMEOUT, KernelRegistry, start_registered
     from jupyter_jcli.kernels import idle_timeout as resolve_idle
 
+    server = _server(**where)
     path = notebook_kernel_path(file)
     spec = _kernelspec(file, kernel_name)
+    if server is not None:
+        from jupyter_jcli.cli._kernel_server import server_start
+
+        if idle_timeout is not None:
+            raise UsageError(
+                "--idle-timeout is for local kernels; the server culls its own idle kernels.",
+                {"idle_timeout": idle_timeout},
+            )
+        server_start(server, path, spec)
+        return
     limit = resolve_idle(idle_timeout)
 
     async def start() -> tuple[KernelEntry, bool]:
@@ -152,11 +175,18 @@ def start_command(file: str, *, kernel_name: str | None, idle_timeout: float | N
 
 
 @kernel.command("list")
-def list_command() -> None:
+@server_options
+def list_command(**where: str | None) -> None:
     """The live kernels: notebook, kernelspec, pid, epoch, state, started, idle since, users."""
     from jupyter_jcli.cli._document_render import table
     from jupyter_jcli.kernels import KernelRegistry
 
+    server = _server(**where)
+    if server is not None:
+        from jupyter_jcli.cli._kernel_server import server_list
+
+        server_list(server)
+        return
     entries = KernelRegistry().entries()
     if json_mode():
         _document(
@@ -190,7 +220,8 @@ def list_command() -> None:
 @kernel.command("stop")
 @click.argument("file", metavar="NB", required=False)
 @click.option("--all", "stop_all", is_flag=True, help="Stop every live kernel.")
-def stop_command(file: str | None, *, stop_all: bool) -> None:
+@server_options
+def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> None:
     """Stop NB's kernel (or every kernel with --all); its variables are gone."""
     import anyio
 
@@ -198,6 +229,12 @@ def stop_command(file: str | None, *, stop_all: bool) -> None:
 
     if (file is None) == (not stop_all):
         raise UsageError("Give NB or --all.", {"notebook": file, "all": stop_all})
+    server = _server(**where)
+    if server is not None:
+        from jupyter_jcli.cli._kernel_server import server_stop
+
+        server_stop(server, notebook_kernel_path(file) if file is not None else None)
+        return
     registry = KernelRegistry()
     if stop_all:
         paths = [Path(e.notebook_path) for e in registry.entries()]
@@ -233,7 +270,8 @@ def stop_command(file: str | None, *, stop_all: bool) -> None:
 @click.option(
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
 )
-def restart_command(file: str, *, kernel_name: str | None) -> None:
+@server_options
+def restart_command(file: str, *, kernel_name: str | None, **where: str | None) -> None:
     """Restart NB's kernel (start one if none runs): a new epoch, every cell stale. A cell
     another command runs on it is interrupted first."""
     import anyio
@@ -241,7 +279,13 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
     from jupyter_jcli.kernels import KernelRegistry
     from jupyter_jcli.workbench import shared_workbench
 
+    server = _server(**where)
     path = notebook_kernel_path(file)
+    if server is not None:
+        from jupyter_jcli.cli._kernel_server import server_restart
+
+        server_restart(server, path, _kernelspec(file, kernel_name))
+        return
     was_running = KernelRegistry().live(path) is not None
 
     async def restart() -> None:
@@ -265,11 +309,18 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
 
 @kernel.command("interrupt")
 @click.argument("file", metavar="NB")
-def interrupt_command(file: str) -> None:
+@server_options
+def interrupt_command(file: str, **where: str | None) -> None:
     """Interrupt the cell running on NB's kernel (the variables are kept)."""
     from jupyter_jcli.kernels import KernelRegistry, interrupt_registered
 
+    server = _server(**where)
     path = notebook_kernel_path(file)
+    if server is not None:
+        from jupyter_jcli.cli._kernel_server import server_interrupt
+
+        server_interrupt(server, path)
+        return
     entry = KernelRegistry().live(path)
     if entry is None:
         raise _not_running(path)

@@ -77,6 +77,16 @@ from jupyter_jcli.kernels._server_config import (
     backend_factory,
     server_config,
 )
+from jupyter_jcli.kernels._server_kept import KeptServerBackend
+from jupyter_jcli.kernels._server_sessions import (
+    ServerSession,
+    interrupt_session,
+    notebook_session,
+    notebook_sessions,
+    restart_session,
+    start_session,
+    stop_session,
+)
 from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
 from jupyter_jcli.kernels._shared_backend import SharedBackend
 from jupyter_jcli.kernels._supervisor import (
@@ -127,6 +137,7 @@ __all__ = [
     "ExpressionValue",
     "InPlaceRestart",
     "InterruptReason",
+    "KeptServerBackend",
     "KernelBackend",
     "KernelEntry",
     "KernelInfo",
@@ -144,6 +155,7 @@ __all__ = [
     "OutputCollector",
     "ServerBackend",
     "ServerConfig",
+    "ServerSession",
     "SharedBackend",
     "SharedKernelPool",
     "SharedNotebookKernel",
@@ -152,11 +164,17 @@ __all__ = [
     "idle_timeout",
     "installed_kernelspecs",
     "interrupt_registered",
+    "interrupt_session",
     "kernel_died",
     "kernelspec_name_from_metadata",
     "message_type",
+    "notebook_session",
+    "notebook_sessions",
     "registry_dir",
+    "restart_session",
     "server_config",
     "start_registered",
+    "start_session",
     "stop_registered",
+    "stop_session",
 ]

@@ -11,21 +11,27 @@ Layout, under :func:`registry_dir` (the Jupyter runtime folder's ``jcli-kernels`
 
 ``<key>`` is a hash of the resolved notebook path. Locks are ``fcntl.flock`` locks: the
 kernel releases them when their holder dies, so a crashed command never leaves the notebook
-locked. The entry records the kernel's transport (a local process through its connection file
+locked. When the entry is gone its other files go too, each removed only by a holder of its
+lock (see :mod:`._flock`: removing them never lets two processes hold one lock).
+
+The entry records the kernel's transport (a local process through its connection file
 and pid, or a Jupyter Server kernel by id and URL), its epoch, who started it and who uses
 it, its idle clock and the run log of its epoch (which cell rev ran with which outcome), so
 every process judges freshness against the same records. An entry whose kernel process is
 gone is removed by whoever notices (:meth:`KernelRegistry.live`); an epoch is minted once per
-kernel start, so a dead kernel's records never count for another.
+kernel start, so a dead kernel's records never count for another. A kernel being stopped says
+so first (``state == "stopping"``, written under the entry's lock): nobody joins it, a
+process that wants the notebook's kernel waits for its entry to go and starts its own. Users
+whose process has ended are dropped when an entry is read.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +41,7 @@ from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import seconds_setting
+from jupyter_jcli.kernels._flock import ExecLock, flock_path
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -62,11 +69,13 @@ LOCK_TIMEOUT = 10.0
 _LOCK_POLL = 0.01
 _MAX_USERS = 20
 _SCHEMA = 1
+_USER_PID = re.compile(r" pid (\d+)$")
 
 EntryState = Literal["starting", "idle", "busy", "stopping", "failed"]
 """``starting``: a supervisor is launching the kernel; ``idle`` / ``busy``: it runs (busy:
-a process holds its execution lock); ``stopping``: a stop was asked; ``failed``: the start
-failed (``error`` says why; the starter removes the entry)."""
+a process holds its execution lock); ``stopping``: it is being stopped (nobody joins it; its
+entry goes when it has stopped); ``failed``: the start failed (``error`` says why; the
+starter removes the entry)."""
 
 
 def registry_dir() -> Path:
@@ -113,6 +122,12 @@ def pid_alive(pid: int | None) -> bool:
     except OSError:
         return True  # no /proc (macOS): the signal check is all we have
     return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+
+
+def user_pid(who: str) -> int | None:
+    """The process id in a user's name (:func:`process_name`), ``None`` when it has none."""
+    found = _USER_PID.search(who)
+    return int(found.group(1)) if found else None
 
 
 @dataclass
@@ -185,12 +200,37 @@ class KernelEntry:
 
     def alive(self) -> bool:
         """Whether the kernel runs: a local kernel's process and its supervisor are alive
-        (a server kernel is taken as alive; its backend checks it)."""
+        (a server kernel is taken as alive; its backend checks it). A kernel being stopped
+        may still be alive: see :meth:`joinable`."""
         if self.state in ("starting", "failed"):
             return False
         if self.transport == "server":
             return True
         return pid_alive(self.pid) and pid_alive(self.supervisor_pid)
+
+    def joinable(self) -> bool:
+        """Whether a process may use the kernel: it runs and nobody is stopping it."""
+        return self.state in ("idle", "busy") and self.alive()
+
+    def stopping_elsewhere(self) -> bool:
+        """Whether a stop of the kernel is under way (``stopping``, and its supervisor, which
+        removes the entry once the kernel has stopped, still runs)."""
+        return self.state == "stopping" and pid_alive(self.supervisor_pid)
+
+    def live_users(self, *, besides: str | None = None) -> list[str]:
+        """The users whose process still runs (other than ``besides``)."""
+        return [
+            who
+            for who in self.users
+            if who != besides and (pid := user_pid(who)) is not None and pid_alive(pid)
+        ]
+
+    def drop_gone_users(self) -> None:
+        """Forget the users whose process has ended (names without a pid are kept)."""
+        for who in list(self.users):
+            pid = user_pid(who)
+            if pid is not None and not pid_alive(pid):
+                del self.users[who]
 
 
 class KernelRegistry:
@@ -222,25 +262,56 @@ class KernelRegistry:
         Raises:
             KernelError: ``KERNEL_BUSY`` (details ``lock``) when it stays taken ``timeout`` s.
         """
-        self._ensure_root()
-        fd = os.open(self.path(notebook_path, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise KernelError(
-                            ErrorCode.KERNEL_BUSY,
-                            "the kernel registry entry stayed locked",
-                            {"notebook_path": str(notebook_path), "lock": "registry"},
-                        ) from None
-                    time.sleep(_LOCK_POLL)
+        with self._locked_key(self.key(notebook_path), timeout=timeout, name=notebook_path):
             yield
+
+    @contextlib.contextmanager
+    def _locked_key(self, key: str, *, timeout: float, name: object) -> Iterator[None]:
+        """:meth:`locked` by entry key; on the way out, with no entry left, the entry's
+        other files are removed (the lock file last, still held)."""
+        self._ensure_root()
+        lock = self.root / f"{key}.lock"
+        fd = flock_path(lock, blocking_until=time.monotonic() + timeout)
+        if fd is None:
+            raise KernelError(
+                ErrorCode.KERNEL_BUSY,
+                "the kernel registry entry stayed locked",
+                {"notebook_path": str(name), "lock": "registry"},
+            )
+        try:
+            yield
+            if not (self.root / f"{key}.json").exists():
+                self._remove_side_files(key)
+                with contextlib.suppress(FileNotFoundError):
+                    lock.unlink()  # last: a waiter then locks a new file (see flock_path)
         finally:
             os.close(fd)  # closing releases the flock
+
+    def _remove_side_files(self, key: str) -> None:
+        """Remove an entry-less key's log, and its execution lock unless someone holds it
+        (call under the entry's lock)."""
+        with contextlib.suppress(FileNotFoundError):
+            (self.root / f"{key}.log").unlink()
+        file = self.root / f"{key}.exec"
+        execution = ExecLock(file)
+        if file.exists() and execution.try_acquire():
+            try:
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()  # held: a waiter then locks a new file (see _flock)
+            finally:
+                execution.release()
+
+    def sweep(self) -> None:
+        """Remove the files of entries that are gone (left by a process that died)."""
+        if not self.root.is_dir():
+            return
+        suffixes = (".lock", ".exec", ".log")
+        keys = {file.stem for suffix in suffixes for file in self.root.glob(f"*{suffix}")}
+        for key in sorted(keys):
+            if (self.root / f"{key}.json").exists():
+                continue
+            with contextlib.suppress(KernelError), self._locked_key(key, timeout=0.0, name=key):
+                pass
 
     def read(self, notebook_path: Path) -> KernelEntry | None:
         """The stored entry (no liveness check), ``None`` when there is none or it is not
@@ -251,9 +322,12 @@ class KernelRegistry:
     def read_file(file: Path) -> KernelEntry | None:
         """The entry stored in ``file``, ``None`` when it is missing or not one."""
         try:
-            return KernelEntry.from_dict(json.loads(file.read_bytes()))
+            entry = KernelEntry.from_dict(json.loads(file.read_bytes()))
         except (OSError, ValueError):
             return None
+        if entry is not None:
+            entry.drop_gone_users()
+        return entry
 
     def write(self, entry: KernelEntry) -> None:
         """Replace the entry atomically (call under :meth:`locked`)."""
@@ -293,12 +367,13 @@ class KernelRegistry:
             return entry
 
     def live(self, notebook_path: Path) -> KernelEntry | None:
-        """The notebook's entry if its kernel runs; a dead one is removed (and its kernel
-        process, should it outlive its supervisor, killed)."""
+        """The notebook's entry if its kernel runs and may be joined (not one being stopped);
+        a dead one is removed (and its kernel process, should it outlive its supervisor,
+        killed)."""
         entry = self.read(notebook_path)
-        if entry is None or entry.state == "starting":
+        if entry is None or entry.state == "starting" or entry.stopping_elsewhere():
             return None
-        if entry.alive():
+        if entry.joinable():
             return entry
         if entry.state != "failed":
             self.discard(entry)
@@ -316,7 +391,8 @@ class KernelRegistry:
         self.remove(Path(entry.notebook_path), epoch=entry.epoch)
 
     def entries(self) -> list[KernelEntry]:
-        """Every stored entry, dead ones removed, sorted by notebook path."""
+        """Every stored entry (kernels starting and stopping included), dead ones removed
+        and the files of gone ones too (:meth:`sweep`), sorted by notebook path."""
         if not self.root.is_dir():
             return []
         found = []
@@ -324,10 +400,14 @@ class KernelRegistry:
             entry = self.read_file(file)
             if entry is None:
                 continue
-            if entry.state == "starting" and pid_alive(entry.supervisor_pid or entry.owner_pid):
+            starting = entry.state == "starting"
+            if (starting and pid_alive(entry.supervisor_pid or entry.owner_pid)) or (
+                entry.stopping_elsewhere()
+            ):
                 found.append(entry)
             elif (live := self.live(Path(entry.notebook_path))) is not None:
                 found.append(live)
+        self.sweep()
         return sorted(found, key=lambda e: e.notebook_path)
 
     # ------------------------------------------------------------------ users and runs
@@ -373,50 +453,3 @@ class KernelRegistry:
 
         self.update(notebook_path, change, epoch=str(record["epoch"]))
         return assigned
-
-
-class ExecLock:
-    """The execution lock of one notebook's kernel (``<key>.exec``): held by the one process
-    that executes on it; released when its holder closes it or dies.
-
-    Args:
-        path: the lock file.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._fd: int | None = None
-
-    @property
-    def held(self) -> bool:
-        """Whether this object holds the lock."""
-        return self._fd is not None
-
-    def try_acquire(self) -> bool:
-        """Take the lock if it is free (never waits); ``True`` when held afterwards."""
-        if self._fd is not None:
-            return True
-        self._path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        self._fd = fd
-        return True
-
-    def taken_elsewhere(self) -> bool:
-        """Whether another holder has the lock now (checked by taking it for an instant)."""
-        if self._fd is not None:
-            return False
-        if self.try_acquire():
-            self.release()
-            return False
-        return True
-
-    def release(self) -> None:
-        """Let the lock go (idempotent)."""
-        fd, self._fd = self._fd, None
-        if fd is not None:
-            os.close(fd)

@@ -11,7 +11,11 @@
   also takes the notebook's cross-process execution lock (two processes never execute at
   once on one kernel: the second gets ``KERNEL_BUSY``), that follows the registry (a kernel
   restarted or started by another process is joined; one that died is seen dead) and that
-  really restarts the shared kernel on :meth:`restart`.
+  really restarts the shared kernel on :meth:`restart`. A kernel being stopped is never
+  joined (the registry says ``stopping``): it waits for that kernel to go and starts its own;
+  one that goes away while it joins is replaced the same way. A kernel it started for itself
+  is stopped at its shutdown only when nobody else uses it (:func:`stop_if_unused`);
+  otherwise its supervisor stops it once they are done.
 - :class:`SharedKernelPool`: a :class:`~jupyter_jcli.kernels.KernelPool` of those; ``keep``
   decides whether the kernels it starts outlive it (``j-cli kernel start``, ``--keep``) or
   stop when it shuts down (a kernel started for one command, or for a ``jupyter-mcp``
@@ -48,6 +52,7 @@ from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._shared_backend import SharedBackend
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
+    stop_if_unused,
 )
 from jupyter_jcli.kernels._types import (
     ExecutionResult,
@@ -98,6 +103,8 @@ class SharedNotebookKernel(NotebookKernel):
         self._attach_only = False
         self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
         self._exec_task: int | None = None
+        self._stop_for_all = False
+        self._joining: SharedBackend | None = None
         self.process_wait = 0.0
         """Seconds a hold waits for another process executing on the kernel (at least the
         hold's own ``busy_wait``) before ``KERNEL_BUSY``."""
@@ -106,12 +113,54 @@ class SharedNotebookKernel(NotebookKernel):
         view of a run: ``j-cli run`` on a terminal)."""
 
     def _new_backend(self) -> KernelBackend:
-        return SharedBackend(
+        backend = self._joining = SharedBackend(
             self.shared_registry,
             keep=self._keep,
             idle_timeout=resolve_idle_timeout(self._idle),
             attach_only=self._attach_only,
         )
+        return backend
+
+    async def _start(self) -> None:
+        """Join or start the notebook's kernel; a kernel that went away while this process
+        joined it (stopped by another process) is replaced, within the startup timeout."""
+        deadline = time.monotonic() + self._startup_timeout
+        while True:
+            try:
+                await super()._start()
+                return
+            except (KernelError, OSError) as err:  # OSError: its connection file went
+                if not self._join_lost(err) or time.monotonic() >= deadline:
+                    raise
+            await anyio.sleep(_EXEC_POLL)
+
+    def _join_lost(self, err: Exception) -> bool:
+        """Whether ``err`` ended a join of another process's kernel that is gone or being
+        stopped now (so joining again finds, or starts, another)."""
+        joined = self._joining.entry if self._joining is not None else None
+        if isinstance(err, KernelError) and err.code != ErrorCode.KERNEL_START_FAILED:
+            return False
+        if joined is None:
+            return False
+        if joined.owner_pid == os.getpid():
+            return False  # a kernel this process started did not answer
+        current = self.shared_registry.read(self.notebook_path)
+        return current is None or current.epoch != joined.epoch or not current.joinable()
+
+    async def _stop(self, *, now: bool) -> None:
+        """Let the kernel go; one this process started for itself is stopped only when
+        nobody else uses it (else it stays for them, see :func:`stop_if_unused`), unless it
+        must stop for everyone (a restart, a kernel that died or would not settle)."""
+        backend, entry = self._backend, None
+        if isinstance(backend, SharedBackend) and backend.stop_on_shutdown:
+            entry = backend.entry if not self._stop_for_all else None
+        self._stop_for_all = False
+        if isinstance(backend, SharedBackend) and entry is not None:
+            with contextlib.suppress(KernelError):
+                backend.stop_on_shutdown = stop_if_unused(
+                    self.shared_registry, self.notebook_path, entry.epoch, execution=self._exec
+                )
+        await super()._stop(now=now)
 
     @asynccontextmanager
     async def hold(self, *, busy_wait: float = DEFAULT_BUSY_WAIT) -> AsyncIterator[None]:
@@ -141,9 +190,14 @@ class SharedNotebookKernel(NotebookKernel):
 
     async def _take_exec(self, busy_wait: float) -> None:
         deadline = time.monotonic() + max(busy_wait, 0.0)
+        extended = False
         while not self._exec.try_acquire():
             if time.monotonic() >= deadline:
                 entry = self.shared_registry.read(self.notebook_path)
+                if not extended and entry is not None and entry.state == "stopping":
+                    extended = True  # its holder lets it go as the kernel stops: not busy
+                    deadline = time.monotonic() + STOP_WAIT
+                    continue
                 busy = (entry.busy if entry is not None else None) or {}
                 raise KernelError(
                     ErrorCode.KERNEL_BUSY,
@@ -246,15 +300,17 @@ class SharedNotebookKernel(NotebookKernel):
         try:
             backend = self._backend
             if isinstance(backend, SharedBackend):
-                backend.stop_on_shutdown = True
+                backend.stop_on_shutdown = self._stop_for_all = True
             return await super().restart()
         finally:
+            self._stop_for_all = False
             if took:
                 self._exec.release()
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, SharedBackend):
             backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
+            self._stop_for_all = backend is self._backend
         return await super()._after_run(backend, alive=alive, settled=settled)
 
 

@@ -12,8 +12,15 @@ watches it every :data:`WATCH_INTERVAL` s and stops it (graceful, then killed) w
 
 - it is idle (nobody holds the execution lock) for the entry's ``idle_timeout``;
 - its entry is removed, names another epoch, or asks ``stopping`` (``j-cli kernel stop``);
-- the starting process ends and the entry is not ``keep`` (a kernel started for one command);
+- the entry is not ``keep`` (a kernel started for one command), the starting process has
+  ended or let it go (:func:`stop_if_unused`), and nobody else uses it (no live user, nobody
+  holds the execution lock);
 - it receives SIGTERM.
+
+Whatever the reason, it first marks the entry ``stopping`` under the entry's lock (and, for
+the idle and owner reasons, while holding the execution lock, so nobody is executing), so a
+process that wants the kernel never joins one about to go: it waits for the entry to go and
+starts its own (:func:`start_registered`).
 
 SIGUSR1 interrupts the kernel (``KernelManager.interrupt_kernel``: SIGINT or an
 ``interrupt_request``, as the kernelspec says). When the kernel process ends by itself the
@@ -47,7 +54,13 @@ from jupyter_jcli.kernels._registry import (
     process_name,
 )
 
-__all__ = ["WATCH_INTERVAL", "interrupt_registered", "start_registered", "stop_registered"]
+__all__ = [
+    "WATCH_INTERVAL",
+    "interrupt_registered",
+    "start_registered",
+    "stop_if_unused",
+    "stop_registered",
+]
 
 WATCH_INTERVAL = 0.5
 """Seconds between the supervisor's checks of its kernel and entry."""
@@ -78,6 +91,11 @@ def _starting_elsewhere(entry: KernelEntry, startup_timeout: float) -> bool:
     )
 
 
+def _mark_stopping(entry: KernelEntry) -> None:
+    entry.state = "stopping"
+    entry.busy = None
+
+
 async def start_registered(
     registry: KernelRegistry,
     notebook_path: Path,
@@ -89,6 +107,9 @@ async def start_registered(
 ) -> tuple[KernelEntry, bool]:
     """The notebook's registered kernel: the live one, or one started now (in the notebook's
     folder) through a supervisor. Waits (bounded) for a start another process began.
+
+    A kernel being stopped (``stopping``) is never joined: the call waits for its entry to
+    go (at most the stop's own bound, then what is left of it is killed) and starts a new one.
 
     Returns:
         ``(entry, started)``: the live entry, and whether this call started it.
@@ -106,12 +127,17 @@ async def start_registered(
     require_kernelspec(kernelspec)
     epoch = uuid.uuid4().hex
     deadline = time.monotonic() + startup_timeout + 10
+    stop_deadline: float | None = None
     while True:
         with registry.locked(notebook_path):
             entry = registry.read(notebook_path)
-            if entry is not None and entry.alive():
+            if entry is not None and entry.joinable():
                 return entry, False
-            claimed = entry is None or not _starting_elsewhere(entry, startup_timeout)
+            stopping = entry is not None and entry.stopping_elsewhere()
+            if stopping and stop_deadline is None:
+                stop_deadline = time.monotonic() + _STOP_WAIT
+            waits = stopping and time.monotonic() < (stop_deadline or 0.0)
+            claimed = entry is None or not (waits or _starting_elsewhere(entry, startup_timeout))
             if claimed:
                 if entry is not None:
                     _kill(entry)
@@ -222,11 +248,7 @@ async def stop_registered(
     entry. Returns the entry that was stopped, ``None`` when there was none (or, with
     ``epoch``, it named another kernel)."""
     notebook_path = notebook_path.resolve()
-
-    def stopping(entry: KernelEntry) -> None:
-        entry.state = "stopping"
-
-    entry = registry.update(notebook_path, stopping, epoch=epoch)
+    entry = registry.update(notebook_path, _mark_stopping, epoch=epoch)
     if entry is None:
         return None
     if entry.supervisor_pid is not None and pid_alive(entry.supervisor_pid):
@@ -243,6 +265,39 @@ async def stop_registered(
     _kill(entry)
     registry.remove(notebook_path, epoch=entry.epoch)
     return entry
+
+
+def stop_if_unused(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, *, execution: ExecLock
+) -> bool:
+    """Let go of a kernel this process started for itself (not ``keep``): mark it
+    ``stopping`` when nobody else uses it (no other process holds its execution lock,
+    ``execution``, which this process may hold; no other live user), so the caller then
+    stops it (:func:`stop_registered`). Otherwise it stays for whoever uses it: this process
+    is no longer its owner, and its supervisor stops it once they are done.
+
+    Returns:
+        Whether the caller should stop it (``True`` also when the entry is already gone or
+        another kernel's).
+    """
+    notebook_path = notebook_path.resolve()
+    took = not execution.held
+    free = execution.try_acquire()
+    try:
+        with registry.locked(notebook_path):
+            entry = registry.read(notebook_path)
+            if entry is None or entry.epoch != epoch:
+                return True
+            if free and not entry.live_users(besides=process_name()):
+                _mark_stopping(entry)
+                registry.write(entry)
+                return True
+            entry.owner_pid = None  # nobody owns it now: the supervisor stops it when unused
+            registry.write(entry)
+            return False
+    finally:
+        if took and free:
+            execution.release()
 
 
 def interrupt_registered(entry: KernelEntry) -> None:
@@ -321,7 +376,15 @@ async def _supervise(
         e.idle_since = time.time()
 
     if registry.update(notebook_path, ready, epoch=epoch) is not None:
-        await _watch(registry, notebook_path, epoch, km)
+        execution = ExecLock(registry.path(notebook_path, ".exec"))
+        try:
+            await _watch(registry, notebook_path, epoch, km, execution)
+            for signum in (signal.SIGTERM, signal.SIGHUP):  # a stop asked now must not kill
+                signal.signal(signum, signal.SIG_IGN)  # us before we stopped the kernel
+            with anyio.CancelScope(shield=True):  # visible before the kernel goes
+                registry.update(notebook_path, _mark_stopping, epoch=epoch)
+        finally:
+            execution.release()  # a waiter now sees ``stopping`` and waits for the entry
     with anyio.CancelScope(shield=True):
         await _shutdown(km)
         registry.remove(notebook_path, epoch=epoch)
@@ -341,12 +404,22 @@ async def _shutdown(km: object) -> None:
         await km.shutdown_kernel(now=True)
 
 
-async def _watch(registry: KernelRegistry, notebook_path: Path, epoch: str, km: object) -> None:
-    """Return when the kernel must stop (or stopped by itself); see the module docstring."""
+def _unused(entry: KernelEntry) -> bool:
+    """Whether the kernel should stop when nobody executes on it: idle for its timeout, or
+    not kept and neither its starter nor any other process uses it."""
+    if time.time() - entry.idle_since >= entry.idle_timeout:
+        return True
+    return not entry.keep and not pid_alive(entry.owner_pid) and not entry.live_users()
+
+
+async def _watch(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, km: object, execution: ExecLock
+) -> None:
+    """Return when the kernel must stop (or stopped by itself), holding ``execution`` when
+    it stops for being unused; see the module docstring."""
     from jupyter_client.manager import AsyncKernelManager
 
     assert isinstance(km, AsyncKernelManager)
-    execution = ExecLock(registry.path(notebook_path, ".exec"))
 
     async def should_stop() -> bool:
         if not await km.is_alive():
@@ -354,10 +427,13 @@ async def _watch(registry: KernelRegistry, notebook_path: Path, epoch: str, km: 
         entry = registry.read(notebook_path)
         if entry is None or entry.epoch != epoch or entry.state == "stopping":
             return True
-        if not entry.keep and not pid_alive(entry.owner_pid):
-            return True
-        idle = time.time() - entry.idle_since >= entry.idle_timeout
-        return idle and execution.try_acquire()  # held until exit: nobody starts a cell now
+        if not _unused(entry) or not execution.try_acquire():
+            return False
+        again = registry.read(notebook_path)  # a run may have ended while we took the lock
+        if again is not None and again.epoch == epoch and not _unused(again):
+            execution.release()
+            return False
+        return True
 
     async def poll(scope: anyio.CancelScope) -> None:
         while not await should_stop():

@@ -10,10 +10,18 @@ same kernel epoch, and a cell edited since is stale everywhere.
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import partial
 from pathlib import Path
 
 from jupyter_jcli.analysis import RunRecord
-from jupyter_jcli.kernels import KernelPool, KernelRegistry, ServerConfig, SharedKernelPool
+from jupyter_jcli.kernels import (
+    KeptServerBackend,
+    KernelPool,
+    KernelRegistry,
+    LockedKernelPool,
+    ServerConfig,
+    SharedKernelPool,
+)
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._session import Workbench
 
@@ -106,8 +114,11 @@ def shared_workbench(
     runs, else starts one, which it stops at its shutdown unless ``keep``.
 
     With ``server`` the kernels are that Jupyter Server's instead (``Workbench(server=...)``):
-    the server's sessions are then the place every process finds a notebook's kernel, and
-    ``keep``, ``idle_timeout`` and ``busy_wait`` (settings of the local registry) do not apply.
+    the server's sessions are then the place every process finds a notebook's kernel;
+    ``keep`` leaves the notebook's session on the server
+    (:class:`~jupyter_jcli.kernels.KeptServerBackend`: ``j-cli kernel list --server-url``
+    shows it), and ``idle_timeout`` and ``busy_wait`` (settings of the local registry) do
+    not apply.
 
     Args:
         keep: kernels it starts outlive it (until ``j-cli kernel stop`` or the idle timeout).
@@ -121,6 +132,9 @@ def shared_workbench(
     Raises:
         UsageError: ``USAGE_ERROR`` for an idle timeout that is not a number > 0.
     """
+    if server is not None and keep:
+        kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server))
+        return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
         return Workbench(cache_dir=cache_dir, server=server)
     pool = SharedKernelPool(keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait)

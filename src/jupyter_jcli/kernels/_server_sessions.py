@@ -1,0 +1,219 @@
+"""A Jupyter Server's notebook kernels as the live kernels of ``j-cli kernel``: the server's
+sessions (``api/sessions``) for notebooks under its root, started, listed, interrupted,
+restarted and stopped through its REST API.
+
+On a server the sessions are the registry: a kernel started here (a new session, as
+JupyterLab makes one) stays until someone stops it or the server culls it, and JupyterLab
+shows and reuses it; a session a person opened is listed, interrupted and stopped the same
+way. A server with no sessions to list (Jupyter Kernel Gateway) has no notebook kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._server_config import ServerConfig
+from jupyter_jcli.kernels._server_http import ServerApi, kernel_path
+from jupyter_jcli.kernels._server_paths import server_path, server_root
+
+__all__ = [
+    "ServerSession",
+    "interrupt_session",
+    "notebook_session",
+    "notebook_sessions",
+    "restart_session",
+    "start_session",
+    "stop_session",
+]
+
+
+@dataclass(frozen=True)
+class ServerSession:
+    """One notebook session of a Jupyter Server and its kernel.
+
+    Attributes:
+        notebook_path: the notebook on this machine (the server root joined with ``path``).
+        path: the server's path of the notebook.
+        session_id: the session's id.
+        name: the session's name (JupyterLab: the notebook's file name).
+        kernel_id: the kernel's id.
+        kernelspec: the kernel's kernelspec name.
+        state: the kernel's ``execution_state`` (``idle``, ``busy``, ``starting``...).
+        last_activity: when the kernel last did something (ISO 8601, as the server says).
+        connections: how many clients (WebSockets) the kernel has.
+        server_url: the server's base URL.
+    """
+
+    notebook_path: Path
+    path: str
+    session_id: str
+    name: str | None
+    kernel_id: str
+    kernelspec: str | None
+    state: str | None
+    last_activity: str | None
+    connections: int | None
+    server_url: str
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _session(model: dict[str, Any], root: Path, url: str) -> ServerSession | None:
+    kernel, path, ident = model.get("kernel"), _text(model.get("path")), _text(model.get("id"))
+    if not isinstance(kernel, dict) or path is None or ident is None:
+        return None
+    kernel_id = _text(kernel.get("id"))
+    notebook = model.get("type") == "notebook" or path.endswith(".ipynb")
+    if kernel_id is None or not notebook or PurePosixPath(path).is_absolute() or ".." in path:
+        return None
+    connections = kernel.get("connections")
+    return ServerSession(
+        notebook_path=(root / path).resolve(),
+        path=path,
+        session_id=ident,
+        name=_text(model.get("name")),
+        kernel_id=kernel_id,
+        kernelspec=_text(kernel.get("name")),
+        state=_text(kernel.get("execution_state")),
+        last_activity=_text(kernel.get("last_activity")),
+        connections=connections if isinstance(connections, int) else None,
+        server_url=url,
+    )
+
+
+@asynccontextmanager
+async def _api(config: ServerConfig) -> AsyncIterator[ServerApi]:
+    api = ServerApi(config)
+    try:
+        yield api
+    finally:
+        await api.aclose()
+
+
+async def _sessions(api: ServerApi, config: ServerConfig) -> list[ServerSession]:
+    root = server_root(config)
+    found = (_session(model, root, config.url) for model in await api.sessions() or ())
+    return sorted((s for s in found if s is not None), key=lambda s: str(s.notebook_path))
+
+
+async def notebook_sessions(config: ServerConfig) -> list[ServerSession]:
+    """The server's notebook sessions, sorted by notebook path.
+
+    Raises:
+        KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
+    """
+    async with _api(config) as api:
+        return await _sessions(api, config)
+
+
+async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerSession | None:
+    """The session of ``notebook_path`` on the server, ``None`` when it has none.
+
+    Raises:
+        KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
+    """
+    path = server_path(notebook_path, server_root(config))
+    async with _api(config) as api:
+        return next((s for s in await _sessions(api, config) if s.path == path), None)
+
+
+async def start_session(
+    config: ServerConfig, notebook_path: Path, *, kernelspec: str, timeout: float
+) -> tuple[ServerSession, bool]:
+    """The notebook's session: the one the server has, or one created now (``type:
+    notebook``, as JupyterLab creates it), which stays after this process ends.
+
+    Returns:
+        ``(session, started)``: whether this call created it.
+
+    Raises:
+        KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``),
+            ``KERNEL_START_FAILED`` (a server without sessions), the codes of
+            :func:`notebook_session`.
+    """
+    path = server_path(notebook_path, server_root(config))
+    async with _api(config) as api:
+        if await api.sessions() is None:
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                "this server keeps no sessions (a kernel gateway): its kernels live only as "
+                "long as the command that starts them",
+                {"server_url": config.url, "reason": "no sessions API"},
+            )
+        current = next((s for s in await _sessions(api, config) if s.path == path), None)
+        if current is not None:
+            return current, False
+        specs = await api.kernelspecs()
+        if kernelspec not in specs:
+            raise KernelError(
+                ErrorCode.KERNELSPEC_NOT_FOUND,
+                f"the Jupyter Server cannot start kernelspec {kernelspec!r}",
+                {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
+            )
+        body = {"path": path, "type": "notebook", "name": notebook_path.name}
+        model = await api.request(
+            "POST",
+            "api/sessions",
+            "starting the notebook's session",
+            body={**body, "kernel": {"name": kernelspec}},
+            timeout=timeout,
+        )
+        made = _session(model, server_root(config), config.url) if isinstance(model, dict) else None
+        if made is None:
+            raise KernelError(
+                ErrorCode.SERVER_ERROR,
+                "the Jupyter Server's new session names no kernel",
+                {"path": "api/sessions", "server_url": config.url},
+            )
+        return made, True
+
+
+async def stop_session(config: ServerConfig, session: ServerSession) -> None:
+    """Delete the session, which stops its kernel (gone already: nothing to do).
+
+    Raises:
+        KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
+    """
+    async with _api(config) as api:
+        where = f"api/sessions/{quote(session.session_id, safe='')}"
+        await api.request("DELETE", where, "stopping the notebook's session", missing_ok=True)
+
+
+async def interrupt_session(config: ServerConfig, session: ServerSession) -> None:
+    """Interrupt the session's kernel (its variables are kept).
+
+    Raises:
+        KernelError: ``KERNEL_NOT_RUNNING`` when the server no longer has the kernel; the
+            codes of :func:`stop_session`.
+    """
+    await _kernel_action(config, session, "interrupt", "interrupting the kernel", None)
+
+
+async def restart_session(config: ServerConfig, session: ServerSession, *, timeout: float) -> None:
+    """Restart the session's kernel in place (same kernel id: JupyterLab stays on it).
+
+    Raises:
+        KernelError: as :func:`interrupt_session`.
+    """
+    await _kernel_action(config, session, "restart", "restarting the kernel", timeout)
+
+
+async def _kernel_action(
+    config: ServerConfig, session: ServerSession, action: str, doing: str, timeout: float | None
+) -> None:
+    async with _api(config) as api:
+        if await api.kernel(session.kernel_id) is None:
+            raise KernelError(
+                ErrorCode.KERNEL_NOT_RUNNING,
+                "the server no longer has the notebook's kernel",
+                {"notebook_path": str(session.notebook_path), "kernel_id": session.kernel_id},
+            )
+        await api.request("POST", kernel_path(session.kernel_id, action), doing, timeout=timeout)

@@ -1,0 +1,136 @@
+"""``j-cli kernel start|list|stop|restart|interrupt --server-url`` on a real Jupyter Server
+(marker ``server``): the server's notebook sessions are its live kernels, those we start and
+those a person opened alike. Every wait is bounded."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from jupyter_jcli.cli import run
+from jupyter_jcli.errors import ErrorCode
+from server_helpers import RunningServer, write_notebook
+
+pytestmark = pytest.mark.server
+
+
+def jcli(server: RunningServer, *args: str | Path) -> tuple[int, dict[str, Any]]:
+    """``j-cli -j ARGS --server-url … --token … --server-root …`` in memory: exit status
+    and the JSON document."""
+    where = ("--server-url", server.url, "--token", server.token, "--server-root", server.root)
+    runner = CliRunner()
+    with runner.isolation() as streams:
+        status = run(["-j", *map(str, args), *map(str, where)])
+        sys.stdout.flush()
+        out = streams[0].getvalue().decode("utf-8")
+    assert out.count("\n") == 1, out
+    document: dict[str, Any] = json.loads(out)
+    return status, document
+
+
+def server_sessions(server: RunningServer) -> list[dict[str, Any]]:
+    with server.client() as rest:
+        answer = rest.get("api/sessions")
+        answer.raise_for_status()
+        sessions: list[dict[str, Any]] = answer.json()
+        return sessions
+
+
+def test_a_kernel_started_on_a_server_is_a_session_listed_controlled_and_stopped(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["x = 1"])
+    status, started = jcli(jupyter_server, "kernel", "start", path)
+    assert status == 0 and started["started"] is True
+    kernel = started["kernel"]
+    assert kernel["transport"] == "server" and kernel["notebook_path"] == str(path.resolve())
+    try:
+        assert jcli(jupyter_server, "kernel", "start", path)[1]["started"] is False
+        status, listed = jcli(jupyter_server, "kernel", "list")
+        assert status == 0
+        mine = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+        assert [k["kernel_id"] for k in mine] == [kernel["kernel_id"]]
+        status, interrupted = jcli(jupyter_server, "kernel", "interrupt", path)
+        assert status == 0 and interrupted["kernel"]["kernel_id"] == kernel["kernel_id"]
+        status, restarted = jcli(jupyter_server, "kernel", "restart", path)
+        assert status == 0 and restarted["restarted"] is True
+        assert restarted["kernel"]["kernel_id"] == kernel["kernel_id"]  # in place
+    finally:
+        status, stopped = jcli(jupyter_server, "kernel", "stop", path)
+    assert status == 0 and [k["kernel_id"] for k in stopped["stopped"]] == [kernel["kernel_id"]]
+    assert all(s["kernel"]["id"] != kernel["kernel_id"] for s in server_sessions(jupyter_server))
+    status, again = jcli(jupyter_server, "kernel", "stop", path)
+    assert status != 0 and again["code"] == ErrorCode.KERNEL_NOT_RUNNING.value
+    status, gone = jcli(jupyter_server, "kernel", "interrupt", path)
+    assert status != 0 and gone["code"] == ErrorCode.KERNEL_NOT_RUNNING.value
+
+
+def test_a_session_a_person_opened_is_listed_as_the_notebooks_kernel(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["y = 2"], name="theirs")
+    relative = path.resolve().relative_to(jupyter_server.root.resolve()).as_posix()
+    with jupyter_server.client() as rest:
+        body = {"path": relative, "type": "notebook", "name": path.name}
+        made = rest.post("api/sessions", json={**body, "kernel": {"name": "python3"}})
+        made.raise_for_status()
+        session = made.json()
+    try:
+        status, listed = jcli(jupyter_server, "kernel", "list")
+        assert status == 0
+        (theirs,) = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+        assert theirs["session_id"] == session["id"]
+        assert theirs["kernel_id"] == session["kernel"]["id"]
+        assert theirs["kernelspec"] == "python3"
+    finally:
+        with jupyter_server.client() as rest:
+            rest.delete(f"api/sessions/{session['id']}")
+
+
+def test_a_notebook_outside_the_servers_root_is_refused(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["z = 3"])
+    where = ("--server-url", jupyter_server.url, "--token", jupyter_server.token)
+    runner = CliRunner()
+    with runner.isolation() as streams:
+        status = run(["-j", "kernel", "start", str(path), *where, "--server-root", "/nonexistent"])
+        sys.stdout.flush()
+        document = json.loads(streams[0].getvalue().decode("utf-8"))
+    assert status != 0 and document["code"] == ErrorCode.SERVER_PATH_OUTSIDE_ROOT.value
+
+
+def test_a_run_told_to_keep_its_server_kernel_leaves_a_session_kernel_list_shows(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["kept = 41", "kept + 1"], name="kept")
+    status, ran = jcli(jupyter_server, "run", path, "--keep")
+    assert status == 0 and ran["ok"] is True
+    try:
+        status, listed = jcli(jupyter_server, "kernel", "list")
+        assert status == 0
+        (kept,) = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+        status, again = jcli(jupyter_server, "run", path, "--all")
+        assert status == 0 and again["ok"] is True  # the next command joins the kept kernel
+        status, still = jcli(jupyter_server, "kernel", "list")
+        assert [
+            k["kernel_id"] for k in still["kernels"] if k["notebook_path"] == str(path.resolve())
+        ] == [kept["kernel_id"]]
+    finally:
+        jcli(jupyter_server, "kernel", "stop", path)
+    assert all(s["kernel"]["id"] != kept["kernel_id"] for s in server_sessions(jupyter_server))
+
+
+def test_a_run_without_keep_leaves_no_session_on_the_server(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["once = 1"], name="once")
+    status, ran = jcli(jupyter_server, "run", path)
+    assert status == 0 and ran["ok"] is True
+    _status, listed = jcli(jupyter_server, "kernel", "list")
+    assert [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())] == []
