@@ -66,6 +66,7 @@ from jupyter_jcli.kernels._registry import (
     KernelEntry,
     KernelRegistry,
     idle_timeout,
+    process_name,
     registry_dir,
 )
 from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
@@ -155,6 +156,7 @@ __all__ = [
     "kernel_died",
     "kernelspec_name_from_metadata",
     "message_type",
+    "process_name",
     "registry_dir",
     "server_config",
     "start_registered",

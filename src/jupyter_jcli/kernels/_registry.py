@@ -40,6 +40,7 @@ __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "IDLE_TIMEOUT_ENV",
     "LOCK_TIMEOUT",
+    "MAX_CHANGES",
     "RUNTIME_DIR_ENV",
     "EntryState",
     "ExecLock",
@@ -61,6 +62,8 @@ LOCK_TIMEOUT = 10.0
 """Seconds to wait for an entry's lock (held only for one read-modify-write)."""
 _LOCK_POLL = 0.01
 _MAX_USERS = 20
+MAX_CHANGES = 32
+"""Changes of inline code kept per entry (older ones already count through newer ones)."""
 _SCHEMA = 1
 
 EntryState = Literal["starting", "idle", "busy", "stopping", "failed"]
@@ -142,6 +145,11 @@ class KernelEntry:
         seq: the last run sequence number handed out (orders runs across processes).
         runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
             "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
+        changes: code run on the kernel outside the cells since (inline code), the latest
+            :data:`MAX_CHANGES`: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it
+            may have written, ``None`` for any name; see :meth:`KernelRegistry.record_change`).
+        interrupt: the last interrupt, restart or stop asked of the kernel by some process:
+            ``{"epoch", "who", "reason", "at"}`` (:meth:`KernelRegistry.record_interrupt`).
         error: ``{"code", "message", "details"}`` when ``state == "failed"``.
     """
 
@@ -166,6 +174,8 @@ class KernelEntry:
     busy: dict[str, Any] | None = None
     seq: int = 0
     runs: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    interrupt: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -373,6 +383,52 @@ class KernelRegistry:
 
         self.update(notebook_path, change, epoch=str(record["epoch"]))
         return assigned
+
+    # ------------------------------------------------- inline code and interrupt requests
+
+    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
+        """Append one run of code outside the cells (``epoch``, ``names``: a list or
+        ``None`` for any name, ``cause``) to the log of the kernel it ran on; returns its
+        sequence number, from the same counter as :meth:`record_run` (so it orders against
+        the cells' runs across processes), ``-1`` when the entry names another kernel.
+
+        The entry keeps the latest :data:`MAX_CHANGES`, and none older than the last change
+        that may have written any name (it overwrote everything the older ones did)."""
+        assigned = -1
+
+        def apply(entry: KernelEntry) -> None:
+            nonlocal assigned
+            entry.seq += 1
+            assigned = entry.seq
+            kept = [*entry.changes, {**change, "seq": assigned}]
+            last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
+            entry.changes = kept[last_all:][-MAX_CHANGES:]
+
+        self.update(notebook_path, apply, epoch=str(change["epoch"]))
+        return assigned
+
+    def record_interrupt(self, notebook_path: Path, epoch: str, who: str, reason: str) -> None:
+        """Note that ``who`` asks the kernel of ``epoch`` to stop its running request
+        (``reason``: ``kernel_interrupted``, ``kernel_restarted`` or ``kernel_shutdown``),
+        before the request is sent, so the process running the cell can tell an interrupt
+        from a ``KeyboardInterrupt`` of its own (:meth:`interrupt_since`)."""
+
+        def apply(entry: KernelEntry) -> None:
+            entry.interrupt = {"epoch": epoch, "who": who, "reason": reason, "at": time.time()}
+
+        self.update(notebook_path, apply, epoch=epoch)
+
+    def interrupt_since(
+        self, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The interrupt request recorded for the kernel of ``epoch`` at or after ``since``
+        (Unix time, s), else ``None``."""
+        entry = self.read(notebook_path)
+        asked = entry.interrupt if entry is not None else None
+        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
+            return None
+        at = asked.get("at")
+        return asked if isinstance(at, (int, float)) and at >= since else None
 
 
 class ExecLock:

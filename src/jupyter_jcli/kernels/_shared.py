@@ -26,7 +26,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import anyio
 
@@ -51,6 +51,7 @@ from jupyter_jcli.kernels._supervisor import (
 )
 from jupyter_jcli.kernels._types import (
     ExecutionResult,
+    InterruptReason,
     Output,
     OutputCallback,
 )
@@ -164,6 +165,7 @@ class SharedNotebookKernel(NotebookKernel):
         progress here is left alone)."""
         if self._life_lock.locked():
             return
+        self._note_registered_death()
         entry = self.shared_registry.live(self.notebook_path)
         if entry is None:
             return
@@ -180,6 +182,42 @@ class SharedNotebookKernel(NotebookKernel):
             finally:
                 self._attach_only = False
             self._running_spec = entry.kernelspec
+
+    def _note_registered_death(self) -> None:
+        """A registered kernel this object never ran that died (killed from outside) is
+        noted as this object's dead kernel before its entry is removed, so the execution
+        that replaces it says so (``kernel_restarted``, ``replaced_epoch``)."""
+        if self._backend is not None or self._dead:
+            return
+        entry = self.shared_registry.read(self.notebook_path)
+        if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
+            self._dead, self._epoch = True, entry.epoch
+
+    def _asked_elsewhere(
+        self, epoch: str, since: float
+    ) -> tuple[InterruptReason, str | None] | None:
+        """The interrupt, restart or shutdown the registry records for the kernel of
+        ``epoch`` since ``since`` (``KernelRegistry.record_interrupt``)."""
+        asked = self.shared_registry.interrupt_since(self.notebook_path, epoch, since) or {}
+        reason = next((r for r in get_args(InterruptReason) if r == asked.get("reason")), None)
+        if reason is None:
+            return None
+        who = asked.get("who")
+        return reason, who if isinstance(who, str) else None
+
+    def _record_stop(self, epoch: str | None, reason: InterruptReason) -> None:
+        if epoch is not None:
+            with contextlib.suppress(KernelError):
+                self.shared_registry.record_interrupt(
+                    self.notebook_path, epoch, process_name(), reason
+                )
+
+    async def interrupt(self) -> None:
+        """:meth:`NotebookKernel.interrupt`, recorded in the registry first so that another
+        process running the cell reports it ``interrupted``, not ``error``."""
+        await self._sync(launch=False)
+        self._record_stop(self._epoch, "kernel_interrupted")
+        await super().interrupt()
 
     async def is_alive(self) -> bool:
         """Whether a kernel runs; joins the notebook's registered kernel first if this object
@@ -239,6 +277,7 @@ class SharedNotebookKernel(NotebookKernel):
         took = False
         if not self._exec.held:
             if entry is not None and self._exec.taken_elsewhere():
+                self._record_stop(entry.epoch, "kernel_restarted")
                 with contextlib.suppress(KernelError):
                     interrupt_registered(entry)
             await self._take_exec(STOP_WAIT)
