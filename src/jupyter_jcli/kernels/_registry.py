@@ -8,6 +8,8 @@ Layout, under :func:`registry_dir` (the Jupyter runtime folder's ``jcli-kernels`
     <key>.lock   flock'ed for each read-modify-write of the entry (bounded by LOCK_TIMEOUT)
     <key>.exec   flock'ed by the one process executing on the kernel (a batch of cells)
     <key>.log    the supervisor's and the kernel's own stdout/stderr
+    <key>.lost   the epoch of a kernel that died by itself (``kill -9``, out of memory),
+                 until the next kernel started for the notebook reports it replaced
 
 ``<key>`` is a hash of the resolved notebook path. Locks are ``fcntl.flock`` locks: the
 kernel releases them when their holder dies, so a crashed command never leaves the notebook
@@ -62,6 +64,8 @@ LOCK_TIMEOUT = 10.0
 """Seconds to wait for an entry's lock (held only for one read-modify-write)."""
 _LOCK_POLL = 0.01
 _MAX_USERS = 20
+LOST_TTL = 86_400.0
+"""Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
 MAX_CHANGES = 32
 """Changes of inline code kept per entry (older ones already count through newer ones)."""
 _SCHEMA = 1
@@ -318,6 +322,8 @@ class KernelRegistry:
         """Remove a dead entry and kill what is left of its processes."""
         import signal
 
+        if entry.state in ("idle", "busy"):
+            self.record_lost(Path(entry.notebook_path), entry.epoch)
         for pid in (entry.pid, entry.supervisor_pid):
             if pid_alive(pid):
                 assert pid is not None
@@ -429,6 +435,42 @@ class KernelRegistry:
             return None
         at = asked.get("at")
         return asked if isinstance(at, (int, float)) and at >= since else None
+
+    def record_lost(self, notebook_path: Path, epoch: str) -> None:
+        """Note that the kernel of ``epoch`` died without being asked to (its supervisor
+        or whoever found its entry dead calls this), in ``<key>.lost``, so the command that
+        starts the next kernel for the notebook says the old one was replaced
+        (:meth:`take_lost`). Best effort: a failure to write loses only that notice."""
+        target = self.path(notebook_path, ".lost")
+        data = json.dumps({"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()})
+        with contextlib.suppress(OSError):
+            self._ensure_root()
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            tmp.write_text(data, encoding="utf-8")
+            os.replace(tmp, target)
+
+    def take_lost(self, notebook_path: Path) -> str | None:
+        """The epoch :meth:`record_lost` noted for the notebook within :data:`LOST_TTL`
+        seconds, else ``None``; the record is removed (one process takes it)."""
+        target = self.path(notebook_path, ".lost")
+        claimed = target.with_name(f".{target.name}.{os.getpid()}.taken")
+        try:
+            os.replace(target, claimed)
+        except OSError:
+            return None
+        try:
+            data = json.loads(claimed.read_bytes())
+        except (OSError, ValueError):
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                claimed.unlink()
+        if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
+            return None
+        at, epoch = data.get("at"), data.get("epoch")
+        if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
+            return None
+        return epoch if isinstance(epoch, str) else None
 
 
 class ExecLock:

@@ -185,13 +185,18 @@ class SharedNotebookKernel(NotebookKernel):
 
     def _note_registered_death(self) -> None:
         """A registered kernel this object never ran that died (killed from outside) is
-        noted as this object's dead kernel before its entry is removed, so the execution
-        that replaces it says so (``kernel_restarted``, ``replaced_epoch``)."""
+        noted as this object's dead kernel: its entry still there with dead processes (then
+        removed), or the ``.lost`` record its supervisor left; so the execution that
+        replaces it says so (``kernel_restarted``, ``replaced_epoch``)."""
         if self._backend is not None or self._dead:
             return
         entry = self.shared_registry.read(self.notebook_path)
         if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
             self._dead, self._epoch = True, entry.epoch
+        elif entry is None and (lost := self.shared_registry.take_lost(self.notebook_path)):
+            self._dead, self._epoch = True, lost  # its supervisor saw it die and left
+        elif entry is not None and entry.state in ("idle", "busy"):
+            self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
 
     def _asked_elsewhere(
         self, epoch: str, since: float

@@ -322,6 +322,11 @@ async def _supervise(
 
     if registry.update(notebook_path, ready, epoch=epoch) is not None:
         await _watch(registry, notebook_path, epoch, km)
+        with contextlib.suppress(Exception):
+            now = registry.read(notebook_path)
+            asked = now is None or now.epoch != epoch or now.state == "stopping"
+            if not asked and not await km.is_alive():  # it died by itself: the next start
+                registry.record_lost(notebook_path, epoch)  # for the notebook says so
     with anyio.CancelScope(shield=True):
         await _shutdown(km)
         registry.remove(notebook_path, epoch=epoch)
