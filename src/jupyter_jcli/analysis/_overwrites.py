@@ -9,8 +9,9 @@ The rule (the staleness counterpart of an edit, :func:`~._staleness.stale_after_
    (:func:`code_writes`): the names it defines, rebinds, mutates or deletes, call-time writes of
    the notebook's functions it calls included (``tick()`` whose body does
    ``global steps; steps += 1`` writes ``steps``), resolved against the notebook's graph;
-2. code the analyzer cannot see through writes *every* name (``names is None``): a magic or
-   shell escape, a wildcard writer (``exec()``, ``globals()[...] = ...``, ``from m import *``,
+2. code the analyzer cannot see through writes *every* name (``names is None``): a line or
+   cell magic (a shell escape ``!cmd`` binds no Python name; ``x = !cmd`` binds ``x``), a
+   wildcard writer (``exec()``, ``globals()[...] = ...``, ``from m import *``,
    ``%run``), any use of ``exec``, ``eval``, ``globals``, ``locals``, ``vars`` or
    ``get_ipython``, a cell magic whose body is not Python, code that does not parse or is too large
    to analyse, and any code on a kernel whose language is not Python;

@@ -29,7 +29,7 @@ _OPAQUE = {
     "syntax_error": "does not parse",
     "too_large": "too large to analyse",
     "opaque_magic": "a cell magic",
-    "magic": "a magic or shell escape",
+    "magic": "a magic",
     "wildcard": "exec, eval, globals() or a star import",
 }
 _MAX_NAMED = 8
