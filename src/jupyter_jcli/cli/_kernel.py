@@ -267,6 +267,8 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
 @click.argument("file", metavar="NB")
 def interrupt_command(file: str) -> None:
     """Interrupt the cell running on NB's kernel (the variables are kept)."""
+    from contextlib import suppress
+
     from jupyter_jcli.kernels import KernelRegistry, interrupt_registered, process_name
 
     path = notebook_kernel_path(file)
@@ -274,8 +276,10 @@ def interrupt_command(file: str) -> None:
     entry = registry.live(path)
     if entry is None:
         raise _not_running(path)
-    # recorded first: the command running the cell then reports it interrupted, by us
-    registry.record_interrupt(path, entry.epoch, process_name(), "kernel_interrupted")
+    # recorded first: the command running the cell then reports it interrupted, by us (a
+    # registry that stays locked loses only that attribution, never the interrupt)
+    with suppress(KernelError):
+        registry.record_interrupt(path, entry.epoch, process_name(), "kernel_interrupted")
     interrupt_registered(entry)
     if json_mode():
         _document(

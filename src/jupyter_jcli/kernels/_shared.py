@@ -198,6 +198,12 @@ class SharedNotebookKernel(NotebookKernel):
         elif entry is not None and entry.state in ("idle", "busy"):
             self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
 
+    async def _start(self) -> None:
+        """Start or join the kernel; a loss recorded before (``.lost``) is then told already
+        (by the caller that noted it) or too old to tell."""
+        self.shared_registry.take_lost(self.notebook_path)
+        await super()._start()
+
     def _asked_elsewhere(
         self, epoch: str, since: float
     ) -> tuple[InterruptReason, str | None] | None:
