@@ -37,12 +37,12 @@ from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import seconds_setting
+from jupyter_jcli.kernels._registry_notes import RegistryNotes
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
     "IDLE_TIMEOUT_ENV",
     "LOCK_TIMEOUT",
-    "MAX_CHANGES",
     "RUNTIME_DIR_ENV",
     "EntryState",
     "ExecLock",
@@ -64,10 +64,6 @@ LOCK_TIMEOUT = 10.0
 """Seconds to wait for an entry's lock (held only for one read-modify-write)."""
 _LOCK_POLL = 0.01
 _MAX_USERS = 20
-LOST_TTL = 86_400.0
-"""Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
-MAX_CHANGES = 32
-"""Changes of inline code kept per entry (older ones already count through newer ones)."""
 _SCHEMA = 1
 
 EntryState = Literal["starting", "idle", "busy", "stopping", "failed"]
@@ -150,10 +146,10 @@ class KernelEntry:
         runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
             "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
         changes: code run on the kernel outside the cells since (inline code), the latest
-            :data:`MAX_CHANGES`: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it
-            may have written, ``None`` for any name; see :meth:`KernelRegistry.record_change`).
+            ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
+            have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
         interrupt: the last interrupt, restart or stop asked of the kernel by some process:
-            ``{"epoch", "who", "reason", "at"}`` (:meth:`KernelRegistry.record_interrupt`).
+            ``{"epoch", "who", "reason", "at"}`` (:meth:`RegistryNotes.record_interrupt`).
         error: ``{"code", "message", "details"}`` when ``state == "failed"``.
     """
 
@@ -207,8 +203,9 @@ class KernelEntry:
         return pid_alive(self.pid) and pid_alive(self.supervisor_pid)
 
 
-class KernelRegistry:
-    """The registry folder (see the module docstring).
+class KernelRegistry(RegistryNotes):
+    """The registry folder (see the module docstring); its notes of inline code, interrupt
+    requests and lost kernels are :class:`~jupyter_jcli.kernels._registry_notes.RegistryNotes`.
 
     Args:
         root: the folder; default :func:`registry_dir`.
@@ -389,88 +386,6 @@ class KernelRegistry:
 
         self.update(notebook_path, change, epoch=str(record["epoch"]))
         return assigned
-
-    # ------------------------------------------------- inline code and interrupt requests
-
-    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
-        """Append one run of code outside the cells (``epoch``, ``names``: a list or
-        ``None`` for any name, ``cause``) to the log of the kernel it ran on; returns its
-        sequence number, from the same counter as :meth:`record_run` (so it orders against
-        the cells' runs across processes), ``-1`` when the entry names another kernel.
-
-        The entry keeps the latest :data:`MAX_CHANGES`, and none older than the last change
-        that may have written any name (it overwrote everything the older ones did)."""
-        assigned = -1
-
-        def apply(entry: KernelEntry) -> None:
-            nonlocal assigned
-            entry.seq += 1
-            assigned = entry.seq
-            kept = [*entry.changes, {**change, "seq": assigned}]
-            last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
-            entry.changes = kept[last_all:][-MAX_CHANGES:]
-
-        self.update(notebook_path, apply, epoch=str(change["epoch"]))
-        return assigned
-
-    def record_interrupt(self, notebook_path: Path, epoch: str, who: str, reason: str) -> None:
-        """Note that ``who`` asks the kernel of ``epoch`` to stop its running request
-        (``reason``: ``kernel_interrupted``, ``kernel_restarted`` or ``kernel_shutdown``),
-        before the request is sent, so the process running the cell can tell an interrupt
-        from a ``KeyboardInterrupt`` of its own (:meth:`interrupt_since`)."""
-
-        def apply(entry: KernelEntry) -> None:
-            entry.interrupt = {"epoch": epoch, "who": who, "reason": reason, "at": time.time()}
-
-        self.update(notebook_path, apply, epoch=epoch)
-
-    def interrupt_since(
-        self, notebook_path: Path, epoch: str, since: float
-    ) -> dict[str, Any] | None:
-        """The interrupt request recorded for the kernel of ``epoch`` at or after ``since``
-        (Unix time, s), else ``None``."""
-        entry = self.read(notebook_path)
-        asked = entry.interrupt if entry is not None else None
-        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
-            return None
-        at = asked.get("at")
-        return asked if isinstance(at, (int, float)) and at >= since else None
-
-    def record_lost(self, notebook_path: Path, epoch: str) -> None:
-        """Note that the kernel of ``epoch`` died without being asked to (its supervisor
-        or whoever found its entry dead calls this), in ``<key>.lost``, so the command that
-        starts the next kernel for the notebook says the old one was replaced
-        (:meth:`take_lost`). Best effort: a failure to write loses only that notice."""
-        target = self.path(notebook_path, ".lost")
-        data = json.dumps({"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()})
-        with contextlib.suppress(OSError):
-            self._ensure_root()
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            tmp.write_text(data, encoding="utf-8")
-            os.replace(tmp, target)
-
-    def take_lost(self, notebook_path: Path) -> str | None:
-        """The epoch :meth:`record_lost` noted for the notebook within :data:`LOST_TTL`
-        seconds, else ``None``; the record is removed (one process takes it)."""
-        target = self.path(notebook_path, ".lost")
-        claimed = target.with_name(f".{target.name}.{os.getpid()}.taken")
-        try:
-            os.replace(target, claimed)
-        except OSError:
-            return None
-        try:
-            data = json.loads(claimed.read_bytes())
-        except (OSError, ValueError):
-            return None
-        finally:
-            with contextlib.suppress(OSError):
-                claimed.unlink()
-        if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
-            return None
-        at, epoch = data.get("at"), data.get("epoch")
-        if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
-            return None
-        return epoch if isinstance(epoch, str) else None
 
 
 class ExecLock:
