@@ -104,17 +104,22 @@ def test_exec_the_analyzer_cannot_see_through_stales_every_cell(
     assert status == 0 and ran(rerun) == names(path)
 
 
-def run_in_background(path: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+def stopped_from_outside(tmp_path: Path, *command: str) -> dict[str, Any]:
+    """``j-cli -j run`` of a notebook whose second cell loops, with ``j-cli kernel COMMAND``
+    run by another process while that cell runs; the run's document."""
+    path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
+    _first, looping, _after = names(path)
+    assert jcli_json("kernel", "start", path)[0] == 0
+    proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def finished(proc: subprocess.Popen[str]) -> dict[str, Any]:
     try:
+        assert wait_until(lambda: running_cell(path) == looping, TIMEOUT)
+        status, asked = jcli_json("kernel", *command, path)
+        assert status == 0, asked
         out, _err = proc.communicate(timeout=TIMEOUT)
     finally:
         if proc.poll() is None:
@@ -126,16 +131,7 @@ def finished(proc: subprocess.Popen[str]) -> dict[str, Any]:
 def test_an_interrupt_from_another_command_ends_the_running_cell_interrupted(
     tmp_path: Path, stopped_after: None
 ) -> None:
-    path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
-    _first, looping, _after = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
-    proc = run_in_background(path)
-    try:
-        assert wait_until(lambda: running_cell(path) == looping, TIMEOUT)
-        status, asked = jcli_json("kernel", "interrupt", path)
-        assert status == 0, asked
-    finally:
-        document = finished(proc)
+    document = stopped_from_outside(tmp_path, "interrupt")
     cell = document["run"]["cells"][1]
     assert [c["status"] for c in document["run"]["cells"]] == ["ok", "interrupted", "skipped"]
     assert cell["interrupted_by"] == "kernel_interrupted"
@@ -147,16 +143,7 @@ def test_an_interrupt_from_another_command_ends_the_running_cell_interrupted(
 def test_a_restart_from_another_command_ends_the_running_cell_by_the_restart(
     tmp_path: Path, stopped_after: None
 ) -> None:
-    path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
-    _first, looping, _after = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
-    proc = run_in_background(path)
-    try:
-        assert wait_until(lambda: running_cell(path) == looping, TIMEOUT)
-        status, restarted = jcli_json("kernel", "restart", path)
-        assert status == 0, restarted
-    finally:
-        document = finished(proc)
+    document = stopped_from_outside(tmp_path, "restart")
     cells = document["run"]["cells"]
     assert [c["status"] for c in cells] == ["ok", "interrupted", "skipped"]
     assert cells[1]["interrupted_by"] == "kernel_restarted" and cells[1]["interrupt_requested_by"]
