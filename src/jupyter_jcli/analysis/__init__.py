@@ -9,7 +9,9 @@
   brought up to date from the graph before the edit (a small process-wide memo, or
   ``previous=``), re-analysing the changed cells and re-resolving only the cells below that
   looked at a name the edit changed; the result equals a build from scratch.
-- :func:`stale_after_edit`, :func:`fresh_cells`, :func:`rerun_plan`: what must re-run.
+- :func:`stale_after_edit`, :func:`fresh_cells`, :func:`rerun_plan`: what must re-run;
+  :func:`code_writes`, :func:`overwritten_cells`: what inline code run on the kernel
+  overwrote (:class:`StateChange` records it in a run log).
 - :func:`to_mermaid`, :func:`to_dot`: the DAG as text for people.
 
 Reads before writes (what the replay rule of :func:`stale_after_edit` and :func:`rerun_plan`
@@ -85,11 +87,14 @@ from jupyter_jcli.analysis._mutations import (
     PURE_WHEN_DISPLAYED,
 )
 from jupyter_jcli.analysis._names import BUILTIN_NAMES, is_history_name
+from jupyter_jcli.analysis._overwrites import CodeWrites, code_writes, overwritten_cells
 from jupyter_jcli.analysis._render import to_dot, to_mermaid
 from jupyter_jcli.analysis._staleness import (
     CellStatus,
     RunRecord,
+    StateChange,
     fresh_cells,
+    overwriting_changes,
     rerun_plan,
     stale_after_edit,
 )
@@ -109,6 +114,7 @@ __all__ = [
     "CellInput",
     "CellNode",
     "CellStatus",
+    "CodeWrites",
     "EdgeDict",
     "Finding",
     "FindingDict",
@@ -116,12 +122,16 @@ __all__ = [
     "GraphDict",
     "NotebookGraph",
     "RunRecord",
+    "StateChange",
     "SyntaxErrorInfo",
     "analyze_cell",
     "build_graph",
     "clear_cache",
+    "code_writes",
     "fresh_cells",
     "is_history_name",
+    "overwriting_changes",
+    "overwritten_cells",
     "rerun_plan",
     "stale_after_edit",
     "to_dot",

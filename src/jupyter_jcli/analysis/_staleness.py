@@ -12,8 +12,9 @@ Rules (analysis issue, section 2):
   kernel, including a fresh writer it replays (so a chain of ``x += 1`` cells replays back
   to ``x = ...``);
 - a cell is fresh only if its current rev ran on the live kernel epoch, after the last run of
-  each cell it depends on, each of those is fresh, and its set of parents is the one it ran
-  with. No live epoch means nothing is fresh.
+  each cell it depends on, each of those is fresh, its set of parents is the one it ran
+  with, and no code run outside the cells since overwrote its state (inline code, rule in
+  :mod:`._overwrites`). No live epoch means nothing is fresh.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ from typing import Literal
 from jupyter_jcli.analysis._graph import NotebookGraph
 from jupyter_jcli.errors import AnalysisError, ErrorCode
 
-__all__ = ["CellStatus", "RunRecord", "fresh_cells", "rerun_plan", "stale_after_edit"]
+__all__ = [
+    "CellStatus",
+    "RunRecord",
+    "StateChange",
+    "fresh_cells",
+    "overwriting_changes",
+    "rerun_plan",
+    "stale_after_edit",
+]
 
 CellStatus = Literal["fresh", "stale", "never_run", "error"]
 """``fresh``: up to date on the live kernel; ``stale``: ran on the live kernel but its source,
@@ -52,6 +61,25 @@ class RunRecord:
     seq: int
     parents: Collection[str]
     ok: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class StateChange:
+    """One run of code outside the cells on a kernel epoch, as the run log records it.
+
+    Attributes:
+        seq: its place among the cells' runs (the run log's sequence, shared with
+            :class:`RunRecord`).
+        epoch: the kernel epoch it ran on.
+        names: the names it may have written (:class:`~._overwrites.CodeWrites`);
+            ``None``: any name.
+        cause: for a person and a model: what ran, who ran it and what it wrote.
+    """
+
+    seq: int
+    epoch: str
+    names: tuple[str, ...] | None
+    cause: str
 
 
 def _closure(graph: NotebookGraph, start: Iterable[int], into: set[int]) -> list[int]:
@@ -110,11 +138,46 @@ def stale_after_edit(
     return [graph.cells[i].key for i in sorted(stale)]
 
 
+def _latest_runs(run_log: Sequence[RunRecord], live_epoch: str | None) -> dict[str, RunRecord]:
+    latest: dict[str, RunRecord] = {}
+    if live_epoch is not None:
+        for rec in run_log:
+            if rec.epoch == live_epoch:
+                cur = latest.get(rec.key)
+                if cur is None or rec.seq > cur.seq:
+                    latest[rec.key] = rec
+    return latest
+
+
+def overwriting_changes(
+    graph: NotebookGraph,
+    run_log: Sequence[RunRecord],
+    live_epoch: str | None,
+    changes: Sequence[StateChange],
+) -> dict[str, StateChange]:
+    """The cells whose kernel state code run outside them overwrote since their last run on
+    the live kernel, each with the latest such :class:`StateChange` (rule in
+    :mod:`jupyter_jcli.analysis._overwrites`); changes of other epochs are ignored."""
+    if live_epoch is None or not changes:
+        return {}
+    from jupyter_jcli.analysis._overwrites import overwritten_cells
+
+    latest = _latest_runs(run_log, live_epoch)
+    found: dict[str, StateChange] = {}
+    for change in sorted((c for c in changes if c.epoch == live_epoch), key=lambda c: c.seq):
+        for key in overwritten_cells(graph, change.names):
+            rec = latest.get(key)
+            if rec is not None and rec.seq < change.seq:
+                found[key] = change
+    return found
+
+
 def fresh_cells(
     graph: NotebookGraph,
     run_log: Sequence[RunRecord],
     live_epoch: str | None,
     revs: Mapping[str, str],
+    changes: Sequence[StateChange] = (),
 ) -> dict[str, CellStatus]:
     """The status of every code cell against the runs recorded on the live kernel.
 
@@ -123,6 +186,9 @@ def fresh_cells(
         run_log: executions, in any order (``seq`` orders them); other epochs are ignored.
         live_epoch: the live kernel's epoch, or ``None`` when no kernel is running.
         revs: the current rev of every code cell, by key.
+        changes: code run on the kernel outside the cells (:class:`StateChange`): a cell
+            whose state one overwrote after its last run is ``stale``
+            (:func:`overwriting_changes`), and so are its dependents.
 
     Returns:
         ``{key: status}`` for every code cell, in document order (see :data:`CellStatus`).
@@ -130,13 +196,8 @@ def fresh_cells(
     Raises:
         AnalysisError: ``CELL_NOT_FOUND`` when ``revs`` has no rev for a code cell.
     """
-    latest: dict[str, RunRecord] = {}
-    if live_epoch is not None:
-        for rec in run_log:
-            if rec.epoch == live_epoch:
-                cur = latest.get(rec.key)
-                if cur is None or rec.seq > cur.seq:
-                    latest[rec.key] = rec
+    latest = _latest_runs(run_log, live_epoch)
+    overwritten = overwriting_changes(graph, run_log, live_epoch, changes) if changes else {}
     status: dict[str, CellStatus] = {}
     for node in graph.cells:
         if node.cell_type != "code":
@@ -162,7 +223,7 @@ def fresh_cells(
             ok = set(parents) == set(rec.parents) and all(
                 status[p] == "fresh" and latest[p].seq < rec.seq for p in parents
             )
-            status[node.key] = "fresh" if ok else "stale"
+            status[node.key] = "fresh" if ok and node.key not in overwritten else "stale"
     return status
 
 

@@ -171,6 +171,8 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
         lines.extend(outcome.summary.text.splitlines())
     if outcome.notice is not None:
         lines.append(outcome.notice)
+    if outcome.effect is not None and outcome.effect.stale:
+        lines.append(f"made stale: {', '.join(outcome.effect.stale)} ({outcome.effect.cause})")
     if outcome.saved is not None:
         lines.extend(
             f"output {entry['output_index']} {entry['mime_type']} saved as {entry['path']}"

@@ -312,7 +312,9 @@ def restart_command(file: str, *, kernel_name: str | None, **where: str | None) 
 @server_options
 def interrupt_command(file: str, **where: str | None) -> None:
     """Interrupt the cell running on NB's kernel (the variables are kept)."""
-    from jupyter_jcli.kernels import KernelRegistry, interrupt_registered
+    from contextlib import suppress
+
+    from jupyter_jcli.kernels import KernelRegistry, interrupt_registered, process_name
 
     server = _server(**where)
     path = notebook_kernel_path(file)
@@ -321,9 +323,14 @@ def interrupt_command(file: str, **where: str | None) -> None:
 
         server_interrupt(server, path)
         return
-    entry = KernelRegistry().live(path)
+    registry = KernelRegistry()
+    entry = registry.live(path)
     if entry is None:
         raise _not_running(path)
+    # recorded first: the command running the cell then reports it interrupted, by us (a
+    # registry that stays locked loses only that attribution, never the interrupt)
+    with suppress(KernelError):
+        registry.record_interrupt(path, entry.epoch, process_name(), "kernel_interrupted")
     interrupt_registered(entry)
     if json_mode():
         _document(

@@ -354,6 +354,8 @@ def _status(cell: ExecutedCell) -> str:
     text: str = cell.status
     if cell.interrupted_by is not None:
         text += " " + _INTERRUPTED_BY[cell.interrupted_by]
+        if cell.interrupt_requested_by is not None:
+            text += f" (asked by {cell.interrupt_requested_by})"
     if cell.kernel_killed:
         text += ", kernel killed"
     return text

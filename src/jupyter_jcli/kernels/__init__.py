@@ -66,6 +66,7 @@ from jupyter_jcli.kernels._registry import (
     KernelEntry,
     KernelRegistry,
     idle_timeout,
+    process_name,
     registry_dir,
 )
 from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
@@ -170,6 +171,7 @@ __all__ = [
     "message_type",
     "notebook_session",
     "notebook_sessions",
+    "process_name",
     "registry_dir",
     "restart_session",
     "server_config",

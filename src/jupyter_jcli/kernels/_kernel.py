@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -82,6 +83,7 @@ class NotebookKernel:
         self._life_lock = anyio.Lock()
         self._registry = DisplayRegistry()
         self._restarts = 0
+        self._replaced_epoch: str | None = None
 
     @property
     def epoch(self) -> str | None:
@@ -209,6 +211,8 @@ class NotebookKernel:
                 display_updates=collector.display_updates,
                 interrupted_by=outcome.interrupted_by,
                 kernel_killed=killed,
+                interrupt_requested_by=outcome.interrupt_requested_by,
+                replaced_epoch=self._replaced_epoch if restarted else None,
             )
 
     async def evaluate(
@@ -333,6 +337,10 @@ class NotebookKernel:
         """:func:`run_request` with a fresh :class:`StopSignal` that :meth:`interrupt`,
         :meth:`restart` and :meth:`shutdown` reach while it runs."""
         with self._hold.request() as signal:
+            epoch = self._epoch
+            if epoch is not None:
+                since = time.time()
+                signal.elsewhere = lambda: self._asked_elsewhere(epoch, since)
             return await run_request(
                 backend,
                 code,
@@ -344,6 +352,14 @@ class NotebookKernel:
                 signal=signal,
             )
 
+    def _asked_elsewhere(
+        self, epoch: str, since: float
+    ) -> tuple[InterruptReason, str | None] | None:
+        """The stop (reason, who) another process asked of the kernel of ``epoch`` at or
+        after ``since`` (Unix time, s): none for a kernel of this process alone (a shared
+        kernel reads its registry)."""
+        return None
+
     def forget_cell(self, cell_key: str) -> None:
         """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
         self._registry.forget(cell_key)
@@ -354,6 +370,7 @@ class NotebookKernel:
             if self._backend is not None and await self.is_alive():
                 return False
             replaced = self._backend is not None or self._dead
+            self._replaced_epoch = self._epoch if replaced else None
             await self._stop(now=True)
             await self._start()
             return replaced

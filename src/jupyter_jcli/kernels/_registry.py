@@ -8,6 +8,8 @@ Layout, under :func:`registry_dir` (the Jupyter runtime folder's ``jcli-kernels`
     <key>.lock   flock'ed for each read-modify-write of the entry (bounded by LOCK_TIMEOUT)
     <key>.exec   flock'ed by the one process executing on the kernel (a batch of cells)
     <key>.log    the supervisor's and the kernel's own stdout/stderr
+    <key>.lost   the epoch of a kernel that died by itself (``kill -9``, out of memory),
+                 until the next kernel started for the notebook reports it replaced
 
 ``<key>`` is a hash of the resolved notebook path. Locks are ``fcntl.flock`` locks: the
 kernel releases them when their holder dies, so a crashed command never leaves the notebook
@@ -42,6 +44,7 @@ from typing import Any, Literal
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import seconds_setting
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
+from jupyter_jcli.kernels._registry_notes import RegistryNotes
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -157,6 +160,11 @@ class KernelEntry:
         seq: the last run sequence number handed out (orders runs across processes).
         runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
             "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
+        changes: code run on the kernel outside the cells since (inline code), the latest
+            ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
+            have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
+        interrupt: the last interrupt, restart or stop asked of the kernel by some process:
+            ``{"epoch", "who", "reason", "at"}`` (:meth:`RegistryNotes.record_interrupt`).
         error: ``{"code", "message", "details"}`` when ``state == "failed"``.
     """
 
@@ -181,6 +189,8 @@ class KernelEntry:
     busy: dict[str, Any] | None = None
     seq: int = 0
     runs: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    interrupt: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -233,8 +243,9 @@ class KernelEntry:
                 del self.users[who]
 
 
-class KernelRegistry:
-    """The registry folder (see the module docstring).
+class KernelRegistry(RegistryNotes):
+    """The registry folder (see the module docstring); its notes of inline code, interrupt
+    requests and lost kernels are :class:`~jupyter_jcli.kernels._registry_notes.RegistryNotes`.
 
     Args:
         root: the folder; default :func:`registry_dir`.
@@ -383,6 +394,8 @@ class KernelRegistry:
         """Remove a dead entry and kill what is left of its processes."""
         import signal
 
+        if entry.state in ("idle", "busy"):
+            self.record_lost(Path(entry.notebook_path), entry.epoch)
         for pid in (entry.pid, entry.supervisor_pid):
             if pid_alive(pid):
                 assert pid is not None

@@ -6,7 +6,8 @@ outputs arrive on iopub with ``parent_header.msg_id`` equal to the request's id,
 parents (left over from an earlier, interrupted request) are skipped.
 
 Requests from outside the execution reach the loop through its :class:`StopSignal`: an
-interrupt request is noted (a cell it stops ends ``interrupted``, not ``error``); a restart or
+interrupt request is noted (a cell it stops ends ``interrupted``, not ``error``; one from
+another process is found through ``StopSignal.elsewhere``, the registry's record); a restart or
 shutdown makes the loop interrupt the kernel, collect what is still queued (bounded by
 :data:`~jupyter_jcli.kernels.STOP_GRACE`) and return ``interrupted`` *before* the kernel's
 channels are closed, so no receive is ever left waiting on a closed socket.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -66,10 +68,15 @@ class StopSignal:
     Attributes:
         interrupted: an interrupt request was sent to the kernel while the request ran.
         stop: set by a restart or shutdown: stop waiting, interrupt, return ``interrupted``.
+        elsewhere: asks whether another process asked the kernel to stop while the request
+            ran (a shared kernel's registry records ``j-cli kernel interrupt`` and restarts):
+            ``(reason, who)`` or ``None``; called only once the request ended ``error`` or
+            ``died``, to tell such a stop from the code's own failure.
     """
 
     interrupted: bool = False
     stop: InterruptReason | None = None
+    elsewhere: Callable[[], tuple[InterruptReason, str | None] | None] | None = None
 
 
 @dataclass
@@ -86,6 +93,8 @@ class RunOutcome:
         alive: ``False`` when the kernel process ended.
         duration_s: seconds from sending the request to the end.
         interrupted_by: why the request ended ``interrupted``.
+        interrupt_requested_by: who asked for that stop when another process did (its
+            :func:`~jupyter_jcli.kernels.process_name`), else ``None``.
     """
 
     status: ExecutionStatus
@@ -94,6 +103,7 @@ class RunOutcome:
     alive: bool = True
     duration_s: float = 0.0
     interrupted_by: InterruptReason | None = None
+    interrupt_requested_by: str | None = None
 
 
 def _parent_id(msg: KernelMessage) -> object:
@@ -224,7 +234,9 @@ async def run_request(
     When ``signal.stop`` is set (a restart or shutdown), the kernel is interrupted and given
     :data:`~jupyter_jcli.kernels.STOP_GRACE` seconds; the outcome is ``interrupted`` with
     what the request produced so far. A request that ends ``error`` after ``signal`` noted an
-    interrupt request is ``interrupted`` (``kernel_interrupted``).
+    interrupt request is ``interrupted`` (``kernel_interrupted``); so is one that ends
+    ``error`` (or ``died``, for a restart or shutdown) after another process asked for that
+    stop (``signal.elsewhere``: the reason it gave, and ``interrupt_requested_by``).
 
     Args:
         backend: a started backend.
@@ -271,16 +283,24 @@ async def run_request(
     stop = signal.stop
     if stop is not None and ending in ("stopped", "died"):
         return RunOutcome("interrupted", reply, settled, alive, duration, interrupted_by=stop)
-    if ending == "died":
-        return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
     if ending == "timeout":
         return RunOutcome("timeout", reply, settled=settled, duration_s=duration)
-    if reply.get("status") == "ok":
+    if ending != "died" and reply.get("status") == "ok":
         return RunOutcome("ok", reply, duration_s=duration)
-    if signal.interrupted:
+    if ending != "died" and signal.interrupted:
         return RunOutcome(
             "interrupted", reply, duration_s=duration, interrupted_by="kernel_interrupted"
         )
+    asked = signal.elsewhere() if signal.elsewhere is not None else None
+    if asked is not None and (ending != "died" or asked[0] != "kernel_interrupted"):
+        # a stop another process asked for: an interrupt (the kernel kept), or a restart or
+        # shutdown that interrupted the cell or took the kernel under it
+        return RunOutcome(
+            "interrupted", reply, settled, alive, duration,
+            interrupted_by=asked[0], interrupt_requested_by=asked[1],
+        )  # fmt: skip
+    if ending == "died":
+        return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
     return RunOutcome("error", reply, duration_s=duration)
 
 

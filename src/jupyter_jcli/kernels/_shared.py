@@ -30,7 +30,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import anyio
 
@@ -56,6 +56,7 @@ from jupyter_jcli.kernels._supervisor import (
 )
 from jupyter_jcli.kernels._types import (
     ExecutionResult,
+    InterruptReason,
     Output,
     OutputCallback,
 )
@@ -123,7 +124,10 @@ class SharedNotebookKernel(NotebookKernel):
 
     async def _start(self) -> None:
         """Join or start the notebook's kernel; a kernel that went away while this process
-        joined it (stopped by another process) is replaced, within the startup timeout."""
+        joined it (stopped by another process) is replaced, within the startup timeout. A
+        loss recorded before (``.lost``) is then told already (by the caller that noted it)
+        or too old to tell."""
+        self.shared_registry.take_lost(self.notebook_path)
         deadline = time.monotonic() + self._startup_timeout
         while True:
             try:
@@ -218,6 +222,7 @@ class SharedNotebookKernel(NotebookKernel):
         progress here is left alone)."""
         if self._life_lock.locked():
             return
+        self._note_registered_death()
         entry = self.shared_registry.live(self.notebook_path)
         if entry is None:
             return
@@ -234,6 +239,47 @@ class SharedNotebookKernel(NotebookKernel):
             finally:
                 self._attach_only = False
             self._running_spec = entry.kernelspec
+
+    def _note_registered_death(self) -> None:
+        """A registered kernel this object never ran that died (killed from outside) is
+        noted as this object's dead kernel: its entry still there with dead processes (then
+        removed), or the ``.lost`` record its supervisor left; so the execution that
+        replaces it says so (``kernel_restarted``, ``replaced_epoch``)."""
+        if self._backend is not None or self._dead:
+            return
+        entry = self.shared_registry.read(self.notebook_path)
+        if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
+            self._dead, self._epoch = True, entry.epoch
+        elif entry is None and (lost := self.shared_registry.take_lost(self.notebook_path)):
+            self._dead, self._epoch = True, lost  # its supervisor saw it die and left
+        elif entry is not None and entry.state in ("idle", "busy"):
+            self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
+
+    def _asked_elsewhere(
+        self, epoch: str, since: float
+    ) -> tuple[InterruptReason, str | None] | None:
+        """The interrupt, restart or shutdown the registry records for the kernel of
+        ``epoch`` since ``since`` (``KernelRegistry.record_interrupt``)."""
+        asked = self.shared_registry.interrupt_since(self.notebook_path, epoch, since) or {}
+        reason = next((r for r in get_args(InterruptReason) if r == asked.get("reason")), None)
+        if reason is None:
+            return None
+        who = asked.get("who")
+        return reason, who if isinstance(who, str) else None
+
+    def _record_stop(self, epoch: str | None, reason: InterruptReason) -> None:
+        if epoch is not None:
+            with contextlib.suppress(KernelError):
+                self.shared_registry.record_interrupt(
+                    self.notebook_path, epoch, process_name(), reason
+                )
+
+    async def interrupt(self) -> None:
+        """:meth:`NotebookKernel.interrupt`, recorded in the registry first so that another
+        process running the cell reports it ``interrupted``, not ``error``."""
+        await self._sync(launch=False)
+        self._record_stop(self._epoch, "kernel_interrupted")
+        await super().interrupt()
 
     async def is_alive(self) -> bool:
         """Whether a kernel runs; joins the notebook's registered kernel first if this object
@@ -293,6 +339,7 @@ class SharedNotebookKernel(NotebookKernel):
         took = False
         if not self._exec.held:
             if entry is not None and self._exec.taken_elsewhere():
+                self._record_stop(entry.epoch, "kernel_restarted")
                 with contextlib.suppress(KernelError):
                     interrupt_registered(entry)
             await self._take_exec(STOP_WAIT)

@@ -381,6 +381,11 @@ async def _supervise(
             await _watch(registry, notebook_path, epoch, km, execution)
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a stop asked now must not kill
                 signal.signal(signum, signal.SIG_IGN)  # us before we stopped the kernel
+            with contextlib.suppress(Exception):
+                now = registry.read(notebook_path)
+                asked = now is None or now.epoch != epoch or now.state == "stopping"
+                if not asked and not await km.is_alive():  # it died by itself: the next start
+                    registry.record_lost(notebook_path, epoch)  # for the notebook says so
             with anyio.CancelScope(shield=True):  # visible before the kernel goes
                 registry.update(notebook_path, _mark_stopping, epoch=epoch)
         finally:

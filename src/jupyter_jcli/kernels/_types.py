@@ -94,6 +94,10 @@ class ExecutionResult:
         kernel_killed: the kernel did not go idle after being interrupted (a ``timeout``, or
             an ``interrupted`` run that would not stop) and was killed: its variables are gone
             and the next execution starts a new kernel (new epoch: every cell is stale).
+        interrupt_requested_by: for ``interrupted``, who asked for the stop when another
+            process did (``j-cli pid 123``, from the registry), else ``None``.
+        replaced_epoch: with ``kernel_restarted``, the epoch of the kernel that had died
+            (when known): its variables are lost.
     """
 
     status: ExecutionStatus
@@ -107,6 +111,8 @@ class ExecutionResult:
     display_updates: list[DisplayUpdate] = field(default_factory=list)
     interrupted_by: InterruptReason | None = None
     kernel_killed: bool = False
+    interrupt_requested_by: str | None = None
+    replaced_epoch: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

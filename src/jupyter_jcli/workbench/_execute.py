@@ -377,6 +377,7 @@ def _condensed(
                 written=view.name in written,
                 interrupted_by=result.interrupted_by,
                 kernel_killed=result.kernel_killed,
+                interrupt_requested_by=result.interrupt_requested_by,
             )
         )
     return cells

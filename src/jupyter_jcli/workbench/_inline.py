@@ -14,7 +14,7 @@ import hashlib
 import os
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,9 +30,11 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     Output,
     execute_timeout,
+    process_name,
 )
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT, SavedRun, clean_runs, save_run, stays_inline
 from jupyter_jcli.workbench._execute import file_outputs
+from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
 from jupyter_jcli.workbench._outcomes import condensed_dict
 
 if TYPE_CHECKING:
@@ -91,6 +93,12 @@ class CodeOutcome:
         save_error: the error JSON when the outputs had to be saved but could not be
             (``RUN_FOLDER_UNSAFE``, ``FILE_WRITE_FAILED``...): the code ran, the summary is
             what is left; else None.
+        effect: on a notebook's kernel, what the code did to the cells' kernel state (the
+            names it may have written, the cells it made stale, the cause they show; see
+            :mod:`jupyter_jcli.workbench._inline_state`); None on a scratch kernel.
+        replaced_epoch: the epoch of the kernel that had died (killed from outside, between
+            two commands or two calls) and that a new kernel replaced to run the code: its
+            variables are lost and every cell is stale; else None.
     """
 
     operation: CodeOperation
@@ -105,6 +113,8 @@ class CodeOutcome:
     notice: str | None
     retention: dict[str, Any] | None
     save_error: dict[str, Any] | None = None
+    effect: InlineEffect | None = None
+    replaced_epoch: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -129,9 +139,11 @@ class CodeOutcome:
                 "ename": result.ename,
                 "evalue": result.evalue,
                 "interrupted_by": result.interrupted_by,
+                "interrupt_requested_by": result.interrupt_requested_by,
                 "kernel_killed": result.kernel_killed,
                 "epoch": result.epoch,
                 "kernel_restarted": result.kernel_restarted,
+                "replaced_epoch": self.replaced_epoch,
             },
             "kernel": self.kernel.to_dict(),
             "output_count": len(self.outputs),
@@ -144,7 +156,25 @@ class CodeOutcome:
             "notice": self.notice,
             "retention": self.retention,
             "save_error": self.save_error,
+            "effect": None if self.effect is None else self.effect.to_dict(),
         }
+
+
+def with_kernel_notes(outcome: CodeOutcome, effect: InlineEffect | None) -> CodeOutcome:
+    """``outcome`` with the code's ``effect`` on the cells and, when the run had to replace
+    a kernel that died, its ``replaced_epoch`` and a notice saying so (before the saved-run
+    notice, if any)."""
+    lost = outcome.result.replaced_epoch
+    notice = outcome.notice
+    if outcome.result.kernel_restarted:
+        lead = (
+            f"The kernel (epoch {lost or 'unknown'}) had died"
+            " and was replaced by a new one (epoch "
+            f"{outcome.result.epoch}) to run the code: its variables are lost and every cell "
+            "is stale."
+        )
+        notice = lead if notice is None else f"{lead} {notice}"
+    return replace(outcome, effect=effect, replaced_epoch=lost, notice=notice)
 
 
 def _show_command(manifest: Path, *extra: str) -> str:
@@ -351,6 +381,7 @@ async def execute_code(
         KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
     """
     execute_timeout(timeout)
+    effect: InlineEffect | None = None
     here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
     named: Path | None = script_path
     notebook_path: Path | None = None
@@ -360,15 +391,24 @@ async def execute_code(
         )
         result, info = await run_code_on(scratch, code, timeout=timeout)
     else:
-        document = await workbench._document(path)
+        loaded = await workbench._load(path)
+        document = loaded.document
         kernel = workbench._kernel(document, kernel_name)
-        async with workbench._choice.explained(document):
+        async with workbench._choice.explained(document), kernel.hold():
             result, info = await run_code_on(kernel, code, timeout=timeout)
+            # recorded before the kernel is let go: no one's cell falls between code and record
+            loaded = await workbench._current(loaded)
+            effect = await workbench._thread(
+                partial(
+                    record_inline_run, loaded, workbench._log(document), next(workbench._seq),
+                    code, result=result, info=info, who=process_name(),
+                )
+            )  # fmt: skip
         named, notebook_path = document.path, document.notebook_path
     origin = code_origin(
         operation, code, cwd=here, notebook_path=notebook_path, script_path=script_path
     )
-    return await anyio.to_thread.run_sync(
+    outcome = await anyio.to_thread.run_sync(
         partial(
             code_outcome,
             operation,
@@ -380,3 +420,4 @@ async def execute_code(
             origin=origin,
         )
     )
+    return with_kernel_notes(outcome, effect)

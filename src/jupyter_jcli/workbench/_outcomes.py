@@ -83,6 +83,8 @@ class ExecutedCell:
             :data:`NotWrittenReason`); else ``None``.
         interrupted_by: for ``interrupted``, what stopped it (``kernel_interrupted``,
             ``kernel_restarted``, ``kernel_shutdown``); else ``None``.
+        interrupt_requested_by: for ``interrupted``, who asked for it when another process
+            did (``j-cli kernel interrupt`` or a restart, from the registry); else ``None``.
         kernel_killed: the cell would not stop on interrupt and the kernel was killed: every
             variable is gone and every cell is stale (the next execution starts a new
             kernel).
@@ -102,6 +104,7 @@ class ExecutedCell:
     not_written_reason: NotWrittenReason | None = None
     interrupted_by: InterruptReason | None = None
     kernel_killed: bool = False
+    interrupt_requested_by: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (condensed outputs as in ``read_cells``)."""
@@ -119,6 +122,7 @@ class ExecutedCell:
             "written": self.written,
             "not_written_reason": self.not_written_reason,
             "interrupted_by": self.interrupted_by,
+            "interrupt_requested_by": self.interrupt_requested_by,
             "kernel_killed": self.kernel_killed,
         }
 

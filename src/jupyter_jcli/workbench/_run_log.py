@@ -7,6 +7,11 @@ kernel has a new epoch, so every earlier record stops counting; no live kernel m
 is fresh, whatever the file's metadata says. Statuses are computed from revs at read time,
 so a mutation needs no hook here: an edited cell simply has a rev no record carries.
 
+Code run on the kernel outside the cells (``execute_code`` on a notebook: ``j-cli exec NB``)
+is recorded too, as a :class:`~jupyter_jcli.analysis.StateChange` on the same sequence: the
+cells whose state it overwrote since their last run are ``stale``
+(:mod:`jupyter_jcli.analysis._overwrites`), each with its cause (:func:`stale_causes`).
+
 A cell whose run killed the kernel (``died``) is recorded, not ok, against the dead kernel's
 epoch. Statuses describe the live kernel, and that kernel is gone: until the next execution
 starts a new one, and after it, the cell reads ``never_run`` like every other cell (its
@@ -20,10 +25,20 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
-from jupyter_jcli.analysis import CellStatus, NotebookGraph, RunRecord, fresh_cells
+from jupyter_jcli.analysis import (
+    CellStatus,
+    NotebookGraph,
+    RunRecord,
+    StateChange,
+    fresh_cells,
+    overwriting_changes,
+)
 from jupyter_jcli.workbench._load import Loaded
 
-__all__ = ["RunLog", "cell_statuses", "not_fresh", "statuses"]
+__all__ = ["MAX_CHANGES", "RunLog", "cell_statuses", "not_fresh", "stale_causes", "statuses"]
+
+MAX_CHANGES = 32
+"""Runs of code outside the cells kept per epoch (older ones count through newer ones)."""
 
 
 @dataclass
@@ -43,22 +58,45 @@ class RunLog:
     latest: dict[str, RunRecord] = field(default_factory=dict)
     version: int = 0
     """Grows with every record (what statuses computed from the log are kept by)."""
+    overwrites: list[StateChange] = field(default_factory=list)
+    """Code run outside the cells on ``epoch`` (:meth:`record_change`), oldest first."""
 
     def record(
         self, key: str, rev: str, epoch: str, seq: int, parents: Collection[str], *, ok: bool
     ) -> RunRecord:
         """Record one execution (``seq`` must grow with every call in the process)."""
-        if epoch != self.epoch:
-            self.epoch = epoch
-            self.latest = {}
+        self._epoch_is(epoch)
         record = RunRecord(key=key, rev=rev, epoch=epoch, seq=seq, parents=tuple(parents), ok=ok)
         self.latest[key] = record
         self.version += 1
         return record
 
+    def _epoch_is(self, epoch: str) -> None:
+        if epoch != self.epoch:
+            self.epoch = epoch
+            self.latest = {}
+            self.overwrites = []
+
+    def record_change(
+        self, epoch: str, seq: int, names: tuple[str, ...] | None, cause: str
+    ) -> StateChange:
+        """Record code run on the kernel outside the cells that may have written ``names``
+        (``None``: any name); ``seq`` from the same counter as :meth:`record`."""
+        self._epoch_is(epoch)
+        change = StateChange(seq=seq, epoch=epoch, names=names, cause=cause)
+        kept = [*self.overwrites, change]
+        last_all = max((i for i, c in enumerate(kept) if c.names is None), default=0)
+        self.overwrites = kept[last_all:][-MAX_CHANGES:]
+        self.version += 1
+        return change
+
     def records(self) -> list[RunRecord]:
         """The kept records, oldest first."""
         return sorted(self.latest.values(), key=lambda record: record.seq)
+
+    def changes(self) -> list[StateChange]:
+        """The kept runs of code outside the cells, oldest first."""
+        return list(self.overwrites)
 
     def stamp(self) -> str:
         """A string that changes whenever :meth:`records` may answer differently (statuses
@@ -81,7 +119,8 @@ def cell_statuses(
         live_epoch: the live kernel's epoch, ``None`` when no kernel is alive.
     """
     records = log.records() if log is not None else []
-    return fresh_cells(graph, records, live_epoch, revs)
+    changes = log.changes() if log is not None else []
+    return fresh_cells(graph, records, live_epoch, revs, changes)
 
 
 def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
@@ -95,6 +134,24 @@ def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str,
         return cell_statuses(loaded.graph, revs, log, epoch)
 
     return document.memo(key, compute)
+
+
+def stale_causes(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, str]:
+    """``{name: cause}`` of the cells that code run outside them (inline code) made stale
+    since their last run: the latest such run's :attr:`~jupyter_jcli.analysis.StateChange.cause`
+    (kept like :func:`statuses`; treat it as read-only)."""
+    if log is None or epoch is None:
+        return {}
+    key = f"stale_causes:{id(log)}:{log.stamp()}:{epoch}"
+
+    def compute() -> dict[str, str]:
+        changes = log.changes()
+        if not changes:
+            return {}
+        found = overwriting_changes(loaded.graph, log.records(), epoch, changes)
+        return {name: change.cause for name, change in found.items()}
+
+    return loaded.document.memo(key, compute)
 
 
 def not_fresh(by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:

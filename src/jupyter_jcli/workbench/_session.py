@@ -39,7 +39,7 @@ from jupyter_jcli.workbench._inspect import (
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
 from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, check_page
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
-from jupyter_jcli.workbench._run_log import not_fresh, statuses
+from jupyter_jcli.workbench._run_log import not_fresh, stale_causes, statuses
 from jupyter_jcli.workbench._runs import (
     code_cells,
     empty_batch,
@@ -145,8 +145,10 @@ class Workbench(WorkbenchState):
         info = await self._kernel_info(loaded.document)
         read = partial(read_loaded, loaded, names=names, start=start, stop=stop, budget=budget)
         result = await self._thread(partial(read, include_images=include_images))
-        by_name = statuses(loaded, self._log_of(loaded.document), info.epoch)
-        return session_read(result, by_name, info.epoch)
+        log = self._log_of(loaded.document)
+        by_name = statuses(loaded, log, info.epoch)
+        causes = stale_causes(loaded, log, info.epoch)
+        return session_read(result, by_name, info.epoch, causes=causes)
 
     # ------------------------------------------------------------------ executions
 

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from functools import partial
 from pathlib import Path
 
-from jupyter_jcli.analysis import RunRecord
+from jupyter_jcli.analysis import RunRecord, StateChange
 from jupyter_jcli.kernels import (
     KeptServerBackend,
     KernelPool,
@@ -83,6 +83,39 @@ class SharedRunLog(RunLog):
             except (KeyError, TypeError, ValueError):
                 continue
         return sorted(records, key=lambda record: record.seq)
+
+    def record_change(
+        self, epoch: str, seq: int, names: tuple[str, ...] | None, cause: str
+    ) -> StateChange:
+        """Record code run outside the cells in the entry of the kernel it ran on, so every
+        process sees the cells it overwrote stale; ``seq`` is assigned by the registry, the
+        given one orders the local copy (kept for a kernel no longer registered)."""
+        assigned = self._registry.record_change(
+            self._path,
+            {"epoch": epoch, "names": None if names is None else list(names), "cause": cause},
+        )
+        return super().record_change(epoch, assigned if assigned >= 0 else seq, names, cause)
+
+    def changes(self) -> list[StateChange]:
+        """The registered kernel's runs of code outside the cells, oldest first."""
+        entry = self._registry.read(self._path)
+        if entry is None:
+            return []
+        found = []
+        for change in entry.changes:
+            try:
+                names = change["names"]
+                found.append(
+                    StateChange(
+                        seq=int(change["seq"]),
+                        epoch=str(change["epoch"]),
+                        names=None if names is None else tuple(str(n) for n in names),
+                        cause=str(change["cause"]),
+                    )
+                )
+            except (KeyError, TypeError, ValueError):
+                continue
+        return sorted(found, key=lambda change: change.seq)
 
     def stamp(self) -> str:
         """The registered kernel's epoch and last run number: another process's run (the

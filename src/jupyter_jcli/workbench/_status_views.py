@@ -18,7 +18,7 @@ from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.workbench._load import Loaded
 from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
-from jupyter_jcli.workbench._run_log import RunLog, statuses
+from jupyter_jcli.workbench._run_log import RunLog, stale_causes, statuses
 
 __all__ = [
     "SessionCellOverview",
@@ -43,16 +43,22 @@ class SessionCellOverview(CellOverview):
             :data:`jupyter_jcli.analysis.CellStatus`), ``None`` for Markdown and raw cells.
         tldr: one line about the cell: the cached model summary's, else a fallback
             starting with ``*``.
+        stale_cause: for a cell ``stale`` because code run on the kernel outside the cells
+            overwrote its state (``j-cli exec``), what ran and what it wrote; else ``None``
+            (the key is then left out of :meth:`to_dict`).
     """
 
     status: CellStatus | None
     tldr: str
+    stale_cause: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The :class:`CellOverview` form plus ``status`` and ``tldr``."""
+        """The :class:`CellOverview` form plus ``status``, ``tldr`` (and ``stale_cause``)."""
         document = super().to_dict()
         document["status"] = self.status
         document["tldr"] = self.tldr
+        if self.stale_cause is not None:
+            document["stale_cause"] = self.stale_cause
         return document
 
 
@@ -87,14 +93,19 @@ class SessionOverview(Overview):
 
 @dataclass(frozen=True)
 class SessionReadCell(ReadCell):
-    """A :class:`ReadCell` with the cell's run status (``None`` for Markdown and raw)."""
+    """A :class:`ReadCell` with the cell's run status (``None`` for Markdown and raw) and,
+    as in :class:`SessionCellOverview`, its ``stale_cause`` when code run outside the cells
+    made it stale."""
 
     status: CellStatus | None
+    stale_cause: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The :class:`ReadCell` form plus ``status``."""
+        """The :class:`ReadCell` form plus ``status`` (and ``stale_cause``)."""
         document = super().to_dict()
         document["status"] = self.status
+        if self.stale_cause is not None:
+            document["stale_cause"] = self.stale_cause
         return document
 
 
@@ -144,7 +155,8 @@ def overview_with_statuses(
     by_name = statuses(loaded, log, kernel.epoch)
     overview = overview_of(loaded, start=start, limit=limit)
     page = tldrs[overview.start : overview.start + len(overview.cells)]
-    return session_overview(overview, page, by_name, kernel)
+    causes = stale_causes(loaded, log, kernel.epoch)
+    return session_overview(overview, page, by_name, kernel, causes=causes)
 
 
 def session_overview(
@@ -152,10 +164,14 @@ def session_overview(
     tldrs: Sequence[str],
     statuses: Mapping[str, CellStatus],
     kernel: KernelInfo,
+    *,
+    causes: Mapping[str, str] | None = None,
 ) -> SessionOverview:
     """``overview`` with each cell's status and tldr (``tldrs``: one per cell of the page, in
     order, see :func:`cell_tldrs`) and the kernel; ``statuses`` covers every code cell of the
-    notebook, so ``status_summary`` counts all pages."""
+    notebook, so ``status_summary`` counts all pages; ``causes``: the ``stale_cause`` of
+    cells inline code made stale (:func:`~jupyter_jcli.workbench._run_log.stale_causes`)."""
+    causes = causes or {}
     cells = tuple(
         SessionCellOverview(
             **address_fields(cell),
@@ -170,6 +186,7 @@ def session_overview(
             name_stored=cell.name_stored,
             status=statuses.get(cell.name),
             tldr=tldr,
+            stale_cause=_cause(statuses, causes, cell.name),
         )
         for cell, tldr in zip(overview.cells, tldrs, strict=True)
     )
@@ -188,10 +205,19 @@ def session_overview(
     )
 
 
+def _cause(statuses: Mapping[str, CellStatus], causes: Mapping[str, str], name: str) -> str | None:
+    return causes.get(name) if statuses.get(name) == "stale" else None
+
+
 def session_read(
-    result: ReadCellsResult, statuses: Mapping[str, CellStatus], epoch: str | None
+    result: ReadCellsResult,
+    statuses: Mapping[str, CellStatus],
+    epoch: str | None,
+    *,
+    causes: Mapping[str, str] | None = None,
 ) -> SessionReadCellsResult:
-    """``result`` with each cell's status."""
+    """``result`` with each cell's status (and ``stale_cause``, from ``causes``)."""
+    causes = causes or {}
     cells = tuple(
         SessionReadCell(
             **address_fields(cell),
@@ -200,6 +226,7 @@ def session_read(
             output_count=cell.output_count,
             outputs=cell.outputs,
             status=statuses.get(cell.name),
+            stale_cause=_cause(statuses, causes, cell.name),
         )
         for cell in result.cells
     )

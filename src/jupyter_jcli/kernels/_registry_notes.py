@@ -1,0 +1,127 @@
+"""The registry's notes beside the run log: inline code run on a kernel, stops asked of it by
+another process, and kernels that died by themselves.
+
+:class:`RegistryNotes` is a part of :class:`~jupyter_jcli.kernels.KernelRegistry` (which
+inherits it): the entry fields ``changes`` and ``interrupt`` (see
+:class:`~jupyter_jcli.kernels.KernelEntry`) and the ``<key>.lost`` file, each written under
+the entry's lock or atomically, read without one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._registry import KernelEntry
+
+__all__ = ["LOST_TTL", "MAX_CHANGES", "RegistryNotes"]
+
+LOST_TTL = 86_400.0
+"""Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
+MAX_CHANGES = 32
+"""Changes of inline code kept per entry (older ones already count through newer ones)."""
+_SCHEMA = 1
+
+
+class _Registry(Protocol):
+    def path(self, notebook_path: Path, suffix: str) -> Path: ...
+
+    def read(self, notebook_path: Path) -> KernelEntry | None: ...
+
+    def update(
+        self, notebook_path: Path, change: Callable[[KernelEntry], None], *, epoch: str | None
+    ) -> KernelEntry | None: ...
+
+    def _ensure_root(self) -> None: ...
+
+
+class RegistryNotes:
+    """Notes kept beside a registry entry (module docstring)."""
+
+    def record_change(self: _Registry, notebook_path: Path, change: dict[str, Any]) -> int:
+        """Append one run of code outside the cells (``epoch``, ``names``: a list or
+        ``None`` for any name, ``cause``) to the log of the kernel it ran on; returns its
+        sequence number, from the same counter as :meth:`record_run` (so it orders against
+        the cells' runs across processes), ``-1`` when the entry names another kernel.
+
+        The entry keeps the latest :data:`MAX_CHANGES`, and none older than the last change
+        that may have written any name (it overwrote everything the older ones did)."""
+        assigned = -1
+
+        def apply(entry: KernelEntry) -> None:
+            nonlocal assigned
+            entry.seq += 1
+            assigned = entry.seq
+            kept = [*entry.changes, {**change, "seq": assigned}]
+            last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
+            entry.changes = kept[last_all:][-MAX_CHANGES:]
+
+        self.update(notebook_path, apply, epoch=str(change["epoch"]))
+        return assigned
+
+    def record_interrupt(
+        self: _Registry, notebook_path: Path, epoch: str, who: str, reason: str
+    ) -> None:
+        """Note that ``who`` asks the kernel of ``epoch`` to stop its running request
+        (``reason``: ``kernel_interrupted``, ``kernel_restarted`` or ``kernel_shutdown``),
+        before the request is sent, so the process running the cell can tell an interrupt
+        from a ``KeyboardInterrupt`` of its own (:meth:`interrupt_since`)."""
+
+        def apply(entry: KernelEntry) -> None:
+            entry.interrupt = {"epoch": epoch, "who": who, "reason": reason, "at": time.time()}
+
+        self.update(notebook_path, apply, epoch=epoch)
+
+    def interrupt_since(
+        self: _Registry, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The interrupt request recorded for the kernel of ``epoch`` at or after ``since``
+        (Unix time, s), else ``None``."""
+        entry = self.read(notebook_path)
+        asked = entry.interrupt if entry is not None else None
+        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
+            return None
+        at = asked.get("at")
+        return asked if isinstance(at, (int, float)) and at >= since else None
+
+    def record_lost(self: _Registry, notebook_path: Path, epoch: str) -> None:
+        """Note that the kernel of ``epoch`` died without being asked to (its supervisor
+        or whoever found its entry dead calls this), in ``<key>.lost``, so the command that
+        starts the next kernel for the notebook says the old one was replaced
+        (:meth:`take_lost`). Best effort: a failure to write loses only that notice."""
+        target = self.path(notebook_path, ".lost")
+        data = json.dumps({"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()})
+        with contextlib.suppress(OSError):
+            self._ensure_root()
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            tmp.write_text(data, encoding="utf-8")
+            os.replace(tmp, target)
+
+    def take_lost(self: _Registry, notebook_path: Path) -> str | None:
+        """The epoch :meth:`record_lost` noted for the notebook within :data:`LOST_TTL`
+        seconds, else ``None``; the record is removed (one process takes it)."""
+        target = self.path(notebook_path, ".lost")
+        claimed = target.with_name(f".{target.name}.{os.getpid()}.taken")
+        try:
+            os.replace(target, claimed)
+        except OSError:
+            return None
+        try:
+            data = json.loads(claimed.read_bytes())
+        except (OSError, ValueError):
+            return None
+        finally:
+            with contextlib.suppress(OSError):
+                claimed.unlink()
+        if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
+            return None
+        at, epoch = data.get("at"), data.get("epoch")
+        if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
+            return None
+        return epoch if isinstance(epoch, str) else None

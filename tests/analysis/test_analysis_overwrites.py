@@ -1,0 +1,124 @@
+"""What inline code run on the kernel overwrote: ``code_writes`` (table of cases, after the
+rules of ``analysis._overwrites``), ``overwritten_cells`` and ``fresh_cells`` with the
+:class:`StateChange` records a run log keeps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from jupyter_jcli.analysis import (
+    CellInput,
+    RunRecord,
+    StateChange,
+    build_graph,
+    code_writes,
+    fresh_cells,
+    overwriting_changes,
+    overwritten_cells,
+)
+
+NOTEBOOK = [
+    ("load", "a = 1"),
+    ("derive", "b = a + 1"),
+    ("show", "print(b)"),
+    ("other", "c = 10"),
+    ("counter", "steps = 0\ndef tick():\n    global steps\n    steps += 1"),
+    ("report", "print(steps)"),
+    ("uses-later", "try:\n    later\nexcept NameError:\n    later = 0"),
+]
+
+
+def graph():  # type: ignore[no-untyped-def]
+    return build_graph([CellInput(key, "code", source) for key, source in NOTEBOOK])
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    code: str
+    names: tuple[str, ...] | None
+    stale: tuple[str, ...]
+    language: str | None = "python"
+
+
+EVERY = tuple(key for key, _ in NOTEBOOK)
+CASES = [
+    Case("a_rebinding_stales_its_writer_and_dependents", "b = -1", ("b",), ("derive", "show")),
+    Case("an_attribute_read_stales_nothing", "b.real", (), ()),
+    Case("a_print_stales_nothing", "print(b, a)", (), ()),
+    Case("a_mutation_stales_the_writer", "b.append(1)", ("b",), ("derive", "show")),
+    Case("a_del_stales_the_writer_and_all_below", "del a", ("a",), ("load", "derive", "show")),
+    Case(
+        "a_notebook_function_with_a_global_write_counts",
+        "tick()",
+        ("steps",),
+        ("counter", "report"),
+    ),
+    Case(
+        "a_name_no_cell_writes_stales_its_unresolved_reader",
+        "later = 5",
+        ("later",),
+        ("uses-later",),
+    ),
+    Case("a_new_name_nobody_reads_stales_nothing", "fresh_name = 1", ("fresh_name",), ()),
+    Case("exec_is_opaque", "exec('b = 2')", None, EVERY),
+    Case("globals_is_opaque", "g = globals()\ng['b'] = 2", None, EVERY),
+    Case("a_star_import_is_opaque", "from os.path import *", None, EVERY),
+    Case("a_line_magic_is_opaque", "%time b = 2", None, EVERY),
+    Case("a_shell_escape_binds_no_python_name", "!echo hi", (), ()),
+    Case("a_captured_shell_escape_binds_its_target", "b = !echo hi", ("b",), ("derive", "show")),
+    Case("a_cell_magic_is_opaque", "%%bash\necho hi", None, EVERY),
+    Case("unparseable_code_is_opaque", "b = (", None, EVERY),
+    Case("a_non_python_kernel_is_opaque", "print(b)", None, EVERY, language="R"),
+    Case("an_unknown_language_is_opaque", "print(b)", None, EVERY, language=None),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_inline_code_overwrites_what_the_rules_say(case: Case) -> None:
+    g = graph()
+    writes = code_writes(case.code, g, language=case.language)
+    assert writes.names == case.names
+    assert (writes.opaque is None) == (case.names is not None)
+    assert tuple(overwritten_cells(g, writes.names)) == case.stale
+
+
+def ran_everything(epoch: str) -> list[RunRecord]:
+    g = graph()
+    return [
+        RunRecord(node.key, f"rev-{node.key}", epoch, seq, [g.cells[p].key for p in node.parents])
+        for seq, node in enumerate(g.cells, start=1)
+    ]
+
+
+REVS = {key: f"rev-{key}" for key, _ in NOTEBOOK}
+
+
+def test_a_state_change_stales_only_the_cells_that_ran_before_it() -> None:
+    g = graph()
+    runs = ran_everything("e1")
+    change = StateChange(seq=100, epoch="e1", names=("b",), cause="exec b = -1")
+    status = fresh_cells(g, runs, "e1", REVS, [change])
+    assert [k for k, s in status.items() if s != "fresh"] == ["derive", "show"]
+    assert overwriting_changes(g, runs, "e1", [change]) == {"derive": change, "show": change}
+    rerun = [*runs, RunRecord("derive", "rev-derive", "e1", 101, ["load"])]
+    rerun.append(RunRecord("show", "rev-show", "e1", 102, ["derive"]))
+    assert set(fresh_cells(g, rerun, "e1", REVS, [change]).values()) == {"fresh"}
+
+
+def test_a_state_change_of_another_epoch_counts_for_nothing() -> None:
+    g = graph()
+    change = StateChange(seq=100, epoch="old", names=None, cause="exec")
+    status = fresh_cells(g, ran_everything("e1"), "e1", REVS, [change])
+    assert set(status.values()) == {"fresh"}
+
+
+def test_the_dependents_of_an_overwritten_cell_that_ran_again_stay_stale() -> None:
+    g = graph()
+    runs = ran_everything("e1")
+    change = StateChange(seq=100, epoch="e1", names=("b",), cause="exec b = -1")
+    status = fresh_cells(g, [*runs, RunRecord("show", "rev-show", "e1", 101, ["derive"])],
+                         "e1", REVS, [change])  # fmt: skip
+    assert status["derive"] == "stale" and status["show"] == "stale"

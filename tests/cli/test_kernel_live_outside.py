@@ -1,0 +1,166 @@
+"""Live kernels changed from outside a command: inline code that overwrites the cells'
+variables, an interrupt or a restart asked by another command while a run runs, a kernel
+killed with ``kill -9`` between commands. Each command is a real ``j-cli`` process on a real
+ipykernel, as an agent's shell runs them (helpers shared with ``test_kernel_live``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_kernel_live import (
+    TIMEOUT,
+    gone,
+    jcli,
+    jcli_json,
+    names,
+    notebook,
+    ran,
+    running_cell,
+    wait_until,
+)
+
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.kernels import KernelRegistry
+from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
+
+pytestmark = pytest.mark.kernel
+
+LOOP = "import time\nprint('started', flush=True)\ntime.sleep(60)\ndone = 1"
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+    return folder
+
+
+@pytest.fixture
+def stopped_after(tmp_path: Path) -> Iterator[None]:
+    """Every kernel the test left running is stopped at its end."""
+    yield
+    jcli("kernel", "stop", "--all")
+
+
+def statuses(path: Path) -> dict[str, dict[str, Any]]:
+    """The code cells of the overview ``jupyter-mcp`` answers (a workbench on the registry,
+    in this process: not the one that ran the code), by name."""
+    import anyio
+
+    from jupyter_jcli.workbench import shared_workbench
+
+    async def overview() -> dict[str, Any]:
+        async with shared_workbench() as workbench:
+            with anyio.fail_after(TIMEOUT):
+                return (await workbench.notebook_overview(path)).to_dict()
+
+    cells = anyio.run(overview)["cells"]
+    return {cell["name"]: cell for cell in cells if cell["cell_type"] == "code"}
+
+
+def test_exec_that_rebinds_a_name_stales_the_cells_that_made_it_for_every_later_command(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1", "b = a + 1", "print(b)", "c = 10"])
+    first, second, third, fourth = names(path)
+    assert jcli_json("kernel", "start", path)[0] == 0
+    assert jcli_json("run", path, "--stale")[0] == 0
+    status, looked = jcli_json("exec", path, "--code", "print(b, a)\nb")
+    assert status == 0 and {c["status"] for c in statuses(path).values()} == {"fresh"}
+
+    status, wrote = jcli_json("exec", path, "--code", "b = -1")
+    seen = statuses(path)  # another process: the registry's run log says it
+    assert status == 0 and [seen[n]["status"] for n in (first, second, third, fourth)] == [
+        "fresh", "stale", "stale", "fresh",
+    ]  # fmt: skip
+    assert wrote["effect"]["names"] == ["b"] and wrote["effect"]["stale"] == [second, third]
+    assert seen[second]["stale_cause"] == wrote["effect"]["cause"]
+    assert "stale_cause" not in seen[first]
+    status, rerun = jcli_json("run", path, "--stale")
+    assert status == 0 and ran(rerun) == [second, third]
+    assert rerun["run"]["cells"][1]["outputs"]["text"].endswith("2\n")
+    assert {c["status"] for c in statuses(path).values()} == {"fresh"}
+    assert looked["effect"]["stale"] == []
+
+
+def test_exec_the_analyzer_cannot_see_through_stales_every_cell(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1", "b = a + 1"])
+    assert jcli_json("kernel", "start", path)[0] == 0
+    assert jcli_json("run", path, "--stale")[0] == 0
+    status, wrote = jcli_json("exec", path, "--code", "globals()['a'] = 5")
+    assert status == 0 and {c["status"] for c in statuses(path).values()} == {"stale"}
+    assert wrote["effect"]["names"] is None
+    status, rerun = jcli_json("run", path, "--stale")
+    assert status == 0 and ran(rerun) == names(path)
+
+
+def stopped_from_outside(tmp_path: Path, *command: str) -> dict[str, Any]:
+    """``j-cli -j run`` of a notebook whose second cell loops, with ``j-cli kernel COMMAND``
+    run by another process while that cell runs; the run's document."""
+    path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
+    _first, looping, _after = names(path)
+    assert jcli_json("kernel", "start", path)[0] == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_until(lambda: running_cell(path) == looping, TIMEOUT)
+        status, asked = jcli_json("kernel", *command, path)
+        assert status == 0, asked
+        out, _err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def test_an_interrupt_from_another_command_ends_the_running_cell_interrupted(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    document = stopped_from_outside(tmp_path, "interrupt")
+    cell = document["run"]["cells"][1]
+    assert [c["status"] for c in document["run"]["cells"]] == ["ok", "interrupted", "skipped"]
+    assert cell["interrupted_by"] == "kernel_interrupted"
+    (entry,) = KernelRegistry().entries()  # the kernel and its variables are kept
+    assert entry.state == "idle" and entry.interrupt is not None
+    assert cell["interrupt_requested_by"] == entry.interrupt["who"]
+
+
+def test_a_restart_from_another_command_ends_the_running_cell_by_the_restart(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    document = stopped_from_outside(tmp_path, "restart")
+    cells = document["run"]["cells"]
+    assert [c["status"] for c in cells] == ["ok", "interrupted", "skipped"]
+    assert cells[1]["interrupted_by"] == "kernel_restarted" and cells[1]["interrupt_requested_by"]
+    assert document["run"]["error"]["code"] == ErrorCode.KERNEL_RESTARTED
+
+
+def test_exec_on_a_kernel_killed_between_commands_says_it_was_replaced(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1"])
+    assert jcli_json("run", path, "--keep")[0] == 0
+    (entry,) = KernelRegistry().entries()
+    assert entry.pid is not None
+    os.kill(entry.pid, signal.SIGKILL)
+    assert wait_until(lambda: gone(entry.pid), 10)
+    status, document = jcli_json("exec", path, "--code", "print('alive')")
+    assert status == 0, document
+    assert document["run"]["kernel_restarted"] is True
+    assert document["run"]["replaced_epoch"] == entry.epoch
+    assert document["run"]["epoch"] != entry.epoch and document["notice"]

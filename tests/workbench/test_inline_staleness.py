@@ -1,0 +1,139 @@
+"""Inline code on a notebook's kernel (``Workbench.execute_code``) and the cells' statuses:
+the cells whose kernel state it overwrote are stale (with their ``stale_cause``) until they
+run again, in this process (the fake kernel) and in every process sharing the registry's
+run log (``SharedRunLog`` over a registry entry, no kernel needed)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import pytest
+from wb_helpers import fake_workbench, make_notebook
+
+from jupyter_jcli.kernels import KernelEntry, KernelRegistry
+from jupyter_jcli.workbench import Workbench
+from jupyter_jcli.workbench._load import load
+from jupyter_jcli.workbench._run_log import stale_causes, statuses
+from jupyter_jcli.workbench._sharing import SharedRunLog
+
+pytestmark = pytest.mark.anyio
+
+WAIT = 30.0
+SOURCES = ["a = 1", "b = a + 1", "print(b)", "c = 10"]
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def wb(tmp_path: Path) -> AsyncIterator[Workbench]:
+    async with fake_workbench(tmp_path / "snapshots") as workbench:
+        yield workbench
+
+
+async def overview_statuses(wb: Workbench, path: Path) -> dict[str, tuple[str, str | None]]:
+    cells = (await wb.notebook_overview(path)).to_dict()["cells"]
+    return {c["name"]: (c["status"], c.get("stale_cause")) for c in cells}
+
+
+async def test_inline_code_that_rebinds_a_name_stales_its_writer_and_dependents_until_rerun(
+    wb: Workbench, work: Path
+) -> None:
+    path = make_notebook(work, SOURCES)
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        before = await overview_statuses(wb, path)  # kept by the log's stamp (warm path)
+        assert {status for status, _ in before.values()} == {"fresh"}
+        outcome = await wb.execute_code(path, "b = -1", cwd=work)
+        after = await overview_statuses(wb, path)
+        read = (await wb.read_cells(path)).to_dict()["cells"]
+        rerun = await wb.run_stale(path)
+        final = await overview_statuses(wb, path)
+    first, second, third, fourth = before
+    assert outcome.effect is not None and outcome.effect.stale == (second, third)
+    assert [after[n][0] for n in (first, second, third, fourth)] == [
+        "fresh", "stale", "stale", "fresh",
+    ]  # fmt: skip
+    assert after[second][1] == after[third][1] == outcome.effect.cause is not None
+    assert after[first][1] is None
+    assert [c.get("stale_cause") for c in read] == [None, outcome.effect.cause,
+                                                     outcome.effect.cause, None]  # fmt: skip
+    assert [c.name for c in rerun.cells] == [second, third]
+    assert {status for status, cause in final.values()} == {"fresh"}
+    assert all(cause is None for _, cause in final.values())
+
+
+async def test_inline_code_that_only_reads_stales_nothing(wb: Workbench, work: Path) -> None:
+    path = make_notebook(work, SOURCES)
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        outcome = await wb.execute_code(path, "print(b, a)\nb.real", cwd=work)
+        seen = await overview_statuses(wb, path)
+        plan = await wb.run_stale(path)
+    assert outcome.ok and outcome.effect is not None and outcome.effect.stale == ()
+    assert outcome.effect.cause is None
+    assert {status for status, _ in seen.values()} == {"fresh"} and plan.cells == ()
+
+
+@pytest.mark.parametrize(
+    "code", ["exec('b = 2')", "globals()['b'] = 2", "from os.path import *", "%time b = 2"]
+)
+async def test_inline_code_the_analyzer_cannot_see_through_stales_every_cell(
+    wb: Workbench, work: Path, code: str
+) -> None:
+    path = make_notebook(work, SOURCES)
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        outcome = await wb.execute_code(path, code, cwd=work)
+        seen = await overview_statuses(wb, path)
+    assert outcome.effect is not None and outcome.effect.names is None
+    assert {status for status, _ in seen.values()} == {"stale"}
+
+
+async def test_calling_a_notebook_function_that_writes_a_global_stales_its_cells(
+    wb: Workbench, work: Path
+) -> None:
+    path = make_notebook(
+        work, ["steps = 0\ndef tick():\n    global steps\n    steps += 1", "print(steps)", "x = 1"]
+    )
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        outcome = await wb.execute_code(path, "tick()", cwd=work)
+        seen = await overview_statuses(wb, path)
+    assert outcome.effect is not None and outcome.effect.names == ("steps",)
+    assert [status for status, _ in seen.values()] == ["stale", "stale", "fresh"]
+
+
+def registered(registry: KernelRegistry, path: Path, epoch: str) -> None:
+    now = time.time()
+    entry = KernelEntry(
+        notebook_path=str(path.resolve()), kernelspec="python3", cwd=str(path.parent),
+        epoch=epoch, state="idle", started=now, started_by="test", idle_since=now,
+        idle_timeout=60.0, keep=True,
+    )  # fmt: skip
+    with registry.locked(path.resolve()):
+        registry.write(entry)
+
+
+def test_a_change_recorded_by_one_process_stales_cells_for_another_despite_its_warm_statuses(
+    tmp_path: Path, work: Path
+) -> None:
+    path = make_notebook(work, SOURCES)
+    registry = KernelRegistry(tmp_path / "registry")
+    registered(registry, path, "e1")
+    mine, theirs = SharedRunLog(registry, path.resolve()), SharedRunLog(registry, path.resolve())
+    loaded = load(path)
+    for view in loaded.cells:
+        parents = loaded.graph.parents(view.name)
+        mine.record(view.name, view.rev, "e1", 0, parents, ok=True)
+    assert set(statuses(loaded, theirs, "e1").values()) == {"fresh"}  # now kept (memo)
+    mine.record_change("e1", 0, ("b",), "exec b = -1")
+    seen = statuses(load(path), theirs, "e1")
+    first, second, third, fourth = seen
+    assert [seen[n] for n in (first, second, third, fourth)] == ["fresh", "stale", "stale", "fresh"]
+    assert stale_causes(load(path), theirs, "e1") == {second: "exec b = -1", third: "exec b = -1"}
