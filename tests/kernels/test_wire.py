@@ -107,3 +107,87 @@ def test_a_connection_file_without_its_ports_or_key_is_refused(tmp_path: Path) -
         read_connection(path)
     with pytest.raises(WireError):
         read_connection(tmp_path / "missing.json")
+
+
+class _FakeKernel:
+    """The kernel's side of the three channels (ROUTER shell and control, PUB iopub) on
+    ephemeral loopback ports, signing with ``jupyter_client``'s Session."""
+
+    def __init__(self, key: bytes, curve: tuple[bytes, bytes] | None) -> None:
+        import zmq
+
+        self.context = zmq.Context()
+        self.session = Session(key=key, signature_scheme="hmac-sha256", session="kernel")
+        self.sockets: dict[str, Any] = {}
+        self.info: dict[str, Any] = {"ip": "127.0.0.1", "transport": "tcp", "key": key.decode(),
+                                     "signature_scheme": "hmac-sha256"}  # fmt: skip
+        if curve is not None:
+            self.info["curve_publickey"], self.info["curve_secretkey"] = (k.decode() for k in curve)
+        for channel, kind in (("shell", zmq.ROUTER), ("control", zmq.ROUTER), ("iopub", zmq.PUB)):
+            sock = self.context.socket(kind)
+            sock.linger = 0
+            if curve is not None:
+                sock.curve_publickey, sock.curve_secretkey = curve
+                sock.curve_server = True
+            self.info[f"{channel}_port"] = sock.bind_to_random_port("tcp://127.0.0.1")
+            self.sockets[channel] = sock
+
+    def close(self) -> None:
+        self.context.destroy(linger=0)
+
+
+@pytest.fixture(params=["plain", "curve"])
+def fake_kernel(request: pytest.FixtureRequest) -> Any:
+    import zmq
+
+    kernel = _FakeKernel(KEY, zmq.curve_keypair() if request.param == "curve" else None)
+    yield kernel
+    kernel.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_client_gets_replies_drops_forged_messages_and_bounds_every_wait(
+    fake_kernel: _FakeKernel, anyio_backend: str
+) -> None:
+    import anyio
+
+    from jupyter_jcli.kernels._wire import WireClient
+
+    client = WireClient(fake_kernel.info, "client-1")
+    client.open()
+    try:
+        with anyio.fail_after(30):
+            assert await client.receive("shell", 0.2) is None  # nothing came: bounded
+            sent = await client.request("shell", "execute_request", {"code": "1"})
+            frames = fake_kernel.sockets["shell"].recv_multipart()
+            identities, rest = fake_kernel.session.feed_identities(frames)
+            request = fake_kernel.session.deserialize(rest)
+            assert identities == [b"client-1"]
+            assert request["content"] == {"code": "1"}
+            shell = fake_kernel.sockets["shell"]
+            forged = Session(key=b"not the key", signature_scheme="hmac-sha256")
+            fake_kernel.session.send(shell, "execute_reply", {"status": "first"},
+                                     parent=request, ident=identities)  # fmt: skip
+            shell.send_multipart(forged.serialize(
+                forged.msg("execute_reply", {"status": "forged"}), ident=identities))  # fmt: skip
+            fake_kernel.session.send(shell, "execute_reply", {"status": "ok"},
+                                     parent=request, ident=identities)  # fmt: skip
+            first = await client.receive("shell", 10.0)
+            second = await client.receive("shell", 10.0)
+            assert first is not None and second is not None
+            assert first["content"] == {"status": "first"}
+            assert second["content"] == {"status": "ok"}  # the forged one was dropped
+            assert second["parent_header"]["msg_id"] == sent["header"]["msg_id"]
+            assert await client.receive("shell", 0.2) is None
+            iopub = fake_kernel.sockets["iopub"]
+            status = None
+            while status is None:  # the subscription joins in the background
+                fake_kernel.session.send(iopub, "status", {"execution_state": "idle"},
+                                         parent=request)  # fmt: skip
+                status = await client.receive("iopub", 0.2)
+            assert status["msg_type"] == "status"
+    finally:
+        client.close()
+    with pytest.raises(WireError):
+        await client.receive("shell", 0.1)  # closed: refused, not a wait
