@@ -147,12 +147,15 @@ class SharedBackend:
     def _connect(entry: KernelEntry, details: Mapping[str, Any]) -> WireClient:
         import zmq
 
+        client: WireClient | None = None
         try:
             if entry.connection_file is None:
                 raise WireError("the registry entry names no connection file")
             client = WireClient(read_connection(entry.connection_file), uuid.uuid4().hex)
             client.open()
         except (WireError, zmq.ZMQError) as exc:
+            if client is not None:
+                client.close()  # the channels opened before the failure
             reason = f"{type(exc).__name__}: {exc}"
             raise KernelError(
                 ErrorCode.KERNEL_START_FAILED,
