@@ -12,7 +12,8 @@ Run from the repository root with the project's environment::
     script's fast lane skips, for comparison.
 (b) ``j-cli exec`` start-up: a fresh process importing what ``j-cli -j exec`` imports before
     the kernel answers (the click app, the exec command, the workbench operations it calls,
-    jupyter_client's async client), as a ratio to ``python -c pass``.
+    the shared kernels and our messaging client's pyzmq and asyncio), as a ratio to
+    ``python -c pass``. The whole command on a live kernel: ``bench_exec_live.py``.
 (c) Unless ``--no-kernel``: on one started kernel, the round trip of
     ``Workbench.execute_code`` (our call: hold, execute, condense, answer inline) against the
     kernel's own ``NotebookKernel.execute`` of the same code, median of ``--runs`` calls each.
@@ -40,8 +41,8 @@ REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "tests" / "fixtures" / "notebooks" / "05.11-K-Means.ipynb"
 FLOOR = "import json,sys; json.load(open(sys.argv[1]))"
 EXEC_IMPORTS = (
-    "import jupyter_jcli.cli._app, jupyter_jcli.cli._exec, jupyter_jcli.kernels._local, "
-    "jupyter_client.asynchronous.client; "
+    "import jupyter_jcli.cli._app, jupyter_jcli.cli._exec, jupyter_jcli.kernels._shared, "
+    "zmq.asyncio, anyio._backends._asyncio; "
     "from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench"
 )
 TIMEOUT = 300

@@ -113,22 +113,30 @@ def test_exec_and_run_import_neither_the_mcp_sdk_nor_pillow_nor_anthropic(
 
 
 @pytest.mark.kernel
-def test_exec_on_a_live_kernel_joins_it_without_listing_the_machines_interfaces(
+def test_exec_and_run_on_a_live_kernel_join_it_without_jupyter_client_or_psutil(
     tmp_path: Path,
 ) -> None:
     notebook = tmp_path / "nb.ipynb"
+    cells = [{"cell_type": "code", "id": "a", "metadata": {}, "source": "x = 1",
+              "execution_count": None, "outputs": []}]  # fmt: skip
     notebook.write_text(
-        json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8"
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8"
     )
     started = run_cli("-j", "kernel", "start", str(notebook))
     assert started.exit_code == 0, started.stdout
-    code = (
-        "from jupyter_jcli.cli import run\n"
-        f"assert run(['-j', 'exec', {str(notebook)!r}, '--code', 'x = 1']) == 0\n"
-    )
-    modules = _modules_after(code, tmp_path)
-    assert "jupyter_client" in modules  # it joined the kernel
-    assert "psutil" not in modules
+    try:
+        code = (
+            "import sys\nfrom jupyter_jcli.cli import run\n"
+            f"assert run(['-j', 'exec', {str(notebook)!r}, '--code', 'x = 1']) == 0\n"
+            f"assert run(['-j', 'run', {str(notebook)!r}, '--stale']) == 0\n"
+            "assert 'jupyter_jcli.kernels._wire' in sys.modules  # it joined the kernel\n"
+        )
+        modules = _modules_after(code, tmp_path)
+    finally:
+        run_cli("-j", "kernel", "stop", str(notebook))
+    heavy = {"jupyter_client", "traitlets", "tornado", "dateutil", "psutil"}
+    assert not modules & heavy
+    assert not modules & {"mcp", "PIL", "anthropic"}
 
 
 def test_the_fast_lane_builds_no_dataclass(tmp_path: Path) -> None:

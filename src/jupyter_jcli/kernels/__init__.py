@@ -39,77 +39,81 @@ result as ``KERNEL_DIED``); from a server also ``SERVER_UNREACHABLE``, ``SERVER_
 
 from __future__ import annotations
 
-from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
-from jupyter_jcli.kernels._config import (
-    DEFAULT_BUSY_WAIT,
-    DEFAULT_EXECUTE_TIMEOUT,
-    DEFAULT_KERNELSPEC,
-    DEFAULT_STARTUP_TIMEOUT,
-    EXECUTE_TIMEOUT_ENV,
-    POLL_INTERVAL,
-    SETTLE_TIMEOUT,
-    SHUTDOWN_TIMEOUT,
-    STOP_GRACE,
-    STOP_WAIT,
-    execute_timeout,
-    kernelspec_name_from_metadata,
-)
-from jupyter_jcli.kernels._errors import kernel_died
-from jupyter_jcli.kernels._kernel import NotebookKernel
-from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
-from jupyter_jcli.kernels._locked import LockedKernelPool, LockedNotebookKernel
-from jupyter_jcli.kernels._pool import KernelPool
-from jupyter_jcli.kernels._registry import (
-    DEFAULT_IDLE_TIMEOUT,
-    IDLE_TIMEOUT_ENV,
-    RUNTIME_DIR_ENV,
-    KernelEntry,
-    KernelRegistry,
-    idle_timeout,
-    process_name,
-    registry_dir,
-)
-from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
-from jupyter_jcli.kernels._server_config import (
-    SERVER_ROOT_ENV,
-    SERVER_TOKEN_ENV,
-    SERVER_URL_ENV,
-    ServerConfig,
-    backend_factory,
-    server_config,
-)
-from jupyter_jcli.kernels._server_kept import KeptServerBackend
-from jupyter_jcli.kernels._server_sessions import (
-    ServerSession,
-    interrupt_session,
-    notebook_session,
-    notebook_sessions,
-    restart_session,
-    start_session,
-    stop_session,
-)
-from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
-from jupyter_jcli.kernels._shared_backend import SharedBackend
-from jupyter_jcli.kernels._supervisor import (
-    interrupt_registered,
-    start_registered,
-    stop_registered,
-)
-from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
-from jupyter_jcli.kernels._types import (
-    DisplayUpdate,
-    EvaluationResult,
-    ExecutionResult,
-    ExecutionStatus,
-    ExpressionValue,
-    InterruptReason,
-    KernelInfo,
-    KernelMessage,
-    KernelOrigin,
-    KernelState,
-    Output,
-    OutputCallback,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
+    from jupyter_jcli.kernels._config import (
+        DEFAULT_BUSY_WAIT,
+        DEFAULT_EXECUTE_TIMEOUT,
+        DEFAULT_KERNELSPEC,
+        DEFAULT_STARTUP_TIMEOUT,
+        EXECUTE_TIMEOUT_ENV,
+        POLL_INTERVAL,
+        SETTLE_TIMEOUT,
+        SHUTDOWN_TIMEOUT,
+        STOP_GRACE,
+        STOP_WAIT,
+        execute_timeout,
+        kernelspec_name_from_metadata,
+    )
+    from jupyter_jcli.kernels._errors import kernel_died
+    from jupyter_jcli.kernels._kernel import NotebookKernel
+    from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
+    from jupyter_jcli.kernels._locked import LockedKernelPool, LockedNotebookKernel
+    from jupyter_jcli.kernels._pool import KernelPool
+    from jupyter_jcli.kernels._registry import (
+        DEFAULT_IDLE_TIMEOUT,
+        IDLE_TIMEOUT_ENV,
+        RUNTIME_DIR_ENV,
+        KernelEntry,
+        KernelRegistry,
+        idle_timeout,
+        process_name,
+        registry_dir,
+    )
+    from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
+    from jupyter_jcli.kernels._server_config import (
+        SERVER_ROOT_ENV,
+        SERVER_TOKEN_ENV,
+        SERVER_URL_ENV,
+        ServerConfig,
+        backend_factory,
+        server_config,
+    )
+    from jupyter_jcli.kernels._server_kept import KeptServerBackend
+    from jupyter_jcli.kernels._server_sessions import (
+        ServerSession,
+        interrupt_session,
+        notebook_session,
+        notebook_sessions,
+        restart_session,
+        start_session,
+        stop_session,
+    )
+    from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
+    from jupyter_jcli.kernels._shared_backend import SharedBackend
+    from jupyter_jcli.kernels._supervisor import (
+        interrupt_registered,
+        start_registered,
+        stop_registered,
+    )
+    from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
+    from jupyter_jcli.kernels._types import (
+        DisplayUpdate,
+        EvaluationResult,
+        ExecutionResult,
+        ExecutionStatus,
+        ExpressionValue,
+        InterruptReason,
+        KernelInfo,
+        KernelMessage,
+        KernelOrigin,
+        KernelState,
+        Output,
+        OutputCallback,
+    )
 
 __all__ = [
     "DEFAULT_BUSY_WAIT",
@@ -180,3 +184,114 @@ __all__ = [
     "stop_registered",
     "stop_session",
 ]
+
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "_backend": (
+        "BackendFactory",
+        "InPlaceRestart",
+        "KernelBackend",
+    ),
+    "_config": (
+        "DEFAULT_BUSY_WAIT",
+        "DEFAULT_EXECUTE_TIMEOUT",
+        "DEFAULT_KERNELSPEC",
+        "DEFAULT_STARTUP_TIMEOUT",
+        "EXECUTE_TIMEOUT_ENV",
+        "POLL_INTERVAL",
+        "SETTLE_TIMEOUT",
+        "SHUTDOWN_TIMEOUT",
+        "STOP_GRACE",
+        "STOP_WAIT",
+        "execute_timeout",
+        "kernelspec_name_from_metadata",
+    ),
+    "_errors": ("kernel_died",),
+    "_kernel": ("NotebookKernel",),
+    "_local": (
+        "LocalBackend",
+        "installed_kernelspecs",
+    ),
+    "_locked": (
+        "LockedKernelPool",
+        "LockedNotebookKernel",
+    ),
+    "_pool": ("KernelPool",),
+    "_registry": (
+        "DEFAULT_IDLE_TIMEOUT",
+        "IDLE_TIMEOUT_ENV",
+        "RUNTIME_DIR_ENV",
+        "KernelEntry",
+        "KernelRegistry",
+        "idle_timeout",
+        "process_name",
+        "registry_dir",
+    ),
+    "_server": (
+        "KERNEL_WORKING_DIR",
+        "ServerBackend",
+    ),
+    "_server_config": (
+        "SERVER_ROOT_ENV",
+        "SERVER_TOKEN_ENV",
+        "SERVER_URL_ENV",
+        "ServerConfig",
+        "backend_factory",
+        "server_config",
+    ),
+    "_server_kept": ("KeptServerBackend",),
+    "_server_sessions": (
+        "ServerSession",
+        "interrupt_session",
+        "notebook_session",
+        "notebook_sessions",
+        "restart_session",
+        "start_session",
+        "stop_session",
+    ),
+    "_shared": (
+        "SharedKernelPool",
+        "SharedNotebookKernel",
+    ),
+    "_shared_backend": ("SharedBackend",),
+    "_supervisor": (
+        "interrupt_registered",
+        "start_registered",
+        "stop_registered",
+    ),
+    "_translate": (
+        "DisplayRegistry",
+        "OutputCollector",
+        "message_type",
+    ),
+    "_types": (
+        "DisplayUpdate",
+        "EvaluationResult",
+        "ExecutionResult",
+        "ExecutionStatus",
+        "ExpressionValue",
+        "InterruptReason",
+        "KernelInfo",
+        "KernelMessage",
+        "KernelOrigin",
+        "KernelState",
+        "Output",
+        "OutputCallback",
+    ),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562), so
+joining a live kernel loads neither the Jupyter Server backend nor ``jupyter_client``."""
+
+_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,7 +1,8 @@
 """Kernels shared through the registry: one kernel per notebook for every process of ours.
 
 - :class:`SharedBackend` (``_shared_backend``): a backend that joins the notebook's
-  registered kernel through its connection file (``jupyter_client``'s async client),
+  registered kernel through its connection file (our own messaging client,
+  :mod:`~jupyter_jcli.kernels._wire`, so joining imports no ``jupyter_client``),
   starting one through a supervisor
   (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
   ``origin`` names who started the kernel and carries the recorded ``epoch``, so every

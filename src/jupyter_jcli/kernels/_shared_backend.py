@@ -7,55 +7,54 @@ See :mod:`jupyter_jcli.kernels._shared` for the kernel and pool built on it.
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
+import uuid
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     start_registered,
     stop_registered,
 )
-from jupyter_jcli.kernels._types import KernelOrigin
-
-if TYPE_CHECKING:
-    from jupyter_client.asynchronous.client import AsyncKernelClient
+from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
+from jupyter_jcli.kernels._wire import Channel, WireClient, WireError, read_connection
 
 __all__ = ["SharedBackend"]
 
 _HEARTBEAT_TRIES = 5
+_RECEIVE_DRAIN = 2.0
+"""Seconds :meth:`SharedBackend.shutdown` waits for receives in progress (each bounded by
+its own timeout) before it closes the channels under them."""
 
 
-@functools.cache
-def _joining_client_class() -> type[AsyncKernelClient]:
-    """``jupyter_client``'s async client, reading a connection file that names its address
-    without first computing a default one: ``load_connection_info`` evaluates the default
-    address eagerly, which for TCP lists this machine's interfaces (importing ``psutil``),
-    a cost on every join that the answer throws away."""
-    from jupyter_client.asynchronous.client import AsyncKernelClient
+@contextlib.contextmanager
+def _channel_errors(doing: str) -> Iterator[None]:
+    """A socket error or a closed channel while ``doing``: ``KERNEL_NOT_RUNNING`` from it."""
+    import zmq
 
-    class JoiningClient(AsyncKernelClient):
-        _file_ip: str | None = None
-
-        def load_connection_info(self, info: Any) -> None:
-            ip = info.get("ip")
-            self._file_ip = ip if isinstance(ip, str) and ip else None
-            super().load_connection_info(info)
-
-        def _ip_default(self) -> str:
-            return self._file_ip if self._file_ip is not None else super()._ip_default()
-
-    return JoiningClient
+    try:
+        yield
+    except (zmq.ZMQError, WireError, OSError) as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        raise KernelError(
+            ErrorCode.KERNEL_NOT_RUNNING, f"{doing} failed: {reason}", {"reason": reason}
+        ) from exc
 
 
-class SharedBackend(LocalBackend):
-    """The notebook's registered kernel, joined through its connection file.
+class SharedBackend:
+    """The notebook's registered kernel, joined through its connection file with our own
+    messaging client (:class:`~jupyter_jcli.kernels._wire.WireClient`: shell, iopub and
+    control; stdin is never offered, so ``input()`` fails at once).
+
+    Implements :class:`~jupyter_jcli.kernels.KernelBackend`. A shutdown never closes a
+    channel under a receive in progress: receives started after it began raise
+    ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
 
     Args:
         registry: the registry.
@@ -72,12 +71,13 @@ class SharedBackend(LocalBackend):
         idle_timeout: float,
         attach_only: bool = False,
     ) -> None:
-        super().__init__()
         self._registry_ = registry
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = attach_only
         self._entry: KernelEntry | None = None
+        self._client: WireClient | None = None
+        self._receiving = 0
         self.stop_on_shutdown = False
         """Whether :meth:`shutdown` stops the shared kernel (it does for a kernel this
         backend started and does not keep, and when told to: a restart, a kill), rather
@@ -136,41 +136,54 @@ class SharedBackend(LocalBackend):
         self.stop_on_shutdown = started and not self._keep
         details = {"notebook_path": str(notebook_path), "epoch": entry.epoch}
         try:
-            assert entry.connection_file is not None
-            kc = _joining_client_class()()
-            kc.load_connection_file(entry.connection_file)
-            kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
-            self._kc = kc
-            await self._heartbeat(kc, startup_timeout, details)
+            self._client = self._connect(entry, details)
+            await self._heartbeat(self._client, startup_timeout, details)
         except BaseException:
             await self.shutdown(now=True, timeout=1.0)
             raise
         self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
 
-    async def _heartbeat(self, kc: object, timeout: float, details: dict[str, str]) -> None:
+    @staticmethod
+    def _connect(entry: KernelEntry, details: Mapping[str, Any]) -> WireClient:
+        import zmq
+
+        client: WireClient | None = None
+        try:
+            if entry.connection_file is None:
+                raise WireError("the registry entry names no connection file")
+            client = WireClient(read_connection(entry.connection_file), uuid.uuid4().hex)
+            client.open()
+        except (WireError, zmq.ZMQError) as exc:
+            if client is not None:
+                client.close()  # the channels opened before the failure
+            reason = f"{type(exc).__name__}: {exc}"
+            raise KernelError(
+                ErrorCode.KERNEL_START_FAILED,
+                "the notebook's registered kernel cannot be joined",
+                {**details, "reason": reason},
+            ) from exc
+        return client
+
+    async def _heartbeat(self, client: WireClient, timeout: float, details: dict[str, str]) -> None:
         """``kernel_info`` over control until its reply arrives and its iopub status does
         too (so this client's iopub subscription is live before the first execution; a
         kernel that publishes no status for control requests passes on its second reply)."""
-        from jupyter_client.asynchronous.client import AsyncKernelClient
-
-        assert isinstance(kc, AsyncKernelClient)
         deadline = time.monotonic() + timeout
         per_try = max(timeout / _HEARTBEAT_TRIES, 0.5)
         answered = 0
         while time.monotonic() < deadline:
-            msg = kc.session.msg("kernel_info_request")
-            kc.control_channel.send(msg)
-            msg_id = msg["header"]["msg_id"]
+            with _channel_errors("asking the kernel for kernel_info"):
+                msg_id = (await client.request("control", "kernel_info_request", {}))["header"][
+                    "msg_id"
+                ]
             replied = seen = False
             with anyio.move_on_after(per_try):
                 while not (replied and seen):
                     if not replied:
-                        with contextlib.suppress(Exception):
-                            reply = await kc.get_control_msg(timeout=0.05)
-                            replied = reply.get("parent_header", {}).get("msg_id") == msg_id
-                    with contextlib.suppress(Exception):
-                        status = await kc.get_iopub_msg(timeout=0.05)
-                        seen = seen or status.get("parent_header", {}).get("msg_id") == msg_id
+                        reply = await self._receive("control", 0.05)
+                        replied = reply is not None and _parent_id(reply) == msg_id
+                    status = await self._receive("iopub", 0.05)
+                    seen = seen or (status is not None and _parent_id(status) == msg_id)
             answered += replied
             if (replied and seen) or answered >= 2:  # a kernel that publishes no status for
                 return  # control requests still answered twice: it is alive
@@ -185,7 +198,7 @@ class SharedBackend(LocalBackend):
     async def is_alive(self) -> bool:
         """Whether the joined kernel still runs and is still the notebook's registered one."""
         entry = self._entry
-        if entry is None or self._kc is None:
+        if entry is None or self._client is None:
             return False
         current = self._registry_.read(Path(entry.notebook_path))
         if current is None or current.epoch != entry.epoch or current.state == "stopping":
@@ -205,8 +218,13 @@ class SharedBackend(LocalBackend):
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close this process's channels; stop the shared kernel too when
         :attr:`stop_on_shutdown`. Never raises."""
-        entry = self._entry
-        await super().shutdown(now=now, timeout=timeout)
+        entry, client = self._entry, self._client
+        self._client = None
+        if client is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_RECEIVE_DRAIN):
+                while self._receiving:
+                    await anyio.sleep(0.01)
+            client.close()
         if entry is None:
             return
         path = Path(entry.notebook_path)
@@ -217,3 +235,63 @@ class SharedBackend(LocalBackend):
                     await stop_registered(self._registry_, path, epoch=entry.epoch)
             except KernelError:
                 pass  # a locked entry: the supervisor still stops the kernel when idle
+
+    async def send_execute(
+        self,
+        code: str,
+        *,
+        silent: bool,
+        store_history: bool,
+        user_expressions: Mapping[str, str],
+    ) -> str:
+        """Send an ``execute_request`` (``allow_stdin: false``); return its ``msg_id``.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start` or after :meth:`shutdown`.
+        """
+        content = {
+            "code": code,
+            "silent": silent,
+            "store_history": store_history,
+            "user_expressions": dict(user_expressions),
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
+        with _channel_errors("sending an execute_request"):
+            msg = await self._joined().request("shell", "execute_request", content)
+        return str(msg["header"]["msg_id"])
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        """The next iopub message, or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
+        """
+        return await self._receive("iopub", timeout)
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        """The next shell reply, or ``None`` after ``timeout`` seconds.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
+        """
+        return await self._receive("shell", timeout)
+
+    async def _receive(self, channel: Channel, timeout: float) -> KernelMessage | None:
+        client = self._joined()
+        self._receiving += 1
+        try:
+            with _channel_errors(f"receiving from the {channel} channel"):
+                return await client.receive(channel, timeout)
+        finally:
+            self._receiving -= 1
+
+    def _joined(self) -> WireClient:
+        if self._client is None:
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not joined")
+        return self._client
+
+
+def _parent_id(msg: KernelMessage) -> object:
+    parent = msg.get("parent_header")
+    return parent.get("msg_id") if isinstance(parent, dict) else None

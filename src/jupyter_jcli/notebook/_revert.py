@@ -30,7 +30,6 @@ and a reinserted cell whose name is taken gets a fresh one. Pure: no files.
 from __future__ import annotations
 
 import copy
-import difflib
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -288,6 +287,8 @@ def _restore_order(
     key_at = {index[name]: key for key, name in after if name in index}
     kept_before = [key for key, _name in before if key in name_after]
     kept_after = [key for key, _name in after if key.startswith("b")]
+    import difflib  # only for an undo that moves cells: kept off the start-up path
+
     matcher = difflib.SequenceMatcher(None, kept_before, kept_after, autojunk=False)
     in_place = {
         key

@@ -1,0 +1,143 @@
+"""``j-cli -j exec NB --code pass`` on a live kernel, cold process, against its floors.
+
+Run from the repository root with the project's environment::
+
+    uv run python benchmarks/bench_exec_live.py [--runs 15] [--baseline SRC]
+
+One kernel is started for a scratch notebook (``j-cli kernel start``) and stopped at the end.
+Then, interleaved in one run (so a machine loaded by other work loads every figure alike):
+
+- ``python -c pass``: the interpreter's own start-up;
+- ``j-cli -j exec NB --code pass``: the venv's console script in a fresh process (join the
+  registered kernel, run, condense, answer);
+- with ``--baseline SRC``: the same command with ``PYTHONPATH=SRC`` (e.g. the ``src`` of an
+  older commit from ``git archive``), to compare two versions on the same kernel;
+- the kernel's own round trip: an ``execute_request`` of ``pass`` on an open connection, until
+  its ``execute_reply`` and ``idle`` status (measured in this process, wall time).
+
+Wall time (median) and CPU time (user + system of the child, minimum) are printed; on a shared
+machine the CPU figure is the steadier one. Children run with a private bytecode cache after
+warm-up runs, as an installed tool runs. Target (issue 11): under 150 ms, most of it Python
+start-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_startup import TIMEOUT, _env, _once
+
+
+def _kernel_round_trips(connection_file: str, runs: int) -> list[float]:
+    """Seconds of ``runs`` execute round trips of ``pass`` on one open connection."""
+    import anyio
+
+    from jupyter_jcli.kernels._wire import WireClient, read_connection
+
+    async def main() -> list[float]:
+        client = WireClient(read_connection(connection_file), uuid.uuid4().hex)
+        client.open()
+        try:
+            await anyio.sleep(0.5)  # the iopub subscription settles
+            times = []
+            for _ in range(runs + 2):
+                start = time.perf_counter()
+                sent = await client.request("shell", "execute_request", {
+                    "code": "pass", "silent": False, "store_history": False,
+                    "user_expressions": {}, "allow_stdin": False,
+                })  # fmt: skip
+                msg_id = sent["header"]["msg_id"]
+                replied = idle = False
+                with anyio.fail_after(TIMEOUT):
+                    while not replied:
+                        msg = await client.receive("shell", 1.0)
+                        replied = msg is not None and msg["parent_header"].get("msg_id") == msg_id
+                    while not idle:
+                        msg = await client.receive("iopub", 1.0)
+                        idle = (
+                            msg is not None
+                            and msg["parent_header"].get("msg_id") == msg_id
+                            and msg["content"].get("execution_state") == "idle"
+                        )
+                times.append(time.perf_counter() - start)
+            return times[2:]
+        finally:
+            client.close()
+
+    return anyio.run(main)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--baseline", type=Path, help="a src folder to compare (PYTHONPATH)")
+    options = parser.parse_args()
+    script = str(Path(sys.executable).parent / "j-cli")
+    with tempfile.TemporaryDirectory(prefix="jcli-bench-") as tmp:
+        folder = Path(tmp)
+        env = _env(folder / "pycache")
+        env["JUPYTER_JCLI_RUNTIME_DIR"] = str(folder / "registry")
+        notebook = folder / "nb.ipynb"
+        notebook.write_text(
+            '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', "utf-8"
+        )
+        started = subprocess.run(
+            [script, "-j", "kernel", "start", str(notebook)],
+            capture_output=True, env=env, timeout=TIMEOUT, check=True,
+        )  # fmt: skip
+        connection = json.loads(started.stdout)["kernel"]["connection_file"]
+        try:
+            exec_line = [script, "-j", "exec", str(notebook), "--code", "pass"]
+            commands: dict[str, tuple[list[str], dict[str, str]]] = {
+                "python -c pass": ([sys.executable, "-c", "pass"], env),
+                "j-cli -j exec NB --code pass": (exec_line, env),
+            }
+            if options.baseline is not None:
+                old = {**env, "PYTHONPATH": str(options.baseline.resolve())}
+                commands["baseline exec"] = (exec_line, old)
+            for _ in range(3):
+                for command, command_env in commands.values():
+                    _once(command, command_env)
+            samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+            trips: list[float] = []
+            for _ in range(options.runs):
+                for name, (command, command_env) in commands.items():
+                    samples[name].append(_once(command, command_env))
+                trips.extend(_kernel_round_trips(connection, 1))
+        finally:
+            subprocess.run(
+                [script, "-j", "kernel", "stop", str(notebook)],
+                capture_output=True, env=env, timeout=TIMEOUT, check=False,
+            )  # fmt: skip
+    bare = {
+        "wall": statistics.median(w for w, _c in samples["python -c pass"]),
+        "cpu": min(c for _w, c in samples["python -c pass"]),
+    }
+    trip = statistics.median(trips)
+    print(f"{'command':<30} {'wall ms':>8} {'cpu ms':>8}  x pass (wall / cpu)  x kernel trip")
+    for name, values in samples.items():
+        wall = statistics.median(w for w, _c in values)
+        cpu = min(c for _w, c in values)
+        print(
+            f"{name:<30} {wall * 1000:8.1f} {cpu * 1000:8.1f}  "
+            f"{wall / bare['wall']:6.2f}x / {cpu / bare['cpu']:5.2f}x  {wall / trip:10.1f}x"
+        )
+    print(f"{'kernel round trip (in process)':<30} {trip * 1000:8.1f}")
+    ours = min(c for _w, c in samples["j-cli -j exec NB --code pass"])
+    print(f"\nj-cli exec on a live kernel: {ours * 1000:.1f} ms CPU (target 150 ms): "
+          f"{'PASS' if ours <= 0.150 else 'FAIL'}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
