@@ -224,3 +224,27 @@ async def test_a_kernel_someone_shuts_down_on_the_server_ends_the_running_cell_d
     assert texts(result.outputs) == "go\n"
     assert (result.status, result.ename) == ("died", None)
     assert again.status == "ok" and again.kernel_restarted
+
+
+async def test_an_interrupt_someone_sends_through_the_server_ends_the_cell_with_the_kernel_kept(
+    jupyter_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path
+) -> None:
+    kernel = kernel_on(kernel_for, jupyter_server.config(), tmp_path / "nb.ipynb")
+
+    async def interrupt_on_go(output: Output) -> None:
+        if output.get("text") == "go\n":
+            kernel_id = (await kernel.info()).origin.kernel_id
+            with jupyter_server.client() as rest:  # JupyterLab's stop button
+                await anyio.to_thread.run_sync(rest.post, f"api/kernels/{kernel_id}/interrupt")
+
+    with anyio.fail_after(WAIT):
+        await kernel.execute("kept = 'yes'")
+        result = await kernel.execute(
+            "import time\nprint('go')\ntime.sleep(60)", on_output=interrupt_on_go
+        )
+        again = await kernel.execute("kept")
+    # The kernel answers the probe that a KeyboardInterrupt we did not ask for makes: it
+    # lives, so the cell's error stands and the next call runs on the same kernel.
+    assert (result.status, result.ename) == ("error", "KeyboardInterrupt")
+    assert again.status == "ok" and not again.kernel_restarted and again.epoch == result.epoch
+    assert again.outputs[0]["data"]["text/plain"] == "'yes'"

@@ -33,10 +33,13 @@ the shutdown), so the request ends ``died``; a kernel someone merely interrupted
 the cell ends ``error`` as before.
 
 Our own restart is over when the server answered ``POST .../restart`` (the old process has
-ended, the new one is launched) and the new process answered a probe on control and iopub:
-no lifecycle message of the old process or of the new one's start can arrive after that
-(the server sends ``restarting`` only for restarts of its own restarter, and iopub is one
-ordered stream).
+ended, the new one is launched) and the new process answered a probe on control and iopub.
+From then on a lifecycle message counts only when it is about that process: every kernel
+process signs its messages with its own ``header.session``, so the old process's
+``shutdown_reply`` or the new one's ``starting``, read late (zmq delivers each process's
+messages in order, but may interleave two processes), are known for what they are; no fixed
+quiet time. (Jupyter Server sends ``restarting`` only when its own restarter replaces a
+process that died, never for ``POST .../restart``.)
 """
 
 from __future__ import annotations

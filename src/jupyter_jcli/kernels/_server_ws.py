@@ -16,12 +16,12 @@ handshake ends it at once (the kernel is gone, say after a restart of the whole 
 What Jupyter Server sends when a kernel's process ends (``jupyter_client``'s shutdown: an
 interrupt, then a ``shutdown_request`` on control, which ipykernel answers and broadcasts on
 iopub as ``shutdown_reply``; its restarter's ``restarting``/``dead`` statuses when the process
-died by itself; the new process's parent-less ``starting``) marks the kernel :attr:`gone`
-while :attr:`KernelChannels.watching`. We never send a ``shutdown_request``: every broadcast
-``shutdown_reply`` is someone else's shutdown or restart (the server's own, or another
-client's), or the restart of ours that :meth:`KernelChannels.probe` then waits past.
-The reader is an ``asyncio`` task (``websockets`` is asyncio-only, like ``zmq.asyncio`` under
-the local backend).
+died by itself; a new process's parent-less ``starting``) marks the kernel :attr:`gone` while
+:attr:`KernelChannels.watching`, when it is about the process that answered our last probe
+(:attr:`KernelChannels.process`, the ``header.session`` its messages carry). We never send a
+``shutdown_request``: a broadcast ``shutdown_reply`` is someone else's shutdown or restart
+(the server's own, or another client's), or the farewell of the process a restart of ours
+replaced.
 """
 
 from __future__ import annotations
@@ -109,6 +109,9 @@ class KernelChannels:
         self._closed = False
         self.watching = False
         """Whether lifecycle messages mark the kernel gone (see :attr:`gone`)."""
+        self.process: str | None = None
+        """The kernel process that answered our last probe: the ``header.session`` of its
+        messages (every kernel process has its own; a restart makes a new one)."""
         self.gone: str | None = None
         """Why the kernel we knew is gone (its process restarted or died), else ``None``."""
         self.lost: KernelError | None = None
@@ -337,12 +340,13 @@ class KernelChannels:
             state = (msg.get("content") or {}).get("execution_state")
             if channel == "control":
                 self._probe_replied = True
+                self.process = _session_of(msg) or self.process
             elif channel == "iopub" and state == "idle":
                 self._probe_idle = True
             self._wake()
             return
         if channel == "iopub":
-            if self.watching and (why := _lifecycle(msg, parent)) is not None:
+            if self.watching and (why := _lifecycle(msg, parent, self.process)) is not None:
                 self.gone = why
                 self._wake()
             if not parent or parent not in self._ours:
@@ -366,9 +370,12 @@ class KernelChannels:
         while not self._closed and time.monotonic() < deadline:
             try:
                 with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
-                    if await self._kernel_gone():
-                        self.gone = "the server has no such kernel any more"
-                        return False
+                    try:
+                        if await self._kernel_gone():
+                            self.gone = "the server has no such kernel any more"
+                            return False
+                    except KernelError:
+                        pass  # REST cannot tell: the handshake may (a 404, or it works)
                     self._ws = await self._connect(self.session)
             except KernelError as err:
                 if err.details.get("status") == 404:
@@ -391,17 +398,28 @@ class KernelChannels:
         return False
 
 
-def _lifecycle(msg: KernelMessage, parent: object) -> str | None:
-    """Why ``msg`` (on iopub) says the kernel process we knew ends, else ``None``: a
-    parent-less ``status`` of :data:`_LIFECYCLE`, or a broadcast ``shutdown_reply``."""
+def _session_of(msg: KernelMessage) -> str | None:
+    header = msg.get("header")
+    session = header.get("session") if isinstance(header, dict) else None
+    return session if isinstance(session, str) and session else None
+
+
+def _lifecycle(msg: KernelMessage, parent: object, process: str | None) -> str | None:
+    """Why ``msg`` (on iopub) says that ``process`` (the kernel process we know, by its
+    session) ends, else ``None``: its broadcast ``shutdown_reply``, a ``starting`` of another
+    process, or the server's parent-less ``restarting`` / ``dead``. Messages of an earlier
+    process (a restart of ours is over; zmq may still deliver its farewell) are not."""
     header = msg.get("header")
     msg_type = header.get("msg_type") if isinstance(header, dict) else None
     content = msg.get("content") or {}
+    mine = process is None or _session_of(msg) == process
     if msg_type == "shutdown_reply":
         how = "restarted" if content.get("restart") else "shut down"
-        return f"the kernel was {how} through the server"
+        return f"the kernel was {how} through the server" if mine else None
     if msg_type == "status" and not parent:
         state = content.get("execution_state")
+        if state == "starting" and process is not None and mine:
+            return None  # the start of the process we know, read late
         if state in _LIFECYCLE:
             return f"the server reported the kernel {state}"
     return None
