@@ -26,7 +26,7 @@ of failing on the old one.
 
 A shutdown through the server interrupts the kernel first (``jupyter_client`` does, before
 its ``shutdown_request``): a running cell then ends with a ``KeyboardInterrupt`` we did not
-ask for, often before the ``shutdown_reply`` reaches us. Such an error makes the backend
+ask for, and its reply may reach us before the ``shutdown_reply``. Such an error makes the backend
 probe the kernel (:meth:`~jupyter_jcli.kernels._server_ws.KernelChannels.probe`) before it
 hands out the cell's reply: a kernel shutting down never answers (its control thread is in
 the shutdown), so the request ends ``died``; a kernel someone merely interrupted answers, and
@@ -367,8 +367,9 @@ class ServerBackend:
         answers (see the module docstring: no fixed quiet time).
 
         Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` when not started; ``KERNEL_START_FAILED``
-                when it does not answer within ``timeout`` s; ``SERVER_*``.
+            KernelError: ``KERNEL_NOT_RUNNING`` when not started, or when the kernel is gone
+                before the new process answered; ``KERNEL_START_FAILED`` when it does not
+                answer within ``timeout`` s; ``SERVER_*``.
         """
         channels = self._live()
         assert self._api is not None and self._kernel_id is not None
