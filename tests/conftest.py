@@ -69,16 +69,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     sort, so the order within a rank stays the collection order), so that no worker runs one
     alone at the end. Every worker sorts the same collection the same way, as xdist requires;
     a run without ``-n`` keeps the collection order."""
-    _server_reruns(items)
     if hasattr(config, "workerinput"):
         items.sort(key=_start_rank)
-
-
-def _server_reruns(items: list[pytest.Item]) -> None:
-    """Tests against a real Jupyter Server (marker ``server``) are run again, up to twice,
-    when they fail: their fault scenarios (a server killed, restarted, a kernel deleted) race
-    with the server's own timing on a loaded machine. A known defect: every rerun is printed
-    in the summary (``R``), so a flake stays visible."""
-    for item in items:
-        if item.get_closest_marker("server") is not None:
-            item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=1))

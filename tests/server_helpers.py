@@ -92,9 +92,13 @@ class RunningServer:
             self.process.kill()
             self.process.wait(STOP_WAIT)
 
-    def restart(self) -> None:
-        """Stop the server and start it again on the same port, token and root."""
-        self.stop()
+    def restart(self, *, kill: bool = False) -> None:
+        """Stop (or ``kill``) the server and start it again on the same port, token and
+        root."""
+        if kill:
+            self.kill()
+        else:
+            self.stop()
         fresh = _launch(self.kind, self.args, self.log, self.runtime_dir, self.root)
         self.process = fresh
         _wait_ready(self)

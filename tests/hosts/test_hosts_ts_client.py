@@ -55,6 +55,7 @@ def workbench_calls(outside: Path) -> list[Call]:
         ("create", "create_notebook", {"path": WORK_NB, "cells": cells}, None),
         ("create-exists", "create_notebook", {"path": TEXT_NB}, "FILE_EXISTS"),
         ("overview", "notebook_overview", {"path": WORK_NB}, None),
+        ("overview-page", "notebook_overview", {"path": WORK_NB, "start": 1, "limit": 1}, None),
         ("overview-outside", "notebook_overview", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
         (
             "overview-bad-argument",
@@ -63,6 +64,13 @@ def workbench_calls(outside: Path) -> list[Call]:
             "USAGE_ERROR",
         ),
         ("read", "read_cells", {"path": TEXT_NB}, None),
+        ("read-again", "read_cells", {"path": TEXT_NB, "start": 9, "stop": 10}, None),
+        (
+            "read-resend",
+            "read_cells",
+            {"path": TEXT_NB, "start": 9, "stop": 10, "resend_images": True},
+            None,
+        ),
         (
             "read-unknown",
             "read_cells",
@@ -169,6 +177,7 @@ def workbench_calls(outside: Path) -> list[Call]:
         ),
         ("interrupt", "interrupt_kernel", {"path": WORK_NB}, None),
         ("restart", "restart_kernel", {"path": WORK_NB}, None),
+        ("restart-force", "restart_kernel", {"path": WORK_NB, "force": True}, None),
         ("restart-outside", "restart_kernel", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
         *output_calls(outside),
         ("unknown-tool", "no_such_tool", {"path": WORK_NB}, "USAGE_ERROR"),
@@ -330,3 +339,28 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
     stale = workbench_documents["update-stale-rev"]["details"]
     assert (stale["name"], stale["expected_rev"]) == ("setup", NO_REV)
     assert stale["rev"] == workbench_documents["overview"]["cells"][0]["rev"]
+    check_the_arguments_took_effect(
+        {entry["label"]: entry for entry in by_server["jupyter-mcp"]["calls"]}
+    )
+
+
+def check_the_arguments_took_effect(entries: dict[str, dict[str, Any]]) -> None:
+    """The optional arguments the SDK sent changed the validated results: an overview page
+    (``start``/``limit``), images attached again (``resend_images``), a forced restart."""
+    whole, page = (entries[label]["structured_content"] for label in ("overview", "overview-page"))
+    assert [cell["index"] for cell in page["cells"]] == [1]
+    assert page["cells"][0]["name"] == whole["cells"][1]["name"] == "double"
+    assert page["start"] == 1 and page["cell_count"] == whole["cell_count"] == 2
+    again, resent = entries["read-again"], entries["read-resend"]
+    sent = [
+        image["delivered_as"]
+        for cell in again["structured_content"]["cells"]
+        for image in cell["outputs"]["images"]
+    ]
+    assert sent == ["sent_before", "sent_before"]
+    assert [block["type"] for block in again["content"]] == ["text"]
+    assert [block["type"] for block in resent["content"]] == ["text", "image", "image"]
+    restart, forced = (
+        entries[label]["structured_content"] for label in ("restart", "restart-force")
+    )
+    assert forced["previous_epoch"] == restart["epoch"] != forced["epoch"]

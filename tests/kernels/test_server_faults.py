@@ -107,10 +107,9 @@ async def test_a_server_gone_during_an_execution_ends_it_with_its_outputs_so_far
         result = await kernel.execute(
             "import time\nprint('go')\ntime.sleep(60)\nprint('never')", on_output=end_on_go
         )
-    # Killed, the server just vanishes: the kernel is lost. Stopped, it first shuts its
-    # kernels down, which interrupts the cell (an error) before the connection closes.
-    expected = ("died", None) if how == "kill" else ("error", "KeyboardInterrupt")
-    assert (result.status, result.ename) == expected
+    # Killed, the server just vanishes; stopped, it first shuts its kernels down, which
+    # interrupts the cell before the kernel ends: either way the kernel died under the cell.
+    assert (result.status, result.ename) == ("died", None)
     assert texts(result.outputs) == "go\n"
     with anyio.fail_after(WAIT):
         while await kernel.is_alive():
@@ -146,19 +145,17 @@ async def test_a_dropped_websocket_is_reopened_and_the_running_cell_ends_whole(
     assert after.outputs[0]["data"]["text/plain"] == "'yes'"
 
 
+@pytest.mark.parametrize("how", ["stop", "kill"])
 async def test_after_a_server_restart_the_next_execution_starts_a_new_kernel(
-    own_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path
+    own_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path, how: str
 ) -> None:
     kernel = kernel_on(kernel_for, own_server.config(), tmp_path / "nb.ipynb")
     with anyio.fail_after(WAIT):
         first = await kernel.execute("lost = 1")
-        await anyio.to_thread.run_sync(own_server.restart)
-        try:
-            again = await kernel.execute("'lost' in dir()")
-        except KernelError as reconnecting:  # the old kernel's WebSocket is still being
-            # retried when the call comes: it says why, and the call after it works
-            assert reconnecting.code == ErrorCode.SERVER_UNREACHABLE
-            again = await kernel.execute("'lost' in dir()")
+        # Stopped, the server shuts the kernel down (it says so); killed, it says nothing
+        # and our WebSocket is still being reopened when the next call comes.
+        await anyio.to_thread.run_sync(lambda: own_server.restart(kill=how == "kill"))
+        again = await kernel.execute("'lost' in dir()")
     assert first.status == "ok"
     assert again.status == "ok" and again.kernel_restarted and again.epoch != first.epoch
     assert again.outputs[0]["data"]["text/plain"] == "False"
@@ -222,11 +219,32 @@ async def test_a_kernel_someone_shuts_down_on_the_server_ends_the_running_cell_d
             "import time\nprint('go')\ntime.sleep(60)", on_output=delete_on_go
         )
         again = await kernel.execute("'new'")
-    # The server's shutdown of a busy kernel may interrupt it first: the cell's reply (an
-    # interrupted cell, KeyboardInterrupt) can then arrive before the kernel is gone. Either
-    # way the cell ends at once with what it printed, and the next call runs on a new kernel.
+    # The server's shutdown of a busy kernel interrupts it first: the cell shows a
+    # KeyboardInterrupt before the kernel ends, and still ends died, with what it printed.
     assert texts(result.outputs) == "go\n"
-    assert result.status == "died" or (
-        result.status == "error" and result.ename == "KeyboardInterrupt"
-    )
+    assert (result.status, result.ename) == ("died", None)
     assert again.status == "ok" and again.kernel_restarted
+
+
+async def test_an_interrupt_someone_sends_through_the_server_ends_the_cell_with_the_kernel_kept(
+    jupyter_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path
+) -> None:
+    kernel = kernel_on(kernel_for, jupyter_server.config(), tmp_path / "nb.ipynb")
+
+    async def interrupt_on_go(output: Output) -> None:
+        if output.get("text") == "go\n":
+            kernel_id = (await kernel.info()).origin.kernel_id
+            with jupyter_server.client() as rest:  # JupyterLab's stop button
+                await anyio.to_thread.run_sync(rest.post, f"api/kernels/{kernel_id}/interrupt")
+
+    with anyio.fail_after(WAIT):
+        await kernel.execute("kept = 'yes'")
+        result = await kernel.execute(
+            "import time\nprint('go')\ntime.sleep(60)", on_output=interrupt_on_go
+        )
+        again = await kernel.execute("kept")
+    # The kernel answers the probe that a KeyboardInterrupt we did not ask for makes: it
+    # lives, so the cell's error stands and the next call runs on the same kernel.
+    assert (result.status, result.ename) == ("error", "KeyboardInterrupt")
+    assert again.status == "ok" and not again.kernel_restarted and again.epoch == result.epoch
+    assert again.outputs[0]["data"]["text/plain"] == "'yes'"

@@ -14,11 +14,32 @@ only disconnected, never stopped. :meth:`~ServerBackend.restart` restarts the ke
 (``POST api/kernels/{id}/restart``): the kernel keeps its id, so JupyterLab stays on it.
 
 Death: the kernel counts as gone (``is_alive`` false, a running execution ends ``died``)
-when the server reports its process ``restarting`` or ``dead``, when a new process of it
-says ``starting`` (a restart we did not ask for), when the server no longer has it (checked
-every :data:`LIVENESS_INTERVAL` s while alive), or when
-its WebSocket cannot be reopened within :data:`~jupyter_jcli.kernels._server_ws.RECONNECT_WINDOW`
-(the server went away; the next start then says ``SERVER_UNREACHABLE``).
+when the kernel broadcasts a ``shutdown_reply`` we did not cause (someone deleted or
+restarted it through the server, or the server is stopping), when the server reports its
+process ``restarting`` or ``dead``, when a new process of it says ``starting``, when the
+server no longer has it (checked every :data:`LIVENESS_INTERVAL` s while alive, and at once
+by a reconnect), or when its WebSocket cannot be reopened within
+:data:`~jupyter_jcli.kernels._server_ws.RECONNECT_WINDOW` (the server went away). While the
+WebSocket is being reopened, :meth:`ServerBackend.is_alive` waits for the outcome, so the
+call after a restart of the whole server starts a new kernel (``kernel_restarted``) instead
+of failing on the old one.
+
+A shutdown through the server interrupts the kernel first (``jupyter_client`` does, before
+its ``shutdown_request``): a running cell then ends with a ``KeyboardInterrupt`` we did not
+ask for, and its reply may reach us before the ``shutdown_reply``. Such an error makes the backend
+probe the kernel (:meth:`~jupyter_jcli.kernels._server_ws.KernelChannels.probe`) before it
+hands out the cell's reply: a kernel shutting down never answers (its control thread is in
+the shutdown), so the request ends ``died``; a kernel someone merely interrupted answers, and
+the cell ends ``error`` as before.
+
+Our own restart is over when the server answered ``POST .../restart`` (the old process has
+ended, the new one is launched) and the new process answered a probe on control and iopub.
+From then on a lifecycle message counts only when it is about that process: every kernel
+process signs its messages with its own ``header.session``, so the old process's
+``shutdown_reply`` or the new one's ``starting``, read late (zmq delivers each process's
+messages in order, but may interleave two processes), are known for what they are; no fixed
+quiet time. (Jupyter Server sends ``restarting`` only when its own restarter replaces a
+process that died, never for ``POST .../restart``.)
 """
 
 from __future__ import annotations
@@ -44,7 +65,7 @@ from jupyter_jcli.kernels._server_http import (
     ssl_context,
 )
 from jupyter_jcli.kernels._server_paths import server_path, server_root
-from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, QUIET_AFTER_RESTART, KernelChannels
+from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
@@ -56,6 +77,9 @@ LIVENESS_INTERVAL = 3.0
 """Seconds between the REST checks :meth:`ServerBackend.is_alive` makes of the kernel."""
 LIVENESS_TIMEOUT = 2.0
 """Seconds one such check may take; an unanswered check decides nothing."""
+CONFIRM_TIMEOUT = RECONNECT_WINDOW + 5.0
+"""Seconds the probe after a ``KeyboardInterrupt`` we did not cause may take (longer than a
+reconnect, whose failure also decides); unanswered, the cell's error stands."""
 KERNEL_WORKING_DIR = "KERNEL_WORKING_DIR"
 """The kernel environment variable Enterprise Gateway takes as the kernel's working folder."""
 
@@ -65,6 +89,16 @@ def _ws_url(base: str, kernel_id: str, session: str) -> str:
     scheme = "wss" if parts.scheme == "https" else "ws"
     path = parts.path + kernel_path(kernel_id, "channels")
     return urlunsplit((scheme, parts.netloc, path, f"session_id={quote(session)}", ""))
+
+
+def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
+    """Whether ``msg`` is the ``KeyboardInterrupt`` error output of ``request``."""
+    parent, header = msg.get("parent_header"), msg.get("header")
+    if not isinstance(parent, dict) or parent.get("msg_id") != request or request is None:
+        return False
+    if not isinstance(header, dict) or header.get("msg_type") != "error":
+        return False
+    return (msg.get("content") or {}).get("ename") == "KeyboardInterrupt"
 
 
 def _started_by(session: Mapping[str, Any]) -> str:
@@ -104,6 +138,9 @@ class ServerBackend:
         self._origin = LOCAL_ORIGIN
         self._framing: str | None = None
         self._checked = time.monotonic()
+        self._request: str | None = None  # the execute request running
+        self._interrupted = False  # whether we interrupted it
+        self._unasked = False  # whether it showed a KeyboardInterrupt we did not cause
 
     @property
     def pid(self) -> int | None:
@@ -233,11 +270,12 @@ class ServerBackend:
 
     async def is_alive(self) -> bool:
         """Whether the kernel we know runs: channels open (or reopening) and no report of
-        its death (see the module docstring). At most every :data:`LIVENESS_INTERVAL` s it
-        also asks the server (bounded by :data:`LIVENESS_TIMEOUT`): a kernel someone shut
-        down through the server may leave our WebSocket open and silent."""
+        its death (see the module docstring); while the WebSocket is being reopened, waits
+        (bounded) for the outcome. At most every :data:`LIVENESS_INTERVAL` s it also asks the
+        server (bounded by :data:`LIVENESS_TIMEOUT`): a kernel someone shut down through the
+        server may leave our WebSocket open and silent."""
         channels = self._channels
-        if channels is None or not channels.usable:
+        if channels is None or not await channels.settled():
             return False
         now = time.monotonic()
         if now - self._checked >= LIVENESS_INTERVAL:
@@ -274,6 +312,7 @@ class ServerBackend:
             "stop_on_error": True,
         }
         msg = new_message("execute_request", content, channels.session)
+        self._request, self._interrupted, self._unasked = msg["header"]["msg_id"], False, False
         await channels.send(msg)
         return str(msg["header"]["msg_id"])
 
@@ -284,15 +323,29 @@ class ServerBackend:
             KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost (queued messages are
                 handed out first).
         """
-        return await self._live().receive("iopub", timeout)
+        msg = await self._live().receive("iopub", timeout)
+        if msg is not None and not self._interrupted and _unasked_interrupt(msg, self._request):
+            self._unasked = True
+        return msg
 
     async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply, or ``None`` after ``timeout`` seconds.
+        """The next shell reply, or ``None`` after ``timeout`` seconds. After a
+        ``KeyboardInterrupt`` we did not cause, first the kernel is probed (bounded by
+        :data:`CONFIRM_TIMEOUT`): when it is gone, ``None`` (:meth:`is_alive` is then false,
+        and the request ends ``died``); see the module docstring.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost.
         """
-        return await self._live().receive("shell", timeout)
+        channels = self._live()
+        if self._unasked and not self._interrupted:
+            self._unasked = False
+            with anyio.move_on_after(CONFIRM_TIMEOUT):
+                with contextlib.suppress(KernelError):  # gone or lost: is_alive says so
+                    await channels.probe()
+            if not channels.usable:
+                return None
+        return await channels.receive("shell", timeout)
 
     async def interrupt(self) -> None:
         """``POST api/kernels/{id}/interrupt`` (the server signals or messages the kernel as
@@ -303,17 +356,20 @@ class ServerBackend:
         """
         self._live()
         assert self._api is not None and self._kernel_id is not None
+        self._interrupted = True
         await self._api.request(
             "POST", kernel_path(self._kernel_id, "interrupt"), "interrupting the kernel"
         )
 
     async def restart(self, *, timeout: float) -> None:
         """Restart the kernel in place (``POST api/kernels/{id}/restart``): same kernel id,
-        new process, so every client (JupyterLab) stays on it; wait until it answers.
+        new process, so every client (JupyterLab) stays on it; wait until the new process
+        answers (see the module docstring: no fixed quiet time).
 
         Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` when not started; ``KERNEL_START_FAILED``
-                when it does not answer within ``timeout`` s; ``SERVER_*``.
+            KernelError: ``KERNEL_NOT_RUNNING`` when not started, or when the kernel is gone
+                before the new process answered; ``KERNEL_START_FAILED`` when it does not
+                answer within ``timeout`` s; ``SERVER_*``.
         """
         channels = self._live()
         assert self._api is not None and self._kernel_id is not None
@@ -328,7 +384,6 @@ class ServerBackend:
                 f"the restarted kernel did not answer within {timeout:g} s",
                 {"kernel_id": self._kernel_id, "server_url": self.config.url},
             ) from exc
-        channels.quiet_until = time.monotonic() + QUIET_AFTER_RESTART
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close the channels; delete the session or kernel this backend created (a joined

@@ -9,9 +9,19 @@ traffic; messages answering other clients' requests are dropped there, so nothin
 while we are idle). A dropped connection is reopened with the same client session id, so
 Jupyter Server replays what it buffered for us (it buffers while a kernel has no other
 client); when the kernel is gone or the server stays away past :data:`RECONNECT_WINDOW`, the
-channels are lost: receives hand out what is queued, then raise ``KERNEL_NOT_RUNNING``.
-The reader is an ``asyncio`` task (``websockets`` is asyncio-only, like ``zmq.asyncio`` under
-the local backend).
+channels are lost: receives hand out what is queued, then raise ``KERNEL_NOT_RUNNING``. The
+reconnect asks the server first (``GET api/kernels/{id}``): a 404 there or in the WebSocket
+handshake ends it at once (the kernel is gone, say after a restart of the whole server).
+
+What Jupyter Server sends when a kernel's process ends (``jupyter_client``'s shutdown: an
+interrupt, then a ``shutdown_request`` on control, which ipykernel answers and broadcasts on
+iopub as ``shutdown_reply``; its restarter's ``restarting``/``dead`` statuses when the process
+died by itself; a new process's parent-less ``starting``) marks the kernel :attr:`gone` while
+:attr:`KernelChannels.watching`, when it is about the process that answered our last probe
+(:attr:`KernelChannels.process`, the ``header.session`` its messages carry). We never send a
+``shutdown_request``: a broadcast ``shutdown_reply`` is someone else's shutdown or restart
+(the server's own, or another client's), or the farewell of the process a restart of ours
+replaced.
 """
 
 from __future__ import annotations
@@ -42,17 +52,16 @@ from jupyter_jcli.kernels._types import KernelMessage
 if TYPE_CHECKING:
     from websockets.asyncio.client import ClientConnection
 
-__all__ = ["MAX_MESSAGE_BYTES", "RECONNECT_WINDOW", "KernelChannels"]
+__all__ = ["MAX_MESSAGE_BYTES", "PROBE_RESEND", "RECONNECT_WINDOW", "KernelChannels"]
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 """The largest WebSocket message accepted (one kernel message: a big stream chunk or image)."""
-QUIET_AFTER_RESTART = 3.0
-"""Seconds after a restart of ours during which parent-less lifecycle statuses are not read as
-the kernel's death: the server's own ``restarting`` and the new process's ``starting`` may
-reach us after the new kernel already answered (seen under load). A death in that window is
-still found by the REST liveness check and the WebSocket's reconnect."""
 RECONNECT_WINDOW = 10.0
 """Seconds spent reopening a dropped WebSocket before the kernel counts as lost."""
+PROBE_RESEND = 1.0
+"""Seconds between the ``kernel_info_request`` probes of :meth:`KernelChannels.probe` (the
+server's iopub subscription may miss the answer to one while it reconnects to a new
+process)."""
 _MAX_QUEUED = 100_000
 """Messages an inbox keeps at most (the oldest go first, with a warning)."""
 _OURS_KEPT = 512
@@ -90,16 +99,19 @@ class KernelChannels:
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._inboxes: dict[str, deque[KernelMessage]] = {
-            channel: deque() for channel in ("iopub", "shell", "control")
+            channel: deque() for channel in ("iopub", "shell")
         }
         self._changed = anyio.Event()
         self._connected = anyio.Event()
         self._ours: deque[str] = deque(maxlen=_OURS_KEPT)
+        self._probes: set[str] = set()
+        self._probe_replied = self._probe_idle = False
         self._closed = False
         self.watching = False
-        """Whether parent-less lifecycle statuses mark the kernel gone (see :attr:`gone`)."""
-        self.quiet_until = 0.0
-        """Monotonic time before which lifecycle statuses are ignored (a restart of ours)."""
+        """Whether lifecycle messages mark the kernel gone (see :attr:`gone`)."""
+        self.process: str | None = None
+        """The kernel process that answered our last probe: the ``header.session`` of its
+        messages (every kernel process has its own; a restart makes a new one)."""
         self.gone: str | None = None
         """Why the kernel we knew is gone (its process restarted or died), else ``None``."""
         self.lost: KernelError | None = None
@@ -125,25 +137,38 @@ class KernelChannels:
         self._connected.set()
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
 
+    async def settled(self) -> bool:
+        """Wait while a dropped WebSocket is being reopened (at most until its
+        :data:`RECONNECT_WINDOW` ends); whether the channels are connected and the kernel
+        not known gone."""
+        deadline = time.monotonic() + RECONNECT_WINDOW + 1.0
+        while self.usable and not self._connected.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            changed = self._changed
+            with anyio.move_on_after(remaining):
+                await changed.wait()
+        return self.usable and self._connected.is_set()
+
     async def send(self, msg: KernelMessage, channel: str = "shell", *, ours: bool = True) -> None:
         """Send ``msg``; its iopub messages are delivered when ``ours``.
 
         Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` when closed; the code that lost the
-                connection (``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ...) when it is
-                lost, or does not come back within :data:`RECONNECT_WINDOW`: a request that
-                was never sent says why, not only that there is no kernel.
+            KernelError: ``KERNEL_NOT_RUNNING`` when closed or the kernel is gone; the code
+                that lost the connection (``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
+                ...) when it is lost, or does not come back within :data:`RECONNECT_WINDOW`:
+                a request that was never sent says why, not only that there is no kernel.
         """
         from websockets.exceptions import ConnectionClosed
 
         self._check_send()
         if ours:
             self._ours.append(str(msg["header"]["msg_id"]))
-        with anyio.move_on_after(RECONNECT_WINDOW):
-            await self._connected.wait()
+        connected = await self.settled()
         self._check_send()
         ws = self._ws
-        if ws is None or not self._connected.is_set():
+        if not connected or ws is None:
             raise KernelError(
                 ErrorCode.SERVER_UNREACHABLE,
                 "the kernel's WebSocket did not come back",
@@ -161,7 +186,7 @@ class KernelChannels:
             ) from exc
 
     async def receive(self, channel: str, timeout: float) -> KernelMessage | None:
-        """The next message of ``channel`` (``iopub``, ``shell``, ``control``), or ``None`` after
+        """The next message of ``channel`` (``iopub``, ``shell``), or ``None`` after
         ``timeout`` s. Queued messages come first, also once closed or lost.
 
         Raises:
@@ -196,39 +221,56 @@ class KernelChannels:
                 with anyio.move_on_after(2.0), contextlib.suppress(Exception):
                     await ws.close()
 
-    async def wait_ready(self, timeout: float) -> None:
-        """Send ``kernel_info_request`` on the control channel (again every second) until
-        the kernel replies, then wait (briefly) for that request's iopub ``idle``: every
-        lifecycle status the kernel published before it has been read, so :attr:`watching`
-        starts after them. The control channel answers while the shell runs a cell (a
-        joined kernel may be running the person's code).
+    async def probe(self) -> bool:
+        """Ask the kernel for its ``kernel_info`` on the control channel (again every
+        :data:`PROBE_RESEND` s, asking the server too whether the kernel still exists) until
+        both the reply and that request's iopub ``idle`` came: ``True``. The iopub stream is
+        ordered, so every lifecycle message the process published before it (a new
+        process's ``starting``, an old one's ``shutdown_reply``) has been read by then. The
+        control channel answers while the shell runs a cell (a joined kernel may be running
+        the person's code). ``False`` as soon as the kernel is known gone or the connection
+        lost or closed. Unbounded: callers bound it.
 
         Raises:
-            TimeoutError: no reply within ``timeout`` s.
-            KernelError: ``KERNEL_NOT_RUNNING`` / ``SERVER_*`` when the channels fail.
+            KernelError: ``KERNEL_NOT_RUNNING`` / ``SERVER_*`` when a probe cannot be sent.
         """
-        probes: set[str] = set()
+        self._probes.clear()
+        self._probe_replied = self._probe_idle = False
+        while self.usable:
+            probe = new_message("kernel_info_request", {}, self.session)
+            self._probes.add(probe["header"]["msg_id"])
+            await self.send(probe, "control", ours=False)
+            until = time.monotonic() + PROBE_RESEND
+            while self.usable and (left := until - time.monotonic()) > 0:
+                if self._probe_replied and self._probe_idle:
+                    return True
+                changed = self._changed
+                with anyio.move_on_after(left):
+                    await changed.wait()
+            if self.usable and not self._probe_replied:
+                with anyio.move_on_after(PROBE_RESEND), contextlib.suppress(KernelError):
+                    if await self._kernel_gone():
+                        self.gone = "the server has no such kernel any more"
+        return False
+
+    async def wait_ready(self, timeout: float) -> None:
+        """:meth:`probe` until the kernel answers, then start :attr:`watching` (every
+        lifecycle message before the answer was read: a restart of ours is over).
+
+        Raises:
+            TimeoutError: no answer within ``timeout`` s.
+            KernelError: ``KERNEL_NOT_RUNNING`` when the kernel is gone or the channels
+                fail; ``SERVER_*`` when the connection is lost.
+        """
         with anyio.fail_after(timeout):
-            replied = False
-            while not replied:
-                probe = new_message("kernel_info_request", {}, self.session)
-                probes.add(probe["header"]["msg_id"])
-                await self.send(probe, "control")
-                until = time.monotonic() + 1.0
-                while not replied and (left := until - time.monotonic()) > 0:
-                    reply = await self.receive("control", left)
-                    replied = reply is not None and _parent_id(reply) in probes
-        with anyio.move_on_after(1.0):
-            while True:
-                msg = await self.receive("iopub", 1.0)
-                content = (msg or {}).get("content") or {}
-                if (
-                    msg is not None
-                    and _parent_id(msg) in probes
-                    and content.get("execution_state") == "idle"
-                ):
-                    break
-        self.gone = None
+            answered = await self.probe()
+        if not answered:
+            self._check_send()
+            raise KernelError(
+                ErrorCode.KERNEL_NOT_RUNNING,
+                f"the kernel did not come up: {self.gone}",
+                {"reason": "gone"},
+            )
         self.watching = True
 
     def _check_send(self) -> None:
@@ -238,6 +280,10 @@ class KernelChannels:
                 lost.code, f"the kernel's connection is lost: {lost.message}", lost.details
             )
         self._check()
+        if self.gone is not None:
+            raise KernelError(
+                ErrorCode.KERNEL_NOT_RUNNING, f"the kernel is gone: {self.gone}", {"reason": "gone"}
+            )
 
     def _check(self) -> None:
         if self._closed:
@@ -277,7 +323,7 @@ class KernelChannels:
                 if self._closed:
                     return
                 self._connected = anyio.Event()
-                if not await self._reconnect():
+                if self.gone is not None or not await self._reconnect():
                     self._wake()
                     return
                 continue
@@ -289,18 +335,24 @@ class KernelChannels:
             self._route(channel, msg)
 
     def _route(self, channel: str, msg: dict[str, Any]) -> None:
+        parent = _parent_id(msg)
+        if parent in self._probes:
+            state = (msg.get("content") or {}).get("execution_state")
+            if channel == "control":
+                self._probe_replied = True
+                self.process = _session_of(msg) or self.process
+            elif channel == "iopub" and state == "idle":
+                self._probe_idle = True
+            self._wake()
+            return
         if channel == "iopub":
-            parent = _parent_id(msg)
-            if not parent:
-                state = (msg.get("content") or {}).get("execution_state")
-                if self.watching and state in _LIFECYCLE and time.monotonic() >= self.quiet_until:
-                    self.gone = f"the server reported the kernel {state}"
-                    self._wake()
-                return
-            if parent not in self._ours:
-                return  # another client's request (a joined kernel broadcasts it)
-        elif channel not in ("shell", "control"):
-            return  # stdin: never allowed
+            if self.watching and (why := _lifecycle(msg, parent, self.process)) is not None:
+                self.gone = why
+                self._wake()
+            if not parent or parent not in self._ours:
+                return  # parent-less, or another client's request (a joined kernel broadcasts it)
+        elif channel != "shell":
+            return  # control replies other than our probes; stdin: never allowed
         inbox = self._inboxes[channel]
         if len(inbox) >= _MAX_QUEUED:
             inbox.popleft()
@@ -310,23 +362,31 @@ class KernelChannels:
 
     async def _reconnect(self) -> bool:
         """Reopen the WebSocket with the same session id within :data:`RECONNECT_WINDOW`;
-        ``False`` (with :attr:`gone` or :attr:`lost` set) when that fails."""
+        ``False`` (with :attr:`gone` or :attr:`lost` set) when that fails: at once when
+        the server answers that the kernel does not exist (REST or handshake 404)."""
         deadline = time.monotonic() + RECONNECT_WINDOW
         delay = 0.1
         last: KernelError | None = None
         while not self._closed and time.monotonic() < deadline:
             try:
                 with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
-                    if await self._kernel_gone():
-                        self.gone = "the server has no such kernel any more"
-                        return False
+                    try:
+                        if await self._kernel_gone():
+                            self.gone = "the server has no such kernel any more"
+                            return False
+                    except KernelError:
+                        pass  # REST cannot tell: the handshake may (a 404, or it works)
                     self._ws = await self._connect(self.session)
             except KernelError as err:
+                if err.details.get("status") == 404:
+                    self.gone = "the server has no such kernel any more"
+                    return False
                 last = err
             except TimeoutError:
                 break
             else:
                 self._connected.set()
+                self._wake()
                 return True
             await anyio.sleep(delay)
             delay = min(delay * 2, 1.0)
@@ -336,3 +396,30 @@ class KernelChannels:
             {"reason": "reconnect window passed"},
         )
         return False
+
+
+def _session_of(msg: KernelMessage) -> str | None:
+    header = msg.get("header")
+    session = header.get("session") if isinstance(header, dict) else None
+    return session if isinstance(session, str) and session else None
+
+
+def _lifecycle(msg: KernelMessage, parent: object, process: str | None) -> str | None:
+    """Why ``msg`` (on iopub) says that ``process`` (the kernel process we know, by its
+    session) ends, else ``None``: its broadcast ``shutdown_reply``, a ``starting`` of another
+    process, or the server's parent-less ``restarting`` / ``dead``. Messages of an earlier
+    process (a restart of ours is over; zmq may still deliver its farewell) are not."""
+    header = msg.get("header")
+    msg_type = header.get("msg_type") if isinstance(header, dict) else None
+    content = msg.get("content") or {}
+    mine = process is None or _session_of(msg) == process
+    if msg_type == "shutdown_reply":
+        how = "restarted" if content.get("restart") else "shut down"
+        return f"the kernel was {how} through the server" if mine else None
+    if msg_type == "status" and not parent:
+        state = content.get("execution_state")
+        if state == "starting" and process is not None and mine:
+            return None  # the start of the process we know, read late
+        if state in _LIFECYCLE:
+            return f"the server reported the kernel {state}"
+    return None
