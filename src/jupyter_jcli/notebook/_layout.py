@@ -15,11 +15,17 @@ file's cells back from its bytes: a cell whose bytes equal an old cell's takes t
 parsed value (equal JSON text parses to equal values), only the others are parsed. The
 bytes :func:`splice` makes (:class:`Spliced`) say where each cell lies and which old cell
 it was copied from, so reading them back after the write finds and compares nothing.
+
+The same spans let a large file be parsed one cell at a time (:func:`parse_apart`): orjson
+copies its whole input into a parse buffer of its own, so a whole-file parse holds the
+bytes, that buffer and the parsed values at once (3x the file at peak); cell by cell the
+buffer is one cell's size.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +37,10 @@ import orjson
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested
 
-__all__ = ["CellLayout", "Spliced", "cell_layout", "splice", "spliced_cells"]
+__all__ = ["CellLayout", "Spliced", "cell_layout", "parse_apart", "splice", "spliced_cells"]
+
+_CELLS_LETTER_ESCAPE = re.compile(rb"\\u00(?:6[35cC]|73)")
+"""A ``\\uXXXX`` escape of a letter of ``cells`` (a key may be spelled with them)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +114,45 @@ def cell_layout(raw: bytes, style: JsonStyle, count: int | None = None) -> CellL
     if count is not None and len(spans) != count:
         return None
     return CellLayout(raw, tuple(spans), separator)
+
+
+def parse_apart(raw: bytes) -> dict[str, Any] | None:
+    """The JSON document ``raw`` parsed one cell at a time, equal to ``orjson.loads(raw)``,
+    or ``None`` when the cells cannot be parsed apart (the caller parses the whole file).
+
+    The indent is read from the file's second line (``{`` then an indented key, as an
+    indented ``json.dumps`` writes) and the cells found as :func:`cell_layout` finds them.
+    The result is exact however the spans were found: the file without its cells
+    (``"cells": []``) must parse, with one ``"cells"`` key in it, and each span must parse
+    alone as one object; then the whole file is that document with those objects as its
+    cells (a value in the place of the empty list). Anything else, and a cell orjson refuses
+    (a lone surrogate escape), gives ``None``.
+    """
+    crlf = raw.startswith(b"{\r\n")
+    if not (crlf or raw.startswith(b"{\n")):
+        return None
+    line = raw[(3 if crlf else 2) : 66]
+    indent = len(line) - len(line.lstrip(b" "))
+    if indent == 0:
+        return None
+    layout = cell_layout(raw, JsonStyle(indent=indent, crlf=crlf))
+    if layout is None:
+        return None
+    view = memoryview(raw)
+    outline = b"".join((view[: layout.spans[0][0]], view[layout.spans[-1][1] :]))
+    if outline.count(b'"cells"') != 1 or _CELLS_LETTER_ESCAPE.search(outline) is not None:
+        return None  # no second "cells" key, even spelled with escapes
+    try:
+        document = orjson.loads(outline)
+        if not isinstance(document, dict) or document.get("cells") != []:
+            return None
+        cells = [orjson.loads(view[start:end]) for start, end in layout.spans]
+    except orjson.JSONDecodeError:
+        return None
+    if not all(isinstance(cell, dict) for cell in cells):
+        return None
+    document["cells"] = cells
+    return document
 
 
 def splice(
