@@ -1,9 +1,11 @@
-"""Large notebooks parsed one cell at a time (``_layout.parse_apart``, used by
-``io.parse_notebook`` past ``LEAN_PARSE_BYTES``): the same values as a whole-file parse,
-without orjson's copy of the whole file."""
+"""Large notebooks read and checked one cell at a time: parsed (``_layout.parse_apart``,
+used by ``io.parse_notebook`` past ``LEAN_PARSE_BYTES``) to the same values as a whole-file
+parse, without orjson's copy of the whole file; their JSON style detected
+(``_layout.reproduces``) with the same answer as a whole serialisation, without holding it."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import tracemalloc
@@ -15,7 +17,8 @@ import pytest
 
 from jupyter_jcli.notebook import io
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
-from jupyter_jcli.notebook._layout import parse_apart
+from jupyter_jcli.notebook._layout import parse_apart, reproduces
+from jupyter_jcli.notebook._writebase import write_base
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 STYLES = [
@@ -113,3 +116,35 @@ def test_parsing_a_large_notebook_holds_no_copy_of_the_whole_file(
     assert parsed == notebook
     # what stays is the parsed values; the parse itself adds at most one cell's buffer
     assert peak - kept < len(raw) // 10
+
+
+@pytest.mark.parametrize("style", STYLES, ids=repr)
+def test_a_style_reproduces_a_file_cell_by_cell_exactly_when_it_does_whole(
+    style: JsonStyle,
+) -> None:
+    notebook = _notebook()
+    raw = dumps_notebook(notebook, style)
+    edited = copy.deepcopy(notebook)
+    edited["cells"][3]["source"] = "changed"
+    header = copy.deepcopy(notebook)
+    header["metadata"]["extra"] = 1
+
+    for candidate in STYLES:
+        for model in (notebook, edited, header):
+            assert reproduces(raw, model, candidate) == (dumps_notebook(model, candidate) == raw)
+
+
+def test_the_write_base_of_a_large_file_never_holds_its_whole_serialisation() -> None:
+    notebook = _notebook(200, output_chars=10_000)
+    raw = (json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    model = io.parse_notebook(raw, path=Path("big.ipynb"))
+    tracemalloc.start()
+    try:
+        base = write_base(raw, Path("big.ipynb"), model, paired=False)
+        _kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert base.plain
+    assert base.layout is not None
+    assert peak < len(raw) // 10

@@ -35,9 +35,17 @@ from typing import Any
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested
+from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested, dumps_notebook
 
-__all__ = ["CellLayout", "Spliced", "cell_layout", "parse_apart", "splice", "spliced_cells"]
+__all__ = [
+    "CellLayout",
+    "Spliced",
+    "cell_layout",
+    "parse_apart",
+    "reproduces",
+    "splice",
+    "spliced_cells",
+]
 
 _CELLS_LETTER_ESCAPE = re.compile(rb"\\u00(?:6[35cC]|73)")
 """A ``\\uXXXX`` escape of a letter of ``cells`` (a key may be spelled with them)."""
@@ -157,6 +165,34 @@ def parse_apart(raw: bytes) -> dict[str, Any] | None:
         return None
     document["cells"] = cells
     return document
+
+
+def reproduces(raw: bytes, notebook: dict[str, Any], style: JsonStyle) -> bool:
+    """Whether ``dumps_notebook(notebook, style) == raw``, compared one cell at a time when
+    ``raw`` has the style's layout (so the whole serialisation is never held: a cell's
+    bytes are ``dumps_nested`` at depth 2, the rest is the notebook without cells)."""
+    cells, indent = notebook.get("cells"), style.indent
+    layout = None
+    if isinstance(cells, list) and cells and indent is not None:
+        layout = cell_layout(raw, style, len(cells))
+    if layout is None or indent is None or not isinstance(cells, list):
+        return dumps_notebook(notebook, style) == raw
+    newline = b"\r\n" if style.crlf else b"\n"
+    one, two = b" " * indent, b" " * (2 * indent)
+    empty = dumps_notebook({**notebook, "cells": []}, style)
+    marker = newline + one + b'"cells": []'
+    at = empty.find(marker)
+    if at < 0 or empty.find(marker, at + 1) >= 0:
+        return dumps_notebook(notebook, style) == raw
+    key = at + len(marker) - 2
+    head, tail = layout.spans[0][0], layout.spans[-1][1]
+    if raw[:head] != empty[:key] + b"[" + newline + two:
+        return False
+    if raw[tail:] != newline + one + b"]" + empty[key + 2 :]:
+        return False
+    return all(
+        dumps_nested(cell, style, 2) == layout.chunk(index) for index, cell in enumerate(cells)
+    )
 
 
 def splice(
