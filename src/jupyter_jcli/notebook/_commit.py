@@ -125,7 +125,7 @@ def mutation_draft(
     )
     previous = structure_rev((view.name, view.rev) for view in fresh.views)
     index = edit(work)
-    _edits.persist_names(work)
+    _edits.persist_names(work, fresh.base.cells, fresh.views)
     outputs = fresh.render(work.cells, work.origins())
     changed = fresh.changes(outputs)
     views = cell_views(work.cells, work.names, fresh.base.cells, fresh.views)

@@ -358,7 +358,8 @@ def compare_descriptor(fd: int, path: Path, expected: bytes, limit: int) -> str 
     digest = None
     total = 0
     while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
-        if digest is None and want[total : total + len(chunk)] != chunk:
+        # bytes against bytes (a memcmp); a memoryview compares item by item
+        if digest is None and expected[total : total + len(chunk)] != chunk:
             import hashlib
 
             digest = hashlib.sha256(want[:total])
