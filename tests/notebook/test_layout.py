@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import copy
 import itertools
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
-from jupyter_jcli.notebook._layout import Spliced, cell_layout, splice, spliced_cells
+from jupyter_jcli.notebook._layout import cell_layout, splice, spliced_cells
 
 STYLES = [
     JsonStyle(indent=indent, sort_keys=sort_keys, ensure_ascii=ascii_, crlf=crlf)
@@ -100,15 +101,18 @@ def test_spliced_bytes_give_the_layout_a_scan_finds_and_share_the_copied_cells(
     assert layout is not None
     cells, origins = _edits(notebook["cells"])[edit]
     spliced = splice(layout, style, notebook["cells"], cells, origins)
-    assert isinstance(spliced, Spliced)
-    scanned = cell_layout(bytes(spliced), style, len(cells))
+    assert spliced is not None
+    [made] = layout.made
+    assert made.data is spliced
+    assert type(spliced) is bytes  # never a copy into a bytes subclass
+    scanned = cell_layout(spliced, style, len(cells))
     assert scanned is not None
-    assert spliced.spans == scanned.spans
+    assert made.spans == scanned.spans
     found = spliced_cells(layout, notebook["cells"], spliced, style, Path("nb.ipynb"))
     assert found is not None
     read_back, new_layout = found
     assert new_layout.spans == scanned.spans
-    for cell, copied in zip(read_back, spliced.copied, strict=True):
+    for cell, copied in zip(read_back, made.copied, strict=True):
         if copied is not None:
             assert cell is notebook["cells"][copied]
     # Bytes made from another layout are scanned, with the same result.
@@ -118,3 +122,24 @@ def test_spliced_bytes_give_the_layout_a_scan_finds_and_share_the_copied_cells(
     assert again is not None
     assert again[0] == read_back
     assert again[1].spans == scanned.spans
+
+
+def test_splicing_a_large_file_allocates_its_new_bytes_once() -> None:
+    style = JsonStyle()
+    notebook = _notebook()
+    for cell in notebook["cells"]:
+        cell["source"] = "x" * 500_000
+    raw = dumps_notebook(notebook, style)
+    layout = cell_layout(raw, style, len(notebook["cells"]))
+    assert layout is not None
+    cells, origins = _edits(notebook["cells"])["update"]
+    tracemalloc.start()
+    try:
+        spliced = splice(layout, style, notebook["cells"], cells, origins)
+        _kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert spliced == dumps_notebook({**notebook, "cells": cells}, style)
+    # the new file (about the old one's size) and the one re-serialised cell, no copy
+    assert peak < len(raw) * 1.5

@@ -53,8 +53,8 @@ from jupyter_jcli.notebook._open import (
     MAX_NOTEBOOK_BYTES,
     Confinement,
     Folder,
+    compare_descriptor,
     open_folder,
-    read_descriptor,
 )
 
 __all__ = ["STALE_SECONDS", "FileChanged", "atomic_write_bytes", "check_writable"]
@@ -230,19 +230,19 @@ def _link_new(folder: Folder, tmp_name: str) -> bool:
 
 
 def _compare(folder: Folder, expected: bytes) -> None:
-    """Raise :class:`FileChanged` unless ``folder.name`` holds exactly ``expected``."""
+    """Raise :class:`FileChanged` unless ``folder.name`` holds exactly ``expected`` (read in
+    chunks: the file is never held whole beside the bytes being written)."""
     try:
         fd = os.open(folder.name, _READ_FLAGS, dir_fd=folder.fd)
     except FileNotFoundError:
         actual: str | None = None
     else:
         try:
-            raw, _info = read_descriptor(fd, folder.path, MAX_NOTEBOOK_BYTES)
+            actual = compare_descriptor(fd, folder.path, expected, MAX_NOTEBOOK_BYTES)
         finally:
             os.close(fd)
-        if raw == expected:
+        if actual is None:
             return
-        actual = hashlib.sha256(raw).hexdigest()
     raise FileChanged(
         ErrorCode.WRITE_CONFLICT,
         f"{folder.path} was saved by another program while this write was prepared.",

@@ -63,6 +63,7 @@ class Fresh:
         nbformat_minor: the notebook's ``nbformat_minor``.
         reloaded: an outside edit was found by this attempt or an earlier one.
         render: the bytes of every file holding given cells (and their origins).
+        structure_rev: the structure rev of ``views`` (kept with the content's version).
     """
 
     disk: tuple[FileState, ...]
@@ -72,6 +73,7 @@ class Fresh:
     nbformat_minor: int
     reloaded: bool
     render: Callable[[list[dict[str, Any]], Sequence[int | None]], list[bytes]]
+    structure_rev: str
 
     def changes(self, outputs: Sequence[bytes]) -> list[Change]:
         """The files whose bytes ``outputs`` change."""
@@ -123,9 +125,9 @@ def mutation_draft(
         names=list(fresh.names),
         nbformat_minor=fresh.nbformat_minor,
     )
-    previous = structure_rev((view.name, view.rev) for view in fresh.views)
+    previous = fresh.structure_rev
     index = edit(work)
-    _edits.persist_names(work)
+    _edits.persist_names(work, fresh.base.cells, fresh.views)
     outputs = fresh.render(work.cells, work.origins())
     changed = fresh.changes(outputs)
     views = cell_views(work.cells, work.names, fresh.base.cells, fresh.views)

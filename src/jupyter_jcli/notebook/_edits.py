@@ -17,12 +17,14 @@ from __future__ import annotations
 import copy
 import re
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._pairs import split_source
+from jupyter_jcli.notebook._views import CellView
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import (
     derive_base_name,
@@ -135,9 +137,21 @@ class Working:
         return name
 
 
-def persist_names(work: Working) -> None:
-    """Store every cell's computed name in its metadata (copying only cells that change)."""
-    for index, cell in enumerate(work.cells):
+def persist_names(
+    work: Working,
+    before: Sequence[Mapping[str, Any]] = (),
+    views: Sequence[CellView] = (),
+) -> None:
+    """Store every cell's computed name in its metadata (copying only cells that change).
+
+    ``before`` and ``views``: the cells the edit started from and their views; a cell that
+    is still the object it was, keeps its name and had it stored is not looked at again."""
+    origins = work.origins() if views else [None] * len(work.cells)
+    for index, (cell, origin) in enumerate(zip(work.cells, origins, strict=True)):
+        if origin is not None and before[origin] is cell:
+            view = views[origin]
+            if view.name_stored and view.name == work.names[index]:
+                continue
         if stored_name(cell) != work.names[index]:
             renamed = dict(cell)
             renamed["metadata"] = copy.deepcopy(cell.get("metadata", {}))

@@ -17,7 +17,13 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._atomic import FileChanged, atomic_write_bytes, check_writable
-from jupyter_jcli.notebook._open import Confinement, chosen, confined, read_regular
+from jupyter_jcli.notebook._open import (
+    Confinement,
+    chosen,
+    compare_regular,
+    confined,
+    read_regular,
+)
 from jupyter_jcli.notebook._pairs import PairContext, combine_pair, paired_text_files
 from jupyter_jcli.notebook._paths import os_error
 from jupyter_jcli.notebook.io import parse_notebook
@@ -197,13 +203,14 @@ def write_all(
     for path, before, _after in changed:
         check_writable(path)
         try:
-            current: bytes | None = read_file(path, confine=confine).raw
-        except NotebookError as err:
-            if err.code != ErrorCode.FILE_NOT_FOUND:
-                raise
-            current = None
-        if current != before:
-            raise _changed(path, before, current)
+            actual = compare_regular(path, before, confine=confine)  # in chunks
+        except OSError as err:
+            coded = os_error(err, path)
+            if coded.code != ErrorCode.FILE_NOT_FOUND:
+                raise coded from err
+            raise _changed(path, before, None) from err
+        if actual is not None:
+            raise _changed(path, before, actual)
     if checked is not None:
         checked()
     done: list[tuple[Path, bytes, bytes]] = []
@@ -220,14 +227,14 @@ def write_all(
     return written
 
 
-def _changed(path: Path, expected: bytes, actual: bytes | None) -> FileChanged:
+def _changed(path: Path, expected: bytes, actual_sha256: str | None) -> FileChanged:
     return FileChanged(
         ErrorCode.WRITE_CONFLICT,
         f"{path} was saved by another program while this write was prepared.",
         {
             "path": str(path),
             "expected_sha256": hashlib.sha256(expected).hexdigest(),
-            "actual_sha256": None if actual is None else hashlib.sha256(actual).hexdigest(),
+            "actual_sha256": actual_sha256,
         },
     )
 

@@ -22,6 +22,7 @@ point (``INVALID_SOURCE``, see ``_edits``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,24 +94,34 @@ def _dumps(value: dict[str, Any], style: JsonStyle, *, depth: int, trailing: boo
     return text.encode("utf-8")
 
 
-def detect_style(raw: bytes, notebook: dict[str, Any]) -> JsonStyle | None:
+def detect_style(
+    raw: bytes,
+    notebook: dict[str, Any],
+    *,
+    reproduces: Callable[[bytes, dict[str, Any], JsonStyle], bool] | None = None,
+) -> JsonStyle | None:
     """The style that reproduces ``raw`` exactly from ``notebook``, or ``None``.
 
     Args:
         raw: the file's bytes.
         notebook: the dict parsed from ``raw`` (key order as stored).
+        reproduces: whether ``dumps_notebook(notebook, style) == raw``, computed another
+            way (``_layout.reproduces``: cell by cell, without the whole serialisation in
+            memory); default that comparison.
 
     Returns:
         A :class:`JsonStyle` with ``dumps_notebook(notebook, style) == raw``, or ``None``
         when no supported style does (see the module docstring).
     """
     crlf = b"\r\n" in raw
-    body = raw.replace(b"\r\n", b"\n") if crlf else raw
-    trailing_newline = body.endswith(b"\n")
-    ensure_ascii = body.isascii() and b"\\u" in body
+    newline = b"\r\n" if crlf else b"\n"  # no copy of the file is made to look at it
+    trailing_newline = raw.endswith(b"\n")
+    ensure_ascii = raw.isascii() and b"\\u" in raw
     indents: list[tuple[int | None, bool]]
-    if body.startswith(b"{\n"):
-        second = body[2:].split(b"\n", 1)[0]
+    if raw.startswith(b"{" + newline):
+        start = 1 + len(newline)
+        end = raw.find(b"\n", start)
+        second = raw[start : end if end >= 0 else len(raw)].rstrip(b"\r")
         indents = [(len(second) - len(second.lstrip(b" ")), False)]
     else:
         indents = [(None, False), (None, True)]
@@ -124,6 +135,9 @@ def detect_style(raw: bytes, notebook: dict[str, Any]) -> JsonStyle | None:
                 trailing_newline=trailing_newline,
                 crlf=crlf,
             )
-            if dumps_notebook(notebook, style) == raw:
+            if reproduces is not None:
+                if reproduces(raw, notebook, style):
+                    return style
+            elif dumps_notebook(notebook, style) == raw:
                 return style
     return None

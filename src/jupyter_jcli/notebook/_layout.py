@@ -13,25 +13,58 @@ depth 2) and copies every other cell's bytes (:func:`splice`), which gives exact
 a whole-notebook serialisation would. After the write, :func:`spliced_cells` reads the new
 file's cells back from its bytes: a cell whose bytes equal an old cell's takes that cell's
 parsed value (equal JSON text parses to equal values), only the others are parsed. The
-bytes :func:`splice` makes (:class:`Spliced`) say where each cell lies and which old cell
-it was copied from, so reading them back after the write finds and compares nothing.
+layout remembers the bytes :func:`splice` last made from it (:class:`Spliced`: where each
+cell lies and which old cell it was copied from), so reading them back after the write
+finds and compares nothing.
+
+The same spans let a large file be parsed one cell at a time (:func:`parse_apart`): orjson
+copies its whole input into a parse buffer of its own, so a whole-file parse holds the
+bytes, that buffer and the parsed values at once (3x the file at peak); cell by cell the
+buffer is one cell's size.
 """
 
 from __future__ import annotations
 
 import json
-import weakref
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested
+from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_nested, dumps_notebook
 
-__all__ = ["CellLayout", "Spliced", "cell_layout", "splice", "spliced_cells"]
+__all__ = [
+    "CellLayout",
+    "Spliced",
+    "cell_layout",
+    "parse_apart",
+    "reproduces",
+    "splice",
+    "spliced_cells",
+]
+
+_CELLS_LETTER_ESCAPE = re.compile(rb"\\u00(?:6[35cC]|73)")
+"""A ``\\uXXXX`` escape of a letter of ``cells`` (a key may be spelled with them)."""
+
+
+@dataclass(frozen=True)
+class Spliced:
+    """Bytes :func:`splice` made, with how it made them.
+
+    Attributes:
+        data: the bytes.
+        spans: ``(start, end)`` of each cell's JSON object in ``data``, in order.
+        copied: for each cell, the index of the old cell whose bytes were copied, or
+            ``None`` for a cell serialised anew.
+    """
+
+    data: bytes
+    spans: tuple[tuple[int, int], ...]
+    copied: tuple[int | None, ...]
 
 
 @dataclass(frozen=True)
@@ -43,32 +76,20 @@ class CellLayout:
         spans: ``(start, end)`` of each cell's JSON object, in order (``raw[start:end]``
             runs from its ``{`` to its ``}``).
         separator: the bytes between two cells (``,``, a line break, two indents).
+        made: the last bytes :func:`splice` made from this layout (at most one: a
+            :class:`Spliced`), so reading them back finds and compares nothing. Kept
+            beside the bytes, never in them: a bytes subclass would copy the whole file.
     """
 
     raw: bytes
     spans: tuple[tuple[int, int], ...]
     separator: bytes
+    made: list[Spliced] = field(default_factory=list, compare=False, repr=False)
 
     def chunk(self, index: int) -> memoryview:
         """The bytes of cell ``index`` (a view: nothing is copied)."""
         start, end = self.spans[index]
         return memoryview(self.raw)[start:end]
-
-
-class Spliced(bytes):
-    """The bytes :func:`splice` made, with how it made them.
-
-    Attributes:
-        spans: ``(start, end)`` of each cell's JSON object in these bytes, in order.
-        copied: for each cell, the index of the old cell whose bytes were copied, or
-            ``None`` for a cell serialised anew.
-        source: the layout the old cells' bytes came from (a weak reference: these bytes
-            never keep older versions of the file alive).
-    """
-
-    spans: tuple[tuple[int, int], ...]
-    copied: tuple[int | None, ...]
-    source: weakref.ref[CellLayout]
 
 
 def cell_layout(raw: bytes, style: JsonStyle, count: int | None = None) -> CellLayout | None:
@@ -107,6 +128,73 @@ def cell_layout(raw: bytes, style: JsonStyle, count: int | None = None) -> CellL
     return CellLayout(raw, tuple(spans), separator)
 
 
+def parse_apart(raw: bytes) -> dict[str, Any] | None:
+    """The JSON document ``raw`` parsed one cell at a time, equal to ``orjson.loads(raw)``,
+    or ``None`` when the cells cannot be parsed apart (the caller parses the whole file).
+
+    The indent is read from the file's second line (``{`` then an indented key, as an
+    indented ``json.dumps`` writes) and the cells found as :func:`cell_layout` finds them.
+    The result is exact however the spans were found: the file without its cells
+    (``"cells": []``) must parse, with one ``"cells"`` key in it, and each span must parse
+    alone as one object; then the whole file is that document with those objects as its
+    cells (a value in the place of the empty list). Anything else, and a cell orjson refuses
+    (a lone surrogate escape), gives ``None``.
+    """
+    crlf = raw.startswith(b"{\r\n")
+    if not (crlf or raw.startswith(b"{\n")):
+        return None
+    line = raw[(3 if crlf else 2) : 66]
+    indent = len(line) - len(line.lstrip(b" "))
+    if indent == 0:
+        return None
+    layout = cell_layout(raw, JsonStyle(indent=indent, crlf=crlf))
+    if layout is None:
+        return None
+    view = memoryview(raw)
+    outline = b"".join((view[: layout.spans[0][0]], view[layout.spans[-1][1] :]))
+    if outline.count(b'"cells"') != 1 or _CELLS_LETTER_ESCAPE.search(outline) is not None:
+        return None  # no second "cells" key, even spelled with escapes
+    try:
+        document = orjson.loads(outline)
+        if not isinstance(document, dict) or document.get("cells") != []:
+            return None
+        cells = [orjson.loads(view[start:end]) for start, end in layout.spans]
+    except orjson.JSONDecodeError:
+        return None
+    if not all(isinstance(cell, dict) for cell in cells):
+        return None
+    document["cells"] = cells
+    return document
+
+
+def reproduces(raw: bytes, notebook: dict[str, Any], style: JsonStyle) -> bool:
+    """Whether ``dumps_notebook(notebook, style) == raw``, compared one cell at a time when
+    ``raw`` has the style's layout (so the whole serialisation is never held: a cell's
+    bytes are ``dumps_nested`` at depth 2, the rest is the notebook without cells)."""
+    cells, indent = notebook.get("cells"), style.indent
+    layout = None
+    if isinstance(cells, list) and cells and indent is not None:
+        layout = cell_layout(raw, style, len(cells))
+    if layout is None or indent is None or not isinstance(cells, list):
+        return dumps_notebook(notebook, style) == raw
+    newline = b"\r\n" if style.crlf else b"\n"
+    one, two = b" " * indent, b" " * (2 * indent)
+    empty = dumps_notebook({**notebook, "cells": []}, style)
+    marker = newline + one + b'"cells": []'
+    at = empty.find(marker)
+    if at < 0 or empty.find(marker, at + 1) >= 0:
+        return dumps_notebook(notebook, style) == raw
+    key = at + len(marker) - 2
+    head, tail = layout.spans[0][0], layout.spans[-1][1]
+    if raw[:head] != empty[:key] + b"[" + newline + two:
+        return False
+    if raw[tail:] != newline + one + b"]" + empty[key + 2 :]:
+        return False
+    return all(
+        dumps_nested(cell, style, 2) == layout.chunk(index) for index, cell in enumerate(cells)
+    )
+
+
 def splice(
     layout: CellLayout,
     style: JsonStyle,
@@ -119,28 +207,38 @@ def splice(
     (``None`` for an empty list: the whole file is serialised instead)."""
     if not cells:
         return None
-    chunks: list[bytes | memoryview] = []
+    raw, separator = layout.raw, layout.separator
+    # one join of the whole file: runs of cells copied in their old order are one slice
+    # of the old bytes (the separators between them are the layout's own)
+    pieces: list[bytes | tuple[int, int]] = [(0, layout.spans[0][0])]
+    spans: list[tuple[int, int]] = []
     copied: list[int | None] = []
-    for cell, origin in zip(cells, origins, strict=True):
+    position = layout.spans[0][0]
+    for index, (cell, origin) in enumerate(zip(cells, origins, strict=True)):
+        if index:
+            position += len(separator)
         if origin is not None and old[origin] is cell:
-            chunks.append(layout.chunk(origin))
+            start, end = layout.spans[origin]
+            last = pieces[-1]
+            if index and copied[-1] == origin - 1 and isinstance(last, tuple):
+                pieces[-1] = (last[0], end)
+            else:
+                if index:
+                    pieces.append(separator)
+                pieces.append((start, end))
             copied.append(origin)
         else:
-            chunks.append(dumps_nested(cell, style, 2))
+            chunk = dumps_nested(cell, style, 2)
+            start, end = 0, len(chunk)
+            pieces.extend((separator, chunk) if index else (chunk,))
             copied.append(None)
-    raw = layout.raw
-    head = memoryview(raw)[: layout.spans[0][0]]
-    tail = memoryview(raw)[layout.spans[-1][1] :]
-    spans: list[tuple[int, int]] = []
-    position = len(head)
-    for chunk in chunks:
-        spans.append((position, position + len(chunk)))
-        position += len(chunk) + len(layout.separator)
-    result = Spliced(b"".join((head, layout.separator.join(chunks), tail)))
-    result.spans = tuple(spans)
-    result.copied = tuple(copied)
-    result.source = weakref.ref(layout)
-    return result
+        spans.append((position, position + end - start))
+        position += end - start
+    pieces.append((layout.spans[-1][1], len(raw)))
+    view = memoryview(raw)
+    data = b"".join(piece if isinstance(piece, bytes) else view[slice(*piece)] for piece in pieces)
+    layout.made[:] = [Spliced(data, tuple(spans), tuple(copied))]
+    return data
 
 
 def spliced_cells(
@@ -150,14 +248,16 @@ def spliced_cells(
     a cell whose bytes equal those of an old cell at the matching position (walking both
     lists, with one cell of look-ahead either way for an added or removed cell) takes that
     cell of ``model`` (the old cells as parsed), the others are parsed. ``None`` when the
-    new bytes have no layout (the caller parses the whole file). Bytes :func:`splice` made
-    from ``old`` take the copied cells as they are and parse the others only."""
-    if isinstance(raw, Spliced) and raw.source() is old:
-        made = CellLayout(raw, raw.spans, old.separator)
+    new bytes have no layout (the caller parses the whole file). The bytes :func:`splice`
+    last made from ``old`` (the same object) take the copied cells as they are and parse
+    the others only."""
+    spliced = next((made for made in old.made if made.data is raw), None)
+    if spliced is not None:
+        layout = CellLayout(raw, spliced.spans, old.separator)
         return [
-            model[origin] if origin is not None else _parse_cell(bytes(made.chunk(index)), path)
-            for index, origin in enumerate(raw.copied)
-        ], made
+            model[origin] if origin is not None else _parse_cell(bytes(layout.chunk(index)), path)
+            for index, origin in enumerate(spliced.copied)
+        ], layout
     new = cell_layout(raw, style)
     if new is None:
         return None

@@ -58,6 +58,8 @@ __all__ = [
     "active",
     "check_regular",
     "chosen",
+    "compare_descriptor",
+    "compare_regular",
     "confined",
     "file_kind",
     "open_folder",
@@ -337,6 +339,55 @@ def read_descriptor(fd: int, path: Path, limit: int) -> tuple[bytes, os.stat_res
         chunks.append(chunk)
         total += len(chunk)
     return (first if len(chunks) == 1 else b"".join(chunks)), info
+
+
+def compare_descriptor(fd: int, path: Path, expected: bytes, limit: int) -> str | None:
+    """Whether the open ``fd`` (a regular file of at most ``limit`` bytes) holds exactly
+    ``expected``, read in chunks (never the whole file at once): ``None`` when it does, else
+    the SHA-256 hex digest of what it holds.
+
+    Raises:
+        NotebookError: as :func:`read_descriptor`.
+        OSError: a read failed.
+    """
+    info = os.fstat(fd)
+    check_regular(info.st_mode, path)
+    if info.st_size > limit:
+        raise _too_large(path, info.st_size, limit)
+    want = memoryview(expected)
+    digest = None
+    total = 0
+    while chunk := os.read(fd, min(_CHUNK, limit + 1 - total)):
+        # bytes against bytes (a memcmp); a memoryview compares item by item
+        if digest is None and expected[total : total + len(chunk)] != chunk:
+            import hashlib
+
+            digest = hashlib.sha256(want[:total])
+        if digest is not None:
+            digest.update(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise _too_large(path, total, limit)
+    if digest is None and total == len(expected):
+        return None
+    if digest is None:
+        import hashlib
+
+        digest = hashlib.sha256(want[:total])
+    return digest.hexdigest()
+
+
+def compare_regular(
+    path: str | os.PathLike[str], expected: bytes, *, confine: Confinement | None = None
+) -> str | None:
+    """:func:`compare_descriptor` of the regular file ``path``, opened as
+    :func:`read_regular` opens it (same checks, same errors)."""
+    _resolved, found = _opened(
+        path,
+        chosen(confine),
+        lambda fd, at: compare_descriptor(fd, at, expected, MAX_NOTEBOOK_BYTES),
+    )
+    return found
 
 
 def read_regular(

@@ -31,7 +31,7 @@ import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._jsonstyle import JUPYTER_STYLE, JsonStyle, detect_style, dumps_notebook
-from jupyter_jcli.notebook._layout import CellLayout, cell_layout, splice
+from jupyter_jcli.notebook._layout import CellLayout, cell_layout, reproduces, splice
 from jupyter_jcli.notebook._v3write import V3Original, read_v3, render_v3
 from jupyter_jcli.notebook.io import parse_notebook
 
@@ -83,13 +83,13 @@ def write_base(raw: bytes, path: Path, model: dict[str, Any], *, paired: bool) -
     plain = parse_notebook(raw, path=path) if paired else model
     v3 = read_v3(raw, path) if _maybe_v3(plain) else None
     if v3 is None:
-        style = detect_style(raw, plain)
+        style = detect_style(raw, plain, reproduces=reproduces)
         if style is not None:
             cells = list(model["cells"])
             layout = None if paired else cell_layout(raw, style, len(cells))
             return WriteBase(plain, cells, style, None, [], layout, plain=not paired)
     exact = parse_notebook(raw, path=path, exact=True)
-    found = detect_style(raw, exact if v3 is None else v3.document)
+    found = detect_style(raw, exact if v3 is None else v3.document, reproduces=reproduces)
     cells, twins = _align(model["cells"], plain["cells"], exact["cells"], same_objects=not paired)
     layout = None
     if found is not None and v3 is None and not paired:

@@ -369,6 +369,7 @@ class Document(LoadedNotebook):
                         nbformat_minor=int(self._notebook.get("nbformat_minor", 0)),
                         reloaded=reloaded,
                         render=functools.partial(render_files, base, self._notebook, self._pair),
+                        structure_rev=self.structure_rev,
                     )
                 )
                 model, next_base = (

@@ -65,12 +65,15 @@ FIRST_LINE_WIDTH = 80
 _SUPPORTED_MAJOR_VERSIONS = (3, 4)
 
 LEAN_PARSE_BYTES = 32 * 1024 * 1024
-"""Files at least this large (bytes) are parsed on the memory-lean path.
+"""Files at least this large (bytes) are parsed on the memory-lean paths.
 
 orjson holds the input bytes, its own parse buffer and the Python objects at once (about 3x
 the file size at peak). Past this size :func:`read_notebook` decodes the file to one string,
 drops the bytes and parses with the standard library, which peaks near 2x; for notebooks that
-big, whose bulk is long output strings (images, logs), it parses about as fast."""
+big, whose bulk is long output strings (images, logs), it parses about as fast.
+:func:`parse_notebook`, whose caller keeps the bytes, parses such a file one cell at a time
+when its layout allows (``_layout.parse_apart``: orjson's buffer is then one cell's size),
+which also peaks near 2x."""
 
 
 def read_text_file(path: str | os.PathLike[str]) -> str:
@@ -157,6 +160,12 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
         from jupyter_jcli.notebook._exact import loads_exact
 
         return _parse_document(decode_utf8(raw, path), path=path, loads=loads_exact)
+    if len(raw) >= LEAN_PARSE_BYTES:
+        from jupyter_jcli.notebook._layout import parse_apart
+
+        apart = parse_apart(raw)
+        if apart is not None:
+            return _check_document(apart, path)
     try:
         parsed: object = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
