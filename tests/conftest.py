@@ -12,7 +12,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 PROCESS_MARKERS = ("hosts", "server", "kernel")
 """Markers of the tests that start processes (kernels, a Jupyter Server, host CLIs): the long
-ones, which a parallel run (``pytest -n 2``, pytest-xdist) starts first."""
+ones, which a parallel run (``pytest -n 4``, pytest-xdist) starts first."""
 
 
 @pytest.fixture
