@@ -39,8 +39,9 @@ result as ``KERNEL_DIED``); from a server also ``SERVER_UNREACHABLE``, ``SERVER_
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
@@ -283,15 +284,4 @@ joining a live kernel loads neither the Jupyter Server backend nor ``jupyter_cli
 
 _HOME = {name: module for module, names in _PUBLIC.items() for name in names}
 
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

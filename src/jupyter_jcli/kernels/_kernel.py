@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -22,7 +23,7 @@ from jupyter_jcli.kernels._config import (
 from jupyter_jcli.kernels._evaluate import evaluation_result, str_or_none
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend
-from jupyter_jcli.kernels._run import RunOutcome, run_request
+from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     LOCAL_ORIGIN,
@@ -33,6 +34,9 @@ from jupyter_jcli.kernels._types import (
     KernelState,
     OutputCallback,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["NotebookKernel"]
 
@@ -324,15 +328,7 @@ class NotebookKernel:
                 await self._stop(now=True)
 
     async def _request(
-        self,
-        backend: KernelBackend,
-        code: str,
-        *,
-        collector: OutputCollector,
-        timeout: float,
-        on_output: OutputCallback | None = None,
-        silent: bool = False,
-        user_expressions: dict[str, str] | None = None,
+        self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
     ) -> RunOutcome:
         """:func:`run_request` with a fresh :class:`StopSignal` that :meth:`interrupt`,
         :meth:`restart` and :meth:`shutdown` reach while it runs."""
@@ -341,16 +337,7 @@ class NotebookKernel:
             if epoch is not None:
                 since = time.time()
                 signal.elsewhere = lambda: self._asked_elsewhere(epoch, since)
-            return await run_request(
-                backend,
-                code,
-                collector=collector,
-                timeout=timeout,
-                on_output=on_output,
-                silent=silent,
-                user_expressions=user_expressions,
-                signal=signal,
-            )
+            return await run_request(backend, code, signal=signal, **options)
 
     def _asked_elsewhere(
         self, epoch: str, since: float

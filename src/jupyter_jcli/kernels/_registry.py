@@ -33,16 +33,14 @@ import contextlib
 import hashlib
 import json
 import os
-import re
-import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import seconds_setting
+from jupyter_jcli.kernels._entry import EntryState, KernelEntry, pid_alive, process_name
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
 from jupyter_jcli.kernels._registry_notes import RegistryNotes
 
@@ -71,14 +69,6 @@ LOCK_TIMEOUT = 10.0
 """Seconds to wait for an entry's lock (held only for one read-modify-write)."""
 _LOCK_POLL = 0.01
 _MAX_USERS = 20
-_SCHEMA = 1
-_USER_PID = re.compile(r" pid (\d+)$")
-
-EntryState = Literal["starting", "idle", "busy", "stopping", "failed"]
-"""``starting``: a supervisor is launching the kernel; ``idle`` / ``busy``: it runs (busy:
-a process holds its execution lock); ``stopping``: it is being stopped (nobody joins it; its
-entry goes when it has stopped); ``failed``: the start failed (``error`` says why; the
-starter removes the entry)."""
 
 
 def registry_dir() -> Path:
@@ -102,145 +92,6 @@ def idle_timeout(value: float | None = None) -> float:
     return seconds_setting(
         value, option="idle_timeout", env=IDLE_TIMEOUT_ENV, default=DEFAULT_IDLE_TIMEOUT
     )
-
-
-def process_name() -> str:
-    """Who this process is, as entries record it: ``"j-cli pid 123"``."""
-    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    return f"{name} pid {os.getpid()}"
-
-
-def pid_alive(pid: int | None) -> bool:
-    """Whether process ``pid`` runs (a zombie, which has ended, does not)."""
-    if pid is None or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc (macOS): the signal check is all we have
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-
-
-def user_pid(who: str) -> int | None:
-    """The process id in a user's name (:func:`process_name`), ``None`` when it has none."""
-    found = _USER_PID.search(who)
-    return int(found.group(1)) if found else None
-
-
-@dataclass
-class KernelEntry:
-    """One notebook's registered kernel (the JSON of ``<key>.json``).
-
-    Attributes:
-        notebook_path: the resolved notebook path.
-        kernelspec: the kernelspec the kernel runs.
-        cwd: the kernel's working directory.
-        epoch: the kernel's epoch (minted once, when the start began).
-        state: see :data:`EntryState`.
-        started: when the start began (Unix time, s).
-        started_by: who started it (:func:`process_name`).
-        idle_since: when it last became idle (Unix time, s).
-        idle_timeout: seconds of idleness after which its supervisor stops it.
-        keep: ``False`` when the starter stops it when it ends (``owner_pid``).
-        owner_pid: the starting process, for a kernel it does not keep.
-        transport: ``"local"`` (a process here) or ``"server"`` (a Jupyter Server kernel).
-        connection_file: the local kernel's connection file.
-        pid: the local kernel's process id.
-        supervisor_pid: the process that launched and watches the local kernel.
-        kernel_id: the Jupyter Server kernel id (``transport == "server"``).
-        server_url: the Jupyter Server base URL (``transport == "server"``).
-        users: who uses it -> when they last did (Unix time, s).
-        busy: ``{"who", "cell", "since"}`` while a process executes on it.
-        seq: the last run sequence number handed out (orders runs across processes).
-        runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
-            "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
-        changes: code run on the kernel outside the cells since (inline code), the latest
-            ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
-            have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
-        interrupt: the last interrupt, restart or stop asked of the kernel by some process:
-            ``{"epoch", "who", "reason", "at"}`` (:meth:`RegistryNotes.record_interrupt`).
-        error: ``{"code", "message", "details"}`` when ``state == "failed"``.
-    """
-
-    notebook_path: str
-    kernelspec: str
-    cwd: str
-    epoch: str
-    state: EntryState
-    started: float
-    started_by: str
-    idle_since: float
-    idle_timeout: float
-    keep: bool
-    owner_pid: int | None = None
-    transport: Literal["local", "server"] = "local"
-    connection_file: str | None = None
-    pid: int | None = None
-    supervisor_pid: int | None = None
-    kernel_id: str | None = None
-    server_url: str | None = None
-    users: dict[str, float] = field(default_factory=dict)
-    busy: dict[str, Any] | None = None
-    seq: int = 0
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    changes: list[dict[str, Any]] = field(default_factory=list)
-    interrupt: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The stored JSON object (with ``schema_version``)."""
-        return {"schema_version": _SCHEMA, **asdict(self)}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> KernelEntry | None:
-        """The entry of a stored object, ``None`` when it is not one of ours."""
-        if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
-            return None
-        names = {f.name for f in fields(cls)}
-        try:
-            return cls(**{k: v for k, v in data.items() if k in names})
-        except TypeError:
-            return None
-
-    def alive(self) -> bool:
-        """Whether the kernel runs: a local kernel's process and its supervisor are alive
-        (a server kernel is taken as alive; its backend checks it). A kernel being stopped
-        may still be alive: see :meth:`joinable`."""
-        if self.state in ("starting", "failed"):
-            return False
-        if self.transport == "server":
-            return True
-        return pid_alive(self.pid) and pid_alive(self.supervisor_pid)
-
-    def joinable(self) -> bool:
-        """Whether a process may use the kernel: it runs and nobody is stopping it."""
-        return self.state in ("idle", "busy") and self.alive()
-
-    def stopping_elsewhere(self) -> bool:
-        """Whether a stop of the kernel is under way (``stopping``, and its supervisor, which
-        removes the entry once the kernel has stopped, still runs)."""
-        return self.state == "stopping" and pid_alive(self.supervisor_pid)
-
-    def live_users(self, *, besides: str | None = None) -> list[str]:
-        """The users whose process still runs (other than ``besides``)."""
-        return [
-            who
-            for who in self.users
-            if who != besides and (pid := user_pid(who)) is not None and pid_alive(pid)
-        ]
-
-    def drop_gone_users(self) -> None:
-        """Forget the users whose process has ended (names without a pid are kept)."""
-        for who in list(self.users):
-            pid = user_pid(who)
-            if pid is not None and not pid_alive(pid):
-                del self.users[who]
 
 
 class KernelRegistry(RegistryNotes):

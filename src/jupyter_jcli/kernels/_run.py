@@ -19,7 +19,7 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import anyio
 
@@ -38,6 +38,7 @@ __all__ = [
     "DRAIN_TIMEOUT",
     "INTERRUPT_RETRY",
     "REPLY_GRACE",
+    "RequestOptions",
     "RunOutcome",
     "StopSignal",
     "run_request",
@@ -213,6 +214,20 @@ async def _settle(waiter: _Waiter, limit: float) -> Ending:
             return ending
         if time.monotonic() >= settle_deadline:
             return "unsettled"
+
+
+class _RequestRequired(TypedDict):
+    collector: OutputCollector
+    timeout: float
+
+
+class RequestOptions(_RequestRequired, total=False):
+    """The keywords of :func:`run_request` other than ``signal`` (meanings there), for the
+    layers that forward them unchanged (``**options: Unpack[RequestOptions]``)."""
+
+    on_output: OutputCallback | None
+    silent: bool
+    user_expressions: dict[str, str] | None
 
 
 async def run_request(

@@ -31,7 +31,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, get_args
 
 import anyio
 
@@ -63,8 +63,10 @@ from jupyter_jcli.kernels._types import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from jupyter_jcli.kernels._backend import KernelBackend
-    from jupyter_jcli.kernels._run import RunOutcome
+    from jupyter_jcli.kernels._run import RequestOptions, RunOutcome
 
 __all__ = ["SharedKernelPool", "SharedNotebookKernel"]
 
@@ -314,13 +316,15 @@ class SharedNotebookKernel(NotebookKernel):
             busy_wait=busy_wait,
         )
 
-    async def _request(self, backend: KernelBackend, code: str, **kwargs: Any) -> RunOutcome:
+    async def _request(
+        self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
+    ) -> RunOutcome:
         """Record the running cell in the entry (``busy``: who and which cell), then run."""
         if self._epoch is not None:
             busy = {"who": process_name(), "cell": self._hold.running_cell, "since": time.time()}
             with contextlib.suppress(KernelError):
                 self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
-        return await super()._request(backend, code, **kwargs)
+        return await super()._request(backend, code, **options)
 
     async def restart(self) -> str:
         """Restart the shared kernel: stop it for every process (a new kernel, a new epoch).

@@ -1,10 +1,169 @@
-"""Entry point of a registered kernel's supervisor process (see ``_supervisor``)."""
+"""The supervisor process of a registered kernel (see ``_supervisor``): it launches the kernel,
+records it in the registry entry, watches it and stops it.
+
+Run as ``python -m jupyter_jcli.kernels._supervisor_main``: a module the package does not
+import, so ``runpy`` finds it fresh.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import time
+from pathlib import Path
 
-from jupyter_jcli.kernels._supervisor import main
+import anyio
+
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
+from jupyter_jcli.kernels._registry import ExecLock, KernelEntry, KernelRegistry, pid_alive
+from jupyter_jcli.kernels._supervisor import WATCH_INTERVAL, _mark_stopping
+
+__all__ = ["main"]
+
+
+async def _supervise(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, startup: float
+) -> int:
+    from jupyter_client.manager import AsyncKernelManager
+
+    from jupyter_jcli.kernels._local import _encrypt_if_supported
+
+    entry = registry.read(notebook_path)
+    if entry is None or entry.epoch != epoch:
+        return 2
+    km = AsyncKernelManager(kernel_name=entry.kernelspec)
+    _encrypt_if_supported(km)
+    try:
+        with anyio.fail_after(startup):
+            await km.start_kernel(cwd=entry.cwd)
+            kc = km.client()
+            kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
+            try:
+                await kc.wait_for_ready(timeout=startup)
+            finally:
+                kc.stop_channels()
+    except Exception as exc:
+        reason = (
+            f"not ready within {startup:g} s"
+            if isinstance(exc, TimeoutError)
+            else (f"{type(exc).__name__}: {exc}")
+        )
+
+        def failed(e: KernelEntry) -> None:
+            e.state = "failed"
+            e.error = {
+                "code": ErrorCode.KERNEL_START_FAILED.value,
+                "message": f"starting kernel {entry.kernelspec!r} failed: {reason}",
+                "details": {"kernelspec": entry.kernelspec, "cwd": entry.cwd, "reason": reason},
+            }
+
+        registry.update(notebook_path, failed, epoch=epoch)
+        with contextlib.suppress(Exception), anyio.move_on_after(SHUTDOWN_TIMEOUT):
+            await km.shutdown_kernel(now=True)
+        return 1
+    pid = getattr(km.provisioner, "pid", None)
+
+    def ready(e: KernelEntry) -> None:
+        e.state = "idle"
+        e.connection_file = km.connection_file
+        e.pid = pid if isinstance(pid, int) else None
+        e.supervisor_pid = os.getpid()
+        e.idle_since = time.time()
+
+    if registry.update(notebook_path, ready, epoch=epoch) is not None:
+        execution = ExecLock(registry.path(notebook_path, ".exec"))
+        try:
+            await _watch(registry, notebook_path, epoch, km, execution)
+            for signum in (signal.SIGTERM, signal.SIGHUP):  # a stop asked now must not kill
+                signal.signal(signum, signal.SIG_IGN)  # us before we stopped the kernel
+            with contextlib.suppress(Exception):
+                now = registry.read(notebook_path)
+                asked = now is None or now.epoch != epoch or now.state == "stopping"
+                if not asked and not await km.is_alive():  # it died by itself: the next start
+                    registry.record_lost(notebook_path, epoch)  # for the notebook says so
+            with anyio.CancelScope(shield=True):  # visible before the kernel goes
+                registry.update(notebook_path, _mark_stopping, epoch=epoch)
+        finally:
+            execution.release()  # a waiter now sees ``stopping`` and waits for the entry
+    with anyio.CancelScope(shield=True):
+        await _shutdown(km)
+        registry.remove(notebook_path, epoch=epoch)
+    return 0
+
+
+async def _shutdown(km: object) -> None:
+    from jupyter_client.manager import AsyncKernelManager
+
+    assert isinstance(km, AsyncKernelManager)
+    with anyio.move_on_after(SHUTDOWN_TIMEOUT):
+        with contextlib.suppress(Exception):
+            if await km.is_alive():
+                await km.shutdown_kernel(now=False)
+            return
+    with contextlib.suppress(Exception), anyio.move_on_after(SHUTDOWN_TIMEOUT):
+        await km.shutdown_kernel(now=True)
+
+
+def _unused(entry: KernelEntry) -> bool:
+    """Whether the kernel should stop when nobody executes on it: idle for its timeout, or
+    not kept and neither its starter nor any other process uses it."""
+    if time.time() - entry.idle_since >= entry.idle_timeout:
+        return True
+    return not entry.keep and not pid_alive(entry.owner_pid) and not entry.live_users()
+
+
+async def _watch(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, km: object, execution: ExecLock
+) -> None:
+    """Return when the kernel must stop (or stopped by itself), holding ``execution`` when
+    it stops for being unused; see the module docstring."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    assert isinstance(km, AsyncKernelManager)
+
+    async def should_stop() -> bool:
+        if not await km.is_alive():
+            return True
+        entry = registry.read(notebook_path)
+        if entry is None or entry.epoch != epoch or entry.state == "stopping":
+            return True
+        if not _unused(entry) or not execution.try_acquire():
+            return False
+        again = registry.read(notebook_path)  # a run may have ended while we took the lock
+        if again is not None and again.epoch == epoch and not _unused(again):
+            execution.release()
+            return False
+        return True
+
+    async def poll(scope: anyio.CancelScope) -> None:
+        while not await should_stop():
+            await anyio.sleep(WATCH_INTERVAL)
+        scope.cancel()
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP) as signals:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(poll, tg.cancel_scope)
+            async for signum in signals:
+                if signum == signal.SIGUSR1:
+                    with contextlib.suppress(Exception):
+                        await km.interrupt_kernel()
+                else:
+                    tg.cancel_scope.cancel()
+                    break
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The supervisor process: ``ROOT NOTEBOOK EPOCH STARTUP_TIMEOUT`` (run as ``python -m
+    jupyter_jcli.kernels._supervisor_main``, a module the package does not import, so
+    ``runpy`` finds it fresh)."""
+    args = sys.argv[1:] if argv is None else argv
+    root, notebook, epoch, startup = args
+    registry = KernelRegistry(Path(root))
+    return anyio.run(_supervise, registry, Path(notebook), epoch, float(startup))
+
 
 if __name__ == "__main__":
     sys.exit(main())

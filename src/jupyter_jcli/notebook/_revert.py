@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from jupyter_jcli.notebook.io import cell_source
+from jupyter_jcli.notebook._leaves import ABSENT, diff_leaves, put_leaf, revert_leaves, same_field
 from jupyter_jcli.notebook.names import METADATA_KEY, stored_name
 
 __all__ = [
@@ -48,8 +48,6 @@ __all__ = [
 Reason = Literal["edited_since", "removed_since", "moved_since", "name_taken"]
 
 _NAME_PATH = ["metadata", METADATA_KEY, "name"]
-_ABSENT: Any = object()
-"""A key missing from a dict (never stored: leaves omit ``before``/``after`` instead)."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +173,7 @@ def _changes(
             continue
         leaves: list[dict[str, Any]] = []
         containers: list[dict[str, Any]] = []
-        _diff(before[i], after[j], [], leaves, containers)
+        diff_leaves(before[i], after[j], [], leaves, containers)
         entries.append(
             {
                 "key": f"b{i}",
@@ -215,7 +213,7 @@ def revert(
         if i is None:
             continue  # removed since: already gone
         added = entry["after_cell"]
-        fields = tuple(f for f in ("cell_type", "source") if not _same(f, cells[i], added))
+        fields = tuple(f for f in ("cell_type", "source") if not same_field(f, cells[i], added))
         if fields:
             conflicts.append(Conflict(names[i], "edited_since", fields))
         drop.add(i)
@@ -227,7 +225,7 @@ def revert(
             name = stored_name(cell)
             if name is not None and name in held:
                 conflicts.append(Conflict(name, "name_taken"))
-                cell = _put(cell, _NAME_PATH, _ABSENT)
+                cell = put_leaf(cell, _NAME_PATH, ABSENT)
             if "id" in cell and str(cell["id"]) in ids:  # nbformat 4.5 ids are unique
                 cell["id"] = _fresh_id(ids)
             ids.add(str(cell.get("id")))
@@ -239,7 +237,7 @@ def revert(
                 if _significant(entry):
                     conflicts.append(Conflict(entry["name_after"], "removed_since"))
                 continue
-            new, edited = _revert_cell(cells[i], entry)
+            new, edited = revert_leaves(cells[i], entry)
             if edited:
                 conflicts.append(Conflict(names[i], "edited_since", edited))
             if new is not cells[i]:
@@ -349,111 +347,9 @@ def _predecessor(sequence: list[str], key: str) -> str | None:
     return sequence[position - 1] if position > 0 else None
 
 
-def _diff(
-    before: dict[str, Any],
-    after: dict[str, Any],
-    path: list[str],
-    leaves: list[dict[str, Any]],
-    containers: list[dict[str, Any]],
-) -> None:
-    for key in [*before, *(key for key in after if key not in before)]:
-        old = before.get(key, _ABSENT)
-        new = after.get(key, _ABSENT)
-        if old is not _ABSENT and new is not _ABSENT and old == new:
-            continue
-        where = [*path, key]
-        if _dict_or_absent(old) and _dict_or_absent(new):
-            if old is _ABSENT:
-                containers.append({"path": where, "absent": "before"})
-            if new is _ABSENT:
-                containers.append({"path": where, "absent": "after"})
-            _diff(
-                old if old is not _ABSENT else {},
-                new if new is not _ABSENT else {},
-                where,
-                leaves,
-                containers,
-            )
-            continue
-        leaf: dict[str, Any] = {"path": where}
-        if old is not _ABSENT:
-            leaf["before"] = old
-        if new is not _ABSENT:
-            leaf["after"] = new
-        leaves.append(leaf)
-
-
-def _dict_or_absent(value: object) -> bool:
-    return value is _ABSENT or isinstance(value, dict)
-
-
-def _revert_cell(
-    cell: dict[str, Any], entry: dict[str, Any]
-) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """``cell`` with the entry's leaves put back (the same object if nothing changes), and
-    the dotted paths of the leaves changed since."""
-    new = cell
-    edited: list[str] = []
-    containers: list[dict[str, Any]] = entry["containers"]
-    for container in sorted(containers, key=lambda c: len(c["path"])):
-        if container["absent"] == "after" and _get(new, container["path"]) is _ABSENT:
-            new = _put(new, container["path"], {})
-    for leaf in entry["leaves"]:
-        path: list[str] = leaf["path"]
-        old = leaf.get("before", _ABSENT)
-        now = _get(new, path)
-        if _equal(path, now, leaf.get("after", _ABSENT)):
-            new = _put(new, path, old)
-        elif not _equal(path, now, old):
-            edited.append(".".join(path))
-            new = _put(new, path, old)
-    for container in sorted(containers, key=lambda c: -len(c["path"])):
-        if container["absent"] == "before" and _get(new, container["path"]) == {}:
-            new = _put(new, container["path"], _ABSENT)
-    return new, tuple(edited)
-
-
 def _significant(entry: dict[str, Any]) -> bool:
     """Whether a changed entry did more than store the cell's computed name."""
     if entry["name_before"] != entry["name_after"]:
         return True
     leaves: list[dict[str, Any]] = entry["leaves"]
     return any(leaf["path"] != _NAME_PATH for leaf in leaves)
-
-
-def _same(field: str, cell: dict[str, Any], other: dict[str, Any]) -> bool:
-    return _equal([field], cell.get(field, _ABSENT), other.get(field, _ABSENT))
-
-
-def _equal(path: list[str], left: Any, right: Any) -> bool:
-    if left is _ABSENT or right is _ABSENT:
-        return left is right
-    if path == ["source"]:
-        return cell_source({"source": left}) == cell_source({"source": right})
-    return bool(left == right)
-
-
-def _get(cell: dict[str, Any], path: list[str]) -> Any:
-    node: Any = cell
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return _ABSENT
-        node = node[key]
-    return node
-
-
-def _put(cell: dict[str, Any], path: list[str], value: Any) -> dict[str, Any]:
-    """A copy of ``cell`` with ``value`` at ``path`` (deleted for ``_ABSENT``); dicts on the
-    path are copied, the rest is shared."""
-    root = dict(cell)
-    node = root
-    for key in path[:-1]:
-        child = node.get(key)
-        child = dict(child) if isinstance(child, dict) else {}
-        node[key] = child
-        node = child
-    if value is _ABSENT:
-        node.pop(path[-1], None)
-    else:
-        node[path[-1]] = copy.deepcopy(value)
-    return root

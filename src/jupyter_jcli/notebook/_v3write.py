@@ -31,7 +31,8 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._pairs import split_source
-from jupyter_jcli.notebook.io import _plain_copy, cell_source
+from jupyter_jcli.notebook._v3read import plain_copy
+from jupyter_jcli.notebook.io import cell_source
 
 __all__ = ["V3Original", "read_v3", "render_v3"]
 
@@ -183,7 +184,7 @@ def _downgraded(cell: dict[str, Any], original: V3Original) -> dict[str, Any]:
     node = copy.deepcopy(cell)
     node["source"] = text
     node = nbformat.from_dict(node)  # type: ignore[no-untyped-call]
-    converted: dict[str, Any] = _plain_copy(downgrade_cell(node))  # type: ignore[no-untyped-call]
+    converted: dict[str, Any] = plain_copy(downgrade_cell(node))  # type: ignore[no-untyped-call]
     if converted.get("cell_type") == "code":
         converted["language"] = original.language
         converted["input"] = split_source(text, original.source_like)
@@ -197,5 +198,5 @@ def _downgraded_outputs(outputs: list[Any]) -> list[Any]:
     from nbformat.v4.convert import downgrade_outputs
 
     nodes = [nbformat.from_dict(copy.deepcopy(output)) for output in outputs]  # type: ignore[no-untyped-call]
-    result: list[Any] = _plain_copy(downgrade_outputs(nodes))  # type: ignore[no-untyped-call]
+    result: list[Any] = plain_copy(downgrade_outputs(nodes))  # type: ignore[no-untyped-call]
     return result

@@ -64,8 +64,9 @@ Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_M
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
@@ -260,15 +261,4 @@ so importing the package costs nothing and a command loads only the operations i
 
 _HOME = {name: module for module, names in _PUBLIC.items() for name in names}
 
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

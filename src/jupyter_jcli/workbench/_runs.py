@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from jupyter_jcli.analysis import CellStatus, rerun_plan
 from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
@@ -125,20 +125,7 @@ def execute_outcome(
     loaded: Loaded, info: KernelInfo, batch: Batch, log: RunLog | None
 ) -> ExecuteOutcome:
     """The :class:`ExecuteOutcome` of ``batch`` (``info``: the kernel after it)."""
-    document = loaded.document
-    return ExecuteOutcome(
-        path=document.path,
-        notebook_path=document.notebook_path,
-        cells=tuple(batch.cells),
-        stopped_at=batch.stopped_at,
-        error=batch.error,
-        still_stale=_after(loaded, batch, log, info),
-        epoch=batch.epoch,
-        kernel_started=batch.kernel_started,
-        kernel_restarted=batch.kernel_restarted,
-        kernel=info,
-        written=batch.written,
-    )
+    return _batch_outcome(ExecuteOutcome, loaded, info, batch, _after(loaded, batch, log, info))
 
 
 def run_stale_outcome(
@@ -153,21 +140,40 @@ def run_stale_outcome(
 ) -> RunStaleOutcome:
     """The :class:`RunStaleOutcome` of ``batch`` run for ``plan`` (``still_stale``: given
     when nothing ran, from the statuses the plan was made of)."""
+    if still_stale is None:
+        still_stale = _after(loaded, batch, log, info)
+    return _batch_outcome(
+        RunStaleOutcome, loaded, info, batch, still_stale, plan=tuple(plan), dry_run=dry_run
+    )
+
+
+_Outcome = TypeVar("_Outcome", bound=ExecuteOutcome)
+
+
+def _batch_outcome(
+    kind: type[_Outcome],
+    loaded: Loaded,
+    info: KernelInfo,
+    batch: Batch,
+    still_stale: tuple[str, ...],
+    **extra: Any,
+) -> _Outcome:
+    """``kind`` (an :class:`ExecuteOutcome`) of ``batch``; ``extra``: the fields ``kind``
+    adds (a :class:`RunStaleOutcome`'s plan)."""
     document = loaded.document
-    return RunStaleOutcome(
+    return kind(
         path=document.path,
         notebook_path=document.notebook_path,
         cells=tuple(batch.cells),
         stopped_at=batch.stopped_at,
         error=batch.error,
-        still_stale=_after(loaded, batch, log, info) if still_stale is None else still_stale,
+        still_stale=still_stale,
         epoch=batch.epoch,
         kernel_started=batch.kernel_started,
         kernel_restarted=batch.kernel_restarted,
         kernel=info,
         written=batch.written,
-        plan=tuple(plan),
-        dry_run=dry_run,
+        **extra,
     )
 
 

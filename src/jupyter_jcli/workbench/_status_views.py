@@ -54,12 +54,7 @@ class SessionCellOverview(CellOverview):
 
     def to_dict(self) -> dict[str, Any]:
         """The :class:`CellOverview` form plus ``status``, ``tldr`` (and ``stale_cause``)."""
-        document = super().to_dict()
-        document["status"] = self.status
-        document["tldr"] = self.tldr
-        if self.stale_cause is not None:
-            document["stale_cause"] = self.stale_cause
-        return document
+        return _with_status(super().to_dict(), self.status, self.stale_cause, tldr=self.tldr)
 
 
 @dataclass(frozen=True)
@@ -102,11 +97,7 @@ class SessionReadCell(ReadCell):
 
     def to_dict(self) -> dict[str, Any]:
         """The :class:`ReadCell` form plus ``status`` (and ``stale_cause``)."""
-        document = super().to_dict()
-        document["status"] = self.status
-        if self.stale_cause is not None:
-            document["stale_cause"] = self.stale_cause
-        return document
+        return _with_status(super().to_dict(), self.status, self.stale_cause)
 
 
 @dataclass(frozen=True)
@@ -240,3 +231,15 @@ def session_read(
         next_call=result.next_call,
         epoch=epoch,
     )
+
+
+def _with_status(
+    document: dict[str, Any], status: CellStatus | None, stale_cause: str | None, **between: Any
+) -> dict[str, Any]:
+    """``document`` (a cell's JSON form) with its ``status``, then ``between`` (in order),
+    then its ``stale_cause`` when it has one."""
+    document["status"] = status
+    document.update(between)
+    if stale_cause is not None:
+        document["stale_cause"] = stale_cause
+    return document
