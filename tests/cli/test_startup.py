@@ -163,6 +163,10 @@ EXEC_NEEDS_NONE_OF = (
     "jupyter_jcli.kernels._server",  # the Jupyter Server backend: only with --server-url
     "jupyter_jcli.kernels._server_http",
     "jupyter_jcli.kernels._server_ws",
+    "jupyter_jcli.notebook._commit",  # the write machinery: exec never writes the notebook
+    "jupyter_jcli.notebook.snapshots",
+    "jupyter_jcli.notebook._writebase",
+    "jupyter_jcli.workbench._status_views",  # the reads with statuses
 )
 
 
