@@ -154,3 +154,41 @@ def test_the_fast_lane_builds_no_dataclass(tmp_path: Path) -> None:
         "assert not built, built\n"
     )
     _modules_after(code, tmp_path)
+
+
+EXEC_NEEDS_NONE_OF = (
+    "jupyter_jcli.cli._notebook",  # the `notebook` command group
+    "jupyter_jcli.condense",  # condensing: only when there are outputs
+    "jupyter_jcli.runs._retention",  # retention: only after a saved run
+    "jupyter_jcli.kernels._server",  # the Jupyter Server backend: only with --server-url
+    "jupyter_jcli.kernels._server_http",
+    "jupyter_jcli.kernels._server_ws",
+    "jupyter_jcli.notebook._commit",  # the write machinery: exec never writes the notebook
+    "jupyter_jcli.notebook.snapshots",
+    "jupyter_jcli.notebook._writebase",
+    "jupyter_jcli.workbench._status_views",  # the reads with statuses
+)
+
+
+@pytest.mark.kernel
+def test_exec_on_a_live_kernel_imports_only_what_its_run_uses(tmp_path: Path) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    cells = [{"cell_type": "code", "id": "a", "metadata": {}, "source": "x = 1",
+              "execution_count": None, "outputs": []}]  # fmt: skip
+    notebook.write_text(
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "utf-8"
+    )
+    started = run_cli("-j", "kernel", "start", str(notebook))
+    assert started.exit_code == 0, started.stdout
+    try:
+        code = (
+            "import sys\nfrom jupyter_jcli.cli import run\n"
+            f"assert run(['-j', 'exec', {str(notebook)!r}, '--code', 'x = 2']) == 0\n"
+            "assert 'jupyter_jcli.kernels._wire' in sys.modules  # it joined the kernel\n"
+            "assert 'jupyter_jcli.analysis._overwrites' in sys.modules  # it staled x's cell\n"
+            f"loaded = sorted(set(sys.modules) & set({EXEC_NEEDS_NONE_OF!r}))\n"
+            "assert not loaded, loaded\n"
+        )
+        _modules_after(code, tmp_path)
+    finally:
+        run_cli("-j", "kernel", "stop", str(notebook))

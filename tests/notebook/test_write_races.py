@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook import document as document_module
+from jupyter_jcli.notebook import _commit as commit_module
 from jupyter_jcli.notebook._atomic import STALE_SECONDS, atomic_write_bytes, writer_scope
 from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import SnapshotStore
@@ -55,7 +55,7 @@ def _sources(path: Path) -> list[str]:
 def _save_in_the_window(monkeypatch: pytest.MonkeyPatch, path: Path, times: int) -> list[str]:
     """Save ``path`` from outside while each of the first ``times`` writes is prepared: after
     the mutation re-read the file, before it replaces it (``_commit.render_files`` runs there)."""
-    original = document_module.render_files
+    original = commit_module.render_files
     markers: list[str] = []
 
     def render(*args: Any, **kwargs: Any) -> list[bytes]:
@@ -65,7 +65,7 @@ def _save_in_the_window(monkeypatch: pytest.MonkeyPatch, path: Path, times: int)
             _outside_save(path, markers[-1])
         return rendered
 
-    monkeypatch.setattr(document_module, "render_files", render)
+    monkeypatch.setattr(commit_module, "render_files", render)
     return markers
 
 

@@ -28,7 +28,6 @@ import click
 
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
-from jupyter_jcli.cli._notebook import notebook
 from jupyter_jcli.cli._params import harden
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 
@@ -74,6 +73,7 @@ _LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "hook": ("jupyter_jcli.cli._hook", "hook"),
     "kernel": ("jupyter_jcli.cli._kernel", "kernel"),
     "mcp": ("jupyter_jcli.cli._mcp", "mcp"),
+    "notebook": ("jupyter_jcli.cli._notebook", "notebook"),
     "output": ("jupyter_jcli.cli._output", "output"),
     "run": ("jupyter_jcli.cli._run", "run_command"),
     "setup": ("jupyter_jcli.cli._setup", "setup"),
@@ -155,9 +155,6 @@ def cli(ctx: click.Context, json_mode: bool) -> None:
     """
     state = ctx.ensure_object(CliState)
     state.json_mode = state.json_mode or json_mode
-
-
-cli.add_command(notebook)
 
 
 main: JcliGroup = cli

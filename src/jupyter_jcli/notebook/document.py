@@ -70,30 +70,22 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook import _edits
 from jupyter_jcli.notebook._atomic import FileChanged
-from jupyter_jcli.notebook._commit import (
-    Draft,
-    Fresh,
-    mutation_draft,
-    raise_if_last,
-    render_files,
-    write_draft,
-    written,
-    written_model,
-)
-from jupyter_jcli.notebook._edits import Position, Working
 from jupyter_jcli.notebook._files import FileState
 from jupyter_jcli.notebook._loaded import LoadedNotebook
 from jupyter_jcli.notebook._open import confined
 from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate, merge_metadata, merge_outputs
-from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
-from jupyter_jcli.notebook._writebase import WriteBase, write_base
-from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
+
+if TYPE_CHECKING:  # the write machinery loads at the first write (a read never needs it)
+    from jupyter_jcli.notebook._commit import Draft, Fresh
+    from jupyter_jcli.notebook._edits import Position, Working
+    from jupyter_jcli.notebook._writebase import WriteBase
+    from jupyter_jcli.notebook.snapshots import UndoResult
 
 __all__ = [
     "WRITE_ATTEMPTS",
@@ -337,6 +329,9 @@ class Document(LoadedNotebook):
                 is restored, the snapshot is kept) and the refusals of a mutation
                 (``PAIR_OUT_OF_SYNC``). On any error nothing is written.
         """
+        from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error
+        from jupyter_jcli.notebook.snapshots import SnapshotStore
+
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         if store.is_empty():
             raise undo_empty_error(self.notebook_path)
@@ -353,6 +348,16 @@ class Document(LoadedNotebook):
         when the draft has a record; each file compared with what was read right before its
         replace), adopt what was written. A save by another program found at the write
         starts again from the fresh content (``reloaded``), then ``WRITE_CONFLICT``."""
+        from jupyter_jcli.notebook._commit import (
+            Fresh,
+            raise_if_last,
+            render_files,
+            write_draft,
+            written,
+            written_model,
+        )
+        from jupyter_jcli.notebook.snapshots import SnapshotStore
+
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         reloaded = False
         with confined(self._confine), store.lock():
@@ -396,6 +401,8 @@ class Document(LoadedNotebook):
     def _write_base(self) -> WriteBase:
         """The write base of the content as last read or written (``_writebase``), computed
         once per version of the file and kept with it (shared through the warm cache)."""
+        from jupyter_jcli.notebook._writebase import write_base
+
         sha256 = self._files[0].sha256
         memo = self._state.derived.get("base")
         if memo is not None and memo[0] == sha256:
@@ -411,6 +418,7 @@ class Document(LoadedNotebook):
     ) -> tuple[str, ...]:
         """A write without undo snapshot: ``change`` edits the fresh cells in place and
         returns the names it changed (nothing is written when it changed none)."""
+        from jupyter_jcli.notebook._commit import Draft
 
         def draft(fresh: Fresh) -> Draft[tuple[str, ...]]:
             cells = list(fresh.base.cells)
@@ -434,6 +442,7 @@ class Document(LoadedNotebook):
         """Apply ``edit`` to the fresh content and write it with an undo snapshot: the whole
         change is computed and checked (``check``) before the snapshot and the write, so a
         refused mutation leaves no trace (``_commit.mutation_draft``)."""
+        from jupyter_jcli.notebook._commit import mutation_draft
 
         def draft(fresh: Fresh) -> Draft[MutationResult]:
             return mutation_draft(fresh, self._path, operation, edit, removes=removes, check=check)

@@ -16,25 +16,29 @@ reported. A symlinked ``.j-cli`` is refused (``RUN_FOLDER_UNSAFE``).
 
 from __future__ import annotations
 
-from jupyter_jcli.runs._folders import OUTPUTS_NAME, ROOT_NAME, outputs_folder
-from jupyter_jcli.runs._retention import (
-    DEFAULT_MAX_RUNS,
-    DEFAULT_RETENTION_DAYS,
-    MAX_RUNS_ENV,
-    RETENTION_DAYS_ENV,
-    CleanReport,
-    KeptEntry,
-    clean_runs,
-    retention_settings,
-)
-from jupyter_jcli.runs._store import (
-    INLINE_TEXT_LIMIT,
-    SavedRun,
-    new_run_id,
-    save_run,
-    stays_inline,
-    text_size,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jupyter_jcli.runs._folders import OUTPUTS_NAME, ROOT_NAME, outputs_folder
+    from jupyter_jcli.runs._retention import (
+        DEFAULT_MAX_RUNS,
+        DEFAULT_RETENTION_DAYS,
+        MAX_RUNS_ENV,
+        RETENTION_DAYS_ENV,
+        CleanReport,
+        KeptEntry,
+        clean_runs,
+        retention_settings,
+    )
+    from jupyter_jcli.runs._store import (
+        INLINE_TEXT_LIMIT,
+        SavedRun,
+        new_run_id,
+        save_run,
+        stays_inline,
+        text_size,
+    )
 
 __all__ = [
     "DEFAULT_MAX_RUNS",
@@ -55,3 +59,42 @@ __all__ = [
     "stays_inline",
     "text_size",
 ]
+
+_PUBLIC = {
+    "_folders": ("OUTPUTS_NAME", "ROOT_NAME", "outputs_folder"),
+    "_retention": (
+        "DEFAULT_MAX_RUNS",
+        "DEFAULT_RETENTION_DAYS",
+        "MAX_RUNS_ENV",
+        "RETENTION_DAYS_ENV",
+        "CleanReport",
+        "KeptEntry",
+        "clean_runs",
+        "retention_settings",
+    ),
+    "_store": (
+        "INLINE_TEXT_LIMIT",
+        "SavedRun",
+        "new_run_id",
+        "save_run",
+        "stays_inline",
+        "text_size",
+    ),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562), so
+a run whose outputs stay inline loads no retention code."""
+
+_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from jupyter_jcli.condense import CondensedOutputs, condense_outputs
 from jupyter_jcli.errors import SCHEMA_VERSION, JcliError, UsageError
 from jupyter_jcli.kernels import (
     DEFAULT_KERNELSPEC,
@@ -32,12 +31,14 @@ from jupyter_jcli.kernels import (
     execute_timeout,
     process_name,
 )
-from jupyter_jcli.runs import INLINE_TEXT_LIMIT, SavedRun, clean_runs, save_run, stays_inline
+from jupyter_jcli.runs import INLINE_TEXT_LIMIT, stays_inline
 from jupyter_jcli.workbench._execute import file_outputs
 from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
 from jupyter_jcli.workbench._outcomes import condensed_dict
 
 if TYPE_CHECKING:
+    from jupyter_jcli.condense import CondensedOutputs
+    from jupyter_jcli.runs import SavedRun
     from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
@@ -183,6 +184,8 @@ def _show_command(manifest: Path, *extra: str) -> str:
 
 def _with_show_hints(condensed: CondensedOutputs, manifest: Path) -> CondensedOutputs:
     """The summary with every read hint written as the ``j-cli output show`` command."""
+    from jupyter_jcli.condense import CondensedOutputs
+
     return CondensedOutputs(
         condensed.text_with_hints(lambda hint: _show_command(manifest, *hint.options())),
         condensed.images,
@@ -200,6 +203,8 @@ def _summary(outputs: Sequence[Output], manifest: Path) -> CondensedOutputs:
     """The outputs condensed within :data:`SUMMARY_BUDGET` characters *after* their read
     hints became ``j-cli output show`` commands (longer than the hints they replace): the
     budget shrinks by the overflow until the text fits (a few rounds, bounded)."""
+    from jupyter_jcli.condense import condense_outputs
+
     budget = SUMMARY_BUDGET
     for _round in range(_FIT_ROUNDS):
         summary = _with_show_hints(
@@ -231,6 +236,8 @@ def _notice(outputs: Sequence[Output], summary: CondensedOutputs, manifest: Path
 
 
 def _retention(cwd: Path, saved: SavedRun) -> dict[str, Any]:
+    from jupyter_jcli.runs import clean_runs  # retention: only after a saved run
+
     try:
         report = clean_runs(cwd, keep=saved.folder)
     except JcliError as err:
@@ -263,6 +270,8 @@ def code_outcome(
     if stays_inline(outputs):
         summary = None
         if outputs:
+            from jupyter_jcli.condense import condense_outputs  # only outputs are condensed
+
             summary = condense_outputs(outputs, budget=2 * INLINE_TEXT_LIMIT, include_images=False)
         return CodeOutcome(
             operation, path, notebook_path, result, kernel, outputs, True, summary, None, None,
@@ -276,9 +285,13 @@ def code_outcome(
         "duration_s": round(result.duration_s, 4),
         "epoch": result.epoch,
     }
+    from jupyter_jcli.runs import save_run
+
     try:
         saved = save_run(cwd, outputs, origin=origin, execution=execution)
     except JcliError as err:  # the code ran: answer what it gave, and why nothing was saved
+        from jupyter_jcli.condense import condense_outputs
+
         shown = outputs[:SUMMARY_MAX_OUTPUTS]
         condensed = condense_outputs(shown, budget=SUMMARY_BUDGET, include_images=False)
         return CodeOutcome(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict
 
-from jupyter_jcli.condense import CondensedOutputs
 from jupyter_jcli.kernels import InterruptReason, KernelInfo
 from jupyter_jcli.workbench._envelope import ok_fields
+
+if TYPE_CHECKING:
+    from jupyter_jcli.condense import CondensedOutputs
 
 __all__ = [
     "CellRunStatus",

@@ -22,15 +22,16 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jupyter_jcli.condense import CondensedOutputs, condense_outputs
-from jupyter_jcli.condense._budget import UNBOUNDED, allocate
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
+
+if TYPE_CHECKING:
+    from jupyter_jcli.condense import CondensedOutputs
 
 __all__ = [
     "DEFAULT_READ_BUDGET",
@@ -243,6 +244,8 @@ def read_loaded(
         UsageError: as :func:`read_cells`.
         NotebookError: ``CELL_NOT_FOUND`` for an unknown name.
     """
+    from jupyter_jcli.condense._budget import allocate  # condensing: only on a read
+
     check_read_arguments(names, start, stop, budget, max_images)
     document = loaded.document
     if names is not None:
@@ -325,6 +328,9 @@ def _condense_all(
     max_images: int,
 ) -> list[CondensedOutputs | None]:
     """Condense each cell's outputs with a max-min fair share of ``room`` (two passes)."""
+    from jupyter_jcli.condense import condense_outputs
+    from jupyter_jcli.condense._budget import UNBOUNDED, allocate
+
     shares = allocate([UNBOUNDED] * len(outputs), room)
     results: list[CondensedOutputs | None] = []
     allowances: list[int] = []

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import execute_timeout
@@ -50,12 +51,9 @@ from jupyter_jcli.workbench._runs import (
 )
 from jupyter_jcli.workbench._shared import join, refuse_shared_restart
 from jupyter_jcli.workbench._state import PathArg, WorkbenchState
-from jupyter_jcli.workbench._status_views import (
-    SessionOverview,
-    SessionReadCellsResult,
-    overview_with_statuses,
-    session_read,
-)
+
+if TYPE_CHECKING:  # the status views load with the read that answers them
+    from jupyter_jcli.workbench._status_views import SessionOverview, SessionReadCellsResult
 
 __all__ = ["Workbench"]
 
@@ -116,6 +114,8 @@ class Workbench(WorkbenchState):
         Raises:
             NotebookError: the read codes of :func:`~jupyter_jcli.workbench.notebook_overview`.
         """
+        from jupyter_jcli.workbench._status_views import overview_with_statuses
+
         check_page(start, limit)
         loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)
@@ -140,6 +140,8 @@ class Workbench(WorkbenchState):
         Raises:
             The codes of :func:`~jupyter_jcli.workbench.read_cells`.
         """
+        from jupyter_jcli.workbench._status_views import session_read
+
         check_read_arguments(names, start, stop, budget, 0)
         loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from jupyter_jcli.analysis import RunRecord, StateChange
 from jupyter_jcli.kernels import (
-    KeptServerBackend,
     KernelPool,
     KernelRegistry,
     LockedKernelPool,
@@ -166,6 +165,8 @@ def shared_workbench(
         UsageError: ``USAGE_ERROR`` for an idle timeout that is not a number > 0.
     """
     if server is not None and keep:
+        from jupyter_jcli.kernels import KeptServerBackend  # the server's modules: only here
+
         kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server))
         return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
