@@ -16,8 +16,9 @@ reported. A symlinked ``.j-cli`` is refused (``RUN_FOLDER_UNSAFE``).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
     from jupyter_jcli.runs._folders import OUTPUTS_NAME, ROOT_NAME, outputs_folder
@@ -87,14 +88,4 @@ a run whose outputs stay inline loads no retention code."""
 _HOME = {name: module for module, names in _PUBLIC.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)
