@@ -137,3 +137,16 @@ def test_a_change_recorded_by_one_process_stales_cells_for_another_despite_its_w
     first, second, third, fourth = seen
     assert [seen[n] for n in (first, second, third, fourth)] == ["fresh", "stale", "stale", "fresh"]
     assert stale_causes(load(path), theirs, "e1") == {second: "exec b = -1", third: "exec b = -1"}
+
+
+async def test_inline_code_mutating_a_list_through_an_alias_stales_its_writer_and_readers(
+    wb: Workbench, work: Path
+) -> None:
+    path = make_notebook(work, ["xs = []", "n = len(xs)", "c = 10"])
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        outcome = await wb.execute_code(path, "ys = xs\n[ys.append(i) for i in range(2)]", cwd=work)
+        seen = await overview_statuses(wb, path)
+    first, second, third = seen
+    assert outcome.effect is not None and outcome.effect.stale == (first, second)
+    assert [seen[n][0] for n in (first, second, third)] == ["stale", "stale", "fresh"]

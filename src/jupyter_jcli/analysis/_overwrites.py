@@ -13,8 +13,16 @@ The rule (the staleness counterpart of an edit, :func:`~._staleness.stale_after_
    cell magic (a shell escape ``!cmd`` binds no Python name; ``x = !cmd`` binds ``x``), a
    wildcard writer (``exec()``, ``globals()[...] = ...``, ``from m import *``,
    ``%run``), any use of ``exec``, ``eval``, ``globals``, ``locals``, ``vars`` or
-   ``get_ipython``, a cell magic whose body is not Python, code that does not parse or is too large
-   to analyse, and any code on a kernel whose language is not Python;
+   ``get_ipython``, any use of ``__main__`` or ``sys.modules`` (the kernel's namespace
+   reached as a module: ``sys.modules["__main__"].x = 0``), a cell magic whose body is
+   not Python, code that does not parse or is too large to analyse, and any code on a
+   kernel whose language is not Python. Where the cell rules assume a value is kept, the
+   code is read conservatively
+   (:func:`_conservative_writes`): a call of a known-mutating method (``append``, ``fit``,
+   ``x.add_``, ...) writes its receiver's root wherever it appears (in a comprehension, a
+   value that is used: ``_ = xs.append(1) or 0``), so does a reference to such a bound method
+   (``map(xs.append, ys)``); a plain alias ``x = xs`` makes mutations of ``x`` writes of
+   ``xs``; ``except E as e`` at module level unbinds ``e`` (a deletion);
 3. the cells it overwrote (:func:`overwritten_cells`) are the cells whose resolved writes hold
    one of its names (they made the value the kernel no longer has) or that read one without a
    writer above (the kernel now has a value they never saw), then, as after an edit, their
@@ -28,12 +36,15 @@ Code that only reads (``df.shape``, ``print(x)``) writes nothing and stales noth
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import ast
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from jupyter_jcli.analysis._cell import analyze_cell
 from jupyter_jcli.analysis._graph import NotebookGraph
 from jupyter_jcli.analysis._incremental import _Above
+from jupyter_jcli.analysis._magics import parse_python
+from jupyter_jcli.analysis._mutations import MUTATING_METHODS, is_torch_inplace, root_of
 from jupyter_jcli.analysis._resolve import Lookups, resolve_cell
 from jupyter_jcli.analysis._staleness import StateChange, stale_after_edit
 from jupyter_jcli.analysis._trace import CopyOnWrite
@@ -90,8 +101,14 @@ def code_writes(
         return CodeWrites(None, "magic")
     if effects.wildcard_writers or not _DYNAMIC.isdisjoint(effects.uses):
         return CodeWrites(None, "wildcard")
+    try:
+        extra = _conservative_writes(parse_python(code))
+    except RecursionError:
+        return CodeWrites(None, "too_large")
+    if extra is None:
+        return CodeWrites(None, "wildcard")
     if graph is None or not graph.cells:
-        return CodeWrites(tuple(sorted(effects.writes)))
+        return CodeWrites(tuple(sorted(effects.writes | extra.names())))
     trace = graph._trace
     indexes = trace.indexes(graph.cells)
     above = _Above(
@@ -101,7 +118,8 @@ def code_writes(
     above.at = len(graph.cells)
     lookups = Lookups(above.writer, above.callable_of, above.is_module, above.is_container)
     lookups.wildcard = above.wildcard()
-    return CodeWrites(tuple(sorted(resolve_cell(effects, lookups).writes)))
+    writes = resolve_cell(effects, lookups).writes | extra.names(above.is_module)
+    return CodeWrites(tuple(sorted(writes)))
 
 
 def overwritten_cells(graph: NotebookGraph, names: Collection[str] | None) -> list[str]:
@@ -119,3 +137,88 @@ def overwritten_cells(graph: NotebookGraph, names: Collection[str] | None) -> li
         and (not wanted.isdisjoint(node.writes) or not wanted.isdisjoint(node.unresolved))
     ]
     return stale_after_edit(graph, seeds) if seeds else []
+
+
+_Function = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+class _Extra:
+    """Writes the cell rules leave out (module rule, step 2): ``methods`` mutated through a
+    known-mutating method (dropped for names bound to a module), ``stores`` mutated otherwise,
+    ``unbound`` by an ``except ... as`` name, and the plain aliases ``x = xs`` (``x`` to the
+    names it may stand for)."""
+
+    def __init__(self) -> None:
+        self.methods: set[str] = set()
+        self.stores: set[str] = set()
+        self.unbound: set[str] = set()
+        self.aliases: dict[str, set[str]] = {}
+
+    def names(self, is_module: Callable[[str], bool] | None = None) -> frozenset[str]:
+        methods = {
+            n for n in self._through_aliases(self.methods) if not is_module or not is_module(n)
+        }
+        return frozenset(methods | self._through_aliases(self.stores) | self.unbound)
+
+    def _through_aliases(self, names: set[str]) -> set[str]:
+        out, todo = set(names), list(names)
+        while todo:
+            for target in self.aliases.get(todo.pop(), ()):
+                if target not in out:
+                    out.add(target)
+                    todo.append(target)
+        return out
+
+
+def _walk(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, bool]]:
+    """Every node below ``node``, with whether it sits in a function or lambda body."""
+    for child in ast.iter_child_nodes(node):
+        yield child, in_function
+        yield from _walk(child, in_function or isinstance(child, _Function))
+
+
+def _is_namespace_module(node: ast.AST) -> bool:
+    """``__main__`` or ``sys.modules`` used or imported: the kernel's namespace as a module."""
+    if isinstance(node, ast.Name):
+        return node.id == "__main__"
+    if isinstance(node, ast.Attribute):
+        return (
+            node.attr == "modules" and isinstance(node.value, ast.Name) and node.value.id == "sys"
+        )
+    if isinstance(node, ast.Import):
+        return any(a.name == "__main__" or a.name.startswith("__main__.") for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return node.module == "__main__" or (
+            node.module == "sys" and any(a.name == "modules" for a in node.names)
+        )
+    return False
+
+
+def _conservative_writes(tree: ast.Module) -> _Extra | None:
+    """The writes of :class:`_Extra` in ``tree``; ``None`` when it reaches the kernel's
+    namespace as a module (opaque)."""
+    extra = _Extra()
+    for node, in_function in _walk(tree):
+        if _is_namespace_module(node):
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            if node.attr in MUTATING_METHODS or is_torch_inplace(node.attr):
+                root = root_of(node.value)
+                if isinstance(root, ast.Name):
+                    extra.methods.add(root.id)
+        elif in_function:  # the cell rules already see a function's global writes
+            continue
+        elif isinstance(node, ast.Attribute | ast.Subscript):  # a store or del below a name
+            root = root_of(node.value)
+            if isinstance(root, ast.Name):
+                extra.stores.add(root.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            extra.stores.add(node.target.id)  # in place on a list, a dict, an array
+        elif isinstance(node, ast.Assign | ast.NamedExpr) and isinstance(node.value, ast.Name):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    extra.aliases.setdefault(target.id, set()).add(node.value.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name is not None:
+            extra.unbound.add(node.name)
+    return extra
