@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_server_join import other_client
 
 from jupyter_jcli.cli import run
 from jupyter_jcli.errors import ErrorCode
@@ -57,3 +58,64 @@ def test_a_refused_token_fails_every_kernel_command_with_server_auth_failed(
         args.append("--all")
     status, document = jcli(jupyter_server, *args, token="not-the-token")
     assert (status, document["code"]) == (1, ErrorCode.SERVER_AUTH_FAILED)
+
+
+def ran(document: dict[str, Any]) -> list[str]:
+    """The cells a ``j-cli -j run`` document says ran (not skipped)."""
+    return [c["name"] for c in document["run"]["cells"] if c["status"] != "skipped"]
+
+
+SOURCES = ["a = 1", "b = a + 1", "c = b * 10", "print(c)"]
+
+
+@pytest.fixture
+def kept_session(jupyter_server: RunningServer, tmp_path: Path) -> Any:
+    """A notebook whose session ``j-cli kernel start --server-url`` started (stopped after)."""
+    path = write_notebook(tmp_path, SOURCES)
+    status, started = jcli(jupyter_server, "kernel", "start", path)
+    assert status == 0, started
+    try:
+        yield path, started["kernel"]["kernel_id"]
+    finally:
+        jcli(jupyter_server, "kernel", "stop", path)
+
+
+def test_run_stale_across_commands_on_a_server_kernel_runs_only_what_an_edit_made_stale(
+    jupyter_server: RunningServer, kept_session: tuple[Path, str]
+) -> None:
+    path, _ = kept_session
+    status, first = jcli(jupyter_server, "run", path, "--stale")
+    assert (status, ran(first)) == (0, ["a", "b", "c", "print-c"])
+    status, again = jcli(jupyter_server, "run", path, "--stale")
+    assert (status, ran(again)) == (0, [])
+    status, overview = jcli(jupyter_server, "run", path, "--cell", "print-c")
+    assert (status, ran(overview)) == (0, ["print-c"])  # its fresh parents do not run again
+    rev = next(c["rev"] for c in overview["overview"]["cells"] if c["name"] == "b")
+    runner = CliRunner()
+    with runner.isolation():
+        edited = run(["-j", "cell", "update", str(path), "b", "--expected-rev", rev,
+                      "--source", "b = a + 2"])  # fmt: skip
+    assert edited == 0
+    status, after_edit = jcli(jupyter_server, "run", path, "--stale")
+    assert (status, ran(after_edit)) == (0, ["b", "c", "print-c"])
+
+
+def test_code_someone_else_ran_on_the_server_kernel_makes_every_cell_run_again(
+    jupyter_server: RunningServer, kept_session: tuple[Path, str]
+) -> None:
+    path, kernel_id = kept_session
+    assert ran(jcli(jupyter_server, "run", path, "--stale")[1]) == ["a", "b", "c", "print-c"]
+    with other_client(jupyter_server, kernel_id) as person:
+        person.run("a = 'changed by a person'")
+    status, document = jcli(jupyter_server, "run", path, "--stale")
+    assert (status, ran(document)) == (0, ["a", "b", "c", "print-c"])
+
+
+def test_a_server_kernel_restart_between_commands_makes_every_cell_run_again(
+    jupyter_server: RunningServer, kept_session: tuple[Path, str]
+) -> None:
+    path, _ = kept_session
+    assert ran(jcli(jupyter_server, "run", path, "--stale")[1]) == ["a", "b", "c", "print-c"]
+    assert jcli(jupyter_server, "kernel", "restart", path)[0] == 0
+    status, document = jcli(jupyter_server, "run", path, "--stale")
+    assert (status, ran(document)) == (0, ["a", "b", "c", "print-c"])
