@@ -119,3 +119,34 @@ def test_a_server_kernel_restart_between_commands_makes_every_cell_run_again(
     assert jcli(jupyter_server, "kernel", "restart", path)[0] == 0
     status, document = jcli(jupyter_server, "run", path, "--stale")
     assert (status, ran(document)) == (0, ["a", "b", "c", "print-c"])
+
+
+def sessions_of(server: RunningServer) -> list[str]:
+    """The paths of the server's sessions."""
+    with server.client() as rest:
+        return [s["path"] for s in rest.get("api/sessions").json()]
+
+
+def test_a_server_root_that_is_no_folder_here_is_a_usage_error(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["x = 1"])
+    status, document = jcli(jupyter_server, "kernel", "start", path, root=tmp_path / "missing")
+    assert (status, document["code"]) == (2, ErrorCode.USAGE_ERROR)
+    assert document["details"]["option"] == "server_root"
+
+
+def test_a_server_root_other_than_the_local_servers_own_is_refused_before_any_session(
+    jupyter_server: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(jupyter_server.runtime_dir))  # its jpserver file
+    path = write_notebook(tmp_path, ["x = 1"])
+    before = sessions_of(jupyter_server)
+    for command in (("kernel", "start", path), ("run", path)):
+        status, document = jcli(jupyter_server, *command, root=tmp_path)  # a folder inside
+        assert (status, document["code"]) == (2, ErrorCode.USAGE_ERROR)
+        assert document["details"]["server_root"] == str(jupyter_server.root.resolve())
+    assert sessions_of(jupyter_server) == before
+    status, started = jcli(jupyter_server, "kernel", "start", path)  # its own root: accepted
+    assert status == 0, started
+    jcli(jupyter_server, "kernel", "stop", path)
