@@ -6,7 +6,10 @@ carried from one command to the next on the notebook's server kernel. Every wait
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +153,54 @@ def test_a_server_root_other_than_the_local_servers_own_is_refused_before_any_se
     status, started = jcli(jupyter_server, "kernel", "start", path)  # its own root: accepted
     assert status == 0, started
     jcli(jupyter_server, "kernel", "stop", path)
+
+
+def wait_busy(server: RunningServer, kernel_id: str, limit: float = 60.0) -> None:
+    """Until the server reports the kernel busy (bounded)."""
+    deadline = time.monotonic() + limit
+    with server.client() as rest:
+        while rest.get(f"api/kernels/{kernel_id}").json()["execution_state"] != "busy":
+            assert time.monotonic() < deadline, "the kernel never got busy"
+            time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [(("kernel", "interrupt"), "kernel_interrupted"), (("kernel", "restart"), "kernel_restarted")],
+    ids=["interrupt", "restart"],
+)
+def test_a_cell_another_command_stops_on_a_server_kernel_ends_interrupted_naming_who_asked(
+    jupyter_server: RunningServer,
+    tmp_path: Path,
+    command: tuple[str, ...],
+    reason: str,
+) -> None:
+    path = write_notebook(tmp_path, ["import time\nprint('go', flush=True)\ntime.sleep(60)"])
+    status, started = jcli(jupyter_server, "kernel", "start", path)
+    assert status == 0, started
+    where = ["--server-url", jupyter_server.url, "--token", jupyter_server.token]
+    running = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter_jcli",
+            "-j",
+            "run",
+            str(path),
+            *where,
+            "--server-root",
+            str(jupyter_server.root),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_busy(jupyter_server, started["kernel"]["kernel_id"])
+        assert jcli(jupyter_server, *command, path)[0] == 0
+        out, _ = running.communicate(timeout=60)
+    finally:
+        running.kill()
+        jcli(jupyter_server, "kernel", "stop", path)
+    (cell,) = json.loads(out)["run"]["cells"]
+    assert (cell["status"], cell["interrupted_by"]) == ("interrupted", reason)
+    assert cell["interrupt_requested_by"] == f"{Path(sys.argv[0]).name} pid {os.getpid()}"

@@ -261,8 +261,7 @@ class ServerBackend:
         if self._created is None:  # joined: is it as the last of us left it?
             model = await api.kernel(ident) or {}
             seen = witness(model.get("last_activity"), channels.process)
-        adopted = ServerLedger(self.config.url).adopt(notebook, ident, seen)
-        self._epoch = adopted or uuid.uuid4().hex
+        self._epoch = ServerLedger(self.config.url).adopt(notebook, ident, seen, uuid.uuid4().hex)
         self._origin = dataclasses.replace(self._origin, epoch=self._epoch)
 
     async def _connect(self, session: str) -> ClientConnection:

@@ -65,6 +65,9 @@ class LedgerEntry:
         changes: code run outside the cells on ``epoch`` (the registry's change shape).
         witness: the kernel's ``last_activity`` when the last process of ours left it;
             ``None`` while one of ours may still run on it.
+        interrupt: the last stop another command asked of the kernel of ``epoch``
+            (``{"epoch", "who", "reason", "at"}``, as the registry's
+            :meth:`~jupyter_jcli.kernels.KernelRegistry.record_interrupt`).
     """
 
     kernel_id: str
@@ -73,6 +76,7 @@ class LedgerEntry:
     runs: list[dict[str, Any]] = field(default_factory=list)
     changes: list[dict[str, Any]] = field(default_factory=list)
     witness: str | None = None
+    interrupt: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, data: object) -> LedgerEntry | None:
@@ -90,6 +94,7 @@ class LedgerEntry:
             runs=[r for r in runs if isinstance(r, dict)],
             changes=[c for c in changes if isinstance(c, dict)],
             witness=witness if isinstance(witness, str) else None,
+            interrupt=data["interrupt"] if isinstance(data.get("interrupt"), dict) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,6 +106,7 @@ class LedgerEntry:
             "runs": self.runs,
             "changes": self.changes,
             "witness": self.witness,
+            "interrupt": self.interrupt,
         }
 
 
@@ -169,25 +175,25 @@ class ServerLedger:
         entry = self._read(notebook_path)
         return entry if entry is not None and entry.epoch is not None else None
 
-    def adopt(self, notebook_path: Path, kernel_id: str, last_activity: object) -> str | None:
-        """The epoch whose runs count on ``kernel_id`` as the server shows it now
-        (``last_activity``), or ``None`` after starting the entry afresh for that kernel (see
-        the module docstring). The witness is used up: until a process of ours leaves the
-        kernel again, another one joining trusts nothing."""
+    def adopt(self, notebook_path: Path, kernel_id: str, seen: str | None, epoch: str) -> str:
+        """The epoch whose runs count on ``kernel_id`` as the server shows it now (``seen``,
+        its :func:`witness`), or ``epoch`` after starting the entry afresh with it (see the
+        module docstring). The witness is used up: until a process of ours leaves the kernel
+        again, another one joining trusts nothing."""
         with self._locked(notebook_path):
             entry = self._read(notebook_path)
             trusted = (
                 entry is not None
                 and entry.kernel_id == kernel_id
                 and entry.witness is not None
-                and entry.witness == last_activity
+                and entry.witness == seen
                 and entry.epoch is not None
             )
             if entry is None or not trusted:
-                entry = LedgerEntry(kernel_id=kernel_id, seq=entry.seq if entry else 0)
+                entry = LedgerEntry(kernel_id=kernel_id, epoch=epoch, seq=entry.seq if entry else 0)
             entry.witness = None
             self._write(notebook_path, entry)
-            return entry.epoch
+            return entry.epoch or epoch
 
     def leave(self, notebook_path: Path, kernel_id: str, epoch: str, last_activity: str) -> None:
         """Note the witness: we leave ``kernel_id``, whose runs are those of ``epoch``, with
@@ -207,6 +213,31 @@ class ServerLedger:
             entry.epoch, entry.runs, entry.changes, entry.witness = None, [], [], None
 
         self._update(notebook_path, change)
+
+    def record_interrupt(self, notebook_path: Path, who: str, reason: str) -> None:
+        """Note that ``who`` asks the notebook's kernel to stop its running request
+        (``reason``: ``kernel_interrupted``, ``kernel_restarted``, ``kernel_shutdown``),
+        before asking the server, so the process running the cell ends it ``interrupted``
+        and names who asked (:meth:`interrupt_since`), as for a local kernel."""
+
+        def change(entry: LedgerEntry) -> None:
+            if entry.epoch is not None:
+                at = time.time()
+                entry.interrupt = {"epoch": entry.epoch, "who": who, "reason": reason, "at": at}
+
+        self._update(notebook_path, change)
+
+    def interrupt_since(
+        self, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The stop recorded for the kernel of ``epoch`` at or after ``since`` (Unix time,
+        s), else ``None``."""
+        entry = self._read(notebook_path)
+        asked = entry.interrupt if entry is not None else None
+        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
+            return None
+        at = asked.get("at")
+        return asked if isinstance(at, (int, float)) and at >= since else None
 
     def forget(self, notebook_path: Path) -> None:
         """Remove the entry (the kernel was stopped)."""

@@ -99,7 +99,10 @@ def server_pool(server: ServerConfig) -> KernelPool:
         KernelError: the codes of ``backend_factory`` (``SERVER_UNREACHABLE`` in a build
             without the Jupyter Server backend).
     """
-    return kernels.LockedKernelPool(backend_factory=kernels.backend_factory(server))
+    factory = kernels.backend_factory(server)
+    return kernels.LockedKernelPool(
+        backend_factory=factory, ledger=kernels.ServerLedger(server.url)
+    )
 
 
 async def join(kernel: NotebookKernel) -> KernelInfo:

@@ -204,7 +204,8 @@ def shared_workbench(
     if server is not None and keep:
         from jupyter_jcli.kernels import KeptServerBackend  # the server's modules: only here
 
-        kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server))
+        ledger = ServerLedger(server.url)
+        kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server), ledger=ledger)
         return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
         return Workbench(cache_dir=cache_dir, server=server)
