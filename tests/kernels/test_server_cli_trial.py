@@ -13,15 +13,23 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from click.testing import CliRunner
 from test_server_join import other_client
 
 from jupyter_jcli.cli import run
 from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.kernels import SERVER_TOKEN_ENV
+from jupyter_jcli.workbench import shared_workbench
 from server_helpers import RunningServer, write_notebook
 
 pytestmark = pytest.mark.server
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
 
 
 def jcli(
@@ -204,3 +212,31 @@ def test_a_cell_another_command_stops_on_a_server_kernel_ends_interrupted_naming
     (cell,) = json.loads(out)["run"]["cells"]
     assert (cell["status"], cell["interrupted_by"]) == ("interrupted", reason)
     assert cell["interrupt_requested_by"] == f"{Path(sys.argv[0]).name} pid {os.getpid()}"
+
+
+async def jcli_process(server: RunningServer, *args: str | Path) -> dict[str, Any]:
+    """``j-cli -j ARGS`` on ``server`` as a process of its own (the token in the environment):
+    its JSON document."""
+    where = ["--server-url", server.url, "--server-root", str(server.root)]
+    done = await anyio.run_process(
+        [sys.executable, "-m", "jupyter_jcli", "-j", *map(str, args), *where],
+        env={**os.environ, SERVER_TOKEN_ENV: server.token},
+        check=False,
+    )
+    document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+@pytest.mark.anyio
+async def test_what_a_process_still_on_the_server_kernel_ran_is_fresh_for_the_next_command(
+    jupyter_server: RunningServer, kept_session: tuple[Path, str]
+) -> None:
+    path, _ = kept_session
+    server = jupyter_server.config()
+    with anyio.fail_after(120):
+        async with shared_workbench(server=server) as mcp_like:  # as jupyter-mcp holds it
+            assert (await mcp_like.run_stale(path)).still_stale == ()
+            assert ran(await jcli_process(jupyter_server, "run", path, "--stale")) == []
+            executed = await mcp_like.execute_cells(path, ["print-c"])
+            assert executed.cells[0].status == "ok"  # both still on one kernel, one epoch
+    assert ran(await jcli_process(jupyter_server, "run", path, "--stale")) == []

@@ -107,6 +107,9 @@ class LockedNotebookKernel(NotebookKernel):
                 yield
             finally:
                 self._exec_task = None
+                checkpoint = getattr(self._backend, "checkpoint", None)
+                if self._ledger is not None and checkpoint is not None:
+                    await checkpoint()  # a server kernel: what ran counts for the next joiner
                 self._exec.release()
 
 

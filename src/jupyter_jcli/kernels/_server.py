@@ -420,8 +420,7 @@ class ServerBackend:
                 await channels.close()
             if api is None:
                 return
-            with anyio.move_on_after(LIVENESS_TIMEOUT), contextlib.suppress(KernelError):
-                await self._leave_ledger(api, process, deleting=created is not None)
+            await self._leave_ledger(api, process, deleting=created is not None)
             if created is not None:
                 with anyio.move_on_after(max(timeout, 1.0) + 1.0):
                     with contextlib.suppress(KernelError):  # server or kernel already gone
@@ -430,20 +429,27 @@ class ServerBackend:
                         )
             await api.aclose()
 
+    async def checkpoint(self) -> None:
+        """Leave the ledger's witness and stay on the kernel (a batch of ours ended), so a
+        process joining next trusts what ran (``jupyter-mcp`` and ``j-cli`` on one kernel);
+        bounded, never raises."""
+        api, channels = self._api, self._channels
+        if api is not None and channels is not None:
+            await self._leave_ledger(api, channels.process, deleting=False)
+
     async def _leave_ledger(self, api: ServerApi, process: str | None, *, deleting: bool) -> None:
         """Forget the notebook's ledger when we delete its kernel, else leave its witness
-        (not while it is busy: someone else's cell runs)."""
-        notebook, ident, epoch = self._notebook, self._kernel_id, self._epoch
+        (bounded by :data:`LIVENESS_TIMEOUT`; never raises)."""
+        notebook, ident = self._notebook, self._kernel_id
         if notebook is None or ident is None:
             return
-        ledger = ServerLedger(self.config.url)
-        if deleting:
-            ledger.forget(notebook)
-            return
-        model = await api.kernel(ident) or {}
-        seen = witness(model.get("last_activity"), process)
-        if epoch is not None and seen is not None and model.get("execution_state") != "busy":
-            ledger.leave(notebook, ident, epoch, seen)
+        ledger, bound = ServerLedger(self.config.url), anyio.move_on_after(LIVENESS_TIMEOUT)
+        with anyio.CancelScope(shield=True), bound, contextlib.suppress(KernelError, OSError):
+            if deleting:
+                ledger.forget(notebook)
+            else:
+                model = await api.kernel(ident)
+                ledger.leave_model(notebook, ident, self._epoch, model, process)
 
     def _live(self) -> KernelChannels:
         if self._channels is None:
