@@ -96,10 +96,12 @@ def test_a_notebook_outside_the_servers_root_is_refused(
     jupyter_server: RunningServer, tmp_path: Path
 ) -> None:
     path = write_notebook(tmp_path, ["z = 3"])
+    elsewhere = tmp_path / "elsewhere"  # a folder (a missing one is a USAGE_ERROR)
+    elsewhere.mkdir()
     where = ("--server-url", jupyter_server.url, "--token", jupyter_server.token)
     runner = CliRunner()
     with runner.isolation() as streams:
-        status = run(["-j", "kernel", "start", str(path), *where, "--server-root", "/nonexistent"])
+        status = run(["-j", "kernel", "start", str(path), *where, "--server-root", str(elsewhere)])
         sys.stdout.flush()
         document = json.loads(streams[0].getvalue().decode("utf-8"))
     assert status != 0 and document["code"] == ErrorCode.SERVER_PATH_OUTSIDE_ROOT.value

@@ -63,6 +63,15 @@ def _line(verb: str, session: ServerSession) -> str:
     )
 
 
+def _asking(server: ServerConfig, session: ServerSession, reason: str) -> None:
+    """Note in the server's ledger that this command stops the session's running cell
+    (``reason`` as :meth:`~jupyter_jcli.kernels.ServerLedger.record_interrupt`), so the
+    command running it ends it ``interrupted`` and names us, as with a local kernel."""
+    from jupyter_jcli.kernels import ServerLedger, process_name
+
+    ServerLedger(server.url).record_interrupt(session.notebook_path, process_name(), reason)
+
+
 async def _session_or_fail(server: ServerConfig, path: Path) -> ServerSession:
     from jupyter_jcli.kernels import notebook_session
 
@@ -122,6 +131,7 @@ def server_stop(server: ServerConfig, path: Path | None) -> None:
         if path is not None:
             chosen = [await _session_or_fail(server, path)]
         for session in chosen:
+            _asking(server, session, "kernel_shutdown")
             await stop_session(server, session)
         return chosen
 
@@ -151,6 +161,7 @@ def server_restart(server: ServerConfig, path: Path, spec: str) -> None:
                 server, path, kernelspec=spec, timeout=DEFAULT_STARTUP_TIMEOUT
             )
             return made, False
+        _asking(server, current, "kernel_restarted")
         await restart_session(server, current, timeout=DEFAULT_STARTUP_TIMEOUT)
         return await notebook_session(server, path) or current, True
 
@@ -168,6 +179,7 @@ def server_interrupt(server: ServerConfig, path: Path) -> None:
 
     async def interrupt() -> ServerSession:
         session = await _session_or_fail(server, path)
+        _asking(server, session, "kernel_interrupted")
         await interrupt_session(server, session)
         return session
 

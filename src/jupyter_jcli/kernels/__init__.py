@@ -84,6 +84,7 @@ if TYPE_CHECKING:
         server_config,
     )
     from jupyter_jcli.kernels._server_kept import KeptServerBackend
+    from jupyter_jcli.kernels._server_ledger import ServerLedger
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
         interrupt_session,
@@ -161,6 +162,7 @@ __all__ = [
     "OutputCollector",
     "ServerBackend",
     "ServerConfig",
+    "ServerLedger",
     "ServerSession",
     "SharedBackend",
     "SharedKernelPool",
@@ -240,6 +242,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "server_config",
     ),
     "_server_kept": ("KeptServerBackend",),
+    "_server_ledger": ("ServerLedger",),
     "_server_sessions": (
         "ServerSession",
         "interrupt_session",

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, get_args
 
 import anyio
 
@@ -23,6 +24,10 @@ from jupyter_jcli.kernels._config import DEFAULT_BUSY_WAIT, DEFAULT_STARTUP_TIME
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import ExecLock, KernelRegistry
+from jupyter_jcli.kernels._types import InterruptReason
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._server_ledger import ServerLedger
 
 __all__ = ["LockedKernelPool", "LockedNotebookKernel"]
 
@@ -42,12 +47,30 @@ class LockedNotebookKernel(NotebookKernel):
         registry: KernelRegistry,
         backend_factory: BackendFactory,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        ledger: ServerLedger | None = None,
     ) -> None:
         super().__init__(
             notebook_path, backend_factory=backend_factory, startup_timeout=startup_timeout
         )
         self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
         self._exec_task: int | None = None
+        self._ledger = ledger
+
+    def _asked_elsewhere(
+        self, epoch: str, since: float
+    ) -> tuple[InterruptReason, str | None] | None:
+        """The interrupt, restart or stop another command noted in the server's ledger for
+        the kernel of ``epoch`` since ``since`` (``ServerLedger.record_interrupt``)."""
+        asked = (
+            self._ledger.interrupt_since(self.notebook_path, epoch, since) if self._ledger else None
+        )
+        reason = next(
+            (r for r in get_args(InterruptReason) if r == (asked or {}).get("reason")), None
+        )
+        if asked is None or reason is None:
+            return None
+        who = asked.get("who")
+        return reason, who if isinstance(who, str) else None
 
     @asynccontextmanager
     async def hold(self, *, busy_wait: float = DEFAULT_BUSY_WAIT) -> AsyncIterator[None]:
@@ -84,6 +107,9 @@ class LockedNotebookKernel(NotebookKernel):
                 yield
             finally:
                 self._exec_task = None
+                checkpoint = getattr(self._backend, "checkpoint", None)
+                if self._ledger is not None and checkpoint is not None:
+                    await checkpoint()  # a server kernel: what ran counts for the next joiner
                 self._exec.release()
 
 
@@ -97,9 +123,11 @@ class LockedKernelPool(KernelPool):
         backend_factory: BackendFactory,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         registry: KernelRegistry | None = None,
+        ledger: ServerLedger | None = None,
     ) -> None:
         super().__init__(backend_factory=backend_factory, startup_timeout=startup_timeout)
         self.registry = registry if registry is not None else KernelRegistry()
+        self.ledger = ledger
 
     def _new_kernel(self, path: Path) -> NotebookKernel:
         return LockedNotebookKernel(
@@ -107,4 +135,5 @@ class LockedKernelPool(KernelPool):
             backend_factory=self._factory,
             startup_timeout=self._startup_timeout,
             registry=self.registry,
+            ledger=self.ledger,
         )

@@ -45,7 +45,9 @@ process that died, never for ``POST .../restart``.)
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +66,7 @@ from jupyter_jcli.kernels._server_http import (
     server_errors,
     ssl_context,
 )
+from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
 from jupyter_jcli.kernels._server_paths import server_path, server_root
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
@@ -141,6 +144,8 @@ class ServerBackend:
         self._request: str | None = None  # the execute request running
         self._interrupted = False  # whether we interrupted it
         self._unasked = False  # whether it showed a KeyboardInterrupt we did not cause
+        self._notebook: Path | None = None  # the notebook whose session (and ledger) we use
+        self._epoch: str | None = None  # the epoch our runs on it are recorded under
 
     @property
     def pid(self) -> int | None:
@@ -186,6 +191,7 @@ class ServerBackend:
                 await channels.open()
                 self._framing = channels.protocol
                 await channels.wait_ready(startup_timeout)
+                await self._adopt(api, channels)
         except TimeoutError as exc:
             await self.shutdown(now=True, timeout=2.0)
             raise KernelError(
@@ -207,6 +213,7 @@ class ServerBackend:
             kernel = session.get("kernel")
             if session.get("path") == path and isinstance(kernel, dict) and kernel.get("id"):
                 self._kernel_id = str(kernel["id"])
+                self._notebook = notebook_path
                 self._origin = KernelOrigin(
                     attached=True,
                     started_by=_started_by(session),
@@ -235,6 +242,7 @@ class ServerBackend:
             session_id = _kernel_id(model, "creating the notebook's session")
             self._created = f"api/sessions/{quote(session_id, safe='')}"
             self._kernel_id = _kernel_id(model.get("kernel"), "creating the notebook's session")
+            self._notebook = notebook_path
         else:
             body = {"name": spec, "env": {KERNEL_WORKING_DIR: str(cwd)}}
             model = await api.request(
@@ -243,6 +251,18 @@ class ServerBackend:
             self._kernel_id = _kernel_id(model, "starting a kernel")
             self._created = kernel_path(self._kernel_id)
         self._origin = KernelOrigin(kernel_id=self._kernel_id, server_url=self.config.url)
+
+    async def _adopt(self, api: ServerApi, channels: KernelChannels) -> None:
+        """The kernel's epoch: its ledger's when we join it as one of ours left it."""
+        notebook, ident = self._notebook, self._kernel_id
+        if notebook is None or ident is None:
+            return
+        seen = None
+        if self._created is None:  # joined: is it as the last of us left it?
+            model = await api.kernel(ident) or {}
+            seen = witness(model.get("last_activity"), channels.process)
+        self._epoch = ServerLedger(self.config.url).adopt(notebook, ident, seen, uuid.uuid4().hex)
+        self._origin = dataclasses.replace(self._origin, epoch=self._epoch)
 
     async def _connect(self, session: str) -> ClientConnection:
         from websockets.asyncio.client import connect
@@ -374,6 +394,9 @@ class ServerBackend:
         channels = self._live()
         assert self._api is not None and self._kernel_id is not None
         channels.watching = False
+        if self._notebook is not None:  # none of the recorded runs holds after the restart
+            self._epoch = None
+            ServerLedger(self.config.url).start_afresh(self._notebook)
         path = kernel_path(self._kernel_id, "restart")
         await self._api.request("POST", path, "restarting the kernel", timeout=timeout)
         try:
@@ -387,14 +410,17 @@ class ServerBackend:
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close the channels; delete the session or kernel this backend created (a joined
-        kernel is left running), bounded by ``timeout`` s; never raises."""
+        kernel is left running, its ledger witnessed: :mod:`~jupyter_jcli.kernels._server_ledger`),
+        bounded by ``timeout`` s; never raises."""
         channels, api, created = self._channels, self._api, self._created
         self._channels = self._api = self._created = None
         with anyio.CancelScope(shield=True):
+            process = channels.process if channels is not None else None
             if channels is not None:
                 await channels.close()
             if api is None:
                 return
+            await self._leave_ledger(api, process, deleting=created is not None)
             if created is not None:
                 with anyio.move_on_after(max(timeout, 1.0) + 1.0):
                     with contextlib.suppress(KernelError):  # server or kernel already gone
@@ -402,6 +428,28 @@ class ServerBackend:
                             "DELETE", created, "stopping the kernel", timeout=max(timeout, 1.0)
                         )
             await api.aclose()
+
+    async def checkpoint(self) -> None:
+        """Leave the ledger's witness and stay on the kernel (a batch of ours ended), so a
+        process joining next trusts what ran (``jupyter-mcp`` and ``j-cli`` on one kernel);
+        bounded, never raises."""
+        api, channels = self._api, self._channels
+        if api is not None and channels is not None:
+            await self._leave_ledger(api, channels.process, deleting=False)
+
+    async def _leave_ledger(self, api: ServerApi, process: str | None, *, deleting: bool) -> None:
+        """Forget the notebook's ledger when we delete its kernel, else leave its witness
+        (bounded by :data:`LIVENESS_TIMEOUT`; never raises)."""
+        notebook, ident = self._notebook, self._kernel_id
+        if notebook is None or ident is None:
+            return
+        ledger, bound = ServerLedger(self.config.url), anyio.move_on_after(LIVENESS_TIMEOUT)
+        with anyio.CancelScope(shield=True), bound, contextlib.suppress(KernelError, OSError):
+            if deleting:
+                ledger.forget(notebook)
+            else:
+                model = await api.kernel(ident)
+                ledger.leave_model(notebook, ident, self._epoch, model, process)
 
     def _live(self) -> KernelChannels:
         if self._channels is None:

@@ -77,8 +77,8 @@ def server_config(
     set. The URL is normalised to end in ``/``.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for a URL that is not ``http``/``https`` with a host, or
-            a token or root given without a URL.
+        UsageError: ``USAGE_ERROR`` for a URL that is not ``http``/``https`` with a host, a
+            root given without a URL, or a root that is not a folder here.
     """
     env = os.environ if environ is None else environ
     url = url or env.get(SERVER_URL_ENV) or None
@@ -107,6 +107,12 @@ def server_config(
             {"option": "server_url"},
         )
     base = url if url.endswith("/") else url + "/"
+    if root is not None and not Path(root).expanduser().is_dir():  # every path would map wrong
+        raise UsageError(
+            f"the server root {root!r} is not a folder on this machine (--server-root names "
+            "the local folder that is the server's root)",
+            {"option": "server_root", "value": str(root)},
+        )
     return ServerConfig(
         url=base,
         token=token,

@@ -201,11 +201,21 @@ class ServerApi:
 
     async def sessions(self) -> list[dict[str, Any]] | None:
         """The server's sessions; ``None`` when it has no sessions API to list (HTTP 404, or
-        403 as Jupyter Kernel Gateway answers unless kernel listing is enabled)."""
+        403 as Jupyter Kernel Gateway answers unless kernel listing is enabled).
+
+        Jupyter Server answers 403 to a wrong or missing token too, so a 403 is taken for a
+        gateway only when the server accepts the token for its kernelspecs, which every
+        server and gateway lists.
+
+        Raises:
+            KernelError: ``SERVER_AUTH_FAILED`` when the token is refused; as the class says.
+        """
         with server_errors("listing the server's sessions", self.config.url):
             response = await self._client.get("api/sessions")
-            if response.status_code in (403, 404):
-                return None
+        if response.status_code == 403:
+            await self.kernelspecs()  # a refused token is refused here too: SERVER_AUTH_FAILED
+        if response.status_code in (403, 404):
+            return None
         if response.status_code >= 400:
             raise _status_error(
                 response.status_code, "api/sessions", "listing sessions", _said(response)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
 from jupyter_jcli.kernels._server_config import ServerConfig
 
 __all__ = ["local_server_root", "server_path", "server_root"]
@@ -78,10 +78,26 @@ def local_server_root(url: str) -> Path | None:
 
 
 def server_root(config: ServerConfig) -> Path:
-    """The local folder that is the server's root (see the module docstring)."""
-    if config.server_root is not None:
-        return config.server_root
-    return local_server_root(config.url) or Path.cwd().resolve()
+    """The local folder that is the server's root (see the module docstring).
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (details ``option``, ``value``, ``server_root``: the
+            server's own) when ``config.server_root`` is not the root a server running on
+            this machine reports for itself, a folder here too: every notebook would map to
+            a server path the server does not have (another file, or none).
+    """
+    reported = local_server_root(config.url)
+    given = config.server_root
+    if given is None:
+        return reported or Path.cwd().resolve()
+    if reported is not None and reported != given.resolve() and reported.is_dir():
+        raise UsageError(
+            f"--server-root {given} is not the root of the Jupyter Server at {config.url}, "
+            f"which serves {reported}; drop --server-root (or $JUPYTER_JCLI_SERVER_ROOT) or "
+            "give that folder",
+            {"option": "server_root", "value": str(given), "server_root": str(reported)},
+        )
+    return given
 
 
 def server_path(notebook_path: Path, root: Path) -> str:

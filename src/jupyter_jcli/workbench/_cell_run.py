@@ -23,6 +23,7 @@ from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome
 from jupyter_jcli.workbench._session import Workbench
+from jupyter_jcli.workbench._shared import join_to_plan
 
 __all__ = ["CellsRun", "run_cells_with_parents"]
 
@@ -75,6 +76,7 @@ async def run_cells_with_parents(
     document = await anyio.to_thread.run_sync(Document.load, path)
     kernel = workbench.pool.kernel(document.notebook_path)
     async with kernel.hold():  # the plan and the run see one kernel state
+        await join_to_plan(kernel, workbench.server)
         return await _run(
             workbench,
             path,

@@ -49,7 +49,7 @@ from jupyter_jcli.workbench._runs import (
     run_stale_outcome,
     stale_plan,
 )
-from jupyter_jcli.workbench._shared import join, refuse_shared_restart
+from jupyter_jcli.workbench._shared import join, join_to_plan, refuse_shared_restart
 from jupyter_jcli.workbench._state import PathArg, WorkbenchState
 
 if TYPE_CHECKING:  # the status views load with the read that answers them
@@ -266,6 +266,7 @@ class Workbench(WorkbenchState):
             )
         kernel = self._kernel(document)
         async with kernel.hold(), self._choice.explained(document):
+            await join_to_plan(kernel, self._server)
             loaded = await self._current(loaded)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))

@@ -99,7 +99,10 @@ def server_pool(server: ServerConfig) -> KernelPool:
         KernelError: the codes of ``backend_factory`` (``SERVER_UNREACHABLE`` in a build
             without the Jupyter Server backend).
     """
-    return kernels.LockedKernelPool(backend_factory=kernels.backend_factory(server))
+    factory = kernels.backend_factory(server)
+    return kernels.LockedKernelPool(
+        backend_factory=factory, ledger=kernels.ServerLedger(server.url)
+    )
 
 
 async def join(kernel: NotebookKernel) -> KernelInfo:
@@ -115,6 +118,21 @@ async def join(kernel: NotebookKernel) -> KernelInfo:
     # step execute() takes first, without the execution.
     await kernel._ensure_started()
     return await kernel.info()
+
+
+async def join_to_plan(kernel: NotebookKernel, server: ServerConfig | None) -> None:
+    """On a server, join the notebook's kernel (or start it) before a plan of what to run
+    is made: a server kernel is joined lazily, and before the join its epoch is unknown, so
+    every cell would read not fresh and be run again, whatever its ledger
+    (:class:`~jupyter_jcli.kernels.ServerLedger`) says ran on it. Call it holding the kernel
+    (the plan and the run see one state); nothing with local kernels (the registry's are
+    joined by ``is_alive``).
+
+    Raises:
+        KernelError: as :func:`join`.
+    """
+    if server is not None and kernel.epoch is None:
+        await join(kernel)
 
 
 def refuse_shared_restart(info: KernelInfo, *, force: bool, notebook_path: Path) -> None:

@@ -19,24 +19,26 @@ from jupyter_jcli.kernels import (
     KernelRegistry,
     LockedKernelPool,
     ServerConfig,
+    ServerLedger,
     SharedKernelPool,
 )
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._session import Workbench
 
-__all__ = ["SharedRunLog", "run_log_for", "shared_workbench"]
+__all__ = ["ServerRunLog", "SharedRunLog", "run_log_for", "shared_workbench"]
 
 
 class SharedRunLog(RunLog):
     """The run log kept in the notebook's registry entry (see
-    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`).
+    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), or for a Jupyter Server kernel
+    in its :class:`~jupyter_jcli.kernels.ServerLedger` (the same shapes).
 
     Args:
-        registry: the registry.
+        registry: the registry, or the server's ledger.
         notebook_path: the resolved notebook path.
     """
 
-    def __init__(self, registry: KernelRegistry, notebook_path: Path) -> None:
+    def __init__(self, registry: KernelRegistry | ServerLedger, notebook_path: Path) -> None:
         super().__init__()
         self._registry = registry
         self._path = notebook_path
@@ -126,11 +128,46 @@ class SharedRunLog(RunLog):
         return f"{entry.epoch}:{entry.seq}:{len(entry.runs)}"
 
 
-def run_log_for(pool: KernelPool, notebook_path: Path) -> RunLog:
+class ServerRunLog(SharedRunLog):
+    """The run log of a Jupyter Server kernel: its :class:`~jupyter_jcli.kernels.ServerLedger`
+    entry when the notebook has one (a server session, found by every command), else this
+    process's runs (a kernel gateway's kernel, or a backend that keeps no ledger: the kernel
+    lives only as long as this process).
+
+    Args:
+        ledger: the server's ledger.
+        notebook_path: the resolved notebook path.
+    """
+
+    def __init__(self, ledger: ServerLedger, notebook_path: Path) -> None:
+        super().__init__(ledger, notebook_path)
+        self._ledger = ledger
+
+    def _kept(self) -> bool:
+        return self._ledger.read(self._path) is not None
+
+    def records(self) -> list[RunRecord]:
+        """The ledger's records, else this process's."""
+        return super().records() if self._kept() else RunLog.records(self)
+
+    def changes(self) -> list[StateChange]:
+        """The ledger's runs of code outside the cells, else this process's."""
+        return super().changes() if self._kept() else RunLog.changes(self)
+
+    def stamp(self) -> str:
+        """As :meth:`SharedRunLog.stamp`, or this process's log version."""
+        return super().stamp() if self._kept() else RunLog.stamp(self)
+
+
+def run_log_for(
+    pool: KernelPool, notebook_path: Path, server: ServerConfig | None = None
+) -> RunLog:
     """The run log of a notebook's kernels in ``pool``: the registry's for a shared pool,
-    else a log of this process's runs."""
+    the server's ledger for kernels on ``server``, else a log of this process's runs."""
     if isinstance(pool, SharedKernelPool):
         return SharedRunLog(pool.registry, notebook_path)
+    if server is not None:
+        return ServerRunLog(ServerLedger(server.url), notebook_path)
     return RunLog()
 
 
@@ -167,7 +204,8 @@ def shared_workbench(
     if server is not None and keep:
         from jupyter_jcli.kernels import KeptServerBackend  # the server's modules: only here
 
-        kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server))
+        ledger = ServerLedger(server.url)
+        kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server), ledger=ledger)
         return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
         return Workbench(cache_dir=cache_dir, server=server)

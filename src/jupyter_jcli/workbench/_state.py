@@ -118,13 +118,13 @@ class WorkbenchState:
         if path not in self._logs:  # the registry's log for a shared pool
             from jupyter_jcli.workbench._sharing import run_log_for
 
-            self._logs[path] = run_log_for(self._pool, path)
+            self._logs[path] = run_log_for(self._pool, path, self._server)
         return self._logs[path]
 
     def _log_of(self, document: Document) -> RunLog | None:
         """The notebook's run log if it has one: always for a shared pool (the registry's
         log holds other processes' runs too), else once this workbench ran a cell."""
-        if isinstance(self._pool, SharedKernelPool):
+        if isinstance(self._pool, SharedKernelPool) or self._server is not None:
             return self._log(document)
         return self._logs.get(document.notebook_path.resolve())
 

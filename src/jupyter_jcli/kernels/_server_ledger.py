@@ -1,0 +1,301 @@
+"""The run log of a notebook's Jupyter Server kernel, kept between our processes.
+
+A server kernel outlives the command that ran cells on it (``j-cli kernel start --server-url``,
+``j-cli run --keep``, a person's JupyterLab session), so what ran on it must outlive the
+command too: else every command joins a kernel with an unknown history, every cell reads
+``never_run`` and ``j-cli run --stale`` re-runs the whole notebook each time. The ledger is
+that log: one file per (server, notebook) under
+``<registry_dir>/server/`` (:func:`~jupyter_jcli.kernels.registry_dir`), with the kernel id,
+the epoch, the runs and the code run outside the cells, in the shapes of the registry's
+entries (:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), so
+:class:`~jupyter_jcli.workbench.SharedRunLog` reads either.
+
+Trust: a process of ours leaving the kernel (its backend's shutdown) notes a **witness**
+(:func:`witness`): the kernel's ``last_activity`` as the server reports it then, and the
+kernel process it talked to. Jupyter Server moves ``last_activity`` on every execution and
+output of the kernel, whoever asked for it (JupyterLab, another client), and not on the
+``kernel_info`` nudges of a client connecting; a restart makes a new process. The next
+process joining the same kernel id adopts the ledger's epoch (its runs count) only when,
+once connected, it finds the same witness: the same process, nothing run on it since.
+Anything else (another kernel id, activity since, no witness because a process of ours
+still runs on it or left it busy) starts the ledger afresh, so a cell is never fresh on
+state it may not have; the worst case is a cell read ``never_run`` that is fresh, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._flock import flock_path
+from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
+from jupyter_jcli.kernels._registry_notes import MAX_CHANGES
+
+__all__ = ["LedgerEntry", "ServerLedger", "witness"]
+
+
+def witness(last_activity: object, process: str | None) -> str | None:
+    """What says a server kernel is as we left it: its ``last_activity`` and the kernel
+    process (the ``header.session`` its messages carry: a restart makes a new process at
+    once, while ``last_activity`` moves only when the new process first speaks); ``None``
+    when either is unknown."""
+    if not isinstance(last_activity, str) or not last_activity or not process:
+        return None
+    return f"{last_activity} {process}"
+
+
+@dataclass
+class LedgerEntry:
+    """One notebook's server kernel as the ledger knows it.
+
+    Attributes:
+        kernel_id: the server's kernel id.
+        epoch: the epoch the runs belong to (``None``: none recorded since the ledger started
+            afresh).
+        seq: the last sequence number handed out (orders runs across processes).
+        runs: the latest run per cell on ``epoch`` (the registry's run shape, with ``seq``).
+        changes: code run outside the cells on ``epoch`` (the registry's change shape).
+        witness: the kernel's ``last_activity`` when the last process of ours left it;
+            ``None`` while one of ours may still run on it.
+        interrupt: the last stop another command asked of the kernel of ``epoch``
+            (``{"epoch", "who", "reason", "at"}``, as the registry's
+            :meth:`~jupyter_jcli.kernels.KernelRegistry.record_interrupt`).
+    """
+
+    kernel_id: str
+    epoch: str | None = None
+    seq: int = 0
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    witness: str | None = None
+    interrupt: dict[str, Any] | None = None
+
+    @classmethod
+    def from_dict(cls, data: object) -> LedgerEntry | None:
+        """The entry stored as ``data``, ``None`` when it is not one."""
+        if not isinstance(data, dict) or not isinstance(data.get("kernel_id"), str):
+            return None
+        epoch, witness = data.get("epoch"), data.get("witness")
+        runs, changes, seq = data.get("runs"), data.get("changes"), data.get("seq")
+        if not isinstance(runs, list) or not isinstance(changes, list) or type(seq) is not int:
+            return None
+        return cls(
+            kernel_id=data["kernel_id"],
+            epoch=epoch if isinstance(epoch, str) else None,
+            seq=seq,
+            runs=[r for r in runs if isinstance(r, dict)],
+            changes=[c for c in changes if isinstance(c, dict)],
+            witness=witness if isinstance(witness, str) else None,
+            interrupt=data["interrupt"] if isinstance(data.get("interrupt"), dict) else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (JSON-ready)."""
+        return {
+            "kernel_id": self.kernel_id,
+            "epoch": self.epoch,
+            "seq": self.seq,
+            "runs": self.runs,
+            "changes": self.changes,
+            "witness": self.witness,
+            "interrupt": self.interrupt,
+        }
+
+
+class ServerLedger:
+    """The ledger files of one Jupyter Server (see the module docstring).
+
+    Every read-modify-write holds the file's lock (bounded by
+    :data:`~jupyter_jcli.kernels._registry.LOCK_TIMEOUT`); writes are atomic.
+
+    Args:
+        server_url: the server's base URL (as :class:`~jupyter_jcli.kernels.ServerConfig`).
+        root: the folder; default ``server`` in :func:`~jupyter_jcli.kernels.registry_dir`.
+    """
+
+    def __init__(self, server_url: str, root: Path | None = None) -> None:
+        self.server_url = server_url
+        self.root = root if root is not None else registry_dir() / "server"
+
+    def path(self, notebook_path: Path, suffix: str = ".json") -> Path:
+        """``<root>/<key><suffix>``, the key a digest of the server URL and notebook path."""
+        name = f"{self.server_url}\0{notebook_path.resolve()}".encode()
+        return self.root / f"{hashlib.sha256(name).hexdigest()[:24]}{suffix}"
+
+    @contextlib.contextmanager
+    def _locked(self, notebook_path: Path) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        lock = self.path(notebook_path, ".lock")
+        fd = flock_path(lock, blocking_until=time.monotonic() + LOCK_TIMEOUT)
+        if fd is None:
+            raise KernelError(
+                ErrorCode.KERNEL_BUSY,
+                "the notebook's server kernel ledger stayed locked",
+                {"lock": str(lock)},
+            )
+        try:
+            yield
+        finally:
+            os.close(fd)
+
+    def _read(self, notebook_path: Path) -> LedgerEntry | None:
+        try:
+            return LedgerEntry.from_dict(json.loads(self.path(notebook_path).read_bytes()))
+        except (OSError, ValueError):
+            return None
+
+    def _write(self, notebook_path: Path, entry: LedgerEntry) -> None:
+        target = self.path(notebook_path)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, json.dumps(entry.to_dict(), sort_keys=True).encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+
+    def _update(self, notebook_path: Path, change: Callable[[LedgerEntry], None]) -> None:
+        with self._locked(notebook_path):
+            entry = self._read(notebook_path)
+            if entry is not None:
+                change(entry)
+                self._write(notebook_path, entry)
+
+    def read(self, notebook_path: Path) -> LedgerEntry | None:
+        """The entry when it has an epoch (runs to count), else ``None``."""
+        entry = self._read(notebook_path)
+        return entry if entry is not None and entry.epoch is not None else None
+
+    def adopt(self, notebook_path: Path, kernel_id: str, seen: str | None, epoch: str) -> str:
+        """The epoch whose runs count on ``kernel_id`` as the server shows it now (``seen``,
+        its :func:`witness`), or ``epoch`` after starting the entry afresh with it (see the
+        module docstring). The witness is used up: until a process of ours leaves the kernel
+        again, another one joining trusts nothing."""
+        with self._locked(notebook_path):
+            entry = self._read(notebook_path)
+            trusted = (
+                entry is not None
+                and entry.kernel_id == kernel_id
+                and entry.witness is not None
+                and entry.witness == seen
+                and entry.epoch is not None
+            )
+            if entry is None or not trusted:
+                entry = LedgerEntry(kernel_id=kernel_id, epoch=epoch, seq=entry.seq if entry else 0)
+            entry.witness = None
+            self._write(notebook_path, entry)
+            return entry.epoch or epoch
+
+    def leave(self, notebook_path: Path, kernel_id: str, epoch: str, last_activity: str) -> None:
+        """Note the witness: we leave ``kernel_id``, whose runs are those of ``epoch``, with
+        the server showing ``last_activity``. Nothing when the entry now holds another
+        kernel's or another epoch's runs (a process of ours ran there since)."""
+
+        def change(entry: LedgerEntry) -> None:
+            if entry.kernel_id == kernel_id and entry.epoch in (None, epoch):
+                entry.epoch, entry.witness = epoch, last_activity
+
+        self._update(notebook_path, change)
+
+    def leave_model(
+        self,
+        notebook_path: Path,
+        kernel_id: str,
+        epoch: str | None,
+        model: Mapping[str, Any] | None,
+        process: str | None,
+    ) -> None:
+        """:meth:`leave` with the witness of the kernel's server ``model``; nothing without
+        an epoch (a restart of ours since), a model, or while the kernel is busy (someone
+        else's cell runs)."""
+        seen = witness((model or {}).get("last_activity"), process)
+        if (
+            epoch is not None
+            and seen is not None
+            and model
+            and model.get("execution_state") != "busy"
+        ):
+            self.leave(notebook_path, kernel_id, epoch, seen)
+
+    def start_afresh(self, notebook_path: Path) -> None:
+        """Forget the runs (the kernel restarted: none of them holds any more)."""
+
+        def change(entry: LedgerEntry) -> None:
+            entry.epoch, entry.runs, entry.changes, entry.witness = None, [], [], None
+
+        self._update(notebook_path, change)
+
+    def record_interrupt(self, notebook_path: Path, who: str, reason: str) -> None:
+        """Note that ``who`` asks the notebook's kernel to stop its running request
+        (``reason``: ``kernel_interrupted``, ``kernel_restarted``, ``kernel_shutdown``),
+        before asking the server, so the process running the cell ends it ``interrupted``
+        and names who asked (:meth:`interrupt_since`), as for a local kernel."""
+
+        def change(entry: LedgerEntry) -> None:
+            if entry.epoch is not None:
+                at = time.time()
+                entry.interrupt = {"epoch": entry.epoch, "who": who, "reason": reason, "at": at}
+
+        self._update(notebook_path, change)
+
+    def interrupt_since(
+        self, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The stop recorded for the kernel of ``epoch`` at or after ``since`` (Unix time,
+        s), else ``None``."""
+        entry = self._read(notebook_path)
+        asked = entry.interrupt if entry is not None else None
+        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
+            return None
+        at = asked.get("at")
+        return asked if isinstance(at, (int, float)) and at >= since else None
+
+    def forget(self, notebook_path: Path) -> None:
+        """Remove the entry (the kernel was stopped)."""
+        with self._locked(notebook_path), contextlib.suppress(FileNotFoundError):
+            self.path(notebook_path).unlink()
+
+    def _append(self, notebook_path: Path, epoch: str, add: Callable[[LedgerEntry], None]) -> int:
+        assigned = -1
+
+        def change(entry: LedgerEntry) -> None:
+            nonlocal assigned
+            if entry.epoch != epoch:  # the kernel's newest epoch: older runs stop counting
+                entry.epoch, entry.runs, entry.changes = epoch, [], []
+            entry.seq += 1
+            entry.witness = None
+            assigned = entry.seq
+            add(entry)
+
+        self._update(notebook_path, change)
+        return assigned
+
+    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+        """Append one run (the registry's shape); returns its ``seq``, ``-1`` when the
+        notebook has no entry (no server kernel of ours was joined)."""
+
+        def add(entry: LedgerEntry) -> None:
+            kept = [run for run in entry.runs if run.get("key") != record["key"]]
+            entry.runs = [*kept, {**record, "seq": entry.seq}]
+
+        return self._append(notebook_path, str(record["epoch"]), add)
+
+    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
+        """Append one run of code outside the cells (the registry's shape and trimming);
+        returns its ``seq``, ``-1`` without an entry."""
+
+        def add(entry: LedgerEntry) -> None:
+            kept = [*entry.changes, {**change, "seq": entry.seq}]
+            last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
+            entry.changes = kept[last_all:][-MAX_CHANGES:]
+
+        return self._append(notebook_path, str(change["epoch"]), add)
