@@ -69,7 +69,8 @@ python3 -m uv run coverage report --data-file="$work/own" | tail -n 1
 echo
 echo "== all processes ($files data files) =="
 python3 -m uv run coverage combine --quiet
-python3 -m uv run coverage report --sort=-miss | head -n 42
-python3 -m uv run coverage report | tail -n 1
+python3 -m uv run coverage report --sort=-miss >"$work/report.txt"
+head -n 42 "$work/report.txt"
+tail -n 1 "$work/report.txt"
 echo "(full table: python3 -m uv run coverage report; pytest exit status $status)"
 exit "$status"
