@@ -16,6 +16,17 @@
 #
 # The processes are told apart by coverage.py's `process` debug log (pid, parent pid).
 # It is not part of `.ci/run`, whose test command stays the README's.
+#
+# What it cannot see, so the true figure is somewhat higher:
+# - a process killed with SIGKILL saves nothing ("isn't a coverage data file" warnings are
+#   the half-written files of such processes; combine skips them);
+# - an MCP server started by the SDK's `stdio_client` without an `env` gets only the SDK's
+#   default environment, without COVERAGE_PROCESS_CONFIG, and is not measured;
+# - on Python 3.11, lines run after awaiting a task that was cancelled (an anyio task group
+#   cancelled on exit) are not recorded in the frames around it (CPython issue 106749,
+#   coverage.py issue 2124): e.g. `cli/_run.py` after `anyio.run` returns.
+# Line tracing slows hot loops: timing-bounded tests (pytest-timeout marks) may time out
+# under this script on a loaded machine though they pass without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
