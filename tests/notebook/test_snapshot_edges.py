@@ -1,0 +1,76 @@
+"""The undo stack at its edges, in-process: a paired script's stack is its notebook's, and
+a snapshot whose saved bytes or cell record were lost is read as such, never guessed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV, SnapshotStore, notebook_key_path
+
+NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+    return folder
+
+
+def _edited(tmp_path: Path) -> Path:
+    path = tmp_path / "work" / "jupyter.ipynb"
+    path.parent.mkdir()
+    shutil.copyfile(NOTEBOOKS / "jupyter.ipynb", path)
+    Document.load(path).add_cell("x = 1")
+    return path
+
+
+def test_a_paired_script_keys_the_undo_stack_of_its_notebook(tmp_path: Path) -> None:
+    notebook = tmp_path / "nb.ipynb"
+    document = {"cells": [], "metadata": {"jupytext": {"formats": "ipynb,py:percent"}},
+                "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    notebook.write_text(json.dumps(document), encoding="utf-8")
+    (tmp_path / "nb.py").write_text("# %%\nx = 1\n", encoding="utf-8")
+    assert notebook_key_path(tmp_path / "nb.py") == notebook.resolve()
+    assert notebook_key_path(tmp_path / "nb.ipynb") == notebook.resolve()
+
+
+def test_a_script_without_a_pair_has_no_undo_stack(tmp_path: Path) -> None:
+    (tmp_path / "alone.py").write_text("# %%\nx = 1\n", encoding="utf-8")
+    with pytest.raises(NotebookError) as caught:
+        notebook_key_path(tmp_path / "alone.py")
+    assert caught.value.code == ErrorCode.NOTEBOOK_PAIR_NOT_FOUND
+
+
+def test_a_snapshot_whose_saved_bytes_are_gone_cannot_be_read_back(tmp_path: Path) -> None:
+    path = _edited(tmp_path)
+    [snapshot] = SnapshotStore(path).snapshots()
+    [entry] = snapshot.files
+    entry.blob.unlink()
+    with pytest.raises(NotebookError) as caught:
+        snapshot.content_before(entry)
+    assert caught.value.code == ErrorCode.NOTEBOOK_READ_FAILED
+    assert caught.value.details == {"path": str(entry.path), "snapshot": str(snapshot.folder)}
+
+
+@pytest.mark.parametrize("damage", ["missing", "not-json", "other-format"])
+def test_a_snapshot_whose_cell_record_is_lost_or_foreign_has_no_record(
+    tmp_path: Path, damage: str
+) -> None:
+    path = _edited(tmp_path)
+    [snapshot] = SnapshotStore(path).snapshots()
+    assert snapshot.record() is not None
+    record = snapshot.folder / "cells.json"
+    if damage == "missing":
+        record.unlink()
+    elif damage == "not-json":
+        record.write_text("{not json", encoding="utf-8")
+    else:
+        record.write_text(json.dumps({"format": 99}), encoding="utf-8")
+    assert snapshot.record() is None
