@@ -24,7 +24,6 @@ from jupyter_jcli.kernels import (
     DEFAULT_KERNELSPEC,
     ExecutionResult,
     KernelInfo,
-    NotebookKernel,
     Output,
     execute_timeout,
     process_name,
@@ -36,6 +35,7 @@ from jupyter_jcli.workbench._stored import file_outputs
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
+    from jupyter_jcli.kernels import NotebookKernel
     from jupyter_jcli.runs import SavedRun
     from jupyter_jcli.workbench._session import Workbench
 
