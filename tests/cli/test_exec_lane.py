@@ -37,7 +37,10 @@ LANE = (
     "sys.stdout.buffer.write(served[1])\n"
     "sys.exit(served[0])\n"
 )
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    "AAAABJRU5ErkJggg=="
+)
 
 
 @pytest.fixture(autouse=True)
@@ -153,18 +156,20 @@ def test_code_the_lane_runs_stales_the_cells_it_overwrote_for_later_commands(
     try:
         code, out = click_path(tmp_path, "-j", "run", path)
         assert code == 0, out
-        status, out = lane(tmp_path, "-j", "exec", path, "--code", "x = 5")
-        effect = json.loads(out)["effect"]
+        status, served = lane(tmp_path, "-j", "exec", path, "--code", "x = 5")
         code, rerun = click_path(tmp_path, "-j", "run", path, "--stale")
+        clicked = click_path(tmp_path, "-j", "exec", path, "--code", "x = 5")
     finally:
         stop(path)
+    effect = json.loads(served)["effect"]
     assert status == 0
     assert effect["names"] == ["x"]
-    assert len(effect["stale"]) == 1
+    assert effect["stale"] == ["x", "y"]  # the cell x came from, and the one using it
     ran = [c["name"] for c in json.loads(rerun)["run"]["cells"] if c["status"] != "skipped"]
     assert code == 0
-    assert ran[0] == effect["stale"][0]  # the overwritten cell, then what depends on it
-    assert len(ran) == 2
+    assert ran == ["x", "y"]
+    assert clicked[0] == status
+    assert masked(clicked[1]) == masked(served)
 
 
 def _wait_busy(registry: KernelRegistry, path: Path) -> None:
