@@ -29,8 +29,8 @@ from jupyter_jcli.kernels import (
     process_name,
 )
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT, stays_inline
+from jupyter_jcli.workbench._envelope import condensed_dict
 from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
-from jupyter_jcli.workbench._outcomes import condensed_dict
 from jupyter_jcli.workbench._stored import file_outputs
 
 if TYPE_CHECKING:
