@@ -208,6 +208,30 @@ def test_the_lane_is_refused_with_kernel_busy_while_another_exec_holds_the_kerne
     assert masked(served[1]) == masked(clicked[1])
 
 
+def test_ctrl_c_on_the_lane_interrupts_the_kernel_and_lets_it_go(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    handler = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    child = subprocess.Popen(  # Ctrl-C raises KeyboardInterrupt (as on a terminal)
+        [sys.executable, "-c", handler + LANE, "-j", "exec", str(path), "--code",
+         "import time; time.sleep(300)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        _wait_busy(KernelRegistry(), path)
+        child.send_signal(signal.SIGINT)
+        child.communicate(timeout=TIMEOUT)
+        after = lane(tmp_path, "-j", "exec", path, "--code", "6 * 7")  # not still sleeping
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=TIMEOUT)
+        stop(path)
+    assert child.returncode == 130
+    assert after[0] == 0
+    assert json.loads(after[1])["outputs"][0]["data"]["text/plain"] == ["42"]
+
+
 def test_without_a_live_kernel_the_lane_hands_over_having_run_nothing(tmp_path: Path) -> None:
     path = notebook(tmp_path, ["x = 1"])
     status, out = lane(tmp_path, "-j", "exec", path, "--code", "print(1)")
