@@ -172,6 +172,13 @@ def test_code_the_lane_runs_stales_the_cells_it_overwrote_for_later_commands(
     assert masked(clicked[1]) == masked(served)
 
 
+def reap(child: subprocess.Popen[bytes]) -> None:
+    """Kill ``child`` if it still runs (a failed test) and collect it, bounded."""
+    if child.poll() is None:
+        child.kill()
+        child.communicate(timeout=TIMEOUT)
+
+
 def _wait_busy(registry: KernelRegistry, path: Path) -> None:
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
@@ -198,9 +205,7 @@ def test_the_lane_is_refused_with_kernel_busy_while_another_exec_holds_the_kerne
         clicked = click_path(tmp_path, "-j", "exec", path, "--code", "x")
         holder.communicate(timeout=TIMEOUT)
     finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.communicate(timeout=TIMEOUT)
+        reap(holder)
         stop(path)
     assert holder.returncode == 0
     assert served[0] == clicked[0] == 1
@@ -223,9 +228,7 @@ def test_ctrl_c_on_the_lane_interrupts_the_kernel_and_lets_it_go(tmp_path: Path)
         child.communicate(timeout=TIMEOUT)
         after = lane(tmp_path, "-j", "exec", path, "--code", "6 * 7")  # not still sleeping
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate(timeout=TIMEOUT)
+        reap(child)
         stop(path)
     assert child.returncode == 130
     assert after[0] == 0
