@@ -164,6 +164,16 @@ class JcliError(Exception):
             "details": dict(self.details),
         }
 
+    @classmethod
+    def unexpected(cls, exc: BaseException) -> JcliError:
+        """``INTERNAL_ERROR`` for an exception no code covers (details ``exception``: its
+        type's name): what a front end's error boundary reports."""
+        return cls(
+            ErrorCode.INTERNAL_ERROR,
+            f"Unexpected {type(exc).__name__}: {exc}",
+            {"exception": type(exc).__name__},
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!s}, {self.message!r})"
 

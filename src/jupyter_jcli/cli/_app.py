@@ -216,14 +216,7 @@ def run(
     except SystemExit as err:  # click exits this way after a broken pipe
         return err.code if isinstance(err.code, int) else EXIT_ERROR
     except Exception as err:
-        emit_error(
-            JcliError(
-                ErrorCode.INTERNAL_ERROR,
-                f"Unexpected {type(err).__name__}: {err}",
-                {"exception": type(err).__name__},
-            ),
-            json_mode=state.json_mode,
-        )
+        emit_error(JcliError.unexpected(err), json_mode=state.json_mode)
         return EXIT_ERROR
     return result if isinstance(result, int) else EXIT_OK
 

@@ -1,4 +1,5 @@
-"""The ``j-cli`` console script, with a fast lane for the protocol's two JSON reads.
+"""The ``j-cli`` console script, with a fast lane for the protocol's two JSON reads (and, in
+:mod:`jupyter_jcli.cli._fast_exec`, one for inline code on a live kernel).
 
 An agent reads saved outputs with ``j-cli -j notebook outputs FILE --cell C`` and
 ``j-cli -j notebook output FILE --cell C --output K [--mime T] [--supported-mime T]
@@ -116,8 +117,14 @@ def fast_read(argv: Sequence[str]) -> tuple[int, bytes] | None:
 
 
 def entry() -> None:
-    """The ``j-cli`` console script: the fast lane when it applies, else the click app."""
-    served = fast_read(sys.argv[1:])
+    """The ``j-cli`` console script: a fast lane when one applies (the reads, and ``exec`` on
+    a live kernel: :mod:`jupyter_jcli.cli._fast_exec`), else the click app."""
+    args = sys.argv[1:]
+    served = fast_read(args)
+    if served is None and args[1:2] == ["exec"]:
+        from jupyter_jcli.cli._fast_exec import fast_exec
+
+        served = fast_exec(args)
     if served is None:
         from jupyter_jcli.cli._app import main
 

@@ -20,7 +20,7 @@ from jupyter_jcli.kernels._config import (
     SHUTDOWN_TIMEOUT,
     execute_timeout,
 )
-from jupyter_jcli.kernels._evaluate import evaluation_result, str_or_none
+from jupyter_jcli.kernels._evaluate import evaluation_result, execution_result
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
@@ -200,24 +200,10 @@ class NotebookKernel:
             finally:
                 collector.finish()
             killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
-            reply = outcome.reply
-            count = reply.get("execution_count")
-            named = outcome.status in ("error", "interrupted")
-            return ExecutionResult(
-                status=outcome.status,
-                outputs=collector.outputs,
-                execution_count=count if isinstance(count, int) else collector.execution_count,
-                epoch=epoch,
-                kernel_restarted=restarted,
-                duration_s=outcome.duration_s,
-                ename=str_or_none(reply.get("ename")) if named else None,
-                evalue=str_or_none(reply.get("evalue")) if named else None,
-                display_updates=collector.display_updates,
-                interrupted_by=outcome.interrupted_by,
-                kernel_killed=killed,
-                interrupt_requested_by=outcome.interrupt_requested_by,
-                replaced_epoch=self._replaced_epoch if restarted else None,
-            )
+            return execution_result(
+                outcome, collector, epoch, restarted=restarted, killed=killed,
+                replaced_epoch=self._replaced_epoch,
+            )  # fmt: skip
 
     async def evaluate(
         self,

@@ -15,13 +15,13 @@ channels are closed, so no receive is ever left waiting on a closed socket.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
-
-import anyio
 
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._backend import KernelBackend
@@ -278,7 +278,7 @@ async def run_request(
     try:
         ending = await waiter.until(started + timeout)
     except BaseException:
-        with anyio.CancelScope(shield=True):
+        with _shielded():
             waiter.on_output = None
             await _settle(waiter, SETTLE_TIMEOUT)
         raise
@@ -317,6 +317,21 @@ async def run_request(
     if ending == "died":
         return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
     return RunOutcome("error", reply, duration_s=duration)
+
+
+def _shielded() -> contextlib.AbstractContextManager[object]:
+    """A cancel scope that shields the interrupt of an abandoned request from cancellation,
+    inside an event loop; without one (a request driven to its end by
+    :func:`~jupyter_jcli.kernels._blocking.drive`) nothing can cancel it."""
+    asyncio = sys.modules.get("asyncio")  # the event loop anyio runs on here
+    try:
+        if asyncio is None or asyncio.get_running_loop() is None:
+            return contextlib.nullcontext()
+    except RuntimeError:
+        return contextlib.nullcontext()
+    import anyio
+
+    return anyio.CancelScope(shield=True)
 
 
 def _reply_from_outputs(collector: OutputCollector) -> dict[str, Any]:

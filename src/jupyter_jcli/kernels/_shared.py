@@ -31,11 +31,12 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING
 
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._blocking import EXEC_POLL, stop_asked, take_exec
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -69,8 +70,6 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._run import RequestOptions, RunOutcome
 
 __all__ = ["SharedKernelPool", "SharedNotebookKernel"]
-
-_EXEC_POLL = 0.05
 
 
 class SharedNotebookKernel(NotebookKernel):
@@ -139,7 +138,7 @@ class SharedNotebookKernel(NotebookKernel):
             except (KernelError, OSError) as err:  # OSError: its connection file went
                 if not self._join_lost(err) or time.monotonic() >= deadline:
                     raise
-            await anyio.sleep(_EXEC_POLL)
+            await anyio.sleep(EXEC_POLL)
 
     def _join_lost(self, err: Exception) -> bool:
         """Whether ``err`` ended a join of another process's kernel that is gone or being
@@ -196,28 +195,8 @@ class SharedNotebookKernel(NotebookKernel):
                 self._exec.release()
 
     async def _take_exec(self, busy_wait: float) -> None:
-        deadline = time.monotonic() + max(busy_wait, 0.0)
-        extended = False
-        while not self._exec.try_acquire():
-            if time.monotonic() >= deadline:
-                entry = self.shared_registry.read(self.notebook_path)
-                if not extended and entry is not None and entry.state == "stopping":
-                    extended = True  # its holder lets it go as the kernel stops: not busy
-                    deadline = time.monotonic() + STOP_WAIT
-                    continue
-                busy = (entry.busy if entry is not None else None) or {}
-                raise KernelError(
-                    ErrorCode.KERNEL_BUSY,
-                    "another process is running cells on this notebook's kernel; wait for "
-                    "it, or interrupt it (j-cli kernel interrupt)",
-                    {
-                        "notebook_path": str(self.notebook_path),
-                        "running_cell": busy.get("cell"),
-                        "busy_by": busy.get("who"),
-                        "busy_wait_s": busy_wait,
-                    },
-                )
-            await anyio.sleep(_EXEC_POLL)
+        registry, path = self.shared_registry, self.notebook_path
+        await take_exec(self._exec, registry, path, busy_wait, anyio.sleep)
 
     async def _sync(self, *, launch: bool) -> None:
         """Join the registered kernel when it is not the one this object runs (another
@@ -263,12 +242,7 @@ class SharedNotebookKernel(NotebookKernel):
     ) -> tuple[InterruptReason, str | None] | None:
         """The interrupt, restart or shutdown the registry records for the kernel of
         ``epoch`` since ``since`` (``KernelRegistry.record_interrupt``)."""
-        asked = self.shared_registry.interrupt_since(self.notebook_path, epoch, since) or {}
-        reason = next((r for r in get_args(InterruptReason) if r == asked.get("reason")), None)
-        if reason is None:
-            return None
-        who = asked.get("who")
-        return reason, who if isinstance(who, str) else None
+        return stop_asked(self.shared_registry, self.notebook_path, epoch, since)
 
     def _record_stop(self, epoch: str | None, reason: InterruptReason) -> None:
         if epoch is not None:

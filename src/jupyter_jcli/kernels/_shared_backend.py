@@ -13,15 +13,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
-from jupyter_jcli.kernels._supervisor import (
-    interrupt_registered,
-    start_registered,
-    stop_registered,
-)
 from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
 from jupyter_jcli.kernels._wire import Channel, WireClient, WireError, read_connection
 
@@ -61,6 +54,9 @@ class SharedBackend:
         keep: a kernel this backend starts outlives it (else it is stopped at shutdown).
         idle_timeout: seconds a kernel this backend starts may stay idle.
         attach_only: join a running kernel only; never start one (``KERNEL_NOT_RUNNING``).
+        blocking: join with a blocking client (``WireClient(blocking=True)``): with
+            ``attach_only`` and no stop of the shared kernel, every coroutine of this backend
+            then runs without an event loop (:func:`~jupyter_jcli.kernels._blocking.drive`).
     """
 
     def __init__(
@@ -70,8 +66,10 @@ class SharedBackend:
         keep: bool,
         idle_timeout: float,
         attach_only: bool = False,
+        blocking: bool = False,
     ) -> None:
         self._registry_ = registry
+        self._blocking = blocking
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = attach_only
@@ -124,6 +122,8 @@ class SharedBackend:
                     "no live kernel for this notebook",
                     {"notebook_path": str(notebook_path)},
                 )
+            from jupyter_jcli.kernels._supervisor import start_registered
+
             entry, started = await start_registered(
                 self._registry_,
                 notebook_path,
@@ -136,7 +136,7 @@ class SharedBackend:
         self.stop_on_shutdown = started and not self._keep
         details = {"notebook_path": str(notebook_path), "epoch": entry.epoch}
         try:
-            self._client = self._connect(entry, details)
+            self._client = self._connect(entry, details, blocking=self._blocking)
             await self._heartbeat(self._client, startup_timeout, details)
         except BaseException:
             await self.shutdown(now=True, timeout=1.0)
@@ -144,14 +144,15 @@ class SharedBackend:
         self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
 
     @staticmethod
-    def _connect(entry: KernelEntry, details: Mapping[str, Any]) -> WireClient:
+    def _connect(entry: KernelEntry, details: Mapping[str, Any], *, blocking: bool) -> WireClient:
         import zmq
 
         client: WireClient | None = None
         try:
             if entry.connection_file is None:
                 raise WireError("the registry entry names no connection file")
-            client = WireClient(read_connection(entry.connection_file), uuid.uuid4().hex)
+            info = read_connection(entry.connection_file)
+            client = WireClient(info, uuid.uuid4().hex, blocking=blocking)
             client.open()
         except (WireError, zmq.ZMQError) as exc:
             if client is not None:
@@ -177,13 +178,13 @@ class SharedBackend:
                     "msg_id"
                 ]
             replied = seen = False
-            with anyio.move_on_after(per_try):
-                while not (replied and seen):
-                    if not replied:
-                        reply = await self._receive("control", 0.05)
-                        replied = reply is not None and _parent_id(reply) == msg_id
-                    status = await self._receive("iopub", 0.05)
-                    seen = seen or (status is not None and _parent_id(status) == msg_id)
+            try_until = min(time.monotonic() + per_try, deadline)
+            while not (replied and seen) and time.monotonic() < try_until:
+                if not replied:
+                    reply = await self._receive("control", 0.05)
+                    replied = reply is not None and _parent_id(reply) == msg_id
+                status = await self._receive("iopub", 0.05)
+                seen = seen or (status is not None and _parent_id(status) == msg_id)
             answered += replied
             if (replied and seen) or answered >= 2:  # a kernel that publishes no status for
                 return  # control requests still answered twice: it is alive
@@ -213,28 +214,38 @@ class SharedBackend:
         """
         if self._entry is None:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
+        from jupyter_jcli.kernels._supervisor import interrupt_registered
+
         interrupt_registered(self._entry)
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close this process's channels; stop the shared kernel too when
-        :attr:`stop_on_shutdown`. Never raises."""
+        :attr:`stop_on_shutdown`. Never raises. Suspends (needs an event loop) only to wait
+        for a receive in progress or to stop the shared kernel."""
         entry, client = self._entry, self._client
         self._client = None
         if client is not None:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(_RECEIVE_DRAIN):
-                while self._receiving:
-                    await anyio.sleep(0.01)
+            if self._receiving:
+                import anyio
+
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_RECEIVE_DRAIN):
+                    while self._receiving:
+                        await anyio.sleep(0.01)
             client.close()
         if entry is None:
             return
         path = Path(entry.notebook_path)
-        with anyio.CancelScope(shield=True):
-            try:
-                self._registry_.touch_user(path, entry.epoch, process_name(), present=False)
-                if self.stop_on_shutdown:
+        try:
+            self._registry_.touch_user(path, entry.epoch, process_name(), present=False)
+            if self.stop_on_shutdown:
+                import anyio
+
+                from jupyter_jcli.kernels._supervisor import stop_registered
+
+                with anyio.CancelScope(shield=True):
                     await stop_registered(self._registry_, path, epoch=entry.epoch)
-            except KernelError:
-                pass  # a locked entry: the supervisor still stops the kernel when idle
+        except KernelError:
+            pass  # a locked entry: the supervisor still stops the kernel when idle
 
     async def send_execute(
         self,

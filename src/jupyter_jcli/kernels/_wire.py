@@ -17,7 +17,10 @@ signature). Messages whose signature does not match are dropped, never handed on
   ``jupyter_client.session.Session`` for the same key and scheme).
 - :class:`WireClient`: the shell and control (DEALER) and iopub (SUB) sockets of one kernel,
   CurveZMQ-encrypted when the connection file carries a keypair (a kernel started with
-  ``transport_encryption``); every receive is bounded by its timeout.
+  ``transport_encryption``); every receive is bounded by its timeout. A ``blocking`` client
+  uses plain pyzmq sockets: its coroutines block instead of suspending, so they run to the end
+  without an event loop (:func:`~jupyter_jcli.kernels._blocking.drive`), and neither
+  ``asyncio`` nor ``zmq.asyncio`` is imported.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from jupyter_jcli.kernels._server_frames import new_message
 from jupyter_jcli.kernels._types import KernelMessage
 
 if TYPE_CHECKING:
+    import zmq
     import zmq.asyncio
 
 __all__ = ["DELIMITER", "Channel", "WireClient", "WireError", "WireSession", "read_connection"]
@@ -157,17 +161,20 @@ class WireClient:
     Args:
         info: the connection file's contents (:func:`read_connection`).
         session: this client's session id.
+        blocking: plain (blocking) sockets instead of ``zmq.asyncio``'s (module docstring).
     """
 
-    def __init__(self, info: Mapping[str, Any], session: str) -> None:
+    def __init__(self, info: Mapping[str, Any], session: str, *, blocking: bool = False) -> None:
         self.info = dict(info)
         self.session = WireSession(
             str(info["key"]).encode("utf-8"),
             str(info.get("signature_scheme") or "hmac-sha256"),
             session,
         )
-        self._context: zmq.asyncio.Context | None = None
-        self._sockets: dict[str, zmq.asyncio.Socket] = {}
+        self.blocking = blocking
+        self._context: zmq.Context[Any] | None = None
+        self._sockets: dict[str, Any] = {}
+        """Channel -> ``zmq.asyncio.Socket``, or ``zmq.Socket`` when :attr:`blocking`."""
 
     @property
     def is_open(self) -> bool:
@@ -187,9 +194,13 @@ class WireClient:
             zmq.ZMQError: a socket that cannot be made or connected.
         """
         import zmq
-        import zmq.asyncio
 
-        context = zmq.asyncio.Context()
+        if self.blocking:
+            context: zmq.Context[Any] = zmq.Context()
+        else:
+            import zmq.asyncio
+
+            context = zmq.asyncio.Context()
         self._context = context
         public, secret = self.info.get("curve_publickey"), self.info.get("curve_secretkey")
         kinds = {"shell": zmq.DEALER, "control": zmq.DEALER, "iopub": zmq.SUB}
@@ -214,7 +225,9 @@ class WireClient:
         Raises:
             WireError: the channels are closed; zmq.ZMQError: a socket error.
         """
-        await self._socket(channel).send_multipart(self.session.serialize(msg))
+        sent = self._socket(channel).send_multipart(self.session.serialize(msg))
+        if not self.blocking:
+            await sent
 
     async def request(
         self, channel: Channel, msg_type: str, content: Mapping[str, Any]
@@ -236,10 +249,12 @@ class WireClient:
         sock = self._socket(channel)
         deadline = time.monotonic() + max(timeout, 0.0)
         while True:
-            left = max(deadline - time.monotonic(), 0.0)
-            if not await sock.poll(int(left * 1000)):
+            left = int(max(deadline - time.monotonic(), 0.0) * 1000)
+            ready = sock.poll(left) if self.blocking else await sock.poll(left)
+            if not ready:
                 return None
-            frames = await sock.recv_multipart(zmq.NOBLOCK)
+            received = sock.recv_multipart(zmq.NOBLOCK)
+            frames = received if self.blocking else await received
             try:
                 return self.session.deserialize(frames)[1]
             except WireError:
@@ -256,7 +271,7 @@ class WireClient:
         if context is not None:
             context.term()
 
-    def _socket(self, channel: Channel) -> zmq.asyncio.Socket:
+    def _socket(self, channel: Channel) -> Any:
         sock = self._sockets.get(channel)
         if sock is None:
             raise WireError(f"the {channel} channel is closed")

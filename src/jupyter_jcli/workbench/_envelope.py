@@ -1,13 +1,17 @@
-"""The opening fields of every successful workbench result's JSON document."""
+"""The opening fields of every successful workbench result's JSON document, and the JSON
+form of the condensed outputs results carry."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import SCHEMA_VERSION
 
-__all__ = ["ok_fields"]
+if TYPE_CHECKING:
+    from jupyter_jcli.condense import CondensedOutputs
+
+__all__ = ["condensed_dict", "ok_fields"]
 
 
 def ok_fields(operation: str, path: Path) -> dict[str, Any]:
@@ -18,4 +22,20 @@ def ok_fields(operation: str, path: Path) -> dict[str, Any]:
         "status": "ok",
         "operation": operation,
         "path": str(path),
+    }
+
+
+def condensed_dict(condensed: CondensedOutputs | None) -> dict[str, Any] | None:
+    """The JSON form of condensed outputs, as ``read_cells`` gives it (images as base64)."""
+    if condensed is None:
+        return None
+    return {
+        "text": condensed.text,
+        "budget": condensed.budget,
+        "truncated": condensed.truncated,
+        "omitted_outputs": list(condensed.omitted_outputs),
+        "parts": [
+            {k: v for k, v in part.to_dict().items() if k != "text"} for part in condensed.parts
+        ],
+        "images": [image.to_dict() for image in condensed.images],
     }

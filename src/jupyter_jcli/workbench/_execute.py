@@ -27,7 +27,6 @@ from jupyter_jcli.kernels import (
     ExecutionResult,
     InterruptReason,
     NotebookKernel,
-    Output,
     execute_timeout,
     kernel_died,
 )
@@ -35,6 +34,7 @@ from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, Outp
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
 from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._stored import _split_bundle, file_outputs
 
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
@@ -57,32 +57,6 @@ HEARTBEAT_INTERVAL = 5.0
 """Seconds between progress calls while one cell runs (MCP hosts want one at least every 10 s)."""
 WRITE_TIMEOUT = 30.0
 """Seconds the write of a cancelled batch's finished results may take."""
-
-_SPLIT_MIMES = frozenset({"application/javascript", "image/svg+xml"})
-
-
-def _split(value: Any) -> Any:
-    return value.splitlines(True) if isinstance(value, str) else value
-
-
-def _split_bundle(data: dict[str, Any]) -> dict[str, Any]:
-    return {
-        mime: _split(value) if mime.startswith("text/") or mime in _SPLIT_MIMES else value
-        for mime, value in data.items()
-    }
-
-
-def file_outputs(outputs: Sequence[Output]) -> list[Output]:
-    """Outputs as nbformat's ``split_lines`` stores them (new dicts; the input is kept)."""
-    result: list[Output] = []
-    for output in outputs:
-        stored = dict(output)
-        if stored.get("output_type") == "stream":
-            stored["text"] = _split(stored.get("text", ""))
-        elif isinstance(stored.get("data"), dict):
-            stored["data"] = _split_bundle(stored["data"])
-        result.append(stored)
-    return result
 
 
 class _Progress:

@@ -19,25 +19,23 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import anyio
-
 from jupyter_jcli.errors import SCHEMA_VERSION, JcliError, UsageError
 from jupyter_jcli.kernels import (
     DEFAULT_KERNELSPEC,
     ExecutionResult,
     KernelInfo,
-    NotebookKernel,
     Output,
     execute_timeout,
     process_name,
 )
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT, stays_inline
-from jupyter_jcli.workbench._execute import file_outputs
+from jupyter_jcli.workbench._envelope import condensed_dict
 from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
-from jupyter_jcli.workbench._outcomes import condensed_dict
+from jupyter_jcli.workbench._stored import file_outputs
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
+    from jupyter_jcli.kernels import NotebookKernel
     from jupyter_jcli.runs import SavedRun
     from jupyter_jcli.workbench._session import Workbench
 
@@ -393,6 +391,8 @@ async def execute_code(
         NotebookError: the read codes of ``Document.load``.
         KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
     """
+    import anyio
+
     execute_timeout(timeout)
     effect: InlineEffect | None = None
     here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))

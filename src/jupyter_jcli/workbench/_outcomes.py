@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict
 
 from jupyter_jcli.kernels import InterruptReason, KernelInfo
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import condensed_dict, ok_fields
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
@@ -44,22 +44,6 @@ class ErrorEntry(TypedDict):
     code: str
     message: str
     details: dict[str, Any]
-
-
-def condensed_dict(condensed: CondensedOutputs | None) -> dict[str, Any] | None:
-    """The JSON form of condensed outputs, as ``read_cells`` gives it (images as base64)."""
-    if condensed is None:
-        return None
-    return {
-        "text": condensed.text,
-        "budget": condensed.budget,
-        "truncated": condensed.truncated,
-        "omitted_outputs": list(condensed.omitted_outputs),
-        "parts": [
-            {k: v for k, v in part.to_dict().items() if k != "text"} for part in condensed.parts
-        ],
-        "images": [image.to_dict() for image in condensed.images],
-    }
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,99 @@
+"""The ``j-cli`` fast lane for inline code on a live kernel: ``-j exec NB --code TEXT
+[--timeout S]``.
+
+An agent asks its notebook's kernel scratch questions (``df.shape``, a quick plot) one fresh
+process per call, so start-up is most of what the call costs: importing click, asyncio and
+anyio takes longer than the kernel's own round trip. :func:`fast_exec` serves this plainly
+well-formed command line, on a notebook whose live registered kernel it joins, without them:
+through :func:`~jupyter_jcli.workbench._inline_live.execute_code_live` (the same outcome,
+built by the same functions as the click command's ``execute_code``) and the same JSON
+writer, so the document and the exit status are the click command's.
+
+Everything else goes to the click application, which parses and runs it as always: any other
+option or form (help, a repeated option, an option without its value, a value starting with
+``-``, a timeout that is not plain decimal, text mode, ``--code-file``, ``--kernel``, a server
+named by option or environment), and a notebook without a live kernel to join (the click
+command starts or replaces one and says so); nothing has run when the lane hands over.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+__all__ = ["fast_exec"]
+
+_JSON = frozenset({"-j", "--json"})
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
+_OPTIONS = frozenset({"--code", "--timeout"})
+_SERVER_ENV = ("JUPYTER_JCLI_SERVER_URL", "JUPYTER_JCLI_SERVER_TOKEN", "JUPYTER_JCLI_SERVER_ROOT")
+_EXIT_FAILED = 1
+_EXIT_USAGE = 2
+_EXIT_INTERRUPTED = 130
+
+
+def _parse(argv: Sequence[str]) -> tuple[str, str, float | None] | None:
+    """``(NB, code, timeout)`` for a plainly well-formed exec line, else None."""
+    if len(argv) < 4 or argv[0] not in _JSON or argv[1] != "exec":
+        return None
+    if any(os.environ.get(name) for name in _SERVER_ENV):
+        return None
+    notebook: str | None = None
+    options: dict[str, str] = {}
+    rest = list(argv[2:])
+    while rest:
+        token = rest.pop(0)
+        if not token.startswith("-"):
+            if notebook is not None or not token or "\0" in token:
+                return None
+            notebook = token
+            continue
+        name, equals, value = token.partition("=")
+        if name not in _OPTIONS or name in options:
+            return None
+        if not equals:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if value.startswith("-"):
+            return None
+        options[name] = value
+    if notebook is None or "--code" not in options:
+        return None
+    timeout = options.get("--timeout")
+    if timeout is not None and not _DECIMAL.fullmatch(timeout):
+        return None
+    return notebook, options["--code"], None if timeout is None else float(timeout)
+
+
+def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
+    """Serve a plainly well-formed ``-j exec NB --code TEXT`` on NB's live kernel.
+
+    Returns:
+        ``(exit status, stdout bytes)``, or None when the command line (or a notebook
+        without a live kernel) is for click: then nothing has run.
+    """
+    parsed = _parse(argv)
+    if parsed is None:
+        return None
+    notebook, code, timeout = parsed
+    from jupyter_jcli.errors import ErrorCode, JcliError
+    from jupyter_jcli.outputs import serialize_json
+    from jupyter_jcli.workbench._inline_live import execute_code_live
+
+    try:
+        outcome = execute_code_live(notebook, code, timeout=timeout)
+    except JcliError as err:
+        status = _EXIT_USAGE if err.code == ErrorCode.USAGE_ERROR else _EXIT_FAILED
+        return status, serialize_json(err.to_dict()) + b"\n"
+    except KeyboardInterrupt:  # the kernel was interrupted and let go: as click reports it
+        sys.stderr.write("\nAborted.\n")
+        return _EXIT_INTERRUPTED, b""
+    except Exception as exc:  # the code may have run: never run it again through click
+        return _EXIT_FAILED, serialize_json(JcliError.unexpected(exc).to_dict()) + b"\n"
+    if outcome is None:
+        return None
+    status = 0 if outcome.ok and outcome.save_error is None else _EXIT_FAILED
+    return status, serialize_json(outcome.to_dict()) + b"\n"

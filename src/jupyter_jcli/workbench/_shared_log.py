@@ -1,0 +1,114 @@
+"""The run log kept in the registry entry of a notebook's shared kernel: what every process
+on that kernel sees (see :mod:`jupyter_jcli.workbench._sharing`)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from jupyter_jcli.analysis import RunRecord, StateChange
+from jupyter_jcli.kernels._registry import KernelRegistry
+from jupyter_jcli.kernels._server_ledger import ServerLedger
+from jupyter_jcli.workbench._run_log import RunLog
+
+__all__ = ["SharedRunLog"]
+
+
+class SharedRunLog(RunLog):
+    """The run log kept in the notebook's registry entry (see
+    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), or for a Jupyter Server kernel
+    in its :class:`~jupyter_jcli.kernels.ServerLedger` (the same shapes).
+
+    Args:
+        registry: the registry, or the server's ledger.
+        notebook_path: the resolved notebook path.
+    """
+
+    def __init__(self, registry: KernelRegistry | ServerLedger, notebook_path: Path) -> None:
+        super().__init__()
+        self._registry = registry
+        self._path = notebook_path
+
+    def record(
+        self,
+        key: str,
+        rev: str,
+        epoch: str,
+        seq: int,
+        parents: Collection[str],
+        *,
+        ok: bool,
+    ) -> RunRecord:
+        """Record one execution in the entry of the kernel it ran on. ``seq`` is assigned
+        by the registry (it grows across processes); the given one orders the local copy,
+        kept for a kernel that is no longer registered."""
+        assigned = self._registry.record_run(
+            self._path,
+            {"key": key, "rev": rev, "epoch": epoch, "parents": list(parents), "ok": ok},
+        )
+        return super().record(key, rev, epoch, assigned if assigned >= 0 else seq, parents, ok=ok)
+
+    def records(self) -> list[RunRecord]:
+        """The records of the registered kernel's epoch, oldest first (none when the
+        notebook has no registered kernel)."""
+        entry = self._registry.read(self._path)
+        if entry is None:
+            return []
+        records = []
+        for run in entry.runs:
+            try:
+                records.append(
+                    RunRecord(
+                        key=str(run["key"]),
+                        rev=str(run["rev"]),
+                        epoch=str(run["epoch"]),
+                        seq=int(run["seq"]),
+                        parents=tuple(str(p) for p in run["parents"]),
+                        ok=bool(run["ok"]),
+                    )
+                )
+            except (KeyError, TypeError, ValueError):
+                continue
+        return sorted(records, key=lambda record: record.seq)
+
+    def record_change(
+        self, epoch: str, seq: int, names: tuple[str, ...] | None, cause: str
+    ) -> StateChange:
+        """Record code run outside the cells in the entry of the kernel it ran on, so every
+        process sees the cells it overwrote stale; ``seq`` is assigned by the registry, the
+        given one orders the local copy (kept for a kernel no longer registered)."""
+        assigned = self._registry.record_change(
+            self._path,
+            {"epoch": epoch, "names": None if names is None else list(names), "cause": cause},
+        )
+        return super().record_change(epoch, assigned if assigned >= 0 else seq, names, cause)
+
+    def changes(self) -> list[StateChange]:
+        """The registered kernel's runs of code outside the cells, oldest first."""
+        entry = self._registry.read(self._path)
+        if entry is None:
+            return []
+        found = []
+        for change in entry.changes:
+            try:
+                names = change["names"]
+                found.append(
+                    StateChange(
+                        seq=int(change["seq"]),
+                        epoch=str(change["epoch"]),
+                        names=None if names is None else tuple(str(n) for n in names),
+                        cause=str(change["cause"]),
+                    )
+                )
+            except (KeyError, TypeError, ValueError):
+                continue
+        return sorted(found, key=lambda change: change.seq)
+
+    def stamp(self) -> str:
+        """The registered kernel's epoch and last run number: another process's run (the
+        registry hands out ``seq`` across processes) or a new kernel changes it, so statuses
+        kept by it are never those of an older state of the shared log."""
+        entry = self._registry.read(self._path)
+        if entry is None:
+            return f"none:{self.version}"
+        return f"{entry.epoch}:{entry.seq}:{len(entry.runs)}"

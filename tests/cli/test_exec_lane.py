@@ -1,0 +1,303 @@
+"""The click-free ``j-cli -j exec NB --code ...`` lane on a live kernel (``cli._fast_exec``):
+the same JSON document and exit status as the click command, the same guarantees (the
+execution lock, the run log's staleness records), and a hand-over to click, with nothing run,
+whenever there is no live kernel to join. Every command is a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jupyter_jcli.cli._fast_exec import fast_exec
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.kernels import KernelRegistry
+from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
+
+pytestmark = pytest.mark.kernel
+
+TIMEOUT = 120.0
+"""Seconds any one command may take (a kernel start included, on a loaded machine)."""
+HANDED_OVER = 99
+"""The lane child's exit status when the lane handed the command line to click."""
+LANE = (
+    "import sys\n"
+    "from jupyter_jcli.cli._fast_exec import fast_exec\n"
+    "served = fast_exec(sys.argv[1:])\n"
+    "if served is None:\n"
+    "    sys.exit(99)\n"
+    "sys.stdout.buffer.write(served[1])\n"
+    "sys.exit(served[0])\n"
+)
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    "AAAABJRU5ErkJggg=="
+)
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
+    return folder
+
+
+def notebook(folder: Path, sources: list[str]) -> Path:
+    cells = [
+        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source,
+         "execution_count": None, "outputs": []}
+        for i, source in enumerate(sources)
+    ]  # fmt: skip
+    path = folder / "nb.ipynb"
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def _run(argv: list[str], cwd: Path) -> tuple[int, str]:
+    done = subprocess.run(
+        argv, capture_output=True, text=True, encoding="utf-8", cwd=cwd, timeout=TIMEOUT,
+        check=False,
+    )  # fmt: skip
+    return done.returncode, done.stdout
+
+
+def click_path(cwd: Path, *args: str | Path) -> tuple[int, str]:
+    """``j-cli`` through the click application (``python -m jupyter_jcli``: no fast lane)."""
+    return _run([sys.executable, "-m", "jupyter_jcli", *map(str, args)], cwd)
+
+
+def lane(cwd: Path, *args: str | Path) -> tuple[int, str]:
+    """``j-cli`` through the exec lane alone (exit :data:`HANDED_OVER` when it hands over)."""
+    return _run([sys.executable, "-c", LANE, *map(str, args)], cwd)
+
+
+def masked(stdout: str) -> dict[str, Any]:
+    """The answer without what differs between two runs of the same code: durations,
+    execution counts, run ids, who ran it, retention counts."""
+    assert stdout.count("\n") == 1, stdout
+    text = re.sub(r'"duration_s":[0-9.e-]+', '"duration_s":0', stdout)
+    text = re.sub(r'"execution_count":[0-9]+', '"execution_count":0', text)
+    text = re.sub(r"\[[0-9]+\]", "[0]", text)
+    text = re.sub(r"exec by [^(']+ pid [0-9]+", "exec by WHO", text)
+    document: dict[str, Any] = json.loads(text)
+    if document.get("run_id"):
+        text = text.replace(document["run_id"], "RUN")
+        document = json.loads(text)
+    if isinstance(document.get("retention"), dict):
+        document["retention"] = sorted(document["retention"])
+    return document
+
+
+def start(path: Path) -> str:
+    code, out = click_path(path.parent, "-j", "kernel", "start", path)
+    assert code == 0, out
+    epoch: str = json.loads(out)["kernel"]["epoch"]
+    return epoch
+
+
+def stop(path: Path) -> None:
+    click_path(path.parent, "-j", "kernel", "stop", path)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("print('hello'); 6 * 7", id="text"),
+        pytest.param("1 / 0", id="error"),
+        pytest.param(
+            "from IPython.display import Image, display; import base64\n"
+            f"display(Image(data=base64.b64decode({PNG!r})))",
+            id="image",
+        ),
+        pytest.param("print('line of text ' * 400)", id="long"),
+    ],
+)
+def test_the_exec_lane_answers_exactly_as_the_click_command(tmp_path: Path, code: str) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    try:
+        served = lane(tmp_path, "-j", "exec", path, "--code", code)
+        clicked = click_path(tmp_path, "-j", "exec", path, "--code", code)
+    finally:
+        stop(path)
+    assert served[0] != HANDED_OVER
+    assert served[0] == clicked[0]
+    assert masked(served[1]) == masked(clicked[1])
+
+
+def test_long_and_rich_results_of_the_lane_are_saved_as_run_outputs(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    try:
+        status, out = lane(tmp_path, "-j", "exec", path, "--code", "print('y' * 5000)")
+    finally:
+        stop(path)
+    answer = json.loads(out)
+    assert status == 0
+    assert answer["inline"] is False
+    assert Path(answer["output_manifest"]).is_file()
+    assert Path(answer["output_manifest"]).is_relative_to(tmp_path / ".j-cli" / "outputs")
+
+
+def test_code_the_lane_runs_stales_the_cells_it_overwrote_for_later_commands(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["x = 1", "y = x + 1", "z = 3"])
+    start(path)
+    try:
+        code, out = click_path(tmp_path, "-j", "run", path)
+        assert code == 0, out
+        status, served = lane(tmp_path, "-j", "exec", path, "--code", "x = 5")
+        code, rerun = click_path(tmp_path, "-j", "run", path, "--stale")
+        clicked = click_path(tmp_path, "-j", "exec", path, "--code", "x = 5")
+    finally:
+        stop(path)
+    effect = json.loads(served)["effect"]
+    assert status == 0
+    assert effect["names"] == ["x"]
+    assert effect["stale"] == ["x", "y"]  # the cell x came from, and the one using it
+    ran = [c["name"] for c in json.loads(rerun)["run"]["cells"] if c["status"] != "skipped"]
+    assert code == 0
+    assert ran == ["x", "y"]
+    assert clicked[0] == status
+    assert masked(clicked[1]) == masked(served)
+
+
+def reap(child: subprocess.Popen[bytes]) -> None:
+    """Kill ``child`` if it still runs (a failed test) and collect it, bounded."""
+    if child.poll() is None:
+        child.kill()
+        child.communicate(timeout=TIMEOUT)
+
+
+def _wait_busy(registry: KernelRegistry, path: Path) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        entry = registry.read(path.resolve())
+        if entry is not None and entry.busy:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the first exec never held the kernel")
+
+
+def test_the_lane_is_refused_with_kernel_busy_while_another_exec_holds_the_kernel(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    holder = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli", "-j", "exec", str(path), "--code",
+         "import time; time.sleep(8)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        _wait_busy(KernelRegistry(), path)
+        served = lane(tmp_path, "-j", "exec", path, "--code", "x")
+        clicked = click_path(tmp_path, "-j", "exec", path, "--code", "x")
+        holder.communicate(timeout=TIMEOUT)
+    finally:
+        reap(holder)
+        stop(path)
+    assert holder.returncode == 0
+    assert served[0] == clicked[0] == 1
+    assert json.loads(served[1])["code"] == ErrorCode.KERNEL_BUSY
+    assert masked(served[1]) == masked(clicked[1])
+
+
+def test_ctrl_c_on_the_lane_interrupts_the_kernel_and_lets_it_go(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    handler = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    child = subprocess.Popen(  # Ctrl-C raises KeyboardInterrupt (as on a terminal)
+        [sys.executable, "-c", handler + LANE, "-j", "exec", str(path), "--code",
+         "import time; time.sleep(300)"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    try:
+        _wait_busy(KernelRegistry(), path)
+        child.send_signal(signal.SIGINT)
+        child.communicate(timeout=TIMEOUT)
+        after = lane(tmp_path, "-j", "exec", path, "--code", "6 * 7")  # not still sleeping
+    finally:
+        reap(child)
+        stop(path)
+    assert child.returncode == 130
+    assert after[0] == 0
+    assert json.loads(after[1])["outputs"][0]["data"]["text/plain"] == ["42"]
+
+
+def test_without_a_live_kernel_the_lane_hands_over_having_run_nothing(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    status, out = lane(tmp_path, "-j", "exec", path, "--code", "print(1)")
+    assert status == HANDED_OVER
+    assert out == ""
+    assert KernelRegistry().read(path.resolve()) is None
+    assert not (tmp_path / ".j-cli").exists()
+
+
+def test_a_kernel_killed_from_outside_is_handed_over_and_replaced_as_the_click_command_says(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    epoch = start(path)
+    entry = KernelRegistry().read(path.resolve())
+    assert entry is not None and entry.pid is not None
+    os.kill(entry.pid, signal.SIGKILL)
+    try:
+        status, _out = lane(tmp_path, "-j", "exec", path, "--code", "print(1)")
+        code, out = _run([str(Path(sys.executable).parent / "j-cli"), "-j", "exec", str(path),
+                          "--code", "print(1)"], tmp_path)  # fmt: skip
+    finally:
+        stop(path)
+    assert status == HANDED_OVER
+    answer = json.loads(out)
+    assert code == 0
+    assert answer["run"]["kernel_restarted"] is True
+    assert answer["run"]["replaced_epoch"] == epoch
+
+
+def test_the_exec_lane_imports_no_click_asyncio_anyio_or_zmq_asyncio(tmp_path: Path) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    script = LANE.replace(
+        "sys.exit(served[0])\n",
+        "import json\nprint(json.dumps(sorted(sys.modules)))\nsys.exit(served[0])\n",
+    )
+    try:
+        code, out = _run([sys.executable, "-c", script, "-j", "exec", str(path), "--code",
+                          "x = 2"], tmp_path)  # fmt: skip
+    finally:
+        stop(path)
+    assert code == 0
+    modules = set(json.loads(out.splitlines()[-1]))
+    assert "jupyter_jcli.kernels._wire" in modules  # it joined the kernel
+    assert "jupyter_jcli.analysis._overwrites" in modules  # and recorded what x = 2 staled
+    assert not modules & {"click", "asyncio", "anyio", "zmq.asyncio"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["exec", "nb.ipynb", "--code", "1"],  # text mode
+        ["-j", "exec", "nb.ipynb", "--code-file", "x.py"],
+        ["-j", "exec", "nb.ipynb", "--code", "1", "--code", "2"],
+        ["-j", "exec", "nb.ipynb", "--code", "1", "--kernel", "python3"],
+        ["-j", "exec", "nb.ipynb", "--code", "1", "--timeout", "1e3"],
+        ["-j", "exec", "nb.ipynb", "--code", "-1"],
+        ["-j", "exec", "nb.ipynb", "--code"],
+        ["-j", "exec", "--code", "1"],  # no notebook: a scratch kernel
+        ["-j", "exec", "nb.ipynb", "--code", "1", "--help"],
+        ["-j", "exec", "nb.ipynb", "--code", "1", "--server-url", "http://localhost:1"],
+    ],
+)
+def test_command_lines_that_are_not_plain_execs_go_to_the_click_app(argv: list[str]) -> None:
+    assert fast_exec(argv) is None
