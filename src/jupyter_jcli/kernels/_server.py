@@ -141,6 +141,11 @@ class ServerBackend:
         self._request: str | None = None  # the execute request running
         self._interrupted = False  # whether we interrupted it
         self._unasked = False  # whether it showed a KeyboardInterrupt we did not cause
+        # Jupyter Server answers a kernel WebSocket's handshake only after the kernel answers
+        # its kernel_info request (or the server gives up waiting), so the handshake right
+        # after a start lasts as long as the kernel's start-up: start() bounds it by the
+        # start's own budget, not by the connect timeout meant for reaching the server.
+        self._handshake_timeout = CONNECT_TIMEOUT
 
     @property
     def pid(self) -> int | None:
@@ -181,6 +186,7 @@ class ServerBackend:
                 await self._join_or_create(
                     api, kernelspec_name, cwd, notebook_path, startup_timeout
                 )
+                self._handshake_timeout = max(CONNECT_TIMEOUT, startup_timeout)
                 channels = KernelChannels(self._connect, self._kernel_gone)
                 self._channels = channels
                 await channels.open()
@@ -257,7 +263,7 @@ class ServerBackend:
                 additional_headers=auth_headers(self.config),
                 subprotocols=[Subprotocol(p) for p in self._protocols] or None,
                 ssl=ssl_context(self.config.verify) if secure else None,
-                open_timeout=CONNECT_TIMEOUT,
+                open_timeout=self._handshake_timeout,
                 max_size=MAX_MESSAGE_BYTES,
             )
 
