@@ -1,8 +1,10 @@
 """Shared test configuration: fixture paths; every test's own kernel registry; the order
-of a parallel run."""
+of a parallel run; one bytecode cache for every Python process the run starts."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,25 @@ FIXTURES = Path(__file__).parent / "fixtures"
 PROCESS_MARKERS = ("hosts", "server", "kernel")
 """Markers of the tests that start processes (kernels, a Jupyter Server, host CLIs): the long
 ones, which a parallel run (``pytest -n 4``, pytest-xdist) starts first."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``PYTHONDONTWRITEBYTECODE`` every process the run starts (each ``j-cli``
+    command, kernel, supervisor, MCP server, Jupyter Server, pytest-xdist worker) compiles
+    every module it imports from source again (IPython, jupyter_server, the MCP SDK, pandas,
+    our package): a large part of the suite's CPU time. Give the run one bytecode cache
+    instead, under pytest's cache folder (``PYTHONPYCACHEPREFIX``, so no ``__pycache__`` is
+    written into the source tree or the virtual environment), for this process and, through
+    the environment, for every process it starts (workers are started after this hook). A
+    run that writes bytecode anyway is left as it is."""
+    cache = getattr(config, "cache", None)  # None with ``-p no:cacheprovider``
+    if not sys.dont_write_bytecode or cache is None:
+        return
+    prefix = str(cache.mkdir("bytecode"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
 
 
 @pytest.fixture

@@ -35,6 +35,10 @@ PACKAGES = {
     "@opencode-ai/plugin": "1.18.33",
 }
 CLI_TIMEOUT_S = 180
+INSPECTOR_CONNECT_TIMEOUT_MS = 120_000
+"""How long the Inspector waits for our server's ``initialize`` answer (its own default,
+15 s, is shorter than a Python server's start on a loaded machine; the bound stays below
+:data:`CLI_TIMEOUT_S`, so a server that never answers still fails with the Inspector's error)."""
 BIN = Path(sys.executable).parent
 READONLY = BIN / "jcli-notebook-output"
 WORKBENCH = BIN / "jupyter-mcp"
@@ -173,6 +177,7 @@ def test_inspector_cli_calls_read_notebook_output_on_a_real_notebook(
     npm_bin: Path, host_env: dict[str, str], host_project: Path
 ) -> None:
     base = [str(npm_bin / "mcp-inspector"), "--cli", str(READONLY), "--root", str(host_project)]
+    base += ["--connect-timeout", str(INSPECTOR_CONNECT_TIMEOUT_MS)]
     tools = json.loads(
         run([*base, "--method", "tools/list"], host_project, host_env, stdout_only=True)
     )
@@ -216,6 +221,7 @@ def inspector_call(
     rejected, such as ``-32602``) fails the test.
     """
     argv = [str(npm_bin / "mcp-inspector"), "--cli", str(server), "--root", str(project)]
+    argv += ["--connect-timeout", str(INSPECTOR_CONNECT_TIMEOUT_MS)]
     argv += ["--method", "tools/call", "--tool-name", tool]
     for key, value in args.items():
         argv += ["--tool-arg", f"{key}={value}"]

@@ -67,8 +67,7 @@ async def test_a_kernel_being_stopped_is_not_joined_the_joiner_starts_its_own(
     )
     # Another command's stop, held at its most delicate point: the entry says "stopping",
     # its supervisor has not acted yet, the kernel no longer answers (it is shutting down).
-    signal_all(first, signal.SIGSTOP)
-    registry.update(path, lambda e: setattr(e, "state", "stopping"), epoch=first.epoch)
+    # The supervisor is stopped while we hold the entry's lock, so never while it holds it.
     joiner = SharedNotebookKernel(path, registry=registry, startup_timeout=STARTUP)
 
     async def let_the_stop_go_on() -> None:
@@ -76,6 +75,9 @@ async def test_a_kernel_being_stopped_is_not_joined_the_joiner_starts_its_own(
         signal_all(first, signal.SIGCONT)
 
     try:
+        with registry.locked(path):
+            signal_all(first, signal.SIGSTOP)
+        registry.update(path, lambda e: setattr(e, "state", "stopping"), epoch=first.epoch)
         with anyio.fail_after(3 * STARTUP):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(let_the_stop_go_on)

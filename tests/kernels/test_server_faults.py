@@ -92,6 +92,21 @@ async def test_a_notebook_outside_the_server_root_is_refused(
     assert failed.details["server_root"] == str((tmp_path / "elsewhere").resolve())
 
 
+async def test_a_first_handshake_slower_than_the_connect_timeout_is_within_the_start_budget(
+    jupyter_server: RunningServer,
+    kernel_for: list[NotebookKernel],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The server holds the first WebSocket handshake until the new kernel answers its
+    # kernel_info request: on a loaded machine that outlasts any connect timeout.
+    monkeypatch.setattr("jupyter_jcli.kernels._server.CONNECT_TIMEOUT", 0.001)
+    kernel = kernel_on(kernel_for, jupyter_server.config(), tmp_path / "nb.ipynb")
+    with anyio.fail_after(WAIT):
+        result = await kernel.execute("print(6 * 7)")
+    assert result.status == "ok" and texts(result.outputs) == "42\n"
+
+
 @pytest.mark.parametrize("how", ["kill", "stop"])
 async def test_a_server_gone_during_an_execution_ends_it_with_its_outputs_so_far(
     own_server: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path, how: str

@@ -146,6 +146,11 @@ class ServerBackend:
         self._unasked = False  # whether it showed a KeyboardInterrupt we did not cause
         self._notebook: Path | None = None  # the notebook whose session (and ledger) we use
         self._epoch: str | None = None  # the epoch our runs on it are recorded under
+        # Jupyter Server answers a kernel WebSocket's handshake only after the kernel answers
+        # its kernel_info request (or the server gives up waiting), so the handshake right
+        # after a start lasts as long as the kernel's start-up: start() bounds it by the
+        # start's own budget, not by the connect timeout meant for reaching the server.
+        self._handshake_timeout = CONNECT_TIMEOUT
 
     @property
     def pid(self) -> int | None:
@@ -186,6 +191,7 @@ class ServerBackend:
                 await self._join_or_create(
                     api, kernelspec_name, cwd, notebook_path, startup_timeout
                 )
+                self._handshake_timeout = max(CONNECT_TIMEOUT, startup_timeout)
                 channels = KernelChannels(self._connect, self._kernel_gone)
                 self._channels = channels
                 await channels.open()
@@ -277,7 +283,7 @@ class ServerBackend:
                 additional_headers=auth_headers(self.config),
                 subprotocols=[Subprotocol(p) for p in self._protocols] or None,
                 ssl=ssl_context(self.config.verify) if secure else None,
-                open_timeout=CONNECT_TIMEOUT,
+                open_timeout=self._handshake_timeout,
                 max_size=MAX_MESSAGE_BYTES,
             )
 
