@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
+
+from anyio.abc import AsyncResource
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import execute_timeout
@@ -58,7 +59,7 @@ if TYPE_CHECKING:  # the status views load with the read that answers them
 __all__ = ["Workbench"]
 
 
-class Workbench(WorkbenchState):
+class Workbench(WorkbenchState, AsyncResource):
     """The operations that need a kernel, plus the reads that report cell statuses.
 
     Use ``async with Workbench() as wb:`` (every kernel is shut down on exit, bounded), or
@@ -84,20 +85,13 @@ class Workbench(WorkbenchState):
             in a build without the Jupyter Server backend).
     """
 
-    async def __aenter__(self) -> Workbench:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.shutdown()
-
     async def shutdown(self) -> None:
         """Shut every kernel down (graceful up to 5 s each, then killed; shielded)."""
         await self._pool.shutdown_all()
+
+    async def aclose(self) -> None:
+        """:meth:`shutdown`, as ``async with`` does on exit."""
+        await self.shutdown()
 
     # ------------------------------------------------------------------ reads
 
