@@ -61,7 +61,7 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
-from jupyter_jcli.notebook.io import cell_source
+from jupyter_jcli.notebook.io import cell_source, value_at
 
 __all__ = [
     "MAX_BASE_LENGTH",
@@ -146,13 +146,7 @@ def slugify(text: str, *, max_length: int = MAX_BASE_LENGTH) -> str:
 
 def stored_name(cell: Mapping[str, Any]) -> str | None:
     """The name stored at ``cell.metadata.jupyter_mcp.name`` (valid or not), or ``None``."""
-    metadata = cell.get("metadata")
-    if not isinstance(metadata, Mapping):
-        return None
-    section = metadata.get(METADATA_KEY)
-    if not isinstance(section, Mapping):
-        return None
-    name = section.get("name")
+    name = value_at(cell, "metadata", METADATA_KEY, "name")
     return name if isinstance(name, str) else None
 
 
