@@ -70,6 +70,7 @@ __all__ = [
     "NAME_PATTERN",
     "assign_names",
     "derive_base_name",
+    "dotted_name",
     "is_valid_name",
     "set_stored_name",
     "slugify",
@@ -336,15 +337,15 @@ def _statement_name(node: ast.stmt) -> str | None:
     if isinstance(node, ast.Expr):
         value = node.value
         if isinstance(value, ast.Call):
-            callee = _dotted(value.func)
+            callee = dotted_name(value.func)
             if callee is None:
                 return None
             if value.args:
-                argument = _dotted(value.args[0])
+                argument = dotted_name(value.args[0])
                 if argument is not None:
                     return f"{callee} {argument}"
             return callee
-        return _dotted(value)
+        return dotted_name(value)
     return None
 
 
@@ -356,13 +357,19 @@ def _target_name(target: ast.expr) -> str | None:
         return _target_name(target.value)
     if isinstance(target, ast.Subscript):
         return _target_name(target.value)
-    return _dotted(target)
+    return dotted_name(target)
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr, *, calls: bool = False) -> str | None:
+    """The dotted path of a name or attribute chain (``np.random.seed``), or ``None`` for
+    any other expression. With ``calls`` a call in the chain counts too, as ``f()``
+    (``plt.figure().add_subplot``)."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base} {node.attr}" if base else None
+        base = dotted_name(node.value, calls=calls)
+        return f"{base}.{node.attr}" if base else None
+    if calls and isinstance(node, ast.Call):
+        base = dotted_name(node.func, calls=True)
+        return f"{base}()" if base else None
     return None
