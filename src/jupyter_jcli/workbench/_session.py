@@ -43,6 +43,7 @@ from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, check_page
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
 from jupyter_jcli.workbench._run_log import not_fresh, stale_causes, statuses
 from jupyter_jcli.workbench._runs import (
+    RunOptions,
     code_cells,
     empty_batch,
     execute_outcome,
@@ -194,19 +195,13 @@ class Workbench(WorkbenchState, AsyncResource):
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
+        options = RunOptions(timeout, on_progress, include_images)
         loaded = await self._load(path)
         kernel = self._kernel(loaded.document, kernel_name)
         async with kernel.hold(), self._choice.explained(loaded.document):
             loaded = await self._current(loaded)
             views = code_cells(loaded, names)
-            batch = await self._run_cells(
-                kernel,
-                loaded,
-                views,
-                timeout=timeout,
-                on_progress=on_progress,
-                include_images=include_images,
-            )
+            batch = await self._run_cells(kernel, loaded, views, options)
         info = await kernel.info()
         return await self._thread(
             execute_outcome, loaded, info, batch, self._log_of(loaded.document)
@@ -243,6 +238,7 @@ class Workbench(WorkbenchState, AsyncResource):
             The codes of :meth:`execute_cells`.
         """
         execute_timeout(timeout)
+        options = RunOptions(timeout, on_progress, include_images)
         loaded = await self._load(path)
         document = loaded.document
         self._choice.override(document, kernel_name)
@@ -264,14 +260,7 @@ class Workbench(WorkbenchState, AsyncResource):
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
             views = [loaded.document.cell(name) for name in plan]
-            batch = await self._run_cells(
-                kernel,
-                loaded,
-                views,
-                timeout=timeout,
-                on_progress=on_progress,
-                include_images=include_images,
-            )
+            batch = await self._run_cells(kernel, loaded, views, options)
         info = await kernel.info()
         log = self._log_of(loaded.document)
         return await self._thread(partial(run_stale_outcome, loaded, info, batch, log, plan=plan))
