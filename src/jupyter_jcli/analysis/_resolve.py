@@ -13,6 +13,7 @@ the cells below, name by name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -69,6 +70,7 @@ def is_wildcard_writer(eff: CellEffects) -> bool:
     return bool(eff.wildcard_writers) and eff.cell_type == "code" and eff.syntax_error is None
 
 
+@dataclass(slots=True, eq=False)
 class Lookups:
     """The state the cells above a cell left, asked name by name (one object per pass).
 
@@ -80,20 +82,11 @@ class Lookups:
         wildcard: the nearest wildcard writer above, or ``None`` (the pass updates it).
     """
 
-    __slots__ = ("callable_of", "is_container", "is_module", "wildcard", "writer")
-
-    def __init__(
-        self,
-        writer: Callable[[str], int | None],
-        callable_of: Callable[[str], CallTimeEffects | None],
-        is_module: Callable[[str], bool],
-        is_container: Callable[[str], bool],
-    ) -> None:
-        self.writer = writer
-        self.callable_of = callable_of
-        self.is_module = is_module
-        self.is_container = is_container
-        self.wildcard: int | None = None
+    writer: Callable[[str], int | None]
+    callable_of: Callable[[str], CallTimeEffects | None]
+    is_module: Callable[[str], bool]
+    is_container: Callable[[str], bool]
+    wildcard: int | None = field(default=None, init=False)
 
 
 def resolve_cell(eff: CellEffects, above: Lookups) -> Resolved:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from dataclasses import KW_ONLY, dataclass
 
 __all__ = ["Bucket", "Scope", "scan_locals", "target_names"]
 
@@ -30,6 +31,7 @@ class Bucket:
         self.claimed = False
 
 
+@dataclass(slots=True, eq=False)
 class Scope:
     """One scope of the visitor.
 
@@ -40,24 +42,13 @@ class Scope:
     bucket of a class's methods.
     """
 
-    __slots__ = ("bound", "bucket", "call_bucket", "globals", "kind", "parent")
-
-    def __init__(
-        self,
-        kind: str,
-        parent: Scope | None,
-        bound: set[str],
-        bucket: Bucket | None,
-        globals_: frozenset[str] | set[str] = frozenset(),
-        *,
-        call_bucket: Bucket | None = None,
-    ) -> None:
-        self.kind = kind
-        self.parent = parent
-        self.bound = bound
-        self.bucket = bucket
-        self.globals = globals_
-        self.call_bucket = call_bucket
+    kind: str
+    parent: Scope | None
+    bound: set[str]
+    bucket: Bucket | None
+    globals: frozenset[str] | set[str] = frozenset()
+    _: KW_ONLY
+    call_bucket: Bucket | None = None
 
 
 def target_names(target: ast.AST) -> Iterator[str]:

@@ -91,11 +91,7 @@ def _check_target(path: str, *, force: bool) -> None:
     except FileNotFoundError:
         return
     except OSError as err:
-        raise JcliError(
-            ErrorCode.FILE_WRITE_FAILED,
-            f"Cannot write {path}: {err.strerror or err}.",
-            {"path": path, "errno": err.errno},
-        ) from err
+        raise _write_failed(f"Cannot write {path}", path, err, errno=err.errno) from err
     kind = _kind(info.st_mode)
     details = {"path": path, "file_type": kind}
     if kind != "regular file":
@@ -106,9 +102,7 @@ def _check_target(path: str, *, force: bool) -> None:
             details,
         )
     if not force:
-        raise JcliError(
-            ErrorCode.FILE_EXISTS, f"{path} already exists; pass --force to replace it.", details
-        )
+        raise _exists(path, file_type=kind)
 
 
 def _publish(tmp_name: str, path: str, *, force: bool) -> None:
@@ -122,11 +116,7 @@ def _publish(tmp_name: str, path: str, *, force: bool) -> None:
         try:
             os.link(tmp_name, path)
         except FileExistsError as err:
-            raise JcliError(
-                ErrorCode.FILE_EXISTS,
-                f"{path} already exists; pass --force to replace it.",
-                {"path": path},
-            ) from err
+            raise _exists(path) from err
         except OSError:
             _check_target(path, force=False)
         else:
@@ -163,11 +153,7 @@ def save_bytes(path: str, content: bytes, *, force: bool) -> None:
     try:
         fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=".jcli-save.", suffix=".tmp")
     except OSError as err:
-        raise JcliError(
-            ErrorCode.FILE_WRITE_FAILED,
-            f"Cannot write in {folder}: {err.strerror or err}.",
-            {"path": path},
-        ) from err
+        raise _write_failed(f"Cannot write in {folder}", path, err) from err
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
@@ -176,14 +162,27 @@ def save_bytes(path: str, content: bytes, *, force: bool) -> None:
         os.chmod(tmp_name, _default_file_mode())
         _publish(tmp_name, path, force=force)
     except OSError as err:
-        raise JcliError(
-            ErrorCode.FILE_WRITE_FAILED,
-            f"Could not write {path}: {err.strerror or err}.",
-            {"path": path},
-        ) from err
+        raise _write_failed(f"Could not write {path}", path, err) from err
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
+
+
+def _exists(path: str, **details: str) -> JcliError:
+    """``FILE_EXISTS``: something is at ``path`` and ``--force`` was not given."""
+    return JcliError(
+        ErrorCode.FILE_EXISTS,
+        f"{path} already exists; pass --force to replace it.",
+        {"path": path, **details},
+    )
+
+
+def _write_failed(doing: str, path: str, err: OSError, **details: int | None) -> JcliError:
+    """``FILE_WRITE_FAILED`` while ``doing`` (``"Cannot write in FOLDER"``), with the OS's
+    reason."""
+    return JcliError(
+        ErrorCode.FILE_WRITE_FAILED, f"{doing}: {err.strerror or err}.", {"path": path, **details}
+    )
 
 
 def _default_file_mode() -> int:

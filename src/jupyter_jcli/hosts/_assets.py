@@ -2,14 +2,16 @@
 
 An asset is a template under ``jupyter_jcli/hosts/assets/``; rendering replaces
 ``"__JCLI_ARGV__"`` (a JSON string literal in the template) with the JSON array of the absolute
-``j-cli`` command. The first line of every asset carries :data:`OWNED_MARKER`: setup replaces and
-``--remove`` deletes a file at the target path only when it carries the marker, never a file of
-someone else's.
+``j-cli`` command, and each ``// @include NAME`` line with the asset ``NAME`` (code both
+adapters share, such as ``read_call.js``: the installed file stands alone). The first line of
+every asset carries :data:`OWNED_MARKER`: setup replaces and ``--remove`` deletes a file at the
+target path only when it carries the marker, never a file of someone else's.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -23,13 +25,18 @@ __all__ = ["OWNED_MARKER", "owned_state", "plan_owned_file", "render_asset"]
 
 OWNED_MARKER = "Managed by jupyter-jcli"
 _PLACEHOLDER = '"__JCLI_ARGV__"'
+_INCLUDE = re.compile(r"^// @include (\S+)\n", re.MULTILINE)
 
 
 def render_asset(name: str) -> str:
-    """The asset ``name`` with the absolute ``j-cli`` command filled in."""
-    template = (resources.files("jupyter_jcli.hosts") / "assets" / name).read_text("utf-8")
+    """The asset ``name`` with its includes and the absolute ``j-cli`` command filled in."""
+    template = _INCLUDE.sub(lambda line: _asset_text(line.group(1)), _asset_text(name))
     argv = json.dumps([str(script_path(JCLI_SCRIPT))])
     return template.replace(_PLACEHOLDER, argv)
+
+
+def _asset_text(name: str) -> str:
+    return (resources.files("jupyter_jcli.hosts") / "assets" / name).read_text("utf-8")
 
 
 def _is_ours(text: str) -> bool:

@@ -61,10 +61,7 @@ _HOOK_TIMEOUT_S = 10
 
 def config_path(scope: Scope, root: Path | None) -> Path:
     """The ``config.toml`` setup edits for ``scope``."""
-    if scope is Scope.PROJECT:
-        assert root is not None
-        return root / ".codex" / "config.toml"
-    return codex_home() / "config.toml"
+    return scope.path(root, ".codex/config.toml", lambda: codex_home() / "config.toml")
 
 
 def _servers(

@@ -30,10 +30,7 @@ PLUGIN_FILE = "jupyter-jcli.mjs"
 
 def plugin_path(scope: Scope, root: Path | None) -> Path:
     """Where the plugin module goes."""
-    if scope is Scope.PROJECT:
-        assert root is not None
-        return root / ".dsh" / "plugins" / PLUGIN_FILE
-    return xdg_config_home() / "dsh" / "plugins" / PLUGIN_FILE
+    return scope.path(root, ".dsh", lambda: xdg_config_home() / "dsh") / "plugins" / PLUGIN_FILE
 
 
 def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:

@@ -22,10 +22,7 @@ IGNORE_LINES = ["**/.j-cli/"]
 
 def ignore_path(scope: Scope, root: Path | None) -> Path:
     """The ignore file setup edits for ``scope``."""
-    if scope is Scope.PROJECT:
-        assert root is not None
-        return root / ".gitignore"
-    return git_user_excludes()
+    return scope.path(root, ".gitignore", git_user_excludes)
 
 
 def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -38,6 +38,14 @@ class Scope(str, Enum):
 
     PROJECT = "project"
     USER = "user"
+
+    def path(self, root: Path | None, project: str, user: Callable[[], Path]) -> Path:
+        """``root / project`` for the project scope (``root``: the project folder), else
+        ``user()``, the user's own file or folder (looked up only for the user scope)."""
+        if self is Scope.PROJECT:
+            assert root is not None
+            return root / project
+        return user()
 
 
 class PlanRequest(NamedTuple):

@@ -55,10 +55,7 @@ TOOL_FILE = "read_notebook_output.js"
 
 
 def _folder(scope: Scope, root: Path | None) -> Path:
-    if scope is Scope.PROJECT:
-        assert root is not None
-        return root
-    return xdg_config_home() / "opencode"
+    return scope.path(root, ".", lambda: xdg_config_home() / "opencode")
 
 
 def config_path(scope: Scope, root: Path | None) -> Path:

@@ -52,9 +52,10 @@ class FileRecord(TypedDict, total=False):
 
 def state_path(scope: Scope, root: Path | None) -> Path:
     """The ledger file of ``scope``."""
-    if scope is Scope.PROJECT:
-        assert root is not None
-        return root / ".j-cli" / STATE_FILE
+    return scope.path(root, f".j-cli/{STATE_FILE}", _user_state_file)
+
+
+def _user_state_file() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_state_dir("jupyter-jcli", appauthor=False)) / STATE_FILE

@@ -20,21 +20,18 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._channels import CountedReceives
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
 
+    from jupyter_jcli.kernels._wire import Channel
+
 __all__ = ["LocalBackend", "installed_kernelspecs", "require_kernelspec"]
 
 _log = logging.getLogger(__name__)
-
-_RECEIVE_DRAIN = 2.0
-"""Seconds :meth:`LocalBackend.shutdown` waits for receives in progress to return before it
-closes the channels (each receive is bounded by its own timeout, at most a poll interval in
-the execution loop). Closing a ``zmq.asyncio`` socket cancels the future a receive awaits:
-the receiving task would get a bare ``CancelledError`` that no cancel scope asked for."""
 
 
 @contextmanager
@@ -114,7 +111,7 @@ def _kernel_stdout() -> int:
     return 2
 
 
-class LocalBackend:
+class LocalBackend(CountedReceives):
     """A local kernel process (``AsyncKernelManager`` + ``AsyncKernelClient``).
 
     Implements :class:`~jupyter_jcli.kernels.KernelBackend`. The client opens the shell,
@@ -124,9 +121,9 @@ class LocalBackend:
     """
 
     def __init__(self) -> None:
+        super().__init__()
         self._km: AsyncKernelManager | None = None
         self._kc: AsyncKernelClient | None = None
-        self._receiving = 0
 
     @property
     def pid(self) -> int | None:
@@ -187,63 +184,20 @@ class LocalBackend:
         with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "checking the kernel process"):
             return bool(await self._km.is_alive())
 
-    async def send_execute(
-        self,
-        code: str,
-        *,
-        silent: bool,
-        store_history: bool,
-        user_expressions: Mapping[str, str],
-    ) -> str:
-        """Send an ``execute_request`` (``allow_stdin: false``); return its ``msg_id``.
-
-        Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start` or after :meth:`shutdown`.
-        """
+    async def _send_execute_request(self, content: dict[str, Any]) -> str:
         kc = self._client()
         with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "sending an execute_request"):
-            msg_id = kc.execute(
-                code,
-                silent=silent,
-                store_history=store_history,
-                user_expressions=dict(user_expressions),
-                allow_stdin=False,
-                stop_on_error=True,
-            )
-        return str(msg_id)
+            return str(kc.execute(**content))
 
-    async def next_iopub(self, timeout: float) -> KernelMessage | None:
-        """The next iopub message, or ``None`` after ``timeout`` seconds.
-
-        Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
-        """
+    async def _take(self, channel: Channel, timeout: float) -> KernelMessage | None:
         kc = self._client()
-        self._receiving += 1
+        get = {"iopub": kc.get_iopub_msg, "shell": kc.get_shell_msg, "control": kc.get_control_msg}
+        doing = f"receiving from the {channel} channel"
         try:
-            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "receiving from the iopub channel"):
-                msg: dict[str, Any] = await kc.get_iopub_msg(timeout=max(timeout, 0.0))
+            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, doing):
+                msg: dict[str, Any] = await get[channel](timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
-        finally:
-            self._receiving -= 1
-        return msg
-
-    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply, or ``None`` after ``timeout`` seconds.
-
-        Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
-        """
-        kc = self._client()
-        self._receiving += 1
-        try:
-            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "receiving from the shell channel"):
-                msg: dict[str, Any] = await kc.get_shell_msg(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            return None
-        finally:
-            self._receiving -= 1
         return msg
 
     async def interrupt(self) -> None:
@@ -265,9 +219,7 @@ class LocalBackend:
         self._km = None
         with anyio.CancelScope(shield=True):
             if kc is not None:
-                with anyio.move_on_after(_RECEIVE_DRAIN):
-                    while self._receiving:
-                        await anyio.sleep(0.01)
+                await self._receives_drained()
                 try:
                     kc.stop_channels()
                 except Exception:  # a half-open channel must not keep the kernel alive

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from types import TracebackType
 
 import anyio
+from anyio.abc import AsyncResource
 
 from jupyter_jcli.kernels._backend import BackendFactory
 from jupyter_jcli.kernels._config import DEFAULT_STARTUP_TIMEOUT
@@ -16,7 +16,7 @@ from jupyter_jcli.kernels._local import LocalBackend
 __all__ = ["KernelPool"]
 
 
-class KernelPool:
+class KernelPool(AsyncResource):
     """One kernel per notebook, keyed by the resolved notebook path; nothing starts until a
     kernel's first execution.
 
@@ -82,15 +82,8 @@ class KernelPool:
                 for kernel in kernels:
                     tg.start_soon(_shutdown, kernel, now)
 
-    async def __aenter__(self) -> KernelPool:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def aclose(self) -> None:
+        """:meth:`shutdown_all` (graceful first), as ``async with`` does on exit."""
         await self.shutdown_all()
 
 

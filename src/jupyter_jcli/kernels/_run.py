@@ -112,25 +112,18 @@ def _parent_id(msg: KernelMessage) -> object:
     return parent.get("msg_id") if isinstance(parent, dict) else None
 
 
+@dataclass(eq=False)
 class _Waiter:
     """Reads one request's messages until idle and reply, a deadline, or the kernel's death."""
 
-    def __init__(
-        self,
-        backend: KernelBackend,
-        msg_id: str,
-        collector: OutputCollector,
-        on_output: OutputCallback | None,
-        signal: StopSignal,
-    ) -> None:
-        self.backend = backend
-        self.msg_id = msg_id
-        self.collector = collector
-        self.on_output = on_output
-        self.signal = signal
-        self.idle = False
-        self.idle_at = 0.0
-        self.reply: dict[str, Any] | None = None
+    backend: KernelBackend
+    msg_id: str
+    collector: OutputCollector
+    on_output: OutputCallback | None
+    signal: StopSignal
+    idle: bool = field(default=False, init=False)
+    idle_at: float = field(default=0.0, init=False)
+    reply: dict[str, Any] | None = field(default=None, init=False)
 
     async def until(self, deadline: float, *, stoppable: bool = True) -> Ending:
         last_check = time.monotonic()

@@ -56,6 +56,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._channels import ExecuteRequests
 from jupyter_jcli.kernels._server_config import ServerConfig
 from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
@@ -120,7 +121,7 @@ def _kernel_id(model: object, doing: str) -> str:
     return ident
 
 
-class ServerBackend:
+class ServerBackend(ExecuteRequests):
     """One kernel of a Jupyter Server (:class:`~jupyter_jcli.kernels.KernelBackend`, and
     :class:`~jupyter_jcli.kernels.InPlaceRestart`); see the module docstring.
 
@@ -314,29 +315,14 @@ class ServerBackend:
                     pass  # unreachable: the WebSocket's reconnect decides
         return channels.usable
 
-    async def send_execute(
-        self,
-        code: str,
-        *,
-        silent: bool,
-        store_history: bool,
-        user_expressions: Mapping[str, str],
-    ) -> str:
-        """Send an ``execute_request`` (``allow_stdin: false``); return its ``msg_id``.
+    async def _send_execute_request(self, content: dict[str, Any]) -> str:
+        """Send it over the WebSocket.
 
         Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start`, after :meth:`shutdown`
-                or once the connection is lost; ``SERVER_UNREACHABLE`` while it is down.
+            KernelError: ``KERNEL_NOT_RUNNING`` also once the connection is lost;
+                ``SERVER_UNREACHABLE`` while it is down.
         """
         channels = self._live()
-        content = {
-            "code": code,
-            "silent": silent,
-            "store_history": store_history,
-            "user_expressions": dict(user_expressions),
-            "allow_stdin": False,
-            "stop_on_error": True,
-        }
         msg = new_message("execute_request", content, channels.session)
         self._request, self._interrupted, self._unasked = msg["header"]["msg_id"], False, False
         await channels.send(msg)

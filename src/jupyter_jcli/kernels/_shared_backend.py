@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._channels import CountedReceives
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
 from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
 from jupyter_jcli.kernels._wire import Channel, WireClient, WireError, read_connection
@@ -21,9 +22,6 @@ from jupyter_jcli.kernels._wire import Channel, WireClient, WireError, read_conn
 __all__ = ["SharedBackend"]
 
 _HEARTBEAT_TRIES = 5
-_RECEIVE_DRAIN = 2.0
-"""Seconds :meth:`SharedBackend.shutdown` waits for receives in progress (each bounded by
-its own timeout) before it closes the channels under them."""
 
 
 @contextlib.contextmanager
@@ -40,7 +38,7 @@ def _channel_errors(doing: str) -> Iterator[None]:
         ) from exc
 
 
-class SharedBackend:
+class SharedBackend(CountedReceives):
     """The notebook's registered kernel, joined through its connection file with our own
     messaging client (:class:`~jupyter_jcli.kernels._wire.WireClient`: shell, iopub and
     control; stdin is never offered, so ``input()`` fails at once).
@@ -68,6 +66,7 @@ class SharedBackend:
         attach_only: bool = False,
         blocking: bool = False,
     ) -> None:
+        super().__init__()
         self._registry_ = registry
         self._blocking = blocking
         self._keep = keep
@@ -75,7 +74,6 @@ class SharedBackend:
         self._attach_only = attach_only
         self._entry: KernelEntry | None = None
         self._client: WireClient | None = None
-        self._receiving = 0
         self.stop_on_shutdown = False
         """Whether :meth:`shutdown` stops the shared kernel (it does for a kernel this
         backend started and does not keep, and when told to: a restart, a kill), rather
@@ -225,12 +223,7 @@ class SharedBackend:
         entry, client = self._entry, self._client
         self._client = None
         if client is not None:
-            if self._receiving:
-                import anyio
-
-                with anyio.CancelScope(shield=True), anyio.move_on_after(_RECEIVE_DRAIN):
-                    while self._receiving:
-                        await anyio.sleep(0.01)
+            await self._receives_drained()
             client.close()
         if entry is None:
             return
@@ -247,55 +240,15 @@ class SharedBackend:
         except KernelError:
             pass  # a locked entry: the supervisor still stops the kernel when idle
 
-    async def send_execute(
-        self,
-        code: str,
-        *,
-        silent: bool,
-        store_history: bool,
-        user_expressions: Mapping[str, str],
-    ) -> str:
-        """Send an ``execute_request`` (``allow_stdin: false``); return its ``msg_id``.
-
-        Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` before :meth:`start` or after :meth:`shutdown`.
-        """
-        content = {
-            "code": code,
-            "silent": silent,
-            "store_history": store_history,
-            "user_expressions": dict(user_expressions),
-            "allow_stdin": False,
-            "stop_on_error": True,
-        }
+    async def _send_execute_request(self, content: dict[str, Any]) -> str:
         with _channel_errors("sending an execute_request"):
             msg = await self._joined().request("shell", "execute_request", content)
         return str(msg["header"]["msg_id"])
 
-    async def next_iopub(self, timeout: float) -> KernelMessage | None:
-        """The next iopub message, or ``None`` after ``timeout`` seconds.
-
-        Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
-        """
-        return await self._receive("iopub", timeout)
-
-    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply, or ``None`` after ``timeout`` seconds.
-
-        Raises:
-            KernelError: ``KERNEL_NOT_RUNNING`` once :meth:`shutdown` has begun.
-        """
-        return await self._receive("shell", timeout)
-
-    async def _receive(self, channel: Channel, timeout: float) -> KernelMessage | None:
+    async def _take(self, channel: Channel, timeout: float) -> KernelMessage | None:
         client = self._joined()
-        self._receiving += 1
-        try:
-            with _channel_errors(f"receiving from the {channel} channel"):
-                return await client.receive(channel, timeout)
-        finally:
-            self._receiving -= 1
+        with _channel_errors(f"receiving from the {channel} channel"):
+            return await client.receive(channel, timeout)
 
     def _joined(self) -> WireClient:
         if self._client is None:

@@ -20,7 +20,7 @@ from jupyter_jcli.mcp._workbench_calls import (
     WorkbenchRun,
     on_session,
 )
-from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, string_list
+from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
 from jupyter_jcli.workbench import Workbench
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
@@ -32,11 +32,9 @@ _TIMEOUT: dict[str, Any] = {
     "description": "Seconds each cell may run (default: $JUPYTER_JCLI_EXECUTE_TIMEOUT or "
     "600). A cell past it is interrupted and reported `timeout`; later cells do not run.",
 }
-_IMAGES: dict[str, Any] = {
-    "type": "boolean",
-    "default": True,
-    "description": "Return charts as images (false: described in text).",
-}
+_IMAGES: dict[str, Any] = boolean(
+    "Return charts as images (false: described in text).", default=True
+)
 _KERNEL_NAME: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
@@ -116,11 +114,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         + _RUN_NOTE,
         properties={
             "path": PATH,
-            "dry_run": {
-                "type": "boolean",
-                "default": False,
-                "description": "Only return the plan.",
-            },
+            "dry_run": boolean("Only return the plan.", default=False),
             **_RUN_OPTIONS,
         },
         effect="execute",
@@ -141,12 +135,11 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         properties={
             "path": PATH,
             "kernel_name": _KERNEL_NAME,
-            "force": {
-                "type": "boolean",
-                "default": False,
-                "description": "Restart a shared (attached) kernel too, wiping the variables "
-                "of whoever else uses it. Only when they agreed.",
-            },
+            "force": boolean(
+                "Restart a shared (attached) kernel too, wiping the variables of whoever else "
+                "uses it. Only when they agreed.",
+                default=False,
+            ),
         },
         effect="destructive",
         run=_hinted(on_session(Workbench.restart_kernel)),
@@ -180,12 +173,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
                 "minLength": 1,
                 "description": "A global variable name (a Python identifier).",
             },
-            "max_chars": {
-                "type": "integer",
-                "minimum": 1,
-                "default": 2000,
-                "description": "Bound of the repr, in characters.",
-            },
+            "max_chars": integer("Bound of the repr, in characters.", minimum=1, default=2000),
         },
         required=("path", "name"),
         idempotent=True,

@@ -27,9 +27,10 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any
 
+from anyio.abc import AsyncResource
+
 if TYPE_CHECKING:
     import contextvars
-    from types import TracebackType
 
     from mcp.server.lowlevel import Server
     from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -158,7 +159,7 @@ def answer_or_repair(error: Exception) -> SessionMessage:
     return SessionMessage(message)
 
 
-class AnsweringReadStream:
+class AnsweringReadStream(AsyncResource):
     """A read stream that never lets a bad stdin line go unanswered.
 
     Wraps the transport's read stream (``SessionMessage | Exception`` items): messages pass
@@ -222,18 +223,6 @@ class AnsweringReadStream:
             return await self.receive()
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> AnsweringReadStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 async def serve_stdio(server: Server[Any]) -> None:

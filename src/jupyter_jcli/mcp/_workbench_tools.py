@@ -49,7 +49,9 @@ __all__ = [
     "PATH",
     "Effect",
     "ToolSpec",
+    "boolean",
     "envelope_schema",
+    "integer",
     "string_list",
 ]
 
@@ -83,6 +85,23 @@ def string_list(description: str, *, min_items: int = 0) -> dict[str, Any]:
     if min_items:
         schema["minItems"] = min_items
     return schema
+
+
+def integer(
+    description: str, *, minimum: int | None = None, default: int | None = None
+) -> dict[str, Any]:
+    """An integer argument's schema (``minimum`` and ``default`` when given)."""
+    schema: dict[str, Any] = {"type": "integer"}
+    if minimum is not None:
+        schema["minimum"] = minimum
+    if default is not None:
+        schema["default"] = default
+    return {**schema, "description": description}
+
+
+def boolean(description: str, *, default: bool) -> dict[str, Any]:
+    """A boolean argument's schema."""
+    return {"type": "boolean", "default": default, "description": description}
 
 
 def envelope_schema(operation: str | None) -> dict[str, Any]:
@@ -228,18 +247,8 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         "characters per cell; no outputs, never runs anything.",
         properties={
             "path": PATH,
-            "start": {
-                "type": "integer",
-                "minimum": 0,
-                "default": 0,
-                "description": "Index of the first cell shown.",
-            },
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "default": DEFAULT_OVERVIEW_LIMIT,
-                "description": "The most cells shown.",
-            },
+            "start": integer("Index of the first cell shown.", minimum=0, default=0),
+            "limit": integer("The most cells shown.", minimum=1, default=DEFAULT_OVERVIEW_LIMIT),
         },
         run=on_session(Workbench.notebook_overview),
     ),
@@ -260,18 +269,16 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             "names": string_list("The cells to show, in this order."),
             "start": {"type": "integer", "description": "Slice start (negative from the end)."},
             "stop": {"type": "integer", "description": "Slice end, exclusive."},
-            "budget": {
-                "type": "integer",
-                "minimum": 1,
-                "default": DEFAULT_READ_BUDGET,
-                "description": "Characters of source and output text over all cells.",
-            },
-            "include_images": {
-                "type": "boolean",
-                "default": True,
-                "description": f"Return charts as images (at most {DEFAULT_READ_MAX_IMAGES} "
-                "per call); false describes them in text instead.",
-            },
+            "budget": integer(
+                "Characters of source and output text over all cells.",
+                minimum=1,
+                default=DEFAULT_READ_BUDGET,
+            ),
+            "include_images": boolean(
+                f"Return charts as images (at most {DEFAULT_READ_MAX_IMAGES} per call); false "
+                "describes them in text instead.",
+                default=True,
+            ),
             RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
         },
         run=on_session(Workbench.read_cells),
@@ -358,11 +365,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         "nothing to undo. Each call undoes one more step. Cheap.",
         properties={
             "path": PATH,
-            "force": {
-                "type": "boolean",
-                "default": False,
-                "description": "Overwrite the changes made since that conflict.",
-            },
+            "force": boolean("Overwrite the changes made since that conflict.", default=False),
         },
         effect="destructive",
         run=threaded(undo_last),
@@ -384,17 +387,11 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
                 "minItems": 1,
                 "description": "Where to search (default: all of them).",
             },
-            "max_results": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "Most matches returned (default 50, at most 1,000).",
-            },
-            "context_chars": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Characters of the line shown each side of a match (default "
-                "80, at most 1,000).",
-            },
+            "max_results": integer("Most matches returned (default 50, at most 1,000).", minimum=1),
+            "context_chars": integer(
+                "Characters of the line shown each side of a match (default 80, at most 1,000).",
+                minimum=0,
+            ),
         },
         required=("path", "query"),
         run=threaded(search_cells),

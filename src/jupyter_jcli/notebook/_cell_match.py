@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source
+from jupyter_jcli.notebook.names import stored_name
 
 __all__ = ["CellMatch", "CellMatcher", "cell_name", "match_cell", "normalized_source"]
 
@@ -35,14 +36,7 @@ class CellMatch:
 
 def cell_name(cell: dict[str, Any]) -> str | None:
     """The cell's name at ``metadata.jupyter_mcp.name``, or None when absent or not a string."""
-    metadata = cell.get("metadata")
-    if not isinstance(metadata, dict):
-        return None
-    ours = metadata.get("jupyter_mcp")
-    if not isinstance(ours, dict):
-        return None
-    name = ours.get("name")
-    return name if isinstance(name, str) and name else None
+    return stored_name(cell) or None
 
 
 def normalized_source(cell: dict[str, Any]) -> str:

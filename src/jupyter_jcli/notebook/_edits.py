@@ -76,6 +76,16 @@ class Working:
     def __post_init__(self) -> None:
         self._start = {name: index for index, name in enumerate(self.names)}
 
+    def insert(self, index: int, cell: dict[str, Any], name: str) -> None:
+        """Put ``cell``, named ``name``, at ``index`` (``cells`` and ``names`` stay in step)."""
+        self.cells.insert(index, cell)
+        self.names.insert(index, name)
+
+    def take(self, index: int) -> dict[str, Any]:
+        """Remove the cell at ``index`` and its name; the cell."""
+        del self.names[index]
+        return self.cells.pop(index)
+
     def origins(self) -> list[int | None]:
         """For each cell, its index in the cells the edit started from (``None``: new)."""
         return [self._start.get(self.renamed.get(name, name)) for name in self.names]
@@ -233,8 +243,7 @@ def add_cell(
         work.check_free(name)
     cell = _new_cell(work, source, cell_type)
     set_stored_name(cell, name)
-    work.cells.insert(index, cell)
-    work.names.insert(index, name)
+    work.insert(index, cell, name)
     work.changed.append(name)
     return index
 
@@ -276,8 +285,7 @@ def remove_cell(work: Working, name: str, *, expected_rev: str) -> int:
     """Delete a cell; returns the index it had."""
     index = work.index_of(name)
     work.check_rev(index, expected_rev)
-    del work.cells[index]
-    del work.names[index]
+    work.take(index)
     work.changed.append(name)
     return index
 
@@ -301,16 +309,14 @@ def move_cell(
         work.index_of(anchor, role="anchor cell")
         if anchor == name:
             raise UsageError(f"Cannot move cell {name!r} next to itself.", {"name": name})
-    cell = work.cells.pop(index)
-    work.names.pop(index)
+    cell = work.take(index)
     if anchor_role is None:
         new_index = 0 if position == "start" else len(work.cells)
     else:
         assert anchor is not None
         anchor_index = work.names.index(anchor)
         new_index = anchor_index if anchor_role == "before" else anchor_index + 1
-    work.cells.insert(new_index, cell)
-    work.names.insert(new_index, name)
+    work.insert(new_index, cell, name)
     if new_index != index:
         work.changed.append(name)
     return new_index

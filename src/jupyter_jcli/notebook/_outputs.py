@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jupyter_jcli.notebook._views import CellView
+from jupyter_jcli.notebook.io import value_at
 from jupyter_jcli.notebook.names import METADATA_KEY
 
 __all__ = ["CellOutputs", "OutputUpdate", "merge_metadata", "merge_outputs"]
@@ -118,9 +119,7 @@ def merge_metadata(
 
 
 def _entry(cell: dict[str, Any], key: str) -> Any:
-    metadata = cell.get("metadata")
-    section = metadata.get(METADATA_KEY) if isinstance(metadata, dict) else None
-    return section.get(key) if isinstance(section, dict) else None
+    return value_at(cell, "metadata", METADATA_KEY, key)
 
 
 def _with_entry(cell: dict[str, Any], key: str, value: Any) -> dict[str, Any]:

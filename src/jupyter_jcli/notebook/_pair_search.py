@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, JcliError, NotebookError
-from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, read_notebook
+from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, read_notebook, value_at
 
 __all__ = ["find_pair", "notebook_formats"]
 
@@ -38,12 +38,7 @@ _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages"})
 
 def notebook_formats(metadata: object) -> str | list[Any] | None:
     """``metadata.jupytext.formats`` of a notebook (or text header), or None when absent."""
-    if not isinstance(metadata, dict):
-        return None
-    jupytext_meta = metadata.get("jupytext")
-    if not isinstance(jupytext_meta, dict):
-        return None
-    formats = jupytext_meta.get("formats")
+    formats = value_at(metadata, "jupytext", "formats")
     if isinstance(formats, (str, list)) and formats:
         return formats
     return None

@@ -63,29 +63,29 @@ def plain_copy(node: Any) -> Any:
     return node
 
 
-def _v3_node_problem(node: object, where: str, type_key: str) -> str | None:
+_CELL_FIELDS: dict[str, tuple[type, str]] = {"metadata": (dict, "an object")}
+"""The optional keys of a v3 cell the upgrade reads as they are, with the type each needs."""
+_OUTPUT_FIELDS: dict[str, tuple[type, str]] = {**_CELL_FIELDS, "json": (str, "a string")}
+"""Likewise for a v3 output (the upgrade parses a ``json`` output's string)."""
+
+
+def _v3_node_problem(
+    node: object, where: str, type_key: str, fields: dict[str, tuple[type, str]]
+) -> str | None:
     """What is wrong with a v3 cell or output's frame: not an object, no string ``type_key``,
-    a ``metadata`` that is not an object (``None``: nothing)."""
+    one of ``fields`` present but not of its type (``None``: nothing)."""
     if not isinstance(node, dict):
         return f"{where} is {_json_kind(node)}, not an object"
     if not isinstance(node.get(type_key), str):
         return f"{where} has no string {type_key!r}"
-    if "metadata" in node and not isinstance(node["metadata"], dict):
-        return f"{where} has a 'metadata' that is not an object"
-    return None
-
-
-def _v3_output_problem(output: object, where: str) -> str | None:
-    problem = _v3_node_problem(output, where, "output_type")
-    if problem is not None or not isinstance(output, dict):
-        return problem
-    if "json" in output and not isinstance(output["json"], str):
-        return f"{where} has a 'json' value that is not a string"
+    for key, (kind, described) in fields.items():
+        if key in node and not isinstance(node[key], kind):
+            return f"{where} has a {key!r} that is not {described}"
     return None
 
 
 def _v3_cell_problem(cell: object, where: str) -> str | None:
-    problem = _v3_node_problem(cell, where, "cell_type")
+    problem = _v3_node_problem(cell, where, "cell_type", _CELL_FIELDS)
     if problem is not None or not isinstance(cell, dict):
         return problem
     key = "input" if cell["cell_type"] == "code" else "source"
@@ -100,7 +100,8 @@ def _v3_cell_problem(cell: object, where: str) -> str | None:
     if not isinstance(outputs, list):
         return f"{where} is a code cell whose 'outputs' is {_json_kind(outputs)}, not a list"
     for index, output in enumerate(outputs):
-        problem = _v3_output_problem(output, f"output {index} of {where}")
+        output_where = f"output {index} of {where}"
+        problem = _v3_node_problem(output, output_where, "output_type", _OUTPUT_FIELDS)
         if problem is not None:
             return problem
     return None

@@ -54,6 +54,7 @@ __all__ = [
     "read_binary_file",
     "read_notebook",
     "read_text_file",
+    "value_at",
 ]
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -279,6 +280,17 @@ def multiline_text(value: object) -> str:
     if isinstance(value, list):
         return "".join(part for part in value if isinstance(part, str))
     return ""
+
+
+def value_at(node: object, *keys: str) -> object:
+    """``node[keys[0]][keys[1]]...`` through JSON objects (``cell, "metadata", "jupyter_mcp",
+    "name"``), or ``None`` where a key is absent or a level is not an object: metadata is
+    read tolerantly, whatever another program wrote there."""
+    for key in keys:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(key)
+    return node
 
 
 def first_line(text: str) -> str:

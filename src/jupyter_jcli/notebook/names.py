@@ -61,7 +61,7 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
-from jupyter_jcli.notebook.io import cell_source
+from jupyter_jcli.notebook.io import cell_source, value_at
 
 __all__ = [
     "MAX_BASE_LENGTH",
@@ -70,6 +70,7 @@ __all__ = [
     "NAME_PATTERN",
     "assign_names",
     "derive_base_name",
+    "dotted_name",
     "is_valid_name",
     "set_stored_name",
     "slugify",
@@ -146,13 +147,7 @@ def slugify(text: str, *, max_length: int = MAX_BASE_LENGTH) -> str:
 
 def stored_name(cell: Mapping[str, Any]) -> str | None:
     """The name stored at ``cell.metadata.jupyter_mcp.name`` (valid or not), or ``None``."""
-    metadata = cell.get("metadata")
-    if not isinstance(metadata, Mapping):
-        return None
-    section = metadata.get(METADATA_KEY)
-    if not isinstance(section, Mapping):
-        return None
-    name = section.get("name")
+    name = value_at(cell, "metadata", METADATA_KEY, "name")
     return name if isinstance(name, str) else None
 
 
@@ -342,15 +337,15 @@ def _statement_name(node: ast.stmt) -> str | None:
     if isinstance(node, ast.Expr):
         value = node.value
         if isinstance(value, ast.Call):
-            callee = _dotted(value.func)
+            callee = dotted_name(value.func)
             if callee is None:
                 return None
             if value.args:
-                argument = _dotted(value.args[0])
+                argument = dotted_name(value.args[0])
                 if argument is not None:
                     return f"{callee} {argument}"
             return callee
-        return _dotted(value)
+        return dotted_name(value)
     return None
 
 
@@ -362,13 +357,19 @@ def _target_name(target: ast.expr) -> str | None:
         return _target_name(target.value)
     if isinstance(target, ast.Subscript):
         return _target_name(target.value)
-    return _dotted(target)
+    return dotted_name(target)
 
 
-def _dotted(node: ast.expr) -> str | None:
+def dotted_name(node: ast.expr, *, calls: bool = False) -> str | None:
+    """The dotted path of a name or attribute chain (``np.random.seed``), or ``None`` for
+    any other expression. With ``calls`` a call in the chain counts too, as ``f()``
+    (``plt.figure().add_subplot``)."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base} {node.attr}" if base else None
+        base = dotted_name(node.value, calls=calls)
+        return f"{base}.{node.attr}" if base else None
+    if calls and isinstance(node, ast.Call):
+        base = dotted_name(node.func, calls=True)
+        return f"{base}()" if base else None
     return None

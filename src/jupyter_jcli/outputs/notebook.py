@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, OutputProtocolError
-from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, check_cell_index, display_path, read_notebook
+from jupyter_jcli.notebook.io import (
+    NOTEBOOK_SUFFIX,
+    check_cell_index,
+    display_path,
+    read_notebook,
+    value_at,
+)
 from jupyter_jcli.outputs import (
     MAX_TRANSPORT_BYTES,
     list_outputs,
@@ -139,9 +145,7 @@ def _resolved(
         source["execution_count"] = count
     if line_span is not None:
         source["source_start_line"], source["source_end_line"] = line_span
-    metadata = cell.get("metadata")
-    ours = metadata.get("jupyter_mcp") if isinstance(metadata, dict) else None
-    name = ours.get("name") if isinstance(ours, dict) else None
+    name = value_at(cell, "metadata", "jupyter_mcp", "name")
     if isinstance(name, str) and name:
         source["cell_name"] = name
     return ResolvedCell(

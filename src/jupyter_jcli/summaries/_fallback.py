@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from jupyter_jcli.notebook.names import dotted_name
 from jupyter_jcli.summaries._keys import joined_source, summary_key
 from jupyter_jcli.summaries._model import (
     DESCRIPTION_MAX,
@@ -152,18 +153,6 @@ def _python_text(source: str) -> tuple[str, list[str]]:
     return "\n".join(kept), magics
 
 
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    if isinstance(node, ast.Call):
-        base = _dotted(node.func)
-        return f"{base}()" if base else None
-    return None
-
-
 def _targets(node: ast.expr) -> list[str]:
     if isinstance(node, ast.Name):
         return [node.id]
@@ -171,11 +160,11 @@ def _targets(node: ast.expr) -> list[str]:
         return [name for element in node.elts for name in _targets(element)]
     if isinstance(node, ast.Starred):
         return _targets(node.value)
-    dotted = _dotted(node) if isinstance(node, ast.Attribute) else None
+    dotted = dotted_name(node, calls=True) if isinstance(node, ast.Attribute) else None
     if dotted:
         return [dotted]
     if isinstance(node, ast.Subscript):
-        base = _dotted(node.value)
+        base = dotted_name(node.value, calls=True)
         return [f"{base}[…]"] if base else []
     return []
 
@@ -213,7 +202,9 @@ def _code_description(source: str) -> str:
         (node for node in ast.walk(tree) if isinstance(node, ast.Call)),
         key=lambda node: (node.lineno, node.col_offset),
     )
-    called = [name for node in calls if (name := _dotted(node.func)) and "()" not in name]
+    called = [
+        name for node in calls if (name := dotted_name(node.func, calls=True)) and "()" not in name
+    ]
     for label, items in (
         ("Imports", imports),
         ("Defines", defines),

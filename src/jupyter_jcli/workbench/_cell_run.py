@@ -24,6 +24,7 @@ from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome
 from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._shared import join_to_plan
+from jupyter_jcli.workbench._status_views import SessionOverview
 
 __all__ = ["CellsRun", "run_cells_with_parents"]
 
@@ -77,30 +78,30 @@ async def run_cells_with_parents(
     kernel = workbench.pool.kernel(document.notebook_path)
     async with kernel.hold():  # the plan and the run see one kernel state
         await join_to_plan(kernel, workbench.server)
-        return await _run(
-            workbench,
+        overview = await workbench.notebook_overview(path)
+        plan, skipped = _plan(overview, names, only=only)
+        outcome = await workbench.execute_cells(
             path,
-            names,
-            only=only,
+            plan,
             timeout=timeout,
             on_progress=on_progress,
             include_images=include_images,
             kernel_name=kernel_name,
         )
+    return CellsRun(
+        outcome=outcome,
+        requested=tuple(names),
+        parents_run=tuple(n for n in plan if n not in names),
+        not_fresh_parents=tuple(skipped),
+    )
 
 
-async def _run(
-    workbench: Workbench,
-    path: str | os.PathLike[str],
-    names: Sequence[str],
-    *,
-    only: bool,
-    timeout: float | None,
-    on_progress: ProgressCallback | None,
-    include_images: bool,
-    kernel_name: str | None,
-) -> CellsRun:
-    overview = await workbench.notebook_overview(path)
+def _plan(
+    overview: SessionOverview, names: Sequence[str], *, only: bool
+) -> tuple[list[str], list[str]]:
+    """The cells to run, in order (each ancestor of ``names`` that is not fresh before the
+    first requested cell that needs it, then that cell; with ``only``, ``names`` alone), and
+    the ancestors that are not fresh and do not run (with ``only``)."""
     statuses = overview.statuses
     parents = {cell.name: tuple(cell.parents) for cell in overview.cells}
     order = {cell.name: cell.index for cell in overview.cells}
@@ -120,22 +121,7 @@ async def _run(
         if name not in planned:
             plan.append(name)
             planned.add(name)
-    first = tuple(n for n in plan if n not in names)
-    not_fresh = tuple(skipped)
-    outcome = await workbench.execute_cells(
-        path,
-        plan,
-        timeout=timeout,
-        on_progress=on_progress,
-        include_images=include_images,
-        kernel_name=kernel_name,
-    )
-    return CellsRun(
-        outcome=outcome,
-        requested=tuple(names),
-        parents_run=first,
-        not_fresh_parents=not_fresh,
-    )
+    return plan, skipped
 
 
 def _ancestors(name: str, parents: dict[str, tuple[str, ...]]) -> set[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from jupyter_jcli.analysis import CellStatus, rerun_plan
 from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
@@ -30,6 +30,7 @@ from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunS
 from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
 
 __all__ = [
+    "RunOptions",
     "code_cells",
     "empty_batch",
     "execute_outcome",
@@ -40,6 +41,16 @@ __all__ = [
     "run_stale_outcome",
     "stale_plan",
 ]
+
+
+class RunOptions(NamedTuple):
+    """How the cells of one call run: ``timeout`` per cell (seconds; ``None``:
+    ``JUPYTER_JCLI_EXECUTE_TIMEOUT`` or 600), ``on_progress`` (see :data:`ProgressCallback`)
+    and ``include_images`` (rasters as images in the outcome, else described in text)."""
+
+    timeout: float | None
+    on_progress: ProgressCallback | None
+    include_images: bool
 
 
 def stale_plan(loaded: Loaded, by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
@@ -89,9 +100,7 @@ async def run_cells(
     *,
     log: RunLog,
     next_seq: Callable[[], int],
-    timeout: float | None,
-    on_progress: ProgressCallback | None,
-    include_images: bool,
+    options: RunOptions,
 ) -> Batch:
     """Run ``views`` on ``kernel`` (held by the caller) and write their outputs
     (``_execute.run_batch``); nothing runs for no views.
@@ -108,10 +117,10 @@ async def run_cells(
         views,
         log=log,
         next_seq=next_seq,
-        timeout=timeout,
-        on_progress=on_progress,
+        timeout=options.timeout,
+        on_progress=options.on_progress,
         budget=DEFAULT_EXECUTE_BUDGET,
-        include_images=include_images,
+        include_images=options.include_images,
     )
 
 

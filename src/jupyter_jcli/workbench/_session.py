@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
+
+from anyio.abc import AsyncResource
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import execute_timeout
@@ -42,6 +43,7 @@ from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, check_page
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
 from jupyter_jcli.workbench._run_log import not_fresh, stale_causes, statuses
 from jupyter_jcli.workbench._runs import (
+    RunOptions,
     code_cells,
     empty_batch,
     execute_outcome,
@@ -58,7 +60,7 @@ if TYPE_CHECKING:  # the status views load with the read that answers them
 __all__ = ["Workbench"]
 
 
-class Workbench(WorkbenchState):
+class Workbench(WorkbenchState, AsyncResource):
     """The operations that need a kernel, plus the reads that report cell statuses.
 
     Use ``async with Workbench() as wb:`` (every kernel is shut down on exit, bounded), or
@@ -84,20 +86,13 @@ class Workbench(WorkbenchState):
             in a build without the Jupyter Server backend).
     """
 
-    async def __aenter__(self) -> Workbench:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.shutdown()
-
     async def shutdown(self) -> None:
         """Shut every kernel down (graceful up to 5 s each, then killed; shielded)."""
         await self._pool.shutdown_all()
+
+    async def aclose(self) -> None:
+        """:meth:`shutdown`, as ``async with`` does on exit."""
+        await self.shutdown()
 
     # ------------------------------------------------------------------ reads
 
@@ -200,19 +195,13 @@ class Workbench(WorkbenchState):
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
+        options = RunOptions(timeout, on_progress, include_images)
         loaded = await self._load(path)
         kernel = self._kernel(loaded.document, kernel_name)
         async with kernel.hold(), self._choice.explained(loaded.document):
             loaded = await self._current(loaded)
             views = code_cells(loaded, names)
-            batch = await self._run_cells(
-                kernel,
-                loaded,
-                views,
-                timeout=timeout,
-                on_progress=on_progress,
-                include_images=include_images,
-            )
+            batch = await self._run_cells(kernel, loaded, views, options)
         info = await kernel.info()
         return await self._thread(
             execute_outcome, loaded, info, batch, self._log_of(loaded.document)
@@ -249,6 +238,7 @@ class Workbench(WorkbenchState):
             The codes of :meth:`execute_cells`.
         """
         execute_timeout(timeout)
+        options = RunOptions(timeout, on_progress, include_images)
         loaded = await self._load(path)
         document = loaded.document
         self._choice.override(document, kernel_name)
@@ -271,14 +261,7 @@ class Workbench(WorkbenchState):
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
             views = [loaded.document.cell(name) for name in plan]
-            batch = await self._run_cells(
-                kernel,
-                loaded,
-                views,
-                timeout=timeout,
-                on_progress=on_progress,
-                include_images=include_images,
-            )
+            batch = await self._run_cells(kernel, loaded, views, options)
         info = await kernel.info()
         log = self._log_of(loaded.document)
         return await self._thread(partial(run_stale_outcome, loaded, info, batch, log, plan=plan))

@@ -3,8 +3,9 @@ on that kernel sees (see :mod:`jupyter_jcli.workbench._sharing`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 from jupyter_jcli.analysis import RunRecord, StateChange
 from jupyter_jcli.kernels._registry import KernelRegistry
@@ -12,6 +13,43 @@ from jupyter_jcli.kernels._server_ledger import ServerLedger
 from jupyter_jcli.workbench._run_log import RunLog
 
 __all__ = ["SharedRunLog"]
+
+_Logged = TypeVar("_Logged", RunRecord, StateChange)
+
+
+def _run_record(run: Mapping[str, Any]) -> RunRecord:
+    return RunRecord(
+        key=str(run["key"]),
+        rev=str(run["rev"]),
+        epoch=str(run["epoch"]),
+        seq=int(run["seq"]),
+        parents=tuple(str(p) for p in run["parents"]),
+        ok=bool(run["ok"]),
+    )
+
+
+def _state_change(change: Mapping[str, Any]) -> StateChange:
+    names = change["names"]
+    return StateChange(
+        seq=int(change["seq"]),
+        epoch=str(change["epoch"]),
+        names=None if names is None else tuple(str(n) for n in names),
+        cause=str(change["cause"]),
+    )
+
+
+def _in_seq_order(
+    items: Iterable[Mapping[str, Any]], parse: Callable[[Mapping[str, Any]], _Logged]
+) -> list[_Logged]:
+    """``parse`` of each registry item, oldest (lowest ``seq``) first; an item that does not
+    parse (written by another version, or damaged) is left out."""
+    parsed = []
+    for item in items:
+        try:
+            parsed.append(parse(item))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return sorted(parsed, key=lambda logged: logged.seq)
 
 
 class SharedRunLog(RunLog):
@@ -52,24 +90,7 @@ class SharedRunLog(RunLog):
         """The records of the registered kernel's epoch, oldest first (none when the
         notebook has no registered kernel)."""
         entry = self._registry.read(self._path)
-        if entry is None:
-            return []
-        records = []
-        for run in entry.runs:
-            try:
-                records.append(
-                    RunRecord(
-                        key=str(run["key"]),
-                        rev=str(run["rev"]),
-                        epoch=str(run["epoch"]),
-                        seq=int(run["seq"]),
-                        parents=tuple(str(p) for p in run["parents"]),
-                        ok=bool(run["ok"]),
-                    )
-                )
-            except (KeyError, TypeError, ValueError):
-                continue
-        return sorted(records, key=lambda record: record.seq)
+        return [] if entry is None else _in_seq_order(entry.runs, _run_record)
 
     def record_change(
         self, epoch: str, seq: int, names: tuple[str, ...] | None, cause: str
@@ -86,23 +107,7 @@ class SharedRunLog(RunLog):
     def changes(self) -> list[StateChange]:
         """The registered kernel's runs of code outside the cells, oldest first."""
         entry = self._registry.read(self._path)
-        if entry is None:
-            return []
-        found = []
-        for change in entry.changes:
-            try:
-                names = change["names"]
-                found.append(
-                    StateChange(
-                        seq=int(change["seq"]),
-                        epoch=str(change["epoch"]),
-                        names=None if names is None else tuple(str(n) for n in names),
-                        cause=str(change["cause"]),
-                    )
-                )
-            except (KeyError, TypeError, ValueError):
-                continue
-        return sorted(found, key=lambda change: change.seq)
+        return [] if entry is None else _in_seq_order(entry.changes, _state_change)
 
     def stamp(self) -> str:
         """The registered kernel's epoch and last run number: another process's run (the

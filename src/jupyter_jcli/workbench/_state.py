@@ -27,12 +27,12 @@ from jupyter_jcli.kernels import (
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
 from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._execute import Batch, ProgressCallback
+from jupyter_jcli.workbench._execute import Batch
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import KernelOutcome
 from jupyter_jcli.workbench._run_log import RunLog
-from jupyter_jcli.workbench._runs import kernel_outcome, not_started, run_cells
+from jupyter_jcli.workbench._runs import RunOptions, kernel_outcome, not_started, run_cells
 from jupyter_jcli.workbench._shared import server_pool
 
 __all__ = ["PathArg", "WorkbenchState"]
@@ -157,10 +157,7 @@ class WorkbenchState:
         kernel: NotebookKernel,
         loaded: Loaded,
         views: Sequence[CellView],
-        *,
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-        include_images: bool,
+        options: RunOptions,
     ) -> Batch:
         """:func:`~jupyter_jcli.workbench._runs.run_cells` with this workbench's run log of the
         notebook and its run sequence (``kernel`` held by the caller)."""
@@ -170,7 +167,5 @@ class WorkbenchState:
             views,
             log=self._log(loaded.document),
             next_seq=lambda: next(self._seq),
-            timeout=timeout,
-            on_progress=on_progress,
-            include_images=include_images,
+            options=options,
         )

@@ -32,7 +32,6 @@ const JCLI = "__JCLI_ARGV__"
 const TIMEOUT_MS = 120000
 const GUARD_TIMEOUT_MS = 10000
 const RASTER_MIME_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"])
-const READ_OPTIONS = ["mime_type", "supported_mime_types", "offset", "limit"]
 
 export class JcliPluginError extends Error {
   constructor(errorDocument) {
@@ -64,6 +63,8 @@ const inputSchema = {
   additionalProperties: false,
 }
 
+// @include read_call.js
+
 function jcliArgs(args) {
   if (typeof args?.file_path !== "string" || args.file_path === "") {
     throw failure("USAGE_ERROR", "'file_path' must be a non-empty string.", { parameter: "file_path" })
@@ -71,20 +72,8 @@ function jcliArgs(args) {
   if (!Number.isInteger(args.cell_index)) {
     throw failure("USAGE_ERROR", "'cell_index' is required.", { parameter: "cell_index" })
   }
-  const used = READ_OPTIONS.filter((key) => args[key] !== undefined && args[key] !== null)
-  const hasOutput = args.output_index !== undefined && args.output_index !== null
-  if (!hasOutput && used.length > 0) {
-    throw failure("USAGE_ERROR", `The read options ${used.sort().join(", ")} need output_index: they apply to reading one output.`, {
-      parameters: used,
-    })
-  }
-  const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.file_path, "--cell", String(args.cell_index)]
-  if (!hasOutput) return argv
-  argv.push("--output", String(args.output_index))
-  if (args.mime_type != null) argv.push("--mime", args.mime_type)
-  if (args.supported_mime_types != null) argv.push("--supported-mime", args.supported_mime_types.join(","))
-  if (args.offset != null) argv.push("--offset", String(args.offset))
-  if (args.limit != null) argv.push("--limit", String(args.limit))
+  const { argv, problem } = readCall(args)
+  if (problem) throw failure("USAGE_ERROR", problem.message, problem.details)
   return argv
 }
 

@@ -15,7 +15,6 @@ const JCLI = "__JCLI_ARGV__"
 const TIMEOUT_MS = 120000
 const MAX_STDOUT_BYTES = 64 * 1024 * 1024
 const RASTER_MIME_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"])
-const READ_OPTIONS = ["mime_type", "supported_mime_types", "offset", "limit"]
 
 function errorJson(code, message, details) {
   const doc = { schema_version: 1, status: "error", code, message }
@@ -23,23 +22,11 @@ function errorJson(code, message, details) {
   return JSON.stringify(doc)
 }
 
+// @include read_call.js
+
 function jcliArgs(args) {
-  const used = READ_OPTIONS.filter((key) => args[key] !== undefined && args[key] !== null)
-  const hasOutput = args.output_index !== undefined && args.output_index !== null
-  if (!hasOutput && used.length > 0) {
-    throw new Error(
-      errorJson("USAGE_ERROR", `The read options ${used.sort().join(", ")} need output_index: they apply to reading one output.`, {
-        parameters: used,
-      }),
-    )
-  }
-  const argv = ["-j", "notebook", hasOutput ? "output" : "outputs", args.file_path, "--cell", String(args.cell_index)]
-  if (!hasOutput) return argv
-  argv.push("--output", String(args.output_index))
-  if (args.mime_type != null) argv.push("--mime", args.mime_type)
-  if (args.supported_mime_types != null) argv.push("--supported-mime", args.supported_mime_types.join(","))
-  if (args.offset != null) argv.push("--offset", String(args.offset))
-  if (args.limit != null) argv.push("--limit", String(args.limit))
+  const { argv, problem } = readCall(args)
+  if (problem) throw new Error(errorJson("USAGE_ERROR", problem.message, problem.details))
   return argv
 }
 
