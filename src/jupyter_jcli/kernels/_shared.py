@@ -247,16 +247,25 @@ class SharedNotebookKernel(NotebookKernel):
         """A registered kernel this object never ran that died (killed from outside) is
         noted as this object's dead kernel: its entry still there with dead processes (then
         removed), or the ``.lost`` record its supervisor left; so the execution that
-        replaces it says so (``kernel_restarted``, ``replaced_epoch``)."""
+        replaces it says so (``kernel_restarted``, ``replaced_epoch``); the replacement of a
+        kept kernel is kept too, with the same idle timeout."""
         if self._backend is not None or self._dead:
             return
         entry = self.shared_registry.read(self.notebook_path)
         if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
             self._dead, self._epoch = True, entry.epoch
-        elif entry is None and (lost := self.shared_registry.take_lost(self.notebook_path)):
-            self._dead, self._epoch = True, lost  # its supervisor saw it die and left
+            self._keep_like(entry.keep, entry.idle_timeout)
+        elif entry is None and (lost := self.shared_registry.take_lost_record(self.notebook_path)):
+            self._dead, self._epoch = True, lost[0]  # its supervisor saw it die and left
+            self._keep_like(lost[1], lost[2])
         elif entry is not None and entry.state in ("idle", "busy"):
             self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
+
+    def _keep_like(self, keep: bool, idle_timeout: float | None) -> None:
+        """Keep the next kernel this object starts when the one it replaces was kept."""
+        if keep and not self._keep:
+            self._keep = True
+            self._idle = idle_timeout if idle_timeout is not None else self._idle
 
     def _asked_elsewhere(
         self, epoch: str, since: float
