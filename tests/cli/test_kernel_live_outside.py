@@ -164,3 +164,27 @@ def test_exec_on_a_kernel_killed_between_commands_says_it_was_replaced(
     assert document["run"]["kernel_restarted"] is True
     assert document["run"]["replaced_epoch"] == entry.epoch
     assert document["run"]["epoch"] != entry.epoch and document["notice"]
+
+
+def test_the_replacement_of_a_kept_kernel_killed_from_outside_is_kept_for_the_next_command(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1"])
+    assert jcli_json("kernel", "start", path, "--idle-timeout", "120")[0] == 0
+    (entry,) = KernelRegistry().entries()
+    assert entry.pid is not None
+    os.kill(entry.pid, signal.SIGKILL)
+    assert wait_until(lambda: gone(entry.pid), 10)
+    status, document = jcli_json("exec", path, "--code", "x = 1")
+    assert status == 0, document
+    assert document["run"]["replaced_epoch"] == entry.epoch
+    assert document["run"]["replacement_kept"] is True
+    status, listed = jcli_json("kernel", "list")
+    (kept,) = listed["kernels"]
+    assert kept["notebook_path"] == str(path.resolve()) and kept["keep"] is True
+    assert kept["state"] == "idle" and kept["epoch"] == document["run"]["epoch"]
+    assert kept["idle_timeout_s"] == 120
+    status, printed = jcli_json("exec", path, "--code", "print(x)")
+    assert status == 0, printed
+    assert printed["run"]["kernel_restarted"] is False
+    assert printed["outputs"][0]["text"] == ["1\n"]

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import AsyncIterator
@@ -308,7 +309,9 @@ class SharedNotebookKernel(NotebookKernel):
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
     ) -> ExecutionResult:
-        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`."""
+        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`; a
+        result that replaced a dead kernel says whether the new one is kept
+        (``replacement_kept``)."""
         listeners = [*self.listeners, *([on_output] if on_output is not None else [])]
 
         async def each(output: Output) -> None:
@@ -317,13 +320,16 @@ class SharedNotebookKernel(NotebookKernel):
                 if result is not None:
                     await result
 
-        return await super().execute(
+        result = await super().execute(
             code,
             cell_key=cell_key,
             timeout=timeout,
             on_output=each if listeners else None,
             busy_wait=busy_wait,
         )
+        if result.kernel_restarted and self._keep:
+            result = dataclasses.replace(result, replacement_kept=True)
+        return result
 
     async def _request(
         self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
