@@ -52,6 +52,7 @@ from jupyter_jcli.kernels._registry import (
 )
 from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._shared_backend import SharedBackend
+from jupyter_jcli.kernels._shared_busy import busy_error, busy_record
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
@@ -175,8 +176,8 @@ class SharedNotebookKernel(NotebookKernel):
         """Hold the kernel in this process and across processes (the execution lock).
 
         Raises:
-            KernelError: ``KERNEL_BUSY`` (details ``notebook_path``, ``running_cell``,
-                ``busy_by``: who holds it, ``busy_wait_s``).
+            KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
+                runs it, since when).
         """
         me = anyio.get_current_task().id
         if self._exec_task == me:
@@ -206,18 +207,7 @@ class SharedNotebookKernel(NotebookKernel):
                     extended = True  # its holder lets it go as the kernel stops: not busy
                     deadline = time.monotonic() + STOP_WAIT
                     continue
-                busy = (entry.busy if entry is not None else None) or {}
-                raise KernelError(
-                    ErrorCode.KERNEL_BUSY,
-                    "another process is running cells on this notebook's kernel; wait for "
-                    "it, or interrupt it (j-cli kernel interrupt)",
-                    {
-                        "notebook_path": str(self.notebook_path),
-                        "running_cell": busy.get("cell"),
-                        "busy_by": busy.get("who"),
-                        "busy_wait_s": busy_wait,
-                    },
-                )
+                raise busy_error(self.notebook_path, entry, busy_wait)
             await anyio.sleep(_EXEC_POLL)
 
     async def _sync(self, *, launch: bool) -> None:
@@ -336,7 +326,7 @@ class SharedNotebookKernel(NotebookKernel):
     ) -> RunOutcome:
         """Record the running cell in the entry (``busy``: who and which cell), then run."""
         if self._epoch is not None:
-            busy = {"who": process_name(), "cell": self._hold.running_cell, "since": time.time()}
+            busy = busy_record(self._hold.running_cell)
             with contextlib.suppress(KernelError):
                 self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
         return await super()._request(backend, code, **options)
