@@ -188,3 +188,29 @@ def test_the_replacement_of_a_kept_kernel_killed_from_outside_is_kept_for_the_ne
     assert status == 0, printed
     assert printed["run"]["kernel_restarted"] is False
     assert printed["outputs"][0]["text"] == ["1\n"]
+
+
+def test_cli_overview_shows_each_cells_status_and_stale_cause_as_the_mcp_overview_does(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1", "b = a + 1", "c = 10"])
+    first, second, third = names(path)
+    assert jcli_json("kernel", "start", path)[0] == 0
+    assert jcli_json("run", path, "--stale")[0] == 0
+    status, wrote = jcli_json("exec", path, "--code", "b = -1")
+    assert status == 0 and wrote["effect"]["stale"] == [second]
+    status, shown = jcli_json("notebook", "overview", path)
+    assert status == 0
+    cells = {c["name"]: c for c in shown["cells"] if c["cell_type"] == "code"}
+    mcp = statuses(path)
+    assert [cells[n]["status"] for n in (first, second, third)] == ["fresh", "stale", "fresh"]
+    assert {n: (c["status"], c.get("stale_cause")) for n, c in cells.items()} == {
+        n: (c["status"], c.get("stale_cause")) for n, c in mcp.items()
+    }
+    assert cells[second]["stale_cause"] == wrote["effect"]["cause"]
+    assert shown["kernel"]["epoch"] == wrote["run"]["epoch"]
+    text = jcli("notebook", "overview", path).stdout.splitlines()
+    header = text[1].split()
+    row = next(line.split() for line in text[2:] if line.split()[1:2] == [second])
+    assert row[header.index("status")] == "stale"
+    assert f"  {second} is stale: {wrote['effect']['cause']}" in text
