@@ -107,11 +107,20 @@ def test_exec_the_analyzer_cannot_see_through_stales_every_cell(
 def stopped_from_outside(tmp_path: Path, *command: str) -> dict[str, Any]:
     """``j-cli -j run`` of a notebook whose second cell loops, with ``j-cli kernel COMMAND``
     run by another process while that cell runs; the run's document."""
+    _status, out = run_stopped_from_outside(tmp_path, "-j", *command)
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def run_stopped_from_outside(tmp_path: Path, mode: str, *command: str) -> tuple[int, str]:
+    """As :func:`stopped_from_outside`, the run in ``mode`` (``-j`` or ``--no-json``): its
+    exit status and output."""
     path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
     _first, looping, _after = names(path)
     assert jcli_json("kernel", "start", path)[0] == 0
+    flags = ["-j"] if mode == "-j" else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
+        [sys.executable, "-m", "jupyter_jcli", *flags, "run", str(path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -124,8 +133,7 @@ def stopped_from_outside(tmp_path: Path, *command: str) -> dict[str, Any]:
     finally:
         if proc.poll() is None:
             proc.kill()
-    document: dict[str, Any] = json.loads(out)
-    return document
+    return proc.returncode, out
 
 
 def test_an_interrupt_from_another_command_ends_the_running_cell_interrupted(
@@ -214,3 +222,26 @@ def test_cli_overview_shows_each_cells_status_and_stale_cause_as_the_mcp_overvie
     row = next(line.split() for line in text[2:] if line.split()[1:2] == [second])
     assert row[header.index("status")] == "stale"
     assert f"  {second} is stale: {wrote['effect']['cause']}" in text
+
+
+def test_a_run_an_interrupt_from_another_command_stopped_exits_interrupted_not_failed(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    status, out = run_stopped_from_outside(tmp_path, "-j", "interrupt")
+    document = json.loads(out)
+    _first, looping, after = (c["name"] for c in document["run"]["cells"])
+    shown = {c["name"]: c.get("status") for c in document["overview"]["cells"]}
+    assert status == 130 and document["run"]["error"] is None
+    assert shown[looping] == "interrupted" and shown[after] == "never_run"
+    path = Path(document["overview"]["notebook_path"])
+    assert statuses(path)[looping]["status"] == "interrupted"  # every process judges so
+
+
+def test_the_text_summary_of_a_run_interrupted_from_outside_says_by_whom(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    status, out = run_stopped_from_outside(tmp_path, "text", "interrupt")
+    (entry,) = KernelRegistry().entries()
+    assert status == 130 and entry.interrupt is not None
+    summary = next(line for line in out.splitlines() if line.startswith("interrupted: "))
+    assert entry.interrupt["who"] in summary

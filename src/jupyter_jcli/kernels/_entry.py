@@ -101,7 +101,8 @@ class KernelEntry:
             it (``cell``: ``None`` for inline code; ``pid`` and ``command`` may be missing).
         seq: the last run sequence number handed out (orders runs across processes).
         runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
-            "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
+            "seq", "parents", "ok", "interrupted"}`` (``ok``: the run ended ``ok``;
+            ``interrupted``: an interrupt stopped it, may be missing).
         changes: code run on the kernel outside the cells since (inline code), the latest
             ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
             have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
