@@ -8,32 +8,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from test_kernel_live import TIMEOUT, jcli, jcli_json, names, notebook, running_cell, wait_until
+from test_kernel_live_outside import LOOP, cache  # noqa: F401 (its autouse fixture)
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelRegistry
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 
 pytestmark = pytest.mark.kernel
-
-LOOP = "import time\nprint('started', flush=True)\ntime.sleep(60)"
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
-
-
-@pytest.fixture
-def stopped_after() -> Iterator[None]:
-    yield
-    jcli("kernel", "stop", "--all")
 
 
 def busy_with(path: Path, *command: str) -> tuple[subprocess.Popen[str], dict[str, object]]:
@@ -64,7 +48,7 @@ def _state(path: Path) -> str | None:
 
 
 def test_a_command_refused_as_busy_is_told_the_cell_command_pid_and_start_that_hold_the_kernel(
-    tmp_path: Path, stopped_after: None
+    tmp_path: Path,
 ) -> None:
     path = notebook(tmp_path, [LOOP])
     (looping,) = names(path)
@@ -79,7 +63,7 @@ def test_a_command_refused_as_busy_is_told_the_cell_command_pid_and_start_that_h
 
 
 def test_a_command_refused_as_busy_is_told_inline_code_holds_the_kernel(
-    tmp_path: Path, stopped_after: None
+    tmp_path: Path,
 ) -> None:
     path = notebook(tmp_path, ["a = 1"])
     assert jcli_json("kernel", "start", path)[0] == 0
@@ -90,7 +74,7 @@ def test_a_command_refused_as_busy_is_told_inline_code_holds_the_kernel(
 
 
 def test_kernel_list_shows_the_command_that_started_a_kernel_and_only_users_that_still_run(
-    tmp_path: Path, stopped_after: None
+    tmp_path: Path,
 ) -> None:
     path = notebook(tmp_path, ["a = 1"])
     assert jcli_json("kernel", "start", path)[0] == 0
