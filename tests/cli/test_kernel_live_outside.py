@@ -245,3 +245,33 @@ def test_the_text_summary_of_a_run_interrupted_from_outside_says_by_whom(
     assert status == 130 and entry.interrupt is not None
     summary = next(line for line in out.splitlines() if line.startswith("interrupted: "))
     assert entry.interrupt["who"] in summary
+
+
+def test_a_session_that_used_a_kept_kernel_killed_from_outside_replaces_it_with_a_kept_one(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    """The ``jupyter-mcp`` side: a session (a workbench on the registry, not keeping what it
+    starts) that ran a cell on a kept kernel, then saw it killed, keeps the replacement."""
+    import anyio
+
+    from jupyter_jcli.workbench import shared_workbench
+
+    path = notebook(tmp_path, ["a = 1"])
+    (first,) = names(path)
+    assert jcli_json("kernel", "start", path, "--idle-timeout", "90")[0] == 0
+    (entry,) = KernelRegistry().entries()
+
+    async def session() -> bool:
+        async with shared_workbench() as workbench:
+            with anyio.fail_after(TIMEOUT):
+                assert (await workbench.execute_cells(path, [first])).ok
+                assert entry.pid is not None
+                os.kill(entry.pid, signal.SIGKILL)
+                while not gone(entry.pid):
+                    await anyio.sleep(0.1)
+                again = await workbench.execute_cells(path, [first])
+                return again.ok and again.kernel_restarted
+
+    assert anyio.run(session)
+    (kept,) = KernelRegistry().entries()  # the session has ended: the kernel stays
+    assert kept.epoch != entry.epoch and kept.keep and kept.idle_timeout == 90

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from jupyter_jcli.kernels._backend import KernelBackend
+    from jupyter_jcli.kernels._entry import KernelEntry
     from jupyter_jcli.kernels._run import RequestOptions, RunOutcome
 
 __all__ = ["SharedKernelPool", "SharedNotebookKernel"]
@@ -161,6 +162,8 @@ class SharedNotebookKernel(NotebookKernel):
         nobody else uses it (else it stays for them, see :func:`stop_if_unused`), unless it
         must stop for everyone (a restart, a kernel that died or would not settle)."""
         backend, entry = self._backend, None
+        if isinstance(backend, SharedBackend) and backend.entry is not None:
+            self._keep_if_lost(backend.entry)
         if isinstance(backend, SharedBackend) and backend.stop_on_shutdown:
             entry = backend.entry if not self._stop_for_all else None
         self._stop_for_all = False
@@ -251,6 +254,22 @@ class SharedNotebookKernel(NotebookKernel):
             self._keep_like(lost[1], lost[2])
         elif entry is not None and entry.state in ("idle", "busy"):
             self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
+
+    def _keep_if_lost(self, joined: KernelEntry) -> None:
+        """A kernel this object ran (``joined``) that died by itself (its entry still there
+        with dead processes, or the ``.lost`` record its supervisor left) is replaced by a
+        kept kernel when it was kept, as :meth:`_note_registered_death` does for one it
+        never ran."""
+        if not joined.keep or self._keep:
+            return
+        entry = self.shared_registry.read(self.notebook_path)
+        if entry is not None and entry.epoch == joined.epoch:
+            if entry.state in ("idle", "busy") and not entry.alive():
+                self._keep_like(entry.keep, entry.idle_timeout)
+            return
+        lost = self.shared_registry.take_lost_record(self.notebook_path) if entry is None else None
+        if lost is not None and lost[0] == joined.epoch:
+            self._keep_like(lost[1], lost[2])
 
     def _keep_like(self, keep: bool, idle_timeout: float | None) -> None:
         """Keep the next kernel this object starts when the one it replaces was kept."""
