@@ -100,8 +100,8 @@ def test_overview_text_is_an_aligned_table_with_lint(small: Path) -> None:
     lines = run.stdout.splitlines()
     assert lines[0].endswith("lint: 1 unresolved_name")
     header = lines[1]
-    assert header.split() == ["#", "name", "type", "rev", "defines", "uses", "parents", "first",
-                              "line"]  # fmt: skip
+    assert header.split() == ["#", "name", "type", "rev", "status", "defines", "uses", "parents",
+                              "first", "line"]  # fmt: skip
     rev_column = header.index("rev")
     assert all(len(line) > rev_column and line[rev_column - 2 : rev_column] == "  "
                for line in lines[2:5])  # fmt: skip

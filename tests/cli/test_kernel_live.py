@@ -212,7 +212,9 @@ def test_a_kernel_killed_between_commands_is_detected_and_nothing_stays_fresh(
     status, rerun = jcli_json("run", path, "--stale")
     assert status == 0 and ran(rerun) == names(path)
     assert rerun["run"]["epoch"] != entry.epoch and rerun["run"]["kernel_started"]
-    assert [e.epoch for e in KernelRegistry().entries()] == []  # this run's own is gone
+    # the lost kernel was kept (--keep), so its replacement is kept too (issue 11)
+    (kept,) = KernelRegistry().entries()
+    assert kept.epoch == rerun["run"]["epoch"] and kept.keep
 
 
 def test_an_idle_kernel_stops_by_itself_after_its_idle_timeout(tmp_path: Path) -> None:

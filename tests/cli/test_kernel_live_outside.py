@@ -107,11 +107,20 @@ def test_exec_the_analyzer_cannot_see_through_stales_every_cell(
 def stopped_from_outside(tmp_path: Path, *command: str) -> dict[str, Any]:
     """``j-cli -j run`` of a notebook whose second cell loops, with ``j-cli kernel COMMAND``
     run by another process while that cell runs; the run's document."""
+    _status, out = run_stopped_from_outside(tmp_path, "-j", *command)
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def run_stopped_from_outside(tmp_path: Path, mode: str, *command: str) -> tuple[int, str]:
+    """As :func:`stopped_from_outside`, the run in ``mode`` (``-j`` or ``--no-json``): its
+    exit status and output."""
     path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
     _first, looping, _after = names(path)
     assert jcli_json("kernel", "start", path)[0] == 0
+    flags = ["-j"] if mode == "-j" else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
+        [sys.executable, "-m", "jupyter_jcli", *flags, "run", str(path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -124,8 +133,7 @@ def stopped_from_outside(tmp_path: Path, *command: str) -> dict[str, Any]:
     finally:
         if proc.poll() is None:
             proc.kill()
-    document: dict[str, Any] = json.loads(out)
-    return document
+    return proc.returncode, out
 
 
 def test_an_interrupt_from_another_command_ends_the_running_cell_interrupted(
@@ -164,3 +172,106 @@ def test_exec_on_a_kernel_killed_between_commands_says_it_was_replaced(
     assert document["run"]["kernel_restarted"] is True
     assert document["run"]["replaced_epoch"] == entry.epoch
     assert document["run"]["epoch"] != entry.epoch and document["notice"]
+
+
+def test_the_replacement_of_a_kept_kernel_killed_from_outside_is_kept_for_the_next_command(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1"])
+    assert jcli_json("kernel", "start", path, "--idle-timeout", "120")[0] == 0
+    (entry,) = KernelRegistry().entries()
+    assert entry.pid is not None
+    os.kill(entry.pid, signal.SIGKILL)
+    assert wait_until(lambda: gone(entry.pid), 10)
+    status, document = jcli_json("exec", path, "--code", "x = 1")
+    assert status == 0, document
+    assert document["run"]["replaced_epoch"] == entry.epoch
+    assert document["run"]["replacement_kept"] is True
+    status, listed = jcli_json("kernel", "list")
+    (kept,) = listed["kernels"]
+    assert kept["notebook_path"] == str(path.resolve()) and kept["keep"] is True
+    assert kept["state"] == "idle" and kept["epoch"] == document["run"]["epoch"]
+    assert kept["idle_timeout_s"] == 120
+    status, printed = jcli_json("exec", path, "--code", "print(x)")
+    assert status == 0, printed
+    assert printed["run"]["kernel_restarted"] is False
+    assert printed["outputs"][0]["text"] == ["1\n"]
+
+
+def test_cli_overview_shows_each_cells_status_and_stale_cause_as_the_mcp_overview_does(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1", "b = a + 1", "c = 10"])
+    first, second, third = names(path)
+    assert jcli_json("kernel", "start", path)[0] == 0
+    assert jcli_json("run", path, "--stale")[0] == 0
+    status, wrote = jcli_json("exec", path, "--code", "b = -1")
+    assert status == 0 and wrote["effect"]["stale"] == [second]
+    status, shown = jcli_json("notebook", "overview", path)
+    assert status == 0
+    cells = {c["name"]: c for c in shown["cells"] if c["cell_type"] == "code"}
+    mcp = statuses(path)
+    assert [cells[n]["status"] for n in (first, second, third)] == ["fresh", "stale", "fresh"]
+    assert {n: (c["status"], c.get("stale_cause")) for n, c in cells.items()} == {
+        n: (c["status"], c.get("stale_cause")) for n, c in mcp.items()
+    }
+    assert cells[second]["stale_cause"] == wrote["effect"]["cause"]
+    assert shown["kernel"]["epoch"] == wrote["run"]["epoch"]
+    text = jcli("notebook", "overview", path).stdout.splitlines()
+    header = text[1].split()
+    row = next(line.split() for line in text[2:] if line.split()[1:2] == [second])
+    assert row[header.index("status")] == "stale"
+    assert f"  {second} is stale: {wrote['effect']['cause']}" in text
+
+
+def test_a_run_an_interrupt_from_another_command_stopped_exits_interrupted_not_failed(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    status, out = run_stopped_from_outside(tmp_path, "-j", "interrupt")
+    document = json.loads(out)
+    _first, looping, after = (c["name"] for c in document["run"]["cells"])
+    shown = {c["name"]: c.get("status") for c in document["overview"]["cells"]}
+    assert status == 130 and document["run"]["error"] is None
+    assert shown[looping] == "interrupted" and shown[after] == "never_run"
+    path = Path(document["overview"]["notebook_path"])
+    assert statuses(path)[looping]["status"] == "interrupted"  # every process judges so
+
+
+def test_the_text_summary_of_a_run_interrupted_from_outside_says_by_whom(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    status, out = run_stopped_from_outside(tmp_path, "text", "interrupt")
+    (entry,) = KernelRegistry().entries()
+    assert status == 130 and entry.interrupt is not None
+    summary = next(line for line in out.splitlines() if line.startswith("interrupted: "))
+    assert entry.interrupt["who"] in summary
+
+
+def test_a_session_that_used_a_kept_kernel_killed_from_outside_replaces_it_with_a_kept_one(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    """The ``jupyter-mcp`` side: a session (a workbench on the registry, not keeping what it
+    starts) that ran a cell on a kept kernel, then saw it killed, keeps the replacement."""
+    import anyio
+
+    from jupyter_jcli.workbench import shared_workbench
+
+    path = notebook(tmp_path, ["a = 1"])
+    (first,) = names(path)
+    assert jcli_json("kernel", "start", path, "--idle-timeout", "90")[0] == 0
+    (entry,) = KernelRegistry().entries()
+
+    async def session() -> bool:
+        async with shared_workbench() as workbench:
+            with anyio.fail_after(TIMEOUT):
+                assert (await workbench.execute_cells(path, [first])).ok
+                assert entry.pid is not None
+                os.kill(entry.pid, signal.SIGKILL)
+                while not gone(entry.pid):
+                    await anyio.sleep(0.1)
+                again = await workbench.execute_cells(path, [first])
+                return again.ok and again.kernel_restarted
+
+    assert anyio.run(session)
+    (kept,) = KernelRegistry().entries()  # the session has ended: the kernel stays
+    assert kept.epoch != entry.epoch and kept.keep and kept.idle_timeout == 90

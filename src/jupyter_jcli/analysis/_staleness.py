@@ -36,10 +36,13 @@ __all__ = [
     "stale_after_edit",
 ]
 
-CellStatus = Literal["fresh", "stale", "never_run", "error"]
+CellStatus = Literal["fresh", "stale", "never_run", "error", "interrupted"]
 """``fresh``: up to date on the live kernel; ``stale``: ran on the live kernel but its source,
 its parents or a parent's run changed since; ``never_run``: no run on the live kernel (or no
-live kernel); ``error``: its current rev's last run on the live kernel failed."""
+live kernel); ``error``: its current rev's last run on the live kernel failed;
+``interrupted``: its current rev's last run on the live kernel was stopped by an interrupt
+(``j-cli kernel interrupt``, Ctrl-C, ``interrupt_kernel``) before it ended: not a failure of
+its code, but its state may be partial, so it is not fresh either."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,9 @@ class RunRecord:
         epoch: the kernel epoch it ran on (a fresh id per kernel start or restart).
         seq: a number that grows with every execution in the process (orders runs).
         parents: keys of the cell's parents in the graph when it ran.
-        ok: ``False`` when the execution raised.
+        ok: ``False`` when the execution raised (or was interrupted).
+        interrupted: the execution was stopped by an interrupt, not by its code (with
+            ``ok`` ``False``): the cell's status is ``interrupted``, not ``error``.
     """
 
     key: str
@@ -61,6 +66,7 @@ class RunRecord:
     seq: int
     parents: Collection[str]
     ok: bool = True
+    interrupted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +223,7 @@ def fresh_cells(
         if rec.rev != rev:
             status[node.key] = "stale"
         elif not rec.ok:
-            status[node.key] = "error"
+            status[node.key] = "interrupted" if rec.interrupted else "error"
         else:
             parents = [graph.cells[p].key for p in node.parents]
             ok = set(parents) == set(rec.parents) and all(

@@ -7,11 +7,16 @@ lazily, so ``--help`` stays cheap) and renders its result: the result's JSON doc
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 from jupyter_jcli.cli._params import cell_names_option
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench import SessionOverview
 
 __all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
 
@@ -35,15 +40,28 @@ _FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
     help="The most cells shown (the next page: --start at the first cell not shown).",
 )
 def overview_command(file: str, start: int, limit: int) -> None:
-    """Every cell: name, type, rev, what it defines and uses, its parents; then the lint.
+    """Every cell: name, type, rev, run status, what it defines and uses, its parents; then
+    the kernel and the lint.
 
-    Names address cells in `j-cli cell ...`; revs are the --expected-rev of an edit.
-    Paged like the MCP tool: --limit cells from --start. Reads only: never writes the
+    Names address cells in `j-cli cell ...`; revs are the --expected-rev of an edit. The
+    status (fresh, stale, error, never_run) is judged against the notebook's live kernel
+    (`j-cli kernel start`), with the cause of a cell that inline code made stale; without
+    one every code cell is never_run. The same document as the MCP notebook_overview, paged
+    like it: --limit cells from --start. Reads only: starts no kernel, never writes the
     notebook or any other file.
     """
-    from jupyter_jcli.workbench import notebook_overview
+    import anyio
 
-    overview = notebook_overview(file, start=start, limit=limit)
+    from jupyter_jcli.cli._server_options import server_from
+    from jupyter_jcli.workbench import shared_workbench
+
+    server = server_from(None, None, None)  # $JUPYTER_JCLI_SERVER_URL, as for j-cli run
+
+    async def read() -> SessionOverview:
+        async with shared_workbench(server=server) as workbench:
+            return await workbench.notebook_overview(file, start=start, limit=limit)
+
+    overview = anyio.run(read)
     from jupyter_jcli.cli._document_render import overview_lines
 
     emit_result(overview.to_dict, lambda: overview_lines(overview))

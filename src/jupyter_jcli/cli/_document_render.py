@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs, ReadHint
-    from jupyter_jcli.workbench import MutationOutcome, Overview, ReadCellsResult, UndoOutcome
+    from jupyter_jcli.workbench import (
+        MutationOutcome,
+        Overview,
+        ReadCellsResult,
+        SessionOverview,
+        UndoOutcome,
+    )
 
 __all__ = [
     "mutation_lines",
@@ -51,7 +57,12 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def overview_lines(overview: Overview) -> list[str]:
-    """The overview as a header line, an aligned table of cells and the lint list."""
+    """The overview as a header line, an aligned table of cells (with each code cell's run
+    status for a :class:`~jupyter_jcli.workbench.SessionOverview`), the kernel the statuses
+    are judged against and why cells are stale, and the lint list."""
+    from jupyter_jcli.workbench import SessionCellOverview, SessionOverview
+
+    session = overview if isinstance(overview, SessionOverview) else None
     lint = ", ".join(f"{count} {kind}" for kind, count in overview.lint_summary.items())
     shown = len(overview.cells)
     page = (
@@ -70,6 +81,7 @@ def overview_lines(overview: Overview) -> list[str]:
             _clip(c.name, NAME_WIDTH),
             _TYPE_LABELS.get(c.cell_type, c.cell_type),
             c.rev,
+            *([_cell_status(c)] if session is not None else []),
             _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
             _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
             _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
@@ -77,8 +89,17 @@ def overview_lines(overview: Overview) -> list[str]:
         ]
         for c in overview.cells
     ]
-    header = ["#", "name", "type", "rev", "defines", "uses", "parents", "first line"]
+    status = ["status"] if session is not None else []
+    header = ["#", "name", "type", "rev", *status, "defines", "uses", "parents", "first line"]
     lines.extend(table(header, rows))
+    if session is not None:
+        lines.append(_kernel_line(session))
+        causes = [
+            (c.name, c.stale_cause)
+            for c in session.cells
+            if isinstance(c, SessionCellOverview) and c.stale_cause
+        ]
+        lines.extend(f"  {name} is stale: {cause}" for name, cause in causes)
     after = overview.start + shown
     if after < overview.cell_count:
         lines.append(f"… {overview.cell_count - after} more cells: --start {after}")
@@ -90,6 +111,23 @@ def overview_lines(overview: Overview) -> list[str]:
             where = f"cell {f.index} {f.cell}" + (f" line {f.line}" if f.line else "")
             lines.append(f"  {where}: {f.kind}: {f.message}")
     return lines
+
+
+def _cell_status(cell: object) -> str:
+    status = getattr(cell, "status", None)
+    return str(status) if status is not None else ""
+
+
+def _kernel_line(overview: SessionOverview) -> str:
+    """The kernel the statuses are judged against and the statuses over every page."""
+    kernel = overview.kernel
+    counts = ", ".join(f"{n} {status}" for status, n in overview.status_summary.items())
+    if kernel.epoch is None:
+        where = "no live kernel (j-cli kernel start keeps one)"
+    else:
+        pid = f" pid {kernel.pid}" if kernel.pid is not None else ""
+        where = f"kernel {kernel.kernelspec_name}{pid} {kernel.state}, epoch {kernel.epoch[:12]}"
+    return f"{where}; code cells: {counts or 'none'}"
 
 
 def output_hint_command(hint: ReadHint, file_arg: str) -> str:

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["entry_dict", "kernel", "notebook_kernel_path"]
 
+_COMMAND_WIDTH = 60
+"""Widest started-by command in the ``kernel list`` table."""
 _IDLE_HELP = (
     "Seconds without an execution after which the kernel stops by itself "
     "(default: $JUPYTER_JCLI_KERNEL_IDLE_TIMEOUT or 3600)."
@@ -46,7 +48,9 @@ def _iso(stamp: float) -> str:
 def entry_dict(entry: KernelEntry) -> dict[str, Any]:
     """One registered kernel as JSON: ``notebook_path``, ``kernelspec``, ``pid``, ``epoch``,
     ``state``, ``started``, ``idle_since`` (ISO 8601 UTC), ``idle_timeout_s``,
-    ``started_by``, ``users`` (who used it, most recent first), ``running_cell``, ``keep``,
+    ``started_by`` (who: ``"j-cli pid 123"``), ``started_command`` (the command line that
+    started it, ``None`` when not recorded), ``users`` (who uses it and still runs, most
+    recent first), ``running_cell``, ``keep``,
     ``transport``, ``connection_file``, ``kernel_id``, ``server_url``, ``runs`` (cells
     recorded on its epoch)."""
     busy = entry.busy or {}
@@ -60,7 +64,8 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
         "idle_since": _iso(entry.idle_since) if entry.state != "busy" else None,
         "idle_timeout_s": entry.idle_timeout,
         "started_by": entry.started_by,
-        "users": sorted(entry.users, key=entry.users.__getitem__, reverse=True),
+        "started_command": entry.started_command,
+        "users": entry.present_users(),
         "running_cell": busy.get("cell") if entry.state == "busy" else None,
         "keep": entry.keep,
         "transport": entry.transport,
@@ -177,7 +182,8 @@ def start_command(
 @kernel.command("list")
 @server_options
 def list_command(**where: str | None) -> None:
-    """The live kernels: notebook, kernelspec, pid, epoch, state, started, idle since, users."""
+    """The live kernels: notebook, kernelspec, pid, epoch, state, started, idle since, who
+    started it (and with which command), who uses it now."""
     from jupyter_jcli.cli._document_render import table
     from jupyter_jcli.kernels import KernelRegistry
 
@@ -209,12 +215,25 @@ def list_command(**where: str | None) -> None:
                 entry.state,
                 shown["started"],
                 shown["idle_since"] or "-",
-                ", ".join(shown["users"]) or entry.started_by,
+                _started_by(entry),
+                ", ".join(shown["users"]) or "-",
             ]
         )
-    header = ["notebook", "kernelspec", "pid", "epoch", "state", "started", "idle since", "users"]
+    header = ["notebook", "kernelspec", "pid", "epoch", "state", "started", "idle since",
+              "started by", "users"]  # fmt: skip
     for line in table(header, rows):
         echo(line)
+
+
+def _started_by(entry: KernelEntry) -> str:
+    """Who started the kernel and with which command: ``"j-cli pid 12: j-cli kernel start
+    nb.ipynb"`` (the command clipped to :data:`_COMMAND_WIDTH`)."""
+    command = entry.started_command
+    if not command:
+        return entry.started_by
+    if len(command) > _COMMAND_WIDTH:
+        command = command[: _COMMAND_WIDTH - 1] + "…"
+    return f"{entry.started_by}: {command}"
 
 
 @kernel.command("stop")

@@ -17,9 +17,14 @@ document::
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
 
-Exit status: 0 when every cell ran ``ok``; 1 when a cell failed, timed out or killed the
-kernel (the document still comes, ``run.stopped_at`` names the cell, ``run.error`` is
-``KERNEL_DIED`` for a death, ``KERNEL_KILLED`` for a timeout that had to kill the kernel);
+Exit status: 0 when every cell ran ``ok``; 130 when an interrupt stopped the run (Ctrl-C, or
+``j-cli kernel interrupt`` from another command: the cell ends ``interrupted``, with
+``interrupt_requested_by``, and its status in the overview is ``interrupted``, not
+``error``; the kernel and its variables are kept); 1 when a cell failed, timed out, killed
+the kernel or a restart or stop of the kernel ended the run (the document still comes,
+``run.stopped_at`` names the cell, ``run.error`` is ``KERNEL_DIED`` for a death,
+``KERNEL_KILLED`` for a timeout that had to kill the kernel, ``KERNEL_RESTARTED`` for a
+restart);
 errors of the command itself as everywhere in ``j-cli``. ``--kernel NAME`` starts that
 kernelspec instead of the notebook's (a ``KERNELSPEC_NOT_FOUND`` error lists the installed
 ones and says so).
@@ -202,9 +207,21 @@ def run_command(
             echo(line)
         for line in _parents_lines(extra):
             echo(line)
-    if extra.get("interrupted"):
+    if extra.get("interrupted") or _interrupted_cell(outcome) is not None:
         return _EXIT_INTERRUPTED
     return 0 if outcome.ok else _EXIT_CELL_FAILED
+
+
+def _interrupted_cell(outcome: ExecuteOutcome) -> ExecutedCell | None:
+    """The cell an interrupt (not a restart or a stop) ended, if the run ended so."""
+    return next(
+        (
+            cell
+            for cell in outcome.cells
+            if cell.status == "interrupted" and cell.interrupted_by == "kernel_interrupted"
+        ),
+        None,
+    )
 
 
 def _parents_lines(cells: dict[str, Any]) -> list[str]:
@@ -339,6 +356,14 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str)
     lines.append(f"ran {len(outcome.cells)} cells on {kernel} in {total:.1f} s: {summary}")
     if outcome.error is not None:
         lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")
+    stopped = _interrupted_cell(outcome)
+    if stopped is not None:
+        who = stopped.interrupt_requested_by or "this command (Ctrl-C)"
+        lines.append(
+            f"interrupted: {stopped.name} was stopped by an interrupt asked by {who}; its "
+            "outputs so far are saved, the later cells did not run, the kernel keeps its "
+            "variables"
+        )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")
     if outcome.still_stale:

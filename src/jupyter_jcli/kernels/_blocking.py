@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar, get_args
 
-from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_STARTUP_TIMEOUT,
@@ -36,9 +36,10 @@ from jupyter_jcli.kernels._config import (
 )
 from jupyter_jcli.kernels._evaluate import execution_result
 from jupyter_jcli.kernels._flock import ExecLock
-from jupyter_jcli.kernels._registry import KernelRegistry, idle_timeout, process_name
+from jupyter_jcli.kernels._registry import KernelRegistry, idle_timeout
 from jupyter_jcli.kernels._run import StopSignal, run_request
 from jupyter_jcli.kernels._shared_backend import SharedBackend
+from jupyter_jcli.kernels._shared_busy import busy_error, busy_record
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     LOCAL_ORIGIN,
@@ -85,8 +86,7 @@ async def take_exec(
     :data:`~jupyter_jcli.kernels.STOP_WAIT` once (its holder lets it go as it stops).
 
     Raises:
-        KernelError: ``KERNEL_BUSY`` (details ``notebook_path``, ``running_cell``,
-            ``busy_by``: who holds it, ``busy_wait_s``).
+        KernelError: ``KERNEL_BUSY`` (its details: :func:`.busy_error`).
     """
     deadline = time.monotonic() + max(busy_wait, 0.0)
     extended = False
@@ -97,18 +97,7 @@ async def take_exec(
                 extended = True
                 deadline = time.monotonic() + STOP_WAIT
                 continue
-            busy = (entry.busy if entry is not None else None) or {}
-            raise KernelError(
-                ErrorCode.KERNEL_BUSY,
-                "another process is running cells on this notebook's kernel; wait for "
-                "it, or interrupt it (j-cli kernel interrupt)",
-                {
-                    "notebook_path": str(notebook_path),
-                    "running_cell": busy.get("cell"),
-                    "busy_by": busy.get("who"),
-                    "busy_wait_s": busy_wait,
-                },
-            )
+            raise busy_error(notebook_path, entry, busy_wait)
         await sleep(EXEC_POLL)
 
 
@@ -205,7 +194,7 @@ def _run(
     kernelspec_name: str,
     after: Callable[[ExecutionResult, KernelInfo], _T],
 ) -> tuple[ExecutionResult, KernelInfo, _T]:
-    _set_busy(registry, path, epoch, {"who": process_name(), "cell": None, "since": time.time()})
+    _set_busy(registry, path, epoch, busy_record(None))
     since = time.time()
     signal = StopSignal(elsewhere=lambda: stop_asked(registry, path, epoch, since))
     collector = OutputCollector(DisplayRegistry(), None)

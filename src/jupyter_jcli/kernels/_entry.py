@@ -12,10 +12,19 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["EntryState", "KernelEntry", "pid_alive", "process_name", "user_pid"]
+__all__ = [
+    "EntryState",
+    "KernelEntry",
+    "pid_alive",
+    "process_command",
+    "process_name",
+    "user_pid",
+]
 
 _SCHEMA = 1
 _USER_PID = re.compile(r" pid (\d+)$")
+_COMMAND_WIDTH = 200
+"""Longest command line an entry records (:func:`process_command`)."""
 
 EntryState = Literal["starting", "idle", "busy", "stopping", "failed"]
 """``starting``: a supervisor is launching the kernel; ``idle`` / ``busy``: it runs (busy:
@@ -28,6 +37,16 @@ def process_name() -> str:
     """Who this process is, as entries record it: ``"j-cli pid 123"``."""
     name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
     return f"{name} pid {os.getpid()}"
+
+
+def process_command() -> str:
+    """This process's command line as entries record it (``"j-cli run nb.ipynb"``, at most
+    :data:`_COMMAND_WIDTH` characters): what started a kernel, what runs on it."""
+    import shlex
+
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+    line = shlex.join([name, *sys.argv[1:]])
+    return line if len(line) <= _COMMAND_WIDTH else line[: _COMMAND_WIDTH - 1] + "…"
 
 
 def pid_alive(pid: int | None) -> bool:
@@ -65,6 +84,8 @@ class KernelEntry:
         state: see :data:`EntryState`.
         started: when the start began (Unix time, s).
         started_by: who started it (:func:`process_name`).
+        started_command: the command line that started it (:func:`process_command`;
+            ``None`` in an entry written before it was recorded).
         idle_since: when it last became idle (Unix time, s).
         idle_timeout: seconds of idleness after which its supervisor stops it.
         keep: ``False`` when the starter stops it when it ends (``owner_pid``).
@@ -76,10 +97,12 @@ class KernelEntry:
         kernel_id: the Jupyter Server kernel id (``transport == "server"``).
         server_url: the Jupyter Server base URL (``transport == "server"``).
         users: who uses it -> when they last did (Unix time, s).
-        busy: ``{"who", "cell", "since"}`` while a process executes on it.
+        busy: ``{"who", "cell", "since", "pid", "command"}`` while a process executes on
+            it (``cell``: ``None`` for inline code; ``pid`` and ``command`` may be missing).
         seq: the last run sequence number handed out (orders runs across processes).
         runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
-            "seq", "parents", "ok"}`` (``ok``: the run ended ``ok``).
+            "seq", "parents", "ok", "interrupted"}`` (``ok``: the run ended ``ok``;
+            ``interrupted``: an interrupt stopped it, may be missing).
         changes: code run on the kernel outside the cells since (inline code), the latest
             ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
             have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
@@ -112,6 +135,7 @@ class KernelEntry:
     changes: list[dict[str, Any]] = field(default_factory=list)
     interrupt: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    started_command: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The stored JSON object (with ``schema_version``)."""
@@ -154,6 +178,12 @@ class KernelEntry:
             for who in self.users
             if who != besides and (pid := user_pid(who)) is not None and pid_alive(pid)
         ]
+
+    def present_users(self) -> list[str]:
+        """The users whose process still runs (names without a pid kept: they cannot be
+        checked), most recent first."""
+        order = sorted(self.users, key=self.users.__getitem__, reverse=True)
+        return [who for who in order if (pid := user_pid(who)) is None or pid_alive(pid)]
 
     def drop_gone_users(self) -> None:
         """Forget the users whose process has ended (names without a pid are kept)."""

@@ -246,7 +246,12 @@ class KernelRegistry(RegistryNotes):
         import signal
 
         if entry.state in ("idle", "busy"):
-            self.record_lost(Path(entry.notebook_path), entry.epoch)
+            self.record_lost(
+                Path(entry.notebook_path),
+                entry.epoch,
+                keep=entry.keep,
+                idle_timeout=entry.idle_timeout,
+            )
         for pid in (entry.pid, entry.supervisor_pid):
             if pid_alive(pid):
                 assert pid is not None

@@ -90,13 +90,24 @@ class RegistryNotes:
         at = asked.get("at")
         return asked if isinstance(at, (int, float)) and at >= since else None
 
-    def record_lost(self: _Registry, notebook_path: Path, epoch: str) -> None:
+    def record_lost(
+        self: _Registry,
+        notebook_path: Path,
+        epoch: str,
+        *,
+        keep: bool = False,
+        idle_timeout: float | None = None,
+    ) -> None:
         """Note that the kernel of ``epoch`` died without being asked to (its supervisor
         or whoever found its entry dead calls this), in ``<key>.lost``, so the command that
         starts the next kernel for the notebook says the old one was replaced
-        (:meth:`take_lost`). Best effort: a failure to write loses only that notice."""
+        (:meth:`take_lost`), and keeps the replacement (with the same ``idle_timeout``) when
+        the lost kernel was kept. Best effort: a failure to write loses only that notice."""
         target = self.path(notebook_path, ".lost")
-        data = json.dumps({"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()})
+        record: dict[str, Any] = {"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()}
+        if keep:
+            record.update(keep=True, idle_timeout=idle_timeout)
+        data = json.dumps(record)
         with contextlib.suppress(OSError):
             self._ensure_root()
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -106,6 +117,14 @@ class RegistryNotes:
     def take_lost(self: _Registry, notebook_path: Path) -> str | None:
         """The epoch :meth:`record_lost` noted for the notebook within :data:`LOST_TTL`
         seconds, else ``None``; the record is removed (one process takes it)."""
+        lost = RegistryNotes.take_lost_record(self, notebook_path)
+        return lost[0] if lost is not None else None
+
+    def take_lost_record(
+        self: _Registry, notebook_path: Path
+    ) -> tuple[str, bool, float | None] | None:
+        """Like :meth:`take_lost`: the lost kernel's epoch, whether it was kept and its idle
+        timeout (``False, None`` for a record written without them)."""
         target = self.path(notebook_path, ".lost")
         claimed = target.with_name(f".{target.name}.{os.getpid()}.taken")
         try:
@@ -124,4 +143,8 @@ class RegistryNotes:
         at, epoch = data.get("at"), data.get("epoch")
         if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
             return None
-        return epoch if isinstance(epoch, str) else None
+        if not isinstance(epoch, str):
+            return None
+        idle = data.get("idle_timeout")
+        idle = float(idle) if isinstance(idle, (int, float)) and idle > 0 else None
+        return epoch, data.get("keep") is True, idle

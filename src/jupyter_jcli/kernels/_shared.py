@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from collections.abc import AsyncIterator
@@ -52,6 +53,7 @@ from jupyter_jcli.kernels._registry import (
 )
 from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._shared_backend import SharedBackend
+from jupyter_jcli.kernels._shared_busy import busy_record
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from jupyter_jcli.kernels._backend import KernelBackend
+    from jupyter_jcli.kernels._entry import KernelEntry
     from jupyter_jcli.kernels._run import RequestOptions, RunOutcome
 
 __all__ = ["SharedKernelPool", "SharedNotebookKernel"]
@@ -158,6 +161,8 @@ class SharedNotebookKernel(NotebookKernel):
         nobody else uses it (else it stays for them, see :func:`stop_if_unused`), unless it
         must stop for everyone (a restart, a kernel that died or would not settle)."""
         backend, entry = self._backend, None
+        if isinstance(backend, SharedBackend) and backend.entry is not None:
+            self._keep_if_lost(backend.entry)
         if isinstance(backend, SharedBackend) and backend.stop_on_shutdown:
             entry = backend.entry if not self._stop_for_all else None
         self._stop_for_all = False
@@ -173,8 +178,8 @@ class SharedNotebookKernel(NotebookKernel):
         """Hold the kernel in this process and across processes (the execution lock).
 
         Raises:
-            KernelError: ``KERNEL_BUSY`` (details ``notebook_path``, ``running_cell``,
-                ``busy_by``: who holds it, ``busy_wait_s``).
+            KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
+                runs it, since when).
         """
         me = anyio.get_current_task().id
         if self._exec_task == me:
@@ -226,16 +231,41 @@ class SharedNotebookKernel(NotebookKernel):
         """A registered kernel this object never ran that died (killed from outside) is
         noted as this object's dead kernel: its entry still there with dead processes (then
         removed), or the ``.lost`` record its supervisor left; so the execution that
-        replaces it says so (``kernel_restarted``, ``replaced_epoch``)."""
+        replaces it says so (``kernel_restarted``, ``replaced_epoch``); the replacement of a
+        kept kernel is kept too, with the same idle timeout."""
         if self._backend is not None or self._dead:
             return
         entry = self.shared_registry.read(self.notebook_path)
         if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
             self._dead, self._epoch = True, entry.epoch
-        elif entry is None and (lost := self.shared_registry.take_lost(self.notebook_path)):
-            self._dead, self._epoch = True, lost  # its supervisor saw it die and left
+            self._keep_like(entry.keep, entry.idle_timeout)
+        elif entry is None and (lost := self.shared_registry.take_lost_record(self.notebook_path)):
+            self._dead, self._epoch = True, lost[0]  # its supervisor saw it die and left
+            self._keep_like(lost[1], lost[2])
         elif entry is not None and entry.state in ("idle", "busy"):
             self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
+
+    def _keep_if_lost(self, joined: KernelEntry) -> None:
+        """A kernel this object ran (``joined``) that died by itself (its entry still there
+        with dead processes, or the ``.lost`` record its supervisor left) is replaced by a
+        kept kernel when it was kept, as :meth:`_note_registered_death` does for one it
+        never ran."""
+        if not joined.keep or self._keep:
+            return
+        entry = self.shared_registry.read(self.notebook_path)
+        if entry is not None and entry.epoch == joined.epoch:
+            if entry.state in ("idle", "busy") and not entry.alive():
+                self._keep_like(entry.keep, entry.idle_timeout)
+            return
+        lost = self.shared_registry.take_lost_record(self.notebook_path) if entry is None else None
+        if lost is not None and lost[0] == joined.epoch:
+            self._keep_like(lost[1], lost[2])
+
+    def _keep_like(self, keep: bool, idle_timeout: float | None) -> None:
+        """Keep the next kernel this object starts when the one it replaces was kept."""
+        if keep and not self._keep:
+            self._keep = True
+            self._idle = idle_timeout if idle_timeout is not None else self._idle
 
     def _asked_elsewhere(
         self, epoch: str, since: float
@@ -273,7 +303,9 @@ class SharedNotebookKernel(NotebookKernel):
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
     ) -> ExecutionResult:
-        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`."""
+        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`; a
+        result that replaced a dead kernel says whether the new one is kept
+        (``replacement_kept``)."""
         listeners = [*self.listeners, *([on_output] if on_output is not None else [])]
 
         async def each(output: Output) -> None:
@@ -282,20 +314,23 @@ class SharedNotebookKernel(NotebookKernel):
                 if result is not None:
                     await result
 
-        return await super().execute(
+        result = await super().execute(
             code,
             cell_key=cell_key,
             timeout=timeout,
             on_output=each if listeners else None,
             busy_wait=busy_wait,
         )
+        if result.kernel_restarted and self._keep:
+            result = dataclasses.replace(result, replacement_kept=True)
+        return result
 
     async def _request(
         self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
     ) -> RunOutcome:
         """Record the running cell in the entry (``busy``: who and which cell), then run."""
         if self._epoch is not None:
-            busy = {"who": process_name(), "cell": self._hold.running_cell, "since": time.time()}
+            busy = busy_record(self._hold.running_cell)
             with contextlib.suppress(KernelError):
                 self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
         return await super()._request(backend, code, **options)

@@ -45,6 +45,7 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
+from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._local import _kernel_stdout, require_kernelspec
 from jupyter_jcli.kernels._registry import (
     ExecLock,
@@ -151,6 +152,7 @@ async def start_registered(
                         state="starting",
                         started=now,
                         started_by=process_name(),
+                        started_command=process_command(),
                         idle_since=now,
                         idle_timeout=idle_timeout,
                         keep=keep,

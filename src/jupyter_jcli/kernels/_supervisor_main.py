@@ -82,8 +82,12 @@ async def _supervise(
             with contextlib.suppress(Exception):
                 now = registry.read(notebook_path)
                 asked = now is None or now.epoch != epoch or now.state == "stopping"
-                if not asked and not await km.is_alive():  # it died by itself: the next start
-                    registry.record_lost(notebook_path, epoch)  # for the notebook says so
+                if now is not None and not asked and not await km.is_alive():
+                    # it died by itself: the next start for the notebook says so, and keeps
+                    # the replacement if this one was kept
+                    registry.record_lost(
+                        notebook_path, epoch, keep=now.keep, idle_timeout=now.idle_timeout
+                    )
             with anyio.CancelScope(shield=True):  # visible before the kernel goes
                 registry.update(notebook_path, _mark_stopping, epoch=epoch)
         finally:

@@ -98,6 +98,8 @@ class ExecutionResult:
             process did (``j-cli pid 123``, from the registry), else ``None``.
         replaced_epoch: with ``kernel_restarted``, the epoch of the kernel that had died
             (when known): its variables are lost.
+        replacement_kept: with ``kernel_restarted``, the new kernel outlives the command
+            (the one it replaced was kept, or the command keeps what it starts).
     """
 
     status: ExecutionStatus
@@ -113,6 +115,7 @@ class ExecutionResult:
     kernel_killed: bool = False
     interrupt_requested_by: str | None = None
     replaced_epoch: str | None = None
+    replacement_kept: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,7 +241,8 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         description="Start here. One line per cell: name (the address every other tool "
         "takes), type (given when not code), rev (pass as expected_rev to edit), first line, "
         "what it defines and uses, parents/children in the dependency graph, lint findings, "
-        "run status (fresh, stale, error, never_run), tldr, and the kernel's state and epoch. "
+        "run status (fresh, stale, error, interrupted, never_run), tldr, and the kernel's "
+        "state and epoch. "
         f"Paged: `limit` cells from `start` (default {DEFAULT_OVERVIEW_LIMIT}); `cell_count` "
         "is the notebook's total and `next_call` the next page. Costs about 100-200 "
         "characters per cell; no outputs, never runs anything.",

@@ -165,7 +165,13 @@ async def run_batch(
             results.append((view, result))
             parents = [graph.cells[p].key for p in graph.cells[graph.index(view.name)].parents]
             log.record(
-                view.name, view.rev, result.epoch, next_seq(), parents, ok=result.status == "ok"
+                view.name,
+                view.rev,
+                result.epoch,
+                next_seq(),
+                parents,
+                ok=result.status == "ok",
+                interrupted=result.status == "interrupted",
             )
             if result.status != "ok":
                 stopped = view

@@ -143,6 +143,7 @@ class CodeOutcome:
                 "epoch": result.epoch,
                 "kernel_restarted": result.kernel_restarted,
                 "replaced_epoch": self.replaced_epoch,
+                "replacement_kept": result.replacement_kept,
             },
             "kernel": self.kernel.to_dict(),
             "output_count": len(self.outputs),
@@ -172,6 +173,8 @@ def with_kernel_notes(outcome: CodeOutcome, effect: InlineEffect | None) -> Code
             f"{outcome.result.epoch}) to run the code: its variables are lost and every cell "
             "is stale."
         )
+        if outcome.result.replacement_kept:
+            lead += " The new kernel is kept running: later commands share it."
         notice = lead if notice is None else f"{lead} {notice}"
     return replace(outcome, effect=effect, replaced_epoch=lost, notice=notice)
 

@@ -62,11 +62,28 @@ class RunLog:
     """Code run outside the cells on ``epoch`` (:meth:`record_change`), oldest first."""
 
     def record(
-        self, key: str, rev: str, epoch: str, seq: int, parents: Collection[str], *, ok: bool
+        self,
+        key: str,
+        rev: str,
+        epoch: str,
+        seq: int,
+        parents: Collection[str],
+        *,
+        ok: bool,
+        interrupted: bool = False,
     ) -> RunRecord:
-        """Record one execution (``seq`` must grow with every call in the process)."""
+        """Record one execution (``seq`` must grow with every call in the process;
+        ``interrupted``: an interrupt stopped it, see :class:`RunRecord`)."""
         self._epoch_is(epoch)
-        record = RunRecord(key=key, rev=rev, epoch=epoch, seq=seq, parents=tuple(parents), ok=ok)
+        record = RunRecord(
+            key=key,
+            rev=rev,
+            epoch=epoch,
+            seq=seq,
+            parents=tuple(parents),
+            ok=ok,
+            interrupted=interrupted,
+        )
         self.latest[key] = record
         self.version += 1
         return record

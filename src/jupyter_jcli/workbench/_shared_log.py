@@ -25,6 +25,7 @@ def _run_record(run: Mapping[str, Any]) -> RunRecord:
         seq=int(run["seq"]),
         parents=tuple(str(p) for p in run["parents"]),
         ok=bool(run["ok"]),
+        interrupted=run.get("interrupted") is True,
     )
 
 
@@ -76,15 +77,24 @@ class SharedRunLog(RunLog):
         parents: Collection[str],
         *,
         ok: bool,
+        interrupted: bool = False,
     ) -> RunRecord:
         """Record one execution in the entry of the kernel it ran on. ``seq`` is assigned
         by the registry (it grows across processes); the given one orders the local copy,
         kept for a kernel that is no longer registered."""
         assigned = self._registry.record_run(
             self._path,
-            {"key": key, "rev": rev, "epoch": epoch, "parents": list(parents), "ok": ok},
+            {
+                "key": key,
+                "rev": rev,
+                "epoch": epoch,
+                "parents": list(parents),
+                "ok": ok,
+                "interrupted": interrupted,
+            },
         )
-        return super().record(key, rev, epoch, assigned if assigned >= 0 else seq, parents, ok=ok)
+        seq = assigned if assigned >= 0 else seq
+        return super().record(key, rev, epoch, seq, parents, ok=ok, interrupted=interrupted)
 
     def records(self) -> list[RunRecord]:
         """The records of the registered kernel's epoch, oldest first (none when the

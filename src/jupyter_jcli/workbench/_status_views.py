@@ -39,8 +39,9 @@ class SessionCellOverview(CellOverview):
     """A :class:`CellOverview` with the cell's run status and tldr.
 
     Attributes:
-        status: ``fresh``, ``stale``, ``error`` or ``never_run`` for a code cell (see
-            :data:`jupyter_jcli.analysis.CellStatus`), ``None`` for Markdown and raw cells.
+        status: ``fresh``, ``stale``, ``error``, ``interrupted`` or ``never_run`` for a code
+            cell (see :data:`jupyter_jcli.analysis.CellStatus`), ``None`` for Markdown and
+            raw cells.
         tldr: one line about the cell: the cached model summary's, else a fallback
             starting with ``*``.
         stale_cause: for a cell ``stale`` because code run on the kernel outside the cells
