@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -79,16 +80,22 @@ def test_overview_json_contract(example: Path) -> None:
     assert "import-tfidfvectorizer" in cell["children"]
 
 
-def test_overview_pages_like_the_mcp_tool(example: Path) -> None:
+def test_overview_pages_like_the_mcp_tool_naming_the_next_page_as_a_j_cli_command(
+    example: Path,
+) -> None:
     from jupyter_jcli.workbench import DEFAULT_OVERVIEW_LIMIT
 
     doc = run_cli("-j", "notebook", "overview", example, "--start", "40", "--limit", "2").json()
     assert [c["index"] for c in doc["cells"]] == [40, 41]
     assert doc["cell_count"] == 43 and doc["start"] == 40
-    assert doc["next_call"] == "notebook_overview start=42 limit=2 (cells 42-42 of 43)"
+    page = ["j-cli", "notebook", "overview", str(example), "--start", "42", "--limit", "2"]
+    assert doc["next_call"] == shlex.join(page)
+    last = run_cli("-j", "notebook", "overview", example, "--start", "40").json()
+    assert last["next_call"] is None
     text = run_cli("notebook", "overview", example, "--limit", "5").stdout.splitlines()
     assert ": cells 0-4 of 43," in text[0]
-    assert text[-1] == "… 38 more cells: --start 5"
+    page = ["j-cli", "notebook", "overview", str(example), "--start", "5", "--limit", "5"]
+    assert text[-1] == f"… 38 more cells: {shlex.join(page)}"
     default = run_cli("notebook", "overview", "--help").stdout
     assert f"[default: {DEFAULT_OVERVIEW_LIMIT};" in default
 

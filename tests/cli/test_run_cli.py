@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 from pathlib import Path
 
@@ -141,6 +142,29 @@ def test_run_text_writes_output_cut_hints_as_j_cli_commands(tmp_path: Path) -> N
         "read_notebook_output cell_index=0 output_index=0"
         in as_json["run"]["cells"][0]["outputs"]["text"]
     )
+
+
+@pytest.mark.kernel
+def test_the_overview_closing_a_run_is_one_page_naming_the_next_as_a_j_cli_command(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["cells"] += [
+        {"cell_type": "markdown", "id": f"m{i}", "metadata": {}, "source": f"note {i}"}
+        for i in range(120)
+    ]
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    doc = run_cli("-j", "run", path).json()
+    overview = doc["overview"]
+    assert (overview["cell_count"], len(overview["cells"])) == (121, 100)
+    assert overview["status_summary"] == {"fresh": 1}
+    next_page = shlex.join(["j-cli", "notebook", "overview", str(path), "--start", "100"])
+    assert overview["next_call"] == next_page
+    text = run_cli("run", path)
+    assert text.exit_code == 0
+    assert f"{path}: 121 cells (1 fresh)" in text.stdout
+    assert f"… 21 more cells: {next_page}" in text.stdout.splitlines()
 
 
 @pytest.mark.kernel

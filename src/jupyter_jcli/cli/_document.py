@@ -62,9 +62,12 @@ def overview_command(file: str, start: int, limit: int) -> None:
             return await workbench.notebook_overview(file, start=start, limit=limit)
 
     overview = anyio.run(read)
-    from jupyter_jcli.cli._document_render import overview_lines
+    from jupyter_jcli.cli._document_render import overview_document, overview_lines
 
-    emit_result(overview.to_dict, lambda: overview_lines(overview))
+    emit_result(
+        lambda: overview_document(overview, file, limit),
+        lambda: overview_lines(overview, file, limit),
+    )
 
 
 @click.command("graph")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs, ReadHint
@@ -18,9 +18,12 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "more_cells_line",
     "mutation_lines",
+    "next_page_command",
     "output_hint_command",
     "outputs_text",
+    "overview_document",
     "overview_lines",
     "read_lines",
     "table",
@@ -56,10 +59,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
-def overview_lines(overview: Overview) -> list[str]:
+def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list[str]:
     """The overview as a header line, an aligned table of cells (with each code cell's run
     status for a :class:`~jupyter_jcli.workbench.SessionOverview`), the kernel the statuses
-    are judged against and why cells are stale, and the lint list."""
+    are judged against and why cells are stale, the next page's command, and the lint list
+    (``file_arg`` and ``limit``: as the command was given them)."""
     from jupyter_jcli.workbench import SessionCellOverview, SessionOverview
 
     session = overview if isinstance(overview, SessionOverview) else None
@@ -100,9 +104,9 @@ def overview_lines(overview: Overview) -> list[str]:
             if isinstance(c, SessionCellOverview) and c.stale_cause
         ]
         lines.extend(f"  {name} is stale: {cause}" for name, cause in causes)
-    after = overview.start + shown
-    if after < overview.cell_count:
-        lines.append(f"… {overview.cell_count - after} more cells: --start {after}")
+    more = more_cells_line(overview, file_arg, limit)
+    if more:
+        lines.append(more)
     findings = overview.findings
     if findings:
         lines.append("")
@@ -111,6 +115,38 @@ def overview_lines(overview: Overview) -> list[str]:
             where = f"cell {f.index} {f.cell}" + (f" line {f.line}" if f.line else "")
             lines.append(f"  {where}: {f.kind}: {f.message}")
     return lines
+
+
+def next_page_command(overview: Overview, file_arg: str, limit: int | None) -> str | None:
+    """The ``j-cli notebook overview`` command of the page after ``overview`` (``limit``: the
+    page size asked for, ``None``: the default), or ``None`` on the last page."""
+    from jupyter_jcli.workbench import DEFAULT_OVERVIEW_LIMIT
+
+    after = overview.start + len(overview.cells)
+    if after >= overview.cell_count:
+        return None
+    words = ["j-cli", "notebook", "overview", file_arg, "--start", str(after)]
+    if limit is not None and limit != DEFAULT_OVERVIEW_LIMIT:
+        words += ["--limit", str(limit)]
+    return shlex.join(words)
+
+
+def more_cells_line(overview: Overview, file_arg: str, limit: int | None) -> str | None:
+    """``… N more cells: <the next page's command>``, or ``None`` on the last page."""
+    command = next_page_command(overview, file_arg, limit)
+    if command is None:
+        return None
+    left = overview.cell_count - overview.start - len(overview.cells)
+    return f"… {left} more cells: {command}"
+
+
+def overview_document(overview: Overview, file_arg: str, limit: int | None) -> dict[str, Any]:
+    """The overview's document (``to_dict``) with ``next_call`` as the ``j-cli`` command of
+    the next page (the workbench's names the MCP tool's call)."""
+    document = overview.to_dict()
+    if document.get("next_call") is not None:
+        document["next_call"] = next_page_command(overview, file_arg, limit)
+    return document
 
 
 def _cell_status(cell: object) -> str:

@@ -191,6 +191,8 @@ def run_command(
             raise
         raise hinted from err
     if json_mode():
+        from jupyter_jcli.cli._document_render import overview_document
+
         emit_json(
             {
                 "schema_version": SCHEMA_VERSION,
@@ -199,7 +201,7 @@ def run_command(
                 "mode": mode,
                 "ok": outcome.ok,
                 "run": {**outcome.to_dict(), **extra},
-                "overview": overview.to_dict(),
+                "overview": overview_document(overview, file, None),
             }
         )
     else:
@@ -302,7 +304,7 @@ async def _run(
         if view is not None:
             view.finish()
         extra["interrupted"] = interrupted[0]
-        overview = await workbench.notebook_overview(file, limit=None)
+        overview = await workbench.notebook_overview(file)  # one page: a run can be huge
     return outcome, overview, extra
 
 
@@ -369,7 +371,7 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str)
     if outcome.still_stale:
         lines.append(f"still stale: {', '.join(outcome.still_stale)}")
     lines.append("")
-    lines.extend(_overview_lines(overview))
+    lines.extend(_overview_lines(overview, file_arg))
     return lines
 
 
@@ -386,8 +388,8 @@ def _status(cell: ExecutedCell) -> str:
     return text
 
 
-def _overview_lines(overview: SessionOverview) -> list[str]:
-    from jupyter_jcli.cli._document_render import table
+def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:
+    from jupyter_jcli.cli._document_render import more_cells_line, table
 
     statuses = overview.statuses
     rows: list[list[str]] = []
@@ -402,13 +404,7 @@ def _overview_lines(overview: SessionOverview) -> list[str]:
                 _clip(str(tldr), _TLDR_WIDTH),
             ]
         )
-    summary = ", ".join(f"{n} {status}" for status, n in _count(statuses.values()).items())
-    head = f"{overview.path}: {len(overview.cells)} cells ({summary or 'no code'})"
-    return [head, *table(["#", "name", "type", "status", "tldr"], rows)]
-
-
-def _count(values: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return counts
+    summary = ", ".join(f"{n} {status}" for status, n in overview.status_summary.items())
+    head = f"{overview.path}: {overview.cell_count} cells ({summary or 'no code'})"
+    more = more_cells_line(overview, file_arg, None)
+    return [head, *table(["#", "name", "type", "status", "tldr"], rows), *([more] if more else [])]
