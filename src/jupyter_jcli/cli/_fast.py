@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import Any
 
-__all__ = ["entry", "fast_read"]
+__all__ = ["entry", "fast_read", "plain_words"]
 
 _JSON = frozenset({"-j", "--json"})
 _INT = re.compile(r"-?[0-9]+")
@@ -40,6 +40,34 @@ _OPTIONS: dict[str, dict[str, type]] = {
 _REQUIRED = {"outputs": ("--cell",), "output": ("--cell", "--output")}
 
 
+def plain_words(
+    words: Sequence[str], allowed: Container[str]
+) -> tuple[str | None, list[tuple[str, str]]] | None:
+    """The one positional word and the ``(--name, value)`` options, in order, of a plainly
+    well-formed command line (``--name value`` or ``--name=value``, each name in
+    ``allowed``; ``-`` is a positional word), else None: a second positional word, an empty
+    one or one with a NUL, an unknown option, an option without its value."""
+    positional: str | None = None
+    options: list[tuple[str, str]] = []
+    rest = list(words)
+    while rest:
+        token = rest.pop(0)
+        if not token.startswith("-") or token == "-":
+            if positional is not None or not token or "\0" in token:
+                return None
+            positional = token
+            continue
+        name, equals, value = token.partition("=")
+        if name not in allowed:
+            return None
+        if not equals:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        options.append((name, value))
+    return positional, options
+
+
 def _parse(argv: Sequence[str]) -> tuple[str, str, dict[str, Any]] | None:
     """``(command, FILE, options)`` for a plainly well-formed read, else None."""
     if len(argv) < 4 or argv[0] not in _JSON or argv[1] != "notebook":
@@ -48,24 +76,13 @@ def _parse(argv: Sequence[str]) -> tuple[str, str, dict[str, Any]] | None:
     allowed = _OPTIONS.get(command)
     if allowed is None:
         return None
-    file: str | None = None
+    words = plain_words(argv[3:], allowed)
+    if words is None:
+        return None
+    file, pairs = words
     options: dict[str, Any] = {}
-    rest = list(argv[3:])
-    while rest:
-        token = rest.pop(0)
-        if not token.startswith("-") or token == "-":
-            if file is not None or not token or "\0" in token:
-                return None
-            file = token
-            continue
-        name, equals, value = token.partition("=")
-        kind = allowed.get(name)
-        if kind is None:
-            return None
-        if not equals:
-            if not rest:
-                return None
-            value = rest.pop(0)
+    for name, value in pairs:
+        kind = allowed[name]
         if kind is list:
             options.setdefault(name, []).append(value)
             continue

@@ -23,6 +23,8 @@ import re
 import sys
 from collections.abc import Sequence
 
+from jupyter_jcli.cli._fast import plain_words
+
 __all__ = ["fast_exec"]
 
 _JSON = frozenset({"-j", "--json"})
@@ -40,24 +42,13 @@ def _parse(argv: Sequence[str]) -> tuple[str, str, float | None] | None:
         return None
     if any(os.environ.get(name) for name in _SERVER_ENV):
         return None
-    notebook: str | None = None
+    words = plain_words(argv[2:], _OPTIONS)
+    if words is None or words[0] == "-":
+        return None
+    notebook, pairs = words
     options: dict[str, str] = {}
-    rest = list(argv[2:])
-    while rest:
-        token = rest.pop(0)
-        if not token.startswith("-"):
-            if notebook is not None or not token or "\0" in token:
-                return None
-            notebook = token
-            continue
-        name, equals, value = token.partition("=")
-        if name not in _OPTIONS or name in options:
-            return None
-        if not equals:
-            if not rest:
-                return None
-            value = rest.pop(0)
-        if value.startswith("-"):
+    for name, value in pairs:
+        if name in options or value.startswith("-"):
             return None
         options[name] = value
     if notebook is None or "--code" not in options:

@@ -20,13 +20,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._registry import KernelEntry
 
-__all__ = ["LOST_TTL", "MAX_CHANGES", "RegistryNotes"]
+__all__ = ["LOST_TTL", "MAX_CHANGES", "RegistryNotes", "asked_since"]
 
 LOST_TTL = 86_400.0
 """Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
 MAX_CHANGES = 32
 """Changes of inline code kept per entry (older ones already count through newer ones)."""
 _SCHEMA = 1
+
+
+def asked_since(asked: object, epoch: str, since: float) -> dict[str, Any] | None:
+    """``asked`` (an entry's recorded interrupt, restart or stop request) when it is for the
+    kernel of ``epoch`` and was made at or after ``since`` (Unix time, s), else ``None``."""
+    if not isinstance(asked, dict) or asked.get("epoch") != epoch:
+        return None
+    at = asked.get("at")
+    return asked if isinstance(at, (int, float)) and at >= since else None
 
 
 class _Registry(Protocol):
@@ -84,11 +93,7 @@ class RegistryNotes:
         """The interrupt request recorded for the kernel of ``epoch`` at or after ``since``
         (Unix time, s), else ``None``."""
         entry = self.read(notebook_path)
-        asked = entry.interrupt if entry is not None else None
-        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
-            return None
-        at = asked.get("at")
-        return asked if isinstance(at, (int, float)) and at >= since else None
+        return asked_since(entry.interrupt if entry is not None else None, epoch, since)
 
     def record_lost(
         self: _Registry,

@@ -25,6 +25,7 @@ state it may not have; the worst case is a cell read ``never_run`` that is fresh
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -37,7 +38,7 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._flock import flock_path
 from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
-from jupyter_jcli.kernels._registry_notes import MAX_CHANGES
+from jupyter_jcli.kernels._registry_notes import MAX_CHANGES, asked_since
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]
 
@@ -98,16 +99,8 @@ class LedgerEntry:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored form (JSON-ready)."""
-        return {
-            "kernel_id": self.kernel_id,
-            "epoch": self.epoch,
-            "seq": self.seq,
-            "runs": self.runs,
-            "changes": self.changes,
-            "witness": self.witness,
-            "interrupt": self.interrupt,
-        }
+        """The stored form (JSON-ready): every field, by its name."""
+        return dataclasses.asdict(self)
 
 
 class ServerLedger:
@@ -253,11 +246,7 @@ class ServerLedger:
         """The stop recorded for the kernel of ``epoch`` at or after ``since`` (Unix time,
         s), else ``None``."""
         entry = self._read(notebook_path)
-        asked = entry.interrupt if entry is not None else None
-        if not isinstance(asked, dict) or asked.get("epoch") != epoch:
-            return None
-        at = asked.get("at")
-        return asked if isinstance(at, (int, float)) and at >= since else None
+        return asked_since(entry.interrupt if entry is not None else None, epoch, since)
 
     def forget(self, notebook_path: Path) -> None:
         """Remove the entry (the kernel was stopped)."""

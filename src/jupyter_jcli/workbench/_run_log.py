@@ -22,6 +22,7 @@ saved with the cell, with its execution count.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -84,6 +85,7 @@ class RunLog:
             ok=ok,
             interrupted=interrupted,
         )
+        record = dataclasses.replace(record, seq=self._stored_run(record))
         self.latest[key] = record
         self.version += 1
         return record
@@ -101,11 +103,21 @@ class RunLog:
         (``None``: any name); ``seq`` from the same counter as :meth:`record`."""
         self._epoch_is(epoch)
         change = StateChange(seq=seq, epoch=epoch, names=names, cause=cause)
+        change = dataclasses.replace(change, seq=self._stored_change(change))
         kept = [*self.overwrites, change]
         last_all = max((i for i, c in enumerate(kept) if c.names is None), default=0)
         self.overwrites = kept[last_all:][-MAX_CHANGES:]
         self.version += 1
         return change
+
+    def _stored_run(self, record: RunRecord) -> int:
+        """The ``seq`` :meth:`record` keeps ``record`` by: here its own (a log shared with
+        other processes stores it first and keeps the ``seq`` its store hands out)."""
+        return record.seq
+
+    def _stored_change(self, change: StateChange) -> int:
+        """As :meth:`_stored_run`, for :meth:`record_change`."""
+        return change.seq
 
     def records(self) -> list[RunRecord]:
         """The kept records, oldest first."""

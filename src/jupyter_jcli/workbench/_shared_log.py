@@ -3,7 +3,7 @@ on that kernel sees (see :mod:`jupyter_jcli.workbench._sharing`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,33 +68,22 @@ class SharedRunLog(RunLog):
         self._registry = registry
         self._path = notebook_path
 
-    def record(
-        self,
-        key: str,
-        rev: str,
-        epoch: str,
-        seq: int,
-        parents: Collection[str],
-        *,
-        ok: bool,
-        interrupted: bool = False,
-    ) -> RunRecord:
-        """Record one execution in the entry of the kernel it ran on. ``seq`` is assigned
-        by the registry (it grows across processes); the given one orders the local copy,
-        kept for a kernel that is no longer registered."""
+    def _stored_run(self, record: RunRecord) -> int:
+        """Store ``record`` in the entry of the kernel it ran on; the ``seq`` the registry
+        assigns (it grows across processes), else (a kernel no longer registered) its own,
+        which orders the local copy."""
         assigned = self._registry.record_run(
             self._path,
             {
-                "key": key,
-                "rev": rev,
-                "epoch": epoch,
-                "parents": list(parents),
-                "ok": ok,
-                "interrupted": interrupted,
+                "key": record.key,
+                "rev": record.rev,
+                "epoch": record.epoch,
+                "parents": list(record.parents),
+                "ok": record.ok,
+                "interrupted": record.interrupted,
             },
         )
-        seq = assigned if assigned >= 0 else seq
-        return super().record(key, rev, epoch, seq, parents, ok=ok, interrupted=interrupted)
+        return assigned if assigned >= 0 else record.seq
 
     def records(self) -> list[RunRecord]:
         """The records of the registered kernel's epoch, oldest first (none when the
@@ -102,17 +91,14 @@ class SharedRunLog(RunLog):
         entry = self._registry.read(self._path)
         return [] if entry is None else _in_seq_order(entry.runs, _run_record)
 
-    def record_change(
-        self, epoch: str, seq: int, names: tuple[str, ...] | None, cause: str
-    ) -> StateChange:
-        """Record code run outside the cells in the entry of the kernel it ran on, so every
-        process sees the cells it overwrote stale; ``seq`` is assigned by the registry, the
-        given one orders the local copy (kept for a kernel no longer registered)."""
+    def _stored_change(self, change: StateChange) -> int:
+        """Store code run outside the cells in the entry of the kernel it ran on, so every
+        process sees the cells it overwrote stale; the ``seq`` as for :meth:`_stored_run`."""
+        names = None if change.names is None else list(change.names)
         assigned = self._registry.record_change(
-            self._path,
-            {"epoch": epoch, "names": None if names is None else list(names), "cause": cause},
+            self._path, {"epoch": change.epoch, "names": names, "cause": change.cause}
         )
-        return super().record_change(epoch, assigned if assigned >= 0 else seq, names, cause)
+        return assigned if assigned >= 0 else change.seq
 
     def changes(self) -> list[StateChange]:
         """The registered kernel's runs of code outside the cells, oldest first."""
