@@ -64,7 +64,8 @@ def test_python_dash_m_help_names_the_program_j_cli() -> None:
 def test_main_is_a_click_command() -> None:
     assert isinstance(main, click.Group)
     assert main.name == "j-cli"
-    assert "notebook" in main.commands
+    assert "notebook" in main.list_commands(click.Context(main))  # loaded on demand
+    assert isinstance(main.get_command(click.Context(main), "notebook"), click.Group)
 
 
 @pytest.mark.parametrize(
