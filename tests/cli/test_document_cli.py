@@ -88,7 +88,7 @@ def test_overview_pages_like_the_mcp_tool_naming_the_next_page_as_a_j_cli_comman
     doc = run_cli("-j", "notebook", "overview", example, "--start", "40", "--limit", "2").json()
     assert [c["index"] for c in doc["cells"]] == [40, 41]
     assert doc["cell_count"] == 43 and doc["start"] == 40
-    page = ["j-cli", "notebook", "overview", str(example), "--start", "42", "--limit", "2"]
+    page = ["j-cli", "-j", "notebook", "overview", str(example), "--start", "42", "--limit", "2"]
     assert doc["next_call"] == shlex.join(page)
     last = run_cli("-j", "notebook", "overview", example, "--start", "40").json()
     assert last["next_call"] is None

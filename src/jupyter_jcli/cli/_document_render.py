@@ -117,15 +117,19 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
     return lines
 
 
-def next_page_command(overview: Overview, file_arg: str, limit: int | None) -> str | None:
+def next_page_command(
+    overview: Overview, file_arg: str, limit: int | None, *, json: bool = False
+) -> str | None:
     """The ``j-cli notebook overview`` command of the page after ``overview`` (``limit``: the
-    page size asked for, ``None``: the default), or ``None`` on the last page."""
+    page size asked for, ``None``: the default; ``json``: with ``-j``), or ``None`` on the
+    last page."""
     from jupyter_jcli.workbench import DEFAULT_OVERVIEW_LIMIT
 
     after = overview.start + len(overview.cells)
     if after >= overview.cell_count:
         return None
-    words = ["j-cli", "notebook", "overview", file_arg, "--start", str(after)]
+    words = ["j-cli", *(["-j"] if json else []), "notebook", "overview", file_arg]
+    words += ["--start", str(after)]
     if limit is not None and limit != DEFAULT_OVERVIEW_LIMIT:
         words += ["--limit", str(limit)]
     return shlex.join(words)
@@ -141,11 +145,11 @@ def more_cells_line(overview: Overview, file_arg: str, limit: int | None) -> str
 
 
 def overview_document(overview: Overview, file_arg: str, limit: int | None) -> dict[str, Any]:
-    """The overview's document (``to_dict``) with ``next_call`` as the ``j-cli`` command of
-    the next page (the workbench's names the MCP tool's call)."""
+    """The overview's document (``to_dict``) with ``next_call`` as the ``j-cli -j`` command
+    of the next page (the workbench's names the MCP tool's call)."""
     document = overview.to_dict()
     if document.get("next_call") is not None:
-        document["next_call"] = next_page_command(overview, file_arg, limit)
+        document["next_call"] = next_page_command(overview, file_arg, limit, json=True)
     return document
 
 

@@ -22,6 +22,8 @@ from jupyter_jcli.kernels._wire import Channel, WireClient, WireError, read_conn
 __all__ = ["SharedBackend"]
 
 _HEARTBEAT_TRIES = 5
+_STATUS_GRACE = 0.5
+"""Seconds the join waits for a ``kernel_info`` request's iopub status once its reply came."""
 
 
 @contextlib.contextmanager
@@ -166,7 +168,9 @@ class SharedBackend(CountedReceives):
     async def _heartbeat(self, client: WireClient, timeout: float, details: dict[str, str]) -> None:
         """``kernel_info`` over control until its reply arrives and its iopub status does
         too (so this client's iopub subscription is live before the first execution; a
-        kernel that publishes no status for control requests passes on its second reply)."""
+        kernel that publishes no status for control requests passes on its second reply).
+        A status not seen within :data:`_STATUS_GRACE` s of its reply was published before
+        the subscription took: the next request goes then, not after the whole try."""
         deadline = time.monotonic() + timeout
         per_try = max(timeout / _HEARTBEAT_TRIES, 0.5)
         answered = 0
@@ -181,6 +185,9 @@ class SharedBackend(CountedReceives):
                 if not replied:
                     reply = await self._receive("control", 0.05)
                     replied = reply is not None and _parent_id(reply) == msg_id
+                    if replied:  # its status was published by now, or went before our
+                        # subscription was live (ZeroMQ's slow joiner): ask again soon
+                        try_until = min(try_until, time.monotonic() + _STATUS_GRACE)
                 status = await self._receive("iopub", 0.05)
                 seen = seen or (status is not None and _parent_id(status) == msg_id)
             answered += replied
