@@ -275,3 +275,39 @@ def test_a_session_that_used_a_kept_kernel_killed_from_outside_replaces_it_with_
     assert anyio.run(session)
     (kept,) = KernelRegistry().entries()  # the session has ended: the kernel stays
     assert kept.epoch != entry.epoch and kept.keep and kept.idle_timeout == 90
+
+
+def test_a_kept_kernel_killed_while_a_run_uses_it_is_replaced_by_a_kept_one_next_command(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    path = notebook(tmp_path, ["a = 1", LOOP])
+    _first, looping = names(path)
+    assert jcli_json("kernel", "start", path, "--idle-timeout", "120")[0] == 0
+    (entry,) = KernelRegistry().entries()
+    assert entry.pid is not None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_until(lambda: running_cell(path) == looping, TIMEOUT)
+        os.kill(entry.pid, signal.SIGKILL)
+        out, _err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1
+    assert json.loads(out)["run"]["error"]["code"] == ErrorCode.KERNEL_DIED
+    status, document = jcli_json("exec", path, "--code", "u = 3")
+    assert status == 0, document
+    assert document["run"]["kernel_restarted"] is True
+    assert document["run"]["replaced_epoch"] == entry.epoch
+    assert document["run"]["replacement_kept"] is True
+    status, listed = jcli_json("kernel", "list")
+    (kept,) = listed["kernels"]
+    assert kept["keep"] is True and kept["idle_timeout_s"] == 120
+    status, printed = jcli_json("exec", path, "--code", "print(u)")
+    assert status == 0, printed
+    assert printed["outputs"][0]["text"] == ["3\n"]

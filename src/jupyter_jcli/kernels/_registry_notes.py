@@ -137,19 +137,31 @@ class RegistryNotes:
         except OSError:
             return None
         try:
-            data = json.loads(claimed.read_bytes())
-        except (OSError, ValueError):
-            return None
+            return _lost_record(claimed)
         finally:
             with contextlib.suppress(OSError):
                 claimed.unlink()
-        if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
-            return None
-        at, epoch = data.get("at"), data.get("epoch")
-        if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
-            return None
-        if not isinstance(epoch, str):
-            return None
-        idle = data.get("idle_timeout")
-        idle = float(idle) if isinstance(idle, (int, float)) and idle > 0 else None
-        return epoch, data.get("keep") is True, idle
+
+    def lost_record(self: _Registry, notebook_path: Path) -> tuple[str, bool, float | None] | None:
+        """:meth:`take_lost_record` without taking it: the record stays for the command that
+        starts the next kernel (a process that ends after its kernel died reads it so)."""
+        return _lost_record(self.path(notebook_path, ".lost"))
+
+
+def _lost_record(path: Path) -> tuple[str, bool, float | None] | None:
+    """The ``(epoch, keep, idle_timeout)`` of the ``.lost`` record at ``path`` when it is
+    ours and within :data:`LOST_TTL` seconds, else ``None``."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
+        return None
+    at, epoch = data.get("at"), data.get("epoch")
+    if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
+        return None
+    if not isinstance(epoch, str):
+        return None
+    idle = data.get("idle_timeout")
+    idle = float(idle) if isinstance(idle, (int, float)) and idle > 0 else None
+    return epoch, data.get("keep") is True, idle

@@ -257,7 +257,9 @@ class SharedNotebookKernel(NotebookKernel):
             if entry.state in ("idle", "busy") and not entry.alive():
                 self._keep_like(entry.keep, entry.idle_timeout)
             return
-        lost = self.shared_registry.take_lost_record(self.notebook_path) if entry is None else None
+        # read, not taken: when this process ends before starting a replacement, the next
+        # command must still find it (to say the kernel was replaced, and keep its successor)
+        lost = self.shared_registry.lost_record(self.notebook_path) if entry is None else None
         if lost is not None and lost[0] == joined.epoch:
             self._keep_like(lost[1], lost[2])
 
