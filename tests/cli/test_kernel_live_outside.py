@@ -311,3 +311,36 @@ def test_a_kept_kernel_killed_while_a_run_uses_it_is_replaced_by_a_kept_one_next
     status, printed = jcli_json("exec", path, "--code", "print(u)")
     assert status == 0, printed
     assert printed["outputs"][0]["text"] == ["3\n"]
+
+
+@pytest.mark.parametrize("lane", ["j-cli", "python -m jupyter_jcli"])
+def test_exec_an_interrupt_from_another_command_stopped_exits_interrupted_as_run_does(
+    tmp_path: Path, stopped_after: None, lane: str
+) -> None:
+    path = notebook(tmp_path, ["a = 1"])
+    assert jcli_json("kernel", "start", path)[0] == 0
+    program = (
+        [str(Path(sys.executable).with_name("j-cli"))]
+        if lane == "j-cli"
+        else [sys.executable, "-m", "jupyter_jcli"]
+    )
+    started = tmp_path / "started"  # the code runs: an interrupt now stops it
+    code = f"open({str(started)!r}, 'w').close()\n{LOOP}"
+    proc = subprocess.Popen(
+        [*program, "-j", "exec", str(path), "--code", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert wait_until(started.exists, TIMEOUT)
+        status, asked = jcli_json("kernel", "interrupt", path)
+        assert status == 0, asked
+        out, _err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    document = json.loads(out)
+    assert document["run"]["status"] == "interrupted"
+    assert document["run"]["interrupt_requested_by"]
+    assert proc.returncode == 130

@@ -3,8 +3,9 @@
 The notebook is never written. Short text results come back inline; anything rich or long is
 saved under ``./.j-cli/outputs/<run-id>/`` and the answer names its manifest (read it with
 ``j-cli output show``). ``-j`` prints the :class:`~jupyter_jcli.workbench.CodeOutcome`
-document. Exit status: 0 when the code ran to the end, 1 when it raised, timed out or the
-kernel died, or when its outputs had to be saved and could not be (``save_error``, e.g.
+document. Exit status: 0 when the code ran to the end, 130 when an interrupt from another
+command stopped it (as for ``j-cli run``), 1 when it raised, timed out or the kernel died, or
+when its outputs had to be saved and could not be (``save_error``, e.g.
 ``RUN_FOLDER_UNSAFE``); errors of the command itself as everywhere in ``j-cli``.
 """
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["answer", "code_lines", "exec_command", "run_code"]
 
-_EXIT_FAILED = 1
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _STDIN = "-"
 MAX_STDIN_BYTES = 64 * 1024 * 1024
@@ -104,13 +104,15 @@ def exec_command(
 
 def answer(outcome: CodeOutcome) -> int:
     """Print the outcome (its document with ``-j``, else :func:`code_lines`) and return the
-    exit status: 0 when the code ran to the end and its outputs are where the answer says."""
+    exit status (:func:`~jupyter_jcli.cli._fast_exec.exit_status`)."""
+    from jupyter_jcli.cli._fast_exec import exit_status
+
     if json_mode():
         emit_json(outcome.to_dict())
     else:
         for line in code_lines(outcome):
             echo(line)
-    return 0 if outcome.ok and outcome.save_error is None else _EXIT_FAILED
+    return exit_status(outcome)
 
 
 def run_code(

@@ -22,10 +22,14 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.cli._fast import plain_words
 
-__all__ = ["fast_exec"]
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench import CodeOutcome
+
+__all__ = ["exit_status", "fast_exec"]
 
 _JSON = frozenset({"-j", "--json"})
 _DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
@@ -86,5 +90,13 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
         return _EXIT_FAILED, serialize_json(JcliError.unexpected(exc).to_dict()) + b"\n"
     if outcome is None:
         return None
-    status = 0 if outcome.ok and outcome.save_error is None else _EXIT_FAILED
-    return status, serialize_json(outcome.to_dict()) + b"\n"
+    return exit_status(outcome), serialize_json(outcome.to_dict()) + b"\n"
+
+
+def exit_status(outcome: CodeOutcome) -> int:
+    """The exit status of an exec (the click command's too): 0 when the code ran to the end
+    and its outputs are where the answer says; 130 when an interrupt stopped it (from
+    another command: ``j-cli kernel interrupt``), as for ``j-cli run``; else 1."""
+    if outcome.ok and outcome.save_error is None:
+        return 0
+    return _EXIT_INTERRUPTED if outcome.result.status == "interrupted" else _EXIT_FAILED
