@@ -16,7 +16,7 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,3 +297,19 @@ class DroppingProxy:
                 sink.transport.abort()
 
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+
+LOG_TAIL = 6000
+"""Characters of a server's log a failed test's report shows (its newest lines)."""
+
+
+def log_tails(values: Iterable[object]) -> list[tuple[str, str]]:
+    """``(title, newest log text)`` of every :class:`RunningServer` among ``values`` (a
+    failed test's fixture values), for the test report: what the server said about a start
+    or a handshake that timed out is otherwise lost with the temporary folder."""
+    tails = []
+    for value in values:
+        if isinstance(value, RunningServer) and value.log.is_file():
+            text = value.log.read_bytes()[-LOG_TAIL:].decode("utf-8", "replace")
+            tails.append((f"{value.kind} log ({value.log.name}, newest)", text))
+    return tails

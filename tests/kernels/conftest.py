@@ -6,11 +6,27 @@ has a server path; it runs on 127.0.0.1 with a random token and is always stoppe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
+import pluggy
 import pytest
 
-from server_helpers import RunningServer, running_server
+from server_helpers import RunningServer, log_tails, running_server
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
+    """A failed test that used a Jupyter Server shows the newest lines of the server's log
+    (a kernel start or a handshake that timed out is explained there, e.g. Jupyter Server's
+    "Timeout waiting for kernel_info reply")."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        funcargs = getattr(item, "funcargs", {})
+        for title, text in log_tails(funcargs.values()):
+            report.sections.append((title, text))
 
 
 @pytest.fixture(scope="session")
