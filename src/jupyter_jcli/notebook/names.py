@@ -164,18 +164,27 @@ def set_stored_name(cell: MutableMapping[str, Any], name: str) -> None:
     section["name"] = name
 
 
-def unique_name(base: str, taken: Iterable[str]) -> str:
-    """``base`` if free, else ``base-2``, ``base-3``, ... (the first one not in ``taken``)."""
-    used = set(taken)
+def unique_name(base: str, taken: Iterable[str], *, first_counter: int = 2) -> str:
+    """``base`` if free, else ``base-2``, ``base-3``, ... (the first one not in ``taken``).
+
+    ``first_counter`` skips suffixes the caller knows are taken (``assign_names`` resumes
+    where the last name of the same base stopped, so naming n cells of one base is linear,
+    not quadratic); ``taken`` is used as is when it is already a set.
+    """
+    used = taken if isinstance(taken, set | frozenset) else set(taken)
     if base not in used:
         return base
-    counter = 2
+    counter = max(first_counter, 2)
     while True:  # terminates: ``used`` is finite
-        suffix = f"-{counter}"
-        candidate = base[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
+        candidate = _suffixed(base, counter)
         if candidate not in used:
             return candidate
         counter += 1
+
+
+def _suffixed(base: str, counter: int) -> str:
+    suffix = f"-{counter}"
+    return base[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
 
 
 def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -194,6 +203,7 @@ def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
         if name is not None and is_valid_name(name) and name not in taken:
             names[index] = name
             taken.add(name)
+    next_counter: dict[str, int] = {}  # taken only grows, so a base's first free suffix too
     for index, cell in enumerate(cells):
         if names[index] is None:
             cell_type = cell.get("cell_type")
@@ -202,7 +212,9 @@ def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
                 cell_source(dict(cell)),
                 stored=stored_name(cell),
             )
-            name = unique_name(base, taken)
+            name = unique_name(base, taken, first_counter=next_counter.get(base, 2))
+            if name != base:
+                next_counter[base] = int(name.rsplit("-", 1)[1]) + 1
             names[index] = name
             taken.add(name)
     return [name for name in names if name is not None]
