@@ -348,7 +348,7 @@ def run_lines(
     fresh grouped by their status in ``statuses`` (every code cell's, read with ``overview``
     after the run, so both agree; default: ``overview.statuses``), then one line per cell of
     the notebook with its status and tldr."""
-    from jupyter_jcli.cli._document_render import cell_name, outputs_text
+    from jupyter_jcli.cli._document_render import outputs_text
 
     lines: list[str] = []
     for cell in outcome.cells:
@@ -379,9 +379,9 @@ def run_lines(
     if stopped is not None:
         who = stopped.interrupt_requested_by or "this command (Ctrl-C)"
         lines.append(
-            f"interrupted: {cell_name(stopped.name)} was stopped by an interrupt asked by "
-            f"{who}; its outputs so far are saved, the later cells did not run, the kernel "
-            "keeps its variables"
+            f"interrupted: {stopped.name} was stopped by an interrupt asked by {who}; its "
+            "outputs so far are saved, the later cells did not run, the kernel keeps its "
+            "variables"
         )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")
