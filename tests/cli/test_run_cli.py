@@ -247,7 +247,7 @@ def test_the_bundled_example_runs_end_to_end_in_text_mode(tmp_path: Path) -> Non
     assert all(c.execution_count is not None for c in code_cells)
     assert f"ran {len(code_cells)} cells on a new kernel" in run.stdout
     assert f"({len(code_cells)} never_run)" in run.stdout  # its kernel stopped at the end
-    assert "the run's kernel stopped with this command" in run.stdout
+    assert "no kernel is live now" in run.stdout
     assert "image/png" in run.stdout and "[table: 3 rows x 6 columns" in run.stdout
     assert len(run.stdout) < 20_000  # condensed: the notebook itself is larger
     assert len(run.stdout) < path.stat().st_size

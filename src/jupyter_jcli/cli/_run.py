@@ -17,6 +17,11 @@ document::
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
 
+The overview (text and ``-j``) is read after the run's kernel is released, as ``j-cli notebook
+overview`` and its next page (``next_call``) read it: once a kernel started for the command
+has stopped, no kernel is live and every code cell is ``never_run`` (the text says so); the
+run's own results are in ``run``. The text summary lists the cells not fresh by that status.
+
 Exit status: 0 when every cell ran ``ok``; 130 when an interrupt stopped the run (Ctrl-C, or
 ``j-cli kernel interrupt`` from another command: the cell ends ``interrupted``, with
 ``interrupt_requested_by``, and its status in the overview is ``interrupted``, not
@@ -402,9 +407,9 @@ def _after_lines(
 
     if overview.kernel.epoch is None and outcome.epoch is not None:
         return [
-            "the run's kernel stopped with this command: no kernel is live, so the overview "
-            "below (like every later read) shows each code cell never_run; the outputs are "
-            "saved in the file (--keep, or j-cli kernel start, keeps the kernel)"
+            "no kernel is live now (one started for a command stops at its end; --keep or "
+            "j-cli kernel start keeps it), so the overview below, like every later read, "
+            "shows each code cell never_run"
         ]
     groups: dict[str, list[str]] = {}
     for name, status in statuses.items():
