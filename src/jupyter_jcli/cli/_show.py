@@ -132,8 +132,8 @@ def show_document(
     Raises:
         JcliError: the file codes of ``open_notebook``; ``CELL_NOT_FOUND`` for a requested
             cell the file does not have; ``OUTPUT_TOO_LARGE`` when the document exceeds the
-            transport bound (one cell's listing alone: details say to read it with
-            ``j-cli -j notebook outputs``).
+            transport bound (a first cell's listing alone; the message names
+            ``j-cli -j notebook output`` to read its outputs one by one).
     """
     from jupyter_jcli.cli._cells import file_source
     from jupyter_jcli.outputs.notebook import open_notebook
