@@ -19,7 +19,9 @@ How the README is read (the rules a README edit must keep):
 - Before the first block, the Quick start's ``j-cli`` command runs (the Quick start block
   itself installs uv and runs the test suite, so it is marked skip): every later example sees
   ``examples/05.04-Feature-Engineering.ipynb`` re-executed, as a reader who followed the Quick
-  start does.
+  start does, until an example's ``git checkout examples/`` puts the shipped outputs back (the
+  project folder is a git repository holding the shipped ``examples/``, as a checkout is), so
+  what the README shows of them (an image's pixel size) is checked against the shipped file.
 
 Everything runs against a temporary project folder and a temporary home (``j-cli setup``
 writes there), with summaries disabled and the undo cache in the temporary folder.
@@ -265,6 +267,14 @@ def _run_python(block: Block, project: Path, env: dict[str, str], tmp_path: Path
     return done.stdout.count("readme-check line ")
 
 
+def _checkout(project: Path, env: dict[str, str]) -> None:
+    """Make ``project`` a git repository whose one commit holds the shipped ``examples/``."""
+    who = ["-c", "user.name=readme test", "-c", "user.email=readme@example.invalid"]
+    for args in (["init", "-q"], ["add", "examples"], [*who, "commit", "-q", "-m", "shipped"]):
+        done = _step(["git", *args], project, env)
+        assert done.returncode == 0, done.stderr
+
+
 def _quick_start_command(blocks: list[Block]) -> Command:
     block = next(b for b in blocks if b.section == "Quick start")
     first = shell_commands(block)[0]
@@ -320,6 +330,7 @@ def test_the_readme_examples_run_in_order_on_a_fresh_copy_of_the_examples(
     shutil.copytree(EXAMPLES, project / "examples")
     repo_examples = _tree_digest(EXAMPLES)
     env = _environment(tmp_path)
+    _checkout(project, env)
     _run_command(_quick_start_command(blocks), project, env)
     commands = checks = 0
     for block in _examples(blocks):

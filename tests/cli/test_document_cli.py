@@ -278,9 +278,9 @@ def test_cell_text_output_says_what_changed_and_what_went_stale(small: Path) -> 
                   "--source-file", source, "--rename", "bee")  # fmt: skip
     assert run.exit_code == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].startswith("updated code cell bee (index 1), rev ")
-    assert "renamed from b" in lines[0]
-    assert "stale (2): bee, c" in lines
+    assert lines[0].startswith("updated code cell `bee` (index 1), rev ")
+    assert "renamed from `b`" in lines[0]
+    assert "stale (2): `bee`, `c`" in lines
     assert lines[-1].startswith("undo: j-cli notebook undo ")
     undo = run_cli("notebook", "undo", small)
     assert undo.stdout.startswith("undid update_cell: restored ")

@@ -221,7 +221,7 @@ def test_cli_overview_shows_each_cells_status_and_stale_cause_as_the_mcp_overvie
     header = text[1].split()
     row = next(line.split() for line in text[2:] if line.split()[1:2] == [second])
     assert row[header.index("status")] == "stale"
-    assert f"  {second} is stale: {wrote['effect']['cause']}" in text
+    assert f"  `{second}` is stale: {wrote['effect']['cause']}" in text
 
 
 def test_a_run_an_interrupt_from_another_command_stopped_exits_interrupted_not_failed(

@@ -61,8 +61,9 @@ def test_run_all_json_document_outputs_saved_and_kernel_shut_down(tmp_path: Path
     assert result["operation"] == "execute_cells" and result["kernel_started"] is True
     assert [c["status"] for c in result["cells"]] == ["ok", "ok", "ok"]
     assert result["cells"][1]["outputs"]["text"].endswith("\n21\n")
-    overview = document["overview"]
-    assert {c["status"] for c in overview["cells"]} == {"fresh"}
+    overview = document["overview"]  # read after the run's kernel stopped: none is live
+    assert {c["status"] for c in overview["cells"]} == {"never_run"}
+    assert overview["kernel"]["epoch"] is None
     saved = nbformat.read(path, as_version=4)
     nbformat.validate(saved)
     assert [c.execution_count for c in saved.cells] == [1, 2, 3]
@@ -80,8 +81,42 @@ def test_a_failing_cell_exits_1_with_the_document_naming_it(tmp_path: Path) -> N
     assert document["run"]["operation"] == "run_stale"
     assert document["run"]["stopped_at"] == failing
     assert document["run"]["still_stale"] == [failing, last]
-    statuses = {c["name"]: c["status"] for c in document["overview"]["cells"]}
-    assert statuses == {first: "fresh", failing: "error", last: "never_run"}
+    statuses = {c["name"]: c["status"] for c in document["run"]["cells"]}
+    assert statuses == {first: "ok", failing: "error", last: "skipped"}
+
+
+@pytest.mark.kernel
+def test_the_text_summary_groups_the_cells_not_fresh_by_the_overviews_status(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["x = 1", "1 / 0", "y = 2"])
+    first, failing, last = names(path)
+    run = run_cli("run", path, "--keep")
+    try:
+        assert run.exit_code == 1
+        lines = run.stdout.splitlines()
+        assert f"not fresh (2): error `{failing}`; never_run `{last}`" in lines
+        overview = run_cli("-j", "notebook", "overview", path).json()
+        shown = {c["name"]: c["status"] for c in overview["cells"]}
+        assert shown == {first: "fresh", failing: "error", last: "never_run"}
+    finally:
+        run_cli("kernel", "stop", path)
+
+
+@pytest.mark.kernel
+def test_a_failing_cell_has_an_auto_name_that_is_not_a_word_and_is_quoted_in_lists(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["1 / 0"])
+    (failing,) = names(path)
+    assert failing != "code" and failing.startswith("expr-")
+    run = run_cli("-j", "run", path, "--keep")
+    try:
+        assert run.json()["run"]["still_stale"] == [failing]
+        text = run_cli("run", path).stdout.splitlines()
+        assert f"not fresh (1): error `{failing}`" in text
+    finally:
+        run_cli("kernel", "stop", path)
 
 
 @pytest.mark.kernel
@@ -158,13 +193,34 @@ def test_the_overview_closing_a_run_is_one_page_naming_the_next_as_a_j_cli_comma
     doc = run_cli("-j", "run", path).json()
     overview = doc["overview"]
     assert (overview["cell_count"], len(overview["cells"])) == (121, 100)
-    assert overview["status_summary"] == {"fresh": 1}
+    assert overview["status_summary"] == {"never_run": 1}  # the run's kernel is gone
     next_page = shlex.join(["j-cli", "notebook", "overview", str(path), "--start", "100"])
     assert overview["next_call"] == next_page.replace("j-cli ", "j-cli -j ", 1)
+    following = run_cli(*shlex.split(overview["next_call"])[1:]).json()
+    assert (following["kernel"], following["status_summary"]) == (
+        overview["kernel"],
+        overview["status_summary"],
+    )  # the next page judges the statuses as the first one did
     text = run_cli("run", path)
     assert text.exit_code == 0
-    assert f"{path}: 121 cells (1 fresh)" in text.stdout
+    assert f"{path}: 121 cells (1 never_run)" in text.stdout
     assert f"… 21 more cells: {next_page}" in text.stdout.splitlines()
+
+
+@pytest.mark.kernel
+def test_a_run_on_a_kept_kernel_closes_with_the_overview_the_next_page_continues(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["x = 1", *[f"y{i} = {i}" for i in range(104)]])
+    doc = run_cli("-j", "run", path, "--keep").json()
+    try:
+        overview = doc["overview"]
+        assert overview["status_summary"] == {"fresh": 105}
+        following = run_cli(*shlex.split(overview["next_call"])[1:]).json()
+        assert {c["status"] for c in following["cells"]} == {"fresh"}
+        assert following["kernel"]["epoch"] == overview["kernel"]["epoch"] is not None
+    finally:
+        run_cli("kernel", "stop", path)
 
 
 @pytest.mark.kernel
@@ -190,7 +246,8 @@ def test_the_bundled_example_runs_end_to_end_in_text_mode(tmp_path: Path) -> Non
     code_cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
     assert all(c.execution_count is not None for c in code_cells)
     assert f"ran {len(code_cells)} cells on a new kernel" in run.stdout
-    assert f"({len(code_cells)} fresh)" in run.stdout
+    assert f"({len(code_cells)} never_run)" in run.stdout  # its kernel stopped at the end
+    assert "no kernel is live now" in run.stdout
     assert "image/png" in run.stdout and "[table: 3 rows x 6 columns" in run.stdout
     assert len(run.stdout) < 20_000  # condensed: the notebook itself is larger
     assert len(run.stdout) < path.stat().st_size

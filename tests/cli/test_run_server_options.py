@@ -68,7 +68,8 @@ def test_run_with_a_server_url_runs_on_the_servers_backend(
     options = ("--server-url", url, "--token", TOKEN, "--server-root", tmp_path)
     run = run_cli("-j", "run", path, *options)
     assert run.exit_code == 0, run.stdout
-    assert asked == [ServerConfig(url + "/", TOKEN, server_root=tmp_path.resolve())]
+    # the run's workbench, and the read-only one of the closing overview: the same server
+    assert asked == [ServerConfig(url + "/", TOKEN, server_root=tmp_path.resolve())] * 2
     assert run.json()["ok"] is True
     assert TOKEN not in run.stdout
 
@@ -81,7 +82,9 @@ def test_run_takes_the_server_from_the_environment(
     monkeypatch.setenv("JUPYTER_JCLI_SERVER_TOKEN", TOKEN)
     run = run_cli("-j", "run", notebook(tmp_path))
     assert run.exit_code == 0, run.stdout
-    assert [(s.url, s.token) for s in asked if s] == [("https://hub.example.org/user/ana/", TOKEN)]
+    assert [(s.url, s.token) for s in asked if s] == [
+        ("https://hub.example.org/user/ana/", TOKEN)
+    ] * 2  # the run's workbench and the closing overview's
 
 
 def test_run_on_a_shared_kernel_says_whose_it_is(
@@ -93,7 +96,7 @@ def test_run_on_a_shared_kernel_says_whose_it_is(
     assert "on the shared kernel of JupyterLab session 9a" in run.stdout
     document = run_cli("-j", "run", notebook(tmp_path), "--server-url", "http://lab:8888").json()
     assert document["run"]["kernel"]["attached"] is True
-    assert document["overview"]["kernel"]["started_by"] == "JupyterLab session 9a"
+    assert document["run"]["kernel"]["started_by"] == "JupyterLab session 9a"
 
 
 @pytest.mark.parametrize(

@@ -271,6 +271,23 @@ def test_bad_caps_are_usage_errors(argument: str, value: object) -> None:
     assert caught.value.code == ErrorCode.USAGE_ERROR
 
 
+@pytest.mark.parametrize("value", [(0, 5), (5,), (5, 2.5), [5, 5]])
+def test_bad_stream_line_caps_are_usage_errors(value: object) -> None:
+    with pytest.raises(JcliError) as caught:
+        condense_outputs([], stream_lines=value)  # type: ignore[arg-type]
+    assert caught.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_a_cut_stream_shows_as_many_lines_as_the_budget_holds_without_a_line_cap() -> None:
+    text = "".join(f"step {i}\n" for i in range(10_000))
+    stream = [{"output_type": "stream", "name": "stdout", "text": text}]
+    capped = condense_outputs(stream, budget=4_000)
+    sized = condense_outputs(stream, budget=4_000, stream_lines=None)
+    assert capped.parts[0].omitted_lines > sized.parts[0].omitted_lines
+    assert len(capped.text) < 1_000 and 3_500 < len(sized.text) <= 4_000
+    assert sized.text.count("\nstep ") > 200 and sized.parts[0].truncated
+
+
 def test_no_outputs_condense_to_an_empty_text() -> None:
     result = condense_outputs([])
     assert (result.text, result.parts, result.images, result.truncated) == ("", [], [], False)

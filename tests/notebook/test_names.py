@@ -58,7 +58,10 @@ def _cell(source: str, cell_type: str = "code", name: str | None = None) -> dict
         ("code", "#!/usr/bin/env python\n# %% setup\n# noqa\n# Real title\nx = 1", "real-title"),
         ("code", "x = 1  # trailing comment is not a title", "x"),
         ("code", "", "code"),
-        ("code", "1 + 1", "code"),
+        ("code", "1 + 1", "expr-1-1"),
+        ("code", "1 / 0", "expr-1-0"),
+        ("code", "1 / 0\ndf = load()", "df"),
+        ("code", "# ---\nx = 1", "x"),
         ("markdown", "# Sorting Arrays\n\ntext", "sorting-arrays"),
         ("markdown", "Intro text\n\n## Later heading", "later-heading"),
         ("markdown", "Setext Title\n============\nbody", "setext-title"),
@@ -73,6 +76,11 @@ def _cell(source: str, cell_type: str = "code", name: str | None = None) -> dict
 )
 def test_base_names_follow_the_documented_rules(cell_type: str, source: str, expected: str) -> None:
     assert derive_base_name(cell_type, source) == expected
+
+
+def test_a_stored_name_is_kept_even_where_the_derivation_now_differs() -> None:
+    cells = [_cell("1 / 0", name="code"), _cell("1 / 0")]
+    assert assign_names(cells) == ["code", "expr-1-0"]
 
 
 def test_an_invalid_stored_name_is_slugified_before_content_is_used() -> None:

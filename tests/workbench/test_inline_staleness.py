@@ -150,3 +150,16 @@ async def test_inline_code_mutating_a_list_through_an_alias_stales_its_writer_an
     first, second, third = seen
     assert outcome.effect is not None and outcome.effect.stale == (first, second)
     assert [seen[n][0] for n in (first, second, third)] == ["stale", "stale", "fresh"]
+
+
+async def test_inline_code_overwriting_a_failed_cell_lists_it_as_error_not_made_stale(
+    wb: Workbench, work: Path
+) -> None:
+    path = make_notebook(work, ["a = 1", "b = a / 0", "c = 2"])
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        outcome = await wb.execute_code(path, "a = 5\nb = 3", cwd=work)
+        seen = await overview_statuses(wb, path)
+    first, failing, _last = seen
+    assert seen[first][0] == "stale" and seen[failing] == ("error", None)
+    assert outcome.effect is not None and outcome.effect.stale == (first,)

@@ -103,7 +103,9 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
     import difflib  # only for a name that is not found: kept off the start-up path
 
     close = difflib.get_close_matches(parsed, names, n=_CLOSE_NAMES)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    from jupyter_jcli.cli._document_render import cell_names
+
+    hint = f"; did you mean {cell_names(close)}?" if close else ""
     raise JcliError(
         ErrorCode.CELL_NOT_FOUND,
         f"{path} has no cell named {parsed!r}{hint} (`j-cli notebook cells FILE` lists them).",

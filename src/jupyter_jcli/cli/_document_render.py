@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "cell_name",
+    "cell_names",
     "more_cells_line",
     "mutation_lines",
     "next_page_command",
@@ -47,6 +49,17 @@ def _clip(text: str, width: int) -> str:
 
 def _names(names: Sequence[str]) -> str:
     return ", ".join(names) if names else "-"
+
+
+def cell_name(name: str) -> str:
+    """A cell name as text output names it in a sentence or a list: in backticks, so a name
+    such as ``code`` or ``data`` never reads as a word of the sentence."""
+    return f"`{name}`"
+
+
+def cell_names(names: Sequence[str]) -> str:
+    """Cell names as a comma-separated list of :func:`cell_name`, ``-`` for none."""
+    return ", ".join(map(cell_name, names)) if names else "-"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -103,7 +116,7 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
             for c in session.cells
             if isinstance(c, SessionCellOverview) and c.stale_cause
         ]
-        lines.extend(f"  {name} is stale: {cause}" for name, cause in causes)
+        lines.extend(f"  {cell_name(name)} is stale: {cause}" for name, cause in causes)
     more = more_cells_line(overview, file_arg, limit)
     if more:
         lines.append(more)
@@ -243,11 +256,11 @@ def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
     lines = []
     if outcome.cell is not None:
         c = outcome.cell
-        line = f"{verb} {c.cell_type} cell {c.name} (index {c.index}), rev {c.rev}"
+        line = f"{verb} {c.cell_type} cell {cell_name(c.name)} (index {c.index}), rev {c.rev}"
         previous = outcome.previous_cell
         if previous is not None:
             if previous.name != c.name:
-                line += f", renamed from {previous.name}"
+                line += f", renamed from {cell_name(previous.name)}"
             if previous.rev != c.rev:
                 line += f" (was {previous.rev})"
             if previous.index != c.index:
@@ -255,14 +268,16 @@ def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
         lines.append(line)
     elif outcome.removed is not None:
         r = outcome.removed
-        lines.append(f"{verb} {r.cell_type} cell {r.name} (was index {r.index}, rev {r.rev})")
+        lines.append(
+            f"{verb} {r.cell_type} cell {cell_name(r.name)} (was index {r.index}, rev {r.rev})"
+        )
     if not outcome.written:
         lines.append("nothing changed in the file")
     lines.append(f"structure rev {outcome.previous_structure_rev} -> {outcome.structure_rev}")
     if outcome.reloaded:
         lines.append("note: the file had changed outside; the edit applied on top of that change")
     stale = outcome.stale
-    lines.append(f"stale ({len(stale)}): {_names(stale)}" if stale else "stale: none")
+    lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
     if outcome.written:
         lines.append(f"undo: {shlex.join(['j-cli', 'notebook', 'undo', file_arg])}")
     return lines
@@ -274,14 +289,15 @@ def undo_lines(outcome: UndoOutcome) -> list[str]:
     lines = [f"undid {outcome.operation}: restored {restored or 'nothing (already undone)'}"]
     if outcome.merged:
         lines.append(
-            f"reverted cells: {_names(outcome.changed) if outcome.changed else 'none'}; "
+            f"reverted cells: {cell_names(outcome.changed) if outcome.changed else 'none'}; "
             "outputs and edits made since were kept"
         )
     if outcome.forced:
-        overwritten = ", ".join(str(conflict["cell"]) for conflict in outcome.conflicts)
-        lines.append(f"forced: changes made since were overwritten ({overwritten or 'files'})")
+        overwritten = cell_names([str(conflict["cell"]) for conflict in outcome.conflicts])
+        shown = overwritten if outcome.conflicts else "files"
+        lines.append(f"forced: changes made since were overwritten ({shown})")
     stale = outcome.stale
-    lines.append(f"stale ({len(stale)}): {_names(stale)}" if stale else "stale: none")
+    lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
     lines.append(
         f"{outcome.cell_count} cells, structure rev {outcome.structure_rev}; "
         f"{outcome.remaining} more undo steps"

@@ -174,7 +174,9 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
     if outcome.notice is not None:
         lines.append(outcome.notice)
     if outcome.effect is not None and outcome.effect.stale:
-        lines.append(f"made stale: {', '.join(outcome.effect.stale)} ({outcome.effect.cause})")
+        from jupyter_jcli.cli._document_render import cell_names
+
+        lines.append(f"made stale: {cell_names(outcome.effect.stale)} ({outcome.effect.cause})")
     if outcome.saved is not None:
         lines.extend(
             f"output {entry['output_index']} {entry['mime_type']} saved as {entry['path']}"

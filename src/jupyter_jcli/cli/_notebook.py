@@ -183,19 +183,35 @@ def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> 
     help=f"Show only this cell ({CELL_REF_HELP}; repeatable, each shown once). "
     "Default: every cell with outputs.",
 )
-def show_command(file: str, cells: tuple[str, ...]) -> None:
+@click.option(
+    "--start",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Begin the page at the first cell to show whose index is this or more.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="The most cells a page shows.",
+)
+def show_command(file: str, cells: tuple[str, ...], start: int, limit: int) -> None:
     """A quick tour: every cell with outputs, its whole source and each output cut short.
 
     Text and tables are shown as plain text, images as type, size and pixel dimensions,
     errors as name, value and the end of the traceback. Each cut (a very long source
-    included) says how to read the rest.
+    included) says how to read the rest. Paged: a page holds --limit cells and at most
+    100,000 characters (with -j: 1 MB of listings); its last line (-j: next_call) is the
+    command of the next page.
     """
     from jupyter_jcli.cli._show import show_document, show_text
 
     if json_mode():
-        emit_json(show_document(file, cells))
+        emit_json(show_document(file, cells, start=start, limit=limit))
         return
-    show_text(file, cells)
+    show_text(file, cells, start=start, limit=limit)
 
 
 def _register_workbench_commands() -> None:

@@ -17,6 +17,11 @@ document::
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
 
+The overview (text and ``-j``) is read after the run's kernel is released, as ``j-cli notebook
+overview`` and its next page (``next_call``) read it: once a kernel started for the command
+has stopped, no kernel is live and every code cell is ``never_run`` (the text says so); the
+run's own results are in ``run``. The text summary lists the cells not fresh by that status.
+
 Exit status: 0 when every cell ran ``ok``; 130 when an interrupt stopped the run (Ctrl-C, or
 ``j-cli kernel interrupt`` from another command: the cell ends ``interrupted``, with
 ``interrupt_requested_by``, and its status in the overview is ``interrupted``, not
@@ -44,6 +49,9 @@ from jupyter_jcli.cli._server_options import server_from, server_options
 from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from jupyter_jcli.analysis import CellStatus
     from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import ExecutedCell, ExecuteOutcome, SessionOverview
 
@@ -167,7 +175,7 @@ def run_command(
     import anyio
 
     try:
-        outcome, overview, extra = anyio.run(
+        outcome, overview, extra, statuses = anyio.run(
             partial(
                 _run,
                 file,
@@ -205,7 +213,7 @@ def run_command(
             }
         )
     else:
-        for line in run_lines(outcome, overview, file):
+        for line in run_lines(outcome, overview, file, statuses):
             echo(line)
         for line in _parents_lines(extra):
             echo(line)
@@ -227,13 +235,15 @@ def _interrupted_cell(outcome: ExecuteOutcome) -> ExecutedCell | None:
 
 
 def _parents_lines(cells: dict[str, Any]) -> list[str]:
+    from jupyter_jcli.cli._document_render import cell_names
+
     lines = []
     if cells.get("parents_run"):
-        lines.append(f"ran first, as they were not fresh: {', '.join(cells['parents_run'])}")
+        lines.append(f"ran first, as they were not fresh: {cell_names(cells['parents_run'])}")
     if cells.get("not_fresh_parents"):
         lines.append(
             "warning: ran without running their ancestors that are not fresh (--only): "
-            + ", ".join(cells["not_fresh_parents"])
+            + cell_names(cells["not_fresh_parents"])
         )
     return lines
 
@@ -251,7 +261,7 @@ async def _run(
     only: bool = False,
     busy_wait: float = 0.0,
     server: ServerConfig | None = None,
-) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any]]:
+) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any], dict[str, CellStatus]]:
     from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
     from jupyter_jcli.kernels import SharedNotebookKernel
     from jupyter_jcli.workbench import run_cells_with_parents, shared_workbench
@@ -304,8 +314,13 @@ async def _run(
         if view is not None:
             view.finish()
         extra["interrupted"] = interrupted[0]
-        overview = await workbench.notebook_overview(file)  # one page: a run can be huge
-    return outcome, overview, extra
+    # The overview is read after the run's kernel is released (stopped, unless kept or used
+    # by another process), as `j-cli notebook overview` and its next page read it: its
+    # statuses are the ones every later command sees, never those of a kernel now gone.
+    async with shared_workbench(server=server) as after:
+        overview = await after.notebook_overview(file)  # one page: a run can be huge
+        whole = await after.notebook_overview(file, limit=None)
+    return outcome, overview, extra, whole.statuses
 
 
 def _notebook(file: str) -> str:
@@ -327,10 +342,17 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str) -> list[str]:
+def run_lines(
+    outcome: ExecuteOutcome,
+    overview: SessionOverview,
+    file_arg: str,
+    statuses: Mapping[str, CellStatus] | None = None,
+) -> list[str]:
     """The run as text: one block per cell (header line, indented condensed outputs, cut
-    hints as ``j-cli notebook output FILE_ARG ...`` commands), a summary line, then one line
-    per cell of the notebook with its status and tldr."""
+    hints as ``j-cli notebook output FILE_ARG ...`` commands), a summary line, the cells not
+    fresh grouped by their status in ``statuses`` (every code cell's, read with ``overview``
+    after the run, so both agree; default: ``overview.statuses``), then one line per cell of
+    the notebook with its status and tldr."""
     from jupyter_jcli.cli._document_render import outputs_text
 
     lines: list[str] = []
@@ -368,11 +390,35 @@ def run_lines(outcome: ExecuteOutcome, overview: SessionOverview, file_arg: str)
         )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")
-    if outcome.still_stale:
-        lines.append(f"still stale: {', '.join(outcome.still_stale)}")
+    lines.extend(
+        _after_lines(outcome, overview, overview.statuses if statuses is None else statuses)
+    )
     lines.append("")
     lines.extend(_overview_lines(overview, file_arg))
     return lines
+
+
+def _after_lines(
+    outcome: ExecuteOutcome, overview: SessionOverview, statuses: Mapping[str, CellStatus]
+) -> list[str]:
+    """What is not fresh now, by status (the overview's vocabulary), or, when the run's
+    kernel is gone, that nothing is fresh on a live kernel any more."""
+    from jupyter_jcli.cli._document_render import cell_names
+
+    if overview.kernel.epoch is None and outcome.epoch is not None:
+        return [
+            "no kernel is live now (one started for a command stops at its end; --keep or "
+            "j-cli kernel start keeps it), so the overview below, like every later read, "
+            "shows each code cell never_run"
+        ]
+    groups: dict[str, list[str]] = {}
+    for name, status in statuses.items():
+        if status != "fresh":
+            groups.setdefault(status, []).append(name)
+    if not groups:
+        return []
+    shown = "; ".join(f"{status} {cell_names(names)}" for status, names in groups.items())
+    return [f"not fresh ({sum(map(len, groups.values()))}): {shown}"]
 
 
 def _status(cell: ExecutedCell) -> str:

@@ -11,7 +11,7 @@ other bundle shows its automatically selected representation.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -33,8 +33,11 @@ if TYPE_CHECKING:
     from jupyter_jcli.outputs.notebook import NotebookOutputs
 
 __all__ = [
+    "SHOW_DEFAULT_LIMIT",
     "SHOW_MAX_CHARACTERS",
+    "SHOW_MAX_DOCUMENT_BYTES",
     "SHOW_MAX_LINES",
+    "SHOW_MAX_TOTAL_CHARACTERS",
     "SHOW_SOURCE_MAX_CHARACTERS",
     "SHOW_SOURCE_MAX_LINES",
     "show_document",
@@ -50,6 +53,13 @@ SHOW_SOURCE_MAX_LINES = 60
 """Lines of a cell's source printed before the rest is left to ``j-cli notebook read``."""
 SHOW_SOURCE_MAX_CHARACTERS = 6_000
 """Characters of a cell's source printed before the rest is left to ``j-cli notebook read``."""
+SHOW_MAX_TOTAL_CHARACTERS = 100_000
+"""Characters one page of the text tour prints (cells past it are the next page's; a first
+cell longer than this is cut, naming the command that lists its outputs)."""
+SHOW_MAX_DOCUMENT_BYTES = 1_000_000
+"""Bytes of cell listings one page of the ``-j`` document holds (its first cell's always)."""
+SHOW_DEFAULT_LIMIT = 100
+"""Cells one page shows at most (``--limit``), as for ``j-cli notebook overview``."""
 SHOW_LINE_WIDTH = 120
 """Longest line printed; longer lines end with ``…``."""
 
@@ -81,55 +91,101 @@ def _cells_to_show(
     return summaries, [i for i, summary in summaries.items() if summary.get("output_count")]
 
 
-def show_document(file_arg: str, cells: Sequence[str]) -> dict[str, Any]:
-    """The ``-j`` document of ``show``: the output listing of every cell shown.
+def _page(indexes: Sequence[int], start: int, limit: int) -> tuple[list[int], list[int]]:
+    """The cells of the page (from the first whose index is ``start`` or more, at most
+    ``limit``) and the ones after it, both in showing order."""
+    rest = [index for index in indexes if index >= start]
+    return rest[:limit], rest[limit:]
 
-    The file is parsed once (:func:`jupyter_jcli.outputs.notebook.open_notebook`).
+
+def _next_command(
+    file_arg: str, cells: Sequence[str], left: Sequence[int], *, json: bool
+) -> str | None:
+    """The command showing the cells ``left`` (``None`` when none is): ``--start`` at the
+    first of them for the default tour, the remaining ``--cell`` indexes for a chosen list."""
+    if not left:
+        return None
+    words = ["j-cli", *(["-j"] if json else []), "notebook", "show", file_arg]
+    if cells:
+        for index in left:
+            words += ["--cell", str(index)]
+    else:
+        words += ["--start", str(left[0])]
+    return shlex.join(words)
+
+
+def show_document(
+    file_arg: str, cells: Sequence[str], *, start: int = 0, limit: int = SHOW_DEFAULT_LIMIT
+) -> dict[str, Any]:
+    """The ``-j`` document of ``show``: the output listing of each cell of one page.
+
+    The file is parsed once (:func:`jupyter_jcli.outputs.notebook.open_notebook`). A page
+    holds the cells to show from index ``start``, at most ``limit`` of them and, after the
+    first, only while their listings stay within :data:`SHOW_MAX_DOCUMENT_BYTES`.
 
     Returns:
         ``{"schema_version": 1, "status": "ok", "source": {...}, "cell_count",
-        "cells": [list_outputs response, or an error document with ``cell_index``, ...]}``.
+        "cells": [list_outputs response, or an error document with ``cell_index``, ...],
+        "omitted_cells": <cells to show after this page>, "next_call": <the ``j-cli -j
+        notebook show`` command of the next page, or null>}``.
 
     Raises:
         JcliError: the file codes of ``open_notebook``; ``CELL_NOT_FOUND`` for a requested
             cell the file does not have; ``OUTPUT_TOO_LARGE`` when the document exceeds the
-            transport bound (details say to ask for fewer cells with ``--cell``).
+            transport bound (a first cell's listing alone; the message names
+            ``j-cli -j notebook output`` to read its outputs one by one).
     """
     from jupyter_jcli.cli._cells import file_source
     from jupyter_jcli.outputs.notebook import open_notebook
 
     loaded = open_notebook(file_arg)
     _, indexes = _cells_to_show(loaded, cells)
+    page, left = _page(indexes, start, limit)
     listings: list[dict[str, Any]] = []
-    for index in indexes:
+    used = 0
+    for position, index in enumerate(page):
         try:
-            listings.append(loaded.list_outputs(index))
+            listing = loaded.list_outputs(index)
         except JcliError as err:
-            listings.append({**err.to_dict(), "cell_index": index})
+            listing = {**err.to_dict(), "cell_index": index}
+        size = len(serialize_json(listing))
+        if listings and used + size > SHOW_MAX_DOCUMENT_BYTES:
+            left = [*page[position:], *left]
+            break
+        listings.append(listing)
+        used += size
     document = {
         "schema_version": SCHEMA_VERSION,
         "status": "ok",
         "source": file_source(loaded),
         "cell_count": loaded.cell_count,
         "cells": listings,
+        "omitted_cells": len(left),
+        "next_call": _next_command(file_arg, cells, left, json=True),
     }
     size = len(serialize_json(document))
     if size > MAX_TRANSPORT_BYTES:
         raise JcliError(
             ErrorCode.OUTPUT_TOO_LARGE,
-            f"The listing of {len(indexes)} cells would be {size} bytes, over the transport "
-            f"limit of {MAX_TRANSPORT_BYTES} bytes; list fewer cells with --cell N, or use "
-            "`j-cli -j notebook outputs FILE --cell N` per cell.",
+            f"The listing of cell {page[0]} would be {size} bytes, over the transport "
+            f"limit of {MAX_TRANSPORT_BYTES} bytes; page its outputs with "
+            "`j-cli -j notebook output FILE --cell N --output K`.",
             {"bytes": size, "max_transport_bytes": MAX_TRANSPORT_BYTES},
         )
     return document
 
 
-def show_text(file_arg: str, cells: Sequence[str]) -> None:
-    """Print the tour: per cell, its source (whole up to :data:`SHOW_SOURCE_MAX_LINES` lines
-    and :data:`SHOW_SOURCE_MAX_CHARACTERS` characters) and each output, cut short.
+def show_text(
+    file_arg: str, cells: Sequence[str], *, start: int = 0, limit: int = SHOW_DEFAULT_LIMIT
+) -> None:
+    """Print one page of the tour: per cell, its source (whole up to
+    :data:`SHOW_SOURCE_MAX_LINES` lines and :data:`SHOW_SOURCE_MAX_CHARACTERS` characters)
+    and each output, cut short; the page holds the cells to show from index ``start``, at
+    most ``limit``, within :data:`SHOW_MAX_TOTAL_CHARACTERS` (a first cell longer than that
+    is cut, saying how to read its outputs), and ends with the next page's command.
 
-    The file is parsed once; every listing and read works on it in memory.
+    The file is parsed once; every listing and read works on it in memory, and only for
+    the lines printed.
 
     Raises:
         JcliError: the file codes of ``open_notebook`` and ``CELL_NOT_FOUND`` for a requested
@@ -140,29 +196,42 @@ def show_text(file_arg: str, cells: Sequence[str]) -> None:
 
     loaded = open_notebook(file_arg)
     by_index, indexes = _cells_to_show(loaded, cells)
+    page, left = _page(indexes, start, limit)
+    body: list[str] = []
+    used = 0
+    shown = 0
+    for position, index in enumerate(page):
+        room = SHOW_MAX_TOTAL_CHARACTERS - used
+        block, whole = _bounded(_cell_lines(file_arg, loaded, index, by_index[index]), room)
+        if not whole and shown:
+            left = [*page[position:], *left]
+            break
+        body.extend(block)
+        used += sum(len(line) + 1 for line in block)
+        shown += 1
+        if not whole:
+            outputs = shlex.join(["j-cli", "notebook", "outputs", file_arg, "--cell", str(index)])
+            body.append(
+                f"   … cell {index} cut at the page's {SHOW_MAX_TOTAL_CHARACTERS:,} "
+                f"characters; its outputs: {outputs}"
+            )
+            left = [*page[position + 1 :], *left]
+            break
+    what = "with outputs" if not cells else "asked for"
+    count = str(shown) if shown == len(indexes) else f"{shown} of {len(indexes)}"
     echo(
-        f"{loaded.path}: {loaded.cell_count} cells, showing {len(indexes)} with outputs "
+        f"{loaded.path}: {loaded.cell_count} cells, showing {count} {what} "
         f"(at most {SHOW_MAX_LINES} lines per output)"
     )
-    for index in indexes:
-        cell = by_index[index]
+    for line in body:
+        echo(line)
+    following = _next_command(file_arg, cells, left, json=False)
+    if following is not None:
         echo("")
-        label = f"── cell {index} {cell.get('name')} ({cell.get('cell_type', '?')})"
-        echo(click.style(label, bold=True))
-        for line in source_lines(file_arg, str(cell.get("name")), loaded.cells[index]):
-            echo(f"   {line}")
-        try:
-            listing = loaded.list_outputs(index)
-        except JcliError as err:
-            echo(f"   error {err.code}: {err.message}")
-            continue
-        if listing["source"].get("mapping") not in (None, "direct"):
-            echo(f"   ({source_label(listing['source'])})")
-        if not listing["outputs"]:
-            echo("   (no outputs)")
-        for entry in listing["outputs"]:
-            for line in _output_lines(file_arg, index, entry, loaded.read_output):
-                echo(f"   {line}")
+        echo(
+            f"… {len(left)} more cells {what} not shown (a page holds at most {limit} cells "
+            f"and {SHOW_MAX_TOTAL_CHARACTERS:,} characters); the next page: {following}"
+        )
     quoted = shlex.quote(file_arg)
     echo("")
     echo(f"every cell:         j-cli notebook cells {quoted}")
@@ -170,6 +239,42 @@ def show_text(file_arg: str, cells: Sequence[str]) -> None:
     echo(f"save an image:      j-cli notebook output {quoted} --cell CELL --output K --save F.png")
     echo(f"JSON for agents:    j-cli -j notebook output {quoted} --cell CELL --output K")
     echo("(CELL: a name or an index)")
+
+
+def _bounded(lines: Iterator[str], room: int) -> tuple[list[str], bool]:
+    """The lines of ``lines`` that fit in ``room`` characters (each with its line break),
+    and whether that is all of them (the rest is never generated)."""
+    taken: list[str] = []
+    used = 0
+    for line in lines:
+        used += len(line) + 1
+        if used > room:
+            return taken, False
+        taken.append(line)
+    return taken, True
+
+
+def _cell_lines(
+    file_arg: str, loaded: NotebookOutputs, index: int, cell: CellSummary
+) -> Iterator[str]:
+    """One cell of the tour: its header, source and outputs, line by line."""
+    yield ""
+    label = f"── cell {index} {cell.get('name')} ({cell.get('cell_type', '?')})"
+    yield click.style(label, bold=True)
+    for line in source_lines(file_arg, str(cell.get("name")), loaded.cells[index]):
+        yield f"   {line}"
+    try:
+        listing = loaded.list_outputs(index)
+    except JcliError as err:
+        yield f"   error {err.code}: {err.message}"
+        return
+    if listing["source"].get("mapping") not in (None, "direct"):
+        yield f"   ({source_label(listing['source'])})"
+    if not listing["outputs"]:
+        yield "   (no outputs)"
+    for entry in listing["outputs"]:
+        for line in _output_lines(file_arg, index, entry, loaded.read_output):
+            yield f"   {line}"
 
 
 def source_lines(file_arg: str, name: str, cell: Mapping[str, Any]) -> list[str]:

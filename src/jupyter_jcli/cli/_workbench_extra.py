@@ -57,8 +57,12 @@ def search_lines(outcome: SearchOutcome) -> list[str]:
         lines.append(f"[{m.index}] {m.name} · {where} · {m.line}:{m.column}  {m.snippet}")
     if outcome.truncated:
         lines.append("more matches exist: raise --max-results or narrow the pattern")
+    from jupyter_jcli.cli._document_render import cell_name
+
     for name, field in outcome.clipped:
-        lines.append(f"note: only the start of the {field} of {name} was searched (too long)")
+        lines.append(
+            f"note: only the start of the {field} of {cell_name(name)} was searched (too long)"
+        )
     return lines
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from jupyter_jcli.condense._budget import allocate
 from jupyter_jcli.condense._images import DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_PIXELS
 from jupyter_jcli.condense._model import CondensedOutputs, CondensedPart
-from jupyter_jcli.condense._plan import Plan, Rendered, plan_outputs
+from jupyter_jcli.condense._plan import STREAM_CUT_LINES, Plan, Rendered, plan_outputs
 from jupyter_jcli.condense._rasters import attach_images
 from jupyter_jcli.condense._text import clip
 from jupyter_jcli.errors import UsageError
@@ -62,6 +62,7 @@ def condense_outputs(
     image_max_pixels: int = DEFAULT_IMAGE_MAX_PIXELS,
     image_max_bytes: int = DEFAULT_IMAGE_MAX_BYTES,
     max_images: int = DEFAULT_MAX_IMAGES,
+    stream_lines: tuple[int, int] | None = STREAM_CUT_LINES,
 ) -> CondensedOutputs:
     """Condense a cell's saved outputs for a model's context.
 
@@ -75,20 +76,29 @@ def condense_outputs(
         image_max_pixels: cap on the longer side of a returned image, in pixels (>= 1).
         image_max_bytes: cap on the encoded size of a returned image, in bytes (>= 1).
         max_images: the most images returned (>= 0); later rasters are described.
+        stream_lines: the most lines (head, tail) a cut stream shows, whatever room it has
+            (:data:`~jupyter_jcli.condense._plan.STREAM_CUT_LINES`, a cell's compact view);
+            ``None``: the budget alone sizes them (a summary with the budget to itself).
 
     Returns:
         The condensed outputs. ``text`` length <= ``budget`` for any input.
 
     Raises:
         UsageError: ``USAGE_ERROR`` when ``budget``, ``image_max_pixels`` or
-            ``image_max_bytes`` is not a positive integer or ``max_images`` is negative.
+            ``image_max_bytes`` is not a positive integer, ``max_images`` is negative or
+            ``stream_lines`` is not ``None`` or two positive integers.
     """
     _check_positive("budget", budget)
     _check_positive("image_max_pixels", image_max_pixels)
     _check_positive("image_max_bytes", image_max_bytes)
     if isinstance(max_images, bool) or not isinstance(max_images, int) or max_images < 0:
         raise UsageError(f"max_images must be >= 0, got {max_images!r}.")
-    plans = plan_outputs(outputs, cell_index)
+    if stream_lines is not None:
+        if not isinstance(stream_lines, tuple) or len(stream_lines) != 2:
+            raise UsageError(f"stream_lines must be (head, tail) or None, got {stream_lines!r}.")
+        for side in stream_lines:
+            _check_positive("stream_lines", side)
+    plans = plan_outputs(outputs, cell_index, stream_lines)
     headers = [p.header() for p in plans]
     kept_count = _fit_count(headers, budget)
     kept, dropped = plans[:kept_count], plans[kept_count:]

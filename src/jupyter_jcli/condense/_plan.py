@@ -51,8 +51,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _OBJECT_REPR = re.compile(r"^<[\w.]+(?: object)?(?: at 0x[0-9a-fA-F]+)?>$")
 _TEXT_ORDER = ("text/markdown", "text/plain", "text/latex")
 STREAM_CUT_LINES = (5, 5)
-"""Lines of a cut stream shown (head, tail): a long log's first and last lines, next to the
-exact read of everything between."""
+"""Lines of a cut stream shown (head, tail) by default: a long log's first and last lines,
+next to the exact read of everything between (a cell's view among many). ``None`` instead
+(``condense_outputs(stream_lines=None)``) lets the character budget alone size both, for a
+summary that has the budget to itself."""
 
 
 @dataclass(frozen=True)
@@ -127,13 +129,13 @@ def fixed_renderer(text: str) -> Callable[[int], Rendered]:
     return render
 
 
-def _stream_plan(index: int, name: str, cell: int | None) -> tuple[Plan, list[Segment]]:
+def _stream_plan(
+    index: int, name: str, cell: int | None, lines: tuple[int, int] | None
+) -> tuple[Plan, list[Segment]]:
     segments: list[Segment] = []
 
     def render(limit: int) -> Rendered:
-        cut = cut_windowed(
-            segments, limit, render=render_line, cell_index=cell, max_lines=STREAM_CUT_LINES
-        )
+        cut = cut_windowed(segments, limit, render=render_line, cell_index=cell, max_lines=lines)
         return _from_cut(cut)
 
     plan = Plan(index, "stream", name, render, name=name, output_indices=[index])
@@ -270,8 +272,14 @@ def _bundle_plan(index: int, output: Mapping[str, Any], cell: int | None) -> Pla
     return Plan(index, "described", output_type, fixed_renderer(line))
 
 
-def plan_outputs(outputs: Sequence[object], cell_index: int | None) -> list[Plan]:
-    """One plan per output, in order; streams of one name merged into the first one's plan.
+def plan_outputs(
+    outputs: Sequence[object],
+    cell_index: int | None,
+    stream_lines: tuple[int, int] | None = STREAM_CUT_LINES,
+) -> list[Plan]:
+    """One plan per output, in order; streams of one name merged into the first one's plan
+    (a cut stream shows at most ``stream_lines`` (head, tail) lines, ``None``: as many as
+    its room holds).
 
     Malformed outputs (not a dict, unknown ``output_type``, wrong field types) become
     ``invalid`` plans that say what is wrong; nothing raises.
@@ -294,7 +302,7 @@ def plan_outputs(outputs: Sequence[object], cell_index: int | None) -> list[Plan
                 )
                 continue
             if str(name) not in streams:
-                streams[str(name)] = _stream_plan(index, str(name), cell_index)
+                streams[str(name)] = _stream_plan(index, str(name), cell_index, stream_lines)
                 plans.append(streams[str(name)][0])
             plan, segments = streams[str(name)]
             if plan.output_indices[-1] != index:

@@ -40,7 +40,11 @@ Naming rules, applied in document order by :func:`assign_names`:
   anything else (``for``, ``with``, ...)        the first line, slugified
   ============================================  ==========================
 
-- finally the cell type (``code``, ``markdown``, ``raw``).
+  When neither gives a slug (``1 / 0``, ``(2 + 2) * 10``), the first later statement that
+  names something (an assignment, a ``def``, a call: ``1 / 0`` then ``df = load()`` ->
+  ``df``), else ``expr-`` and the first line's words and digits (``expr-1-0``);
+
+- finally the cell type (``code`` for an empty code cell, ``markdown``, ``raw``).
 
 Slugs are ASCII: text is NFKD-normalised, accents are dropped (``é`` -> ``e``) and other
 non-ASCII characters separate words, so a heading in a non-Latin script falls through to the
@@ -236,6 +240,7 @@ def derive_base_name(cell_type: str, source: str, *, stored: str | None = None) 
         candidates.append(stored)
     if cell_type == "code":
         candidates.extend(_code_candidates(source))
+        candidates.extend(_code_fallbacks(source))
     elif cell_type == "markdown":
         candidates.extend(_markdown_candidates(source))
     else:
@@ -298,6 +303,23 @@ def _statement_candidates(lines: list[str]) -> list[str]:
     return [named, first] if named else [first]
 
 
+def _code_fallbacks(source: str) -> list[str]:
+    """The names tried when the leading comment and first statement give no slug: the first
+    statement that names something, then ``expr`` and the first code line's words and
+    digits (``1 / 0`` -> ``expr 1 0``). Cells that named well before never get here, so no
+    name derived by the earlier rules changes."""
+    later = [_statement_name(node) for node in _leading_statements(source)[:_LATER_STATEMENTS]]
+    first = next(
+        (line.strip() for line in source.splitlines() if line.strip() and line.strip()[0] != "#"),
+        "",
+    )
+    return [*(name for name in later if name), f"expr {first}" if first else ""]
+
+
+_LATER_STATEMENTS = 20
+"""Statements of a cell looked at for a name when its first one gives none."""
+
+
 def _drop_blank(lines: list[str]) -> list[str]:
     for index, line in enumerate(lines):
         if line.strip() and not line.strip().startswith("#"):
@@ -314,22 +336,28 @@ _PREFIX_LINES = (20, 200, 2000)
 
 
 def _first_statement(code: str) -> ast.stmt | None:
+    statements = _leading_statements(code)
+    return statements[0] if statements else None
+
+
+def _leading_statements(code: str) -> list[ast.stmt]:
+    """The top-level statements of ``code`` (whole up to :data:`_WHOLE_PARSE_CHARS`, else of
+    the shortest prefix in :data:`_PREFIX_LINES` lines that parses), ``[]`` when none parses."""
     if len(code) <= _WHOLE_PARSE_CHARS:
-        return _parse_first(code)
+        return _parse_body(code)
     lines = code.splitlines(keepends=True)[: _PREFIX_LINES[-1]]
     for count in _PREFIX_LINES:
-        node = _parse_first("".join(lines[:count]))
-        if node is not None or count >= len(lines):
-            return node
-    return None
+        body = _parse_body("".join(lines[:count]))
+        if body or count >= len(lines):
+            return body
+    return []
 
 
-def _parse_first(code: str) -> ast.stmt | None:
+def _parse_body(code: str) -> list[ast.stmt]:
     try:
-        module = ast.parse(code)
+        return ast.parse(code).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return module.body[0] if module.body else None
+        return []
 
 
 def _statement_name(node: ast.stmt) -> str | None:

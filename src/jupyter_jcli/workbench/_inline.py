@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
+    "INLINE_SUMMARY_BUDGET",
     "SCRATCH_KEY",
     "SUMMARY_BUDGET",
     "SUMMARY_MAX_OUTPUTS",
@@ -55,7 +56,13 @@ __all__ = [
 SUMMARY_MAX_OUTPUTS = 20
 """The most outputs the summary of a saved run shows; the others are named in its notice."""
 SUMMARY_BUDGET = 4_000
-"""Characters of condensed text shared by the outputs a saved run's summary shows."""
+"""Characters (``summary.budget``) of condensed text shared by the outputs a saved run's
+summary shows: a cut stream's head and tail lines are sized by it alone (no line cap), each
+cut naming the ``j-cli output show`` read of what it left out."""
+INLINE_SUMMARY_BUDGET = 2 * INLINE_TEXT_LIMIT
+"""Characters (``summary.budget``) of condensed text an inline answer's summary may hold:
+its outputs' text, at most :data:`~jupyter_jcli.runs.INLINE_TEXT_LIMIT` characters (what
+decides inline or saved), and the header line of each output, so it is never cut."""
 SCRATCH_KEY = ".j-cli-scratch"
 """The name under the working directory that keys a scratch kernel in the pool (no such file
 is created: the kernel only runs in that folder)."""
@@ -209,14 +216,15 @@ def _summary(outputs: Sequence[Output], manifest: Path) -> CondensedOutputs:
     budget = SUMMARY_BUDGET
     for _round in range(_FIT_ROUNDS):
         summary = _with_show_hints(
-            condense_outputs(outputs, budget=budget, include_images=False), manifest
+            condense_outputs(outputs, budget=budget, include_images=False, stream_lines=None),
+            manifest,
         )
         overflow = len(summary.text) - SUMMARY_BUDGET
         if overflow <= 0:
-            return summary
+            return replace(summary, budget=SUMMARY_BUDGET)  # the summary's, not a round's
         budget = max(1, budget - overflow)
-    plain = condense_outputs(outputs, budget=budget, include_images=False)
-    return plain  # hints as the condensed text names them: still within the budget
+    plain = condense_outputs(outputs, budget=budget, include_images=False, stream_lines=None)
+    return replace(plain, budget=SUMMARY_BUDGET)  # hints as condensed: within the budget
 
 
 def _notice(outputs: Sequence[Output], summary: CondensedOutputs, manifest: Path) -> str:
@@ -273,7 +281,9 @@ def code_outcome(
         if outputs:
             from jupyter_jcli.condense import condense_outputs  # only outputs are condensed
 
-            summary = condense_outputs(outputs, budget=2 * INLINE_TEXT_LIMIT, include_images=False)
+            summary = condense_outputs(
+                outputs, budget=INLINE_SUMMARY_BUDGET, include_images=False, stream_lines=None
+            )
         return CodeOutcome(
             operation, path, notebook_path, result, kernel, outputs, True, summary, None, None,
             None,
@@ -294,7 +304,9 @@ def code_outcome(
         from jupyter_jcli.condense import condense_outputs
 
         shown = outputs[:SUMMARY_MAX_OUTPUTS]
-        condensed = condense_outputs(shown, budget=SUMMARY_BUDGET, include_images=False)
+        condensed = condense_outputs(
+            shown, budget=SUMMARY_BUDGET, include_images=False, stream_lines=None
+        )
         return CodeOutcome(
             operation, path, notebook_path, result, kernel, outputs, False, condensed, None,
             f"The {len(outputs)} outputs could not be saved under {cwd} ({err.code}: "

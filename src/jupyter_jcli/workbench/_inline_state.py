@@ -20,7 +20,7 @@ from typing import Any
 from jupyter_jcli.analysis import CodeWrites, code_writes, overwritten_cells
 from jupyter_jcli.kernels import ExecutionResult, KernelInfo
 from jupyter_jcli.workbench._load import Loaded
-from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._run_log import RunLog, statuses
 
 __all__ = ["InlineEffect", "kernel_language", "record_inline_run"]
 
@@ -114,7 +114,10 @@ def record_inline_run(
     if writes.names == ():
         return InlineEffect((), None, (), None)
     cause = _cause(code, writes, who)
-    ran = {record.key for record in log.records() if record.epoch == result.epoch}
     log.record_change(result.epoch, seq, writes.names, cause)
-    stale = tuple(key for key in overwritten_cells(loaded.graph, writes.names) if key in ran)
+    # the cells it made stale are those the statuses now call ``stale`` (one source of
+    # truth with the overview): a cell whose last run failed stays ``error``, not made stale
+    now = statuses(loaded, log, result.epoch)
+    overwritten = overwritten_cells(loaded.graph, writes.names)
+    stale = tuple(key for key in overwritten if now.get(key) == "stale")
     return InlineEffect(writes.names, writes.opaque, stale, cause)

@@ -1,0 +1,107 @@
+"""``j-cli notebook show`` is bounded in total, in text and ``-j``: a page ends at its cell
+count or its size bound, says what it left out and names the command of the next page, and
+the pages together show every cell once."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from jcli_helpers import run_cli
+
+from jupyter_jcli.cli._show import SHOW_MAX_DOCUMENT_BYTES, SHOW_MAX_TOTAL_CHARACTERS
+
+CELLS = 200
+OUTPUTS_PER_CELL = 40
+
+
+def _display(cell: int, output: int) -> dict[str, object]:
+    text = f"cell {cell} output {output}: " + "v" * 40
+    return {"output_type": "display_data", "metadata": {}, "data": {"text/plain": text}}
+
+
+def big_notebook(folder: Path, cells: int = CELLS, per_cell: int = OUTPUTS_PER_CELL) -> Path:
+    document = {
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": i + 1,
+             "source": f"show_{i}()", "outputs": [_display(i, k) for k in range(per_cell)]}
+            for i in range(cells)
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }  # fmt: skip
+    path = folder / "big.ipynb"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def _cells_in(stdout: str) -> list[int]:
+    return [int(line.split()[2]) for line in stdout.splitlines() if line.startswith("── cell ")]
+
+
+def _next(stdout: str) -> list[str] | None:
+    line = next((line for line in stdout.splitlines() if "the next page: " in line), None)
+    return None if line is None else shlex.split(line.split("the next page: ", 1)[1])
+
+
+def test_the_text_tour_is_paged_within_its_bound_and_the_pages_show_every_cell_once(
+    tmp_path: Path,
+) -> None:
+    path = big_notebook(tmp_path)
+    seen: list[int] = []
+    args: list[str] | None = ["j-cli", "notebook", "show", str(path)]
+    pages = 0
+    while args is not None and pages < CELLS:
+        run = run_cli(*args[1:])
+        assert run.exit_code == 0, run.stderr
+        assert len(run.stdout) <= SHOW_MAX_TOTAL_CHARACTERS + 2_000  # the page and its footer
+        seen += _cells_in(run.stdout)
+        args = _next(run.stdout)
+        pages += 1
+    assert pages > 1 and seen == list(range(CELLS))
+
+
+def test_one_cell_longer_than_a_page_is_cut_naming_the_read_of_its_outputs(
+    tmp_path: Path,
+) -> None:
+    path = big_notebook(tmp_path, cells=2, per_cell=4_000)
+    run = run_cli("notebook", "show", str(path))
+    assert run.exit_code == 0 and len(run.stdout) <= SHOW_MAX_TOTAL_CHARACTERS + 2_000
+    assert _cells_in(run.stdout) == [0]
+    outputs = shlex.join(["j-cli", "notebook", "outputs", str(path), "--cell", "0"])
+    assert any(line.endswith(outputs) for line in run.stdout.splitlines())
+    assert _next(run.stdout) == ["j-cli", "notebook", "show", str(path), "--start", "1"]
+
+
+def test_the_json_tour_is_paged_within_its_bound_with_next_call(tmp_path: Path) -> None:
+    path = big_notebook(tmp_path)
+    seen: list[int] = []
+    call: str | None = shlex.join(["j-cli", "-j", "notebook", "show", str(path)])
+    pages = 0
+    while call is not None and pages < CELLS:
+        run = run_cli(*shlex.split(call)[1:])
+        assert run.exit_code == 0, run.stdout
+        document = run.json()
+        assert len(run.stdout) <= SHOW_MAX_DOCUMENT_BYTES + 10_000
+        seen += [listing["source"]["cell_index"] for listing in document["cells"]]
+        assert document["omitted_cells"] == CELLS - len(seen)
+        call = document["next_call"]
+        pages += 1
+    assert pages > 1 and seen == list(range(CELLS))
+
+
+def test_chosen_cells_page_on_with_the_cells_left_and_limit_bounds_the_count(
+    tmp_path: Path,
+) -> None:
+    path = big_notebook(tmp_path, cells=5, per_cell=1)
+    document = run_cli(
+        "-j", "notebook", "show", str(path), "--cell", "4", "--cell", "1", "--cell", "3",
+        "--limit", "1",
+    ).json()  # fmt: skip
+    assert [listing["source"]["cell_index"] for listing in document["cells"]] == [4]
+    assert document["omitted_cells"] == 2
+    assert shlex.split(document["next_call"])[5:] == ["--cell", "1", "--cell", "3"]
+    whole = run_cli("-j", "notebook", "show", str(path)).json()
+    assert (len(whole["cells"]), whole["omitted_cells"], whole["next_call"]) == (5, 0, None)
