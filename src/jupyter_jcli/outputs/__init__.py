@@ -93,7 +93,8 @@ Rules:
   (``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, UTF-8), in every
   process and front end, so that a size (``bytes``, the transport bound, a suggested
   ``limit``) never depends on which process serves the call.
-- Transport: the compact serialised response (canonical form, UTF-8) must be at most ``max_transport_bytes``, else ``OUTPUT_TOO_LARGE`` with details ``bytes`` and
+- Transport: the compact serialised response (canonical form, UTF-8) must be at most
+  ``max_transport_bytes``, else ``OUTPUT_TOO_LARGE`` with details ``bytes`` and
   ``max_transport_bytes`` (and, for text, a suggested smaller ``limit``). A bound below 1 or
   above ``MAX_TRANSPORT_BYTES`` is ``INVALID_TRANSPORT_LIMIT``.
 - An ``output_index`` that is not an int, negative or out of range is ``OUTPUT_NOT_FOUND``
