@@ -142,13 +142,13 @@ def test_show_parses_the_notebook_once(tmp_path: Path, monkeypatch: pytest.Monke
         tmp_path / "many.ipynb", [code_cell([STREAM, STREAM], source=f"x{i}") for i in range(60)]
     )
     calls: Counter[str] = Counter()
-    original = io._parse_document  # read_notebook's one parse
+    original = io._parse_read  # read_notebook's one parse
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls["parse"] += 1
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(io, "_parse_document", counted)
+    monkeypatch.setattr(io, "_parse_read", counted)
     assert run_cli("notebook", "show", nb).exit_code == 0
     assert run_cli("-j", "notebook", "show", nb).exit_code == 0
     assert run_cli("-j", "notebook", "cells", nb).exit_code == 0

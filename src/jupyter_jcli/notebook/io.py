@@ -13,11 +13,18 @@ Two parsers, one per use:
 
 - :func:`read_notebook`, the saved-output protocol's read (``j-cli notebook outputs|output``
   in the console script's fast lane and through click, ``read_notebook_output`` in both MCP
-  servers, a ``.py`` pair's notebook), parses with the standard library at every file size:
-  one rule in every process, so a response's values (integers of any size kept exact) and a
-  broken file's error details (``position``, ``line``, ``column``: code points into the
-  decoded text) never depend on which process serves the call or on what it imported. A
-  fresh process pays least this way: importing orjson costs more than it saves on a parse.
+  servers, a ``.py`` pair's notebook), gives the standard library's result at every file
+  size: ``json.loads`` of the decoded text. One rule in every process, so a response's values
+  (integers of any size kept exact) and a broken file's error details (``position``,
+  ``line``, ``column``: code points into the decoded text) never depend on which process
+  serves the call or on what it imported. A fresh process parses with the standard library
+  itself (importing orjson costs more than it saves on a parse); a process that has orjson
+  loaded already (the MCP servers) lets orjson compute the same value, when that is certain:
+  a file under ``LEAN_PARSE_BYTES`` that orjson accepts and whose numbers have no integer
+  part of 19 or more digits, the only numbers orjson reads otherwise (an integer past 64
+  bits becomes a float; such a float is left to the standard library too). Anything orjson
+  refuses (a lone surrogate escape, ``NaN``, a number out of range, bad JSON) is parsed by
+  the standard library, whose value or error is the answer.
 - :func:`parse_notebook`, the document model's parse (a long-lived process keeps what it
   parsed: ``_warm``), parses with orjson, imported when first needed. orjson reads an integer
   outside the 64-bit range (below -2**63 or above 2**64 - 1) as the nearest float, silently;
@@ -36,6 +43,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -133,10 +141,41 @@ def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
         path, NOTEBOOK_SUFFIX, f"is not a Jupyter notebook: expected a {NOTEBOOK_SUFFIX} file."
     )
     file_path = resolve_input(path)
-    raw = read_input_bytes(file_path)
-    text = decode_utf8(raw, file_path)
+    return _parse_read(read_input_bytes(file_path), file_path)
+
+
+_LONG_INTEGER_PART = b" " + b"0" * 19
+_NUMBER_SHAPE = bytes(48 if 48 <= byte <= 57 else byte if byte == 46 else 32 for byte in range(256))
+"""A translation table: each ASCII digit to ``0``, ``.`` kept, every other byte to a space.
+
+In the translated bytes, ``_LONG_INTEGER_PART`` finds a run of 19 or more digits that does
+not follow a decimal point: the integer part of a number that orjson may read otherwise than
+the standard library (``2**64``, ``-(2**63) - 1``), or digits in a string (a false alarm:
+the standard library parses). A long fraction (``0.00030000000000000003``, as Python writes
+small floats) is left to orjson, which rounds it correctly as the standard library does."""
+
+
+def _parse_read(raw: bytes, path: Path) -> dict[str, Any]:
+    """The protocol read's parse: ``json.loads`` of the decoded ``raw``, checked as a
+    notebook; orjson computes it when already loaded and certain to agree (module docstring).
+
+    The caller passes the only reference to ``raw``: it is dropped before the standard
+    library parses the text (the peak stays near 2x the file)."""
+    accelerator = sys.modules.get("orjson")
+    if (
+        accelerator is not None
+        and len(raw) < LEAN_PARSE_BYTES
+        and _LONG_INTEGER_PART not in raw.translate(_NUMBER_SHAPE)
+    ):
+        try:
+            parsed: object = accelerator.loads(raw)
+        except accelerator.JSONDecodeError:
+            pass  # the standard library decides: its value or its error
+        else:
+            return _check_document(parsed, path)
+    text = decode_utf8(raw, path)
     del raw
-    return _parse_document(text, path=file_path)
+    return _parse_document(text, path=path)
 
 
 def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, Any]:
