@@ -340,8 +340,8 @@ def test_a_json_output_with_a_big_integer_is_exact_in_both_modes(tmp_path: Path)
         "metadata": {},
         "data": {"application/json": {"n": big}},
     }
-    # The lone surrogate makes orjson refuse the file, so the standard library parses it and
-    # keeps the integer exact (orjson itself would read it as a float: see notebook.io).
+    # The protocol's read keeps the integer exact (the standard library's value: see
+    # notebook.io); the lone surrogate keeps orjson from parsing the file in any process.
     odd = {"output_type": "stream", "name": "stdout", "text": "\ud800"}
     nb = write_notebook(tmp_path / "big.ipynb", [code_cell([bundle, odd])])
     run = run_cli("-j", "notebook", "output", nb, "--cell", "0", "--output", "0")
