@@ -2,7 +2,7 @@
 
 Run from the repository root with the project's environment::
 
-    uv run python benchmarks/bench_startup.py [--runs 20] [--no-kernel]
+    uv run python benchmarks/bench_startup.py [--runs 20] [--no-kernel] [--baseline SRC]
 
 (a) Cold ``j-cli -j notebook output`` on ``tests/fixtures/notebooks/05.11-K-Means.ipynb``
     (1.75 MB; its first PNG output), the venv's console script in a fresh process, against
@@ -17,6 +17,10 @@ Run from the repository root with the project's environment::
 (c) Unless ``--no-kernel``: on one started kernel, the round trip of
     ``Workbench.execute_code`` (our call: hold, execute, condense, answer inline) against the
     kernel's own ``NotebookKernel.execute`` of the same code, median of ``--runs`` calls each.
+
+With ``--baseline SRC`` (e.g. the ``src`` of an older commit from ``git archive``), the cold
+read and the exec imports are also run with ``PYTHONPATH=SRC``, interleaved with the others,
+to compare two versions under the same load.
 
 Both wall time (median) and CPU time (user + system of the child, minimum) are printed: on a
 machine shared with other work the CPU figure is the steadier one. Children run with a
@@ -67,15 +71,22 @@ def _once(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, cpu
 
 
-def measure(commands: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, dict]:
-    """Median wall and minimum CPU seconds per command, runs interleaved after 3 warm-ups."""
+def measure(
+    commands: dict[str, list[str]],
+    runs: int,
+    env: dict[str, str],
+    envs: dict[str, dict[str, str]] | None = None,
+) -> dict[str, dict]:
+    """Median wall and minimum CPU seconds per command, runs interleaved after 3 warm-ups
+    (``envs``: the environment of a command when not ``env``)."""
+    envs = envs or {}
     for _ in range(3):
-        for command in commands.values():
-            _once(command, env)
+        for name, command in commands.items():
+            _once(command, envs.get(name, env))
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
-            samples[name].append(_once(command, env))
+            samples[name].append(_once(command, envs.get(name, env)))
     return {
         name: {
             "wall": statistics.median(wall for wall, _cpu in values),
@@ -125,6 +136,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--no-kernel", action="store_true", help="skip (c)")
+    parser.add_argument("--baseline", type=Path, help="a src folder to compare (PYTHONPATH)")
     options = parser.parse_args()
     cell, output = _first_png()
     script = Path(sys.executable).parent / "j-cli"
@@ -139,13 +151,20 @@ def main() -> int:
         "j-cli exec imports": [sys.executable, "-c", EXEC_IMPORTS],
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="jcli-bench-") as tmp:
-        figures = measure(commands, options.runs, _env(Path(tmp) / "pycache"))
+        env = _env(Path(tmp) / "pycache")
+        envs = {}
+        if options.baseline is not None:
+            old = {**env, "PYTHONPATH": str(options.baseline.resolve())}
+            for name in ("j-cli -j notebook output", "j-cli exec imports"):
+                commands[f"baseline: {name}"] = commands[name]
+                envs[f"baseline: {name}"] = old
+        figures = measure(commands, options.runs, env, envs)
     floor, bare = figures["floor: json.load"], figures["python -c pass"]
-    print(f"{'command':<28} {'wall ms':>8} {'cpu ms':>8}  ratio (wall / cpu)")
+    print(f"{'command':<36} {'wall ms':>8} {'cpu ms':>8}  ratio (wall / cpu)")
     for name, figure in figures.items():
-        base = bare if name == "j-cli exec imports" else floor
+        base = bare if name.endswith("j-cli exec imports") else floor
         ratio = f"{figure['wall'] / base['wall']:.2f}x / {figure['cpu'] / base['cpu']:.2f}x"
-        print(f"{name:<28} {figure['wall'] * 1000:8.1f} {figure['cpu'] * 1000:8.1f}  {ratio}")
+        print(f"{name:<36} {figure['wall'] * 1000:8.1f} {figure['cpu'] * 1000:8.1f}  {ratio}")
     cold = figures["j-cli -j notebook output"]["cpu"] / floor["cpu"]
     print(f"\n(a) cold read: {cold:.2f}x the json.load floor (CPU), target 2x: "
           f"{'PASS' if cold <= 2 else 'FAIL'}")  # fmt: skip

@@ -142,13 +142,13 @@ def test_show_parses_the_notebook_once(tmp_path: Path, monkeypatch: pytest.Monke
         tmp_path / "many.ipynb", [code_cell([STREAM, STREAM], source=f"x{i}") for i in range(60)]
     )
     calls: Counter[str] = Counter()
-    original = io.parse_notebook
+    original = io._parse_read  # read_notebook's one parse
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls["parse"] += 1
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(io, "parse_notebook", counted)
+    monkeypatch.setattr(io, "_parse_read", counted)
     assert run_cli("notebook", "show", nb).exit_code == 0
     assert run_cli("-j", "notebook", "show", nb).exit_code == 0
     assert run_cli("-j", "notebook", "cells", nb).exit_code == 0
@@ -340,8 +340,8 @@ def test_a_json_output_with_a_big_integer_is_exact_in_both_modes(tmp_path: Path)
         "metadata": {},
         "data": {"application/json": {"n": big}},
     }
-    # The lone surrogate makes orjson refuse the file, so the standard library parses it and
-    # keeps the integer exact (orjson itself would read it as a float: see notebook.io).
+    # The protocol's read keeps the integer exact (the standard library's value: see
+    # notebook.io); the lone surrogate keeps orjson from parsing the file in any process.
     odd = {"output_type": "stream", "name": "stdout", "text": "\ud800"}
     nb = write_notebook(tmp_path / "big.ipynb", [code_cell([bundle, odd])])
     run = run_cli("-j", "notebook", "output", nb, "--cell", "0", "--output", "0")

@@ -90,6 +90,55 @@ def test_the_fast_lane_imports_no_click(tmp_path: Path) -> None:
     assert not modules & {"click", "mcp", "PIL", "anthropic", "jupytext", "nbformat", "anyio"}
 
 
+LANE_NEVER_IMPORTS = {
+    # start-up cost without use: orjson's own import (it loads uuid, platform, datetime,
+    # dataclasses) costs more than the standard library's parse of a 2 MB notebook
+    "orjson", "dataclasses", "inspect", "uuid", "platform", "datetime", "ast",
+    # the front ends and heavy libraries the reads never need
+    "click", "asyncio", "anyio", "mcp", "PIL", "anthropic", "jupytext", "nbformat", "zmq",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-j", "notebook", "output", str(EXAMPLE), "--cell", "24", "--output", "0"],
+        ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "0",
+         "--mime", "text/plain", "--offset", "3", "--limit", "10"],
+        ["-j", "notebook", "outputs", str(EXAMPLE), "--cell", "18"],
+        ["-j", "notebook", "output", str(EXAMPLE), "--cell", "18", "--output", "9"],  # an error
+    ],
+    ids=["image", "text-window", "directory", "error"],
+)  # fmt: skip
+def test_a_read_in_the_fast_lane_imports_only_what_reading_needs(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    script = (
+        "import sys\nfrom jupyter_jcli.cli._fast import fast_read\n"
+        f"served = fast_read({argv!r})\nassert served is not None\n"
+        "import json\nprint(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+        timeout=240, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    assert "jupyter_jcli.outputs._read" in modules or "jupyter_jcli.outputs._directory" in modules
+    assert not {name.split(".")[0] for name in modules} & LANE_NEVER_IMPORTS
+
+
+def test_the_exec_lanes_modules_import_no_front_end_sdk_or_event_loop(tmp_path: Path) -> None:
+    """What the ``-j exec`` lane imports before it joins a kernel (its own module and the
+    live-kernel operation it calls), without a kernel: no click, asyncio, anyio, MCP SDK,
+    Pillow or Anthropic SDK."""
+    modules = _modules_after(
+        "import jupyter_jcli.cli._fast_exec, jupyter_jcli.workbench._inline_live", tmp_path
+    )
+    assert "jupyter_jcli" in modules
+    assert not modules & {"click", "asyncio", "anyio", "mcp", "PIL", "anthropic", "jupytext"}
+
+
 @pytest.mark.kernel
 def test_exec_and_run_import_neither_the_mcp_sdk_nor_pillow_nor_anthropic(
     tmp_path: Path,

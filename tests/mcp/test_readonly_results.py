@@ -120,3 +120,17 @@ def test_the_shared_result_check_fails_a_document_that_drifts_from_its_schema() 
     legacy.is_error = True  # the old error shape: the error JSON as structured content too
     with pytest.raises(AssertionError, match="no structured content"):
         checked_result("read_cells", legacy)
+
+
+def test_a_protocol_results_text_is_the_bytes_the_protocol_measured_and_j_cli_prints() -> None:
+    from jupyter_jcli.outputs import read_output, serialize_json
+
+    value = {"small": 1e-05, "big": 1e16, "tiny": 2.5e-7, "text": "é\u2028"}
+    outputs = [{"output_type": "display_data", "metadata": {},
+                "data": {"application/json": value}}]  # fmt: skip
+    read = read_output(outputs, 0, source={"kind": "notebook"})
+    text = _text(protocol_result(read))
+    assert text.encode() == serialize_json(read)
+    assert '"small":1e-05' in text  # as Python writes it, and as `bytes` counted it
+    assert read["selected"]["bytes"] == len(json.dumps(value, separators=(",", ":"),
+                                                       ensure_ascii=False).encode())  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -64,8 +65,9 @@ PNG_3X2 = (
 
 
 def compact_size(document: Any) -> int:
-    """Size of the compact orjson serialisation, as the transport rule measures it."""
-    return len(orjson.dumps(document))
+    """Size of the canonical serialisation (the standard library's compact JSON, non-ASCII
+    kept, UTF-8), as the transport rule measures it."""
+    return len(json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode())
 
 
 def expect_error(code: ErrorCode, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

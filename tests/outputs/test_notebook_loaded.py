@@ -58,7 +58,7 @@ def test_reading_every_output_of_n_cells_parses_the_notebook_once(
         json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {}, "cells": cells}),
         encoding="utf-8",
     )
-    calls = _count_calls(monkeypatch, io, "parse_notebook")
+    calls = _count_calls(monkeypatch, io, "_parse_read")  # read_notebook's one parse
     loaded = open_notebook(path)
     assert loaded.cell_count == 300
     for index in range(loaded.cell_count):
@@ -67,7 +67,7 @@ def test_reading_every_output_of_n_cells_parses_the_notebook_once(
         read = loaded.read_output(index, 0)
         assert read["stream"]["data"] == f"{index}\n"
         assert read["source"]["cell_index"] == index
-    assert calls["parse_notebook"] == 1
+    assert calls["_parse_read"] == 1
 
 
 def test_the_loaded_notebook_answers_like_the_file_level_functions() -> None:
@@ -88,7 +88,7 @@ def test_a_paired_py_is_parsed_once_and_mapped_in_one_pass(
     py_path = tmp_path / "nb.py"
     py_path.write_text(text, encoding="utf-8")
     reads = _count_calls(monkeypatch, TextNotebookConverter, "reads")  # jupytext's parser
-    parses = _count_calls(monkeypatch, io, "parse_notebook")
+    parses = _count_calls(monkeypatch, io, "_parse_read")  # read_notebook's one parse
     normalized = _count_calls(monkeypatch, _cell_match, "normalized_source")
     loaded = open_notebook(py_path)
     assert loaded.kind == "py"
@@ -100,7 +100,7 @@ def test_a_paired_py_is_parsed_once_and_mapped_in_one_pass(
         assert read["source"]["requested_cell_index"] == index
         assert "source_start_line" in read["source"]
     assert reads["reads"] == 1
-    assert parses["parse_notebook"] == 1
+    assert parses["_parse_read"] == 1
     # Each cell's source is normalized once per side: matching is linear.
     assert normalized["normalized_source"] == 400
 

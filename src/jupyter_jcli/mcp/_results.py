@@ -36,7 +36,7 @@ import mcp_types as types
 import orjson
 
 from jupyter_jcli.errors import ErrorCode, JcliError
-from jupyter_jcli.outputs import RASTER_MIME_TYPES
+from jupyter_jcli.outputs import RASTER_MIME_TYPES, serialize_json
 
 __all__ = [
     "IMAGE_DELIVERY",
@@ -89,6 +89,7 @@ def json_result(
     *,
     images: Sequence[ImagePart] = (),
     view: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
+    canonical: bool = False,
 ) -> types.CallToolResult:
     """A successful tool result: the document as structured content, a view of it as text.
 
@@ -97,12 +98,15 @@ def json_result(
         images: images to append as ``ImageContent`` after the text, in order.
         view: makes the text's JSON from the document (as it went through JSON); None: the
             text is the document itself.
+        canonical: write the text with the saved-output protocol's serialiser
+            (``outputs.serialize_json``, the bytes its transport bound measured and the
+            command line prints) instead of :func:`json_text`.
 
     Returns:
         ``CallToolResult`` with ``content = [TextContent(json), *ImageContent]`` and
         ``structuredContent`` the document.
     """
-    full = json_text(document)
+    full = serialize_json(document).decode("utf-8") if canonical else json_text(document)
     structured = orjson.loads(full)
     text = full if view is None else json_text(view(structured))
     content: list[types.ContentBlock] = [types.TextContent(text=text)]
@@ -136,8 +140,8 @@ def protocol_result(document: Mapping[str, Any]) -> types.CallToolResult:
         facts = {key: value for key, value in selected.items() if key != "data"}
         facts["delivered_as"] = IMAGE_DELIVERY
         image = ImagePart(mime_type=str(selected["mime_type"]), data=str(selected["data"]))
-        return json_result({**document, "selected": facts}, images=[image])
-    return json_result(document)
+        return json_result({**document, "selected": facts}, images=[image], canonical=True)
+    return json_result(document, canonical=True)
 
 
 def error_result(error: JcliError) -> types.CallToolResult:

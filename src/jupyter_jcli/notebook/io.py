@@ -1,23 +1,40 @@
 """Tolerant, read-only loading of ``.ipynb`` files.
 
-The read path parses with orjson and checks only the structure the readers rely on (a JSON
-object with a ``cells`` list of objects and a supported ``nbformat``); it does not run the
-full nbformat JSON-schema validation, so real notebooks with small schema deviations still
-read. Every nbformat 4 minor version is returned as stored (cells without ``id``, as in 4.0 to
-4.4, are normal). nbformat 3 notebooks are upgraded in memory with nbformat's own converter
-(``nbformat.v4.upgrade``), imported only when such a notebook is met.
+Reading checks only the structure the readers rely on (a JSON object with a ``cells`` list of
+objects and a supported ``nbformat``); it does not run the full nbformat JSON-schema
+validation, so real notebooks with small schema deviations still read. Every nbformat 4 minor
+version is returned as stored (cells without ``id``, as in 4.0 to 4.4, are normal). nbformat 3
+notebooks are upgraded in memory with nbformat's own converter (``nbformat.v4.upgrade``),
+imported only when such a notebook is met.
 
 Nothing here writes: no file, cache or folder is created by a read.
 
-Numbers: orjson (the fast path, files under ``LEAN_PARSE_BYTES``) reads an integer outside
-the 64-bit range (below -2**63 or above 2**64 - 1) as the nearest float, silently; the
-standard library, used for larger files and for files orjson refuses, keeps it exact.
-Detecting such integers before parsing would cost a scan of every byte (about three times
-orjson's parse time), so this is a documented limitation: notebooks hold such integers only
-in rare JSON outputs or metadata. Values built in memory and handed to the output protocol
-keep them exact. Writes never work on these values: ``parse_notebook(..., exact=True)`` is
-the write path's lossless parse (see ``_exact``), used by a mutation whenever the read
-path's values do not reproduce the file byte for byte (``_writebase``).
+Two parsers, one per use:
+
+- :func:`read_notebook`, the saved-output protocol's read (``j-cli notebook outputs|output``
+  in the console script's fast lane and through click, ``read_notebook_output`` in both MCP
+  servers, a ``.py`` pair's notebook), gives the standard library's result at every file
+  size: ``json.loads`` of the decoded text. One rule in every process, so a response's values
+  (integers of any size kept exact) and a broken file's error details (``position``,
+  ``line``, ``column``: code points into the decoded text) never depend on which process
+  serves the call or on what it imported. A fresh process parses with the standard library
+  itself (importing orjson costs more than it saves on a parse); a process that has orjson
+  loaded already (the MCP servers) lets orjson compute the same value, when that is certain:
+  a file under ``LEAN_PARSE_BYTES`` that orjson accepts and whose numbers have no integer
+  part of 19 or more digits, the only numbers orjson reads otherwise (an integer past 64
+  bits becomes a float; such a float is left to the standard library too). Anything orjson
+  refuses (a lone surrogate escape, ``NaN``, a number out of range, bad JSON) is parsed by
+  the standard library, whose value or error is the answer.
+- :func:`parse_notebook`, the document model's parse (a long-lived process keeps what it
+  parsed: ``_warm``), parses with orjson, imported when first needed. orjson reads an integer
+  outside the 64-bit range (below -2**63 or above 2**64 - 1) as the nearest float, silently;
+  the standard library, used for files orjson refuses, keeps it exact. Detecting such
+  integers before parsing would cost a scan of every byte (about three times orjson's parse
+  time), so this is a documented limitation of the model: notebooks hold such integers only
+  in rare JSON outputs or metadata. Writes never work on these values:
+  ``parse_notebook(..., exact=True)`` is the write path's lossless parse (see ``_exact``),
+  used by a mutation whenever the model's values do not reproduce the file byte for byte
+  (``_writebase``).
 
 Format reference: https://nbformat.readthedocs.io/en/latest/format_description.html
 """
@@ -26,11 +43,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._paths import (
@@ -66,15 +82,15 @@ FIRST_LINE_WIDTH = 80
 _SUPPORTED_MAJOR_VERSIONS = (3, 4)
 
 LEAN_PARSE_BYTES = 32 * 1024 * 1024
-"""Files at least this large (bytes) are parsed on the memory-lean paths.
+"""Files at least this large (bytes) are parsed by :func:`parse_notebook` on its memory-lean
+path.
 
 orjson holds the input bytes, its own parse buffer and the Python objects at once (about 3x
-the file size at peak). Past this size :func:`read_notebook` decodes the file to one string,
-drops the bytes and parses with the standard library, which peaks near 2x; for notebooks that
-big, whose bulk is long output strings (images, logs), it parses about as fast.
-:func:`parse_notebook`, whose caller keeps the bytes, parses such a file one cell at a time
-when its layout allows (``_layout.parse_apart``: orjson's buffer is then one cell's size),
-which also peaks near 2x."""
+the file size at peak). :func:`parse_notebook`, whose caller keeps the bytes, parses such a
+file one cell at a time when its layout allows (``_layout.parse_apart``: orjson's buffer is
+then one cell's size), which peaks near 2x. (:func:`read_notebook` always decodes the file to
+one string, drops the bytes and parses with the standard library, which peaks near 2x; for
+big notebooks, whose bulk is long output strings, it parses about as fast as orjson.)"""
 
 
 def read_text_file(path: str | os.PathLike[str]) -> str:
@@ -125,16 +141,48 @@ def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
         path, NOTEBOOK_SUFFIX, f"is not a Jupyter notebook: expected a {NOTEBOOK_SUFFIX} file."
     )
     file_path = resolve_input(path)
-    raw = read_input_bytes(file_path)
-    if len(raw) >= LEAN_PARSE_BYTES:
-        text = decode_utf8(raw, file_path)
-        del raw
-        return _parse_document(text, path=file_path)
-    return parse_notebook(raw, path=file_path)
+    return _parse_read(read_input_bytes(file_path), file_path)
+
+
+_LONG_INTEGER_PART = b" " + b"0" * 19
+_NUMBER_SHAPE = bytes(48 if 48 <= byte <= 57 else byte if byte == 46 else 32 for byte in range(256))
+"""A translation table: each ASCII digit to ``0``, ``.`` kept, every other byte to a space.
+
+In the translated bytes, ``_LONG_INTEGER_PART`` finds a run of 19 or more digits that does
+not follow a decimal point: the integer part of a number that orjson may read otherwise than
+the standard library (``2**64``, ``-(2**63) - 1``), or digits in a string (a false alarm:
+the standard library parses). A long fraction (``0.00030000000000000003``, as Python writes
+small floats) is left to orjson, which rounds it correctly as the standard library does."""
+
+
+def _parse_read(raw: bytes, path: Path) -> dict[str, Any]:
+    """The protocol read's parse: ``json.loads`` of the decoded ``raw``, checked as a
+    notebook; orjson computes it when already loaded and certain to agree (module docstring).
+
+    The caller passes the only reference to ``raw``: it is dropped before the standard
+    library parses the text (the peak stays near 2x the file)."""
+    accelerator = sys.modules.get("orjson")
+    if (
+        accelerator is not None
+        and len(raw) < LEAN_PARSE_BYTES
+        and _LONG_INTEGER_PART not in raw.translate(_NUMBER_SHAPE)
+    ):
+        try:
+            parsed: object = accelerator.loads(raw)
+        except accelerator.JSONDecodeError:
+            pass  # the standard library decides: its value or its error
+        else:
+            return _check_document(parsed, path)
+    text = decode_utf8(raw, path)
+    del raw
+    return _parse_document(text, path=path)
 
 
 def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, Any]:
     """Parse the bytes of an ``.ipynb`` file into a notebook dict.
+
+    The document model's parse (orjson: see the module docstring); the saved-output
+    protocol's reads use :func:`read_notebook`.
 
     Accepted: nbformat 4 with any minor version (returned as stored) and nbformat 3 (upgraded
     in memory through ``nbformat.v4.upgrade``; the result carries no cell ids, since v3 has
@@ -167,6 +215,8 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
         apart = parse_apart(raw)
         if apart is not None:
             return _check_document(apart, path)
+    import orjson  # here, not at the top: the protocol's read lane never needs it
+
     try:
         parsed: object = orjson.loads(raw)
     except orjson.JSONDecodeError as err:

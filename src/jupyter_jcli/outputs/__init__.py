@@ -86,11 +86,15 @@ Rules:
   JSON value or an error is ``WINDOW_NOT_SUPPORTED``.
 - JSON values: at most ``MAX_JSON_DEPTH`` (128) nested containers, checked by an iterative
   walk (nothing recurses on user data without a bound). NaN and infinities are serialised as
-  ``null`` and come back as ``None``; integers beyond 64 bits are serialised exactly (by the
-  standard library; orjson cannot) and ``bytes`` counts that text. Note that a notebook file
-  parsed by orjson already holds such integers as floats (see ``jupyter_jcli.notebook.io``).
-- Transport: the compact serialised response (orjson, UTF-8, non-ASCII kept) must be at
-  most ``max_transport_bytes``, else ``OUTPUT_TOO_LARGE`` with details ``bytes`` and
+  ``null`` and come back as ``None``; integers of any size are serialised exactly and
+  ``bytes`` counts that text (a notebook file is read with the standard library, which keeps
+  them exact too: see ``jupyter_jcli.notebook.io``).
+- Serialisation: one canonical form, the standard library's compact JSON
+  (``json.dumps(value, separators=(",", ":"), ensure_ascii=False)``, UTF-8), in every
+  process and front end, so that a size (``bytes``, the transport bound, a suggested
+  ``limit``) never depends on which process serves the call.
+- Transport: the compact serialised response (canonical form, UTF-8) must be at most
+  ``max_transport_bytes``, else ``OUTPUT_TOO_LARGE`` with details ``bytes`` and
   ``max_transport_bytes`` (and, for text, a suggested smaller ``limit``). A bound below 1 or
   above ``MAX_TRANSPORT_BYTES`` is ``INVALID_TRANSPORT_LIMIT``.
 - An ``output_index`` that is not an int, negative or out of range is ``OUTPUT_NOT_FOUND``

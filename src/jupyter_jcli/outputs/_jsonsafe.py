@@ -1,19 +1,25 @@
-"""JSON safety: shape and depth checks, lone surrogates, exact serialisation, compact sizes.
+"""JSON safety: shape and depth checks, lone surrogates, the canonical serialisation, sizes.
+
+The protocol's bytes are the standard library's compact JSON: ``json.dumps(value,
+separators=(",", ":"), ensure_ascii=False)`` encoded as UTF-8 (the reference jupyter-jcli
+0.9.7 measures responses and JSON values the same way). One serialiser, so every process
+that serves a request (the console script's fast lane, the click commands, both MCP servers)
+writes and measures the same bytes: a size decides paging and truncation, and serialisers
+differ (orjson writes ``0.00001`` where Python writes ``1e-05``). The ``json`` module is also
+what a fresh process has cheapest: importing orjson costs more than serialising a response.
 
 Every JSON value that leaves the protocol is first inspected by one iterative walk
 (:func:`inspect_json`, never recursive on user data) that checks it is a JSON value nested at
-most a bounded number of levels, and notes what a plain ``orjson.dumps`` would get wrong:
+most a bounded number of levels, and notes what would make the serialisation fail:
 
-- lone UTF-16 surrogates in strings (orjson refuses them; Python's ``json`` module produces
-  them from ``"\\ud800"`` escapes): replaced by U+FFFD, one code point for one, so character
-  counts are unchanged;
-- non-finite floats (NaN, Infinity): serialised as ``null``, as orjson does, and replaced by
-  ``None`` in the returned value so that any serialiser gives the same document;
-- integers outside orjson's 64-bit range (below -2**63 or above 2**64 - 1): the value is
-  serialised by the standard library instead, exactly, and ``bytes`` is counted on that text.
+- lone UTF-16 surrogates in strings (Python's ``json`` module produces them from
+  ``"\\ud800"`` escapes; they have no UTF-8 encoding): replaced by U+FFFD, one code point
+  for one, so character counts are unchanged;
+- non-finite floats (NaN, Infinity, which are not JSON): serialised as ``null``, replaced by
+  ``None`` in the returned value so that any serialiser gives the same document.
 
-Containers are copied, never mutated, when a value must be cleaned: the caller's notebook
-stays as it was read.
+Integers of any size are written exactly. Containers are copied, never mutated, when a value
+must be cleaned: the caller's notebook stays as it was read.
 """
 
 from __future__ import annotations
@@ -23,8 +29,6 @@ import math
 import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
-
-import orjson
 
 from jupyter_jcli.errors import ErrorCode, OutputProtocolError
 
@@ -48,15 +52,20 @@ MAX_JSON_DEPTH = 128
 """Deepest nesting of a stored JSON value (an output's MIME value or its ``metadata``).
 
 Depth counts containers: a scalar is 0, ``[]`` is 1, ``[[1]]`` is 2. The bound keeps every
-response well inside orjson's serialisation limit (254 levels) once the value is wrapped in a
+response far inside the recursion limits of the serialisers (the standard library's, about
+1,000 levels; orjson's 254, for front ends that use it) once the value is wrapped in a
 response, and keeps any later recursion over the value shallow."""
 
 RESPONSE_MAX_DEPTH = MAX_JSON_DEPTH + 8
 """Deepest nesting of a whole response (a stored value plus the response's own levels)."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_INT_MIN = -(2**63)
-_INT_MAX = 2**64 - 1
+_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, check_circular=False, allow_nan=False, separators=(",", ":")
+).encode
+"""The canonical text (C accelerated; a cycle ends in ``RecursionError``, a NaN in
+``ValueError``, a non-JSON type in ``TypeError``)."""
+_FAILURES = (TypeError, ValueError, RecursionError)  # UnicodeEncodeError is a ValueError
 
 
 def replace_surrogates(text: str) -> str:
@@ -72,12 +81,10 @@ class JsonScan(NamedTuple):
     Attributes:
         problem: why the value is not a serialisable JSON value, or None.
         needs_cleaning: it holds lone surrogates or non-finite floats.
-        big_int: it holds an integer outside orjson's 64-bit range.
     """
 
     problem: str | None = None
     needs_cleaning: bool = False
-    big_int: bool = False
 
 
 def _has_surrogate(text: str) -> bool:
@@ -90,7 +97,7 @@ def inspect_json(value: object, *, max_depth: int = MAX_JSON_DEPTH) -> JsonScan:
     Accepted: ``dict`` with ``str`` keys, ``list``/``tuple``, ``str``, ``int``, ``float``,
     ``bool`` and ``None``, nested at most ``max_depth`` containers deep.
     """
-    cleaning = big = False
+    cleaning = False
     stack: list[tuple[Any, int]] = []
     pending: list[Any] = [value]
     depth = 0
@@ -98,10 +105,8 @@ def inspect_json(value: object, *, max_depth: int = MAX_JSON_DEPTH) -> JsonScan:
         for item in pending:
             if isinstance(item, str):
                 cleaning = cleaning or _has_surrogate(item)
-            elif isinstance(item, bool) or item is None:
+            elif isinstance(item, int) or item is None:  # bool is an int
                 pass
-            elif isinstance(item, int):
-                big = big or not _INT_MIN <= item <= _INT_MAX
             elif isinstance(item, float):
                 cleaning = cleaning or not math.isfinite(item)
             elif isinstance(item, dict | list | tuple):
@@ -111,7 +116,7 @@ def inspect_json(value: object, *, max_depth: int = MAX_JSON_DEPTH) -> JsonScan:
             else:
                 return JsonScan(f"it holds a {type(item).__name__}, which is not a JSON value")
         if not stack:
-            return JsonScan(None, cleaning, big)
+            return JsonScan(None, cleaning)
         node, depth = stack.pop()
         if isinstance(node, dict):
             for key in node:
@@ -144,46 +149,44 @@ def clean_json(value: Any) -> Any:
     return value
 
 
-def dump_json(value: Any, *, exact_ints: bool = False) -> bytes:
-    """Compact UTF-8 JSON of a clean value (see :func:`clean_json`), non-ASCII kept.
+def dump_json(value: Any) -> bytes:
+    """The canonical bytes of a clean value (see :func:`clean_json`): the standard library's
+    compact JSON (``separators=(",", ":")``, non-ASCII kept, integers exact) as UTF-8.
 
-    orjson, or the standard library (same separators) when ``exact_ints``: orjson cannot
-    serialise integers beyond 64 bits.
+    Raises:
+        TypeError, ValueError, RecursionError: ``value`` is not a clean JSON value.
     """
-    if not exact_ints:
-        return orjson.dumps(value)
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
-        "utf-8"
-    )
+    return _ENCODE(value).encode("utf-8")
 
 
-def _checked(value: Any, max_depth: int) -> tuple[Any, JsonScan]:
+def _checked(value: Any, max_depth: int) -> Any:
     scan = inspect_json(value, max_depth=max_depth)
     if scan.problem is not None:
         raise protocol_error(
             ErrorCode.OUTPUT_DATA_INVALID,
             f"A stored value cannot be serialised as JSON: {scan.problem}.",
         )
-    return (clean_json(value) if scan.needs_cleaning else value), scan
+    return clean_json(value) if scan.needs_cleaning else value
 
 
 def make_serialisable(value: Any, *, max_depth: int = RESPONSE_MAX_DEPTH) -> tuple[Any, int]:
-    """Return ``(value, size)``: the value made safe and its compact serialised size in bytes.
+    """Return ``(value, size)``: the value made safe and its canonical size in bytes.
 
     ``value`` comes back unchanged when it is already clean, else as a cleaned copy (lone
     surrogates as U+FFFD, NaN and infinities as None). ``size`` counts the bytes of
-    :func:`dump_json` (the standard library's text when an integer exceeds 64 bits).
+    :func:`dump_json`, which :func:`serialize_json` writes.
 
     Raises:
         OutputProtocolError: ``OUTPUT_DATA_INVALID`` when ``value`` is not a JSON value or is
             nested deeper than ``max_depth``.
     """
-    cleaned, scan = _checked(value, max_depth)
-    return cleaned, len(dump_json(cleaned, exact_ints=scan.big_int))
+    cleaned = _checked(value, max_depth)
+    return cleaned, len(dump_json(cleaned))
 
 
 def serialize_json(value: Any, *, max_depth: int = RESPONSE_MAX_DEPTH) -> bytes:
-    """Compact UTF-8 JSON of ``value``, made safe as :func:`make_serialisable` does.
+    """The canonical bytes of ``value`` (:func:`dump_json`), made safe as
+    :func:`make_serialisable` does.
 
     This is the serialisation the transport bound measures; front ends writing protocol
     responses use it so that what they write is what was measured.
@@ -192,11 +195,10 @@ def serialize_json(value: Any, *, max_depth: int = RESPONSE_MAX_DEPTH) -> bytes:
         OutputProtocolError: ``OUTPUT_DATA_INVALID`` as :func:`make_serialisable`.
     """
     try:
-        return orjson.dumps(value)  # the common case: nothing to clean, no big integer
-    except TypeError:
+        return dump_json(value)  # the common case: nothing to clean
+    except _FAILURES:
         pass
-    cleaned, scan = _checked(value, max_depth)
-    return dump_json(cleaned, exact_ints=scan.big_int)
+    return dump_json(_checked(value, max_depth))
 
 
 def json_size(value: Any) -> int | None:
@@ -214,7 +216,7 @@ def sanitize_json(value: Any) -> Any:
         OutputProtocolError: ``OUTPUT_DATA_INVALID`` if it is not a JSON value nested at
             most :data:`RESPONSE_MAX_DEPTH` levels.
     """
-    return _checked(value, RESPONSE_MAX_DEPTH)[0]
+    return _checked(value, RESPONSE_MAX_DEPTH)
 
 
 def protocol_error(

@@ -5,9 +5,8 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from json.encoder import encode_basestring
 from typing import Any, NamedTuple, TypeGuard
-
-import orjson
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.outputs._jsonsafe import protocol_error, replace_surrogates
@@ -61,20 +60,21 @@ def utf8_size(text: str | list[str]) -> int:
 def _measure(text: str) -> tuple[int, int]:
     """``(utf8_bytes, json_bytes)`` of a surrogate-free ``text``; json_bytes includes quotes.
 
+    ``json_bytes`` is the size of the text as the canonical serialisation writes it
+    (``_jsonsafe.dump_json``): the standard library's string escapes (``\\"``, ``\\\\``,
+    ``\\n`` and the other control characters), non-ASCII kept. Every escape stands for one
+    ASCII character and is ASCII itself, so it adds as many bytes as characters.
+
     Raises:
-        TypeError: ``text`` holds a surrogate (orjson refuses it).
+        UnicodeEncodeError: ``text`` holds a surrogate (it has no UTF-8 encoding).
     """
-    if len(text) <= _CHUNK:
-        encoded = orjson.dumps(text)
-        utf8 = len(text) if text.isascii() else len(text.encode("utf-8"))
-        return utf8, len(encoded)
     utf8 = 0
-    escaped = 2
+    added = 2  # the quotes, then what each escape adds
     for start in range(0, len(text), _CHUNK):
         chunk = text[start : start + _CHUNK]
-        escaped += len(orjson.dumps(chunk)) - 2
         utf8 += len(chunk) if chunk.isascii() else len(chunk.encode("utf-8"))
-    return utf8, escaped
+        added += len(encode_basestring(chunk)) - 2 - len(chunk)
+    return utf8, utf8 + added
 
 
 def prefix_json_bytes(text: str, characters: int) -> int:
@@ -131,7 +131,7 @@ def text_window(text: str | list[str], offset: int, limit: int | None) -> TextWi
     page = text[offset:end] if isinstance(text, str) else _page_of_parts(text, offset, end)
     try:
         utf8, json_bytes = _measure(page)
-    except TypeError:
+    except UnicodeEncodeError:
         page = replace_surrogates(page)
         utf8, json_bytes = _measure(page)
     fields: dict[str, Any] = {
