@@ -1,5 +1,7 @@
 """Joining a shared kernel: a ``kernel_info`` status published before this client's iopub
-subscription took (ZeroMQ's slow joiner) costs a short grace, not a whole try of the join."""
+subscription took (ZeroMQ's slow joiner) costs a short retry, not a grace or a whole try of the
+join; a kernel that publishes no status for control requests still joins; one that never
+answers and is gone fails at once."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
+from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import _shared_backend
 from jupyter_jcli.kernels._registry import KernelRegistry
 from jupyter_jcli.kernels._shared_backend import SharedBackend
@@ -30,8 +33,9 @@ class _Client:
     """Answers every ``kernel_info_request`` on control; its iopub status is lost for the
     first ``lost`` requests (published before the subscription was live)."""
 
-    def __init__(self, lost: int) -> None:
+    def __init__(self, lost: int, *, replies: bool = True) -> None:
         self.sent: list[str] = []
+        self._replies = replies
         self._ids = (f"m{i}" for i in itertools.count())
         self._lost = lost
         self.queues: dict[str, list[dict[str, Any]]] = {"control": [], "iopub": []}
@@ -41,27 +45,29 @@ class _Client:
         msg_id = next(self._ids)
         self.sent.append(msg_id)
         parent = {"parent_header": {"msg_id": msg_id}}
-        self.queues["control"].append({**parent, "content": {"status": "ok"}})
+        if self._replies:
+            self.queues["control"].append({**parent, "content": {"status": "ok"}})
         if len(self.sent) > self._lost:
             self.queues["iopub"].append({**parent, "content": {"execution_state": "idle"}})
         return {"header": {"msg_id": msg_id}}
 
 
 class _Joining(SharedBackend):
-    def __init__(self, client: _Client, tmp_path: Path) -> None:
+    def __init__(self, client: _Client, tmp_path: Path, *, alive: bool = True) -> None:
         super().__init__(KernelRegistry(tmp_path / "registry"), keep=False, idle_timeout=60.0)
         self.client = client
+        self.alive = alive
 
     async def _take(self, channel: Any, timeout: float) -> Any:
         queue = self.client.queues[channel]
         return queue.pop(0) if queue else None
 
     async def is_alive(self) -> bool:
-        return True
+        return self.alive
 
 
 @pytest.mark.parametrize("lost", [1, 3])
-def test_a_status_lost_to_the_subscription_is_asked_again_after_a_short_grace(
+def test_a_status_lost_to_the_subscription_is_asked_again_after_a_short_retry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lost: int
 ) -> None:
     clock = _Clock()
@@ -72,7 +78,39 @@ def test_a_status_lost_to_the_subscription_is_asked_again_after_a_short_grace(
 
     anyio.run(backend._heartbeat, client, 60.0, {})  # type: ignore[arg-type]
 
-    # joined on the first request whose status arrived (or on the second reply, lost=3)
-    assert len(client.sent) == min(lost + 1, 2)
-    # each lost status cost the grace, not a whole try of the 60 s join (12 s)
-    assert clock.now - start < 60.0 / 5
+    # joined on the first request whose status arrived: the subscription is live
+    assert len(client.sent) == lost + 1
+    # each lost status cost a short retry, not the grace (nor a whole try of the join)
+    assert clock.now - start < _shared_backend._STATUS_GRACE
+
+
+def test_a_kernel_publishing_no_status_for_control_requests_joins_after_the_grace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(_shared_backend.time, "monotonic", clock)
+    client = _Client(lost=10**6)
+    backend = _Joining(client, tmp_path)
+    start = clock.now
+
+    anyio.run(backend._heartbeat, client, 60.0, {})  # type: ignore[arg-type]
+
+    assert len(client.sent) >= 2
+    assert _shared_backend._STATUS_GRACE <= clock.now - start < 60.0 / 5
+
+
+def test_a_kernel_that_never_answers_and_is_gone_fails_after_one_try(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(_shared_backend.time, "monotonic", clock)
+    client = _Client(lost=10**6, replies=False)
+    backend = _Joining(client, tmp_path, alive=False)
+    start = clock.now
+
+    with pytest.raises(KernelError) as caught:
+        anyio.run(backend._heartbeat, client, 60.0, {})  # type: ignore[arg-type]
+
+    assert caught.value.code is ErrorCode.KERNEL_START_FAILED
+    assert len(client.sent) == 1
+    assert clock.now - start < 60.0 / 5 + 1.0

@@ -23,7 +23,14 @@ __all__ = ["SharedBackend"]
 
 _HEARTBEAT_TRIES = 5
 _STATUS_GRACE = 0.5
-"""Seconds the join waits for a ``kernel_info`` request's iopub status once its reply came."""
+"""Seconds after the first ``kernel_info`` reply at which a kernel that answered twice but
+published no iopub status for them is taken as live (some kernels publish none for control
+requests)."""
+_STATUS_RETRY = 0.05
+"""Seconds the join waits for the iopub status of a ``kernel_info`` request once its reply
+came, before it asks again (the status went before the subscription was live)."""
+_POLL = 0.02
+"""Seconds of one wait on a channel while joining."""
 
 
 @contextlib.contextmanager
@@ -166,35 +173,47 @@ class SharedBackend(CountedReceives):
         return client
 
     async def _heartbeat(self, client: WireClient, timeout: float, details: dict[str, str]) -> None:
-        """``kernel_info`` over control until its reply arrives and its iopub status does
-        too (so this client's iopub subscription is live before the first execution; a
-        kernel that publishes no status for control requests passes on its second reply).
-        A status not seen within :data:`_STATUS_GRACE` s of its reply was published before
-        the subscription took: the next request goes then, not after the whole try."""
+        """``kernel_info`` over control until an iopub status of one of these requests
+        arrives, so this client's iopub subscription is live before the first execution.
+
+        ZeroMQ's slow joiner: a status published before the subscription took is lost, so a
+        request whose reply came without its status within :data:`_STATUS_RETRY` s is
+        followed by another one, and the status of any of them ends the join. A kernel that
+        publishes no status for control requests is taken as live once it answered twice and
+        :data:`_STATUS_GRACE` s passed since its first reply. A kernel that does not reply is
+        asked again after each try (``timeout`` / :data:`_HEARTBEAT_TRIES`, at least 0.5 s)
+        while its process lives.
+
+        Raises:
+            KernelError: ``KERNEL_START_FAILED`` with no reply within ``timeout`` s or once
+                the kernel is no longer the notebook's running one; ``KERNEL_NOT_RUNNING`` for
+                a channel that failed.
+        """
         deadline = time.monotonic() + timeout
         per_try = max(timeout / _HEARTBEAT_TRIES, 0.5)
-        answered = 0
-        while time.monotonic() < deadline:
-            with _channel_errors("asking the kernel for kernel_info"):
-                msg_id = (await client.request("control", "kernel_info_request", {}))["header"][
-                    "msg_id"
-                ]
-            replied = seen = False
-            try_until = min(time.monotonic() + per_try, deadline)
-            while not (replied and seen) and time.monotonic() < try_until:
-                if not replied:
-                    reply = await self._receive("control", 0.05)
-                    replied = reply is not None and _parent_id(reply) == msg_id
-                    if replied:  # its status was published by now, or went before our
-                        # subscription was live (ZeroMQ's slow joiner): ask again soon
-                        try_until = min(try_until, time.monotonic() + _STATUS_GRACE)
-                status = await self._receive("iopub", 0.05)
-                seen = seen or (status is not None and _parent_id(status) == msg_id)
-            answered += replied
-            if (replied and seen) or answered >= 2:  # a kernel that publishes no status for
-                return  # control requests still answered twice: it is alive
-            if not await self.is_alive():
-                break
+        asked: set[object] = set()
+        replies = 0
+        first_reply: float | None = None
+        next_ask, awaiting_reply = time.monotonic(), False
+        while (now := time.monotonic()) < deadline:
+            if now >= next_ask:
+                if awaiting_reply and not await self.is_alive():
+                    break  # a whole try without a reply, and its process is gone
+                with _channel_errors("asking the kernel for kernel_info"):
+                    sent = await client.request("control", "kernel_info_request", {})
+                asked.add(sent["header"]["msg_id"])
+                next_ask, awaiting_reply = now + per_try, True
+            reply = await self._receive("control", _POLL)
+            if reply is not None and _parent_id(reply) in asked:
+                replies += 1
+                first_reply = time.monotonic() if first_reply is None else first_reply
+                next_ask, awaiting_reply = time.monotonic() + _STATUS_RETRY, False
+            status = await self._receive("iopub", _POLL)
+            if status is not None and _parent_id(status) in asked:
+                return
+            answered_long = first_reply is not None and now - first_reply >= _STATUS_GRACE
+            if replies >= 2 and answered_long:
+                return
         raise KernelError(
             ErrorCode.KERNEL_START_FAILED,
             "the notebook's registered kernel did not answer",
