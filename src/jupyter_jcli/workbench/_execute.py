@@ -358,6 +358,7 @@ def _condensed(
                 interrupted_by=result.interrupted_by,
                 kernel_killed=result.kernel_killed,
                 interrupt_requested_by=result.interrupt_requested_by,
+                interrupt_requested_command=result.interrupt_requested_command,
             )
         )
     return cells
