@@ -256,3 +256,21 @@ def test_code_left_running_by_a_killed_exec_is_named_and_refused_not_queued_behi
     assert one_document(after[1])["outputs"][0]["data"]["text/plain"] == ["42"]
     cells = one_document(rerun.stdout)["run"]["cells"]
     assert [c["status"] for c in cells] == ["ok"]  # x is not fresh: unknown code ran after it
+
+
+def test_a_restart_from_another_command_names_that_command_in_the_runs_error(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, [SLEEPER])
+    start(path)
+    try:
+        runner = spawn(CLICK, tmp_path, "-j", "run", path)
+        wait_running(path)
+        restarted = jcli(tmp_path, "kernel", "restart", path)
+        status, out = finish(runner)
+    finally:
+        stop(path)
+    assert restarted.returncode == 0
+    error = one_document(out)["run"]["error"]
+    assert status == 1 and error["code"] == "KERNEL_RESTARTED"
+    assert f"restarted by `python -m jupyter_jcli kernel restart {path}` (pid " in error["message"]
