@@ -96,3 +96,16 @@ def write_notebook(path: Path, cells: Sequence[Any]) -> Path:
 def png_b64(width: int = 3, height: int = 2) -> str:
     """:func:`tiny_png` as base64 with a trailing newline, as notebooks store it."""
     return base64.b64encode(tiny_png(width, height)).decode("ascii") + "\n"
+
+
+def never_run_notebook(folder: Path, sources: Sequence[str]) -> Path:
+    """``folder/nb.ipynb``: one code cell per source (ids ``c0``, ``c1``...), never run."""
+    cells = [
+        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source,
+         "execution_count": None, "outputs": []}
+        for i, source in enumerate(sources)
+    ]  # fmt: skip
+    path = folder / "nb.ipynb"
+    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path

@@ -14,6 +14,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from jcli_helpers import never_run_notebook as notebook
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelRegistry
@@ -30,18 +31,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
     return folder
-
-
-def notebook(folder: Path, sources: list[str]) -> Path:
-    cells = [
-        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source,
-         "execution_count": None, "outputs": []}
-        for i, source in enumerate(sources)
-    ]  # fmt: skip
-    path = folder / "nb.ipynb"
-    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    return path
 
 
 def names(path: Path) -> list[str]:

@@ -244,7 +244,8 @@ def test_the_text_summary_of_a_run_interrupted_from_outside_says_by_whom(
     (entry,) = KernelRegistry().entries()
     assert status == 130 and entry.interrupt is not None
     summary = next(line for line in out.splitlines() if line.startswith("interrupted: "))
-    assert entry.interrupt["who"] in summary
+    pid = entry.interrupt["who"].rsplit(" ", 1)[1]  # the asking command, by its command line
+    assert f"`{entry.interrupt['command']}` (pid {pid}, ended)" in summary
 
 
 def test_a_session_that_used_a_kept_kernel_killed_from_outside_replaces_it_with_a_kept_one(

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from jupyter_jcli.kernels import (
-    InterruptReason,
+    AskedStop,
     KernelEntry,
     KernelRegistry,
     NotebookKernel,
@@ -34,11 +34,9 @@ class AskedKernel(NotebookKernel):
     """A kernel whose "registry" says another process asked for ``asked`` since the
     request began."""
 
-    asked: tuple[InterruptReason, str | None] | None = None
+    asked: AskedStop | None = None
 
-    def _asked_elsewhere(
-        self, epoch: str, since: float
-    ) -> tuple[InterruptReason, str | None] | None:
+    def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
         return self.asked
 
 
@@ -60,7 +58,7 @@ async def test_a_keyboard_interrupt_another_process_asked_for_ends_interrupted(
     tmp_path: Path,
 ) -> None:
     k = kernel(tmp_path, keyboard_interrupt)
-    k.asked = ("kernel_interrupted", "j-cli pid 7")
+    k.asked = AskedStop("kernel_interrupted", "j-cli pid 7")
     with anyio.fail_after(10):
         result = await k.execute("import time; time.sleep(60)")
     assert (result.status, result.interrupted_by) == ("interrupted", "kernel_interrupted")
@@ -80,7 +78,7 @@ async def test_a_restart_from_another_process_that_took_the_kernel_ends_interrup
     tmp_path: Path,
 ) -> None:
     k = kernel(tmp_path, dies)
-    k.asked = ("kernel_restarted", "j-cli pid 8")
+    k.asked = AskedStop("kernel_restarted", "j-cli pid 8")
     with anyio.fail_after(10):
         result = await k.execute("x")
     assert (result.status, result.interrupted_by) == ("interrupted", "kernel_restarted")
@@ -88,7 +86,7 @@ async def test_a_restart_from_another_process_that_took_the_kernel_ends_interrup
 
 async def test_a_death_after_an_outside_interrupt_is_still_a_death(tmp_path: Path) -> None:
     k = kernel(tmp_path, dies)
-    k.asked = ("kernel_interrupted", "j-cli pid 9")
+    k.asked = AskedStop("kernel_interrupted", "j-cli pid 9")
     with anyio.fail_after(10):
         result = await k.execute("x")
     assert result.status == "died"

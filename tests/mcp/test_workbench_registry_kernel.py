@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.client.stdio import StdioServerParameters
-from workbench_client import ok, open_session, server_env
+from workbench_client import error_code, ok, open_session, server_env
 
 from jupyter_jcli.kernels import KernelRegistry
 
@@ -85,3 +86,44 @@ async def test_jupyter_mcp_and_j_cli_run_on_one_kernel_and_agree_on_freshness(
         assert variable["repr"] == "42"
     (entry,) = KernelRegistry().entries()  # the server left the kernel it joined running
     assert entry.pid == pid
+
+
+def _wait_busy(path: Path) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        entry = KernelRegistry().read(path.resolve())
+        if entry is not None and entry.busy:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the exec never held the kernel")
+
+
+async def test_jupyter_mcp_is_refused_not_queued_behind_code_a_killed_j_cli_exec_left_running(
+    tmp_path: Path,
+) -> None:
+    path = _notebook(tmp_path / "root")
+    env = server_env(tmp_path / "cache")
+    assert _jcli(env, "kernel", "start", path)[0] == 0
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "jupyter_jcli.mcp.workbench", "--root", str(path.parent)],
+        env=env,
+    )
+    async with open_session(params, tmp_path / "err.log", seconds=TIMEOUT) as session:
+        first = (await ok(session, "notebook_overview", path=path.name))["cells"][0]["name"]
+        killed = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_jcli", "-j", "exec", str(path), "--code",
+             "import time; time.sleep(120)"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+        try:
+            _wait_busy(path)
+        finally:
+            killed.kill()
+            killed.communicate(timeout=TIMEOUT)
+        code = await error_code(session, "execute_cells", path=path.name, names=[first])
+        assert _jcli(env, "kernel", "interrupt", path)[0] == 0
+        executed = await ok(session, "execute_cells", path=path.name, names=[first])
+    _jcli(env, "kernel", "stop", path)
+    assert code == "KERNEL_BUSY"
+    assert [c["status"] for c in executed["cells"]] == ["ok"]

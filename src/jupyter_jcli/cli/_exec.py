@@ -3,8 +3,10 @@
 The notebook is never written. Short text results come back inline; anything rich or long is
 saved under ``./.j-cli/outputs/<run-id>/`` and the answer names its manifest (read it with
 ``j-cli output show``). ``-j`` prints the :class:`~jupyter_jcli.workbench.CodeOutcome`
-document. Exit status: 0 when the code ran to the end, 130 when an interrupt from another
-command stopped it (as for ``j-cli run``), 1 when it raised, timed out or the kernel died, or
+document. Exit status: 0 when the code ran to the end, 130 when an interrupt stopped it (Ctrl-C
+on this command, which interrupts the kernel and answers what the code printed, or
+``j-cli kernel interrupt`` from another command; as for ``j-cli run``), 1 when it raised,
+timed out or the kernel died, or
 when its outputs had to be saved and could not be (``save_error``, e.g.
 ``RUN_FOLDER_UNSAFE``); errors of the command itself as everywhere in ``j-cli``.
 """
@@ -128,16 +130,19 @@ def run_code(
     """Run ``code`` through :meth:`Workbench.execute_code`: on the notebook's kernel found
     through :func:`~jupyter_jcli.workbench.shared_workbench` (the live kernel when one runs,
     else one started for the command), or without a notebook on a scratch kernel of a
-    workbench of its own; on ``server``'s kernels when given."""
+    workbench of its own; on ``server``'s kernels when given. Ctrl-C (SIGINT) interrupts the
+    kernel, as for ``j-cli run``: the code ends ``interrupted`` with what it printed, answered
+    as any outcome (exit 130); a second Ctrl-C cancels the command."""
     import anyio
 
+    from jupyter_jcli.cli._run_live import interrupt_on_sigint
     from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench
 
     async def go() -> CodeOutcome:
         from pathlib import Path
 
         bench = Workbench(server=server) if notebook is None else shared_workbench(server=server)
-        async with bench as workbench:
+        async with bench as workbench, interrupt_on_sigint(workbench.pool):
             return await workbench.execute_code(
                 notebook,
                 code,
@@ -165,10 +170,19 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
         if outcome.notebook_path is not None
         else "a scratch kernel"
     )
-    head = f"{count} {result.status} on {where} in {result.duration_s:.2f}s"
+    status: str = result.status
+    if result.interrupted_by is not None:
+        from jupyter_jcli.kernels import stop_words
+
+        by, command = result.interrupt_requested_by, result.interrupt_requested_command
+        status = stop_words(result.interrupted_by, by, command)
+    head = f"{count} {status} on {where} in {result.duration_s:.2f}s"
     if result.ename:
-        head += f"  {result.ename}: {(result.evalue or '').splitlines()[0][:120]}"
+        first = next(iter((result.evalue or "").splitlines()), "")
+        head += f"  {result.ename}" + (f": {first[:120]}" if first else "")
     lines = [head]
+    if result.interrupted_by == "kernel_interrupted" and not result.kernel_killed:
+        lines.append("its outputs so far follow; the kernel keeps its variables")
     if outcome.summary is not None and outcome.summary.text:
         lines.extend(outcome.summary.text.splitlines())
     if outcome.notice is not None:

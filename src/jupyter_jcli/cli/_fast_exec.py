@@ -83,7 +83,8 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
     except JcliError as err:
         status = _EXIT_USAGE if err.code == ErrorCode.USAGE_ERROR else _EXIT_FAILED
         return status, serialize_json(err.to_dict()) + b"\n"
-    except KeyboardInterrupt:  # the kernel was interrupted and let go: as click reports it
+    except KeyboardInterrupt:  # a second Ctrl-C (the first one interrupts the kernel and the
+        # answer comes as for any outcome): the kernel was interrupted and let go; as click
         sys.stderr.write("\nAborted.\n")
         return _EXIT_INTERRUPTED, b""
     except Exception as exc:  # the code may have run: never run it again through click

@@ -67,11 +67,6 @@ _NOT_WRITTEN = {
     "cell_changed": "outputs not saved: the cell was edited while it ran",
     "cell_removed": "outputs not saved: the cell was removed while it ran",
 }
-_INTERRUPTED_BY = {
-    "kernel_interrupted": "by an interrupt",
-    "kernel_restarted": "by a kernel restart",
-    "kernel_shutdown": "by a kernel shutdown",
-}
 
 
 @click.command("run")
@@ -382,11 +377,9 @@ def run_lines(
         lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")
     stopped = _interrupted_cell(outcome)
     if stopped is not None:
-        who = stopped.interrupt_requested_by or "this command (Ctrl-C)"
         lines.append(
-            f"interrupted: {stopped.name} was stopped by an interrupt asked by {who}; its "
-            "outputs so far are saved, the later cells did not run, the kernel keeps its "
-            "variables"
+            f"interrupted: {stopped.name} was {_stop_words(stopped)}; its outputs so far are "
+            "saved, the later cells did not run, the kernel keeps its variables"
         )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")
@@ -426,12 +419,17 @@ def _status(cell: ExecutedCell) -> str:
     ``timeout, kernel killed``."""
     text: str = cell.status
     if cell.interrupted_by is not None:
-        text += " " + _INTERRUPTED_BY[cell.interrupted_by]
-        if cell.interrupt_requested_by is not None:
-            text += f" (asked by {cell.interrupt_requested_by})"
+        text = _stop_words(cell)
     if cell.kernel_killed:
         text += ", kernel killed"
     return text
+
+
+def _stop_words(cell: ExecutedCell) -> str:
+    from jupyter_jcli.kernels import stop_words
+
+    by, command = cell.interrupt_requested_by, cell.interrupt_requested_command
+    return stop_words(cell.interrupted_by or "kernel_interrupted", by, command)
 
 
 def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:

@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
     from jupyter_jcli.kernels._shared_backend import SharedBackend
+    from jupyter_jcli.kernels._shared_busy import command_words, stop_words
     from jupyter_jcli.kernels._supervisor import (
         interrupt_registered,
         start_registered,
@@ -103,6 +104,7 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
     from jupyter_jcli.kernels._types import (
+        AskedStop,
         DisplayUpdate,
         EvaluationResult,
         ExecutionResult,
@@ -135,6 +137,7 @@ __all__ = [
     "SHUTDOWN_TIMEOUT",
     "STOP_GRACE",
     "STOP_WAIT",
+    "AskedStop",
     "BackendFactory",
     "DisplayRegistry",
     "DisplayUpdate",
@@ -168,6 +171,7 @@ __all__ = [
     "SharedKernelPool",
     "SharedNotebookKernel",
     "backend_factory",
+    "command_words",
     "execute_timeout",
     "idle_timeout",
     "installed_kernelspecs",
@@ -186,6 +190,7 @@ __all__ = [
     "start_session",
     "stop_registered",
     "stop_session",
+    "stop_words",
 ]
 
 _PUBLIC: dict[str, tuple[str, ...]] = {
@@ -257,6 +262,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "SharedNotebookKernel",
     ),
     "_shared_backend": ("SharedBackend",),
+    "_shared_busy": ("command_words", "stop_words"),
     "_supervisor": (
         "interrupt_registered",
         "start_registered",
@@ -268,6 +274,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "message_type",
     ),
     "_types": (
+        "AskedStop",
         "DisplayUpdate",
         "EvaluationResult",
         "ExecutionResult",

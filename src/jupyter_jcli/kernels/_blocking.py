@@ -11,9 +11,11 @@ records of stops asked elsewhere), not a second copy of it.
 
 :func:`run_on_live` keeps every guarantee of a
 :class:`~jupyter_jcli.kernels.SharedNotebookKernel` hold: the notebook's cross-process
-execution lock (``KERNEL_BUSY`` exactly as there), the entry's ``busy`` record, the kernel's
-epoch. It only joins: when the notebook has no live registered kernel (none, one that died,
-one being started or stopped, one that cannot be joined) it returns ``None`` having run
+execution lock (``KERNEL_BUSY`` exactly as there, and for code a killed command left running:
+:func:`check_leftover`), the entry's ``busy`` record, the kernel's epoch; Ctrl-C interrupts
+the kernel and the run is answered ``interrupted`` (:func:`ctrl_c_interrupts`). It only
+joins: when the notebook has no live registered kernel (none, one that died, one being started
+or stopped, one that cannot be joined) it returns ``None`` having run
 nothing and changed nothing, and the caller takes the full path, which starts or replaces
 the kernel and says so.
 """
@@ -21,10 +23,11 @@ the kernel and says so.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import Any, TypeVar
 
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._config import (
@@ -34,22 +37,38 @@ from jupyter_jcli.kernels._config import (
     STOP_WAIT,
     execute_timeout,
 )
+from jupyter_jcli.kernels._entry import pid_alive
 from jupyter_jcli.kernels._evaluate import execution_result
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._registry import KernelRegistry, idle_timeout
+from jupyter_jcli.kernels._registry_notes import asked_stop
 from jupyter_jcli.kernels._run import StopSignal, run_request
 from jupyter_jcli.kernels._shared_backend import SharedBackend
-from jupyter_jcli.kernels._shared_busy import busy_error, busy_record
+from jupyter_jcli.kernels._shared_busy import (
+    busy_error,
+    busy_record,
+    command_words,
+    interrupt_registered,
+)
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     LOCAL_ORIGIN,
+    AskedStop,
     ExecutionResult,
-    InterruptReason,
     KernelInfo,
     KernelState,
 )
 
-__all__ = ["EXEC_POLL", "drive", "run_on_live", "stop_asked", "take_exec"]
+__all__ = [
+    "EXEC_POLL",
+    "LEFTOVER_PROBE",
+    "check_leftover",
+    "ctrl_c_interrupts",
+    "drive",
+    "run_on_live",
+    "stop_asked",
+    "take_exec",
+]
 
 EXEC_POLL = 0.05
 """Seconds between two tries of the execution lock while another process holds it."""
@@ -101,24 +120,64 @@ async def take_exec(
         await sleep(EXEC_POLL)
 
 
+LEFTOVER_PROBE = 3.0
+"""Seconds, at least, a command gives the kernel to answer on its shell when the registry
+says a command that ended (killed) was running code on it (:func:`check_leftover`)."""
+
+
+async def check_leftover(
+    registry: KernelRegistry, notebook_path: Path, backend: SharedBackend, busy_wait: float
+) -> None:
+    """Refuse to queue code behind the code of a command that ended (killed, ``kill -9``)
+    while it ran on the kernel: the registry still holds that command's ``busy`` record.
+
+    Its code may have run on (a kernel outlives a command): what it did is recorded once in
+    the run log as a change of any name (every cell run before reads ``stale``, never fresh,
+    with that cause). Then the kernel is asked on its shell (:meth:`SharedBackend.shell_free`,
+    within ``busy_wait`` s and at least :data:`LEFTOVER_PROBE` s): when it answers, that code
+    has ended and its record is dropped; else ``KERNEL_BUSY`` (``busy_gone``), naming the
+    command and how to stop its code, with nothing sent to the kernel but the probe.
+    """
+    entry = registry.read(notebook_path)
+    busy = entry.busy if entry is not None else None
+    pid = (busy or {}).get("pid")
+    if entry is None or busy is None or not isinstance(pid, int):
+        return
+    if pid == os.getpid() or pid_alive(pid):
+        return
+    if not busy.get("noted"):
+        what = f"cell {busy['cell']}" if isinstance(busy.get("cell"), str) else "inline code"
+        by = command_words(busy.get("command"), busy.get("who"))
+        cause = f"{by} ended while its {what} ran on the kernel: what that code did is unknown"
+        with contextlib.suppress(KernelError):
+            registry.record_change(
+                notebook_path, {"epoch": entry.epoch, "names": None, "cause": cause}
+            )
+            registry.set_busy(notebook_path, entry.epoch, {**busy, "noted": True})
+    if await backend.shell_free(max(busy_wait, LEFTOVER_PROBE)):
+        _set_busy(registry, notebook_path, entry.epoch, None, of=pid)
+        return
+    raise busy_error(notebook_path, entry, busy_wait, gone=True)
+
+
 def stop_asked(
     registry: KernelRegistry, notebook_path: Path, epoch: str, since: float
-) -> tuple[InterruptReason, str | None] | None:
+) -> AskedStop | None:
     """The interrupt, restart or shutdown the registry records for the kernel of ``epoch``
-    since ``since`` (``KernelRegistry.record_interrupt``): ``(reason, who)``, else None."""
-    asked = registry.interrupt_since(notebook_path, epoch, since) or {}
-    reason = next((r for r in get_args(InterruptReason) if r == asked.get("reason")), None)
-    if reason is None:
-        return None
-    who = asked.get("who")
-    return reason, who if isinstance(who, str) else None
+    since ``since`` (``KernelRegistry.record_interrupt``), else None."""
+    return asked_stop(registry.interrupt_since(notebook_path, epoch, since))
 
 
 def _set_busy(
-    registry: KernelRegistry, path: Path, epoch: str, busy: dict[str, Any] | None
+    registry: KernelRegistry,
+    path: Path,
+    epoch: str,
+    busy: dict[str, Any] | None,
+    *,
+    of: int | None = None,
 ) -> None:
     with contextlib.suppress(KernelError):
-        registry.set_busy(path, epoch, busy)
+        registry.set_busy(path, epoch, busy, of=of)
 
 
 def run_on_live(
@@ -172,6 +231,7 @@ def run_on_live(
         except KernelError:
             return None  # gone while joining: the full path starts another
         try:
+            drive(check_leftover(registry, path, backend, DEFAULT_BUSY_WAIT))
             return _run(
                 backend, code, live.epoch, registry=registry, path=path, limit=limit,
                 kernelspec_name=kernelspec_name, after=after,
@@ -200,7 +260,8 @@ def _run(
     collector = OutputCollector(DisplayRegistry(), None)
     try:
         request = run_request(backend, code, collector=collector, timeout=limit, signal=signal)
-        outcome = drive(request)
+        with ctrl_c_interrupts(backend, signal):
+            outcome = drive(request)
     finally:
         collector.finish()
     dead = not outcome.alive or not outcome.settled
@@ -213,7 +274,7 @@ def _run(
         outcome, collector, epoch, restarted=False, killed=killed, replaced_epoch=None
     )
     alive = not dead and drive(backend.is_alive())
-    state: KernelState = "busy" if alive else "dead"  # held: busy, as the full path says
+    state: KernelState = "dead" if not alive else (result.kernel_state or "idle")
     info = KernelInfo(
         notebook_path=path,
         state=state,
@@ -225,6 +286,39 @@ def _run(
         origin=backend.origin if alive else LOCAL_ORIGIN,
     )
     return result, info, after(result, info)
+
+
+@contextlib.contextmanager
+def ctrl_c_interrupts(backend: SharedBackend, stop: StopSignal) -> Iterator[None]:
+    """While the block runs, this process's first SIGINT (Ctrl-C) interrupts the kernel, as
+    ``j-cli kernel interrupt`` would: the request goes on to its reply (bounded by its
+    timeout) and ends ``interrupted`` (``kernel_interrupted``) with what it printed. A second
+    SIGINT raises ``KeyboardInterrupt`` (the request then settles, bounded, and the command
+    is cancelled). Outside the main thread, or when SIGINT is not Python's default handler
+    (ignored, or handled by the caller), nothing changes."""
+    import signal
+    import threading
+
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+
+    def on_sigint(signum: int, frame: object) -> None:
+        entry = backend.entry
+        if stop.interrupted or entry is None:
+            raise KeyboardInterrupt
+        stop.interrupted = True
+        with contextlib.suppress(KernelError):
+            interrupt_registered(entry)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _close(backend: SharedBackend) -> None:

@@ -18,6 +18,7 @@ __all__ = [
     "pid_alive",
     "process_command",
     "process_name",
+    "program",
     "user_pid",
 ]
 
@@ -33,10 +34,20 @@ entry goes when it has stopped); ``failed``: the start failed (``error`` says wh
 starter removes the entry)."""
 
 
+def program() -> str:
+    """This process's program as a person would type it: the script's name (``j-cli``), or
+    ``python -m PACKAGE`` for a module run with ``-m`` (whose ``sys.argv[0]`` is the module's
+    file, ``__main__.py``: a name nobody can run)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    module = getattr(spec, "name", None)
+    if isinstance(module, str) and module:
+        return "python -m " + module.removesuffix(".__main__")
+    return Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+
+
 def process_name() -> str:
     """Who this process is, as entries record it: ``"j-cli pid 123"``."""
-    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    return f"{name} pid {os.getpid()}"
+    return f"{program()} pid {os.getpid()}"
 
 
 def process_command() -> str:
@@ -44,8 +55,7 @@ def process_command() -> str:
     :data:`_COMMAND_WIDTH` characters): what started a kernel, what runs on it."""
     import shlex
 
-    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    line = shlex.join([name, *sys.argv[1:]])
+    line = " ".join([program(), *map(shlex.quote, sys.argv[1:])])
     return line if len(line) <= _COMMAND_WIDTH else line[: _COMMAND_WIDTH - 1] + "…"
 
 

@@ -44,7 +44,9 @@ def execution_result(
         interrupted_by=outcome.interrupted_by,
         kernel_killed=killed,
         interrupt_requested_by=outcome.interrupt_requested_by,
+        interrupt_requested_command=outcome.interrupt_requested_command,
         replaced_epoch=replaced_epoch if restarted else None,
+        kernel_state=outcome.kernel_state,
     )
 
 

@@ -27,6 +27,7 @@ from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     LOCAL_ORIGIN,
+    AskedStop,
     EvaluationResult,
     ExecutionResult,
     InterruptReason,
@@ -325,10 +326,8 @@ class NotebookKernel:
                 signal.elsewhere = lambda: self._asked_elsewhere(epoch, since)
             return await run_request(backend, code, signal=signal, **options)
 
-    def _asked_elsewhere(
-        self, epoch: str, since: float
-    ) -> tuple[InterruptReason, str | None] | None:
-        """The stop (reason, who) another process asked of the kernel of ``epoch`` at or
+    def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
+        """The stop another process asked of the kernel of ``epoch`` at or
         after ``since`` (Unix time, s): none for a kernel of this process alone (a shared
         kernel reads its registry)."""
         return None

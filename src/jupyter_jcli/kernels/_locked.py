@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -24,7 +24,8 @@ from jupyter_jcli.kernels._config import DEFAULT_BUSY_WAIT, DEFAULT_STARTUP_TIME
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import ExecLock, KernelRegistry
-from jupyter_jcli.kernels._types import InterruptReason
+from jupyter_jcli.kernels._registry_notes import asked_stop
+from jupyter_jcli.kernels._types import AskedStop
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._server_ledger import ServerLedger
@@ -56,21 +57,13 @@ class LockedNotebookKernel(NotebookKernel):
         self._exec_task: int | None = None
         self._ledger = ledger
 
-    def _asked_elsewhere(
-        self, epoch: str, since: float
-    ) -> tuple[InterruptReason, str | None] | None:
+    def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
         """The interrupt, restart or stop another command noted in the server's ledger for
         the kernel of ``epoch`` since ``since`` (``ServerLedger.record_interrupt``)."""
         asked = (
             self._ledger.interrupt_since(self.notebook_path, epoch, since) if self._ledger else None
         )
-        reason = next(
-            (r for r in get_args(InterruptReason) if r == (asked or {}).get("reason")), None
-        )
-        if asked is None or reason is None:
-            return None
-        who = asked.get("who")
-        return reason, who if isinstance(who, str) else None
+        return asked_stop(asked)
 
     @asynccontextmanager
     async def hold(self, *, busy_wait: float = DEFAULT_BUSY_WAIT) -> AsyncIterator[None]:

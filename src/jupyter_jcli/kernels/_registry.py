@@ -293,11 +293,24 @@ class KernelRegistry(RegistryNotes):
 
         self.update(notebook_path, change, epoch=epoch)
 
-    def set_busy(self, notebook_path: Path, epoch: str, busy: dict[str, Any] | None) -> None:
-        """Mark the kernel busy (``{"who", "cell", "since"}``) or, with ``None``, idle
-        since now."""
+    def set_busy(
+        self,
+        notebook_path: Path,
+        epoch: str,
+        busy: dict[str, Any] | None,
+        *,
+        of: int | None = None,
+    ) -> None:
+        """Mark the kernel busy (``{"who", "cell", "since", "pid", "command"}``) or, with
+        ``None``, idle since now. ``None`` clears only a record of process ``of`` (default:
+        this process) or of no process: the record another process left (it was killed
+        while its code ran) stays, so later commands learn that its code may still run."""
+        owner = os.getpid() if of is None else of
 
         def change(entry: KernelEntry) -> None:
+            pid = (entry.busy or {}).get("pid")
+            if busy is None and isinstance(pid, int) and pid != owner:
+                return
             entry.busy = busy
             if entry.state in ("idle", "busy"):
                 entry.state = "busy" if busy is not None else "idle"

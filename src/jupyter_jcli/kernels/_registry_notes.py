@@ -15,12 +15,15 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, get_args
+
+from jupyter_jcli.kernels._entry import process_command
+from jupyter_jcli.kernels._types import AskedStop, InterruptReason
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._registry import KernelEntry
 
-__all__ = ["LOST_TTL", "MAX_CHANGES", "RegistryNotes", "asked_since"]
+__all__ = ["LOST_TTL", "MAX_CHANGES", "RegistryNotes", "asked_since", "asked_stop"]
 
 LOST_TTL = 86_400.0
 """Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
@@ -36,6 +39,19 @@ def asked_since(asked: object, epoch: str, since: float) -> dict[str, Any] | Non
         return None
     at = asked.get("at")
     return asked if isinstance(at, (int, float)) and at >= since else None
+
+
+def asked_stop(asked: dict[str, Any] | None) -> AskedStop | None:
+    """The stop a recorded request (:func:`asked_since`'s) asks, ``None`` for none or one
+    whose reason is not an :data:`~jupyter_jcli.kernels.InterruptReason`."""
+    found = asked or {}
+    reason = next((r for r in get_args(InterruptReason) if r == found.get("reason")), None)
+    if reason is None:
+        return None
+    who, command = found.get("who"), found.get("command")
+    return AskedStop(
+        reason, who if isinstance(who, str) else None, command if isinstance(command, str) else None
+    )
 
 
 class _Registry(Protocol):
@@ -77,13 +93,18 @@ class RegistryNotes:
     def record_interrupt(
         self: _Registry, notebook_path: Path, epoch: str, who: str, reason: str
     ) -> None:
-        """Note that ``who`` asks the kernel of ``epoch`` to stop its running request
-        (``reason``: ``kernel_interrupted``, ``kernel_restarted`` or ``kernel_shutdown``),
-        before the request is sent, so the process running the cell can tell an interrupt
-        from a ``KeyboardInterrupt`` of its own (:meth:`interrupt_since`)."""
+        """Note that ``who`` (this process: its command line is recorded too) asks the
+        kernel of ``epoch`` to stop its running request (``reason``: ``kernel_interrupted``,
+        ``kernel_restarted`` or ``kernel_shutdown``), before the request is sent, so the
+        process running the cell can tell an interrupt from a ``KeyboardInterrupt`` of its
+        own and say who asked (:meth:`interrupt_since`)."""
+        command = process_command()
 
         def apply(entry: KernelEntry) -> None:
-            entry.interrupt = {"epoch": epoch, "who": who, "reason": reason, "at": time.time()}
+            entry.interrupt = {
+                "epoch": epoch, "who": who, "command": command, "reason": reason,
+                "at": time.time(),
+            }  # fmt: skip
 
         self.update(notebook_path, apply, epoch=epoch)
 

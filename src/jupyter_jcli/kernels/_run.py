@@ -20,7 +20,7 @@ import inspect
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict
 
 from jupyter_jcli.errors import KernelError
@@ -28,6 +28,7 @@ from jupyter_jcli.kernels._backend import KernelBackend
 from jupyter_jcli.kernels._config import POLL_INTERVAL, SETTLE_TIMEOUT, STOP_GRACE
 from jupyter_jcli.kernels._translate import OutputCollector, message_type
 from jupyter_jcli.kernels._types import (
+    AskedStop,
     ExecutionStatus,
     InterruptReason,
     KernelMessage,
@@ -71,13 +72,14 @@ class StopSignal:
         stop: set by a restart or shutdown: stop waiting, interrupt, return ``interrupted``.
         elsewhere: asks whether another process asked the kernel to stop while the request
             ran (a shared kernel's registry records ``j-cli kernel interrupt`` and restarts):
-            ``(reason, who)`` or ``None``; called only once the request ended ``error`` or
-            ``died``, to tell such a stop from the code's own failure.
+            an :class:`~jupyter_jcli.kernels.AskedStop` or ``None``; called only once the
+            request ended ``error`` or ``died``, to tell such a stop from the code's own
+            failure.
     """
 
     interrupted: bool = False
     stop: InterruptReason | None = None
-    elsewhere: Callable[[], tuple[InterruptReason, str | None] | None] | None = None
+    elsewhere: Callable[[], AskedStop | None] | None = None
 
 
 @dataclass
@@ -96,6 +98,9 @@ class RunOutcome:
         interrupted_by: why the request ended ``interrupted``.
         interrupt_requested_by: who asked for that stop when another process did (its
             :func:`~jupyter_jcli.kernels.process_name`), else ``None``.
+        interrupt_requested_command: that process's command line, when recorded.
+        kernel_state: the kernel's execution state as its last iopub ``status`` message
+            read said (``idle`` once the request ended; ``None`` when none was read).
     """
 
     status: ExecutionStatus
@@ -105,6 +110,8 @@ class RunOutcome:
     duration_s: float = 0.0
     interrupted_by: InterruptReason | None = None
     interrupt_requested_by: str | None = None
+    interrupt_requested_command: str | None = None
+    kernel_state: Literal["idle", "busy"] | None = None
 
 
 def _parent_id(msg: KernelMessage) -> object:
@@ -124,6 +131,8 @@ class _Waiter:
     idle: bool = field(default=False, init=False)
     idle_at: float = field(default=0.0, init=False)
     reply: dict[str, Any] | None = field(default=None, init=False)
+    state: Literal["idle", "busy"] | None = field(default=None, init=False)
+    """The execution state of the last ``status`` message read (whoever's request)."""
 
     async def until(self, deadline: float, *, stoppable: bool = True) -> Ending:
         last_check = time.monotonic()
@@ -163,12 +172,15 @@ class _Waiter:
         msg = await self.backend.next_iopub(wait)
         if msg is None:
             return False
-        if _parent_id(msg) != self.msg_id:
-            return True
         if message_type(msg) == "status":
-            if (msg.get("content") or {}).get("execution_state") == "idle":
+            state = (msg.get("content") or {}).get("execution_state")
+            if state in ("idle", "busy"):
+                self.state = state
+            if state == "idle" and _parent_id(msg) == self.msg_id:
                 self.idle = True
                 self.idle_at = time.monotonic()
+            return True
+        if _parent_id(msg) != self.msg_id:
             return True
         out = self.collector.handle(msg)
         if out is not None and self.on_output is not None:
@@ -288,6 +300,20 @@ async def run_request(
     if not alive:
         await waiter.drain()
     reply = waiter.reply if waiter.reply is not None else _reply_from_outputs(collector)
+    outcome = _ended(signal, ending, reply, settled=settled, alive=alive, duration=duration)
+    return replace(outcome, kernel_state=waiter.state if alive else None)
+
+
+def _ended(
+    signal: StopSignal,
+    ending: Ending,
+    reply: dict[str, Any],
+    *,
+    settled: bool,
+    alive: bool,
+    duration: float,
+) -> RunOutcome:
+    """How the request ended, from how its wait ended and what it was asked."""
     stop = signal.stop
     if stop is not None and ending in ("stopped", "died"):
         return RunOutcome("interrupted", reply, settled, alive, duration, interrupted_by=stop)
@@ -300,12 +326,13 @@ async def run_request(
             "interrupted", reply, duration_s=duration, interrupted_by="kernel_interrupted"
         )
     asked = signal.elsewhere() if signal.elsewhere is not None else None
-    if asked is not None and (ending != "died" or asked[0] != "kernel_interrupted"):
+    if asked is not None and (ending != "died" or asked.reason != "kernel_interrupted"):
         # a stop another process asked for: an interrupt (the kernel kept), or a restart or
         # shutdown that interrupted the cell or took the kernel under it
         return RunOutcome(
             "interrupted", reply, settled, alive, duration,
-            interrupted_by=asked[0], interrupt_requested_by=asked[1],
+            interrupted_by=asked.reason, interrupt_requested_by=asked.who,
+            interrupt_requested_command=asked.command,
         )  # fmt: skip
     if ending == "died":
         return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._flock import flock_path
 from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
 from jupyter_jcli.kernels._registry_notes import MAX_CHANGES, asked_since
@@ -233,10 +234,15 @@ class ServerLedger:
         before asking the server, so the process running the cell ends it ``interrupted``
         and names who asked (:meth:`interrupt_since`), as for a local kernel."""
 
+        command = process_command()
+
         def change(entry: LedgerEntry) -> None:
             if entry.epoch is not None:
                 at = time.time()
-                entry.interrupt = {"epoch": entry.epoch, "who": who, "reason": reason, "at": at}
+                entry.interrupt = {
+                    "epoch": entry.epoch, "who": who, "command": command, "reason": reason,
+                    "at": at,
+                }  # fmt: skip
 
         self._update(notebook_path, change)
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._blocking import EXEC_POLL, stop_asked, take_exec
+from jupyter_jcli.kernels._blocking import EXEC_POLL, check_leftover, stop_asked, take_exec
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -59,6 +59,7 @@ from jupyter_jcli.kernels._supervisor import (
     stop_if_unused,
 )
 from jupyter_jcli.kernels._types import (
+    AskedStop,
     ExecutionResult,
     InterruptReason,
     Output,
@@ -179,7 +180,8 @@ class SharedNotebookKernel(NotebookKernel):
 
         Raises:
             KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
-                runs it, since when).
+                runs it, since when; ``busy_gone`` for code a killed command left running,
+                see :func:`~jupyter_jcli.kernels._blocking.check_leftover`).
         """
         me = anyio.get_current_task().id
         if self._exec_task == me:
@@ -190,6 +192,10 @@ class SharedNotebookKernel(NotebookKernel):
             self._exec_task = me
             try:
                 await self._sync(launch=True)
+                backend = self._backend
+                if isinstance(backend, SharedBackend) and backend.entry is not None:
+                    wait = max(busy_wait, self.process_wait)
+                    await check_leftover(self.shared_registry, self.notebook_path, backend, wait)
                 yield
             finally:
                 self._exec_task = None
@@ -269,9 +275,7 @@ class SharedNotebookKernel(NotebookKernel):
             self._keep = True
             self._idle = idle_timeout if idle_timeout is not None else self._idle
 
-    def _asked_elsewhere(
-        self, epoch: str, since: float
-    ) -> tuple[InterruptReason, str | None] | None:
+    def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
         """The interrupt, restart or shutdown the registry records for the kernel of
         ``epoch`` since ``since`` (``KernelRegistry.record_interrupt``)."""
         return stop_asked(self.shared_registry, self.notebook_path, epoch, since)

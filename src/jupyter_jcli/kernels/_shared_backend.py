@@ -31,6 +31,9 @@ _STATUS_RETRY = 0.05
 came, before it asks again (the status went before the subscription was live)."""
 _POLL = 0.02
 """Seconds of one wait on a channel while joining."""
+_SHELL_POLL = 0.1
+"""Seconds between two checks that the kernel lives while :meth:`SharedBackend.shell_free`
+waits."""
 
 
 @contextlib.contextmanager
@@ -220,6 +223,23 @@ class SharedBackend(CountedReceives):
             {**details, "reason": f"no kernel_info reply within {timeout:g} s"},
         )
 
+    async def shell_free(self, timeout: float) -> bool:
+        """Whether the kernel's shell channel serves a request within ``timeout`` s (a
+        ``kernel_info`` request: it runs no code). The shell serves one request at a time, so
+        a kernel still running another client's code answers only once that code ended;
+        ``True`` as well when the kernel is gone (nothing runs on it)."""
+        client = self._joined()
+        with _channel_errors("asking the kernel for kernel_info"):
+            msg_id = (await client.request("shell", "kernel_info_request", {}))["header"]["msg_id"]
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            reply = await self._receive("shell", min(left, _SHELL_POLL))
+            if reply is not None and _parent_id(reply) == msg_id:
+                return True
+            if reply is None and not await self.is_alive():
+                return True
+        return False
+
     async def is_alive(self) -> bool:
         """Whether the joined kernel still runs and is still the notebook's registered one."""
         entry = self._entry
@@ -238,7 +258,7 @@ class SharedBackend(CountedReceives):
         """
         if self._entry is None:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
-        from jupyter_jcli.kernels._supervisor import interrupt_registered
+        from jupyter_jcli.kernels._shared_busy import interrupt_registered
 
         interrupt_registered(self._entry)
 

@@ -5,14 +5,21 @@ command running it, its process id and since when."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._entry import KernelEntry, process_command, process_name, user_pid
+from jupyter_jcli.kernels._entry import (
+    KernelEntry,
+    pid_alive,
+    process_command,
+    process_name,
+    user_pid,
+)
 
-__all__ = ["busy_error", "busy_record"]
+__all__ = ["busy_error", "busy_record", "command_words", "interrupt_registered", "stop_words"]
 
 
 def busy_record(cell: str | None) -> dict[str, Any]:
@@ -26,13 +33,43 @@ def busy_record(cell: str | None) -> dict[str, Any]:
     }
 
 
-def busy_error(notebook_path: Path, entry: KernelEntry | None, busy_wait: float) -> KernelError:
-    """``KERNEL_BUSY`` for a process that waited ``busy_wait`` s for the kernel of ``entry``.
+def command_words(command: str | None, who: str | None) -> str:
+    """Another command named for a person: its command line when recorded, else its program
+    (``who``: :func:`process_name`), with its pid and whether it has ended since:
+    ```j-cli kernel interrupt nb.ipynb` (pid 123, ended)``; ``another command`` when
+    nothing is known."""
+    pid = user_pid(who) if who is not None else None
+    name = command or (who.rsplit(" pid ", 1)[0] if who is not None else None)
+    if name is None:
+        return "another command"
+    if pid is None:
+        return f"`{name}`"
+    return f"`{name}` (pid {pid}{'' if pid_alive(pid) else ', ended'})"
+
+
+_STOPS = {"kernel_restarted": "a kernel restart", "kernel_shutdown": "a kernel shutdown"}
+
+
+def stop_words(reason: str, who: str | None, command: str | None) -> str:
+    """What ended an execution ``interrupted``, for a person: ``interrupted by `j-cli kernel
+    interrupt nb.ipynb` (pid 123, ended)``, ``interrupted by Ctrl-C`` (an interrupt nobody
+    else asked for: this command's), ``interrupted by a kernel restart asked by ...``."""
+    asker = command_words(command, who) if who is not None or command is not None else None
+    if reason not in _STOPS:
+        return f"interrupted by {asker or 'Ctrl-C'}"
+    return f"interrupted by {_STOPS[reason]}" + (f" asked by {asker}" if asker else "")
+
+
+def busy_error(
+    notebook_path: Path, entry: KernelEntry | None, busy_wait: float, *, gone: bool = False
+) -> KernelError:
+    """``KERNEL_BUSY`` for a process that waited ``busy_wait`` s for the kernel of ``entry``;
+    ``gone``: the process that ran the code has ended (killed) and the kernel still runs it.
 
     Its details: ``notebook_path``, ``running_cell`` (``None`` for inline code or when
     unknown), ``running`` (``"cell NAME"``, ``"inline code"``, or ``None`` when the registry
     does not say), ``busy_by`` (who, :func:`process_name`), ``busy_pid``, ``busy_command``,
-    ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``."""
+    ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``."""
     busy = (entry.busy if entry is not None else None) or {}
     who, cell, since = busy.get("who"), busy.get("cell"), busy.get("since")
     pid = busy.get("pid")
@@ -46,13 +83,26 @@ def busy_error(notebook_path: Path, entry: KernelEntry | None, busy_wait: float)
         else None
     )
     what = "cells" if running is None else running
-    parts = (command, f"pid {pid}" if isinstance(pid, int) else None, stamp and f"since {stamp}")
-    by = ", ".join(part for part in parts if part)
+    if gone:
+        message = (
+            f"the {what} that {command_words(command, who)} ran is still running on this "
+            f"notebook's kernel{f' (since {stamp})' if stamp else ''}: that command ended "
+            "before its code did. Stop the code with `j-cli kernel interrupt "
+            f"{notebook_path}`, or wait for it to end and ask again"
+        )
+    else:
+        parts = (
+            command, f"pid {pid}" if isinstance(pid, int) else None, stamp and f"since {stamp}"
+        )  # fmt: skip
+        by = ", ".join(part for part in parts if part)
+        message = (
+            f"another process is running {what} on this notebook's kernel"
+            + (f" ({by})" if by else "")
+            + "; wait for it, or interrupt it (j-cli kernel interrupt)"
+        )
     return KernelError(
         ErrorCode.KERNEL_BUSY,
-        f"another process is running {what} on this notebook's kernel"
-        + (f" ({by})" if by else "")
-        + "; wait for it, or interrupt it (j-cli kernel interrupt)",
+        message,
         {
             "notebook_path": str(notebook_path),
             "running_cell": cell if isinstance(cell, str) else None,
@@ -62,5 +112,29 @@ def busy_error(notebook_path: Path, entry: KernelEntry | None, busy_wait: float)
             "busy_command": command,
             "busy_since": stamp,
             "busy_wait_s": busy_wait,
+            "busy_gone": gone,
         },
     )
+
+
+def interrupt_registered(entry: KernelEntry) -> None:
+    """Ask the supervisor of ``entry``'s kernel to interrupt it.
+
+    Raises:
+        KernelError: ``KERNEL_NOT_RUNNING`` when the supervisor is gone.
+    """
+    pid = entry.supervisor_pid
+    if pid is None or not pid_alive(pid):
+        raise KernelError(
+            ErrorCode.KERNEL_NOT_RUNNING,
+            "the kernel's supervisor is gone",
+            {"notebook_path": entry.notebook_path},
+        )
+    try:
+        os.kill(pid, signal.SIGUSR1)
+    except OSError as exc:
+        raise KernelError(
+            ErrorCode.KERNEL_NOT_RUNNING,
+            f"interrupting the kernel failed: {exc}",
+            {"notebook_path": entry.notebook_path},
+        ) from exc

@@ -54,6 +54,7 @@ from jupyter_jcli.kernels._registry import (
     pid_alive,
     process_name,
 )
+from jupyter_jcli.kernels._shared_busy import interrupt_registered
 
 __all__ = [
     "WATCH_INTERVAL",
@@ -300,26 +301,3 @@ def stop_if_unused(
     finally:
         if took and free:
             execution.release()
-
-
-def interrupt_registered(entry: KernelEntry) -> None:
-    """Ask the supervisor of ``entry``'s kernel to interrupt it.
-
-    Raises:
-        KernelError: ``KERNEL_NOT_RUNNING`` when the supervisor is gone.
-    """
-    pid = entry.supervisor_pid
-    if pid is None or not pid_alive(pid):
-        raise KernelError(
-            ErrorCode.KERNEL_NOT_RUNNING,
-            "the kernel's supervisor is gone",
-            {"notebook_path": entry.notebook_path},
-        )
-    try:
-        os.kill(pid, signal.SIGUSR1)
-    except OSError as exc:
-        raise KernelError(
-            ErrorCode.KERNEL_NOT_RUNNING,
-            f"interrupting the kernel failed: {exc}",
-            {"notebook_path": entry.notebook_path},
-        ) from exc

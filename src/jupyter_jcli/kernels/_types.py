@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 __all__ = [
+    "AskedStop",
     "DisplayUpdate",
     "EvaluationResult",
     "ExecutionResult",
@@ -46,6 +47,18 @@ InterruptReason = Literal["kernel_interrupted", "kernel_restarted", "kernel_shut
 (:meth:`NotebookKernel.interrupt`) reached it (the kernel and its variables are kept);
 ``kernel_restarted`` / ``kernel_shutdown``: a restart or shutdown of the kernel stopped it
 first (its outputs so far are kept; the kernel's state is gone)."""
+
+
+class AskedStop(NamedTuple):
+    """A stop another command asked of a kernel, as the registry (or a server's ledger)
+    recorded it: ``reason``, ``who`` (its :func:`~jupyter_jcli.kernels.process_name`,
+    ``"j-cli pid 123"``) and ``command`` (its command line, ``"j-cli kernel interrupt
+    nb.ipynb"``), either ``None`` when not recorded."""
+
+    reason: InterruptReason
+    who: str | None
+    command: str | None = None
+
 
 KernelState = Literal["not_started", "idle", "busy", "dead"]
 """``not_started``: no kernel (never started, or shut down); ``idle``: alive, nothing running;
@@ -96,10 +109,15 @@ class ExecutionResult:
             and the next execution starts a new kernel (new epoch: every cell is stale).
         interrupt_requested_by: for ``interrupted``, who asked for the stop when another
             process did (``j-cli pid 123``, from the registry), else ``None``.
+        interrupt_requested_command: that process's command line (``j-cli kernel interrupt
+            nb.ipynb``) when recorded, else ``None``.
         replaced_epoch: with ``kernel_restarted``, the epoch of the kernel that had died
             (when known): its variables are lost.
         replacement_kept: with ``kernel_restarted``, the new kernel outlives the command
             (the one it replaced was kept, or the command keeps what it starts).
+        kernel_state: the kernel's state as it said last (its iopub ``status``) when the
+            execution ended: ``idle`` once the code finished, ``busy`` when it already ran
+            someone else's request; ``None`` when the kernel is gone or said nothing.
     """
 
     status: ExecutionStatus
@@ -114,8 +132,10 @@ class ExecutionResult:
     interrupted_by: InterruptReason | None = None
     kernel_killed: bool = False
     interrupt_requested_by: str | None = None
+    interrupt_requested_command: str | None = None
     replaced_epoch: str | None = None
     replacement_kept: bool = False
+    kernel_state: Literal["idle", "busy"] | None = None
 
 
 @dataclass(frozen=True, slots=True)

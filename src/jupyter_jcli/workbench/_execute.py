@@ -261,19 +261,29 @@ def _batch_error(
         details.update(interrupted_by=cell.interrupted_by, ran=cell.execution_count is not None)
         code, message = (
             ErrorCode.KERNEL_RESTARTED,
-            f"the kernel was restarted while {where} ran: the cell was interrupted, its "
-            "outputs so far are saved, the later cells did not run; every cell is stale",
+            f"the kernel was restarted{_asker(cell)} while {where} ran: the cell was "
+            "interrupted, its outputs so far are saved, the later cells did not run; every "
+            "cell is stale",
         )
     elif cell.interrupted_by == "kernel_shutdown":
         details.update(interrupted_by=cell.interrupted_by)
         code, message = (
             ErrorCode.KERNEL_NOT_RUNNING,
-            f"the kernel was shut down while {where} ran: the cell was interrupted, its "
-            "outputs so far are saved, the later cells did not run",
+            f"the kernel was shut down{_asker(cell)} while {where} ran: the cell was "
+            "interrupted, its outputs so far are saved, the later cells did not run",
         )
     else:
         return None
     return {"code": code.value, "message": message, "details": details}
+
+
+def _asker(cell: ExecutedCell) -> str:
+    """`` by `j-cli kernel restart nb.ipynb` (pid 123, ended)`` when another command asked
+    for the stop that ended ``cell``, else ``""``."""
+    from jupyter_jcli.kernels import command_words
+
+    who, command = cell.interrupt_requested_by, cell.interrupt_requested_command
+    return "" if who is None and command is None else f" by {command_words(command, who)}"
 
 
 async def _execute_one(
@@ -358,6 +368,7 @@ def _condensed(
                 interrupted_by=result.interrupted_by,
                 kernel_killed=result.kernel_killed,
                 interrupt_requested_by=result.interrupt_requested_by,
+                interrupt_requested_command=result.interrupt_requested_command,
             )
         )
     return cells

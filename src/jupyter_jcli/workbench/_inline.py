@@ -146,6 +146,7 @@ class CodeOutcome:
                 "evalue": result.evalue,
                 "interrupted_by": result.interrupted_by,
                 "interrupt_requested_by": result.interrupt_requested_by,
+                "interrupt_requested_command": result.interrupt_requested_command,
                 "kernel_killed": result.kernel_killed,
                 "epoch": result.epoch,
                 "kernel_restarted": result.kernel_restarted,
@@ -354,9 +355,13 @@ async def run_code_on(
     kernel: NotebookKernel, code: str, *, timeout: float | None
 ) -> tuple[ExecutionResult, KernelInfo]:
     """Run ``code`` on ``kernel`` (not a cell: no display-update routing) and return the
-    result with the kernel's state after it."""
+    result with the kernel's state after it: while this caller holds the kernel, what the
+    kernel said last (``ExecutionResult.kernel_state``), not the hold's ``busy``."""
     result = await kernel.execute(code, cell_key=None, timeout=timeout)
-    return result, await kernel.info()
+    info = await kernel.info()
+    if info.state == "busy" and result.kernel_state is not None:
+        info = replace(info, state=result.kernel_state, running_cell=None)
+    return result, info
 
 
 def scratch_spec(kernel_name: str | None) -> str:

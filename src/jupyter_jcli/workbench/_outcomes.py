@@ -70,7 +70,10 @@ class ExecutedCell:
         interrupted_by: for ``interrupted``, what stopped it (``kernel_interrupted``,
             ``kernel_restarted``, ``kernel_shutdown``); else ``None``.
         interrupt_requested_by: for ``interrupted``, who asked for it when another process
-            did (``j-cli kernel interrupt`` or a restart, from the registry); else ``None``.
+            did (``j-cli kernel interrupt`` or a restart, from the registry: ``j-cli pid
+            123``); else ``None``.
+        interrupt_requested_command: that process's command line (``j-cli kernel interrupt
+            nb.ipynb``) when recorded; else ``None``.
         kernel_killed: the cell would not stop on interrupt and the kernel was killed: every
             variable is gone and every cell is stale (the next execution starts a new
             kernel).
@@ -91,6 +94,7 @@ class ExecutedCell:
     interrupted_by: InterruptReason | None = None
     kernel_killed: bool = False
     interrupt_requested_by: str | None = None
+    interrupt_requested_command: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (condensed outputs as in ``read_cells``)."""
@@ -109,6 +113,7 @@ class ExecutedCell:
             "not_written_reason": self.not_written_reason,
             "interrupted_by": self.interrupted_by,
             "interrupt_requested_by": self.interrupt_requested_by,
+            "interrupt_requested_command": self.interrupt_requested_command,
             "kernel_killed": self.kernel_killed,
         }
 
