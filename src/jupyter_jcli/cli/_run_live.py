@@ -114,7 +114,7 @@ async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
                         tg.cancel_scope.cancel()
                         return
                     seen[0] = True
-                    echo("interrupting the running cell (Ctrl-C again to cancel)", err=True)
+                    echo("interrupting the kernel's code (Ctrl-C again to cancel)", err=True)
                     for kernel in pool.kernels():
                         with suppress(KernelError):
                             await kernel.interrupt()
