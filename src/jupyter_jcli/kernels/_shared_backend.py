@@ -206,7 +206,7 @@ class SharedBackend(CountedReceives):
                     sent = await client.request("control", "kernel_info_request", {})
                 asked.add(sent["header"]["msg_id"])
                 next_ask, awaiting_reply = now + per_try, True
-            reply = await self._receive("control", _POLL)
+            reply = await self._receive("control", _POLL) if awaiting_reply else None
             if reply is not None and _parent_id(reply) in asked:
                 replies += 1
                 first_reply = time.monotonic() if first_reply is None else first_reply
