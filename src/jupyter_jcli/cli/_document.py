@@ -13,7 +13,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
-from jupyter_jcli.cli._params import cell_names_option
+from jupyter_jcli.cli._params import cell_names_option, page_options
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import SessionOverview
@@ -25,19 +25,9 @@ _FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
 
 @click.command("overview")
 @_FILE
-@click.option(
-    "--start",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Index of the first cell shown.",
-)
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    help="The most cells shown (the next page: --start at the first cell not shown).",
+@page_options(
+    "Index of the first cell shown.",
+    "The most cells shown (the next page: --start at the first cell not shown).",
 )
 def overview_command(file: str, start: int, limit: int) -> None:
     """Every cell: name, type, rev, run status, what it defines and uses, its parents; then

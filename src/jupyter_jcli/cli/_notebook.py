@@ -14,7 +14,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
-from jupyter_jcli.cli._params import FILE_PATH, single
+from jupyter_jcli.cli._params import FILE_PATH, page_options, single
 from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.errors import UsageError
 
@@ -183,19 +183,9 @@ def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> 
     help=f"Show only this cell ({CELL_REF_HELP}; repeatable, each shown once). "
     "Default: every cell with outputs.",
 )
-@click.option(
-    "--start",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Begin the page at the first cell to show whose index is this or more.",
-)
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    help="The most cells a page shows.",
+@page_options(
+    "Begin the page at the first cell to show whose index is this or more.",
+    "The most cells a page shows.",
 )
 def show_command(file: str, cells: tuple[str, ...], start: int, limit: int) -> None:
     """A quick tour: every cell with outputs, its whole source and each output cut short.

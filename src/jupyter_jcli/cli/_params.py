@@ -22,7 +22,15 @@ import click
 
 from jupyter_jcli.cli._emit import emit_help
 
-__all__ = ["FILE_PATH", "FilePath", "cell_names_option", "harden", "single", "strict_int"]
+__all__ = [
+    "FILE_PATH",
+    "FilePath",
+    "cell_names_option",
+    "harden",
+    "page_options",
+    "single",
+    "strict_int",
+]
 
 _ASCII_INT = re.compile(r"-?[0-9]+")
 _HELP_NAMES = ("-h", "--help")
@@ -145,3 +153,19 @@ def cell_names_option(meaning: str) -> Callable[[F], F]:
     """The repeatable ``--cell CELL`` option of the commands that take cells (``names``),
     ``meaning`` its help."""
     return click.option("--cell", "names", multiple=True, metavar="CELL", help=meaning)
+
+
+def page_options(start_help: str, limit_help: str, *, limit: int = 100) -> Callable[[F], F]:
+    """The ``--start N`` (index of the first cell, default 0) and ``--limit N`` (the most
+    cells a page holds, default ``limit``) options of a command that pages cells."""
+    start_option = click.option(
+        "--start", type=click.IntRange(min=0), default=0, show_default=True, help=start_help
+    )
+    limit_option = click.option(
+        "--limit", type=click.IntRange(min=1), default=limit, show_default=True, help=limit_help
+    )
+
+    def decorate(command: F) -> F:
+        return start_option(limit_option(command))
+
+    return decorate
