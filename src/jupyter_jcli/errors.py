@@ -46,6 +46,7 @@ __all__ = [
     "NotebookError",
     "OutputProtocolError",
     "UsageError",
+    "cancelled",
 ]
 
 SCHEMA_VERSION = 1
@@ -125,6 +126,10 @@ class ErrorCode(StrEnum):
     FILE_EXISTS = "FILE_EXISTS"
     FILE_WRITE_FAILED = "FILE_WRITE_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    CANCELLED = "CANCELLED"
+    """A second Ctrl-C (SIGINT) cancelled the command before it answered (exit status 130):
+    the first one had asked the kernel to interrupt the running code; what it printed since
+    was not kept, and a cell being run keeps its saved outputs."""
     # Trusted roots of the MCP servers
     ROOTS_REQUIRED = "ROOTS_REQUIRED"
     PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
@@ -199,3 +204,13 @@ class UsageError(JcliError):
 
     def __init__(self, message: str, details: Mapping[str, Any] | None = None) -> None:
         super().__init__(ErrorCode.USAGE_ERROR, message, details)
+
+
+def cancelled() -> JcliError:
+    """``CANCELLED``: what a command stopped by a second Ctrl-C answers with ``-j`` (the
+    first Ctrl-C interrupted the kernel; the second gave up waiting for it)."""
+    return JcliError(
+        ErrorCode.CANCELLED,
+        "Cancelled by a second Ctrl-C: the kernel was asked to interrupt the code, and what "
+        "it printed since was not kept.",
+    )

@@ -263,3 +263,33 @@ def test_a_restart_from_another_command_names_that_command_in_the_runs_error(
     error = one_document(out)["run"]["error"]
     assert status == 1 and error["code"] == "KERNEL_RESTARTED"
     assert f"restarted by `python -m jupyter_jcli kernel restart {path}` (pid " in error["message"]
+
+
+STUBBORN = (
+    "import time\nprint('started', flush=True)\nfor _ in range(120):\n"
+    "    try:\n        time.sleep(0.5)\n    except KeyboardInterrupt:\n        pass\n"
+)
+"""Code that prints, then shrugs off interrupts for a minute: only a second Ctrl-C ends the
+command."""
+
+
+@pytest.mark.parametrize("script", [LANE, CLICK], ids=["lane", "click"])
+def test_a_second_ctrl_c_under_json_still_answers_one_document_cancelled(
+    tmp_path: Path, script: str
+) -> None:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    try:
+        child = spawn(script, tmp_path, "-j", "exec", path, "--code", STUBBORN)
+        try:
+            wait_running(path)
+            child.send_signal(signal.SIGINT)  # interrupts the kernel; the code goes on
+            time.sleep(1.0)
+            child.send_signal(signal.SIGINT)  # gives up waiting
+        finally:
+            status, out = finish(child)
+    finally:
+        stop(path)
+    assert status == 130
+    document = one_document(out)
+    assert (document["status"], document["code"]) == ("error", "CANCELLED")

@@ -29,7 +29,7 @@ import click
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
 from jupyter_jcli.cli._params import harden
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError, cancelled
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]
 
@@ -206,6 +206,8 @@ def run(
         return EXIT_USAGE
     except click.exceptions.Abort:
         echo("Aborted.", err=True)
+        if state.json_mode:  # -j promises one document, a cancelled command's too
+            emit_error(cancelled(), json_mode=True)
         return _EXIT_INTERRUPTED
     except JcliError as err:
         emit_error(err, json_mode=state.json_mode)

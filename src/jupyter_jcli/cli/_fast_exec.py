@@ -74,7 +74,7 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
     if parsed is None:
         return None
     notebook, code, timeout = parsed
-    from jupyter_jcli.errors import ErrorCode, JcliError
+    from jupyter_jcli.errors import ErrorCode, JcliError, cancelled
     from jupyter_jcli.outputs import serialize_json
     from jupyter_jcli.workbench._inline_live import execute_code_live
 
@@ -86,7 +86,7 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
     except KeyboardInterrupt:  # a second Ctrl-C (the first one interrupts the kernel and the
         # answer comes as for any outcome): the kernel was interrupted and let go; as click
         sys.stderr.write("\nAborted.\n")
-        return _EXIT_INTERRUPTED, b""
+        return _EXIT_INTERRUPTED, serialize_json(cancelled().to_dict()) + b"\n"
     except Exception as exc:  # the code may have run: never run it again through click
         return _EXIT_FAILED, serialize_json(JcliError.unexpected(exc).to_dict()) + b"\n"
     if outcome is None:
