@@ -7,6 +7,8 @@ import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from jupyter_jcli.cli._render import counted
+
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs, ReadHint
     from jupyter_jcli.workbench import (
@@ -57,9 +59,19 @@ def cell_name(name: str) -> str:
     return f"`{name}`"
 
 
+NAMES_SHOWN = 20
+"""The most cell names one text list shows (``-j`` documents list them all)."""
+
+
 def cell_names(names: Sequence[str]) -> str:
-    """Cell names as a comma-separated list of :func:`cell_name`, ``-`` for none."""
-    return ", ".join(map(cell_name, names)) if names else "-"
+    """Cell names as a comma-separated list of :func:`cell_name`, ``-`` for none; past
+    :data:`NAMES_SHOWN` names, the count of the others (an edit that stales 10,000 cells
+    says so in a line, not in 100 KB)."""
+    if not names:
+        return "-"
+    shown = ", ".join(map(cell_name, names[:NAMES_SHOWN]))
+    left = len(names) - NAMES_SHOWN
+    return shown if left <= 0 else f"{shown} and {left:,} more (-j lists them all)"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -299,7 +311,7 @@ def undo_lines(outcome: UndoOutcome) -> list[str]:
     stale = outcome.stale
     lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
     lines.append(
-        f"{outcome.cell_count} cells, structure rev {outcome.structure_rev}; "
-        f"{outcome.remaining} more undo steps"
+        f"{counted(outcome.cell_count, 'cell')}, structure rev {outcome.structure_rev}; "
+        f"{outcome.remaining} more {'undo step' if outcome.remaining == 1 else 'undo steps'}"
     )
     return lines

@@ -16,6 +16,7 @@ import orjson
 from jupyter_jcli.cli._emit import echo
 
 __all__ = [
+    "counted",
     "describe_image",
     "describe_selected",
     "format_bytes",
@@ -220,3 +221,11 @@ def _echo_text(text: str) -> None:
 def _one_line(text: str, width: int) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun`` in agreement: ``1 cell``, ``2 cells`` (``plural`` when it is
+    not ``noun + "s"``)."""
+    if count == 1:
+        return f"{count:,} {noun}"
+    return f"{count:,} {plural if plural is not None else noun + 's'}"

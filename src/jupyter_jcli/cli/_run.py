@@ -349,6 +349,7 @@ def run_lines(
     after the run, so both agree; default: ``overview.statuses``), then one line per cell of
     the notebook with its status and tldr."""
     from jupyter_jcli.cli._document_render import outputs_text
+    from jupyter_jcli.cli._render import counted
 
     lines: list[str] = []
     for cell in outcome.cells:
@@ -372,7 +373,8 @@ def run_lines(
     if outcome.kernel.origin.attached:
         kernel = f"the shared kernel of {outcome.kernel.origin.started_by or 'someone else'}"
     lines.append("")
-    lines.append(f"ran {len(outcome.cells)} cells on {kernel} in {total:.1f} s: {summary}")
+    ran = counted(len(outcome.cells), "cell")
+    lines.append(f"ran {ran} on {kernel} in {total:.1f} s: {summary}")
     if outcome.error is not None:
         lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")
     stopped = _interrupted_cell(outcome)

@@ -18,6 +18,7 @@ import click
 
 from jupyter_jcli.cli._emit import echo
 from jupyter_jcli.cli._render import (
+    counted,
     describe_image,
     output_command,
     output_summary,
@@ -386,7 +387,7 @@ def _cut(text: str, total_characters: object, command: str) -> list[str]:
     shown = [_clip(line) for line in lines[:SHOW_MAX_LINES]]
     if isinstance(total_characters, int):
         shown.append(
-            f"… showing {len(shown)} lines of {total_characters:,} characters; "
+            f"… showing {counted(len(shown), 'line')} of {total_characters:,} characters; "
             f"read it all: {command}"
         )
     elif len(lines) > SHOW_MAX_LINES:
