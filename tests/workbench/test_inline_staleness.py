@@ -163,3 +163,17 @@ async def test_inline_code_overwriting_a_failed_cell_lists_it_as_error_not_made_
     first, failing, _last = seen
     assert seen[first][0] == "stale" and seen[failing] == ("error", None)
     assert outcome.effect is not None and outcome.effect.stale == (first,)
+
+
+async def test_inline_code_that_raised_is_said_to_have_maybe_written_its_names(
+    wb: Workbench, work: Path
+) -> None:
+    path = make_notebook(work, SOURCES)
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        failed = await wb.execute_code(path, "b = 1 / 0", cwd=work)
+        ended = await wb.execute_code(path, "b = -1", cwd=work)
+    assert not failed.ok and failed.effect is not None and failed.effect.cause is not None
+    assert "may have written b" in failed.effect.cause  # it raised before the assignment
+    assert ended.effect is not None and ended.effect.cause is not None
+    assert " wrote b" in ended.effect.cause and "may have" not in ended.effect.cause

@@ -78,7 +78,9 @@ def kernel_language(metadata: Mapping[str, Any], kernelspec_name: str) -> str | 
     return None
 
 
-def _cause(code: str, writes: CodeWrites, who: str) -> str:
+def _cause(code: str, writes: CodeWrites, who: str, *, ended: bool) -> str:
+    """The ``stale_cause`` of cells inline ``code`` overwrote; ``ended``: it ran to its end
+    (else it stopped on an error or an interrupt, perhaps before it wrote them)."""
     first = next((line.strip() for line in code.splitlines() if line.strip()), "")
     if len(first) > _FIRST_LINE:
         first = first[: _FIRST_LINE - 1] + "…"
@@ -88,7 +90,8 @@ def _cause(code: str, writes: CodeWrites, who: str) -> str:
         return f"{lead} may have written any name ({why})"
     shown = ", ".join(writes.names[:_MAX_NAMED])
     more = len(writes.names) - _MAX_NAMED
-    return f"{lead} wrote {shown}{f' and {more} more' if more > 0 else ''}"
+    verb = "wrote" if ended else "may have written"
+    return f"{lead} {verb} {shown}{f' and {more} more' if more > 0 else ''}"
 
 
 def record_inline_run(
@@ -113,7 +116,7 @@ def record_inline_run(
     writes = code_writes(code, loaded.graph, language=language)
     if writes.names == ():
         return InlineEffect((), None, (), None)
-    cause = _cause(code, writes, who)
+    cause = _cause(code, writes, who, ended=result.status == "ok")
     log.record_change(result.epoch, seq, writes.names, cause)
     # the cells it made stale are those the statuses now call ``stale`` (one source of
     # truth with the overview): a cell whose last run failed stays ``error``, not made stale
