@@ -22,7 +22,7 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._commit import Draft, Fresh
 from jupyter_jcli.notebook._open import read_regular
-from jupyter_jcli.notebook._revert import revert
+from jupyter_jcli.notebook._revert import Reverted, revert
 from jupyter_jcli.notebook.names import assign_names
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
 
@@ -58,6 +58,10 @@ def undo_draft(
                 {"expected_sha256": entry.after_sha256, "actual_sha256": _sha256(now[entry.path])},
             )
         changed = [(e.path, now[e.path] or b"", newest.content_before(e)) for e in newest.files]
+        if record is not None:
+            # The files go back byte for byte; the cells that changes are the ones the
+            # record's inverse changes on the content the mutation wrote (what is there now).
+            names = _undone_names(revert(record, fresh.base.cells, fresh.names))
     else:
         assert record is not None
         reverted = revert(record, fresh.base.cells, fresh.names)
@@ -65,8 +69,7 @@ def undo_draft(
         if conflicts and not force:
             raise undo_conflict_error(newest.operation, notebook_path, conflicts)
         changed = fresh.changes(fresh.render(reverted.cells, reverted.origins))
-        new_names = assign_names(reverted.cells)
-        names = tuple(new_names[i] for i in reverted.touched) + reverted.removed
+        names = _undone_names(reverted)
     result = UndoResult(
         operation=newest.operation,
         restored=tuple(path for path, _before, _after in changed),
@@ -77,6 +80,13 @@ def undo_draft(
         conflicts=tuple(conflicts),
     )
     return Draft(result, changed, pops=newest)
+
+
+def _undone_names(reverted: Reverted) -> tuple[str, ...]:
+    """The names of the cells an undo changed, moved or put back (their names after it),
+    then those it took out (their names before it)."""
+    new_names = assign_names(reverted.cells)
+    return tuple(new_names[i] for i in reverted.touched) + reverted.removed
 
 
 def _read_or_none(path: Path) -> bytes | None:
