@@ -63,7 +63,7 @@ def undo_draft(
             )
         changed = [(e.path, now[e.path] or b"", newest.content_before(e)) for e in newest.files]
         if record is not None:
-            # The files go back byte for byte; the cells that changes are the ones the
+            # The files go back byte for byte; the cells that this changes are the ones the
             # record's inverse changes on the content the mutation wrote (what is there now).
             reverted = revert(record, fresh.base.cells, fresh.names)
     else:
