@@ -210,6 +210,21 @@ def test_cell_mutations_json_contract_and_undo(small: Path) -> None:
     assert empty.json()["code"] == ErrorCode.UNDO_EMPTY
 
 
+def test_notebook_undo_names_the_cells_it_changed_in_json_and_text(small: Path) -> None:
+    run_cli("-j", "cell", "add", small, "--source", "d = c", "--end")
+    run_cli("-j", "cell", "update", small, "b", "--expected-rev", _rev(small, "b"),
+            "--source", "b = a + 5")  # fmt: skip
+    run_cli("-j", "cell", "remove", small, "c", "--expected-rev", _rev(small, "c"))
+    removed = run_cli("-j", "notebook", "undo", small).json()
+    assert removed["undone"] == "remove_cell" and not removed["merged"]
+    assert removed["changed"] == ["c"]
+    updated = run_cli("-j", "notebook", "undo", small).json()
+    assert updated["undone"] == "update_cell" and updated["changed"] == ["b"]
+    text = run_cli("notebook", "undo", small)
+    assert text.stdout.startswith("undid add_cell: restored ")
+    assert "reverted cells: `d`" in text.stdout.splitlines()
+
+
 def test_notebook_undo_keeps_the_outputs_saved_since_and_names_a_conflict(small: Path) -> None:
     from jupyter_jcli.notebook.document import Document
 

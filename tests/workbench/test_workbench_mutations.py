@@ -234,3 +234,45 @@ def test_mutations_through_a_paired_py_file_write_both_and_undo_both(work: Path)
     assert "import-numpy" in outcome.stale
     undo_last(py)
     assert (ipynb.read_bytes(), py.read_bytes()) == before
+
+
+def _names(path: Path) -> list[str]:
+    return [c.name for c in notebook_overview(path).cells]
+
+
+def test_undoing_an_update_names_the_cell_whose_source_went_back(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    original = path.read_bytes()
+    update_cell(path, "x-sort", expected_rev=_rev(path, "x-sort"), source="y = x + 5")
+    undone = undo_last(path)
+    assert path.read_bytes() == original and not undone.merged
+    assert undone.changed == ("x-sort",)
+    assert undone.to_dict()["changed"] == ["x-sort"]
+
+
+def test_undoing_an_add_at_the_end_names_the_cell_it_took_out(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    added = add_cell(path, "y = 42", position="end")
+    undone = undo_last(path)
+    assert not undone.merged
+    assert undone.changed == added.changed
+    assert added.changed[0] not in _names(path)
+
+
+def test_undoing_a_remove_names_the_cell_it_put_back(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    remove_cell(path, "x-sort", expected_rev=_rev(path, "x-sort"))
+    undone = undo_last(path)
+    assert not undone.merged
+    assert undone.changed == ("x-sort",)
+    assert "x-sort" in _names(path)
+
+
+def test_undoing_a_move_names_the_cell_it_moved_back(work: Path) -> None:
+    path = copy_fixture(SORTING, work)
+    order = _names(path)
+    move_cell(path, "x-sort", expected_rev=_rev(path, "x-sort"), position="start")
+    undone = undo_last(path)
+    assert not undone.merged
+    assert undone.changed == ("x-sort",)
+    assert _names(path) == order

@@ -299,11 +299,10 @@ def undo_lines(outcome: UndoOutcome) -> list[str]:
     """What the undo restored and what is left on the stack."""
     restored = ", ".join(str(path) for path in outcome.restored)
     lines = [f"undid {outcome.operation}: restored {restored or 'nothing (already undone)'}"]
-    if outcome.merged:
-        lines.append(
-            f"reverted cells: {cell_names(outcome.changed) if outcome.changed else 'none'}; "
-            "outputs and edits made since were kept"
-        )
+    reverted = f"reverted cells: {cell_names(outcome.changed) if outcome.changed else 'none'}"
+    lines.append(
+        f"{reverted}; outputs and edits made since were kept" if outcome.merged else reverted
+    )
     if outcome.forced:
         overwritten = cell_names([str(conflict["cell"]) for conflict in outcome.conflicts])
         shown = overwritten if outcome.conflicts else "files"

@@ -14,25 +14,29 @@ since is ``stale``, never ``fresh``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._commit import Draft, Fresh
 from jupyter_jcli.notebook._open import read_regular
-from jupyter_jcli.notebook._revert import revert
-from jupyter_jcli.notebook.names import assign_names
+from jupyter_jcli.notebook._revert import Reverted, revert
 from jupyter_jcli.notebook.snapshots import SnapshotStore, UndoResult
 
-__all__ = ["undo_conflict_error", "undo_draft", "undo_empty_error"]
+__all__ = ["undo_conflict_error", "undo_draft", "undo_empty_error", "undone_names"]
 
 
 def undo_draft(
     fresh: Fresh, store: SnapshotStore, notebook_path: Path, *, force: bool
-) -> Draft[UndoResult]:
-    """The undo of the newest snapshot in ``store`` (popped once written).
+) -> Draft[tuple[UndoResult, tuple[int, ...]]]:
+    """The undo of the newest snapshot in ``store`` (popped once written), with the indexes
+    of the cells it changes, moves or puts back in what it writes. The result's ``changed``
+    holds the names of the cells it takes out: the caller puts the names of those indexes
+    first once the written cells are named (:func:`undone_names`), so no cell list is named
+    twice.
 
     Raises:
         NotebookError: ``UNDO_EMPTY``, ``UNDO_CONFLICT``, ``NOTEBOOK_READ_FAILED`` (see
@@ -45,7 +49,7 @@ def undo_draft(
     now = {entry.path: _read_or_none(entry.path) for entry in newest.files}
     held = [e for e in newest.files if _sha256(now[e.path]) == e.after_sha256]
     record = newest.record()
-    names: tuple[str, ...] = ()
+    reverted: Reverted | None = None
     conflicts: list[dict[str, Any]] = []
     merged = len(held) < len(newest.files) and record is not None
     if not merged:
@@ -58,6 +62,10 @@ def undo_draft(
                 {"expected_sha256": entry.after_sha256, "actual_sha256": _sha256(now[entry.path])},
             )
         changed = [(e.path, now[e.path] or b"", newest.content_before(e)) for e in newest.files]
+        if record is not None:
+            # The files go back byte for byte; the cells that this changes are the ones the
+            # record's inverse changes on the content the mutation wrote (what is there now).
+            reverted = revert(record, fresh.base.cells, fresh.names)
     else:
         assert record is not None
         reverted = revert(record, fresh.base.cells, fresh.names)
@@ -65,18 +73,23 @@ def undo_draft(
         if conflicts and not force:
             raise undo_conflict_error(newest.operation, notebook_path, conflicts)
         changed = fresh.changes(fresh.render(reverted.cells, reverted.origins))
-        new_names = assign_names(reverted.cells)
-        names = tuple(new_names[i] for i in reverted.touched) + reverted.removed
     result = UndoResult(
         operation=newest.operation,
         restored=tuple(path for path, _before, _after in changed),
         forced=force and (bool(conflicts) or (not merged and len(held) < len(newest.files))),
         remaining=len(stack) - 1,
         merged=merged,
-        changed=names,
+        changed=() if reverted is None else reverted.removed,
         conflicts=tuple(conflicts),
     )
-    return Draft(result, changed, pops=newest)
+    touched = () if reverted is None else reverted.touched
+    return Draft((result, touched), changed, pops=newest)
+
+
+def undone_names(result: UndoResult, touched: Sequence[int], names: Sequence[str]) -> UndoResult:
+    """``result`` whose ``changed`` starts with the names of the cells at ``touched`` among
+    the written cells' ``names`` (changed, moved or put back), then those taken out."""
+    return dataclasses.replace(result, changed=tuple(names[i] for i in touched) + result.changed)
 
 
 def _read_or_none(path: Path) -> bytes | None:

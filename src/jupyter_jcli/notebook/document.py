@@ -329,14 +329,15 @@ class Document(LoadedNotebook):
                 is restored, the snapshot is kept) and the refusals of a mutation
                 (``PAIR_OUT_OF_SYNC``). On any error nothing is written.
         """
-        from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error
+        from jupyter_jcli.notebook._undo import undo_draft, undo_empty_error, undone_names
         from jupyter_jcli.notebook.snapshots import SnapshotStore
 
         store = SnapshotStore(self.notebook_path, base_dir=self._base_dir)
         if store.is_empty():
             raise undo_empty_error(self.notebook_path)
         path = self.notebook_path
-        return self._commit(lambda fresh: undo_draft(fresh, store, path, force=force))
+        result, touched = self._commit(lambda fresh: undo_draft(fresh, store, path, force=force))
+        return undone_names(result, touched, self._names)
 
     # ------------------------------------------------------------------ internals
 
