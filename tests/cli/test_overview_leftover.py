@@ -6,7 +6,9 @@ be changing. Real processes on a real ipykernel kernel."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from jcli_helpers import never_run_notebook as notebook
 from test_exec_interrupts import (
@@ -62,3 +64,37 @@ def test_overview_during_code_a_killed_run_left_running_says_busy_and_claims_not
     assert f"(pid {killed.pid}, ended)" in first["stale_cause"]
     assert "fresh" not in overview["status_summary"]
     assert text.returncode == 0 and f"(pid {killed.pid}, ended)" in text.stdout
+
+
+def test_overview_and_read_cells_of_the_mcp_workbench_judge_a_killed_runs_code_the_same(
+    tmp_path: Path,
+) -> None:
+    path = notebook(tmp_path, ["p = 1", SLEEPER])
+    start(path)
+    try:
+        assert jcli(tmp_path, "-j", "run", path, "--cell", "0").returncode == 0
+        killed = spawn(CLICK, tmp_path, "-j", "exec", path, "--code", SLEEPER)
+        wait_running(path)
+        killed.kill()
+        finish(killed)
+        overview, read = anyio.run(_seen_by_a_workbench, path)
+    finally:
+        jcli(tmp_path, "kernel", "interrupt", path)
+        stop(path)
+    kernel = overview["kernel"]
+    assert kernel["state"] == "busy" and kernel["running_cell"] is None  # inline code
+    assert kernel["busy"]["running"] == "inline code" and kernel["busy"]["busy_gone"] is True
+    assert [cell["status"] for cell in read["cells"]] == ["stale", "never_run"]
+    assert f"(pid {killed.pid}, ended)" in read["cells"][0]["stale_cause"]
+
+
+async def _seen_by_a_workbench(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The overview and ``read_cells`` a workbench on the registry answers (as
+    ``jupyter-mcp`` holds one), in this process."""
+    from jupyter_jcli.workbench import shared_workbench
+
+    async with shared_workbench() as workbench:
+        with anyio.fail_after(120):
+            overview = (await workbench.notebook_overview(path)).to_dict()
+            read = (await workbench.read_cells(path)).to_dict()
+    return overview, read
