@@ -191,8 +191,19 @@ def _kernel_line(overview: SessionOverview) -> str:
         where = "no live kernel (j-cli kernel start keeps one)"
     else:
         pid = f" pid {kernel.pid}" if kernel.pid is not None else ""
-        where = f"kernel {kernel.kernelspec_name}{pid} {kernel.state}, epoch {kernel.epoch[:12]}"
+        where = f"kernel {kernel.kernelspec_name}{pid} {kernel.state}{_busy_words(overview)}"
+        where += f", epoch {kernel.epoch[:12]}"
     return f"{where}; code cells: {counts or 'none'}"
+
+
+def _busy_words(overview: SessionOverview) -> str:
+    """What the kernel runs and for whom, as the registry records it (`` (running cell c
+    for `j-cli run nb.ipynb` (pid 12, ended): its code outlived it)``), else nothing."""
+    busy = overview.kernel_busy
+    if busy is None:
+        return ""
+    gone = ": its code outlived it" if busy.get("busy_gone") else ""
+    return f" (running {busy.get('running')} for {busy.get('busy_command_words')}{gone})"
 
 
 def output_hint_command(hint: ReadHint, file_arg: str) -> str:

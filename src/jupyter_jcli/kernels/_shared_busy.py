@@ -19,7 +19,15 @@ from jupyter_jcli.kernels._entry import (
     user_pid,
 )
 
-__all__ = ["busy_error", "busy_record", "command_words", "interrupt_registered", "stop_words"]
+__all__ = [
+    "busy_error",
+    "busy_facts",
+    "busy_record",
+    "command_words",
+    "interrupt_registered",
+    "leftover_cause",
+    "stop_words",
+]
 
 
 def busy_record(cell: str | None) -> dict[str, Any]:
@@ -70,22 +78,12 @@ def busy_error(
     unknown), ``running`` (``"cell NAME"``, ``"inline code"``, or ``None`` when the registry
     does not say), ``busy_by`` (who, :func:`process_name`), ``busy_pid``, ``busy_command``,
     ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``."""
-    busy = (entry.busy if entry is not None else None) or {}
-    who, cell, since = busy.get("who"), busy.get("cell"), busy.get("since")
-    pid = busy.get("pid")
-    if not isinstance(pid, int) and isinstance(who, str):
-        pid = user_pid(who)
-    command = busy.get("command") if isinstance(busy.get("command"), str) else None
-    running = None if not busy else (f"cell {cell}" if isinstance(cell, str) else "inline code")
-    stamp = (
-        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since))
-        if isinstance(since, (int, float))
-        else None
-    )
-    what = "cells" if running is None else running
+    facts = busy_facts(entry) or {}
+    command, pid, stamp = facts.get("busy_command"), facts.get("busy_pid"), facts.get("busy_since")
+    what, by = facts.get("running") or "cells", facts.get("busy_command_words", "another command")
     if gone:
         message = (
-            f"the {what} that {command_words(command, who)} ran is still running on this "
+            f"the {what} that {by} ran is still running on this "
             f"notebook's kernel{f' (since {stamp})' if stamp else ''}: that command ended "
             "before its code did. Stop the code with `j-cli kernel interrupt "
             f"{notebook_path}`, or wait for it to end and ask again"
@@ -94,10 +92,10 @@ def busy_error(
         parts = (
             command, f"pid {pid}" if isinstance(pid, int) else None, stamp and f"since {stamp}"
         )  # fmt: skip
-        by = ", ".join(part for part in parts if part)
+        named = ", ".join(part for part in parts if part)
         message = (
             f"another process is running {what} on this notebook's kernel"
-            + (f" ({by})" if by else "")
+            + (f" ({named})" if named else "")
             + "; wait for it, or interrupt it (j-cli kernel interrupt)"
         )
     return KernelError(
@@ -105,16 +103,56 @@ def busy_error(
         message,
         {
             "notebook_path": str(notebook_path),
-            "running_cell": cell if isinstance(cell, str) else None,
-            "running": running,
-            "busy_by": who if isinstance(who, str) else None,
-            "busy_pid": pid if isinstance(pid, int) else None,
+            "running_cell": facts.get("running_cell"),
+            "running": facts.get("running"),
+            "busy_by": facts.get("busy_by"),
+            "busy_pid": pid,
             "busy_command": command,
             "busy_since": stamp,
             "busy_wait_s": busy_wait,
             "busy_gone": gone,
         },
     )
+
+
+def busy_facts(entry: KernelEntry | None) -> dict[str, Any] | None:
+    """What the registry says ``entry``'s kernel is busy with, ``None`` when it records
+    nothing running: ``running_cell`` (``None`` for inline code), ``running`` (``"cell
+    NAME"`` or ``"inline code"``), ``busy_by`` (who, :func:`process_name`), ``busy_pid``,
+    ``busy_command``, ``busy_since`` (ISO 8601 UTC), ``busy_gone`` (the command that runs it
+    has ended: a killed command left its code running) and ``busy_command_words``
+    (:func:`command_words`)."""
+    busy = entry.busy if entry is not None else None
+    if not busy:
+        return None
+    who, cell, since, pid = busy.get("who"), busy.get("cell"), busy.get("since"), busy.get("pid")
+    who = who if isinstance(who, str) else None
+    if not isinstance(pid, int) and who is not None:
+        pid = user_pid(who)
+    pid = pid if isinstance(pid, int) else None
+    command = busy.get("command") if isinstance(busy.get("command"), str) else None
+    stamp = (
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(since))
+        if isinstance(since, (int, float))
+        else None
+    )
+    return {
+        "running_cell": cell if isinstance(cell, str) else None,
+        "running": f"cell {cell}" if isinstance(cell, str) else "inline code",
+        "busy_by": who,
+        "busy_pid": pid,
+        "busy_command": command,
+        "busy_since": stamp,
+        "busy_gone": pid is not None and pid != os.getpid() and not pid_alive(pid),
+        "busy_command_words": command_words(command, who),
+    }
+
+
+def leftover_cause(facts: dict[str, Any]) -> str:
+    """Why every cell run before is stale once the command running code on the kernel
+    (``facts``: :func:`busy_facts`) ended before its code: nobody knows what it did."""
+    by, what = facts["busy_command_words"], facts["running"]
+    return f"{by} ended while its {what} ran on the kernel: what that code did is unknown"
 
 
 def interrupt_registered(entry: KernelEntry) -> None:

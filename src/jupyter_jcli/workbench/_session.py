@@ -115,9 +115,9 @@ class Workbench(WorkbenchState, AsyncResource):
         loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)
         log = self._log_of(loaded.document)
-        return await self._thread(
-            partial(overview_with_statuses, loaded, log, info, start=start, limit=limit)
-        )
+        busy = self._kernel_busy(loaded.document, info.epoch)
+        overview = partial(overview_with_statuses, loaded, log, info, busy=busy)
+        return await self._thread(partial(overview, start=start, limit=limit))
 
     async def read_cells(
         self,
@@ -135,14 +135,15 @@ class Workbench(WorkbenchState, AsyncResource):
         Raises:
             The codes of :func:`~jupyter_jcli.workbench.read_cells`.
         """
-        from jupyter_jcli.workbench._status_views import session_read
+        from jupyter_jcli.workbench._status_views import judged_log, session_read
 
         check_read_arguments(names, start, stop, budget, 0)
         loaded = await self._load(path)
         info = await self._kernel_info(loaded.document)
         read = partial(read_loaded, loaded, names=names, start=start, stop=stop, budget=budget)
         result = await self._thread(partial(read, include_images=include_images))
-        log = self._log_of(loaded.document)
+        busy = self._kernel_busy(loaded.document, info.epoch)
+        log = judged_log(self._log_of(loaded.document), info.epoch, busy)
         by_name = statuses(loaded, log, info.epoch)
         causes = stale_causes(loaded, log, info.epoch)
         return session_read(result, by_name, info.epoch, causes=causes)

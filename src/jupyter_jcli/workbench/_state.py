@@ -9,12 +9,13 @@ are in :mod:`jupyter_jcli.workbench._session`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 
@@ -129,10 +130,29 @@ class WorkbenchState:
         return self._logs.get(document.notebook_path.resolve())
 
     async def _kernel_info(self, document: Document) -> KernelInfo:
+        """The notebook's kernel; ``busy`` with the registry's running cell when another
+        process runs code on it, or a command that ended (killed) left its code running:
+        this process's own hold knows only its own executions."""
         kernel = self._pool.get(document.notebook_path)
-        if kernel is not None:
-            return await kernel.info()
-        return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
+        if kernel is None:
+            return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
+        info = await kernel.info()
+        busy = self._kernel_busy(document, info.epoch)
+        if info.state != "idle" or busy is None:
+            return info
+        return dataclasses.replace(info, state="busy", running_cell=busy["running_cell"])
+
+    def _kernel_busy(self, document: Document, epoch: str | None) -> dict[str, Any] | None:
+        """What the registry says the kernel of ``epoch`` runs (``busy_facts``), ``None``
+        when it records nothing running or the kernels are not the registry's."""
+        if epoch is None or not isinstance(self._pool, SharedKernelPool):
+            return None
+        from jupyter_jcli.kernels._shared_busy import busy_facts
+
+        entry = self._pool.registry.read(document.notebook_path.resolve())
+        if entry is None or entry.epoch != epoch or entry.state != "busy":
+            return None
+        return busy_facts(entry)
 
     async def _kernel_outcome(
         self,

@@ -1,18 +1,23 @@
 """The kernel-aware forms of the overview and of ``read_cells``: each cell's run status.
 
-Statuses come from the notebook's run log and the live kernel's epoch (``_run_log``); tldrs
+Statuses come from the notebook's run log and the live kernel's epoch (``_run_log``); while
+code a command that ended (killed) left running on the kernel still runs, every cell run
+before it reads ``stale`` (its ``stale_cause`` names that command), as an execution would
+record (``kernels._blocking.check_leftover``) but without writing: the overview reads only.
+Tldrs
 come from the summary cache in the cell's metadata when it still describes the cell, else
 from the deterministic fallback (marked ``*``). The overview never calls a model.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jupyter_jcli.analysis import CellStatus
+from jupyter_jcli.analysis import CellStatus, RunRecord, StateChange
 from jupyter_jcli.kernels import KernelInfo
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.workbench._load import Loaded
@@ -26,6 +31,7 @@ __all__ = [
     "SessionReadCell",
     "SessionReadCellsResult",
     "cell_tldrs",
+    "judged_log",
     "overview_with_statuses",
     "session_overview",
     "session_read",
@@ -65,10 +71,15 @@ class SessionOverview(Overview):
     Attributes:
         kernel: the notebook's kernel (state ``not_started`` when none runs).
         status_summary: code cells per status over the whole notebook (every page).
+        kernel_busy: when the registry records code running on the kernel, what runs and
+            who runs it, as ``KERNEL_BUSY`` tells it (``busy_facts``: ``running``,
+            ``busy_pid``, ``busy_command``, ``busy_gone``...); in :meth:`to_dict` it is the
+            kernel's ``busy``.
     """
 
     kernel: KernelInfo
     status_summary: dict[str, int]
+    kernel_busy: Mapping[str, Any] | None = None
 
     @property
     def statuses(self) -> dict[str, CellStatus]:
@@ -80,9 +91,12 @@ class SessionOverview(Overview):
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The :class:`Overview` document plus ``kernel`` and ``status_summary``."""
+        """The :class:`Overview` document plus ``kernel`` (with ``busy`` when the registry
+        records code running on it) and ``status_summary``."""
         document = super().to_dict()
         document["kernel"] = self.kernel.to_dict()
+        if self.kernel_busy is not None:
+            document["kernel"]["busy"] = dict(self.kernel_busy)
         document["status_summary"] = dict(self.status_summary)
         return document
 
@@ -138,17 +152,60 @@ def overview_with_statuses(
     *,
     start: int = 0,
     limit: int | None = None,
+    busy: Mapping[str, Any] | None = None,
 ) -> SessionOverview:
     """The :class:`SessionOverview` page of an already loaded notebook: its overview,
     statuses against the kernel's epoch and the run log, tldrs (kept with the document's
-    version); ``start`` and ``limit`` as :func:`~jupyter_jcli.workbench.notebook_overview`."""
+    version); ``start`` and ``limit`` as :func:`~jupyter_jcli.workbench.notebook_overview`;
+    ``busy``: what the registry says runs on the kernel (``busy_facts``), its code judged
+    an unknown change of every name when the command running it is gone (module doc)."""
+    log = judged_log(log, kernel.epoch, busy)
     document = loaded.document
     tldrs = document.memo("tldrs", lambda: cell_tldrs(document.cell_dicts()))
     by_name = statuses(loaded, log, kernel.epoch)
     overview = overview_of(loaded, start=start, limit=limit)
     page = tldrs[overview.start : overview.start + len(overview.cells)]
     causes = stale_causes(loaded, log, kernel.epoch)
-    return session_overview(overview, page, by_name, kernel, causes=causes)
+    found = session_overview(overview, page, by_name, kernel, causes=causes)
+    return dataclasses.replace(found, kernel_busy=busy) if busy is not None else found
+
+
+def judged_log(
+    log: RunLog | None, epoch: str | None, busy: Mapping[str, Any] | None
+) -> RunLog | None:
+    """``log`` as statuses must read it while the registry records code running on the
+    kernel of ``epoch`` (``busy``: ``busy_facts``) for a command that is gone: with that
+    code as a change of every name after every run (module doc); else ``log`` itself."""
+    if busy is None or not busy.get("busy_gone") or log is None or epoch is None:
+        return log
+    return _LeftoverLog(log, epoch, busy)
+
+
+class _LeftoverLog(RunLog):
+    """``log`` read as if the leftover code of a gone command (``busy``) had been recorded
+    as changing any name after every run (what ``check_leftover`` records); writes
+    nothing."""
+
+    def __init__(self, log: RunLog, epoch: str, busy: Mapping[str, Any]) -> None:
+        super().__init__()
+        self._log = log
+        self._epoch_of = epoch
+        self._busy = busy
+
+    def records(self) -> list[RunRecord]:
+        return self._log.records()
+
+    def changes(self) -> list[StateChange]:
+        from jupyter_jcli.kernels._shared_busy import leftover_cause
+
+        changes = self._log.changes()
+        seqs = [record.seq for record in self._log.records()] + [c.seq for c in changes]
+        last = max(seqs, default=0)
+        cause = leftover_cause(dict(self._busy))
+        return [*changes, StateChange(seq=last + 1, epoch=self._epoch_of, names=None, cause=cause)]
+
+    def stamp(self) -> str:
+        return f"{self._log.stamp()}:leftover:{self._busy.get('busy_pid')}"
 
 
 def session_overview(
