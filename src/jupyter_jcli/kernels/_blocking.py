@@ -46,9 +46,10 @@ from jupyter_jcli.kernels._run import StopSignal, run_request
 from jupyter_jcli.kernels._shared_backend import SharedBackend
 from jupyter_jcli.kernels._shared_busy import (
     busy_error,
+    busy_facts,
     busy_record,
-    command_words,
     interrupt_registered,
+    leftover_cause,
 )
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
@@ -146,9 +147,10 @@ async def check_leftover(
     if pid == os.getpid() or pid_alive(pid):
         return
     if not busy.get("noted"):
-        what = f"cell {busy['cell']}" if isinstance(busy.get("cell"), str) else "inline code"
-        by = command_words(busy.get("command"), busy.get("who"))
-        cause = f"{by} ended while its {what} ran on the kernel: what that code did is unknown"
+        facts = busy_facts(entry)
+        if facts is None:  # not reached: ``busy`` is a record with a pid
+            return
+        cause = leftover_cause(facts)
         with contextlib.suppress(KernelError):
             registry.record_change(
                 notebook_path, {"epoch": entry.epoch, "names": None, "cause": cause}
