@@ -6,12 +6,11 @@ run log (``SharedRunLog`` over a registry entry, no kernel needed)."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
-from wb_helpers import fake_workbench, make_notebook
+from wb_helpers import make_notebook
 
 from jupyter_jcli.kernels import KernelEntry, KernelRegistry
 from jupyter_jcli.workbench import Workbench
@@ -23,17 +22,6 @@ pytestmark = pytest.mark.anyio
 
 WAIT = 30.0
 SOURCES = ["a = 1", "b = a + 1", "print(b)", "c = 10"]
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def wb(tmp_path: Path) -> AsyncIterator[Workbench]:
-    async with fake_workbench(tmp_path / "snapshots") as workbench:
-        yield workbench
 
 
 async def overview_statuses(wb: Workbench, path: Path) -> dict[str, tuple[str, str | None]]:

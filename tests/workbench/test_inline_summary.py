@@ -5,12 +5,11 @@ answer's summary holds every output whole."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
 import pytest
-from wb_helpers import fake_workbench, make_notebook
+from wb_helpers import make_notebook
 
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT
 from jupyter_jcli.workbench import SUMMARY_BUDGET, Workbench
@@ -19,17 +18,6 @@ from jupyter_jcli.workbench._inline import INLINE_SUMMARY_BUDGET
 pytestmark = pytest.mark.anyio
 
 WAIT = 30.0
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def wb(tmp_path: Path) -> AsyncIterator[Workbench]:
-    async with fake_workbench(tmp_path / "snapshots") as workbench:
-        yield workbench
 
 
 async def test_a_saved_ten_thousand_line_run_fills_its_summary_budget_head_and_tail(

@@ -22,11 +22,6 @@ FIFTY_MB = 50 * 1000 * 1000
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def wb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Workbench]:
     async with Workbench(cache_dir=tmp_path_factory.mktemp("cache")) as workbench:
         yield workbench

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 import pytest
-from wb_helpers import fake_workbench, make_notebook
+from wb_helpers import make_notebook
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.workbench import ExecuteOutcome, Workbench
@@ -35,17 +35,6 @@ IGNORES_SIGINT = (
     "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
     "print('ignoring', flush=True)\ntime.sleep(600)"
 )
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def wb(tmp_path: Path) -> AsyncIterator[Workbench]:
-    async with fake_workbench(tmp_path / "snapshots") as workbench:
-        yield workbench
 
 
 @pytest.fixture

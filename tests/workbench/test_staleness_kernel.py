@@ -32,11 +32,6 @@ FIXED_STYLE_CELL = "%matplotlib inline\nimport matplotlib.pyplot as plt\nimport 
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def wb(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Workbench]:
     async with fake_workbench(tmp_path_factory.mktemp("cache")) as workbench:
         yield workbench

@@ -24,11 +24,6 @@ pytestmark = pytest.mark.anyio
 WAIT = 90.0
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture
 async def two(cache: Path) -> AsyncIterator[tuple[Workbench, Workbench]]:
     """Two workbenches on one snapshot cache: two servers, each with its own kernel."""
