@@ -14,15 +14,7 @@ from jcli_helpers import run_cli
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.notebook.document import Document
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 from odd_notebooks import folder_and_snapshots, with_odd_cell
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 def _mutations(path: Path) -> dict[str, list[str | Path]]:

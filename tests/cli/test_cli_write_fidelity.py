@@ -8,19 +8,9 @@ import shutil
 from pathlib import Path
 
 import nbformat
-import pytest
 from jcli_helpers import NOTEBOOKS, run_cli
 
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
-
 BIG = 2**70 + 123
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 def test_cell_add_keeps_big_integers_of_other_cells_and_metadata(tmp_path: Path) -> None:

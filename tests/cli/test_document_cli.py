@@ -16,14 +16,6 @@ from jcli_helpers import EXAMPLE, NOTEBOOKS, run_cli
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.notebook.document import CellOutputs
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 @pytest.fixture

@@ -7,97 +7,30 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jcli_helpers import never_run_notebook as notebook
+from live_helpers import (
+    CLICK,
+    LANE,
+    finish,
+    jcli,
+    one_document,
+    spawn,
+    start,
+    stop,
+    wait_running,
+)
 
 from jupyter_jcli.kernels import KernelRegistry
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 
 pytestmark = pytest.mark.kernel
 
-TIMEOUT = 120.0
-"""Seconds any one command may take (a kernel start included, on a loaded machine)."""
 SLEEPER = "print('started', flush=True)\nimport time\ntime.sleep(120)\nprint('never')"
 """Code that prints, then sleeps far longer than any test waits."""
-SIGINT_AS_ON_A_TERMINAL = (
-    "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-)
-"""Ctrl-C raises KeyboardInterrupt in the child, as in a terminal (a child started from a
-background job may inherit SIGINT ignored)."""
-LANE = SIGINT_AS_ON_A_TERMINAL + (
-    "import sys\nsys.argv[0] = 'j-cli'\nfrom jupyter_jcli.cli._fast import entry\nentry()\n"
-)
-"""The ``j-cli`` console script (its fast lanes first, then click)."""
-CLICK = SIGINT_AS_ON_A_TERMINAL + (
-    "import runpy\nrunpy.run_module('jupyter_jcli', run_name='__main__', alter_sys=True)\n"
-)
-"""``python -m jupyter_jcli``: the click application alone."""
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
-
-
-def jcli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    """``python -m jupyter_jcli ARGS`` (the click application), to its end."""
-    return subprocess.run(
-        [sys.executable, "-m", "jupyter_jcli", *map(str, args)], capture_output=True,
-        text=True, encoding="utf-8", cwd=cwd, timeout=TIMEOUT, check=False,
-    )  # fmt: skip
-
-
-def one_document(stdout: str) -> dict[str, Any]:
-    assert stdout.count("\n") == 1, stdout
-    document: dict[str, Any] = json.loads(stdout)
-    return document
-
-
-def start(path: Path) -> None:
-    done = jcli(path.parent, "-j", "kernel", "start", path)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
-def stop(path: Path) -> None:
-    jcli(path.parent, "-j", "kernel", "stop", path)
-
-
-def spawn(script: str, cwd: Path, *args: str | Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", script, *map(str, args)], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, encoding="utf-8", cwd=cwd,
-    )  # fmt: skip
-
-
-def wait_running(path: Path) -> None:
-    """Until the registry says code runs on the notebook's kernel, then a moment more (so
-    what it printed first has reached the command)."""
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        entry = KernelRegistry().read(path.resolve())
-        if entry is not None and entry.busy:
-            time.sleep(1.5)
-            return
-        time.sleep(0.05)
-    raise AssertionError("the exec never held the kernel")
-
-
-def finish(child: subprocess.Popen[str]) -> tuple[int, str]:
-    try:
-        out, _err = child.communicate(timeout=TIMEOUT)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate(timeout=TIMEOUT)
-    return child.returncode, out
 
 
 def ctrl_c(script: str, path: Path, *args: str) -> tuple[int, str]:

@@ -21,7 +21,6 @@ from jcli_helpers import never_run_notebook as notebook
 from jupyter_jcli.cli._fast_exec import fast_exec
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelRegistry
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 
 pytestmark = pytest.mark.kernel
 
@@ -42,13 +41,6 @@ PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
     "AAAABJRU5ErkJggg=="
 )
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 def _run(argv: list[str], cwd: Path) -> tuple[int, str]:

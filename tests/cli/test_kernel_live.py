@@ -18,19 +18,11 @@ from jcli_helpers import never_run_notebook as notebook
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelRegistry
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 
 pytestmark = pytest.mark.kernel
 
 TIMEOUT = 120.0
 """Seconds any one command may take (kernel start included, on a loaded machine)."""
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 def names(path: Path) -> list[str]:

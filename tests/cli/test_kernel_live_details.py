@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from test_kernel_live import TIMEOUT, jcli, jcli_json, names, notebook, running_cell, wait_until
-from test_kernel_live_outside import LOOP, cache  # noqa: F401 (its autouse fixture)
+from test_kernel_live_outside import LOOP
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelRegistry

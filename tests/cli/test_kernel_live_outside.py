@@ -29,18 +29,10 @@ from test_kernel_live import (
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelRegistry
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 
 pytestmark = pytest.mark.kernel
 
 LOOP = "import time\nprint('started', flush=True)\ntime.sleep(60)\ndone = 1"
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 @pytest.fixture

@@ -11,9 +11,8 @@ from typing import Any
 import anyio
 import pytest
 from jcli_helpers import never_run_notebook as notebook
-from test_exec_interrupts import (
+from live_helpers import (
     CLICK,
-    cache,
     finish,
     jcli,
     one_document,
@@ -22,8 +21,6 @@ from test_exec_interrupts import (
     stop,
     wait_running,
 )
-
-__all__ = ["cache"]  # the autouse fixture: each test's own snapshot cache
 
 pytestmark = pytest.mark.kernel
 

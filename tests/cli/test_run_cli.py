@@ -13,14 +13,6 @@ import pytest
 from jcli_helpers import EXAMPLE, run_cli
 
 from jupyter_jcli.errors import ErrorCode
-from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
-    return folder
 
 
 def notebook(folder: Path, sources: list[str], name: str = "nb") -> Path:
