@@ -40,7 +40,7 @@ def test_resuming_suffixes_skips_nothing_that_stored_names_left_free() -> None:
     assert names.assign_names(cells) == ["x-3", "x-4", "x-2", "x-5", "x-6", "x"]
 
 
-def test_unique_name_starts_at_the_first_counter_it_is_given() -> None:
+def test_unique_name_takes_the_first_free_suffix() -> None:
     assert names.unique_name("a", {"a"}) == "a-2"
-    assert names.unique_name("a", {"a", "a-5"}, first_counter=5) == "a-6"
-    assert names.unique_name("a", ["b"], first_counter=9) == "a"
+    assert names.unique_name("a", ["a", "a-2", "a-3"]) == "a-4"
+    assert names.unique_name("a", ["b"]) == "a"

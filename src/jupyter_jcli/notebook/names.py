@@ -168,22 +168,21 @@ def set_stored_name(cell: MutableMapping[str, Any], name: str) -> None:
     section["name"] = name
 
 
-def unique_name(base: str, taken: Iterable[str], *, first_counter: int = 2) -> str:
-    """``base`` if free, else ``base-2``, ``base-3``, ... (the first one not in ``taken``).
+def unique_name(base: str, taken: Iterable[str]) -> str:
+    """``base`` if free, else ``base-2``, ``base-3``, ... (the first one not in ``taken``)."""
+    return _first_free(base, taken if isinstance(taken, set | frozenset) else set(taken), 2)[0]
 
-    ``first_counter`` skips suffixes the caller knows are taken (``assign_names`` resumes
-    where the last name of the same base stopped, so naming n cells of one base is linear,
-    not quadratic); ``taken`` is used as is when it is already a set.
-    """
-    used = taken if isinstance(taken, set | frozenset) else set(taken)
+
+def _first_free(base: str, used: set[str] | frozenset[str], counter: int) -> tuple[str, int]:
+    """``(name, next counter)``: ``base`` if free, else the first ``base-K`` not in ``used``
+    for K from ``counter`` (the suffixes below it are known to be taken)."""
     if base not in used:
-        return base
-    counter = max(first_counter, 2)
+        return base, counter
     while True:  # terminates: ``used`` is finite
         candidate = _suffixed(base, counter)
-        if candidate not in used:
-            return candidate
         counter += 1
+        if candidate not in used:
+            return candidate, counter
 
 
 def _suffixed(base: str, counter: int) -> str:
@@ -207,7 +206,9 @@ def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
         if name is not None and is_valid_name(name) and name not in taken:
             names[index] = name
             taken.add(name)
-    next_counter: dict[str, int] = {}  # taken only grows, so a base's first free suffix too
+    # ``taken`` only grows, so each base's first free suffix does too: resuming it makes
+    # naming n cells of one base linear, not quadratic
+    next_counter: dict[str, int] = {}
     for index, cell in enumerate(cells):
         if names[index] is None:
             cell_type = cell.get("cell_type")
@@ -216,9 +217,7 @@ def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
                 cell_source(dict(cell)),
                 stored=stored_name(cell),
             )
-            name = unique_name(base, taken, first_counter=next_counter.get(base, 2))
-            if name != base:
-                next_counter[base] = int(name.rsplit("-", 1)[1]) + 1
+            name, next_counter[base] = _first_free(base, taken, next_counter.get(base, 2))
             names[index] = name
             taken.add(name)
     return [name for name in names if name is not None]
