@@ -160,11 +160,13 @@ def reap(child: subprocess.Popen[bytes]) -> None:
         child.communicate(timeout=TIMEOUT)
 
 
-def _wait_busy(registry: KernelRegistry, path: Path) -> None:
+def _wait_busy(registry: KernelRegistry, path: Path, mark: Path | None = None) -> None:
+    """Until the registry says busy and, given ``mark``, the code has created it (the busy
+    record comes just before the ``execute_request`` is sent)."""
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         entry = registry.read(path.resolve())
-        if entry is not None and entry.busy:
+        if entry is not None and entry.busy and (mark is None or mark.exists()):
             return
         time.sleep(0.05)
     raise AssertionError("the first exec never held the kernel")
@@ -198,13 +200,14 @@ def test_ctrl_c_on_the_lane_interrupts_the_kernel_and_lets_it_go(tmp_path: Path)
     path = notebook(tmp_path, ["x = 1"])
     start(path)
     handler = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    mark = tmp_path / "running"
     child = subprocess.Popen(  # Ctrl-C raises KeyboardInterrupt (as on a terminal)
         [sys.executable, "-c", handler + LANE, "-j", "exec", str(path), "--code",
-         "import time; time.sleep(300)"],
+         f"open({str(mark)!r}, 'w').close()\nimport time\ntime.sleep(300)"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
     )  # fmt: skip
     try:
-        _wait_busy(KernelRegistry(), path)
+        _wait_busy(KernelRegistry(), path, mark)
         child.send_signal(signal.SIGINT)
         child.communicate(timeout=TIMEOUT)
         after = lane(tmp_path, "-j", "exec", path, "--code", "6 * 7")  # not still sleeping

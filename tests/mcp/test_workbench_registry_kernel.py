@@ -88,14 +88,17 @@ async def test_jupyter_mcp_and_j_cli_run_on_one_kernel_and_agree_on_freshness(
     assert entry.pid == pid
 
 
-def _wait_busy(path: Path) -> None:
+def _wait_running(path: Path, mark: Path) -> None:
+    """Until the kernel runs the exec's code: ``mark`` exists (the code's first act) and the
+    registry says busy. The busy record alone comes before the ``execute_request`` is sent, so
+    a kill right after it can leave the kernel idle, and the next run rightly proceeds."""
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         entry = KernelRegistry().read(path.resolve())
-        if entry is not None and entry.busy:
+        if mark.exists() and entry is not None and entry.busy:
             return
         time.sleep(0.05)
-    raise AssertionError("the exec never held the kernel")
+    raise AssertionError("the exec's code never ran on the kernel")
 
 
 async def test_jupyter_mcp_is_refused_not_queued_behind_code_a_killed_j_cli_exec_left_running(
@@ -111,13 +114,14 @@ async def test_jupyter_mcp_is_refused_not_queued_behind_code_a_killed_j_cli_exec
     )
     async with open_session(params, tmp_path / "err.log", seconds=TIMEOUT) as session:
         first = (await ok(session, "notebook_overview", path=path.name))["cells"][0]["name"]
+        mark = tmp_path / "running"
         killed = subprocess.Popen(
             [sys.executable, "-m", "jupyter_jcli", "-j", "exec", str(path), "--code",
-             "import time; time.sleep(120)"],
+             f"open({str(mark)!r}, 'w').close()\nimport time\ntime.sleep(120)"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
         )  # fmt: skip
         try:
-            _wait_busy(path)
+            _wait_running(path, mark)
         finally:
             killed.kill()
             killed.communicate(timeout=TIMEOUT)
