@@ -19,8 +19,12 @@ from typing import Any, TypeVar
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._files import FileState, read_file, read_target
 from jupyter_jcli.notebook._open import Confinement, chosen, confined
-from jupyter_jcli.notebook._pair_search import notebook_formats
-from jupyter_jcli.notebook._pairs import PairContext, pairs_absent, text_candidates
+from jupyter_jcli.notebook._pairs import (
+    PairContext,
+    absent_text_pairs,
+    pairs_absent,
+    text_candidates,
+)
 from jupyter_jcli.notebook._views import CellView, cell_view
 from jupyter_jcli.notebook._warm import DocumentCache, Identity, WarmState, active_cache
 from jupyter_jcli.notebook.names import assign_names
@@ -248,8 +252,9 @@ class LoadedNotebook:
         ):
             return None
         metadata = self._notebook.get("metadata")
-        if notebook_formats(metadata) is None:
-            return ()
         with confined(self._confine):
+            absent = absent_text_pairs(self._path, metadata)
+            if absent is not None:
+                return absent
             paths = tuple(path for path, _fmt in text_candidates(self._path, metadata))
             return paths if pairs_absent(paths) else None

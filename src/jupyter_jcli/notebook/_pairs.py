@@ -46,6 +46,7 @@ from jupyter_jcli.notebook.io import cell_source, parse_notebook
 
 __all__ = [
     "PairContext",
+    "absent_text_pairs",
     "combine_pair",
     "paired_text_files",
     "pairs_absent",
@@ -101,11 +102,62 @@ def paired_text_files(ipynb_path: Path, metadata: object) -> list[tuple[Path, di
     from jupyter_jcli.notebook._open import active
 
     confinement = active()
+    if absent_text_pairs(ipynb_path, metadata) is not None:
+        return []
     found: list[tuple[Path, dict[str, Any]]] = []
     for text_path, path_fmt in text_candidates(ipynb_path, metadata):
         if _present(text_path, confinement.allows):
             found.append((text_path, path_fmt))
     return found
+
+
+_SAME_FOLDER_EXTENSIONS = frozenset({"ipynb", "py", "md", "Rmd", "qmd", "R", "jl"})
+"""Extensions a ``formats`` entry may name, bare or as ``EXT:FORMAT_NAME``, for
+:func:`absent_text_pairs` to see its pair without jupytext: jupytext reads each of these as
+that notebook extension with no prefix and no suffix (``jupytext.formats.long_form_one_format``:
+none is one of its common names such as ``markdown`` or ``script``, nor ``auto``)."""
+
+
+def _same_folder_candidates(ipynb_path: Path, formats: object) -> tuple[Path, ...] | None:
+    """Every file ``formats`` could pair ``ipynb_path`` with when each of its entries is a
+    plain extension (:data:`_SAME_FOLDER_EXTENSIONS`, optionally ``:FORMAT_NAME``): the
+    notebook's stem with each extension, beside it. A superset of jupytext's ``paired_paths``
+    there (an entry jupytext would reject still counts). ``None`` for any other form
+    (prefixes, suffixes, ``auto``, a list, spaces): jupytext must expand it."""
+    if not isinstance(formats, str) or ipynb_path.suffix != ".ipynb":
+        return None
+    stem = str(ipynb_path)[: -len(".ipynb")]
+    paths: list[Path] = []
+    for entry in formats.split(","):
+        extension, colon, format_name = entry.partition(":")
+        if extension not in _SAME_FOLDER_EXTENSIONS or (colon and not format_name.isalnum()):
+            return None
+        if extension != "ipynb":
+            paths.append(Path(f"{stem}.{extension}"))
+    return tuple(paths)
+
+
+def absent_text_pairs(ipynb_path: Path, metadata: object) -> tuple[Path, ...] | None:
+    """The text files ``metadata.jupytext.formats`` could pair an ``.ipynb`` with, when it is
+    known without importing jupytext that none of them pairs (none exists, none lies outside
+    the active confinement: :func:`paired_text_files` would find nothing); ``()`` when the
+    metadata names no formats; else ``None`` (the caller asks jupytext).
+
+    Importing jupytext costs a fresh process about 0.4 s of CPU (it imports nbformat,
+    jsonschema and, when installed, jupyter_server), which every command on a notebook
+    paired as ``ipynb,md`` or ``ipynb,py:percent`` without its text file paid.
+    """
+    from jupyter_jcli.notebook._open import active
+    from jupyter_jcli.notebook._pair_search import notebook_formats
+
+    formats = notebook_formats(metadata)
+    if formats is None:
+        return ()
+    paths = _same_folder_candidates(ipynb_path, formats)
+    allows = active().allows
+    if paths is None or any(_present(path, allows) for path in paths):
+        return None
+    return paths
 
 
 def text_candidates(ipynb_path: Path, metadata: object) -> list[tuple[Path, dict[str, Any]]]:
