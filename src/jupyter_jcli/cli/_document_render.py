@@ -60,18 +60,27 @@ def cell_name(name: str) -> str:
 
 
 NAMES_SHOWN = 20
-"""The most cell names one text list shows (``-j`` documents list them all)."""
+"""The most cell names one text list shows (``-j`` documents: ``_lists.CELLS_LISTED``)."""
 
 
-def cell_names(names: Sequence[str]) -> str:
+def cell_names(names: Sequence[str], file_arg: str | None = None) -> str:
     """Cell names as a comma-separated list of :func:`cell_name`, ``-`` for none; past
     :data:`NAMES_SHOWN` names, the count of the others (an edit that stales 10,000 cells
-    says so in a line, not in 100 KB)."""
+    says so in a line, not in 100 KB) and, given the notebook as the command named it
+    (``file_arg``), the command that pages every cell's status."""
     if not names:
         return "-"
     shown = ", ".join(map(cell_name, names[:NAMES_SHOWN]))
     left = len(names) - NAMES_SHOWN
-    return shown if left <= 0 else f"{shown} and {left:,} more (-j lists them all)"
+    if left <= 0:
+        return shown
+    if file_arg is None:
+        return f"{shown} and {left:,} more"
+    from jupyter_jcli.cli._lists import statuses_command
+
+    return (
+        f"{shown} and {left:,} more (every cell's status: {statuses_command(file_arg, json=False)})"
+    )
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -300,14 +309,17 @@ def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
     if outcome.reloaded:
         lines.append("note: the file had changed outside; the edit applied on top of that change")
     stale = outcome.stale
-    lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
+    lines.append(
+        f"stale ({len(stale):,}): {cell_names(stale, file_arg)}" if stale else "stale: none"
+    )
     if outcome.written:
         lines.append(f"undo: {shlex.join(['j-cli', 'notebook', 'undo', file_arg])}")
     return lines
 
 
-def undo_lines(outcome: UndoOutcome) -> list[str]:
-    """What the undo restored and what is left on the stack."""
+def undo_lines(outcome: UndoOutcome, file_arg: str | None = None) -> list[str]:
+    """What the undo restored and what is left on the stack (``file_arg``: the notebook as
+    the command named it, for the command that lists what a long list leaves out)."""
     restored = ", ".join(str(path) for path in outcome.restored)
     lines = [f"undid {outcome.operation}: restored {restored or 'nothing (already undone)'}"]
     reverted = f"reverted cells: {cell_names(outcome.changed) if outcome.changed else 'none'}"
@@ -319,7 +331,9 @@ def undo_lines(outcome: UndoOutcome) -> list[str]:
         shown = overwritten if outcome.conflicts else "files"
         lines.append(f"forced: changes made since were overwritten ({shown})")
     stale = outcome.stale
-    lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
+    lines.append(
+        f"stale ({len(stale):,}): {cell_names(stale, file_arg)}" if stale else "stale: none"
+    )
     lines.append(
         f"{counted(outcome.cell_count, 'cell')}, structure rev {outcome.structure_rev}; "
         f"{outcome.remaining} more {'undo step' if outcome.remaining == 1 else 'undo steps'}"
