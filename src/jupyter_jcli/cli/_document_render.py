@@ -146,7 +146,7 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
         lines.append("")
         lines.append(f"lint ({len(findings)}):")
         for f in findings:
-            where = f"cell {f.index} {f.cell}" + (f" line {f.line}" if f.line else "")
+            where = f"cell {f.index} {cell_name(f.cell)}" + (f" line {f.line}" if f.line else "")
             lines.append(f"  {where}: {f.kind}: {f.message}")
     return lines
 
@@ -206,13 +206,15 @@ def _kernel_line(overview: SessionOverview) -> str:
 
 
 def _busy_words(overview: SessionOverview) -> str:
-    """What the kernel runs and for whom, as the registry records it (`` (running cell c
+    """What the kernel runs and for whom, as the registry records it (`` (running cell `c`
     for `j-cli run nb.ipynb` (pid 12, ended): its code outlived it)``), else nothing."""
     busy = overview.kernel_busy
     if busy is None:
         return ""
+    from jupyter_jcli.kernels._shared_busy import running_words
+
     gone = ": its code outlived it" if busy.get("busy_gone") else ""
-    return f" (running {busy.get('running')} for {busy.get('busy_command_words')}{gone})"
+    return f" (running {running_words(busy)} for {busy.get('busy_command_words')}{gone})"
 
 
 def output_hint_command(hint: ReadHint, file_arg: str) -> str:
