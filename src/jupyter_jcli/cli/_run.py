@@ -169,6 +169,13 @@ def run_command(
     from jupyter_jcli.cli._cell_ref import resolve_to_names
 
     names = resolve_to_names(file, cells)  # before any kernel starts
+    if server is None and not json_mode():  # -j: one document on stdout, nothing else
+        from jupyter_jcli.cli._kernel import notebook_kernel_path
+        from jupyter_jcli.cli._run_live import waiting_line
+
+        waiting = waiting_line(notebook_kernel_path(file), file, busy_wait)
+        if waiting is not None:
+            echo(waiting, err=True)
     import anyio
 
     try:
