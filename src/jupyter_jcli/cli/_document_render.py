@@ -29,6 +29,7 @@ __all__ = [
     "outputs_text",
     "overview_document",
     "overview_lines",
+    "overview_table",
     "read_lines",
     "table",
     "undo_lines",
@@ -113,23 +114,7 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
     lines = [
         f"{overview.path}: {page}, structure rev {overview.structure_rev}, lint: {lint or 'clean'}"
     ]
-    rows = [
-        [
-            str(c.index),
-            _clip(c.name, NAME_WIDTH),
-            _TYPE_LABELS.get(c.cell_type, c.cell_type),
-            c.rev,
-            *([_cell_status(c)] if session is not None else []),
-            _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
-            _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
-            _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
-            ("! " if c.findings else "") + _clip(c.first_line, LINE_WIDTH),
-        ]
-        for c in overview.cells
-    ]
-    status = ["status"] if session is not None else []
-    header = ["#", "name", "type", "rev", *status, "defines", "uses", "parents", "first line"]
-    lines.extend(table(header, rows))
+    lines.extend(overview_table(overview))
     if session is not None:
         lines.append(_kernel_line(session))
         causes = [
@@ -149,6 +134,34 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
             where = f"cell {f.index} {cell_name(f.cell)}" + (f" line {f.line}" if f.line else "")
             lines.append(f"  {where}: {f.kind}: {f.message}")
     return lines
+
+
+def overview_table(overview: Overview) -> list[str]:
+    """The overview page's cells as an aligned table (header first): index, name, type, rev,
+    run status (for a :class:`~jupyter_jcli.workbench.SessionOverview`), defines, uses,
+    parents, first line (``!`` before it: lint findings). Every text that shows a page of
+    the overview (``notebook overview``, the end of ``run``) shows this table, so the next
+    page's command continues the same columns."""
+    from jupyter_jcli.workbench import SessionOverview
+
+    session = overview if isinstance(overview, SessionOverview) else None
+    rows = [
+        [
+            str(c.index),
+            _clip(c.name, NAME_WIDTH),
+            _TYPE_LABELS.get(c.cell_type, c.cell_type),
+            c.rev,
+            *([_cell_status(c)] if session is not None else []),
+            _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
+            _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
+            _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
+            ("! " if c.findings else "") + _clip(c.first_line, LINE_WIDTH),
+        ]
+        for c in overview.cells
+    ]
+    status = ["status"] if session is not None else []
+    header = ["#", "name", "type", "rev", *status, "defines", "uses", "parents", "first line"]
+    return table(header, rows)
 
 
 def next_page_command(

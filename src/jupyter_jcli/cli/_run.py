@@ -60,8 +60,6 @@ __all__ = ["run_command", "run_lines"]
 _EXIT_CELL_FAILED = 1
 _EXIT_INTERRUPTED = 130
 _INDENT = "    "
-_TLDR_WIDTH = 70
-_TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _RUN_LISTS = ("plan", "still_stale", "written", "requested", "parents_run", "not_fresh_parents")
 """The lists of cells of the ``run`` document, bounded (``_lists``; ``cells``: its skipped)."""
@@ -456,22 +454,12 @@ def _stop_words(cell: ExecutedCell) -> str:
 
 
 def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:
-    from jupyter_jcli.cli._document_render import more_cells_line, table
+    """The overview's first page as ``j-cli notebook overview`` shows it (the same table, so
+    its next page, named last, continues the same columns), under a line counting the
+    statuses."""
+    from jupyter_jcli.cli._document_render import more_cells_line, overview_table
 
-    statuses = overview.statuses
-    rows: list[list[str]] = []
-    for cell in overview.cells:
-        tldr: Any = getattr(cell, "tldr", "")
-        rows.append(
-            [
-                str(cell.index),
-                _clip(cell.name, 28),
-                _TYPE_LABELS.get(cell.cell_type, cell.cell_type),
-                statuses.get(cell.name, "-"),
-                _clip(str(tldr), _TLDR_WIDTH),
-            ]
-        )
-    summary = ", ".join(f"{n} {status}" for status, n in overview.status_summary.items())
-    head = f"{overview.path}: {overview.cell_count} cells ({summary or 'no code'})"
+    summary = ", ".join(f"{n:,} {status}" for status, n in overview.status_summary.items())
+    head = f"{overview.path}: {overview.cell_count:,} cells ({summary or 'no code'})"
     more = more_cells_line(overview, file_arg, None)
-    return [head, *table(["#", "name", "type", "status", "tldr"], rows), *([more] if more else [])]
+    return [head, *overview_table(overview), *([more] if more else [])]
