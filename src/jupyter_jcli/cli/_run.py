@@ -17,6 +17,11 @@ document::
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
 
+The ``run`` document's lists of cells are bounded (:mod:`jupyter_jcli.cli._lists`): ``plan``,
+``still_stale``, ``written`` and the ``--cell`` lists hold at most 100 names with
+``<key>_count`` beside; ``cells`` keeps every cell that ran and the first 100 ``skipped``
+(``skipped_count``); a ``notice`` says what was left out.
+
 The overview (text and ``-j``) is read after the run's kernel is released, as ``j-cli notebook
 overview`` and its next page (``next_call``) read it: once a kernel started for the command
 has stopped, no kernel is live and every code cell is ``never_run`` (the text says so); the
