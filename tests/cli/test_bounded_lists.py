@@ -3,12 +3,11 @@ the first ones, the whole count, and a notice naming the command that pages the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from jcli_helpers import run_cli
+from jcli_helpers import never_run_notebook, run_cli
 
 from jupyter_jcli.cli._document_render import NAMES_SHOWN
 from jupyter_jcli.cli._lists import CELLS_LISTED
@@ -18,20 +17,9 @@ CHAIN = 2_000
 them all (far more than a list holds)."""
 
 
-def _notebook(path: Path, sources: list[str]) -> Path:
-    cells = [
-        {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": source,
-         "execution_count": None, "outputs": []}
-        for i, source in enumerate(sources)
-    ]  # fmt: skip
-    document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    path.write_text(json.dumps(document), encoding="utf-8")
-    return path
-
-
 def _chain(folder: Path) -> Path:
     sources = ["x0 = 0", *(f"x{i} = x{i - 1} + 1" for i in range(1, CHAIN))]
-    return _notebook(folder / "chain.ipynb", sources)
+    return never_run_notebook(folder, sources)
 
 
 def _rev_of_first(path: Path) -> str:
@@ -79,7 +67,7 @@ def test_the_text_of_an_edit_staling_thousands_of_cells_names_the_first_and_the_
 
 
 def test_a_short_stale_list_is_whole_with_its_count_and_no_notice(tmp_path: Path) -> None:
-    path = _notebook(tmp_path / "nb.ipynb", ["a = 1", "b = a", "c = 3"])
+    path = never_run_notebook(tmp_path, ["a = 1", "b = a", "c = 3"])
     run = run_cli("-j", "cell", "update", path, "a", "--expected-rev", _rev_of_first(path),
                   "--source", "a = 2")  # fmt: skip
     document = run.json()
@@ -92,9 +80,7 @@ def test_a_run_stopped_early_lists_the_first_skipped_cells_with_their_count_and_
     tmp_path: Path,
 ) -> None:
     after = CELLS_LISTED + 50
-    path = _notebook(
-        tmp_path / "nb.ipynb", ["x = 1", "1 / 0", *(f"y{i} = x" for i in range(after))]
-    )
+    path = never_run_notebook(tmp_path, ["x = 1", "1 / 0", *(f"y{i} = x" for i in range(after))])
     run = run_cli("-j", "run", path)
     assert run.exit_code == 1, run.stdout[-500:]
     document = run.json()["run"]
