@@ -278,7 +278,7 @@ def test_a_timeout_that_kills_the_kernel_says_so_in_text_and_json(
     assert result["still_stale"] == [first, stuck]
     text = run_cli("run", path, "--cell", stuck, "--timeout", "1")
     assert text.exit_code == 1
-    header = next(line for line in text.stdout.splitlines() if line.startswith(f"[1] {stuck}"))
+    header = next(line for line in text.stdout.splitlines() if line.startswith(f"[1] `{stuck}`"))
     assert "timeout, kernel killed" in header
     assert "error KERNEL_KILLED" in text.stdout
 

@@ -92,6 +92,27 @@ def test_the_json_tour_is_paged_within_its_bound_with_next_call(tmp_path: Path) 
     assert pages > 1 and seen == list(range(CELLS))
 
 
+def test_one_cell_with_100000_outputs_keeps_the_json_page_in_its_bound_with_a_notice(
+    tmp_path: Path,
+) -> None:
+    path = big_notebook(tmp_path, cells=2, per_cell=100_000)
+    run = run_cli("-j", "notebook", "show", str(path))
+    assert run.exit_code == 0, run.stdout[-300:]
+    assert len(run.stdout.encode()) <= SHOW_MAX_DOCUMENT_BYTES
+    document = run.json()
+    (listing,) = document["cells"]
+    shown = len(listing["outputs"])
+    assert listing["output_count"] == 100_000 and 0 < shown < 100_000
+    assert listing["omitted_outputs"] == 100_000 - shown
+    assert [entry["output_index"] for entry in listing["outputs"]] == list(range(shown))
+    listed = shlex.join(["j-cli", "-j", "notebook", "outputs", str(path), "--cell", "0"])
+    assert listed in listing["notice"] and "--output K" in listing["notice"]
+    assert document["omitted_cells"] == 1
+    assert document["next_call"] == shlex.join(
+        ["j-cli", "-j", "notebook", "show", str(path), "--start", "1"]
+    )
+
+
 def test_chosen_cells_page_on_with_the_cells_left_and_limit_bounds_the_count(
     tmp_path: Path,
 ) -> None:

@@ -134,5 +134,9 @@ def undo_command(file: str, force: bool) -> None:
 
     result = undo_last(file, force=force)
     from jupyter_jcli.cli._document_render import undo_lines
+    from jupyter_jcli.cli._lists import bounded_lists
 
-    emit_result(result.to_dict, lambda: undo_lines(result))
+    lists = ("stale", "changed", "conflicts")
+    emit_result(
+        lambda: bounded_lists(result.to_dict(), lists, file), lambda: undo_lines(result, file)
+    )

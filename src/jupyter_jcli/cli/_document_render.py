@@ -29,6 +29,7 @@ __all__ = [
     "outputs_text",
     "overview_document",
     "overview_lines",
+    "overview_table",
     "read_lines",
     "table",
     "undo_lines",
@@ -60,18 +61,27 @@ def cell_name(name: str) -> str:
 
 
 NAMES_SHOWN = 20
-"""The most cell names one text list shows (``-j`` documents list them all)."""
+"""The most cell names one text list shows (``-j`` documents: ``_lists.CELLS_LISTED``)."""
 
 
-def cell_names(names: Sequence[str]) -> str:
+def cell_names(names: Sequence[str], file_arg: str | None = None) -> str:
     """Cell names as a comma-separated list of :func:`cell_name`, ``-`` for none; past
     :data:`NAMES_SHOWN` names, the count of the others (an edit that stales 10,000 cells
-    says so in a line, not in 100 KB)."""
+    says so in a line, not in 100 KB) and, given the notebook as the command named it
+    (``file_arg``), the command that pages every cell's status."""
     if not names:
         return "-"
     shown = ", ".join(map(cell_name, names[:NAMES_SHOWN]))
     left = len(names) - NAMES_SHOWN
-    return shown if left <= 0 else f"{shown} and {left:,} more (-j lists them all)"
+    if left <= 0:
+        return shown
+    if file_arg is None:
+        return f"{shown} and {left:,} more"
+    from jupyter_jcli.cli._lists import statuses_command
+
+    return (
+        f"{shown} and {left:,} more (every cell's status: {statuses_command(file_arg, json=False)})"
+    )
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -104,23 +114,7 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
     lines = [
         f"{overview.path}: {page}, structure rev {overview.structure_rev}, lint: {lint or 'clean'}"
     ]
-    rows = [
-        [
-            str(c.index),
-            _clip(c.name, NAME_WIDTH),
-            _TYPE_LABELS.get(c.cell_type, c.cell_type),
-            c.rev,
-            *([_cell_status(c)] if session is not None else []),
-            _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
-            _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
-            _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
-            ("! " if c.findings else "") + _clip(c.first_line, LINE_WIDTH),
-        ]
-        for c in overview.cells
-    ]
-    status = ["status"] if session is not None else []
-    header = ["#", "name", "type", "rev", *status, "defines", "uses", "parents", "first line"]
-    lines.extend(table(header, rows))
+    lines.extend(overview_table(overview))
     if session is not None:
         lines.append(_kernel_line(session))
         causes = [
@@ -137,9 +131,37 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
         lines.append("")
         lines.append(f"lint ({len(findings)}):")
         for f in findings:
-            where = f"cell {f.index} {f.cell}" + (f" line {f.line}" if f.line else "")
+            where = f"cell {f.index} {cell_name(f.cell)}" + (f" line {f.line}" if f.line else "")
             lines.append(f"  {where}: {f.kind}: {f.message}")
     return lines
+
+
+def overview_table(overview: Overview) -> list[str]:
+    """The overview page's cells as an aligned table (header first): index, name, type, rev,
+    run status (for a :class:`~jupyter_jcli.workbench.SessionOverview`), defines, uses,
+    parents, first line (``!`` before it: lint findings). Every text that shows a page of
+    the overview (``notebook overview``, the end of ``run``) shows this table, so the next
+    page's command continues the same columns."""
+    from jupyter_jcli.workbench import SessionOverview
+
+    session = overview if isinstance(overview, SessionOverview) else None
+    rows = [
+        [
+            str(c.index),
+            _clip(c.name, NAME_WIDTH),
+            _TYPE_LABELS.get(c.cell_type, c.cell_type),
+            c.rev,
+            *([_cell_status(c)] if session is not None else []),
+            _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
+            _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
+            _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
+            ("! " if c.findings else "") + _clip(c.first_line, LINE_WIDTH),
+        ]
+        for c in overview.cells
+    ]
+    status = ["status"] if session is not None else []
+    header = ["#", "name", "type", "rev", *status, "defines", "uses", "parents", "first line"]
+    return table(header, rows)
 
 
 def next_page_command(
@@ -197,13 +219,15 @@ def _kernel_line(overview: SessionOverview) -> str:
 
 
 def _busy_words(overview: SessionOverview) -> str:
-    """What the kernel runs and for whom, as the registry records it (`` (running cell c
+    """What the kernel runs and for whom, as the registry records it (`` (running cell `c`
     for `j-cli run nb.ipynb` (pid 12, ended): its code outlived it)``), else nothing."""
     busy = overview.kernel_busy
     if busy is None:
         return ""
+    from jupyter_jcli.kernels._shared_busy import running_words
+
     gone = ": its code outlived it" if busy.get("busy_gone") else ""
-    return f" (running {busy.get('running')} for {busy.get('busy_command_words')}{gone})"
+    return f" (running {running_words(busy)} for {busy.get('busy_command_words')}{gone})"
 
 
 def output_hint_command(hint: ReadHint, file_arg: str) -> str:
@@ -300,14 +324,17 @@ def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
     if outcome.reloaded:
         lines.append("note: the file had changed outside; the edit applied on top of that change")
     stale = outcome.stale
-    lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
+    lines.append(
+        f"stale ({len(stale):,}): {cell_names(stale, file_arg)}" if stale else "stale: none"
+    )
     if outcome.written:
         lines.append(f"undo: {shlex.join(['j-cli', 'notebook', 'undo', file_arg])}")
     return lines
 
 
-def undo_lines(outcome: UndoOutcome) -> list[str]:
-    """What the undo restored and what is left on the stack."""
+def undo_lines(outcome: UndoOutcome, file_arg: str | None = None) -> list[str]:
+    """What the undo restored and what is left on the stack (``file_arg``: the notebook as
+    the command named it, for the command that lists what a long list leaves out)."""
     restored = ", ".join(str(path) for path in outcome.restored)
     lines = [f"undid {outcome.operation}: restored {restored or 'nothing (already undone)'}"]
     reverted = f"reverted cells: {cell_names(outcome.changed) if outcome.changed else 'none'}"
@@ -319,7 +346,9 @@ def undo_lines(outcome: UndoOutcome) -> list[str]:
         shown = overwritten if outcome.conflicts else "files"
         lines.append(f"forced: changes made since were overwritten ({shown})")
     stale = outcome.stale
-    lines.append(f"stale ({len(stale)}): {cell_names(stale)}" if stale else "stale: none")
+    lines.append(
+        f"stale ({len(stale):,}): {cell_names(stale, file_arg)}" if stale else "stale: none"
+    )
     lines.append(
         f"{counted(outcome.cell_count, 'cell')}, structure rev {outcome.structure_rev}; "
         f"{outcome.remaining} more {'undo step' if outcome.remaining == 1 else 'undo steps'}"

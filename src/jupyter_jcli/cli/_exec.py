@@ -190,7 +190,9 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
     if outcome.effect is not None and outcome.effect.stale:
         from jupyter_jcli.cli._document_render import cell_names
 
-        lines.append(f"made stale: {cell_names(outcome.effect.stale)} ({outcome.effect.cause})")
+        notebook = None if outcome.notebook_path is None else str(outcome.notebook_path)
+        stale = cell_names(outcome.effect.stale, notebook)
+        lines.append(f"made stale: {stale} ({outcome.effect.cause})")
     if outcome.saved is not None:
         lines.extend(
             f"output {entry['output_index']} {entry['mime_type']} saved as {entry['path']}"

@@ -17,6 +17,11 @@ document::
     {"schema_version": 1, "status": "ok", "operation": "run", "mode": "stale"|"all"|"cells",
      "ok": bool, "run": <execute_cells / run_stale document>, "overview": <overview document>}
 
+The ``run`` document's lists of cells are bounded (:mod:`jupyter_jcli.cli._lists`): ``plan``,
+``still_stale``, ``written`` and the ``--cell`` lists hold at most 100 names with
+``<key>_count`` beside; ``cells`` keeps every cell that ran and the first 100 ``skipped``
+(``skipped_count``); a ``notice`` says what was left out.
+
 The overview (text and ``-j``) is read after the run's kernel is released, as ``j-cli notebook
 overview`` and its next page (``next_call``) read it: once a kernel started for the command
 has stopped, no kernel is live and every code cell is ``never_run`` (the text says so); the
@@ -60,9 +65,9 @@ __all__ = ["run_command", "run_lines"]
 _EXIT_CELL_FAILED = 1
 _EXIT_INTERRUPTED = 130
 _INDENT = "    "
-_TLDR_WIDTH = 70
-_TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
+_RUN_LISTS = ("plan", "still_stale", "written", "requested", "parents_run", "not_fresh_parents")
+"""The lists of cells of the ``run`` document, bounded (``_lists``; ``cells``: its skipped)."""
 _NOT_WRITTEN = {
     "cell_changed": "outputs not saved: the cell was edited while it ran",
     "cell_removed": "outputs not saved: the cell was removed while it ran",
@@ -167,6 +172,13 @@ def run_command(
     from jupyter_jcli.cli._cell_ref import resolve_to_names
 
     names = resolve_to_names(file, cells)  # before any kernel starts
+    if server is None and not json_mode():  # -j: one document on stdout, nothing else
+        from jupyter_jcli.cli._kernel import notebook_kernel_path
+        from jupyter_jcli.cli._run_live import waiting_line
+
+        waiting = waiting_line(notebook_kernel_path(file), file, busy_wait)
+        if waiting is not None:
+            echo(waiting, err=True)
     import anyio
 
     try:
@@ -195,7 +207,9 @@ def run_command(
         raise hinted from err
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
+        from jupyter_jcli.cli._lists import bounded_lists, bounded_skipped
 
+        run = bounded_lists({**outcome.to_dict(), **extra}, _RUN_LISTS, file)
         emit_json(
             {
                 "schema_version": SCHEMA_VERSION,
@@ -203,14 +217,14 @@ def run_command(
                 "operation": "run",
                 "mode": mode,
                 "ok": outcome.ok,
-                "run": {**outcome.to_dict(), **extra},
+                "run": bounded_skipped(run, file),
                 "overview": overview_document(overview, file, None),
             }
         )
     else:
         for line in run_lines(outcome, overview, file, statuses):
             echo(line)
-        for line in _parents_lines(extra):
+        for line in _parents_lines(extra, file):
             echo(line)
     if extra.get("interrupted") or _interrupted_cell(outcome) is not None:
         return _EXIT_INTERRUPTED
@@ -229,16 +243,17 @@ def _interrupted_cell(outcome: ExecuteOutcome) -> ExecutedCell | None:
     )
 
 
-def _parents_lines(cells: dict[str, Any]) -> list[str]:
+def _parents_lines(cells: dict[str, Any], file_arg: str) -> list[str]:
     from jupyter_jcli.cli._document_render import cell_names
 
     lines = []
     if cells.get("parents_run"):
-        lines.append(f"ran first, as they were not fresh: {cell_names(cells['parents_run'])}")
+        ran = cell_names(cells["parents_run"], file_arg)
+        lines.append(f"ran first, as they were not fresh: {ran}")
     if cells.get("not_fresh_parents"):
         lines.append(
             "warning: ran without running their ancestors that are not fresh (--only): "
-            + cell_names(cells["not_fresh_parents"])
+            + cell_names(cells["not_fresh_parents"], file_arg)
         )
     return lines
 
@@ -348,15 +363,17 @@ def run_lines(
     fresh grouped by their status in ``statuses`` (every code cell's, read with ``overview``
     after the run, so both agree; default: ``overview.statuses``), then one line per cell of
     the notebook with its status and tldr."""
-    from jupyter_jcli.cli._document_render import outputs_text
+    from jupyter_jcli.cli._document_render import cell_name, cell_names, outputs_text
     from jupyter_jcli.cli._render import counted
 
     lines: list[str] = []
     for cell in outcome.cells:
+        if cell.status == "skipped":
+            continue
         count = f"[{cell.execution_count}]" if cell.execution_count is not None else "[ ]"
         extra = f"  {cell.ename}: {cell.evalue}" if cell.ename else ""
         lines.append(
-            f"{count} {cell.name} (cell {cell.index}): {_status(cell)}"
+            f"{count} {cell_name(cell.name)} (cell {cell.index}): {_status(cell)}"
             f" {cell.duration_s:.2f}s{_clip(extra, 120)}"
         )
         if cell.not_written_reason is not None:
@@ -364,11 +381,16 @@ def run_lines(
         if cell.outputs is not None and cell.outputs.text:
             shown = outputs_text(cell.outputs, file_arg)
             lines.extend(_INDENT + line for line in shown.splitlines())
+    skipped = [cell.name for cell in outcome.cells if cell.status == "skipped"]
+    if skipped:
+        lines.append(
+            f"skipped ({len(skipped):,}), not run after the stop: {cell_names(skipped, file_arg)}"
+        )
     counts: dict[str, int] = {}
     for cell in outcome.cells:
         counts[cell.status] = counts.get(cell.status, 0) + 1
     total = sum(cell.duration_s for cell in outcome.cells)
-    summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing to run"
+    summary = ", ".join(f"{n:,} {status}" for status, n in counts.items()) or "nothing to run"
     kernel = "a new kernel" if outcome.kernel_started else "the kernel"
     if outcome.kernel.origin.attached:
         kernel = f"the shared kernel of {outcome.kernel.origin.started_by or 'someone else'}"
@@ -380,21 +402,23 @@ def run_lines(
     stopped = _interrupted_cell(outcome)
     if stopped is not None:
         lines.append(
-            f"interrupted: {stopped.name} was {_stop_words(stopped)}; its outputs so far are "
-            "saved, the later cells did not run, the kernel keeps its variables"
+            f"interrupted: {cell_name(stopped.name)} was {_stop_words(stopped)}; its outputs "
+            "so far are saved, the later cells did not run, the kernel keeps its variables"
         )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")
-    lines.extend(
-        _after_lines(outcome, overview, overview.statuses if statuses is None else statuses)
-    )
+    statuses = overview.statuses if statuses is None else statuses
+    lines.extend(_after_lines(outcome, overview, statuses, file_arg))
     lines.append("")
     lines.extend(_overview_lines(overview, file_arg))
     return lines
 
 
 def _after_lines(
-    outcome: ExecuteOutcome, overview: SessionOverview, statuses: Mapping[str, CellStatus]
+    outcome: ExecuteOutcome,
+    overview: SessionOverview,
+    statuses: Mapping[str, CellStatus],
+    file_arg: str,
 ) -> list[str]:
     """What is not fresh now, by status (the overview's vocabulary), or, when the run's
     kernel is gone, that nothing is fresh on a live kernel any more."""
@@ -412,8 +436,8 @@ def _after_lines(
             groups.setdefault(status, []).append(name)
     if not groups:
         return []
-    shown = "; ".join(f"{status} {cell_names(names)}" for status, names in groups.items())
-    return [f"not fresh ({sum(map(len, groups.values()))}): {shown}"]
+    shown = "; ".join(f"{status} {cell_names(names, file_arg)}" for status, names in groups.items())
+    return [f"not fresh ({sum(map(len, groups.values())):,}): {shown}"]
 
 
 def _status(cell: ExecutedCell) -> str:
@@ -435,22 +459,12 @@ def _stop_words(cell: ExecutedCell) -> str:
 
 
 def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:
-    from jupyter_jcli.cli._document_render import more_cells_line, table
+    """The overview's first page as ``j-cli notebook overview`` shows it (the same table, so
+    its next page, named last, continues the same columns), under a line counting the
+    statuses."""
+    from jupyter_jcli.cli._document_render import more_cells_line, overview_table
 
-    statuses = overview.statuses
-    rows: list[list[str]] = []
-    for cell in overview.cells:
-        tldr: Any = getattr(cell, "tldr", "")
-        rows.append(
-            [
-                str(cell.index),
-                _clip(cell.name, 28),
-                _TYPE_LABELS.get(cell.cell_type, cell.cell_type),
-                statuses.get(cell.name, "-"),
-                _clip(str(tldr), _TLDR_WIDTH),
-            ]
-        )
-    summary = ", ".join(f"{n} {status}" for status, n in overview.status_summary.items())
-    head = f"{overview.path}: {overview.cell_count} cells ({summary or 'no code'})"
+    summary = ", ".join(f"{n:,} {status}" for status, n in overview.status_summary.items())
+    head = f"{overview.path}: {overview.cell_count:,} cells ({summary or 'no code'})"
     more = more_cells_line(overview, file_arg, None)
-    return [head, *table(["#", "name", "type", "status", "tldr"], rows), *([more] if more else [])]
+    return [head, *overview_table(overview), *([more] if more else [])]

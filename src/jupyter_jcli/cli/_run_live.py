@@ -9,6 +9,10 @@ rest is counted, never lost: it is in the saved outputs). Elsewhere, one line pe
 :func:`interrupt_on_sigint`: the first SIGINT interrupts the running cell on the kernel, so the
 batch ends with that cell ``interrupted`` and what it printed so far saved in the notebook;
 a second SIGINT cancels the command.
+
+:func:`waiting_line`: before a run that may wait for the kernel (``--wait S``), what it would
+wait on when the registry records code running there (another command's, or the code a killed
+command left running), as one line for stderr.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from jupyter_jcli.cli._emit import echo
 from jupyter_jcli.errors import KernelError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from jupyter_jcli.kernels import KernelPool
 
-__all__ = ["LIVE_CHARS", "LIVE_LINES", "LiveView", "interrupt_on_sigint"]
+__all__ = ["LIVE_CHARS", "LIVE_LINES", "LiveView", "interrupt_on_sigint", "waiting_line"]
 
 LIVE_LINES = 40
 """Lines of one cell's streamed output shown live."""
@@ -130,3 +136,27 @@ async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
         raise error
     if cancelled:
         raise KeyboardInterrupt
+
+
+def waiting_line(notebook_path: Path, file_arg: str, busy_wait: float) -> str | None:
+    """What a command that waits up to ``busy_wait`` s for the kernel of ``notebook_path``
+    (the resolved ``.ipynb``; ``file_arg``: as the command named it) waits on, as the local
+    registry records it now: the cell or inline code, who runs it, and, for code a killed
+    command left running, that its command has ended and how to stop the code; ``None`` when
+    nothing is recorded running there (or no wait is asked)."""
+    if busy_wait <= 0:
+        return None
+    import shlex
+
+    from jupyter_jcli.kernels import KernelRegistry
+    from jupyter_jcli.kernels._shared_busy import busy_facts, running_words
+
+    facts = busy_facts(KernelRegistry().read(notebook_path))
+    if facts is None:
+        return None
+    what, by = running_words(facts), facts.get("busy_command_words", "another command")
+    line = f"waiting up to {busy_wait:g} s for the kernel: it runs the {what} of {by}"
+    if facts.get("busy_gone"):
+        stop = shlex.join(["j-cli", "kernel", "interrupt", file_arg])
+        line += f", a command that has ended (its code outlived it; {stop} stops that code)"
+    return line

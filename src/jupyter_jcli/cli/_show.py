@@ -58,7 +58,8 @@ SHOW_MAX_TOTAL_CHARACTERS = 100_000
 """Characters one page of the text tour prints (cells past it are the next page's; a first
 cell longer than this is cut, naming the command that lists its outputs)."""
 SHOW_MAX_DOCUMENT_BYTES = 1_000_000
-"""Bytes of cell listings one page of the ``-j`` document holds (its first cell's always)."""
+"""Bytes of cell listings one page of the ``-j`` document holds (a first cell whose listing
+alone is larger keeps only the outputs that fit, with a notice)."""
 SHOW_DEFAULT_LIMIT = 100
 """Cells one page shows at most (``--limit``), as for ``j-cli notebook overview``."""
 SHOW_LINE_WIDTH = 120
@@ -122,11 +123,15 @@ def show_document(
 
     The file is parsed once (:func:`jupyter_jcli.outputs.notebook.open_notebook`). A page
     holds the cells to show from index ``start``, at most ``limit`` of them and, after the
-    first, only while their listings stay within :data:`SHOW_MAX_DOCUMENT_BYTES`.
+    first, only while their listings stay within :data:`SHOW_MAX_DOCUMENT_BYTES`; a first
+    cell whose listing alone is larger (a cell holding 100,000 outputs) is the page's only
+    cell and lists only the outputs that fit, with ``omitted_outputs`` and a ``notice``
+    naming ``j-cli -j notebook outputs`` and ``j-cli -j notebook output`` for the rest.
 
     Returns:
         ``{"schema_version": 1, "status": "ok", "source": {...}, "cell_count",
-        "cells": [list_outputs response, or an error document with ``cell_index``, ...],
+        "cells": [list_outputs response (cut as above), or an error document with
+        ``cell_index``, ...],
         "omitted_cells": <cells to show after this page>, "next_call": <the ``j-cli -j
         notebook show`` command of the next page, or null>}``.
 
@@ -153,6 +158,10 @@ def show_document(
         if listings and used + size > SHOW_MAX_DOCUMENT_BYTES:
             left = [*page[position:], *left]
             break
+        if size > SHOW_MAX_DOCUMENT_BYTES:  # the page's first cell, alone over the bound
+            listings.append(_cut_listing(listing, file_arg, index))
+            left = [*page[position + 1 :], *left]
+            break
         listings.append(listing)
         used += size
     document = {
@@ -174,6 +183,34 @@ def show_document(
             {"bytes": size, "max_transport_bytes": MAX_TRANSPORT_BYTES},
         )
     return document
+
+
+def _cut_listing(listing: Mapping[str, Any], file_arg: str, index: int) -> dict[str, Any]:
+    """``listing`` (a ``list_outputs`` response too large for a page alone: a cell holding
+    100,000 outputs) with only the first outputs that keep it within
+    :data:`SHOW_MAX_DOCUMENT_BYTES`, ``omitted_outputs`` (how many were left out) and a
+    ``notice`` naming the commands that list them all and read each one."""
+    outputs: Sequence[Mapping[str, Any]] = listing.get("outputs") or []
+    room = SHOW_MAX_DOCUMENT_BYTES - len(serialize_json({**listing, "outputs": []})) - 1_000
+    kept = 0
+    for entry in outputs:
+        room -= len(serialize_json(entry)) + 1
+        if room < 0:
+            break
+        kept += 1
+    listed = shlex.join(["j-cli", "-j", "notebook", "outputs", file_arg, "--cell", str(index)])
+    one = shlex.join(["j-cli", "-j", "notebook", "output", file_arg, "--cell", str(index)])
+    notice = (
+        f"outputs holds the first {kept:,} of this cell's {counted(len(outputs), 'output')} "
+        f"(a page holds {SHOW_MAX_DOCUMENT_BYTES:,} bytes); all of them: {listed}; "
+        f"one of them: {one} --output K"
+    )
+    return {
+        **listing,
+        "outputs": list(outputs[:kept]),
+        "omitted_outputs": len(outputs) - kept,
+        "notice": notice,
+    }
 
 
 def show_text(
@@ -230,8 +267,9 @@ def show_text(
     if following is not None:
         echo("")
         echo(
-            f"… {len(left)} more cells {what} not shown (a page holds at most {limit} cells "
-            f"and {SHOW_MAX_TOTAL_CHARACTERS:,} characters); the next page: {following}"
+            f"… {counted(len(left), 'more cell', 'more cells')} {what} not shown (a page holds "
+            f"at most {limit} cells and {SHOW_MAX_TOTAL_CHARACTERS:,} characters); "
+            f"the next page: {following}"
         )
     quoted = shlex.quote(file_arg)
     echo("")

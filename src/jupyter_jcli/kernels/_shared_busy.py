@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "command_words",
     "interrupt_registered",
     "leftover_cause",
+    "running_words",
     "stop_words",
 ]
 
@@ -80,7 +82,7 @@ def busy_error(
     ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``."""
     facts = busy_facts(entry) or {}
     command, pid, stamp = facts.get("busy_command"), facts.get("busy_pid"), facts.get("busy_since")
-    what, by = facts.get("running") or "cells", facts.get("busy_command_words", "another command")
+    what, by = running_words(facts), facts.get("busy_command_words", "another command")
     if gone:
         message = (
             f"the {what} that {by} ran is still running on this "
@@ -146,6 +148,13 @@ def busy_facts(entry: KernelEntry | None) -> dict[str, Any] | None:
         "busy_gone": pid is not None and pid != os.getpid() and not pid_alive(pid),
         "busy_command_words": command_words(command, who),
     }
+
+
+def running_words(facts: Mapping[str, Any]) -> str:
+    """What runs, for a sentence (``facts``: :func:`busy_facts`): ``cell `NAME``` (the name
+    in backticks, as text names cells), ``inline code``, or ``cells`` when unknown."""
+    cell = facts.get("running_cell")
+    return f"cell `{cell}`" if isinstance(cell, str) else str(facts.get("running") or "cells")
 
 
 def leftover_cause(facts: dict[str, Any]) -> str:
