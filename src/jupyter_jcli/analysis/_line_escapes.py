@@ -35,6 +35,10 @@ replaced by their calls the cell must parse, and each call must be a statement t
 its line: then each escape starts a logical line of its own (not inside a string, brackets
 or a continued line), every other line is plain Python (which no IPython pass changes), and
 IPython's passes rewrite exactly these lines, one per round, in document order.
+
+:func:`parse_line_escapes`, for the analyzer, which needs only the tree, also accepts
+whitespace-only lines when none is inside a string literal: emptied or not, they change no
+token, so the tree is IPython's whichever IPython is installed.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-__all__ = ["transform_line_escapes"]
+__all__ = ["parse_line_escapes", "transform_line_escapes"]
 
 # IPython gives up (RuntimeError) after 500 rounds of token transforms: one per escape, plus one.
 _MAX_ESCAPES = 200
@@ -61,6 +65,39 @@ def transform_line_escapes(source: str) -> tuple[str, ast.Module] | None:
         ``tree`` is ``ast.parse(code)``; or ``None`` when ``source`` holds IPython syntax
         other than simple whole-line escapes (module docstring), or when it does not parse.
     """
+    found = _transformed(source)
+    if found is None or found[2]:
+        return None  # a blank line that IPython 9 empties and IPython 8 keeps
+    return found[0], found[1]
+
+
+def parse_line_escapes(source: str) -> ast.Module | None:
+    """The syntax tree of IPython's transformation of ``source``, when it is simple.
+
+    Accepts what :func:`transform_line_escapes` accepts and also cells with whitespace-only
+    lines other than ``\\n``, when none of them is inside a string literal: IPython 9 empties
+    them and IPython 8 keeps them, which changes the code but not its tree.
+
+    Args:
+        source: one code cell's source.
+
+    Returns:
+        A tree equal to ``ast.parse(TransformerManager().transform_cell(source))``, positions
+        included; or ``None`` (then ask IPython).
+    """
+    found = _transformed(source)
+    if found is None:
+        return None
+    _, tree, blanks = found
+    if blanks and _inside_strings(tree, blanks):
+        return None
+    return tree
+
+
+def _transformed(source: str) -> tuple[str, ast.Module, list[int]] | None:
+    """``(code, tree, blank lines)``: the transformation with the blank lines kept, and the
+    numbers (1-based) of the whitespace-only lines other than ``\\n``; ``None`` when
+    ``source`` is not a simple cell (module docstring)."""
     cell = source if source.endswith("\n") else source + "\n"
     if "\x00" in cell or not _utf8(cell):
         return None
@@ -68,9 +105,12 @@ def transform_line_escapes(source: str) -> tuple[str, ast.Module] | None:
     first = lines[0]
     if first[0] in " \t" or first.isspace() or first.startswith("%%"):
         return None  # IPython drops leading blank lines, dedents, runs a cell magic
-    for line in lines:
-        if not line.endswith("\n") or (line.isspace() and line != "\n"):
-            return None  # another line break, or a blank line IPython 9 empties
+    blanks: list[int] = []
+    for number, line in enumerate(lines, 1):
+        if not line.endswith("\n"):
+            return None  # a line break other than \n and \r\n
+        if line.isspace() and line != "\n":
+            blanks.append(number)
     if _has_prompt(lines):
         return None
     out = list(lines)
@@ -102,7 +142,19 @@ def transform_line_escapes(source: str) -> tuple[str, ast.Module] | None:
         return None
     if starts and not set(starts) <= set(_statement_starts(tree.body)):
         return None
-    return code, tree
+    return code, tree, blanks
+
+
+def _inside_strings(tree: ast.Module, lines: list[int]) -> bool:
+    """True when one of ``lines`` may be inside a string literal of ``tree`` (a multi-line
+    ``str`` / ``bytes`` constant or f-/t-string spanning it)."""
+    kinds = (ast.Constant, ast.JoinedStr, getattr(ast, "TemplateStr", ast.JoinedStr))
+    for node in ast.walk(tree):
+        if isinstance(node, kinds):
+            start, end = node.lineno, node.end_lineno or node.lineno
+            if end > start and any(start < n < end for n in lines):
+                return True
+    return False
 
 
 def _utf8(text: str) -> bool:

@@ -36,7 +36,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from jupyter_jcli.analysis._line_escapes import transform_line_escapes
+from jupyter_jcli.analysis._line_escapes import parse_line_escapes, transform_line_escapes
 
 __all__ = [
     "MagicAction",
@@ -112,7 +112,7 @@ def parse_python(source: str) -> ast.Module:
     """Parse cell code, applying IPython's input transformation when it may be needed.
 
     A cell whose only IPython syntax is simple ``%magic`` / ``!cmd`` lines is transformed
-    without importing IPython (:func:`._line_escapes.transform_line_escapes`, same result).
+    without importing IPython (:func:`._line_escapes.parse_line_escapes`, the same tree).
 
     Raises:
         SyntaxError: the code does not parse, even after transformation.
@@ -120,9 +120,9 @@ def parse_python(source: str) -> ast.Module:
     if not needs_transform(source):
         code = source
     else:
-        simple = transform_line_escapes(source)
-        if simple is not None:
-            return simple[1]
+        tree = parse_line_escapes(source)
+        if tree is not None:
+            return tree
         code = _ipython_transform(source)
     try:
         return ast.parse(code)
