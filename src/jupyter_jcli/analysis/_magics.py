@@ -1,8 +1,9 @@
 """IPython input transformation and what each magic does to the user namespace.
 
 IPython turns ``%line`` magics, ``%%cell`` magics, ``!shell`` commands and ``x?`` help into
-plain calls on ``get_ipython()`` (``IPython.core.inputtransformer2.TransformerManager``). The
-effects visitor recognises those calls and asks this module what the magic does:
+plain calls on ``get_ipython()`` (``IPython.core.inputtransformer2.TransformerManager``; simple
+``%magic`` and ``!cmd`` lines without importing IPython, see :mod:`._line_escapes`). The effects
+visitor recognises those calls and asks this module what the magic does:
 
 - ``%time`` / ``%%time``, ``%%capture``, ``%prun`` / ``%%prun``, ``%debug`` / ``%%debug``,
   ``%lprun`` and ``%mprun`` run their code in the user namespace: it is analysed like any
@@ -34,6 +35,8 @@ import shlex
 import threading
 from dataclasses import dataclass
 from typing import Any
+
+from jupyter_jcli.analysis._line_escapes import parse_line_escapes, transform_line_escapes
 
 __all__ = [
     "MagicAction",
@@ -108,16 +111,25 @@ def needs_transform(source: str) -> bool:
 def parse_python(source: str) -> ast.Module:
     """Parse cell code, applying IPython's input transformation when it may be needed.
 
+    A cell whose only IPython syntax is simple ``%magic`` / ``!cmd`` lines is transformed
+    without importing IPython (:func:`._line_escapes.parse_line_escapes`, the same tree).
+
     Raises:
         SyntaxError: the code does not parse, even after transformation.
     """
-    code = transform(source) if needs_transform(source) else source
+    if not needs_transform(source):
+        code = source
+    else:
+        tree = parse_line_escapes(source)
+        if tree is not None:
+            return tree
+        code = _ipython_transform(source)
     try:
         return ast.parse(code)
     except SyntaxError:
         if code is not source:
             raise
-        alt = transform(source)  # leading indentation, pasted prompts
+        alt = _ipython_transform(source)  # leading indentation, pasted prompts
         if alt == source:
             raise
         try:
@@ -130,8 +142,17 @@ def parse_python(source: str) -> ast.Module:
 def transform(source: str) -> str:
     """Run IPython's own cell transformation (magics, shell, help, prompts) on ``source``.
 
+    Simple ``%magic`` / ``!cmd`` lines are transformed without importing IPython, to the same
+    result (:func:`._line_escapes.transform_line_escapes`).
+
     Returns the transformed Python source; on any failure inside IPython, ``source`` unchanged.
     """
+    simple = transform_line_escapes(source)
+    return simple[0] if simple is not None else _ipython_transform(source)
+
+
+def _ipython_transform(source: str) -> str:
+    """IPython's ``TransformerManager.transform_cell``; ``source`` when IPython fails."""
     with _manager_lock:
         try:
             return str(_transformer().transform_cell(source))
