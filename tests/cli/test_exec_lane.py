@@ -268,6 +268,63 @@ def test_the_exec_lane_imports_no_click_asyncio_anyio_or_zmq_asyncio(tmp_path: P
     assert not modules & {"click", "asyncio", "anyio", "zmq.asyncio"}
 
 
+OBSERVED_LANE = (
+    "import json, sys\n"
+    "import jupyter_jcli.kernels._registry as registry_module\n"
+    "writes = []\n"
+    "real_write = registry_module.KernelRegistry.write\n"
+    "def counted(self, entry):\n"
+    "    writes.append(entry.state)\n"
+    "    real_write(self, entry)\n"
+    "registry_module.KernelRegistry.write = counted\n"
+    "from jupyter_jcli.cli._fast_exec import fast_exec\n"
+    "served = fast_exec(sys.argv[1:])\n"
+    "assert served is not None and served[0] == 0, served\n"
+    "print(json.dumps({'writes': writes, 'modules': sorted(sys.modules)}))\n"
+)
+"""The lane, reporting the states of the registry entries it wrote and the modules it
+loaded."""
+
+
+def _observed_lane(tmp_path: Path, code: str) -> dict[str, Any]:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    try:
+        status, out = _run(
+            [sys.executable, "-c", OBSERVED_LANE, "-j", "exec", str(path), "--code", code],
+            tmp_path,
+        )
+    finally:
+        stop(path)
+    assert status == 0, out
+    observed: dict[str, Any] = json.loads(out.splitlines()[-1])
+    return observed
+
+
+def test_the_exec_lane_writes_the_registry_entry_once_busy_and_once_idle(tmp_path: Path) -> None:
+    # the busy record carries the user and its clearing lets the user go: joining and
+    # leaving write nothing of their own
+    # the busy record (with the user), what x = 2 staled (the run log), the clearing
+    assert _observed_lane(tmp_path, "x = 2")["writes"] == ["busy", "busy", "idle"]
+
+
+LANE_LOADS_NONE_OF = (
+    "jupyter_jcli.outputs._read",  # the saved-output reads: the lane only writes JSON
+    "jupyter_jcli.outputs._directory",
+    "jupyter_jcli.outputs.manifest",  # saving a run folder: only for a rich or long result
+    "jupyter_jcli.runs._store",
+    "jupyter_jcli.analysis._render",  # the DAG as text
+)
+
+
+def test_an_exec_answered_inline_loads_neither_the_output_reads_nor_the_run_saving(
+    tmp_path: Path,
+) -> None:
+    modules = set(_observed_lane(tmp_path, "print(6 * 7)")["modules"])
+    assert "jupyter_jcli.kernels._wire" in modules  # it joined the kernel
+    assert not modules & set(LANE_LOADS_NONE_OF)
+
+
 @pytest.mark.parametrize(
     "argv",
     [

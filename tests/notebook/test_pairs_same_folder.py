@@ -106,7 +106,8 @@ def test_a_paired_notebook_without_its_text_file_loads_without_importing_jupytex
         "from jupyter_jcli.notebook.document import Document\n"
         "document = Document.load(sys.argv[1])\n"
         "assert document.paired_py is None\n"
-        "print(len(document.cells), sorted(m for m in ('jupytext', 'nbformat') if m in sys.modules))\n"
+        "heavy = sorted(m for m in ('jupytext', 'nbformat') if m in sys.modules)\n"
+        "print(len(document.cells), heavy)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(notebook)],
