@@ -101,6 +101,8 @@ _SKIPPED_COMMENT = re.compile(
 _ATX_HEADING = re.compile(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _SETEXT_UNDERLINE = re.compile(r"\s{0,3}(?:=+|-+)\s*$")
 _TRANSPARENT_CELL_MAGICS = ("time", "capture", "timeit", "prun")
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_LEADING_NUMBERS = re.compile(r"^(?:[0-9]+(?:-|$))+")
 
 
 def is_valid_name(name: object) -> bool:
@@ -135,13 +137,14 @@ def slugify(text: str, *, max_length: int = MAX_BASE_LENGTH) -> str:
     ``"## 2. Fast Sorting: np.sort"`` -> ``"fast-sorting-np-sort"``. Longer slugs are cut at
     the last hyphen within ``max_length`` characters (hard cut if that leaves under half).
     """
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_text = "".join(
-        char if char.isascii() else ("" if unicodedata.combining(char) else " ")
-        for char in decomposed
-    )
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    slug = re.sub(r"^(?:[0-9]+(?:-|$))+", "", slug).lstrip("0123456789")
+    ascii_text = text  # ASCII is its own NFKD form: only other text is decomposed
+    if not text.isascii():
+        ascii_text = "".join(
+            char if char.isascii() else ("" if unicodedata.combining(char) else " ")
+            for char in unicodedata.normalize("NFKD", text)
+        )
+    slug = _NOT_SLUG.sub("-", ascii_text.lower()).strip("-")
+    slug = _LEADING_NUMBERS.sub("", slug).lstrip("0123456789")
     if len(slug) > max_length:
         cut = slug.rfind("-", 0, max_length + 1)
         slug = slug[:cut] if cut >= max_length // 2 else slug[:max_length]
