@@ -280,10 +280,12 @@ OBSERVED_LANE = (
     "from jupyter_jcli.cli._fast_exec import fast_exec\n"
     "served = fast_exec(sys.argv[1:])\n"
     "assert served is not None and served[0] == 0, served\n"
-    "print(json.dumps({'writes': writes, 'modules': sorted(sys.modules)}))\n"
+    "import gc\n"
+    "collector = {'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count()}\n"
+    "print(json.dumps({'writes': writes, 'modules': sorted(sys.modules), 'gc': collector}))\n"
 )
-"""The lane, reporting the states of the registry entries it wrote and the modules it
-loaded."""
+"""The lane, reporting the states of the registry entries it wrote, the modules it loaded
+and the garbage collector's state after it answered."""
 
 
 def _observed_lane(tmp_path: Path, code: str) -> dict[str, Any]:
@@ -306,6 +308,13 @@ def test_the_exec_lane_writes_the_registry_entry_once_busy_and_once_idle(tmp_pat
     # leaving write nothing of their own
     # the busy record (with the user), what x = 2 staled (the run log), the clearing
     assert _observed_lane(tmp_path, "x = 2")["writes"] == ["busy", "busy", "idle"]
+
+
+def test_the_lane_keeps_its_start_up_objects_from_the_garbage_collector(tmp_path: Path) -> None:
+    # collections during the run walk only what the run allocated; collection is on again
+    collector = _observed_lane(tmp_path, "print(6 * 7)")["gc"]
+    assert collector["enabled"] is True
+    assert collector["frozen"] > 1000
 
 
 LANE_LOADS_NONE_OF = (
