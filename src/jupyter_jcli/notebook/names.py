@@ -61,7 +61,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
@@ -237,21 +237,25 @@ def derive_base_name(cell_type: str, source: str, *, stored: str | None = None) 
     Returns:
         A valid name of at most :data:`MAX_BASE_LENGTH` characters.
     """
-    candidates: list[str] = []
-    if stored:
-        candidates.append(stored)
-    if cell_type == "code":
-        candidates.extend(_code_candidates(source))
-        candidates.extend(_code_fallbacks(source))
-    elif cell_type == "markdown":
-        candidates.extend(_markdown_candidates(source))
-    else:
-        candidates.extend(_first_lines(source, 3))
-    for candidate in candidates:
+    for candidate in _candidates(cell_type, source, stored):
         slug = slugify(candidate)
         if slug:
             return slug
     return cell_type if cell_type in CELL_TYPES else "cell"
+
+
+def _candidates(cell_type: str, source: str, stored: str | None) -> Iterator[str]:
+    """The texts :func:`derive_base_name` slugifies, in order; each group is computed only
+    when the ones before gave no slug (a code cell's fallbacks parse it again)."""
+    if stored:
+        yield stored
+    if cell_type == "code":
+        yield from _code_candidates(source)
+        yield from _code_fallbacks(source)
+    elif cell_type == "markdown":
+        yield from _markdown_candidates(source)
+    else:
+        yield from _first_lines(source, 3)
 
 
 def _first_lines(source: str, count: int) -> list[str]:
