@@ -323,6 +323,8 @@ LANE_LOADS_NONE_OF = (
     "jupyter_jcli.outputs.manifest",  # saving a run folder: only for a rich or long result
     "jupyter_jcli.runs._store",
     "jupyter_jcli.analysis._render",  # the DAG as text
+    "jupyter_jcli.analysis._lint",  # lint records: only for a cell that has one
+    "jupyter_jcli.kernels._evaluation",  # a silent evaluation's results (inspection)
     "jupyter_jcli.notebook._edits",  # the edit and output-merge rules: exec never writes it
     "jupyter_jcli.notebook._outputs",
     "jupyter_jcli.kernels._server_ledger",  # the run log of a Jupyter Server kernel
