@@ -268,6 +268,77 @@ def test_the_exec_lane_imports_no_click_asyncio_anyio_or_zmq_asyncio(tmp_path: P
     assert not modules & {"click", "asyncio", "anyio", "zmq.asyncio"}
 
 
+OBSERVED_LANE = (
+    "import json, sys\n"
+    "import jupyter_jcli.kernels._registry as registry_module\n"
+    "writes = []\n"
+    "real_write = registry_module.KernelRegistry.write\n"
+    "def counted(self, entry):\n"
+    "    writes.append(entry.state)\n"
+    "    real_write(self, entry)\n"
+    "registry_module.KernelRegistry.write = counted\n"
+    "from jupyter_jcli.cli._fast_exec import fast_exec\n"
+    "served = fast_exec(sys.argv[1:])\n"
+    "assert served is not None and served[0] == 0, served\n"
+    "import gc\n"
+    "collector = {'enabled': gc.isenabled(), 'frozen': gc.get_freeze_count()}\n"
+    "print(json.dumps({'writes': writes, 'modules': sorted(sys.modules), 'gc': collector}))\n"
+)
+"""The lane, reporting the states of the registry entries it wrote, the modules it loaded
+and the garbage collector's state after it answered."""
+
+
+def _observed_lane(tmp_path: Path, code: str) -> dict[str, Any]:
+    path = notebook(tmp_path, ["x = 1"])
+    start(path)
+    try:
+        status, out = _run(
+            [sys.executable, "-c", OBSERVED_LANE, "-j", "exec", str(path), "--code", code],
+            tmp_path,
+        )
+    finally:
+        stop(path)
+    assert status == 0, out
+    observed: dict[str, Any] = json.loads(out.splitlines()[-1])
+    return observed
+
+
+def test_the_exec_lane_writes_the_registry_entry_once_busy_and_once_idle(tmp_path: Path) -> None:
+    # the busy record carries the user and its clearing lets the user go: joining and
+    # leaving write nothing of their own
+    # the busy record (with the user), what x = 2 staled (the run log), the clearing
+    assert _observed_lane(tmp_path, "x = 2")["writes"] == ["busy", "busy", "idle"]
+
+
+def test_the_lane_keeps_its_start_up_objects_from_the_garbage_collector(tmp_path: Path) -> None:
+    # collections during the run walk only what the run allocated; collection is on again
+    collector = _observed_lane(tmp_path, "print(6 * 7)")["gc"]
+    assert collector["enabled"] is True
+    assert collector["frozen"] > 1000
+
+
+LANE_LOADS_NONE_OF = (
+    "jupyter_jcli.outputs._read",  # the saved-output reads: the lane only writes JSON
+    "jupyter_jcli.outputs._directory",
+    "jupyter_jcli.outputs.manifest",  # saving a run folder: only for a rich or long result
+    "jupyter_jcli.runs._store",
+    "jupyter_jcli.analysis._render",  # the DAG as text
+    "jupyter_jcli.analysis._lint",  # lint records: only for a cell that has one
+    "jupyter_jcli.kernels._evaluation",  # a silent evaluation's results (inspection)
+    "jupyter_jcli.notebook._edits",  # the edit and output-merge rules: exec never writes it
+    "jupyter_jcli.notebook._outputs",
+    "jupyter_jcli.kernels._server_ledger",  # the run log of a Jupyter Server kernel
+)
+
+
+def test_an_exec_answered_inline_loads_neither_the_output_reads_nor_the_run_saving(
+    tmp_path: Path,
+) -> None:
+    modules = set(_observed_lane(tmp_path, "print(6 * 7)")["modules"])
+    assert "jupyter_jcli.kernels._wire" in modules  # it joined the kernel
+    assert not modules & set(LANE_LOADS_NONE_OF)
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ import pytest
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.kernels import IDLE_TIMEOUT_ENV, KernelEntry, KernelRegistry, idle_timeout
 from jupyter_jcli.kernels._registry import ExecLock
+from jupyter_jcli.kernels._shared_busy import busy_record
 from jupyter_jcli.workbench import SharedRunLog
 
 
@@ -131,3 +133,47 @@ def test_the_idle_timeout_comes_from_the_option_then_the_environment(
         with pytest.raises(JcliError) as caught:
             idle_timeout()
         assert caught.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_a_busy_record_with_its_user_is_one_write_and_clearing_it_lets_the_user_go(
+    tmp_path: Path,
+) -> None:
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    with registry.locked(notebook):
+        registry.write(entry(notebook, pid=os.getpid(), supervisor=os.getpid()))
+    writes: list[str] = []
+    real_write = registry.write
+
+    def counted(stored: KernelEntry) -> None:
+        writes.append(stored.state)
+        real_write(stored)
+
+    registry.write = counted  # type: ignore[method-assign]
+    me = f"test pid {os.getpid()}"
+    registry.set_busy(notebook, "e1", busy_record(None), user=me)
+    busy = registry.read(notebook)
+    assert busy is not None and busy.state == "busy" and me in busy.users
+    assert busy.busy is not None and busy.busy["pid"] == os.getpid()
+    registry.set_busy(notebook, "e1", None, user=me)
+    idle = registry.read(notebook)
+    assert idle is not None and (idle.state, idle.busy, idle.users) == ("idle", None, {})
+    assert writes == ["busy", "idle"]
+
+
+def test_clearing_leaves_the_busy_record_of_a_killed_command_but_lets_the_user_go(
+    tmp_path: Path,
+) -> None:
+    registry = KernelRegistry(tmp_path / "registry")
+    notebook = tmp_path / "nb.ipynb"
+    killed = {**busy_record(None), "pid": dead_pid()}
+    with registry.locked(notebook):
+        stored = entry(notebook, pid=os.getpid(), supervisor=os.getpid())
+        stored.busy, stored.state = killed, "busy"
+        registry.write(stored)
+    me = f"test pid {os.getpid()}"
+    registry.touch_user(notebook, "e1", me, present=True)
+    registry.set_busy(notebook, "e1", None, user=me)
+    after = registry.read(notebook)
+    assert after is not None and after.busy == killed and after.state == "busy"
+    assert me not in after.users

@@ -69,36 +69,41 @@ IPython is imported lazily, only for cells that hold magics, shell or help synta
 
 from __future__ import annotations
 
-from jupyter_jcli.analysis._build import build_graph, clear_cache
-from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell
-from jupyter_jcli.analysis._graph import (
-    CellDict,
-    CellInput,
-    CellNode,
-    EdgeDict,
-    GraphDict,
-    NotebookGraph,
-)
-from jupyter_jcli.analysis._lint import Finding, FindingDict, FindingKind
-from jupyter_jcli.analysis._mutations import (
-    ARG_MUTATING_FUNCTIONS,
-    MUTATING_METHODS,
-    POLYSEMOUS_METHODS,
-    PURE_WHEN_DISPLAYED,
-)
-from jupyter_jcli.analysis._names import BUILTIN_NAMES, is_history_name
-from jupyter_jcli.analysis._overwrites import CodeWrites, code_writes, overwritten_cells
-from jupyter_jcli.analysis._render import to_dot, to_mermaid
-from jupyter_jcli.analysis._staleness import (
-    CellStatus,
-    RunRecord,
-    StateChange,
-    fresh_cells,
-    overwriting_changes,
-    rerun_plan,
-    stale_after_edit,
-)
-from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects, SyntaxErrorInfo
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
+
+if TYPE_CHECKING:
+    from jupyter_jcli.analysis._build import build_graph, clear_cache
+    from jupyter_jcli.analysis._cell import CELL_TYPES, MAX_ANALYZED_SOURCE, analyze_cell
+    from jupyter_jcli.analysis._graph import (
+        CellDict,
+        CellInput,
+        CellNode,
+        EdgeDict,
+        GraphDict,
+        NotebookGraph,
+    )
+    from jupyter_jcli.analysis._lint import Finding, FindingDict, FindingKind
+    from jupyter_jcli.analysis._mutations import (
+        ARG_MUTATING_FUNCTIONS,
+        MUTATING_METHODS,
+        POLYSEMOUS_METHODS,
+        PURE_WHEN_DISPLAYED,
+    )
+    from jupyter_jcli.analysis._names import BUILTIN_NAMES, is_history_name
+    from jupyter_jcli.analysis._overwrites import CodeWrites, code_writes, overwritten_cells
+    from jupyter_jcli.analysis._render import to_dot, to_mermaid
+    from jupyter_jcli.analysis._staleness import (
+        CellStatus,
+        RunRecord,
+        StateChange,
+        fresh_cells,
+        overwriting_changes,
+        rerun_plan,
+        stale_after_edit,
+    )
+    from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects, SyntaxErrorInfo
 
 __all__ = [
     "ARG_MUTATING_FUNCTIONS",
@@ -137,3 +142,67 @@ __all__ = [
     "to_dot",
     "to_mermaid",
 ]
+
+_PUBLIC = {
+    "_build": (
+        "build_graph",
+        "clear_cache",
+    ),
+    "_cell": (
+        "CELL_TYPES",
+        "MAX_ANALYZED_SOURCE",
+        "analyze_cell",
+    ),
+    "_graph": (
+        "CellDict",
+        "CellInput",
+        "CellNode",
+        "EdgeDict",
+        "GraphDict",
+        "NotebookGraph",
+    ),
+    "_lint": (
+        "Finding",
+        "FindingDict",
+        "FindingKind",
+    ),
+    "_mutations": (
+        "ARG_MUTATING_FUNCTIONS",
+        "MUTATING_METHODS",
+        "POLYSEMOUS_METHODS",
+        "PURE_WHEN_DISPLAYED",
+    ),
+    "_names": (
+        "BUILTIN_NAMES",
+        "is_history_name",
+    ),
+    "_overwrites": (
+        "CodeWrites",
+        "code_writes",
+        "overwritten_cells",
+    ),
+    "_render": (
+        "to_dot",
+        "to_mermaid",
+    ),
+    "_staleness": (
+        "CellStatus",
+        "RunRecord",
+        "StateChange",
+        "fresh_cells",
+        "overwriting_changes",
+        "rerun_plan",
+        "stale_after_edit",
+    ),
+    "_types": (
+        "CallTimeEffects",
+        "CellEffects",
+        "SyntaxErrorInfo",
+    ),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562), so
+a process loads only the analysis it uses (the ``j-cli exec`` lane: no rendering)."""
+
+_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
+
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

@@ -21,16 +21,19 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.analysis._cell import clear_cache as clear_cell_cache
 from jupyter_jcli.analysis._graph import CellInput, CellNode, NotebookGraph, analyzed, cell_node
 from jupyter_jcli.analysis._incremental import update_graph
-from jupyter_jcli.analysis._lint import Finding, lint_cell
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
 from jupyter_jcli.analysis._resolve import NOTHING, Lookups, Resolved, resolve_cell
 from jupyter_jcli.analysis._trace import Extra, GraphTrace
 from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
 from jupyter_jcli.errors import AnalysisError, ErrorCode
+
+if TYPE_CHECKING:
+    from jupyter_jcli.analysis._lint import Finding
 
 __all__ = [
     "GRAPH_MEMO_CELLS",
@@ -239,6 +242,8 @@ def _full(
         or eff.too_large
     ]
     if linted:
+        from jupyter_jcli.analysis._lint import lint_cell  # only for cells with a finding
+
         wanted: set[str] = set().union(*(resolved[i].unresolved for i in linted))
         writers: dict[str, list[int]] = {}
         if wanted:

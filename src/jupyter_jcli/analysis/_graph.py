@@ -22,14 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from jupyter_jcli.analysis._cell import analyze_cell
-from jupyter_jcli.analysis._lint import Finding, FindingDict
 from jupyter_jcli.analysis._resolve import Resolved
 from jupyter_jcli.analysis._trace import GraphTrace, Indexes
 from jupyter_jcli.analysis._types import CellEffects
 from jupyter_jcli.errors import AnalysisError, ErrorCode
+
+if TYPE_CHECKING:  # lint records load with the first cell that has one
+    from jupyter_jcli.analysis._lint import Finding, FindingDict
 
 __all__ = ["CellDict", "CellInput", "CellNode", "EdgeDict", "GraphDict", "NotebookGraph"]
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.analysis._graph import CellInput, CellNode, NotebookGraph, analyzed, cell_node
-from jupyter_jcli.analysis._lint import Finding, lint_cell
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
 from jupyter_jcli.analysis._resolve import (
     UNCHANGED,
@@ -38,6 +38,9 @@ from jupyter_jcli.analysis._resolve import (
 )
 from jupyter_jcli.analysis._trace import CopyOnWrite, Extra, GraphTrace, Indexes, builtin_writes
 from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects
+
+if TYPE_CHECKING:
+    from jupyter_jcli.analysis._lint import Finding
 
 __all__ = ["update_graph"]
 
@@ -314,6 +317,8 @@ def _patched(
     if stale_lint:
         relint.update(j for j in unresolved_cells if not _unresolved(j).isdisjoint(stale_lint))
     positions = lint_binders.result()
+    if relint:
+        from jupyter_jcli.analysis._lint import lint_cell  # only when a cell is linted again
     for j in relint:
         found = lint_cell(keys, j, effects[j], _unresolved(j), positions)
         if found:

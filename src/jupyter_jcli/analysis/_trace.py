@@ -17,13 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from jupyter_jcli.analysis._lint import Finding
 from jupyter_jcli.analysis._names import BUILTIN_NAMES
 from jupyter_jcli.analysis._resolve import bound_names, is_wildcard_writer
 from jupyter_jcli.analysis._types import CellEffects
 
 if TYPE_CHECKING:
     from jupyter_jcli.analysis._graph import CellNode
+    from jupyter_jcli.analysis._lint import Finding
 
 _EMPTY: frozenset[str] = frozenset()
 

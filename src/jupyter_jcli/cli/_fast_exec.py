@@ -18,10 +18,11 @@ command starts or replaces one and says so); nothing has run when the lane hands
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from jupyter_jcli.cli._fast import plain_words
@@ -74,9 +75,10 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
     if parsed is None:
         return None
     notebook, code, timeout = parsed
-    from jupyter_jcli.errors import ErrorCode, JcliError, cancelled
-    from jupyter_jcli.outputs import serialize_json
-    from jupyter_jcli.workbench._inline_live import execute_code_live
+    with _startup_objects_frozen():
+        from jupyter_jcli.errors import ErrorCode, JcliError, cancelled
+        from jupyter_jcli.outputs import serialize_json
+        from jupyter_jcli.workbench._inline_live import execute_code_live
 
     try:
         outcome = execute_code_live(notebook, code, timeout=timeout)
@@ -92,6 +94,27 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
     if outcome is None:
         return None
     return exit_status(outcome), serialize_json(outcome.to_dict()) + b"\n"
+
+
+@contextlib.contextmanager
+def _startup_objects_frozen() -> Iterator[None]:
+    """Import the lane without the cyclic garbage collector, then move what the imports made
+    (modules, classes, functions: kept until the process ends) out of its reach
+    (``gc.freeze()``) and turn it back on for what the run allocates. The collector would
+    otherwise walk those objects at every collection until the process ends: about 5% of an
+    exec's instructions on a live kernel (callgrind). The ``gc`` module's documentation gives
+    this recipe (disable early, freeze, enable) for the objects a forking server makes at
+    start-up."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def exit_status(outcome: CodeOutcome) -> int:

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         kernelspec_name_from_metadata,
     )
     from jupyter_jcli.kernels._errors import kernel_died
+    from jupyter_jcli.kernels._evaluation import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._kernel import NotebookKernel
     from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
     from jupyter_jcli.kernels._locked import LockedKernelPool, LockedNotebookKernel
@@ -106,10 +107,8 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._types import (
         AskedStop,
         DisplayUpdate,
-        EvaluationResult,
         ExecutionResult,
         ExecutionStatus,
-        ExpressionValue,
         InterruptReason,
         KernelInfo,
         KernelMessage,
@@ -199,6 +198,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "InPlaceRestart",
         "KernelBackend",
     ),
+    "_evaluation": ("EvaluationResult", "ExpressionValue"),
     "_config": (
         "DEFAULT_BUSY_WAIT",
         "DEFAULT_EXECUTE_TIMEOUT",
@@ -276,10 +276,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "_types": (
         "AskedStop",
         "DisplayUpdate",
-        "EvaluationResult",
         "ExecutionResult",
         "ExecutionStatus",
-        "ExpressionValue",
         "InterruptReason",
         "KernelInfo",
         "KernelMessage",

@@ -40,7 +40,7 @@ from jupyter_jcli.kernels._config import (
 from jupyter_jcli.kernels._entry import pid_alive
 from jupyter_jcli.kernels._evaluate import execution_result
 from jupyter_jcli.kernels._flock import ExecLock
-from jupyter_jcli.kernels._registry import KernelRegistry, idle_timeout
+from jupyter_jcli.kernels._registry import KernelRegistry, idle_timeout, process_name
 from jupyter_jcli.kernels._registry_notes import asked_stop
 from jupyter_jcli.kernels._run import StopSignal, run_request
 from jupyter_jcli.kernels._shared_backend import SharedBackend
@@ -177,9 +177,10 @@ def _set_busy(
     busy: dict[str, Any] | None,
     *,
     of: int | None = None,
+    user: str | None = None,
 ) -> None:
     with contextlib.suppress(KernelError):
-        registry.set_busy(path, epoch, busy, of=of)
+        registry.set_busy(path, epoch, busy, of=of, user=user)
 
 
 def run_on_live(
@@ -219,8 +220,9 @@ def run_on_live(
             return None
         registry.take_lost(path)  # a later kernel runs: an older loss is too old to tell
         backend = SharedBackend(
-            registry, keep=False, idle_timeout=idle_timeout(None), attach_only=True, blocking=True
-        )
+            registry, keep=False, idle_timeout=idle_timeout(None), attach_only=True,
+            blocking=True, record_use=False,
+        )  # fmt: skip
         try:
             drive(
                 backend.start(
@@ -232,14 +234,19 @@ def run_on_live(
             )
         except KernelError:
             return None  # gone while joining: the full path starts another
+        who = process_name()
         try:
             drive(check_leftover(registry, path, backend, DEFAULT_BUSY_WAIT))
+            try:  # this process's use and busy record, in one write
+                registry.set_busy(path, live.epoch, busy_record(None), user=who)
+            except KernelError:
+                return None  # the entry stayed locked: nothing ran, the full path waits
             return _run(
                 backend, code, live.epoch, registry=registry, path=path, limit=limit,
                 kernelspec_name=kernelspec_name, after=after,
             )  # fmt: skip
         finally:
-            _set_busy(registry, path, live.epoch, None)
+            _set_busy(registry, path, live.epoch, None, user=who)  # idle, and let go
             _close(backend)
     finally:
         lock.release()
@@ -256,7 +263,6 @@ def _run(
     kernelspec_name: str,
     after: Callable[[ExecutionResult, KernelInfo], _T],
 ) -> tuple[ExecutionResult, KernelInfo, _T]:
-    _set_busy(registry, path, epoch, busy_record(None))
     since = time.time()
     signal = StopSignal(elsewhere=lambda: stop_asked(registry, path, epoch, since))
     collector = OutputCollector(DisplayRegistry(), None)

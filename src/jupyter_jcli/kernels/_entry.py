@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -148,15 +148,16 @@ class KernelEntry:
     started_command: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The stored JSON object (with ``schema_version``)."""
-        return {"schema_version": _SCHEMA, **asdict(self)}
+        """The stored JSON object (with ``schema_version``); its values are the entry's own,
+        not copies (serialise it, do not change it)."""
+        return {"schema_version": _SCHEMA, **{f.name: getattr(self, f.name) for f in _FIELDS}}
 
     @classmethod
     def from_dict(cls, data: Any) -> KernelEntry | None:
         """The entry of a stored object, ``None`` when it is not one of ours."""
         if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
             return None
-        names = {f.name for f in fields(cls)}
+        names = _NAMES
         try:
             return cls(**{k: v for k, v in data.items() if k in names})
         except TypeError:
@@ -201,3 +202,7 @@ class KernelEntry:
             pid = user_pid(who)
             if pid is not None and not pid_alive(pid):
                 del self.users[who]
+
+
+_FIELDS = fields(KernelEntry)
+_NAMES = frozenset(f.name for f in _FIELDS)

@@ -20,7 +20,8 @@ from jupyter_jcli.kernels._config import (
     SHUTDOWN_TIMEOUT,
     execute_timeout,
 )
-from jupyter_jcli.kernels._evaluate import evaluation_result, execution_result
+from jupyter_jcli.kernels._evaluate import execution_result
+from jupyter_jcli.kernels._evaluation import EvaluationResult, evaluation_result
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
@@ -28,7 +29,6 @@ from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     LOCAL_ORIGIN,
     AskedStop,
-    EvaluationResult,
     ExecutionResult,
     InterruptReason,
     KernelInfo,

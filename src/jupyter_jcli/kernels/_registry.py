@@ -283,15 +283,7 @@ class KernelRegistry(RegistryNotes):
 
     def touch_user(self, notebook_path: Path, epoch: str, who: str, *, present: bool) -> None:
         """Record that ``who`` uses the kernel (or, ``present=False``, stopped using it)."""
-
-        def change(entry: KernelEntry) -> None:
-            entry.users.pop(who, None)
-            if present:
-                entry.users[who] = time.time()
-                while len(entry.users) > _MAX_USERS:
-                    entry.users.pop(min(entry.users, key=entry.users.__getitem__))
-
-        self.update(notebook_path, change, epoch=epoch)
+        self.update(notebook_path, lambda entry: _touch(entry, who, present), epoch=epoch)
 
     def set_busy(
         self,
@@ -300,14 +292,22 @@ class KernelRegistry(RegistryNotes):
         busy: dict[str, Any] | None,
         *,
         of: int | None = None,
+        user: str | None = None,
     ) -> None:
         """Mark the kernel busy (``{"who", "cell", "since", "pid", "command"}``) or, with
         ``None``, idle since now. ``None`` clears only a record of process ``of`` (default:
         this process) or of no process: the record another process left (it was killed
-        while its code ran) stays, so later commands learn that its code may still run."""
+        while its code ran) stays, so later commands learn that its code may still run.
+
+        ``user``: in the same write, :meth:`touch_user` of ``user`` (present with a busy
+        record, absent when clearing), for a process that uses the kernel only while its
+        code runs (the ``j-cli exec`` lane): two writes of the entry per command, not four.
+        """
         owner = os.getpid() if of is None else of
 
         def change(entry: KernelEntry) -> None:
+            if user is not None:
+                _touch(entry, user, busy is not None)
             pid = (entry.busy or {}).get("pid")
             if busy is None and isinstance(pid, int) and pid != owner:
                 return
@@ -335,3 +335,12 @@ class KernelRegistry(RegistryNotes):
 
         self.update(notebook_path, change, epoch=str(record["epoch"]))
         return assigned
+
+
+def _touch(entry: KernelEntry, who: str, present: bool) -> None:
+    """``who`` among ``entry``'s users now (at most :data:`_MAX_USERS`, the latest), or not."""
+    entry.users.pop(who, None)
+    if present:
+        entry.users[who] = time.time()
+        while len(entry.users) > _MAX_USERS:
+            entry.users.pop(min(entry.users, key=entry.users.__getitem__))

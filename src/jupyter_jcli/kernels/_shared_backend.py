@@ -67,6 +67,9 @@ class SharedBackend(CountedReceives):
         blocking: join with a blocking client (``WireClient(blocking=True)``): with
             ``attach_only`` and no stop of the shared kernel, every coroutine of this backend
             then runs without an event loop (:func:`~jupyter_jcli.kernels._blocking.drive`).
+        record_use: record this process among the kernel's users when it joins, and drop it
+            at shutdown (``False``: the caller records both, with its busy record:
+            ``KernelRegistry.set_busy(..., user=...)``).
     """
 
     def __init__(
@@ -77,8 +80,10 @@ class SharedBackend(CountedReceives):
         idle_timeout: float,
         attach_only: bool = False,
         blocking: bool = False,
+        record_use: bool = True,
     ) -> None:
         super().__init__()
+        self._record_use = record_use
         self._registry_ = registry
         self._blocking = blocking
         self._keep = keep
@@ -151,7 +156,8 @@ class SharedBackend(CountedReceives):
         except BaseException:
             await self.shutdown(now=True, timeout=1.0)
             raise
-        self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
+        if self._record_use:
+            self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
 
     @staticmethod
     def _connect(entry: KernelEntry, details: Mapping[str, Any], *, blocking: bool) -> WireClient:
@@ -275,7 +281,8 @@ class SharedBackend(CountedReceives):
             return
         path = Path(entry.notebook_path)
         try:
-            self._registry_.touch_user(path, entry.epoch, process_name(), present=False)
+            if self._record_use:
+                self._registry_.touch_user(path, entry.epoch, process_name(), present=False)
             if self.stop_on_shutdown:
                 import anyio
 

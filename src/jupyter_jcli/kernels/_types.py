@@ -10,10 +10,8 @@ from typing import Any, Literal, NamedTuple
 __all__ = [
     "AskedStop",
     "DisplayUpdate",
-    "EvaluationResult",
     "ExecutionResult",
     "ExecutionStatus",
-    "ExpressionValue",
     "InterruptReason",
     "KernelInfo",
     "KernelMessage",
@@ -136,55 +134,6 @@ class ExecutionResult:
     replaced_epoch: str | None = None
     replacement_kept: bool = False
     kernel_state: Literal["idle", "busy"] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ExpressionValue:
-    """One user expression evaluated by :meth:`NotebookKernel.evaluate`.
-
-    Attributes:
-        status: ``"ok"`` or ``"error"``.
-        text: the ``text/plain`` representation (``""`` when the kernel gave none).
-        data: the full MIME bundle the kernel returned.
-        ename: exception class name when the expression raised.
-        evalue: exception message when the expression raised.
-    """
-
-    status: Literal["ok", "error"]
-    text: str
-    data: dict[str, Any]
-    ename: str | None = None
-    evalue: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class EvaluationResult:
-    """What one silent :meth:`NotebookKernel.evaluate` returns.
-
-    Attributes:
-        status: see :data:`ExecutionStatus`.
-        stdout: everything printed to stdout.
-        stderr: everything printed to stderr.
-        result_text: ``text/plain`` of any ``execute_result`` (kernels rarely send one for
-            silent code), else ``""``.
-        expressions: the user expressions by name.
-        outputs: every output the code produced (display data included).
-        epoch: the kernel epoch it ran on.
-        duration_s: wall time, seconds.
-        ename: exception class name when ``status == "error"``.
-        evalue: exception message when ``status == "error"``.
-    """
-
-    status: ExecutionStatus
-    stdout: str
-    stderr: str
-    result_text: str
-    expressions: dict[str, ExpressionValue]
-    outputs: list[Output]
-    epoch: str
-    duration_s: float
-    ename: str | None = None
-    evalue: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,17 +73,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.notebook import _edits
 from jupyter_jcli.notebook._atomic import FileChanged
 from jupyter_jcli.notebook._files import FileState
 from jupyter_jcli.notebook._loaded import LoadedNotebook
 from jupyter_jcli.notebook._open import confined
-from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate, merge_metadata, merge_outputs
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult, cell_view
 
 if TYPE_CHECKING:  # the write machinery loads at the first write (a read never needs it)
     from jupyter_jcli.notebook._commit import Draft, Fresh
     from jupyter_jcli.notebook._edits import Position, Working
+    from jupyter_jcli.notebook._outputs import CellOutputs, OutputUpdate
     from jupyter_jcli.notebook._writebase import WriteBase
     from jupyter_jcli.notebook.snapshots import UndoResult
 
@@ -99,6 +98,17 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+
+def __getattr__(name: str) -> Any:
+    """``CellOutputs`` and ``OutputUpdate``, from the output merge rules, loaded on first
+    access (PEP 562): a read never needs them."""
+    if name in ("CellOutputs", "OutputUpdate"):
+        from jupyter_jcli.notebook import _outputs
+
+        return getattr(_outputs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 WRITE_ATTEMPTS = 4
 """How many times a write merges again when another program saves the file meanwhile."""
@@ -148,6 +158,8 @@ class Document(LoadedNotebook):
                 ``NOTEBOOK_WRITE_FAILED`` and the read codes of :meth:`load`.
             UsageError: several of before/after/position, or an anchor without expected_rev.
         """
+        from jupyter_jcli.notebook import _edits  # the edit rules load at the first edit
+
         _edits.check_source(source)
 
         edit = functools.partial(
@@ -179,6 +191,8 @@ class Document(LoadedNotebook):
                 read or written), ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NAME_CONFLICT``,
                 ``INVALID_NAME``, ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``.
         """
+        from jupyter_jcli.notebook import _edits  # the edit rules load at the first edit
+
         if source is not None:
             _edits.check_source(source)
 
@@ -200,6 +214,8 @@ class Document(LoadedNotebook):
         Raises:
             NotebookError: ``CELL_NOT_FOUND``, ``REV_MISMATCH``, ``NOTEBOOK_WRITE_FAILED``.
         """
+        from jupyter_jcli.notebook import _edits  # the edit rules load at the first edit
+
         removed: list[CellView] = []
 
         def edit(work: Working) -> int:
@@ -238,6 +254,7 @@ class Document(LoadedNotebook):
                 ``NOTEBOOK_WRITE_FAILED``.
             UsageError: several of before/after/position, or the cell as its own anchor.
         """
+        from jupyter_jcli.notebook import _edits  # the edit rules load at the first edit
 
         edit = functools.partial(
             _edits.move_cell,
@@ -270,6 +287,8 @@ class Document(LoadedNotebook):
             UsageError: ``USAGE_ERROR`` for an empty key or ``"name"``.
             NotebookError: ``NOTEBOOK_WRITE_FAILED`` and the read codes of :meth:`load`.
         """
+        from jupyter_jcli.notebook._outputs import merge_metadata
+
         if not key or key == "name":
             raise UsageError(f"Cannot set metadata.jupyter_mcp.{key or '<empty>'} as a cache.")
         return self._write_cells(lambda views, cells: merge_metadata(views, cells, key, values))
@@ -297,6 +316,8 @@ class Document(LoadedNotebook):
         Raises:
             NotebookError: ``NOTEBOOK_WRITE_FAILED`` and the read codes of :meth:`load`.
         """
+        from jupyter_jcli.notebook._outputs import merge_outputs
+
         return self._write_cells(
             lambda views, cells: merge_outputs(views, cells, results, display_updates)
         )

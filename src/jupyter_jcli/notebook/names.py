@@ -61,7 +61,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
@@ -101,6 +101,8 @@ _SKIPPED_COMMENT = re.compile(
 _ATX_HEADING = re.compile(r"\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _SETEXT_UNDERLINE = re.compile(r"\s{0,3}(?:=+|-+)\s*$")
 _TRANSPARENT_CELL_MAGICS = ("time", "capture", "timeit", "prun")
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_LEADING_NUMBERS = re.compile(r"^(?:[0-9]+(?:-|$))+")
 
 
 def is_valid_name(name: object) -> bool:
@@ -135,13 +137,14 @@ def slugify(text: str, *, max_length: int = MAX_BASE_LENGTH) -> str:
     ``"## 2. Fast Sorting: np.sort"`` -> ``"fast-sorting-np-sort"``. Longer slugs are cut at
     the last hyphen within ``max_length`` characters (hard cut if that leaves under half).
     """
-    decomposed = unicodedata.normalize("NFKD", text)
-    ascii_text = "".join(
-        char if char.isascii() else ("" if unicodedata.combining(char) else " ")
-        for char in decomposed
-    )
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    slug = re.sub(r"^(?:[0-9]+(?:-|$))+", "", slug).lstrip("0123456789")
+    ascii_text = text  # ASCII is its own NFKD form: only other text is decomposed
+    if not text.isascii():
+        ascii_text = "".join(
+            char if char.isascii() else ("" if unicodedata.combining(char) else " ")
+            for char in unicodedata.normalize("NFKD", text)
+        )
+    slug = _NOT_SLUG.sub("-", ascii_text.lower()).strip("-")
+    slug = _LEADING_NUMBERS.sub("", slug).lstrip("0123456789")
     if len(slug) > max_length:
         cut = slug.rfind("-", 0, max_length + 1)
         slug = slug[:cut] if cut >= max_length // 2 else slug[:max_length]
@@ -234,21 +237,25 @@ def derive_base_name(cell_type: str, source: str, *, stored: str | None = None) 
     Returns:
         A valid name of at most :data:`MAX_BASE_LENGTH` characters.
     """
-    candidates: list[str] = []
-    if stored:
-        candidates.append(stored)
-    if cell_type == "code":
-        candidates.extend(_code_candidates(source))
-        candidates.extend(_code_fallbacks(source))
-    elif cell_type == "markdown":
-        candidates.extend(_markdown_candidates(source))
-    else:
-        candidates.extend(_first_lines(source, 3))
-    for candidate in candidates:
+    for candidate in _candidates(cell_type, source, stored):
         slug = slugify(candidate)
         if slug:
             return slug
     return cell_type if cell_type in CELL_TYPES else "cell"
+
+
+def _candidates(cell_type: str, source: str, stored: str | None) -> Iterator[str]:
+    """The texts :func:`derive_base_name` slugifies, in order; each group is computed only
+    when the ones before gave no slug (a code cell's fallbacks parse it again)."""
+    if stored:
+        yield stored
+    if cell_type == "code":
+        yield from _code_candidates(source)
+        yield from _code_fallbacks(source)
+    elif cell_type == "markdown":
+        yield from _markdown_candidates(source)
+    else:
+        yield from _first_lines(source, 3)
 
 
 def _first_lines(source: str, count: int) -> list[str]:

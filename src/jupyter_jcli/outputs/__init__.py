@@ -106,13 +106,20 @@ details. Options of the wrong Python type (``source`` not a Mapping, ``mime_type
 ``str``) are programming errors and raise ``TypeError``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
 from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
-from jupyter_jcli.outputs._directory import list_outputs
-from jupyter_jcli.outputs._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
-from jupyter_jcli.outputs._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
-from jupyter_jcli.outputs._mime import TEXT_ENCODING, select_mime_type
-from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES, Raster, decode_raster
-from jupyter_jcli.outputs._read import read_output
+
+if TYPE_CHECKING:
+    from jupyter_jcli.outputs._directory import list_outputs
+    from jupyter_jcli.outputs._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
+    from jupyter_jcli.outputs._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
+    from jupyter_jcli.outputs._mime import TEXT_ENCODING, select_mime_type
+    from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES, Raster, decode_raster
+    from jupyter_jcli.outputs._read import read_output
 
 __all__ = [
     "DEFAULT_TEXT_LIMIT",
@@ -130,3 +137,20 @@ __all__ = [
     "select_mime_type",
     "serialize_json",
 ]
+
+_PUBLIC = {
+    "_directory": ("list_outputs",),
+    "_jsonsafe": ("MAX_JSON_DEPTH", "replace_surrogates", "serialize_json"),
+    "_limits": ("DEFAULT_TEXT_LIMIT", "MAX_TRANSPORT_BYTES"),
+    "_mime": ("TEXT_ENCODING", "select_mime_type"),
+    "_raster": ("RASTER_MIME_TYPES", "Raster", "decode_raster"),
+    "_read": ("read_output",),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562), so
+a process that only writes JSON (``serialize_json``: the ``j-cli exec`` lane) loads neither
+the reads nor the rasters."""
+
+_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
+
+
+__getattr__, __dir__ = lazy_exports(globals(), _HOME)

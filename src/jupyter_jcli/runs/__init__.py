@@ -22,6 +22,7 @@ from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
     from jupyter_jcli.runs._folders import OUTPUTS_NAME, ROOT_NAME, outputs_folder
+    from jupyter_jcli.runs._inline import INLINE_TEXT_LIMIT, stays_inline, text_size
     from jupyter_jcli.runs._retention import (
         DEFAULT_MAX_RUNS,
         DEFAULT_RETENTION_DAYS,
@@ -32,14 +33,7 @@ if TYPE_CHECKING:
         clean_runs,
         retention_settings,
     )
-    from jupyter_jcli.runs._store import (
-        INLINE_TEXT_LIMIT,
-        SavedRun,
-        new_run_id,
-        save_run,
-        stays_inline,
-        text_size,
-    )
+    from jupyter_jcli.runs._store import SavedRun, new_run_id, save_run
 
 __all__ = [
     "DEFAULT_MAX_RUNS",
@@ -73,17 +67,11 @@ _PUBLIC = {
         "clean_runs",
         "retention_settings",
     ),
-    "_store": (
-        "INLINE_TEXT_LIMIT",
-        "SavedRun",
-        "new_run_id",
-        "save_run",
-        "stays_inline",
-        "text_size",
-    ),
+    "_inline": ("INLINE_TEXT_LIMIT", "stays_inline", "text_size"),
+    "_store": ("SavedRun", "new_run_id", "save_run"),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
-a run whose outputs stay inline loads no retention code."""
+a run whose outputs stay inline loads neither the saving nor the retention code."""
 
 _HOME = {name: module for module, names in _PUBLIC.items() for name in names}
 

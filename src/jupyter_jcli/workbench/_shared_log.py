@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_jcli.analysis import RunRecord, StateChange
-from jupyter_jcli.kernels._registry import KernelRegistry
-from jupyter_jcli.kernels._server_ledger import ServerLedger
 from jupyter_jcli.workbench._run_log import RunLog
+
+if TYPE_CHECKING:  # a log of a local kernel (the ``j-cli exec`` lane's) loads no server code
+    from jupyter_jcli.kernels._registry import KernelRegistry
+    from jupyter_jcli.kernels._server_ledger import ServerLedger
 
 __all__ = ["SharedRunLog"]
 
