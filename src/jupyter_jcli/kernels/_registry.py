@@ -196,7 +196,9 @@ class KernelRegistry(RegistryNotes):
         self._ensure_root()
         target = self.path(Path(entry.notebook_path), ".json")
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        data = json.dumps(entry.to_dict(), indent=1, sort_keys=True).encode("utf-8")
+        # compact, as the C encoder writes it (an ``indent`` takes the pure-Python encoder,
+        # about 10x slower on an entry whose run log holds thousands of cells)
+        data = json.dumps(entry.to_dict(), separators=(",", ":"), sort_keys=True).encode()
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(fd, data)
