@@ -53,6 +53,8 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
     recent first), ``running_cell``, ``keep``,
     ``transport``, ``connection_file``, ``kernel_id``, ``server_url``, ``runs`` (cells
     recorded on its epoch)."""
+    from jupyter_jcli.kernels import KernelRegistry
+
     busy = entry.busy or {}
     return {
         "notebook_path": entry.notebook_path,
@@ -72,7 +74,7 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
         "connection_file": entry.connection_file,
         "kernel_id": entry.kernel_id,
         "server_url": entry.server_url,
-        "runs": len(entry.runs),
+        "runs": len(KernelRegistry().runs_of(entry)),
     }
 
 

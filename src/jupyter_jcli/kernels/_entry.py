@@ -110,9 +110,10 @@ class KernelEntry:
         busy: ``{"who", "cell", "since", "pid", "command"}`` while a process executes on
             it (``cell``: ``None`` for inline code; ``pid`` and ``command`` may be missing).
         seq: the last run sequence number handed out (orders runs across processes).
-        runs: the run log of ``epoch``, the latest per cell: ``{"key", "rev", "epoch",
-            "seq", "parents", "ok", "interrupted"}`` (``ok``: the run ended ``ok``;
-            ``interrupted``: an interrupt stopped it, may be missing).
+        runs_compacted: the size in bytes of the run log file after its last compaction
+            (:mod:`~jupyter_jcli.kernels._run_file`; the log itself, the latest run per cell:
+            ``{"key", "rev", "epoch", "seq", "parents", "ok", "interrupted"}``, is read with
+            ``KernelRegistry.runs``).
         changes: code run on the kernel outside the cells since (inline code), the latest
             ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
             have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
@@ -141,7 +142,7 @@ class KernelEntry:
     users: dict[str, float] = field(default_factory=dict)
     busy: dict[str, Any] | None = None
     seq: int = 0
-    runs: list[dict[str, Any]] = field(default_factory=list)
+    runs_compacted: int = 0
     changes: list[dict[str, Any]] = field(default_factory=list)
     interrupt: dict[str, Any] | None = None
     error: dict[str, Any] | None = None

@@ -43,6 +43,7 @@ from jupyter_jcli.kernels._config import seconds_setting
 from jupyter_jcli.kernels._entry import EntryState, KernelEntry, pid_alive, process_name
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
 from jupyter_jcli.kernels._registry_notes import RegistryNotes
+from jupyter_jcli.kernels._run_file import append_run, read_runs, remove_runs
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -154,6 +155,7 @@ class KernelRegistry(RegistryNotes):
         (call under the entry's lock)."""
         with contextlib.suppress(FileNotFoundError):
             (self.root / f"{key}.log").unlink()
+        remove_runs(self.root / f"{key}.runs")
         file = self.root / f"{key}.exec"
         execution = ExecLock(file)
         if file.exists() and execution.try_acquire():
@@ -167,7 +169,7 @@ class KernelRegistry(RegistryNotes):
         """Remove the files of entries that are gone (left by a process that died)."""
         if not self.root.is_dir():
             return
-        suffixes = (".lock", ".exec", ".log")
+        suffixes = (".lock", ".exec", ".log", ".runs")
         keys = {file.stem for suffix in suffixes for file in self.root.glob(f"*{suffix}")}
         for key in sorted(keys):
             if (self.root / f"{key}.json").exists():
@@ -215,6 +217,7 @@ class KernelRegistry(RegistryNotes):
                 return False
             with contextlib.suppress(FileNotFoundError):
                 self.path(notebook_path, ".json").unlink()
+            remove_runs(self.path(notebook_path, ".runs"))
             return True
 
     def update(
@@ -325,18 +328,35 @@ class KernelRegistry(RegistryNotes):
         """Append one run (``key``, ``rev``, ``epoch``, ``parents``, ``ok``) to
         the log of the kernel it ran on; returns its sequence number (``seq`` is set here,
         growing across processes). A run on a kernel the entry no longer names is not
-        recorded (that kernel is gone; its runs count for nothing) and gets ``-1``."""
-        assigned = -1
+        recorded (that kernel is gone; its runs count for nothing) and gets ``-1``.
 
-        def change(entry: KernelEntry) -> None:
-            nonlocal assigned
+        The log is its own append-only file (:mod:`~jupyter_jcli.kernels._run_file`), so a
+        record costs the same whatever the log holds."""
+        with self.locked(notebook_path):
+            entry = self.read(notebook_path)
+            if entry is None or entry.epoch != str(record["epoch"]):
+                return -1
             entry.seq += 1
-            assigned = entry.seq
-            kept = [run for run in entry.runs if run.get("key") != record["key"]]
-            entry.runs = [*kept, {**record, "seq": assigned}]
+            try:
+                entry.runs_compacted = append_run(
+                    self.path(notebook_path, ".runs"),
+                    {**record, "seq": entry.seq},
+                    compacted_size=entry.runs_compacted,
+                )
+            except OSError:
+                return -1  # not recorded: the cell reads as not run, never as fresh
+            self.write(entry)
+            return entry.seq
 
-        self.update(notebook_path, change, epoch=str(record["epoch"]))
-        return assigned
+    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+        """The run log of the notebook's registered kernel (its epoch's latest run per cell,
+        oldest first); ``[]`` without an entry."""
+        entry = self.read(notebook_path)
+        return [] if entry is None else self.runs_of(entry)
+
+    def runs_of(self, entry: KernelEntry) -> list[dict[str, Any]]:
+        """The run log of ``entry``'s epoch (as :meth:`runs`); ``[]`` once it is removed."""
+        return read_runs(self.path(Path(entry.notebook_path), ".runs"), entry.epoch)
 
 
 def _touch(entry: KernelEntry, who: str, present: bool) -> None:

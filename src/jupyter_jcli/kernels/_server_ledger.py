@@ -274,6 +274,12 @@ class ServerLedger:
         self._update(notebook_path, change)
         return assigned
 
+    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+        """The run log of the notebook's server kernel (the registry's shape); ``[]``
+        without an entry."""
+        entry = self.read(notebook_path)
+        return [] if entry is None else list(entry.runs)
+
     def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
         """Append one run (the registry's shape); returns its ``seq``, ``-1`` when the
         notebook has no entry (no server kernel of ours was joined)."""

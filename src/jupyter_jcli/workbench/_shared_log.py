@@ -90,8 +90,7 @@ class SharedRunLog(RunLog):
     def records(self) -> list[RunRecord]:
         """The records of the registered kernel's epoch, oldest first (none when the
         notebook has no registered kernel)."""
-        entry = self._registry.read(self._path)
-        return [] if entry is None else _in_seq_order(entry.runs, _run_record)
+        return _in_seq_order(self._registry.runs(self._path), _run_record)
 
     def _stored_change(self, change: StateChange) -> int:
         """Store code run outside the cells in the entry of the kernel it ran on, so every
@@ -114,4 +113,4 @@ class SharedRunLog(RunLog):
         entry = self._registry.read(self._path)
         if entry is None:
             return f"none:{self.version}"
-        return f"{entry.epoch}:{entry.seq}:{len(entry.runs)}"
+        return f"{entry.epoch}:{entry.seq}"
