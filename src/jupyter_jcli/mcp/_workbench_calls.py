@@ -5,7 +5,10 @@ by :func:`threaded` (a kernel-less workbench function, run in a worker thread so
 loop keeps serving other requests and progress) or :func:`on_session` (a
 :class:`~jupyter_jcli.workbench._session.Workbench` method); either way it is called with the
 resolved notebook and the checked arguments as keyword arguments (the schema's property names
-are the operation's parameter names), and its outcome's JSON document becomes the reply.
+are the operation's parameter names), and its outcome's JSON document becomes the reply,
+its lists of cells bounded as ``j-cli -j`` bounds them
+(:mod:`jupyter_jcli.workbench._cell_lists`: at most 100 names, ``<key>_count`` beside, a
+``notice`` naming :data:`OVERVIEW_PAGES` when one was cut).
 
 Images: wherever a document holds a list under ``images`` whose entries carry base64
 ``data`` of a raster MIME type (``read_cells``' condensed outputs, executions' outputs), the

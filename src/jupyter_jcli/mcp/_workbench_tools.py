@@ -229,7 +229,8 @@ _EDIT_NOTE = (
     "Writes the .ipynb atomically (and its paired .py), refuses a stale expected_rev with "
     "REV_MISMATCH (details: the cell's current state), keeps edits other programs made in "
     "between, and takes a snapshot for undo_last. The result gives the new rev and `stale`: "
-    "the code cells that must re-run (run_stale does that). Cheap: no kernel involved."
+    f"the code cells that must re-run (run_stale does that; at most {CELLS_LISTED} names, "
+    "`stale_count` counts them all). Cheap: no kernel involved."
 )
 
 DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
