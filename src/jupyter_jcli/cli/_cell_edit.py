@@ -43,8 +43,6 @@ _START = click.option("--start", is_flag=True, help="Place it first.")
 _END = click.option("--end", is_flag=True, help="Place it last.")
 
 Position = Literal["start", "end"]
-_LISTS = ("stale", "changed")
-"""The lists of cells of a mutation's document, bounded (``_lists``)."""
 
 
 def _read_source(source: str | None, source_file: str | None, *, required: bool) -> str | None:
@@ -90,12 +88,9 @@ def _report(outcome: object, file: str) -> None:
 
     assert isinstance(outcome, MutationOutcome)
     from jupyter_jcli.cli._document_render import mutation_lines
-    from jupyter_jcli.cli._lists import bounded_lists
+    from jupyter_jcli.cli._lists import bounded
 
-    emit_result(
-        lambda: bounded_lists(outcome.to_dict(), _LISTS, file),
-        lambda: mutation_lines(outcome, file),
-    )
+    emit_result(lambda: bounded(outcome.to_dict(), file), lambda: mutation_lines(outcome, file))
 
 
 @click.group()

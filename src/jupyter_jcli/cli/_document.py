@@ -134,9 +134,6 @@ def undo_command(file: str, force: bool) -> None:
 
     result = undo_last(file, force=force)
     from jupyter_jcli.cli._document_render import undo_lines
-    from jupyter_jcli.cli._lists import bounded_lists
+    from jupyter_jcli.cli._lists import bounded
 
-    lists = ("stale", "changed", "conflicts")
-    emit_result(
-        lambda: bounded_lists(result.to_dict(), lists, file), lambda: undo_lines(result, file)
-    )
+    emit_result(lambda: bounded(result.to_dict(), file), lambda: undo_lines(result, file))

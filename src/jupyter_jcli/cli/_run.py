@@ -66,8 +66,6 @@ _EXIT_CELL_FAILED = 1
 _EXIT_INTERRUPTED = 130
 _INDENT = "    "
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
-_RUN_LISTS = ("plan", "still_stale", "written", "requested", "parents_run", "not_fresh_parents")
-"""The lists of cells of the ``run`` document, bounded (``_lists``; ``cells``: its skipped)."""
 _NOT_WRITTEN = {
     "cell_changed": "outputs not saved: the cell was edited while it ran",
     "cell_removed": "outputs not saved: the cell was removed while it ran",
@@ -207,9 +205,8 @@ def run_command(
         raise hinted from err
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
-        from jupyter_jcli.cli._lists import bounded_lists, bounded_skipped
+        from jupyter_jcli.cli._lists import bounded
 
-        run = bounded_lists({**outcome.to_dict(), **extra}, _RUN_LISTS, file)
         emit_json(
             {
                 "schema_version": SCHEMA_VERSION,
@@ -217,7 +214,7 @@ def run_command(
                 "operation": "run",
                 "mode": mode,
                 "ok": outcome.ok,
-                "run": bounded_skipped(run, file),
+                "run": bounded({**outcome.to_dict(), **extra}, file),
                 "overview": overview_document(overview, file, None),
             }
         )

@@ -22,6 +22,7 @@ from jupyter_jcli.mcp._workbench_calls import (
 )
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
 from jupyter_jcli.workbench import Workbench
+from jupyter_jcli.workbench._cell_lists import CELLS_LISTED
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
 __all__ = ["KERNEL_TOOLS"]
@@ -58,7 +59,9 @@ _RUN_NOTE = (
     "charts as images; a chart already sent in this session for the same cell rev and output "
     "is referred to, resend_images=true sends it again), `not_written_reason` "
     "(cell_changed, cell_removed) when a cell was edited or removed while it ran, and "
-    "`still_stale`. Never two "
+    f"`still_stale` (lists of cells hold at most {CELLS_LISTED} names, `<list>_count` all, a "
+    "`notice` "
+    "what was left out; `skipped_count` the cells skipped after a stop). Never two "
     "executions at once on one kernel (KERNEL_BUSY). input() fails at once. The call's "
     "`error` says when the kernel's state was lost: KERNEL_DIED (it crashed; the next "
     "execution starts a new one), KERNEL_KILLED (a cell ignored the interrupt after its "

@@ -20,6 +20,9 @@ act on, or facts the rest of the view already states:
   ``source_omitted_characters`` and ``truncated`` (the cut markers say both),
   ``name_stored``, ``cell_type`` when it is ``code`` (so a cell without it is code), a tldr
   that only repeats the first line;
+- a list's ``<key>_count`` when the list is whole (a cut one keeps it, beside the
+  ``notice`` naming the rest: :mod:`jupyter_jcli.workbench._cell_lists`), ``skipped_count``
+  when ``cells`` lists every skipped cell;
 - a result's closing lists that repeat what precedes them: executions' ``written`` and
   ``image_count``, ``run_stale``'s ``plan`` when it is what ran, ``read_cells``'
   ``omitted_cells`` (its ``next_call`` reads them; the count stays as ``omitted``), budgets
@@ -69,7 +72,9 @@ def model_view(document: Mapping[str, Any]) -> dict[str, Any]:
     Returns:
         A new JSON object; ``document`` is not modified.
     """
-    view: dict[str, Any] = {k: v for k, v in document.items() if k not in _DROP}
+    view: dict[str, Any] = {
+        k: v for k, v in document.items() if k not in _DROP and not _whole_count(document, k)
+    }
     path = view.pop("path", None)
     if view.get("notebook_path") == path:
         view.pop("notebook_path", None)
@@ -99,6 +104,19 @@ def model_view(document: Mapping[str, Any]) -> dict[str, Any]:
             view.pop(key, None)
     pruned = {k: _prune(v, k) for k, v in view.items()}
     return {k: v for k, v in pruned.items() if not _empty(k, v)}
+
+
+def _whole_count(document: Mapping[str, Any], key: str) -> bool:
+    """``key`` is the ``<list>_count`` of a list the document holds whole (the list says it):
+    ``skipped_count`` counts the ``skipped`` entries of ``cells``."""
+    count = document.get(key)
+    if not key.endswith("_count") or not isinstance(count, int):
+        return False
+    if key == "skipped_count" and isinstance(document.get("cells"), list):
+        listed = [c for c in document["cells"] if isinstance(c, Mapping)]
+        return sum(1 for c in listed if c.get("status") == "skipped") == count
+    items = document.get(key.removesuffix("_count"))
+    return isinstance(items, list) and len(items) == count
 
 
 def _kernel(kernel: Mapping[str, Any], epoch: Any) -> dict[str, Any]:

@@ -5,7 +5,10 @@ by :func:`threaded` (a kernel-less workbench function, run in a worker thread so
 loop keeps serving other requests and progress) or :func:`on_session` (a
 :class:`~jupyter_jcli.workbench._session.Workbench` method); either way it is called with the
 resolved notebook and the checked arguments as keyword arguments (the schema's property names
-are the operation's parameter names), and its outcome's JSON document becomes the reply.
+are the operation's parameter names), and its outcome's JSON document becomes the reply,
+its lists of cells bounded as ``j-cli -j`` bounds them
+(:mod:`jupyter_jcli.workbench._cell_lists`: at most 100 names, ``<key>_count`` beside, a
+``notice`` naming :data:`OVERVIEW_PAGES` when one was cut).
 
 Images: wherever a document holds a list under ``images`` whose entries carry base64
 ``data`` of a raster MIME type (``read_cells``' condensed outputs, executions' outputs), the
@@ -34,11 +37,13 @@ from jupyter_jcli.condense._rasters import attached_as
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._results import IMAGE_DELIVERY, ImagePart
 from jupyter_jcli.outputs import RASTER_MIME_TYPES
+from jupyter_jcli.workbench._cell_lists import CELLS_LISTED, bounded_cell_lists
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
+    "OVERVIEW_PAGES",
     "RESEND_IMAGES",
     "RESEND_IMAGES_SCHEMA",
     "SENT_BEFORE",
@@ -50,6 +55,8 @@ __all__ = [
     "threaded",
 ]
 
+OVERVIEW_PAGES = f"notebook_overview start=0 limit={CELLS_LISTED}, then its next_call"
+"""Where a result's notice sends the model for the cells a bounded list left out."""
 RESEND_IMAGES = "resend_images"
 """The argument of the image-returning tools that sends every image again."""
 RESEND_IMAGES_SCHEMA: dict[str, Any] = {
@@ -111,7 +118,7 @@ def threaded(function: Callable[..., Any]) -> WorkbenchRun:
                 return function(call.path, **call.arguments)
 
         outcome = await anyio.to_thread.run_sync(work)
-        return lift_images(outcome.to_dict(), _sent(workbench))
+        return lift_images(_bounded(outcome), _sent(workbench))
 
     return run
 
@@ -137,9 +144,15 @@ def on_session(
                 outcome = await method(
                     workbench, call.path, on_progress=progress.report, **arguments
                 )
-        return lift_images(outcome.to_dict(), _sent(workbench), resend=resend)
+        return lift_images(_bounded(outcome), _sent(workbench), resend=resend)
 
     return run
+
+
+def _bounded(outcome: Any) -> dict[str, Any]:
+    """The outcome's JSON document with its lists of cells bounded, the notice naming
+    :data:`OVERVIEW_PAGES` (as ``j-cli -j`` bounds them)."""
+    return bounded_cell_lists(outcome.to_dict(), OVERVIEW_PAGES)
 
 
 def lift_images(

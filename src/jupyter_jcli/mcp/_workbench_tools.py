@@ -42,6 +42,7 @@ from jupyter_jcli.workbench import (
     undo_last,
     update_cell,
 )
+from jupyter_jcli.workbench._cell_lists import CELL_LISTS, CELLS_LISTED, SKIPPED_RUNS
 
 __all__ = [
     "CELL_TYPES",
@@ -105,7 +106,8 @@ def boolean(description: str, *, default: bool) -> dict[str, Any]:
 
 
 def envelope_schema(operation: str | None) -> dict[str, Any]:
-    """The output schema every success document of a tool meets (its envelope).
+    """The output schema every success document of a tool meets (its envelope, and its
+    bounded lists of cells: :mod:`jupyter_jcli.workbench._cell_lists`).
 
     Args:
         operation: the ``operation`` field's value, or None when the document has none.
@@ -119,7 +121,36 @@ def envelope_schema(operation: str | None) -> dict[str, Any]:
     if operation is not None:
         properties["operation"] = {"const": operation}
         required.append("operation")
+        properties.update(_cell_lists_schema(operation))
     return {"type": "object", "required": required, "properties": properties}
+
+
+def _cell_lists_schema(operation: str) -> dict[str, Any]:
+    """The properties of ``operation``'s bounded lists: each list, its ``<key>_count`` and
+    the ``notice`` that says what was left out (``skipped_count`` for an execution)."""
+    keys = CELL_LISTS.get(operation, ())
+    if not keys:
+        return {}
+    count = {"type": "integer", "minimum": 0}
+    properties: dict[str, Any] = {}
+    for key in keys:
+        properties[key] = {"type": "array", "maxItems": CELLS_LISTED}
+        properties[f"{key}_count"] = {
+            **count,
+            "description": f"How many cells `{key}` names in all (it lists the first "
+            f"{CELLS_LISTED}).",
+        }
+    if operation in SKIPPED_RUNS:
+        properties["skipped_count"] = {
+            **count,
+            "description": "Cells skipped after the stop (`cells` lists the first "
+            f"{CELLS_LISTED}).",
+        }
+    properties["notice"] = {
+        "type": "string",
+        "description": "What a list left out, and the notebook_overview call that pages it.",
+    }
+    return properties
 
 
 @dataclass(frozen=True)
@@ -198,7 +229,8 @@ _EDIT_NOTE = (
     "Writes the .ipynb atomically (and its paired .py), refuses a stale expected_rev with "
     "REV_MISMATCH (details: the cell's current state), keeps edits other programs made in "
     "between, and takes a snapshot for undo_last. The result gives the new rev and `stale`: "
-    "the code cells that must re-run (run_stale does that). Cheap: no kernel involved."
+    f"the code cells that must re-run (run_stale does that; at most {CELLS_LISTED} names, "
+    "`stale_count` counts them all). Cheap: no kernel involved."
 )
 
 DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
