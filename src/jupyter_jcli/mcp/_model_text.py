@@ -108,13 +108,14 @@ def model_view(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def _whole_count(document: Mapping[str, Any], key: str) -> bool:
     """``key`` is the ``<list>_count`` of a list the document holds whole (the list says it):
-    ``skipped_count`` counts the ``skipped`` entries of ``cells``."""
+    ``skipped_count`` counts the ``skipped`` entries of ``cells``, ``ran_count`` the others."""
     count = document.get(key)
     if not key.endswith("_count") or not isinstance(count, int):
         return False
-    if key == "skipped_count" and isinstance(document.get("cells"), list):
+    if key in ("ran_count", "skipped_count") and isinstance(document.get("cells"), list):
         listed = [c for c in document["cells"] if isinstance(c, Mapping)]
-        return sum(1 for c in listed if c.get("status") == "skipped") == count
+        skipped = sum(1 for c in listed if c.get("status") == "skipped")
+        return (skipped if key == "skipped_count" else len(listed) - skipped) == count
     items = document.get(key.removesuffix("_count"))
     return isinstance(items, list) and len(items) == count
 

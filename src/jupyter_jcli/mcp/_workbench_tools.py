@@ -141,11 +141,11 @@ def _cell_lists_schema(operation: str) -> dict[str, Any]:
             f"{CELLS_LISTED}).",
         }
     if operation in SKIPPED_RUNS:
-        properties["skipped_count"] = {
-            **count,
-            "description": "Cells skipped after the stop (`cells` lists the first "
-            f"{CELLS_LISTED}).",
-        }
+        for key, what in (("ran_count", "Cells run"), ("skipped_count", "Cells skipped")):
+            properties[key] = {
+                **count,
+                "description": f"{what} in all (`cells` lists the first {CELLS_LISTED}).",
+            }
     properties["notice"] = {
         "type": "string",
         "description": "What a list left out, and the notebook_overview call that pages it.",
