@@ -60,6 +60,8 @@ cell longer than this is cut, naming the command that lists its outputs)."""
 SHOW_MAX_DOCUMENT_BYTES = 1_000_000
 """Bytes of cell listings one page of the ``-j`` document holds (a first cell whose listing
 alone is larger keeps only the outputs that fit, with a notice)."""
+_LISTING_MAX_BYTES = SHOW_MAX_DOCUMENT_BYTES - 1_000
+"""Bytes of one cell's listing (room left for the ``notice`` of a cut one)."""
 SHOW_DEFAULT_LIMIT = 100
 """Cells one page shows at most (``--limit``), as for ``j-cli notebook overview``."""
 SHOW_LINE_WIDTH = 120
@@ -151,15 +153,16 @@ def show_document(
     used = 0
     for position, index in enumerate(page):
         try:
-            listing = loaded.list_outputs(index)
+            listing = loaded.list_outputs_head(index, max_bytes=_LISTING_MAX_BYTES)
         except JcliError as err:
             listing = {**err.to_dict(), "cell_index": index}
+        omitted = listing.pop("omitted_outputs", 0)
         size = len(serialize_json(listing))
-        if listings and used + size > SHOW_MAX_DOCUMENT_BYTES:
+        if listings and (omitted or used + size > SHOW_MAX_DOCUMENT_BYTES):
             left = [*page[position:], *left]
             break
-        if size > SHOW_MAX_DOCUMENT_BYTES:  # the page's first cell, alone over the bound
-            listings.append(_cut_listing(listing, file_arg, index))
+        if omitted:  # the page's first cell, alone over the bound
+            listings.append(_cut_listing(listing, omitted, file_arg, index))
             left = [*page[position + 1 :], *left]
             break
         listings.append(listing)
@@ -185,32 +188,22 @@ def show_document(
     return document
 
 
-def _cut_listing(listing: Mapping[str, Any], file_arg: str, index: int) -> dict[str, Any]:
-    """``listing`` (a ``list_outputs`` response too large for a page alone: a cell holding
-    100,000 outputs) with only the first outputs that keep it within
-    :data:`SHOW_MAX_DOCUMENT_BYTES`, ``omitted_outputs`` (how many were left out) and a
-    ``notice`` naming the commands that list them all and read each one."""
-    outputs: Sequence[Mapping[str, Any]] = listing.get("outputs") or []
-    room = SHOW_MAX_DOCUMENT_BYTES - len(serialize_json({**listing, "outputs": []})) - 1_000
-    kept = 0
-    for entry in outputs:
-        room -= len(serialize_json(entry)) + 1
-        if room < 0:
-            break
-        kept += 1
+def _cut_listing(
+    listing: Mapping[str, Any], omitted: int, file_arg: str, index: int
+) -> dict[str, Any]:
+    """``listing`` (the first outputs of a cell too large for a page alone: a cell holding
+    100,000 outputs) with ``omitted_outputs`` (how many were left out) and a ``notice``
+    naming the commands that list them all and read each one."""
+    kept = len(listing["outputs"])
+    total = kept + omitted
     listed = shlex.join(["j-cli", "-j", "notebook", "outputs", file_arg, "--cell", str(index)])
     one = shlex.join(["j-cli", "-j", "notebook", "output", file_arg, "--cell", str(index)])
     notice = (
-        f"outputs holds the first {kept:,} of this cell's {counted(len(outputs), 'output')} "
+        f"outputs holds the first {kept:,} of this cell's {counted(total, 'output')} "
         f"(a page holds {SHOW_MAX_DOCUMENT_BYTES:,} bytes); all of them: {listed}; "
         f"one of them: {one} --output K"
     )
-    return {
-        **listing,
-        "outputs": list(outputs[:kept]),
-        "omitted_outputs": len(outputs) - kept,
-        "notice": notice,
-    }
+    return {**listing, "omitted_outputs": omitted, "notice": notice}
 
 
 def show_text(
@@ -303,7 +296,7 @@ def _cell_lines(
     for line in source_lines(file_arg, str(cell.get("name")), loaded.cells[index]):
         yield f"   {line}"
     try:
-        listing = loaded.list_outputs(index)
+        listing = loaded.list_outputs_head(index, max_bytes=_LISTING_MAX_BYTES)
     except JcliError as err:
         yield f"   error {err.code}: {err.message}"
         return
@@ -314,6 +307,10 @@ def _cell_lines(
     for entry in listing["outputs"]:
         for line in _output_lines(file_arg, index, entry, loaded.read_output):
             yield f"   {line}"
+    if listing["omitted_outputs"]:
+        outputs = shlex.join(["j-cli", "notebook", "outputs", file_arg, "--cell", str(index)])
+        more = counted(listing["omitted_outputs"], "more output", "more outputs")
+        yield f"   … {more} not listed; its outputs: {outputs}"
 
 
 def source_lines(file_arg: str, name: str, cell: Mapping[str, Any]) -> list[str]:
