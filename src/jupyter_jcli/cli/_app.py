@@ -193,7 +193,8 @@ def run(
     """
     args = list(sys.argv[1:] if argv is None else argv)
     state = CliState(json_mode=_json_requested(args))
-    terminate_as_cancel()
+    if state.json_mode:  # one document on stdout, a command ended by SIGTERM's too
+        terminate_as_cancel()
     harden(cli)  # strict integers and JSON help on every command, whoever registered it
     try:
         result = click.Group.main(
