@@ -8,6 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
 from jcli_helpers import run_cli
 
 from jupyter_jcli.cli._show import SHOW_MAX_DOCUMENT_BYTES, SHOW_MAX_TOTAL_CHARACTERS
@@ -163,3 +164,17 @@ def test_a_cell_whose_whole_directory_passes_the_transport_bound_still_shows_its
     text = run_cli("notebook", "show", str(path))
     assert text.exit_code == 0 and "OUTPUT_TOO_LARGE" not in text.stdout
     assert "[0] display_data" in text.stdout
+
+
+@pytest.mark.parametrize("command", ["show", "overview"])
+def test_a_start_past_the_last_cell_is_a_usage_error_and_the_end_itself_an_empty_page(
+    tmp_path: Path, command: str
+) -> None:
+    path = big_notebook(tmp_path, cells=3, per_cell=1)
+    past = run_cli("-j", "notebook", command, str(path), "--start", "4")
+    assert past.exit_code == 2
+    assert past.json()["code"] == "USAGE_ERROR"
+    assert past.json()["details"] == {"start": 4, "cell_count": 3}
+    assert run_cli("notebook", command, str(path), "--start", "4").exit_code == 2
+    end = run_cli("-j", "notebook", command, str(path), "--start", "3")
+    assert (end.exit_code, end.json()["status"], end.json()["cells"]) == (0, "ok", [])

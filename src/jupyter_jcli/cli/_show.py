@@ -95,9 +95,18 @@ def _cells_to_show(
     return summaries, [i for i, summary in summaries.items() if summary.get("output_count")]
 
 
-def _page(indexes: Sequence[int], start: int, limit: int) -> tuple[list[int], list[int]]:
+def _page(
+    loaded: NotebookOutputs, indexes: Sequence[int], start: int, limit: int
+) -> tuple[list[int], list[int]]:
     """The cells of the page (from the first whose index is ``start`` or more, at most
-    ``limit``) and the ones after it, both in showing order."""
+    ``limit``) and the ones after it, both in showing order.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` when ``start`` is past the file's last cell.
+    """
+    from jupyter_jcli.workbench._overview import check_start
+
+    check_start(start, loaded.cell_count, label="--start")
     rest = [index for index in indexes if index >= start]
     return rest[:limit], rest[limit:]
 
@@ -139,7 +148,8 @@ def show_document(
 
     Raises:
         JcliError: the file codes of ``open_notebook``; ``CELL_NOT_FOUND`` for a requested
-            cell the file does not have; ``OUTPUT_TOO_LARGE`` when the document exceeds the
+            cell the file does not have; ``USAGE_ERROR`` for a ``start`` past the last
+            cell; ``OUTPUT_TOO_LARGE`` when the document exceeds the
             transport bound (a first cell's listing alone; the message names
             ``j-cli -j notebook output`` to read its outputs one by one).
     """
@@ -148,7 +158,7 @@ def show_document(
 
     loaded = open_notebook(file_arg)
     _, indexes = _cells_to_show(loaded, cells)
-    page, left = _page(indexes, start, limit)
+    page, left = _page(loaded, indexes, start, limit)
     listings: list[dict[str, Any]] = []
     used = 0
     for position, index in enumerate(page):
@@ -220,14 +230,15 @@ def show_text(
 
     Raises:
         JcliError: the file codes of ``open_notebook`` and ``CELL_NOT_FOUND`` for a requested
-            cell the file does not have, both before anything is printed; errors of single
+            cell the file does not have (``USAGE_ERROR`` for a ``start`` past the last
+            cell), all before anything is printed; errors of single
             cells or outputs are printed in place and the tour goes on.
     """
     from jupyter_jcli.outputs.notebook import open_notebook
 
     loaded = open_notebook(file_arg)
     by_index, indexes = _cells_to_show(loaded, cells)
-    page, left = _page(indexes, start, limit)
+    page, left = _page(loaded, indexes, start, limit)
     body: list[str] = []
     used = 0
     shown = 0
