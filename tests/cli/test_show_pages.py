@@ -178,3 +178,9 @@ def test_a_start_past_the_last_cell_is_a_usage_error_and_the_end_itself_an_empty
     assert run_cli("notebook", command, str(path), "--start", "4").exit_code == 2
     end = run_cli("-j", "notebook", command, str(path), "--start", "3")
     assert (end.exit_code, end.json()["status"], end.json()["cells"]) == (0, "ok", [])
+
+
+def test_the_text_header_of_a_one_cell_notebook_says_1_cell(tmp_path: Path) -> None:
+    path = big_notebook(tmp_path, cells=1, per_cell=1)
+    header = run_cli("notebook", "show", str(path)).stdout.splitlines()[0]
+    assert header.startswith(f"{path}: 1 cell, showing 1 with outputs")

@@ -262,7 +262,7 @@ def show_text(
     what = "with outputs" if not cells else "asked for"
     count = str(shown) if shown == len(indexes) else f"{shown} of {len(indexes)}"
     echo(
-        f"{loaded.path}: {loaded.cell_count} cells, showing {count} {what} "
+        f"{loaded.path}: {counted(loaded.cell_count, 'cell')}, showing {count} {what} "
         f"(at most {SHOW_MAX_LINES} lines per output)"
     )
     for line in body:
