@@ -38,6 +38,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
 
 __all__ = [
     "CELL_TYPES",
+    "EXIT_TERMINATED",
     "SCHEMA_VERSION",
     "AnalysisError",
     "ErrorCode",
@@ -45,8 +46,11 @@ __all__ = [
     "KernelError",
     "NotebookError",
     "OutputProtocolError",
+    "Terminated",
     "UsageError",
     "cancelled",
+    "raise_terminated",
+    "terminate_as_cancel",
 ]
 
 SCHEMA_VERSION = 1
@@ -127,9 +131,9 @@ class ErrorCode(StrEnum):
     FILE_WRITE_FAILED = "FILE_WRITE_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     CANCELLED = "CANCELLED"
-    """A second Ctrl-C (SIGINT) cancelled the command before it answered (exit status 130):
-    the first one had asked the kernel to interrupt the running code; what it printed since
-    was not kept, and a cell being run keeps its saved outputs."""
+    """A second Ctrl-C (SIGINT, exit status 130) or SIGTERM (exit status 143) cancelled the
+    command before it answered: the kernel had been asked to interrupt the running code;
+    what it printed since was not kept, and a cell being run keeps its saved outputs."""
     # Trusted roots of the MCP servers
     ROOTS_REQUIRED = "ROOTS_REQUIRED"
     PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED"
@@ -206,11 +210,36 @@ class UsageError(JcliError):
         super().__init__(ErrorCode.USAGE_ERROR, message, details)
 
 
-def cancelled() -> JcliError:
-    """``CANCELLED``: what a command stopped by a second Ctrl-C answers with ``-j`` (the
-    first Ctrl-C interrupted the kernel; the second gave up waiting for it)."""
+def cancelled(*, terminated: bool = False) -> JcliError:
+    """``CANCELLED``: what a command stopped by a second Ctrl-C (or by SIGTERM:
+    ``terminated``) answers with ``-j`` (the kernel was asked to interrupt the code; the
+    command gave up waiting for it)."""
+    what = "SIGTERM" if terminated else "a second Ctrl-C"
     return JcliError(
         ErrorCode.CANCELLED,
-        "Cancelled by a second Ctrl-C: the kernel was asked to interrupt the code, and what "
+        f"Cancelled by {what}: the kernel was asked to interrupt the code, and what "
         "it printed since was not kept.",
     )
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM ended the command: it unwinds as a second Ctrl-C does (the kernel interrupted
+    and let go, ``CANCELLED`` under ``-j``), and the command exits with status 143."""
+
+
+EXIT_TERMINATED = 143
+"""The exit status of a command ended by SIGTERM (128 + 15, as the shell reports it)."""
+
+
+def raise_terminated(signum: int, frame: object) -> None:
+    """A SIGTERM handler: raise :class:`Terminated` in the main thread."""
+    raise Terminated
+
+
+def terminate_as_cancel() -> None:
+    """From now on, SIGTERM raises :class:`Terminated` in this process (unless someone set
+    another handler than the default one)."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, raise_terminated)

@@ -65,3 +65,27 @@ def test_the_refusal_names_the_cell_of_unknown_type(tmp_path: Path) -> None:
     assert document["code"] == ErrorCode.INVALID_CELL_TYPE
     assert document["details"]["index"] == 3
     assert document["details"]["cell_type"] == "sql"
+
+
+@pytest.mark.parametrize("command", ["exec", "cell update", "cell add"])
+def test_a_code_or_source_file_that_is_not_utf8_is_an_invalid_source_and_changes_nothing(
+    tmp_path: Path, command: str
+) -> None:
+    from jcli_helpers import never_run_notebook
+
+    path = never_run_notebook(tmp_path, ["x = 1"])
+    before = path.read_bytes()
+    bad = tmp_path / "latin1.py"
+    bad.write_bytes("print('café')\n".encode("latin-1"))
+    if command == "exec":
+        args: list[str | Path] = ["exec", path, "--code-file", bad]
+    elif command == "cell update":
+        cell = Document.load(path).cells[0]
+        args = ["cell", "update", path, cell.name, "--expected-rev", cell.rev, "--source-file", bad]
+    else:
+        args = ["cell", "add", path, "--source-file", bad]
+    run = run_cli("-j", *args)
+    assert run.exit_code == 1
+    assert run.json()["code"] == ErrorCode.INVALID_SOURCE
+    assert run.json()["details"]["reason"] == "not_utf8"
+    assert path.read_bytes() == before

@@ -318,3 +318,15 @@ def test_kernel_overrides_a_kernelspec_that_is_not_installed(tmp_path: Path) -> 
     assert run.exit_code == 0
     assert run.json()["run"]["kernel"]["kernelspec_name"] == "python3"
     assert nbformat.read(path, as_version=4).metadata.kernelspec.name == "python2"
+
+
+@pytest.mark.kernel
+def test_a_stopped_runs_text_summary_counts_the_cells_that_ran_of_all(tmp_path: Path) -> None:
+    from jcli_helpers import never_run_notebook
+
+    path = never_run_notebook(tmp_path, ["x = 1", "1 / 0", "y = 2", "z = 3"])
+    run = run_cli("run", path)
+    assert run.exit_code == 1
+    (summary,) = [line for line in run.stdout.splitlines() if line.startswith("ran ")]
+    assert summary.startswith("ran 2 of 4 cells on a new kernel")
+    assert summary.endswith(": 1 ok, 1 error, 2 skipped")

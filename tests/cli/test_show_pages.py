@@ -8,6 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
 from jcli_helpers import run_cli
 
 from jupyter_jcli.cli._show import SHOW_MAX_DOCUMENT_BYTES, SHOW_MAX_TOTAL_CHARACTERS
@@ -126,3 +127,60 @@ def test_chosen_cells_page_on_with_the_cells_left_and_limit_bounds_the_count(
     assert shlex.split(document["next_call"])[5:] == ["--cell", "1", "--cell", "3"]
     whole = run_cli("-j", "notebook", "show", str(path)).json()
     assert (len(whole["cells"]), whole["omitted_cells"], whole["next_call"]) == (5, 0, None)
+
+
+def _directory_over_the_transport_bound(folder: Path) -> tuple[Path, int]:
+    """A one-cell notebook whose whole output directory is over the 32 MiB transport bound
+    (each output's entry carries a problem per malformed MIME value, so the bound is passed
+    at 50,000 outputs in a 6 MB file rather than at 270,000 one-line streams in 19 MB)."""
+    malformed = {mime: 1 for mime in ("text/html", "text/markdown", "image/png", "image/svg+xml")}
+    count = 50_000
+    output = {"output_type": "display_data", "metadata": {}, "data": malformed}
+    document = {
+        "cells": [
+            {"cell_type": "code", "id": "c0", "metadata": {}, "execution_count": 1,
+             "source": "flood()", "outputs": [output] * count}
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }  # fmt: skip
+    path = folder / "flood.ipynb"
+    path.write_text(json.dumps(document, separators=(",", ":")), encoding="utf-8")
+    return path, count
+
+
+def test_a_cell_whose_whole_directory_passes_the_transport_bound_still_shows_its_first_outputs(
+    tmp_path: Path,
+) -> None:
+    path, count = _directory_over_the_transport_bound(tmp_path)
+    run = run_cli("-j", "notebook", "show", str(path))
+    assert run.exit_code == 0, run.stdout[-300:]
+    assert len(run.stdout.encode()) <= SHOW_MAX_DOCUMENT_BYTES
+    (listing,) = run.json()["cells"]
+    assert listing["status"] == "ok" and listing["output_count"] == count
+    shown = len(listing["outputs"])
+    assert shown > 0 and listing["omitted_outputs"] == count - shown
+    text = run_cli("notebook", "show", str(path))
+    assert text.exit_code == 0 and "OUTPUT_TOO_LARGE" not in text.stdout
+    assert "[0] display_data" in text.stdout
+
+
+@pytest.mark.parametrize("command", ["show", "overview"])
+def test_a_start_past_the_last_cell_is_a_usage_error_and_the_end_itself_an_empty_page(
+    tmp_path: Path, command: str
+) -> None:
+    path = big_notebook(tmp_path, cells=3, per_cell=1)
+    past = run_cli("-j", "notebook", command, str(path), "--start", "4")
+    assert past.exit_code == 2
+    assert past.json()["code"] == "USAGE_ERROR"
+    assert past.json()["details"] == {"start": 4, "cell_count": 3}
+    assert run_cli("notebook", command, str(path), "--start", "4").exit_code == 2
+    end = run_cli("-j", "notebook", command, str(path), "--start", "3")
+    assert (end.exit_code, end.json()["status"], end.json()["cells"]) == (0, "ok", [])
+
+
+def test_the_text_header_of_a_one_cell_notebook_says_1_cell(tmp_path: Path) -> None:
+    path = big_notebook(tmp_path, cells=1, per_cell=1)
+    header = run_cli("notebook", "show", str(path)).stdout.splitlines()[0]
+    assert header.startswith(f"{path}: 1 cell, showing 1 with outputs")

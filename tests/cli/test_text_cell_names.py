@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from jcli_helpers import run_cli
 
 from jupyter_jcli.errors import ErrorCode
@@ -55,3 +56,10 @@ def test_kernel_busy_names_the_running_cell_in_backticks() -> None:
     assert "cell `data`" in error.message and error.details["running"] == "cell data"
     gone = busy_error(Path("/nb.ipynb"), _entry("data"), 0.0, gone=True)
     assert gone.code == ErrorCode.KERNEL_BUSY and "cell `data`" in gone.message
+
+
+@pytest.mark.parametrize("gone", [False, True], ids=["running", "left-running"])
+def test_kernel_busy_names_the_interrupt_command_with_the_notebook(gone: bool) -> None:
+    error = busy_error(Path("/work/nb.ipynb"), _entry("data"), 0.0, gone=gone)
+    assert error.code == ErrorCode.KERNEL_BUSY
+    assert "`j-cli kernel interrupt /work/nb.ipynb`" in error.message

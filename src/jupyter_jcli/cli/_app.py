@@ -29,7 +29,16 @@ import click
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
 from jupyter_jcli.cli._params import harden
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError, cancelled
+from jupyter_jcli.errors import (
+    EXIT_TERMINATED,
+    SCHEMA_VERSION,
+    ErrorCode,
+    JcliError,
+    Terminated,
+    UsageError,
+    cancelled,
+    terminate_as_cancel,
+)
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]
 
@@ -184,6 +193,8 @@ def run(
     """
     args = list(sys.argv[1:] if argv is None else argv)
     state = CliState(json_mode=_json_requested(args))
+    if state.json_mode:  # one document on stdout, a command ended by SIGTERM's too
+        terminate_as_cancel()
     harden(cli)  # strict integers and JSON help on every command, whoever registered it
     try:
         result = click.Group.main(
@@ -204,11 +215,12 @@ def run(
     except click.ClickException as err:
         _report_usage_error(err, state)
         return EXIT_USAGE
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as err:
         echo("Aborted.", err=True)
+        terminated = isinstance(err.__cause__, Terminated)  # SIGTERM, as a second Ctrl-C
         if state.json_mode:  # -j promises one document, a cancelled command's too
-            emit_error(cancelled(), json_mode=True)
-        return _EXIT_INTERRUPTED
+            emit_error(cancelled(terminated=terminated), json_mode=True)
+        return EXIT_TERMINATED if terminated else _EXIT_INTERRUPTED
     except JcliError as err:
         emit_error(err, json_mode=state.json_mode)
         return EXIT_USAGE if err.code == ErrorCode.USAGE_ERROR else EXIT_ERROR

@@ -56,9 +56,9 @@ def _read_source(source: str | None, source_file: str | None, *, required: bool)
         with click.open_file(source_file, "r", encoding="utf-8") as handle:
             text: str = handle.read()
         return text
-    from jupyter_jcli.notebook.io import read_text_file
+    from jupyter_jcli.notebook.io import read_source_file
 
-    return read_text_file(source_file)
+    return read_source_file(source_file)
 
 
 def _placement(

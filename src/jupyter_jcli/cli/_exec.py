@@ -50,9 +50,9 @@ def _read_code(code: str | None, code_file: str | None) -> str:
             return raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise UsageError("The code on stdin is not UTF-8.", {"position": err.start}) from err
-    from jupyter_jcli.notebook.io import read_text_file
+    from jupyter_jcli.notebook.io import read_source_file
 
-    return read_text_file(code_file)
+    return read_source_file(code_file)
 
 
 @click.command("exec")

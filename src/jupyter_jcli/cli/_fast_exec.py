@@ -76,19 +76,31 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
         return None
     notebook, code, timeout = parsed
     with _startup_objects_frozen():
-        from jupyter_jcli.errors import ErrorCode, JcliError, cancelled
+        from jupyter_jcli.errors import (
+            EXIT_TERMINATED,
+            ErrorCode,
+            JcliError,
+            Terminated,
+            cancelled,
+            terminate_as_cancel,
+        )
         from jupyter_jcli.outputs import serialize_json
         from jupyter_jcli.workbench._inline_live import execute_code_live
 
+    terminate_as_cancel()  # SIGTERM ends the command as a second Ctrl-C does, with a document
     try:
         outcome = execute_code_live(notebook, code, timeout=timeout)
     except JcliError as err:
         status = _EXIT_USAGE if err.code == ErrorCode.USAGE_ERROR else _EXIT_FAILED
         return status, serialize_json(err.to_dict()) + b"\n"
-    except KeyboardInterrupt:  # a second Ctrl-C (the first one interrupts the kernel and the
+    except (
+        KeyboardInterrupt
+    ) as stop:  # a second Ctrl-C (or SIGTERM) (the first one interrupts the kernel and the
         # answer comes as for any outcome): the kernel was interrupted and let go; as click
         sys.stderr.write("\nAborted.\n")
-        return _EXIT_INTERRUPTED, serialize_json(cancelled().to_dict()) + b"\n"
+        terminated = isinstance(stop, Terminated)
+        status = EXIT_TERMINATED if terminated else _EXIT_INTERRUPTED
+        return status, serialize_json(cancelled(terminated=terminated).to_dict()) + b"\n"
     except Exception as exc:  # the code may have run: never run it again through click
         return _EXIT_FAILED, serialize_json(JcliError.unexpected(exc).to_dict()) + b"\n"
     if outcome is None:

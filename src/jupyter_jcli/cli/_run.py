@@ -392,7 +392,12 @@ def run_lines(
     if outcome.kernel.origin.attached:
         kernel = f"the shared kernel of {outcome.kernel.origin.started_by or 'someone else'}"
     lines.append("")
-    ran = counted(len(outcome.cells), "cell")
+    done = len(outcome.cells) - len(skipped)
+    ran = (
+        counted(done, "cell")
+        if not skipped
+        else f"{done:,} of {counted(len(outcome.cells), 'cell')}"
+    )
     lines.append(f"ran {ran} on {kernel} in {total:.1f} s: {summary}")
     if outcome.error is not None:
         lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")

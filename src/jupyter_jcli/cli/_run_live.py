@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.cli._emit import echo
-from jupyter_jcli.errors import KernelError
+from jupyter_jcli.errors import KernelError, Terminated
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -104,26 +104,37 @@ class LiveView:
 @asynccontextmanager
 async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
     """While the block runs, SIGINT interrupts every live kernel of ``pool`` (the running
-    cell ends ``interrupted``, its outputs saved); a second SIGINT cancels the block. Yields
+    cell ends ``interrupted``, its outputs saved); a second SIGINT cancels the block
+    (``KeyboardInterrupt``), and so does SIGTERM, interrupting the kernels first if no SIGINT
+    did (:class:`~jupyter_jcli.errors.Terminated`). Yields
     a one-item list, ``[True]`` once a SIGINT arrived."""
     seen = [False]
-    cancelled = False
+    cancelled: BaseException | None = None
     error: BaseException | None = None
+    previous_term = signal.getsignal(signal.SIGTERM)
     async with anyio.create_task_group() as tg:
+
+        async def interrupt() -> None:
+            seen[0] = True
+            for kernel in pool.kernels():
+                with suppress(KernelError):
+                    await kernel.interrupt()
 
         async def watch() -> None:
             nonlocal cancelled
-            with anyio.open_signal_receiver(signal.SIGINT) as signals:
-                async for _ in signals:
-                    if seen[0]:
-                        cancelled = True
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    if signum == signal.SIGTERM:  # as a second Ctrl-C, interrupting first
+                        if not seen[0]:
+                            await interrupt()
+                        cancelled = Terminated()
+                    elif seen[0]:
+                        cancelled = KeyboardInterrupt()
+                    if cancelled is not None:
                         tg.cancel_scope.cancel()
                         return
-                    seen[0] = True
                     echo("interrupting the kernel's code (Ctrl-C again to cancel)", err=True)
-                    for kernel in pool.kernels():
-                        with suppress(KernelError):
-                            await kernel.interrupt()
+                    await interrupt()
 
         tg.start_soon(watch)
         try:
@@ -132,10 +143,12 @@ async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
             error = exc
         finally:
             tg.cancel_scope.cancel()
+    if previous_term is not None:  # the receiver left SIGTERM at its default: kill
+        signal.signal(signal.SIGTERM, previous_term)
     if error is not None:
         raise error
-    if cancelled:
-        raise KeyboardInterrupt
+    if cancelled is not None:
+        raise cancelled
 
 
 def waiting_line(notebook_path: Path, file_arg: str, busy_wait: float) -> str | None:

@@ -60,6 +60,8 @@ cell longer than this is cut, naming the command that lists its outputs)."""
 SHOW_MAX_DOCUMENT_BYTES = 1_000_000
 """Bytes of cell listings one page of the ``-j`` document holds (a first cell whose listing
 alone is larger keeps only the outputs that fit, with a notice)."""
+_LISTING_MAX_BYTES = SHOW_MAX_DOCUMENT_BYTES - 1_000
+"""Bytes of one cell's listing (room left for the ``notice`` of a cut one)."""
 SHOW_DEFAULT_LIMIT = 100
 """Cells one page shows at most (``--limit``), as for ``j-cli notebook overview``."""
 SHOW_LINE_WIDTH = 120
@@ -93,9 +95,18 @@ def _cells_to_show(
     return summaries, [i for i, summary in summaries.items() if summary.get("output_count")]
 
 
-def _page(indexes: Sequence[int], start: int, limit: int) -> tuple[list[int], list[int]]:
+def _page(
+    loaded: NotebookOutputs, indexes: Sequence[int], start: int, limit: int
+) -> tuple[list[int], list[int]]:
     """The cells of the page (from the first whose index is ``start`` or more, at most
-    ``limit``) and the ones after it, both in showing order."""
+    ``limit``) and the ones after it, both in showing order.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` when ``start`` is past the file's last cell.
+    """
+    from jupyter_jcli.workbench._overview import check_start
+
+    check_start(start, loaded.cell_count, label="--start")
     rest = [index for index in indexes if index >= start]
     return rest[:limit], rest[limit:]
 
@@ -137,7 +148,8 @@ def show_document(
 
     Raises:
         JcliError: the file codes of ``open_notebook``; ``CELL_NOT_FOUND`` for a requested
-            cell the file does not have; ``OUTPUT_TOO_LARGE`` when the document exceeds the
+            cell the file does not have; ``USAGE_ERROR`` for a ``start`` past the last
+            cell; ``OUTPUT_TOO_LARGE`` when the document exceeds the
             transport bound (a first cell's listing alone; the message names
             ``j-cli -j notebook output`` to read its outputs one by one).
     """
@@ -146,20 +158,21 @@ def show_document(
 
     loaded = open_notebook(file_arg)
     _, indexes = _cells_to_show(loaded, cells)
-    page, left = _page(indexes, start, limit)
+    page, left = _page(loaded, indexes, start, limit)
     listings: list[dict[str, Any]] = []
     used = 0
     for position, index in enumerate(page):
         try:
-            listing = loaded.list_outputs(index)
+            listing = loaded.list_outputs_head(index, max_bytes=_LISTING_MAX_BYTES)
         except JcliError as err:
             listing = {**err.to_dict(), "cell_index": index}
+        omitted = listing.pop("omitted_outputs", 0)
         size = len(serialize_json(listing))
-        if listings and used + size > SHOW_MAX_DOCUMENT_BYTES:
+        if listings and (omitted or used + size > SHOW_MAX_DOCUMENT_BYTES):
             left = [*page[position:], *left]
             break
-        if size > SHOW_MAX_DOCUMENT_BYTES:  # the page's first cell, alone over the bound
-            listings.append(_cut_listing(listing, file_arg, index))
+        if omitted:  # the page's first cell, alone over the bound
+            listings.append(_cut_listing(listing, omitted, file_arg, index))
             left = [*page[position + 1 :], *left]
             break
         listings.append(listing)
@@ -185,32 +198,22 @@ def show_document(
     return document
 
 
-def _cut_listing(listing: Mapping[str, Any], file_arg: str, index: int) -> dict[str, Any]:
-    """``listing`` (a ``list_outputs`` response too large for a page alone: a cell holding
-    100,000 outputs) with only the first outputs that keep it within
-    :data:`SHOW_MAX_DOCUMENT_BYTES`, ``omitted_outputs`` (how many were left out) and a
-    ``notice`` naming the commands that list them all and read each one."""
-    outputs: Sequence[Mapping[str, Any]] = listing.get("outputs") or []
-    room = SHOW_MAX_DOCUMENT_BYTES - len(serialize_json({**listing, "outputs": []})) - 1_000
-    kept = 0
-    for entry in outputs:
-        room -= len(serialize_json(entry)) + 1
-        if room < 0:
-            break
-        kept += 1
+def _cut_listing(
+    listing: Mapping[str, Any], omitted: int, file_arg: str, index: int
+) -> dict[str, Any]:
+    """``listing`` (the first outputs of a cell too large for a page alone: a cell holding
+    100,000 outputs) with ``omitted_outputs`` (how many were left out) and a ``notice``
+    naming the commands that list them all and read each one."""
+    kept = len(listing["outputs"])
+    total = kept + omitted
     listed = shlex.join(["j-cli", "-j", "notebook", "outputs", file_arg, "--cell", str(index)])
     one = shlex.join(["j-cli", "-j", "notebook", "output", file_arg, "--cell", str(index)])
     notice = (
-        f"outputs holds the first {kept:,} of this cell's {counted(len(outputs), 'output')} "
+        f"outputs holds the first {kept:,} of this cell's {counted(total, 'output')} "
         f"(a page holds {SHOW_MAX_DOCUMENT_BYTES:,} bytes); all of them: {listed}; "
         f"one of them: {one} --output K"
     )
-    return {
-        **listing,
-        "outputs": list(outputs[:kept]),
-        "omitted_outputs": len(outputs) - kept,
-        "notice": notice,
-    }
+    return {**listing, "omitted_outputs": omitted, "notice": notice}
 
 
 def show_text(
@@ -227,14 +230,15 @@ def show_text(
 
     Raises:
         JcliError: the file codes of ``open_notebook`` and ``CELL_NOT_FOUND`` for a requested
-            cell the file does not have, both before anything is printed; errors of single
+            cell the file does not have (``USAGE_ERROR`` for a ``start`` past the last
+            cell), all before anything is printed; errors of single
             cells or outputs are printed in place and the tour goes on.
     """
     from jupyter_jcli.outputs.notebook import open_notebook
 
     loaded = open_notebook(file_arg)
     by_index, indexes = _cells_to_show(loaded, cells)
-    page, left = _page(indexes, start, limit)
+    page, left = _page(loaded, indexes, start, limit)
     body: list[str] = []
     used = 0
     shown = 0
@@ -258,7 +262,7 @@ def show_text(
     what = "with outputs" if not cells else "asked for"
     count = str(shown) if shown == len(indexes) else f"{shown} of {len(indexes)}"
     echo(
-        f"{loaded.path}: {loaded.cell_count} cells, showing {count} {what} "
+        f"{loaded.path}: {counted(loaded.cell_count, 'cell')}, showing {count} {what} "
         f"(at most {SHOW_MAX_LINES} lines per output)"
     )
     for line in body:
@@ -303,7 +307,7 @@ def _cell_lines(
     for line in source_lines(file_arg, str(cell.get("name")), loaded.cells[index]):
         yield f"   {line}"
     try:
-        listing = loaded.list_outputs(index)
+        listing = loaded.list_outputs_head(index, max_bytes=_LISTING_MAX_BYTES)
     except JcliError as err:
         yield f"   error {err.code}: {err.message}"
         return
@@ -314,6 +318,10 @@ def _cell_lines(
     for entry in listing["outputs"]:
         for line in _output_lines(file_arg, index, entry, loaded.read_output):
             yield f"   {line}"
+    if listing["omitted_outputs"]:
+        outputs = shlex.join(["j-cli", "notebook", "outputs", file_arg, "--cell", str(index)])
+        more = counted(listing["omitted_outputs"], "more output", "more outputs")
+        yield f"   … {more} not listed; its outputs: {outputs}"
 
 
 def source_lines(file_arg: str, name: str, cell: Mapping[str, Any]) -> list[str]:

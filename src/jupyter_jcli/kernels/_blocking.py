@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jupyter_jcli.errors import KernelError
+from jupyter_jcli.errors import KernelError, Terminated, raise_terminated
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_STARTUP_TIMEOUT,
@@ -302,7 +302,9 @@ def ctrl_c_interrupts(backend: SharedBackend, stop: StopSignal) -> Iterator[None
     ``j-cli kernel interrupt`` would: the request goes on to its reply (bounded by its
     timeout) and ends ``interrupted`` (``kernel_interrupted``) with what it printed. A second
     SIGINT raises ``KeyboardInterrupt`` (the request then settles, bounded, and the command
-    is cancelled). Outside the main thread, or when SIGINT is not Python's default handler
+    is cancelled); SIGTERM interrupts the kernel (unless a Ctrl-C did) and raises
+    :class:`~jupyter_jcli.errors.Terminated` at once, as a second Ctrl-C would. Outside the
+    main thread, or when SIGINT is not Python's default handler
     (ignored, or handled by the caller), nothing changes."""
     import signal
     import threading
@@ -314,19 +316,32 @@ def ctrl_c_interrupts(backend: SharedBackend, stop: StopSignal) -> Iterator[None
         yield
         return
 
-    def on_sigint(signum: int, frame: object) -> None:
+    def interrupt() -> bool:
         entry = backend.entry
         if stop.interrupted or entry is None:
-            raise KeyboardInterrupt
+            return False
         stop.interrupted = True
         with contextlib.suppress(KernelError):
             interrupt_registered(entry)
+        return True
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if not interrupt():
+            raise KeyboardInterrupt
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        interrupt()
+        raise Terminated
 
     previous = signal.signal(signal.SIGINT, on_sigint)
+    terminate = signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, raise_terminated)
+    previous_term = signal.signal(signal.SIGTERM, on_sigterm) if terminate else None
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+        if terminate:
+            signal.signal(signal.SIGTERM, previous_term)
 
 
 def _close(backend: SharedBackend) -> None:

@@ -98,7 +98,7 @@ def busy_error(
         message = (
             f"another process is running {what} on this notebook's kernel"
             + (f" ({named})" if named else "")
-            + "; wait for it, or interrupt it (j-cli kernel interrupt)"
+            + f"; wait for it, or interrupt it (`j-cli kernel interrupt {notebook_path}`)"
         )
     return KernelError(
         ErrorCode.KERNEL_BUSY,

@@ -52,6 +52,7 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._paths import (
     decode_utf8,
     display_path,
+    not_utf8,
     read_input_bytes,
     require_suffix,
     resolve_input,
@@ -69,6 +70,7 @@ __all__ = [
     "parse_notebook",
     "read_binary_file",
     "read_notebook",
+    "read_source_file",
     "read_text_file",
     "value_at",
 ]
@@ -105,6 +107,25 @@ def read_text_file(path: str | os.PathLike[str]) -> str:
     """
     file_path = resolve_input(path)
     return decode_utf8(read_input_bytes(file_path), file_path)
+
+
+def read_source_file(path: str | os.PathLike[str]) -> str:
+    """Read code or a cell's source given as a file (``--code-file``, ``--source-file``) as
+    :func:`read_text_file` does; text that is not UTF-8 is a bad source, not a bad notebook.
+
+    Raises:
+        NotebookError: ``INVALID_SOURCE`` (details ``reason`` ``"not_utf8"``, ``path``,
+            ``position``: the byte offset) for text that is not UTF-8; else the codes of
+            :func:`read_text_file`.
+    """
+    file_path = resolve_input(path)
+    raw = read_input_bytes(file_path)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        bad = not_utf8(err, raw, file_path)
+        details = {"reason": "not_utf8", **bad.details}
+        raise NotebookError(ErrorCode.INVALID_SOURCE, bad.message, details) from err
 
 
 def read_binary_file(path: str | os.PathLike[str]) -> bytes:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, OutputProtocolError
-from jupyter_jcli.outputs._jsonsafe import json_size, protocol_error
+from jupyter_jcli.outputs._jsonsafe import json_size, make_serialisable, protocol_error
 from jupyter_jcli.outputs._limits import MAX_TRANSPORT_BYTES, check_transport_limit
 from jupyter_jcli.outputs._structure import (
     as_output_list,
@@ -19,7 +19,7 @@ from jupyter_jcli.outputs._structure import (
 from jupyter_jcli.outputs._text import is_text, utf8_size
 from jupyter_jcli.outputs._transport import fit_transport
 
-__all__ = ["copy_source", "list_outputs"]
+__all__ = ["copy_source", "list_outputs", "list_outputs_head"]
 
 
 def copy_source(source: object) -> dict[str, Any]:
@@ -115,3 +115,43 @@ def list_outputs(
             "read_output (`j-cli notebook output FILE --cell N --output K`).",
             {**err.details, "output_count": len(items), "read_by_index": True},
         ) from err
+
+
+def list_outputs_head(
+    outputs: object, *, source: Mapping[str, Any], max_bytes: int
+) -> dict[str, Any]:
+    """The :func:`list_outputs` response cut to the first outputs whose entries keep its
+    compact serialised size within ``max_bytes``, for a front end showing a bounded page.
+
+    Entries are built one at a time and none past the cut is built, so a cell holding
+    300,000 outputs costs what the page holds, whatever the size of the whole directory.
+
+    Returns:
+        The :func:`list_outputs` response (``outputs`` holding the entries that fit, made
+        serialisable) and ``omitted_outputs``: how many outputs were left out (0 when all
+        fit).
+
+    Raises:
+        OutputProtocolError: ``OUTPUT_DATA_INVALID`` when ``outputs`` is not a list or an
+            entry cannot be serialised.
+        TypeError: ``source`` is not a Mapping.
+    """
+    response: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "status": "ok",
+        "source": copy_source(source),
+    }
+    items = as_output_list(outputs)
+    response["output_count"] = len(items)
+    response["omitted_outputs"] = len(items)
+    response, room = make_serialisable({**response, "outputs": []})
+    room = max_bytes - room
+    entries: list[Any] = response["outputs"]
+    for index, output in enumerate(items):
+        entry, size = make_serialisable(_entry(index, output))
+        room -= size + 1  # its comma
+        if room < 0:
+            break
+        entries.append(entry)
+    response["omitted_outputs"] = len(items) - len(entries)
+    return response

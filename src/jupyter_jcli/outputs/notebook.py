@@ -237,6 +237,17 @@ class NotebookOutputs:
             max_transport_bytes=max_transport_bytes,
         )
 
+    def list_outputs_head(self, cell_index: int, *, max_bytes: int) -> dict[str, Any]:
+        """The output directory of one cell cut to the first outputs fitting ``max_bytes``,
+        with ``omitted_outputs``; see :func:`jupyter_jcli.outputs._directory.list_outputs_head`.
+        """
+        from jupyter_jcli.outputs._directory import list_outputs_head
+
+        resolved = self.resolve_cell(cell_index)
+        return list_outputs_head(
+            _cell_outputs(resolved.cell), source=resolved.source, max_bytes=max_bytes
+        )
+
     def read_output(
         self, cell_index: int, output_index: int, **options: Unpack[ReadOptions]
     ) -> dict[str, Any]:

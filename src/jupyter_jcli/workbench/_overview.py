@@ -25,6 +25,7 @@ __all__ = [
     "CellOverview",
     "Overview",
     "check_page",
+    "check_start",
     "notebook_overview",
     "overview_next_call",
     "overview_of",
@@ -144,6 +145,21 @@ def check_page(start: int, limit: int | None) -> None:
         raise UsageError(f"limit must be an integer >= 1, got {limit!r}.", {"limit": limit})
 
 
+def check_start(start: int, cell_count: int, *, label: str = "start") -> None:
+    """Check that a page's first cell is in the file: ``start`` may equal ``cell_count`` (an
+    empty last page, as a text window may start at the text's end) but not pass it.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (details ``start``, ``cell_count``) past the end;
+            ``label`` names the parameter in the message (``--start`` for the command line).
+    """
+    if start > cell_count:
+        raise UsageError(
+            f"{label} {start} is past the last cell (the file has {cell_count} cells).",
+            {"start": start, "cell_count": cell_count},
+        )
+
+
 def overview_next_call(start: int, shown: int, total: int, limit: int | None) -> str | None:
     """The ``notebook_overview`` call of the page after ``shown`` cells from ``start``."""
     after = start + shown
@@ -168,7 +184,7 @@ def notebook_overview(
 
     Args:
         path: an ``.ipynb``, or a py:percent ``.py`` paired with one (jupytext rules).
-        start: index of the first cell shown (>= 0; past the end: no cells).
+        start: index of the first cell shown (>= 0, at most the cell count: then no cells).
         limit: the most cells shown (>= 1), or None for every cell from ``start``.
         cache_dir: snapshot cache base folder (unused by reads; accepted for symmetry).
 
@@ -176,7 +192,7 @@ def notebook_overview(
         The :class:`Overview` of the page.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for a bad ``start`` or ``limit``.
+        UsageError: ``USAGE_ERROR`` for a bad ``start`` (past the last cell too) or ``limit``.
         NotebookError: the read codes of :meth:`Document.load
             <jupyter_jcli.notebook.document.Document.load>`.
     """
@@ -186,7 +202,12 @@ def notebook_overview(
 
 def overview_of(loaded: Loaded, *, start: int = 0, limit: int | None = None) -> Overview:
     """The :class:`Overview` page of an already loaded notebook (pure: reads ``loaded``
-    only; ``start`` and ``limit`` as :func:`notebook_overview` takes them, checked there)."""
+    only; ``start`` and ``limit`` as :func:`notebook_overview` takes them, checked there).
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` when ``start`` is past the last cell (:func:`check_start`).
+    """
+    check_start(start, len(loaded.cells))
     graph = loaded.graph
     cell_dicts = loaded.document.cell_dicts()
     by_cell: dict[int, list[Finding]] = {}
