@@ -24,6 +24,7 @@ from hosts_helpers import npm_install, run_process
 
 from jupyter_jcli.mcp import readonly, workbench
 from jupyter_jcli.mcp._model_text import model_view
+from jupyter_jcli.workbench._cell_lists import CELLS_LISTED
 from tool_results import PROTOCOL_TOOL, empty_fields
 
 pytestmark = [pytest.mark.hosts, pytest.mark.kernel, pytest.mark.timeout(1500)]
@@ -33,6 +34,7 @@ SCRIPT = Path(__file__).parent / "node" / "ts_sdk_client.mjs"
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 TEXT_NB = "text_outputs_and_images.ipynb"  # cell 9: two PNGs
 WORK_NB = "work.ipynb"
+CHAIN_NB = "chain.ipynb"
 NODE_TIMEOUT_S = 900
 NO_REV = "000000000000"
 
@@ -50,6 +52,10 @@ def workbench_calls(outside: Path) -> list[Call]:
     cells = [
         {"source": "x = 21", "name": "setup"},
         {"source": "y = x * 2\nprint(y)", "name": "double"},
+    ]
+    chain = [  # more cells than a list of cells holds: run_stale's plan is cut
+        {"source": f"x{i} = x{i - 1} + 1" if i else "x0 = 1", "name": f"c{i}"}
+        for i in range(CELLS_LISTED + 50)
     ]
     return [
         ("create", "create_notebook", {"path": WORK_NB, "cells": cells}, None),
@@ -179,6 +185,8 @@ def workbench_calls(outside: Path) -> list[Call]:
         ("restart", "restart_kernel", {"path": WORK_NB}, None),
         ("restart-force", "restart_kernel", {"path": WORK_NB, "force": True}, None),
         ("restart-outside", "restart_kernel", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
+        ("chain-create", "create_notebook", {"path": CHAIN_NB, "cells": chain}, None),
+        ("chain-plan", "run_stale", {"path": CHAIN_NB, "dry_run": True}, None),  # a cut list
         *output_calls(outside),
         ("unknown-tool", "no_such_tool", {"path": WORK_NB}, "USAGE_ERROR"),
     ]
@@ -339,6 +347,9 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
     stale = workbench_documents["update-stale-rev"]["details"]
     assert (stale["name"], stale["expected_rev"]) == ("setup", NO_REV)
     assert stale["rev"] == workbench_documents["overview"]["cells"][0]["rev"]
+    cut = workbench_documents["chain-plan"]
+    assert (len(cut["plan"]), cut["plan_count"]) == (CELLS_LISTED, CELLS_LISTED + 50)
+    assert "notebook_overview" in cut["notice"]
     check_the_arguments_took_effect(
         {entry["label"]: entry for entry in by_server["jupyter-mcp"]["calls"]}
     )
