@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, OutputProtocolError
@@ -94,13 +94,7 @@ def list_outputs(
         TypeError: ``source`` is not a Mapping.
     """
     limit = check_transport_limit(max_transport_bytes)
-    response: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": copy_source(source),
-    }
-    items = as_output_list(outputs)
-    response["output_count"] = len(items)
+    response, items = _head(outputs, source)
     response["outputs"] = [_entry(index, output) for index, output in enumerate(items)]
     try:
         return fit_transport(response, None, limit)
@@ -115,6 +109,20 @@ def list_outputs(
             "read_output (`j-cli notebook output FILE --cell N --output K`).",
             {**err.details, "output_count": len(items), "read_by_index": True},
         ) from err
+
+
+def _head(outputs: object, source: Mapping[str, Any]) -> tuple[dict[str, Any], Sequence[Any]]:
+    """A directory response's fields before its entries, and the outputs as a list (the
+    source is checked first, then the outputs)."""
+    copied = copy_source(source)
+    items = as_output_list(outputs)
+    response: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "status": "ok",
+        "source": copied,
+        "output_count": len(items),
+    }
+    return response, items
 
 
 def list_outputs_head(
@@ -136,15 +144,9 @@ def list_outputs_head(
             entry cannot be serialised.
         TypeError: ``source`` is not a Mapping.
     """
-    response: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": copy_source(source),
-    }
-    items = as_output_list(outputs)
-    response["output_count"] = len(items)
-    response["omitted_outputs"] = len(items)
-    response, room = make_serialisable({**response, "outputs": []})
+    head, items = _head(outputs, source)
+    response: dict[str, Any]
+    response, room = make_serialisable({**head, "omitted_outputs": len(items), "outputs": []})
     room = max_bytes - room
     entries: list[Any] = response["outputs"]
     for index, output in enumerate(items):
