@@ -10,9 +10,10 @@ front ends (``cli``). Importing this package imports nothing heavy.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+TYPE_CHECKING = False  # imported by every console script first: no ``typing`` import
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,8 @@ def lazy_exports(
         module = home.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+
         value = getattr(importlib.import_module(f"{package}.{module}"), name)
         namespace[name] = value
         return value

@@ -23,9 +23,10 @@ modules (jupytext for ``.py`` files, nbformat for nbformat 3) only when needed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # the console script imports this package first: no ``typing``
 if TYPE_CHECKING:
+    from typing import Any
+
     from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, JcliGroup, cli, main, run
 
 __all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]

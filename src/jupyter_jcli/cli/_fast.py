@@ -17,15 +17,16 @@ errors as always.
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Container, Sequence
-from typing import Any
 
-__all__ = ["entry", "fast_read", "plain_words"]
+TYPE_CHECKING = False  # this module is the console script's first: no ``typing`` import
+if TYPE_CHECKING:
+    from collections.abc import Container, Sequence
+    from typing import Any
+
+__all__ = ["entry", "fast_read", "plain_words", "write_answer"]
 
 _JSON = frozenset({"-j", "--json"})
-_INT = re.compile(r"-?[0-9]+")
 _OPTIONS: dict[str, dict[str, type]] = {
     "outputs": {"--cell": str},
     "output": {
@@ -68,6 +69,12 @@ def plain_words(
     return positional, options
 
 
+def _plain_int(value: str) -> bool:
+    """Whether ``value`` is ``-?[0-9]+`` (ASCII digits only)."""
+    digits = value[1:] if value.startswith("-") else value
+    return digits.isascii() and digits.isdigit()
+
+
 def _parse(argv: Sequence[str]) -> tuple[str, str, dict[str, Any]] | None:
     """``(command, FILE, options)`` for a plainly well-formed read, else None."""
     if len(argv) < 4 or argv[0] not in _JSON or argv[1] != "notebook":
@@ -89,7 +96,7 @@ def _parse(argv: Sequence[str]) -> tuple[str, str, dict[str, Any]] | None:
         if name in options or not value.strip():
             return None
         if kind is int:
-            if not _INT.fullmatch(value):
+            if not _plain_int(value):
                 return None
             options[name] = int(value)
         else:
@@ -135,19 +142,38 @@ def fast_read(argv: Sequence[str]) -> tuple[int, bytes] | None:
 
 def entry() -> None:
     """The ``j-cli`` console script: a fast lane when one applies (the reads, and ``exec`` on
-    a live kernel: :mod:`jupyter_jcli.cli._fast_exec`), else the click app."""
+    a live kernel: :mod:`jupyter_jcli.cli._fast_exec`, served by the warm exec server of
+    :mod:`jupyter_jcli.cli._exec_client` when there is one), else the click app."""
     args = sys.argv[1:]
-    served = fast_read(args)
-    if served is None and args[1:2] == ["exec"]:
+    if args[1:2] == ["exec"] and args[:1] in (["-j"], ["--json"]):
+        from jupyter_jcli.cli import _exec_client
+
+        status = _exec_client.serve(args)
+        if status is not None:
+            sys.exit(status)
         from jupyter_jcli.cli._fast_exec import fast_exec
 
         served = fast_exec(args)
+        if served is not None:
+            status = write_answer(*served)
+            if _exec_client.available():
+                from jupyter_jcli.kernels._registry import registry_dir
+
+                _exec_client.spawn_server(str(registry_dir()))
+            sys.exit(status)
+    else:
+        served = fast_read(args)
     if served is None:
         from jupyter_jcli.cli._app import main
 
         main(prog_name="j-cli")
         return
-    status, out = served
+    sys.exit(write_answer(*served))
+
+
+def write_answer(status: int, out: bytes) -> int:
+    """Write a fast lane's answer to stdout; returns the exit status (1 when stdout is a pipe
+    whose reader has gone: then stdout becomes ``/dev/null``, so the exit writes nothing)."""
     try:
         sys.stdout.buffer.write(out)
         sys.stdout.buffer.flush()
@@ -156,4 +182,4 @@ def entry() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         status = 1
-    sys.exit(status)
+    return status

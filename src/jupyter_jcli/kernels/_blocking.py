@@ -23,7 +23,6 @@ the kernel and says so.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
@@ -37,7 +36,7 @@ from jupyter_jcli.kernels._config import (
     STOP_WAIT,
     execute_timeout,
 )
-from jupyter_jcli.kernels._entry import pid_alive
+from jupyter_jcli.kernels._entry import own_pid, pid_alive
 from jupyter_jcli.kernels._evaluate import execution_result
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._registry import KernelRegistry, idle_timeout, process_name
@@ -144,7 +143,7 @@ async def check_leftover(
     pid = (busy or {}).get("pid")
     if entry is None or busy is None or not isinstance(pid, int):
         return
-    if pid == os.getpid() or pid_alive(pid):
+    if pid == own_pid() or pid_alive(pid):
         return
     if not busy.get("noted"):
         facts = busy_facts(entry)

@@ -40,7 +40,7 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import seconds_setting
-from jupyter_jcli.kernels._entry import EntryState, KernelEntry, pid_alive, process_name
+from jupyter_jcli.kernels._entry import EntryState, KernelEntry, own_pid, pid_alive, process_name
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
 from jupyter_jcli.kernels._registry_notes import RegistryNotes
 from jupyter_jcli.kernels._run_file import append_run, read_runs, remove_runs
@@ -194,7 +194,11 @@ class KernelRegistry(RegistryNotes):
         return entry
 
     def write(self, entry: KernelEntry) -> None:
-        """Replace the entry atomically (call under :meth:`locked`)."""
+        """Replace the entry atomically (call under :meth:`locked`): a temporary file, then
+        ``os.replace``. Not ``fsync``-ed: the registry describes running processes, which a
+        crash of the system ends too, and an entry lost or torn by one reads as no kernel
+        (:meth:`read`), so durability would buy nothing and cost every exec two disk
+        flushes."""
         self._ensure_root()
         target = self.path(Path(entry.notebook_path), ".json")
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -204,7 +208,6 @@ class KernelRegistry(RegistryNotes):
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.write(fd, data)
-            os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)
@@ -308,7 +311,7 @@ class KernelRegistry(RegistryNotes):
         record, absent when clearing), for a process that uses the kernel only while its
         code runs (the ``j-cli exec`` lane): two writes of the entry per command, not four.
         """
-        owner = os.getpid() if of is None else of
+        owner = own_pid() if of is None else of
 
         def change(entry: KernelEntry) -> None:
             if user is not None:

@@ -44,6 +44,7 @@ from jupyter_jcli.kernels._config import (
     DEFAULT_STARTUP_TIMEOUT,
     STOP_WAIT,
 )
+from jupyter_jcli.kernels._entry import own_pid
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
@@ -152,7 +153,7 @@ class SharedNotebookKernel(NotebookKernel):
             return False
         if joined is None:
             return False
-        if joined.owner_pid == os.getpid():
+        if joined.owner_pid == own_pid():
             return False  # a kernel this process started did not answer
         current = self.shared_registry.read(self.notebook_path)
         return current is None or current.epoch != joined.epoch or not current.joinable()

@@ -26,9 +26,12 @@ _STATUS_GRACE = 0.5
 """Seconds after the first ``kernel_info`` reply at which a kernel that answered twice but
 published no iopub status for them is taken as live (some kernels publish none for control
 requests)."""
-_STATUS_RETRY = 0.05
-"""Seconds the join waits for the iopub status of a ``kernel_info`` request once its reply
-came, before it asks again (the status went before the subscription was live)."""
+_STATUS_RETRY = 0.005
+"""Seconds the join waits for the iopub status of its first ``kernel_info`` request once the
+reply came, before it asks again (the status went before the subscription was live); the
+wait doubles after each reply, up to :data:`_STATUS_RETRY_MAX`. A process that has just
+created its ZeroMQ context (every exec) usually subscribes within a few ms."""
+_STATUS_RETRY_MAX = 0.05
 _POLL = 0.02
 """Seconds of one wait on a channel while joining."""
 _SHELL_POLL = 0.1
@@ -186,10 +189,11 @@ class SharedBackend(CountedReceives):
         arrives, so this client's iopub subscription is live before the first execution.
 
         ZeroMQ's slow joiner: a status published before the subscription took is lost, so a
-        request whose reply came without its status within :data:`_STATUS_RETRY` s is
-        followed by another one, and the status of any of them ends the join. A kernel that
-        publishes no status for control requests is taken as live once it answered twice and
-        :data:`_STATUS_GRACE` s passed since its first reply. A kernel that does not reply is
+        request whose reply came without its status within :data:`_STATUS_RETRY` s (doubling
+        after each reply, up to :data:`_STATUS_RETRY_MAX`) is followed by another one, and the
+        status of any of them ends the join. A kernel that publishes no status for control
+        requests is taken as live once it answered twice and :data:`_STATUS_GRACE` s passed
+        since its first reply. A kernel that does not reply is
         asked again after each try (``timeout`` / :data:`_HEARTBEAT_TRIES`, at least 0.5 s)
         while its process lives.
 
@@ -216,8 +220,10 @@ class SharedBackend(CountedReceives):
             if reply is not None and _parent_id(reply) in asked:
                 replies += 1
                 first_reply = time.monotonic() if first_reply is None else first_reply
-                next_ask, awaiting_reply = time.monotonic() + _STATUS_RETRY, False
-            status = await self._receive("iopub", _POLL)
+                retry = min(_STATUS_RETRY * 2 ** (replies - 1), _STATUS_RETRY_MAX)
+                next_ask, awaiting_reply = time.monotonic() + retry, False
+            wait = _POLL if awaiting_reply else min(_POLL, max(next_ask - time.monotonic(), 0.001))
+            status = await self._receive("iopub", wait)
             if status is not None and _parent_id(status) in asked:
                 return
             answered_long = first_reply is not None and now - first_reply >= _STATUS_GRACE

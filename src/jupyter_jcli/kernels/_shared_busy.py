@@ -14,6 +14,7 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._entry import (
     KernelEntry,
+    own_pid,
     pid_alive,
     process_command,
     process_name,
@@ -38,7 +39,7 @@ def busy_record(cell: str | None) -> dict[str, Any]:
         "who": process_name(),
         "cell": cell,
         "since": time.time(),
-        "pid": os.getpid(),
+        "pid": own_pid(),
         "command": process_command(),
     }
 
@@ -145,7 +146,7 @@ def busy_facts(entry: KernelEntry | None) -> dict[str, Any] | None:
         "busy_pid": pid,
         "busy_command": command,
         "busy_since": stamp,
-        "busy_gone": pid is not None and pid != os.getpid() and not pid_alive(pid),
+        "busy_gone": pid is not None and pid != own_pid() and not pid_alive(pid),
         "busy_command_words": command_words(command, who),
     }
 

@@ -45,7 +45,7 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
-from jupyter_jcli.kernels._entry import process_command
+from jupyter_jcli.kernels._entry import own_pid, process_command
 from jupyter_jcli.kernels._local import _kernel_stdout, require_kernelspec
 from jupyter_jcli.kernels._registry import (
     ExecLock,
@@ -89,7 +89,7 @@ def _starting_elsewhere(entry: KernelEntry, startup_timeout: float) -> bool:
     if entry.state != "starting" or time.time() - entry.started > startup_timeout + 10:
         return False
     return pid_alive(entry.supervisor_pid) or (
-        entry.owner_pid != os.getpid() and pid_alive(entry.owner_pid)
+        entry.owner_pid != own_pid() and pid_alive(entry.owner_pid)
     )
 
 
@@ -157,7 +157,7 @@ async def start_registered(
                         idle_since=now,
                         idle_timeout=idle_timeout,
                         keep=keep,
-                        owner_pid=os.getpid(),
+                        owner_pid=own_pid(),
                     )
                 )
         if claimed:

@@ -19,7 +19,7 @@ from jupyter_jcli.kernels._blocking import run_on_live
 from jupyter_jcli.kernels._config import execute_timeout, kernelspec_name_from_metadata
 from jupyter_jcli.kernels._registry import KernelRegistry, process_name
 from jupyter_jcli.kernels._types import ExecutionResult, KernelInfo
-from jupyter_jcli.notebook._warm import DocumentCache, warm
+from jupyter_jcli.notebook._warm import DocumentCache, active_cache, warm
 from jupyter_jcli.workbench._inline import (
     CodeOutcome,
     code_origin,
@@ -53,7 +53,8 @@ def execute_code_live(
     """
     execute_timeout(timeout)
     here = Path(os.path.realpath(os.getcwd()))
-    with warm(DocumentCache()):
+    documents = active_cache()  # the warm exec server's, when it runs this exec
+    with warm(DocumentCache() if documents is None else documents):
         loaded = load(path)
         document = loaded.document
         notebook_path = document.notebook_path.resolve()
