@@ -110,22 +110,41 @@ def read_text_file(path: str | os.PathLike[str]) -> str:
 
 
 def read_source_file(path: str | os.PathLike[str]) -> str:
-    """Read code or a cell's source given as a file (``--code-file``, ``--source-file``) as
-    :func:`read_text_file` does; text that is not UTF-8 is a bad source, not a bad notebook.
+    """Read code or a cell's source given as a file (``--code-file``, ``--source-file``)
+    through the one opener, with :func:`read_text_file`'s checks (a FIFO or a device refused
+    at once, never blocked on; size-bounded); a file that cannot serve as source is a bad
+    source, not a bad notebook.
 
     Raises:
-        NotebookError: ``INVALID_SOURCE`` (details ``reason`` ``"not_utf8"``, ``path``,
-            ``position``: the byte offset) for text that is not UTF-8; else the codes of
-            :func:`read_text_file`.
+        NotebookError: ``INVALID_SOURCE`` (details ``path`` and ``reason``: ``"not_regular"``
+            with ``file_type``, ``"too_large"`` with ``size`` and ``limit``, ``"unreadable"``
+            with ``errno``, ``"not_utf8"`` with ``position``, the byte offset);
+            ``FILE_NOT_FOUND``; ``USAGE_ERROR`` (empty path, NUL byte).
     """
-    file_path = resolve_input(path)
-    raw = read_input_bytes(file_path)
+    try:
+        file_path = resolve_input(path)
+        raw = read_input_bytes(file_path)
+    except NotebookError as err:
+        if err.code != ErrorCode.NOTEBOOK_READ_FAILED:
+            raise
+        raise _bad_source(err) from err
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         bad = not_utf8(err, raw, file_path)
-        details = {"reason": "not_utf8", **bad.details}
-        raise NotebookError(ErrorCode.INVALID_SOURCE, bad.message, details) from err
+        raise _bad_source(bad, "not_utf8") from err
+
+
+def _bad_source(err: NotebookError, reason: str | None = None) -> NotebookError:
+    """``err`` (a ``NOTEBOOK_READ_FAILED`` of a source file) as ``INVALID_SOURCE``, its
+    ``reason`` named (see :func:`read_source_file`)."""
+    details = dict(err.details)
+    if reason is None:
+        given = details.get("reason")
+        reason = given if isinstance(given, str) else None
+    if reason is None:
+        reason = "not_regular" if "file_type" in details else "unreadable"
+    return NotebookError(ErrorCode.INVALID_SOURCE, err.message, {**details, "reason": reason})
 
 
 def read_binary_file(path: str | os.PathLike[str]) -> bytes:
