@@ -240,8 +240,9 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
         The notebook dict, nbformat 4 layout (see :func:`read_notebook`).
 
     Raises:
-        NotebookError: ``NOTEBOOK_READ_FAILED`` for invalid JSON (details carry ``position``,
-            ``line`` and ``column``), a top-level value that is not an object, a missing or
+        NotebookError: ``NOTEBOOK_READ_FAILED`` for invalid JSON (the standard library's
+            error, as :func:`read_notebook` gives it: details carry ``position``, in code
+            points, ``line`` and ``column``), a top-level value that is not an object, a missing or
             non-integer ``nbformat``, an unsupported major version, a missing or non-list
             ``cells`` or a cell that is not an object (details carry ``cell_index``).
     """
@@ -259,21 +260,14 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
 
     try:
         parsed: object = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
+    except orjson.JSONDecodeError:
         # orjson refuses valid JSON that escapes a lone surrogate ("\ud800"), which real
         # notebooks hold when a cell printed undecodable bytes; the standard library reads it
         # (the output protocol later replaces such code points with U+FFFD). Bytes that are
-        # not UTF-8 at all are reported as such; when both parsers refuse UTF-8 text,
-        # orjson's error (byte position) is the one reported.
-        text = decode_utf8(raw, path)
-        try:
-            parsed = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            raise NotebookError(
-                ErrorCode.NOTEBOOK_READ_FAILED,
-                f"{path} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).",
-                {"path": str(path), "position": err.pos, "line": err.lineno, "column": err.colno},
-            ) from err
+        # not UTF-8 at all are reported as such; when both parsers refuse UTF-8 text, the
+        # standard library's error is the one reported, as the protocol's read reports it
+        # (one wording, ``position`` in code points), whichever command met the file.
+        return _parse_document(decode_utf8(raw, path), path=path)
     return _check_document(parsed, path)
 
 
