@@ -7,6 +7,7 @@ was (issue 9, item 6: the new cell and an undo snapshot used to be written first
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -115,4 +116,27 @@ def test_a_code_or_source_file_that_is_not_a_regular_file_is_an_invalid_source_a
     assert run.exit_code == 1
     assert run.json()["code"] == ErrorCode.INVALID_SOURCE
     assert run.json()["details"]["reason"] == "not_regular"
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["exec", "cell update", "cell add"])
+def test_code_or_source_on_stdin_that_is_not_utf8_is_an_invalid_source_as_from_a_file(
+    tmp_path: Path, command: str
+) -> None:
+    import sys
+
+    from click.testing import CliRunner
+    from jcli_helpers import never_run_notebook
+
+    from jupyter_jcli.cli import run
+
+    path = never_run_notebook(tmp_path, ["x = 1"])
+    before = path.read_bytes()
+    with CliRunner().isolation(input="print('café')\n".encode("latin-1")) as streams:
+        code = run([str(arg) for arg in ["-j", *_with_source_file(command, path, Path("-"))]])
+        sys.stdout.flush()
+        document = json.loads(streams[0].getvalue())
+    assert code == 1
+    assert document["code"] == ErrorCode.INVALID_SOURCE
+    assert document["details"]["reason"] == "not_utf8"
     assert path.read_bytes() == before

@@ -46,7 +46,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._paths import (
@@ -60,6 +60,7 @@ from jupyter_jcli.notebook._paths import (
 
 __all__ = [
     "FIRST_LINE_WIDTH",
+    "MAX_SOURCE_STREAM_BYTES",
     "NOTEBOOK_SUFFIX",
     "cell_source",
     "check_cell_index",
@@ -71,6 +72,7 @@ __all__ = [
     "read_binary_file",
     "read_notebook",
     "read_source_file",
+    "read_source_stream",
     "read_text_file",
     "value_at",
 ]
@@ -82,6 +84,9 @@ FIRST_LINE_WIDTH = 80
 """Longest first line (in characters) a cell summary keeps; longer ones end with ``…``."""
 
 _SUPPORTED_MAJOR_VERSIONS = (3, 4)
+
+MAX_SOURCE_STREAM_BYTES = 64 * 1024 * 1024
+"""The most bytes of code or source read from a stream (standard input)."""
 
 LEAN_PARSE_BYTES = 32 * 1024 * 1024
 """Files at least this large (bytes) are parsed by :func:`parse_notebook` on its memory-lean
@@ -128,11 +133,34 @@ def read_source_file(path: str | os.PathLike[str]) -> str:
         if err.code != ErrorCode.NOTEBOOK_READ_FAILED:
             raise
         raise _bad_source(err) from err
+    return _decode_source(raw, file_path)
+
+
+def read_source_stream(stream: BinaryIO, *, name: str = "stdin") -> str:
+    """Read code or a cell's source from ``stream`` (standard input for ``--code-file -``,
+    ``--source-file -``): at most :data:`MAX_SOURCE_STREAM_BYTES`, UTF-8, refused as
+    :func:`read_source_file` refuses a file (``name`` stands for its path).
+
+    Raises:
+        NotebookError: ``INVALID_SOURCE`` (details ``path``: ``name``, and ``reason``
+            ``"too_large"`` with ``limit``, or ``"not_utf8"`` with ``position``).
+    """
+    raw = stream.read(MAX_SOURCE_STREAM_BYTES + 1)
+    if len(raw) > MAX_SOURCE_STREAM_BYTES:
+        raise NotebookError(
+            ErrorCode.INVALID_SOURCE,
+            f"{name} holds more than {MAX_SOURCE_STREAM_BYTES} bytes of source.",
+            {"path": name, "reason": "too_large", "limit": MAX_SOURCE_STREAM_BYTES},
+        )
+    return _decode_source(raw, Path(name))
+
+
+def _decode_source(raw: bytes, path: Path) -> str:
+    """``raw`` as UTF-8 text, or ``INVALID_SOURCE`` (``reason`` ``"not_utf8"``)."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as err:
-        bad = not_utf8(err, raw, file_path)
-        raise _bad_source(bad, "not_utf8") from err
+        raise _bad_source(not_utf8(err, raw, path), "not_utf8") from err
 
 
 def _bad_source(err: NotebookError, reason: str | None = None) -> NotebookError:
