@@ -305,15 +305,13 @@ def read_loaded(
 def _next_call(omitted: Sequence[CellView], *, by_name: bool, budget: int) -> str:
     """The ``read_cells`` call that goes on with the omitted cells, bounded in size: an index
     range for a slice (the omitted cells of a slice are its last ones), else the first
-    :data:`MAX_NEXT_NAMES` omitted names (``omitted_cells`` lists them, the first 100 of them
-    in a front end's answer)."""
+    :data:`MAX_NEXT_NAMES` omitted names (``omitted_cells`` lists them all)."""
     same_budget = "" if budget == DEFAULT_READ_BUDGET else f" budget={budget}"
     if not by_name:
         return f"read_cells start={omitted[0].index} stop={omitted[-1].index + 1}{same_budget}"
     listed = ",".join(view.name for view in omitted[:MAX_NEXT_NAMES])
     rest = len(omitted) - MAX_NEXT_NAMES
-    # omitted_cells lists at most the first 100 (``_cell_lists``): name the rest by order
-    more = f" (then the other {rest} omitted names in the order asked)" if rest > 0 else ""
+    more = f" (then the other {rest} names of omitted_cells)" if rest > 0 else ""
     return f"read_cells names={listed}{same_budget}{more}"
 
 
