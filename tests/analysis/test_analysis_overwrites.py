@@ -112,7 +112,34 @@ CASES = [
     Case("exec_is_opaque", "exec('b = 2')", None, EVERY),
     Case("globals_is_opaque", "g = globals()\ng['b'] = 2", None, EVERY),
     Case("a_star_import_is_opaque", "from os.path import *", None, EVERY),
-    Case("a_line_magic_is_opaque", "%time b = 2", None, EVERY),
+    Case("a_magic_the_analyzer_does_not_model_is_opaque", "%load_ext autoreload", None, EVERY),
+    Case("reset_is_opaque", "%reset -f", None, EVERY),
+    Case("time_writes_what_its_code_writes", "%time b = 2", ("b",), ("derive", "show")),
+    Case("a_time_cell_writes_what_its_body_writes", "%%time\nb = 2\n", ("b",), ("derive", "show")),
+    Case("prun_writes_what_its_code_writes", "%prun -q b = 2", ("b",), ("derive", "show")),
+    Case(
+        "a_capture_cell_writes_its_target_and_body",
+        "%%capture out\nc = 1",
+        ("c", "out"),
+        ("other",),
+    ),
+    Case("timeit_binds_nothing", "%timeit -n1 -r1 b = 2", (), ()),
+    Case(
+        "timeit_mutating_a_value_stales_its_writer",
+        "%timeit b.append(1)",
+        ("b",),
+        ("derive", "show"),
+    ),
+    Case(
+        "a_timeit_cell_alias_mutation_stales_the_aliased_writer",
+        "%%timeit x = b\nx.append(1)",
+        ("b", "x"),
+        ("derive", "show"),
+    ),
+    Case("time_on_a_read_stales_nothing", "%time print(b)", (), ()),
+    Case("matplotlib_stales_nothing", "%matplotlib inline", (), ()),
+    Case("time_around_exec_is_opaque", "%time exec('b = 2')", None, EVERY),
+    Case("time_around_main_is_opaque", "%time import __main__", None, EVERY),
     Case("a_shell_escape_binds_no_python_name", "!echo hi", (), ()),
     Case("a_captured_shell_escape_binds_its_target", "b = !echo hi", ("b",), ("derive", "show")),
     Case("a_cell_magic_is_opaque", "%%bash\necho hi", None, EVERY),
@@ -168,3 +195,24 @@ def test_the_dependents_of_an_overwritten_cell_that_ran_again_stay_stale() -> No
     status = fresh_cells(g, [*runs, RunRecord("show", "rev-show", "e1", 101, ["derive"])],
                          "e1", REVS, [change])  # fmt: skip
     assert status["derive"] == "stale" and status["show"] == "stale"
+
+
+MAGIC_CODES = [
+    "%time b = 2",
+    "%%time\nb = a * 2\nc = b",
+    "%prun tick()",
+    "%%capture cap\nb.append(1)",
+    "%timeit b.append(1)",
+    "x = %time a + 1",
+]
+
+
+@pytest.mark.parametrize("code", MAGIC_CODES)
+def test_a_magic_that_runs_code_inline_stales_what_it_would_as_a_cell_edit(code: str) -> None:
+    g = graph()
+    writes = code_writes(code, g)
+    assert writes.names is not None
+    as_cell = build_graph(
+        [*(CellInput(k, "code", s) for k, s in NOTEBOOK), CellInput("new", "code", code)]
+    )
+    assert set(as_cell.cells[-1].writes) <= set(writes.names)

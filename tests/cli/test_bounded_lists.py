@@ -66,6 +66,19 @@ def test_the_text_of_an_edit_staling_thousands_of_cells_names_the_first_and_the_
     assert "-j lists them all" not in run.stdout
 
 
+def test_reading_a_huge_notebook_lists_the_first_omitted_cells_with_their_count(
+    tmp_path: Path,
+) -> None:
+    path = _chain(tmp_path)
+    run = run_cli("-j", "notebook", "read", path, "--budget", "1000")
+    assert run.exit_code == 0, run.stdout[-500:]
+    document = run.json()
+    shown = len(document["cells"])
+    _assert_bounded(document, "omitted_cells", CHAIN - shown, path)
+    assert document["omitted_cells"][0] == f"x{shown}"
+    assert len(run.stdout) < 20_000
+
+
 def test_a_short_stale_list_is_whole_with_its_count_and_no_notice(tmp_path: Path) -> None:
     path = never_run_notebook(tmp_path, ["a = 1", "b = a", "c = 3"])
     run = run_cli("-j", "cell", "update", path, "a", "--expected-rev", _rev_of_first(path),

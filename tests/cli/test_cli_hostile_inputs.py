@@ -385,3 +385,24 @@ def test_outputs_of_a_cell_with_deep_json_and_mistyped_values_list_every_problem
     assert text.exit_code == 0
     assert text.stdout.count(f"problem {ErrorCode.OUTPUT_DATA_INVALID}") == 2
     assert run_cli("notebook", "show", nb).exit_code == 0
+
+
+@pytest.mark.parametrize("kind", ["truncated", "dangling link"])
+def test_a_broken_notebook_gets_one_error_document_from_every_reading_command(
+    tmp_path: Path, kind: str
+) -> None:
+    nb = tmp_path / "broken.ipynb"
+    if kind == "truncated":
+        whole = write_notebook(tmp_path / "whole.ipynb", [code_cell([STREAM])]).read_bytes()
+        nb.write_bytes(whole[: len(whole) // 2])
+    else:
+        nb.symlink_to(tmp_path / "gone.ipynb")
+    answers = {
+        command: run_cli("-j", "notebook", command, nb)
+        for command in ("overview", "show", "cells", "read", "graph")
+    }
+    documents = {command: run.json() for command, run in answers.items()}
+    expected = ErrorCode.NOTEBOOK_READ_FAILED if kind == "truncated" else ErrorCode.FILE_NOT_FOUND
+    assert {document["code"] for document in documents.values()} == {expected}
+    assert len({json.dumps(document, sort_keys=True) for document in documents.values()}) == 1
+    assert all(run.exit_code == 1 for run in answers.values())

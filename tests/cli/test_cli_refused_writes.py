@@ -7,6 +7,8 @@ was (issue 9, item 6: the new cell and an undo snapshot used to be written first
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,17 @@ def test_the_refusal_names_the_cell_of_unknown_type(tmp_path: Path) -> None:
     assert document["details"]["cell_type"] == "sql"
 
 
+def _with_source_file(command: str, path: Path, source: Path) -> list[str | Path]:
+    """The arguments of ``command`` on ``path`` with its code or source from ``source``."""
+    if command == "exec":
+        return ["exec", path, "--code-file", source]
+    if command == "cell update":
+        cell = Document.load(path).cells[0]
+        return ["cell", "update", path, cell.name, "--expected-rev", cell.rev,
+                "--source-file", source]  # fmt: skip
+    return ["cell", "add", path, "--source-file", source]
+
+
 @pytest.mark.parametrize("command", ["exec", "cell update", "cell add"])
 def test_a_code_or_source_file_that_is_not_utf8_is_an_invalid_source_and_changes_nothing(
     tmp_path: Path, command: str
@@ -77,15 +90,53 @@ def test_a_code_or_source_file_that_is_not_utf8_is_an_invalid_source_and_changes
     before = path.read_bytes()
     bad = tmp_path / "latin1.py"
     bad.write_bytes("print('café')\n".encode("latin-1"))
-    if command == "exec":
-        args: list[str | Path] = ["exec", path, "--code-file", bad]
-    elif command == "cell update":
-        cell = Document.load(path).cells[0]
-        args = ["cell", "update", path, cell.name, "--expected-rev", cell.rev, "--source-file", bad]
-    else:
-        args = ["cell", "add", path, "--source-file", bad]
-    run = run_cli("-j", *args)
+    run = run_cli("-j", *_with_source_file(command, path, bad))
     assert run.exit_code == 1
     assert run.json()["code"] == ErrorCode.INVALID_SOURCE
     assert run.json()["details"]["reason"] == "not_utf8"
+    assert path.read_bytes() == before
+
+
+@pytest.mark.timeout(60)  # a FIFO read without O_NONBLOCK would block here for ever
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("command", ["exec", "cell update", "cell add"])
+def test_a_code_or_source_file_that_is_not_a_regular_file_is_an_invalid_source_at_once(
+    tmp_path: Path, command: str, kind: str
+) -> None:
+    from jcli_helpers import never_run_notebook
+
+    path = never_run_notebook(tmp_path, ["x = 1"])
+    before = path.read_bytes()
+    if kind == "fifo":
+        bad: Path = tmp_path / "pipe.py"
+        os.mkfifo(bad)
+    else:
+        bad = Path(os.devnull)
+    run = run_cli("-j", *_with_source_file(command, path, bad))
+    assert run.exit_code == 1
+    assert run.json()["code"] == ErrorCode.INVALID_SOURCE
+    assert run.json()["details"]["reason"] == "not_regular"
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["exec", "cell update", "cell add"])
+def test_code_or_source_on_stdin_that_is_not_utf8_is_an_invalid_source_as_from_a_file(
+    tmp_path: Path, command: str
+) -> None:
+    import sys
+
+    from click.testing import CliRunner
+    from jcli_helpers import never_run_notebook
+
+    from jupyter_jcli.cli import run
+
+    path = never_run_notebook(tmp_path, ["x = 1"])
+    before = path.read_bytes()
+    with CliRunner().isolation(input="print('café')\n".encode("latin-1")) as streams:
+        code = run([str(arg) for arg in ["-j", *_with_source_file(command, path, Path("-"))]])
+        sys.stdout.flush()
+        document = json.loads(streams[0].getvalue())
+    assert code == 1
+    assert document["code"] == ErrorCode.INVALID_SOURCE
+    assert document["details"]["reason"] == "not_utf8"
     assert path.read_bytes() == before

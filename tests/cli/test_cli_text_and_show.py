@@ -85,6 +85,30 @@ def test_cells_lists_one_line_per_cell_with_outputs() -> None:
     assert lines[25].split()[0] == "24"
 
 
+def test_cells_keeps_its_columns_aligned_when_a_cell_name_is_longer_than_the_name_column(
+    tmp_path: Path,
+) -> None:
+    from jupyter_jcli.cli._cells import LABEL_WIDTH
+    from jupyter_jcli.notebook.names import MAX_NAME_LENGTH
+
+    long = ("a-name-far-longer-than-the-name-column-of-the-cells-table-" + "x" * 40)[
+        :MAX_NAME_LENGTH
+    ]
+    assert len(long) > LABEL_WIDTH
+    cells = [
+        {"cell_type": "code", "metadata": {"jupyter_mcp": {"name": name}}, "source": src,
+         "outputs": [], "execution_count": None}
+        for name, src in ((long, "x = 1"), ("y", "y = 2"))
+    ]  # fmt: skip
+    nb = write_notebook(tmp_path / "long.ipynb", cells)
+    assert run_cli("-j", "notebook", "cells", nb).json()["cells"][0]["name"] == long
+    lines = run_cli("notebook", "cells", nb).stdout.splitlines()[1:]
+    starts = {line.index(src) for line, src in zip(lines, ("x = 1", "y = 2"), strict=True)}
+    assert len(starts) == 1  # the first-line column starts at one offset on every line
+    name = lines[0].split()[2]
+    assert len(name) == LABEL_WIDTH and long.startswith(name[:-1])
+
+
 def test_cells_of_a_notebook_with_malformed_cells_does_not_fail(tmp_path: Path) -> None:
     nb = write_notebook(
         tmp_path / "m.ipynb",

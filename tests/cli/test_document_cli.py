@@ -379,7 +379,8 @@ def test_a_source_file_that_is_a_fifo_or_a_device_is_refused_at_once(
     ):
         run = run_cli("-j", *args, "--source-file", source)
         assert run.exit_code == 1
-        assert run.json()["code"] == ErrorCode.NOTEBOOK_READ_FAILED
+        assert run.json()["code"] == ErrorCode.INVALID_SOURCE  # a bad source, not notebook
+        assert run.json()["details"]["reason"] == "not_regular"
     assert small.read_bytes() == raw
 
 

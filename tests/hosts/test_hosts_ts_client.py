@@ -187,6 +187,7 @@ def workbench_calls(outside: Path) -> list[Call]:
         ("restart-outside", "restart_kernel", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
         ("chain-create", "create_notebook", {"path": CHAIN_NB, "cells": chain}, None),
         ("chain-plan", "run_stale", {"path": CHAIN_NB, "dry_run": True}, None),  # a cut list
+        ("chain-read", "read_cells", {"path": CHAIN_NB, "budget": 1_000}, None),  # a cut list
         *output_calls(outside),
         ("unknown-tool", "no_such_tool", {"path": WORK_NB}, "USAGE_ERROR"),
     ]
@@ -350,9 +351,20 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
     cut = workbench_documents["chain-plan"]
     assert (len(cut["plan"]), cut["plan_count"]) == (CELLS_LISTED, CELLS_LISTED + 50)
     assert "notebook_overview" in cut["notice"]
+    read = by_label(by_server["jupyter-mcp"], "chain-read")["structured_content"]
+    shown = len(read["cells"])
+    assert len(read["omitted_cells"]) == CELLS_LISTED
+    assert read["omitted_cells_count"] == CELLS_LISTED + 50 - shown
+    assert workbench_documents["chain-read"]["omitted"] == read["omitted_cells_count"]
     check_the_arguments_took_effect(
         {entry["label"]: entry for entry in by_server["jupyter-mcp"]["calls"]}
     )
+
+
+def by_label(server: dict[str, Any], label: str) -> dict[str, Any]:
+    """The report of the call ``label`` of ``server``."""
+    entry: dict[str, Any] = next(e for e in server["calls"] if e["label"] == label)
+    return entry
 
 
 def check_the_arguments_took_effect(entries: dict[str, dict[str, Any]]) -> None:

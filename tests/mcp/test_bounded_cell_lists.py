@@ -86,6 +86,22 @@ async def test_an_edit_a_dry_run_and_an_undo_on_a_long_chain_list_the_first_cell
     assert len(_text(undone)["stale"]) == CELLS_LISTED
 
 
+async def test_reading_a_huge_notebook_lists_the_first_omitted_cells_with_their_count(
+    tmp_path: Path, in_process: Path
+) -> None:
+    root = _chain(tmp_path / "root")
+    async with workbench_in_process(root, in_process) as session:
+        result, read = await call(session, "read_cells", path=NB, budget=1_000)
+    assert not result.is_error
+    shown = len(read["cells"])
+    _assert_bounded(read, "omitted_cells", CHAIN - shown)
+    assert read["omitted_cells"][0] == f"x{shown}" and read["next_call"]
+    view = _text(result)  # what the model reads: the whole count, not the cut list
+    assert view["omitted"] == CHAIN - shown and "omitted_cells" not in view
+    assert "omitted_cells_count" not in view
+    assert len(result.content[0].text) < 10_000  # type: ignore[union-attr]
+
+
 async def test_a_short_list_is_whole_with_its_count_and_no_notice(
     tmp_path: Path, in_process: Path
 ) -> None:
@@ -136,6 +152,7 @@ async def test_the_output_schemas_declare_each_bounded_list_its_count_and_the_no
         "run_stale": ("plan", "still_stale", "written", "skipped"),
         "execute_cells": ("still_stale", "written", "skipped"),
         "restart_kernel": ("still_stale",),
+        "read_cells": ("omitted_cells",),
     }.items():
         schema = tools[name].output_schema
         assert schema is not None

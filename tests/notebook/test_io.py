@@ -111,7 +111,10 @@ def test_json_error_reports_the_parse_position() -> None:
     raw = (BAD / "truncated.ipynb").read_bytes()
     with pytest.raises(NotebookError) as caught:
         parse_notebook(raw, path=BAD / "truncated.ipynb")
-    assert caught.value.details["position"] == len(raw)
+    with pytest.raises(NotebookError) as read:
+        read_notebook(BAD / "truncated.ipynb")
+    assert 0 < caught.value.details["position"] <= len(raw)
+    assert caught.value.details == read.value.details  # one parse-error path
 
 
 def test_cell_that_is_not_an_object_is_named_by_index() -> None:

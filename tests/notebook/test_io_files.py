@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError
-from jupyter_jcli.notebook.io import read_notebook
+from jupyter_jcli.notebook import _open
+from jupyter_jcli.notebook.document import Document
+from jupyter_jcli.notebook.io import read_notebook, read_source_file
 from jupyter_jcli.notebook.pairing import read_py
 from jupyter_jcli.outputs.notebook import (
     list_notebook_outputs,
@@ -97,6 +99,73 @@ def test_a_dangling_symlink_and_a_directory_are_file_not_found(tmp_path: Path) -
     folder.mkdir()
     assert _code(read_notebook, dangling) == ErrorCode.FILE_NOT_FOUND
     assert _code(read_notebook, folder) == ErrorCode.FILE_NOT_FOUND
+
+
+def _error(reader: Callable[[Path], Any], path: Path) -> JcliError:
+    with pytest.raises(JcliError) as excinfo:
+        reader(path)
+    return excinfo.value
+
+
+DANGLING_READERS: dict[str, Callable[[Path], Any]] = {
+    **READERS,
+    "document_load": Document.load,
+    "read_py": read_py,
+    "read_source_file": read_source_file,
+}
+
+
+@pytest.mark.parametrize("reader", DANGLING_READERS.values(), ids=DANGLING_READERS.keys())
+def test_a_dangling_symlink_names_the_link_and_its_target_whichever_reader_meets_it(
+    tmp_path: Path, reader: Any
+) -> None:
+    suffix = ".py" if reader in (read_py, read_source_file) else ".ipynb"
+    link, target = tmp_path / f"link{suffix}", tmp_path / f"gone{suffix}"
+    link.symlink_to(target)
+    error = _error(reader, link)
+    assert error.code == ErrorCode.FILE_NOT_FOUND
+    assert error.details == {"path": str(link), "errno": 2, "resolved": str(target)}
+
+
+def test_a_missing_file_without_links_has_no_resolved_detail(tmp_path: Path) -> None:
+    for reader in (read_notebook, Document.load):
+        error = _error(reader, tmp_path / "missing.ipynb")
+        assert error.code == ErrorCode.FILE_NOT_FOUND
+        assert error.details == {"path": str(tmp_path / "missing.ipynb"), "errno": 2}
+
+
+@pytest.mark.timeout(60)  # a FIFO opened without O_NONBLOCK would block here for ever
+def test_a_source_file_that_is_a_fifo_or_a_device_is_an_invalid_source(tmp_path: Path) -> None:
+    fifo = tmp_path / "code.py"
+    os.mkfifo(fifo)
+    for path, kind in ((fifo, "fifo"), (Path(os.devnull), "device")):
+        error = _error(read_source_file, path)
+        assert error.code == ErrorCode.INVALID_SOURCE
+        assert (error.details["reason"], error.details["file_type"]) == ("not_regular", kind)
+
+
+def test_a_source_file_past_the_size_bound_is_an_invalid_source(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    code = tmp_path / "code.py"
+    code.write_text("x = 1\n" * 100, encoding="utf-8")
+    monkeypatch.setattr(_open, "MAX_NOTEBOOK_BYTES", 64)
+    error = _error(read_source_file, code)
+    assert error.code == ErrorCode.INVALID_SOURCE
+    assert (error.details["reason"], error.details["limit"]) == ("too_large", 64)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_source_file_that_cannot_be_read_is_an_invalid_source(tmp_path: Path) -> None:
+    code = tmp_path / "code.py"
+    code.write_text("x = 1\n", encoding="utf-8")
+    code.chmod(0)
+    try:
+        error = _error(read_source_file, code)
+    finally:
+        code.chmod(0o644)
+    assert error.code == ErrorCode.INVALID_SOURCE
+    assert error.details["reason"] == "unreadable"
 
 
 def test_errors_name_the_absolute_resolved_path(tmp_path: Path, monkeypatch: Any) -> None:

@@ -223,3 +223,30 @@ def test_random_numbers_read_the_same_with_orjson_loaded_or_not(
     with_orjson = {name: _outcome(path) for name, path in files.items()}
     monkeypatch.delitem(sys.modules, "orjson")
     assert {name: _outcome(path) for name, path in files.items()} == with_orjson
+
+
+BROKEN_JSON = {
+    "truncated": _cells_json('"abc"')[:-7],
+    "truncated inside a string": _cells_json('"abcdef"')[:-6],
+    "bad JSON after non-ASCII": PROTOCOL_READ_CASES["bad JSON after non-ASCII"],
+    "trailing data": PROTOCOL_READ_CASES["trailing data"],
+    "a control character in a string": PROTOCOL_READ_CASES["a control character in a string"],
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("lean", [False, True], ids=["orjson", "lean"])
+@pytest.mark.parametrize("raw", BROKEN_JSON.values(), ids=BROKEN_JSON)
+def test_the_document_models_parse_reports_broken_json_as_the_protocol_read_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raw: bytes, lean: bool
+) -> None:
+    path = tmp_path / "broken.ipynb"
+    path.write_bytes(raw)
+    with pytest.raises(NotebookError) as read:
+        io.read_notebook(path)
+    if lean:
+        monkeypatch.setattr(io, "LEAN_PARSE_BYTES", 1)
+    with pytest.raises(NotebookError) as parsed:
+        io.parse_notebook(raw, path=path)
+    assert read.value.code == parsed.value.code == ErrorCode.NOTEBOOK_READ_FAILED
+    assert parsed.value.details == read.value.details

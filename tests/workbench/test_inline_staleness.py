@@ -69,7 +69,7 @@ async def test_inline_code_that_only_reads_stales_nothing(wb: Workbench, work: P
 
 
 @pytest.mark.parametrize(
-    "code", ["exec('b = 2')", "globals()['b'] = 2", "from os.path import *", "%time b = 2"]
+    "code", ["exec('b = 2')", "globals()['b'] = 2", "from os.path import *", "%reset -f"]
 )
 async def test_inline_code_the_analyzer_cannot_see_through_stales_every_cell(
     wb: Workbench, work: Path, code: str
@@ -81,6 +81,23 @@ async def test_inline_code_the_analyzer_cannot_see_through_stales_every_cell(
         seen = await overview_statuses(wb, path)
     assert outcome.effect is not None and outcome.effect.names is None
     assert {status for status, _ in seen.values()} == {"stale"}
+
+
+@pytest.mark.parametrize("code", ["%time b = 2", "%%time\nb = 2\n", "%prun -q b = 2"])
+async def test_a_magic_running_code_stales_only_what_that_code_overwrote(
+    wb: Workbench, work: Path, code: str
+) -> None:
+    path = make_notebook(work, SOURCES)
+    with anyio.fail_after(WAIT):
+        await wb.run_stale(path)
+        outcome = await wb.execute_code(path, code, cwd=work)
+        seen = await overview_statuses(wb, path)
+    first, second, third, fourth = seen
+    assert outcome.effect is not None and outcome.effect.names == ("b",)
+    assert outcome.effect.stale == (second, third)
+    assert [seen[n][0] for n in (first, second, third, fourth)] == [
+        "fresh", "stale", "stale", "fresh",
+    ]  # fmt: skip
 
 
 async def test_calling_a_notebook_function_that_writes_a_global_stales_its_cells(

@@ -16,10 +16,9 @@ import ast
 
 from jupyter_jcli.analysis._magics import (
     MagicAction,
-    cell_magic_action,
-    line_magic_action,
+    ipython_call,
+    magic_call_action,
     parse_python,
-    shell_action,
 )
 from jupyter_jcli.analysis._mutations import (
     ARG_MUTATING_FUNCTIONS,
@@ -36,8 +35,6 @@ from jupyter_jcli.analysis._scopes import Scope, scan_locals
 from jupyter_jcli.analysis._types import SyntaxErrorInfo
 
 __all__ = ["CallsVisitor", "MagicSyntaxError"]
-
-_IPYTHON_CALLS = frozenset({"run_line_magic", "run_cell_magic", "getoutput", "system"})
 
 
 class MagicSyntaxError(Exception):
@@ -81,15 +78,14 @@ class CallsVisitor(NamespaceVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr in _IPYTHON_CALLS
-            and isinstance(func.value, ast.Call)
-            and isinstance(func.value.func, ast.Name)
-            and func.value.func.id == "get_ipython"
-            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
-        ):
-            self._ipython_call(func.attr, [str(a.value) for a in node.args])  # type: ignore[attr-defined]
+        call = ipython_call(node)
+        if call is not None:
+            magic = magic_call_action(*call)
+            if magic is not None:
+                name, action = magic
+                if name != "!":
+                    self.magics.append(name)
+                self._apply(name.lstrip("%"), action, body_line=2 if name[:2] == "%%" else 1)
             return
         if isinstance(func, ast.Name) and func.id == "exec" and "exec" not in self.module.bound:
             self._wildcard("exec()")
@@ -105,16 +101,6 @@ class CallsVisitor(NamespaceVisitor):
         self.lambda_bucket = saved
 
     # ------------------------------------------------------------------ magics
-    def _ipython_call(self, method: str, args: list[str]) -> None:
-        if method == "run_line_magic" and len(args) == 2:
-            self.magics.append("%" + args[0])
-            self._apply(args[0], line_magic_action(args[0], args[1]))
-        elif method == "run_cell_magic" and len(args) == 3:
-            self.magics.append("%%" + args[0])
-            self._apply(args[0], cell_magic_action(args[0], args[1], args[2]), body_line=2)
-        elif args:
-            self._apply("!", shell_action(args[0]))
-
     def _apply(self, name: str, action: MagicAction, body_line: int = 1) -> None:
         for read in action.reads:
             self._read(read)

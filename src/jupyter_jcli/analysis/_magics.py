@@ -24,6 +24,14 @@ visitor recognises those calls and asks this module what the magic does:
   its body is not Python;
 - ``$name`` and ``{expr}`` in ``!cmd`` and in the argument line of most magics are expanded
   from the user namespace (``InteractiveShell.var_expand``), so they are reads.
+
+A magic is *seen through* (:func:`seen_through`) when what this module says it does is its
+whole effect on the user namespace: the magics that run their code (``%time``, ``%%time``,
+``%timeit``, ``%%timeit``, ``%prun``, ``%%capture``, ...), ``%matplotlib`` and ``%store``.
+The others (``%load_ext``, ``%reset``, ``%xdel``, ``%autoreload``, ``%env``, ``%cd``, any magic
+an extension adds) may change what the kernel holds in ways no name shows, so code run on a
+notebook's kernel outside its cells that uses one may have written anything
+(:mod:`._overwrites`).
 """
 
 from __future__ import annotations
@@ -41,9 +49,12 @@ from jupyter_jcli.analysis._line_escapes import parse_line_escapes, transform_li
 __all__ = [
     "MagicAction",
     "cell_magic_action",
+    "ipython_call",
     "line_magic_action",
+    "magic_call_action",
     "needs_transform",
     "parse_python",
+    "seen_through",
     "shell_action",
     "transform",
 ]
@@ -71,6 +82,11 @@ _WILDCARD_CELL = {"cython": "%%cython"}
 _SHELL_LINE = frozenset({"sx", "system"})
 _DOLLAR = re.compile(r"(?<!\$)\$([A-Za-z_]\w*)")
 _BRACES = re.compile(r"(?<!\{)\{([^{}]+)\}(?!\})")
+_SEEN_THROUGH = frozenset(
+    [f"%{name}" for name in _RUN_CODE | _ISOLATED | {"matplotlib", "store"}]
+    + [f"%%{name}" for name in _RUN_CODE | _ISOLATED | {"capture"}]
+)
+_IPYTHON_CALLS = frozenset({"run_line_magic", "run_cell_magic", "getoutput", "system"})
 _SQL_TARGET = re.compile(r"^\s*([A-Za-z_]\w*)\s*<<", re.MULTILINE)
 
 _manager_lock = threading.Lock()
@@ -274,6 +290,43 @@ def cell_magic_action(name: str, line: str, body: str) -> MagicAction:
         m = _SQL_TARGET.match(line) or _SQL_TARGET.match(body)
         binds = (m.group(1),) if m else ()
     return MagicAction(reads=reads, binds=binds, read_exprs=exprs, opaque=True)
+
+
+def seen_through(magic: str) -> bool:
+    """Whether the magic ``magic`` (``"%name"`` or ``"%%name"``, as ``CellEffects.magics``
+    lists it) has no effect on the user namespace beyond what its :class:`MagicAction` says
+    (module docstring)."""
+    return magic in _SEEN_THROUGH
+
+
+def ipython_call(node: ast.Call) -> tuple[str, list[str]] | None:
+    """``(method, args)`` of a ``get_ipython().method("...", ...)`` call with literal string
+    arguments, the shape IPython's input transformation gives a magic or shell escape
+    (``run_line_magic``, ``run_cell_magic``, ``getoutput``, ``system``); else ``None``."""
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in _IPYTHON_CALLS
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+        and func.value.func.id == "get_ipython"
+        and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args)
+    ):
+        return func.attr, [str(a.value) for a in node.args]  # type: ignore[attr-defined]
+    return None
+
+
+def magic_call_action(method: str, args: list[str]) -> tuple[str, MagicAction] | None:
+    """What the transformed call ``get_ipython().method(*args)`` does (:func:`ipython_call`):
+    ``("%name", action)`` for a line magic, ``("%%name", action)`` for a cell magic, ``("!",
+    action)`` for a shell escape; ``None`` for a call of another shape."""
+    if method == "run_line_magic" and len(args) == 2:
+        return "%" + args[0], line_magic_action(args[0], args[1])
+    if method == "run_cell_magic" and len(args) == 3:
+        return "%%" + args[0], cell_magic_action(args[0], args[1], args[2])
+    if method in ("getoutput", "system") and args:
+        return "!", shell_action(args[0])
+    return None
 
 
 def shell_action(command: str) -> MagicAction:

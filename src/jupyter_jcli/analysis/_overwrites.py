@@ -10,7 +10,10 @@ The rule (the staleness counterpart of an edit, :func:`~._staleness.stale_after_
    the notebook's functions it calls included (``tick()`` whose body does
    ``global steps; steps += 1`` writes ``steps``), resolved against the notebook's graph;
 2. code the analyzer cannot see through writes *every* name (``names is None``): a line or
-   cell magic (a shell escape ``!cmd`` binds no Python name; ``x = !cmd`` binds ``x``), a
+   cell magic other than those it sees through (:func:`~._magics.seen_through`: ``%time``,
+   ``%timeit``, ``%%time``, ``%prun``, ``%%capture``, ... are analysed as the same code in a
+   cell is, the code they run included; a shell escape ``!cmd`` binds no Python name;
+   ``x = !cmd`` binds ``x``), a
    wildcard writer (``exec()``, ``globals()[...] = ...``, ``from m import *``,
    ``%run``), any use of ``exec``, ``eval``, ``globals``, ``locals``, ``vars`` or
    ``get_ipython``, any use of ``__main__`` or ``sys.modules`` (the kernel's namespace
@@ -43,7 +46,12 @@ from dataclasses import dataclass
 from jupyter_jcli.analysis._cell import analyze_cell
 from jupyter_jcli.analysis._graph import NotebookGraph
 from jupyter_jcli.analysis._incremental import _Above
-from jupyter_jcli.analysis._magics import parse_python
+from jupyter_jcli.analysis._magics import (
+    ipython_call,
+    magic_call_action,
+    parse_python,
+    seen_through,
+)
 from jupyter_jcli.analysis._mutations import MUTATING_METHODS, is_torch_inplace, root_of
 from jupyter_jcli.analysis._resolve import Lookups, resolve_cell
 from jupyter_jcli.analysis._staleness import StateChange, stale_after_edit
@@ -97,7 +105,7 @@ def code_writes(
         return CodeWrites(None, "too_large")
     if effects.opaque_magics:
         return CodeWrites(None, "opaque_magic")
-    if effects.magics:
+    if not all(map(seen_through, effects.magics)):
         return CodeWrites(None, "magic")
     if effects.wildcard_writers or not _DYNAMIC.isdisjoint(effects.uses):
         return CodeWrites(None, "wildcard")
@@ -171,10 +179,27 @@ class _Extra:
 
 
 def _walk(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.AST, bool]]:
-    """Every node below ``node``, with whether it sits in a function or lambda body."""
+    """Every node below ``node``, with whether it sits in a function or lambda body; the
+    code a magic runs (``%time y = f()``, ``%timeit xs.append(1)``) is walked where the
+    magic stands (for ``%timeit``'s private namespace that over-counts, never under-counts:
+    an alias ``x = xs`` there still makes ``x.append(1)`` a write of ``xs``)."""
     for child in ast.iter_child_nodes(node):
         yield child, in_function
         yield from _walk(child, in_function or isinstance(child, _Function))
+        if isinstance(child, ast.Call):
+            yield from _magic_code(child, in_function)
+
+
+def _magic_code(node: ast.Call, in_function: bool) -> Iterator[tuple[ast.AST, bool]]:
+    """The nodes of the code the magic call ``node`` runs, if it is one (:func:`_walk`)."""
+    call = ipython_call(node)
+    magic = magic_call_action(*call) if call is not None else None
+    if magic is None:
+        return
+    action = magic[1]
+    for code in (action.setup, action.code):
+        if code is not None:
+            yield from _walk(parse_python(code), in_function)
 
 
 def _is_namespace_module(node: ast.AST) -> bool:

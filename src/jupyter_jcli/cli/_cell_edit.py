@@ -53,9 +53,11 @@ def _read_source(source: str | None, source_file: str | None, *, required: bool)
             raise UsageError("Give the cell's source with --source TEXT or --source-file PATH.")
         return source
     if source_file == "-":  # standard input
-        with click.open_file(source_file, "r", encoding="utf-8") as handle:
-            text: str = handle.read()
-        return text
+        import sys
+
+        from jupyter_jcli.notebook.io import read_source_stream
+
+        return read_source_stream(sys.stdin.buffer)
     from jupyter_jcli.notebook.io import read_source_file
 
     return read_source_file(source_file)

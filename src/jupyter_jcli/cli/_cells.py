@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
 from jupyter_jcli.notebook.io import first_line, multiline_text
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
@@ -222,13 +223,14 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
     labels = [str(cell.get("name") or cell.get("id") or "-") for cell in cells]
     width = min(max((len(label) for label in labels), default=1), LABEL_WIDTH)
     for cell, label in zip(cells, labels, strict=True):
-        line = f"{cell.get('cell_index'):>4}  {cell.get('cell_type', '?'):<8}  {label:<{width}}"
+        name = clip(label, width)
+        line = f"{cell.get('cell_index'):>4}  {cell.get('cell_type', '?'):<8}  {name:<{width}}"
         if is_py and source.get("paired_notebook"):
             if cell.get("notebook_cell_index") is not None:
                 line += f"  nb:{cell['notebook_cell_index']:<4}"
             else:
                 line += "  nb:-   "
-        line += f"  {_clip(str(cell.get('first_line', '')), TEXT_LINE_WIDTH)}"
+        line += f"  {clip(str(cell.get('first_line', '')), TEXT_LINE_WIDTH)}"
         if cell.get("output_count"):
             types = ", ".join(cell.get("output_types", []))
             line += f"  [{cell['output_count']} out: {types}]"
@@ -242,7 +244,3 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
         )  # fmt: skip
         lines.append(f"… {remaining} more cells; next page: {command}")
     return lines
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"

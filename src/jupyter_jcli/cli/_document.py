@@ -116,8 +116,9 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
         include_images=json_mode(),
     )
     from jupyter_jcli.cli._document_render import read_lines
+    from jupyter_jcli.cli._lists import bounded
 
-    emit_result(result.to_dict, lambda: read_lines(result, file))
+    emit_result(lambda: bounded(result.to_dict(), file), lambda: read_lines(result, file))
 
 
 @click.command("undo")

@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._render import counted
 
 if TYPE_CHECKING:
@@ -44,10 +45,6 @@ LINE_WIDTH = 40
 
 _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
 _CELLS_HINT = re.compile(r"read_cells names=([a-z0-9-]+) budget=(\d+)")
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _names(names: Sequence[str]) -> str:
@@ -148,14 +145,14 @@ def overview_table(overview: Overview) -> list[str]:
     rows = [
         [
             str(c.index),
-            _clip(c.name, NAME_WIDTH),
+            clip(c.name, NAME_WIDTH),
             _TYPE_LABELS.get(c.cell_type, c.cell_type),
             c.rev,
             *([_cell_status(c)] if session is not None else []),
-            _clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
-            _clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
-            _clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
-            ("! " if c.findings else "") + _clip(c.first_line, LINE_WIDTH),
+            clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
+            clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
+            clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
+            ("! " if c.findings else "") + clip(c.first_line, LINE_WIDTH),
         ]
         for c in overview.cells
     ]

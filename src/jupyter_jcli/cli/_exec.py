@@ -32,8 +32,6 @@ __all__ = ["answer", "code_lines", "exec_command", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _STDIN = "-"
-MAX_STDIN_BYTES = 64 * 1024 * 1024
-"""The most bytes of code read from stdin."""
 
 
 def _read_code(code: str | None, code_file: str | None) -> str:
@@ -43,13 +41,9 @@ def _read_code(code: str | None, code_file: str | None) -> str:
         return code
     assert code_file is not None
     if code_file == _STDIN:
-        raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
-        if len(raw) > MAX_STDIN_BYTES:
-            raise UsageError(f"stdin holds more than {MAX_STDIN_BYTES} bytes of code.")
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise UsageError("The code on stdin is not UTF-8.", {"position": err.start}) from err
+        from jupyter_jcli.notebook.io import read_source_stream
+
+        return read_source_stream(sys.stdin.buffer)
     from jupyter_jcli.notebook.io import read_source_file
 
     return read_source_file(code_file)

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo
 
 __all__ = [
@@ -220,7 +221,7 @@ def _echo_text(text: str) -> None:
 
 def _one_line(text: str, width: int) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= width else line[: width - 1] + "…"
+    return clip(line, width)
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

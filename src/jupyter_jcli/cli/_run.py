@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
+from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._server_options import server_from, server_options
 from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
@@ -345,10 +346,6 @@ async def _code_cells(file: str) -> list[str]:
     return [view.name for view in document.cells if view.cell_type == "code"]
 
 
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def run_lines(
     outcome: ExecuteOutcome,
     overview: SessionOverview,
@@ -371,7 +368,7 @@ def run_lines(
         extra = f"  {cell.ename}: {cell.evalue}" if cell.ename else ""
         lines.append(
             f"{count} {cell_name(cell.name)} (cell {cell.index}): {_status(cell)}"
-            f" {cell.duration_s:.2f}s{_clip(extra, 120)}"
+            f" {cell.duration_s:.2f}s{clip(extra, 120)}"
         )
         if cell.not_written_reason is not None:
             lines.append(_INDENT + _NOT_WRITTEN[cell.not_written_reason])

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo
 from jupyter_jcli.cli._render import (
     counted,
@@ -442,4 +443,4 @@ def _cut(text: str, total_characters: object, command: str) -> list[str]:
 
 
 def _clip(line: str) -> str:
-    return line if len(line) <= SHOW_LINE_WIDTH else line[: SHOW_LINE_WIDTH - 1] + "…"
+    return clip(line, SHOW_LINE_WIDTH)

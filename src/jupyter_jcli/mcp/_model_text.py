@@ -25,7 +25,8 @@ act on, or facts the rest of the view already states:
   when ``cells`` lists every skipped cell;
 - a result's closing lists that repeat what precedes them: executions' ``written`` and
   ``image_count``, ``run_stale``'s ``plan`` when it is what ran, ``read_cells``'
-  ``omitted_cells`` (its ``next_call`` reads them; the count stays as ``omitted``), budgets
+  ``omitted_cells`` (its ``next_call`` reads them; the whole count, ``omitted_cells_count``,
+  stays as ``omitted``), budgets
   and character counts;
 - an edit's ``previous_cell``, ``previous_structure_rev``, ``changed`` when it is just the
   cell, ``written`` when it is just the notebook;
@@ -87,8 +88,9 @@ def model_view(document: Mapping[str, Any]) -> dict[str, Any]:
     if operation == "read_cells":
         view.pop("epoch", None)
         omitted = view.pop("omitted_cells", None)
+        count = view.pop("omitted_cells_count", None)
         if isinstance(omitted, list):
-            view["omitted"] = len(omitted)
+            view["omitted"] = count if isinstance(count, int) else len(omitted)
     elif operation in ("execute_cells", "run_stale"):
         view.pop("written", None)
         ran = [cell.get("name") for cell in document.get("cells", ()) if isinstance(cell, Mapping)]

@@ -67,7 +67,7 @@ def check_regular(mode: int, path: Path) -> None:
 def _too_large(path: Path, size: int, limit: int) -> NotebookError:
     return NotebookError(
         ErrorCode.NOTEBOOK_READ_FAILED,
-        f"{path} is larger than {limit} bytes, the most jupyter-jcli reads as a notebook.",
+        f"{path} is larger than {limit} bytes, the most jupyter-jcli reads from one file.",
         {"path": str(path), "reason": "too_large", "size": size, "limit": limit},
     )
 

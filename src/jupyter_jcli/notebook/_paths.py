@@ -81,18 +81,40 @@ def _usage(message: str, path: str) -> NotebookError:
 
 
 def os_error(err: OSError, path: Path) -> NotebookError:
-    """The coded error for an ``OSError`` met while resolving or reading ``path``."""
+    """The coded error for an ``OSError`` met while resolving or reading ``path``.
+
+    Args:
+        err: the error.
+        path: the file as the caller named it, absolute (symbolic links not resolved).
+
+    Returns:
+        ``FILE_NOT_FOUND`` for a missing file (details ``path``, ``errno``, and ``resolved``
+        when symbolic links lead elsewhere: a dangling link names itself and its target, from
+        whichever command met it), a link loop or a name too long; else
+        ``NOTEBOOK_READ_FAILED`` (details ``path``, ``errno``).
+    """
     reason = err.strerror or str(err)
-    details = {"path": str(path), "errno": err.errno}
+    details: dict[str, object] = {"path": str(path), "errno": err.errno}
     if err.errno in _MISSING_ERRNOS:
         extra = {
             errno.ELOOP: " (a symbolic link loop)",
             errno.ENAMETOOLONG: " (the name is too long for the filesystem)",
-        }.get(err.errno or 0, "")
+        }.get(err.errno or 0)
+        if extra is None:
+            resolved = display_path(path)
+            extra = ""
+            if resolved != path:
+                details["resolved"] = str(resolved)
+                extra = f": symbolic links lead to {resolved}, which does not exist"
         return NotebookError(ErrorCode.FILE_NOT_FOUND, f"No file at {path}{extra}.", details)
     return NotebookError(
         ErrorCode.NOTEBOOK_READ_FAILED, f"Could not read {path}: {reason}.", details
     )
+
+
+def _absolute(raw: str | bytes) -> Path:
+    """``raw`` made absolute, its symbolic links not resolved (as the caller named it)."""
+    return Path(os.path.abspath(os.fsdecode(raw)))  # no NUL byte here: checked before
 
 
 def resolve_input(path: str | os.PathLike[str], *, confine: Confinement | None = None) -> Path:
@@ -124,7 +146,7 @@ def resolve_input(path: str | os.PathLike[str], *, confine: Confinement | None =
     try:
         info = os.stat(shown)
     except OSError as err:
-        raise os_error(err, shown) from err
+        raise os_error(err, _absolute(raw)) from err
     except ValueError as err:  # e.g. a name the platform cannot represent
         raise _usage(f"{raw!r} is not a valid file path: {err}.", repr(raw)) from err
     check_regular(info.st_mode, shown)

@@ -52,14 +52,21 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._paths import (
     decode_utf8,
     display_path,
-    not_utf8,
     read_input_bytes,
     require_suffix,
     resolve_input,
 )
+from jupyter_jcli.notebook._plain_files import (
+    MAX_SOURCE_STREAM_BYTES,
+    read_binary_file,
+    read_source_file,
+    read_source_stream,
+    read_text_file,
+)
 
 __all__ = [
     "FIRST_LINE_WIDTH",
+    "MAX_SOURCE_STREAM_BYTES",
     "NOTEBOOK_SUFFIX",
     "cell_source",
     "check_cell_index",
@@ -71,6 +78,7 @@ __all__ = [
     "read_binary_file",
     "read_notebook",
     "read_source_file",
+    "read_source_stream",
     "read_text_file",
     "value_at",
 ]
@@ -83,6 +91,7 @@ FIRST_LINE_WIDTH = 80
 
 _SUPPORTED_MAJOR_VERSIONS = (3, 4)
 
+
 LEAN_PARSE_BYTES = 32 * 1024 * 1024
 """Files at least this large (bytes) are parsed by :func:`parse_notebook` on its memory-lean
 path.
@@ -93,50 +102,6 @@ file one cell at a time when its layout allows (``_layout.parse_apart``: orjson'
 then one cell's size), which peaks near 2x. (:func:`read_notebook` always decodes the file to
 one string, drops the bytes and parses with the standard library, which peaks near 2x; for
 big notebooks, whose bulk is long output strings, it parses about as fast as orjson.)"""
-
-
-def read_text_file(path: str | os.PathLike[str]) -> str:
-    """Read a UTF-8 text file (a cell's source given as a file) through the one opener.
-
-    The same checks as a notebook read: resolved once, a regular file only (a FIFO or a device
-    is refused at once, never blocked on or read without end), size-bounded.
-
-    Raises:
-        NotebookError: ``FILE_NOT_FOUND``; ``NOTEBOOK_READ_FAILED`` (not a regular file, too
-            large, unreadable, not UTF-8); ``USAGE_ERROR`` (empty path, NUL byte).
-    """
-    file_path = resolve_input(path)
-    return decode_utf8(read_input_bytes(file_path), file_path)
-
-
-def read_source_file(path: str | os.PathLike[str]) -> str:
-    """Read code or a cell's source given as a file (``--code-file``, ``--source-file``) as
-    :func:`read_text_file` does; text that is not UTF-8 is a bad source, not a bad notebook.
-
-    Raises:
-        NotebookError: ``INVALID_SOURCE`` (details ``reason`` ``"not_utf8"``, ``path``,
-            ``position``: the byte offset) for text that is not UTF-8; else the codes of
-            :func:`read_text_file`.
-    """
-    file_path = resolve_input(path)
-    raw = read_input_bytes(file_path)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        bad = not_utf8(err, raw, file_path)
-        details = {"reason": "not_utf8", **bad.details}
-        raise NotebookError(ErrorCode.INVALID_SOURCE, bad.message, details) from err
-
-
-def read_binary_file(path: str | os.PathLike[str]) -> bytes:
-    """Read a file's bytes (an image a run saved) through the one opener, like
-    :func:`read_text_file` but without decoding.
-
-    Raises:
-        NotebookError: ``FILE_NOT_FOUND``; ``NOTEBOOK_READ_FAILED`` (not a regular file, too
-            large, unreadable); ``USAGE_ERROR`` (empty path, NUL byte).
-    """
-    return read_input_bytes(resolve_input(path))
 
 
 def read_notebook(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -221,8 +186,9 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
         The notebook dict, nbformat 4 layout (see :func:`read_notebook`).
 
     Raises:
-        NotebookError: ``NOTEBOOK_READ_FAILED`` for invalid JSON (details carry ``position``,
-            ``line`` and ``column``), a top-level value that is not an object, a missing or
+        NotebookError: ``NOTEBOOK_READ_FAILED`` for invalid JSON (the standard library's
+            error, as :func:`read_notebook` gives it: details carry ``position``, in code
+            points, ``line`` and ``column``), a top-level value that is not an object, a missing or
             non-integer ``nbformat``, an unsupported major version, a missing or non-list
             ``cells`` or a cell that is not an object (details carry ``cell_index``).
     """
@@ -240,21 +206,14 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
 
     try:
         parsed: object = orjson.loads(raw)
-    except orjson.JSONDecodeError as err:
+    except orjson.JSONDecodeError:
         # orjson refuses valid JSON that escapes a lone surrogate ("\ud800"), which real
         # notebooks hold when a cell printed undecodable bytes; the standard library reads it
         # (the output protocol later replaces such code points with U+FFFD). Bytes that are
-        # not UTF-8 at all are reported as such; when both parsers refuse UTF-8 text,
-        # orjson's error (byte position) is the one reported.
-        text = decode_utf8(raw, path)
-        try:
-            parsed = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
-            raise NotebookError(
-                ErrorCode.NOTEBOOK_READ_FAILED,
-                f"{path} is not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}).",
-                {"path": str(path), "position": err.pos, "line": err.lineno, "column": err.colno},
-            ) from err
+        # not UTF-8 at all are reported as such; when both parsers refuse UTF-8 text, the
+        # standard library's error is the one reported, as the protocol's read reports it
+        # (one wording, ``position`` in code points), whichever command met the file.
+        return _parse_document(decode_utf8(raw, path), path=path)
     return _check_document(parsed, path)
 
 

@@ -2,12 +2,13 @@
 
 An answer of bounded size, whatever the notebook holds: a list of an operation's document
 that grows with the notebook (the cells an edit or an undo made stale, a run's plan, what is
-still stale, the cells a run ran or skipped) holds at most :data:`CELLS_LISTED` items;
-beside it, ``<key>_count`` gives the whole count (always, cut or not), and when anything was
-cut the document's ``notice`` says what was left out and where the rest is. Where the rest
-is depends on the front end (``j-cli -j notebook overview FILE``; the MCP ``notebook_overview``
-tool), so each passes it as ``rest``. :data:`CELL_LISTS` names, per operation, the lists
-bounded; :func:`bounded_cell_lists` bounds a document by its ``operation``.
+still stale, the cells a run ran or skipped, the cells a read left out) holds at most
+:data:`CELLS_LISTED` items; beside it, ``<key>_count`` gives the whole count (always, cut or
+not), and when anything was cut the document's ``notice`` says what was left out and where
+the rest is. Where the rest is depends on the front end (``j-cli -j notebook overview
+FILE``; the MCP ``notebook_overview`` tool), so each passes it as ``rest``.
+:data:`CELL_LISTS` names, per operation, the lists bounded; :func:`bounded_cell_lists`
+bounds a document by its ``operation``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ CELL_LISTS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "undo_last": ("stale", "changed", "conflicts"),
         "execute_cells": _RUN,
         "run_stale": _RUN,
+        "read_cells": ("omitted_cells",),
         "restart_kernel": ("still_stale",),
         "interrupt_kernel": ("still_stale",),
     }
