@@ -89,19 +89,21 @@ def stop(path: Path) -> None:
     click_path(path.parent, "-j", "kernel", "stop", path)
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        pytest.param("print('hello'); 6 * 7", id="text"),
-        pytest.param("1 / 0", id="error"),
-        pytest.param(
-            "from IPython.display import Image, display; import base64\n"
-            f"display(Image(data=base64.b64decode({PNG!r})))",
-            id="image",
-        ),
-        pytest.param("print('line of text ' * 400)", id="long"),
-    ],
-)
+ANSWER_CASES = [
+    pytest.param("print('hello'); 6 * 7", id="text"),
+    pytest.param("1 / 0", id="error"),
+    pytest.param(
+        "from IPython.display import Image, display; import base64\n"
+        f"display(Image(data=base64.b64decode({PNG!r})))",
+        id="image",
+    ),
+    pytest.param("print('line of text ' * 400)", id="long"),
+]
+"""Inline code whose answers two ways of running an exec must give alike: text, an error,
+an image (saved as run outputs), long text (saved too)."""
+
+
+@pytest.mark.parametrize("code", ANSWER_CASES)
 def test_the_exec_lane_answers_exactly_as_the_click_command(tmp_path: Path, code: str) -> None:
     path = notebook(tmp_path, ["x = 1"])
     start(path)

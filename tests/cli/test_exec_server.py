@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from jcli_helpers import never_run_notebook as notebook
-from test_exec_lane import PNG, masked
+from test_exec_lane import ANSWER_CASES, masked
 
 from jupyter_jcli.cli._exec_client import DISABLE_ENV, available, encode_request
 from jupyter_jcli.cli._exec_server import _Request
@@ -148,19 +148,7 @@ def served_while_running(path: Path, server: int, code: str) -> tuple[int, str, 
     return proc.returncode, out, running
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        pytest.param("print('hello'); 6 * 7", id="text"),
-        pytest.param("1 / 0", id="error"),
-        pytest.param(
-            "from IPython.display import Image, display; import base64\n"
-            f"display(Image(data=base64.b64decode({PNG!r})))",
-            id="image",
-        ),
-        pytest.param("print('line of text ' * 400)", id="long"),
-    ],
-)
+@pytest.mark.parametrize("code", ANSWER_CASES)
 def test_a_later_exec_is_run_by_a_child_of_the_warm_server_and_answers_as_in_its_own_process(
     live: tuple[Path, int], code: str
 ) -> None:
