@@ -9,7 +9,9 @@ session started by ``j-cli kernel start --server-url``, then
 - ``cold``: ``j-cli -j run NB --stale`` (every cell runs), wall time and the child's CPU time
   (user + system of the ``j-cli`` process, which is where the ledger's cost lands);
 - ``again``: the same command once more (nothing is stale; it reads the log);
-- the ledger entry's size and the run file's size afterwards.
+- the ledger entry's size and the run file's size afterwards;
+- ``server``: the CPU time the Jupyter Server and its kernel spent during ``cold`` (from
+  ``/proc``; the rest of the wall time not spent by ``j-cli`` itself).
 
 Growth per 2x cells is ``t(2N) / t(N)`` (2 means linear). Everything runs under a private
 temporary folder (``JUPYTER_RUNTIME_DIR``, ``JUPYTER_JCLI_RUNTIME_DIR``); the session and the
@@ -46,6 +48,22 @@ def _env(work: Path) -> dict[str, str]:
     return env
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and its live descendants (``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def _jcli(server: RunningServer, env: dict[str, str], *args: str) -> tuple[float, float, dict]:
     """Run ``j-cli -j ARGS --server-url …``: wall s, CPU s of the child, its JSON document."""
     where = ["--server-url", server.url, "--token", server.token]
@@ -70,7 +88,9 @@ def _measure(server: RunningServer, work: Path, cells: int) -> dict[str, float]:
     path = write_notebook(server.root, sources, f"chain{cells}")
     _jcli(server, env, "kernel", "start", str(path))
     try:
+        served = _tree_cpu(server.process.pid)
         wall, cpu, first = _jcli(server, env, "run", str(path), "--stale")
+        served = _tree_cpu(server.process.pid) - served
         if first["run"]["ran_count"] != cells:
             raise SystemExit(f"chain{cells}: {first['run']['ran_count']} cells ran, not {cells}")
         again_wall, again_cpu, second = _jcli(server, env, "run", str(path), "--stale")
@@ -81,7 +101,8 @@ def _measure(server: RunningServer, work: Path, cells: int) -> dict[str, float]:
     finally:
         _jcli(server, env, "kernel", "stop", str(path))
     return {
-        "wall": wall, "cpu": cpu, "again_wall": again_wall, "again_cpu": again_cpu,
+        "wall": wall, "cpu": cpu, "server": served,
+        "again_wall": again_wall, "again_cpu": again_cpu,
         "entry": sizes.get(".json", 0), "runs": sizes.get(".runs", 0),
     }  # fmt: skip
 
@@ -111,7 +132,8 @@ def main() -> int:
             growth = f"   growth per 2x: wall {row['wall'] / rows[previous]['wall']:.2f}"
             growth += f", cpu {row['cpu'] / rows[previous]['cpu']:.2f}"
         print(
-            f"  N={cells:<6} cold {row['wall']:7.2f} s wall {row['cpu']:7.2f} s cpu   "
+            f"  N={cells:<6} cold {row['wall']:7.2f} s wall {row['cpu']:7.2f} s cpu "
+            f"(server+kernel {row['server']:6.2f} s cpu)   "
             f"again {row['again_wall']:6.2f} s wall {row['again_cpu']:6.2f} s cpu   "
             f"entry {row['entry']:>9,} B  runs file {row['runs']:>9,} B{growth}"
         )
