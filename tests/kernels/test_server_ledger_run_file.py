@@ -109,7 +109,9 @@ def test_forgetting_the_ledger_entry_removes_its_run_file(tmp_path: Path) -> Non
     ledger, notebook = _joined(tmp_path)
     ledger.record_run(notebook, _run("a"))
     assert ledger.path(notebook, ".runs").exists()
-    ledger.forget(notebook)
+    ledger.forget(notebook, "k0")  # a stop of an older kernel of the notebook
+    assert _keys(ledger, notebook) == ["a"]
+    ledger.forget(notebook, "k1")
     assert not ledger.path(notebook).exists()
     assert not ledger.path(notebook, ".runs").exists()
     assert ledger.runs(notebook) == []
