@@ -43,7 +43,7 @@ from jupyter_jcli.kernels._config import seconds_setting
 from jupyter_jcli.kernels._entry import EntryState, KernelEntry, own_pid, pid_alive, process_name
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
 from jupyter_jcli.kernels._registry_notes import RegistryNotes
-from jupyter_jcli.kernels._run_file import append_run, read_runs, remove_runs
+from jupyter_jcli.kernels._run_file import log_run, read_runs, remove_runs
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -339,17 +339,10 @@ class KernelRegistry(RegistryNotes):
             entry = self.read(notebook_path)
             if entry is None or entry.epoch != str(record["epoch"]):
                 return -1
-            entry.seq += 1
-            try:
-                entry.runs_compacted = append_run(
-                    self.path(notebook_path, ".runs"),
-                    {**record, "seq": entry.seq},
-                    compacted_size=entry.runs_compacted,
-                )
-            except OSError:
-                return -1  # not recorded: the cell reads as not run, never as fresh
-            self.write(entry)
-            return entry.seq
+            seq = log_run(self.path(notebook_path, ".runs"), entry, record)
+            if seq >= 0:  # else not recorded: the cell reads as not run, never as fresh
+                self.write(entry)
+            return seq
 
     def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
         """The run log of the notebook's registered kernel (its epoch's latest run per cell,

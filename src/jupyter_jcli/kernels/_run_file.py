@@ -1,10 +1,16 @@
-"""The run log of a registered local kernel, in its own append-only file beside the entry.
+"""The run log of a shared kernel, in its own append-only file beside the entry that names
+the kernel: a local kernel's registry entry (``KernelRegistry.record_run``) or a Jupyter
+Server kernel's ledger entry (``ServerLedger.record_run``).
 
-Each cell run on a shared kernel is recorded (``KernelRegistry.record_run``). Kept inside the
-entry's JSON, every record rewrote the whole log, so a run of N cells cost O(N²) (a
-3,000-cell run took minutes). Here a record is one line appended to ``<key>.runs`` (JSON
-Lines: ``{"key", "rev", "epoch", "seq", "parents", "ok", "interrupted"}``), and a reader
-folds the file: the latest line per cell of the kernel's epoch, in ``seq`` order.
+Each cell run on a shared kernel is recorded. Kept inside the entry's JSON, every record
+rewrote the whole log, so a run of N cells cost O(N²) (a 3,000-cell run took minutes). Here a
+record is one line appended to ``<key>.runs`` (JSON Lines: ``{"key", "rev", "epoch", "seq",
+"parents", "ok", "interrupted"}``), and a reader folds the file: the latest line per cell of
+the entry's epoch, in ``seq`` order. The entry keeps what the file needs (:class:`RunFileOwner`:
+the last ``seq`` handed out, the file's size after its last compaction); :func:`log_run`
+appends one run for it and :func:`forget_runs` empties the log when the entry starts a new
+epoch (an entry whose epoch changes in place, as a server ledger's does, must, so that runs of
+an earlier epoch can never count again should that epoch come back).
 
 The file is compacted (rewritten atomically with only what a reader keeps) when it has grown
 past twice its size after the last compaction (and past :data:`COMPACT_MIN_BYTES`), so
@@ -20,13 +26,60 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-__all__ = ["COMPACT_MIN_BYTES", "append_run", "read_runs", "remove_runs"]
+__all__ = [
+    "COMPACT_MIN_BYTES",
+    "RunFileOwner",
+    "append_run",
+    "forget_runs",
+    "log_run",
+    "read_runs",
+    "remove_runs",
+]
 
 COMPACT_MIN_BYTES = 256 * 1024
 """A log smaller than this is never compacted."""
+
+
+class RunFileOwner(Protocol):
+    """The entry a run file belongs to (a registry or server ledger entry): ``seq``, the last
+    sequence number handed out (it orders runs across processes); ``runs_compacted``, the
+    file's size in bytes after its last compaction (0: never compacted)."""
+
+    seq: int
+    runs_compacted: int
+
+
+def log_run(file: Path, owner: RunFileOwner, run: Mapping[str, Any]) -> int:
+    """Append ``run`` (with its ``epoch``) to ``file`` as ``owner``'s next ``seq`` (call under
+    the entry's lock, then store ``owner`` when this returns a ``seq``).
+
+    Returns:
+        The run's ``seq`` (``owner.seq`` and ``owner.runs_compacted`` updated), or ``-1``
+        when the file cannot be written: ``owner`` is unchanged and the run is not recorded
+        (its cell reads as not run, never as fresh).
+    """
+    seq = owner.seq + 1
+    try:
+        compacted = append_run(file, {**run, "seq": seq}, compacted_size=owner.runs_compacted)
+    except OSError:
+        return -1
+    owner.seq, owner.runs_compacted = seq, compacted
+    return seq
+
+
+def forget_runs(file: Path, owner: RunFileOwner) -> None:
+    """Empty ``owner``'s run log (call under the entry's lock, before storing ``owner`` with
+    its new epoch, so that a crash in between leaves fewer runs, never older ones).
+
+    Raises:
+        OSError: the file exists and cannot be removed.
+    """
+    remove_runs(file)
+    owner.runs_compacted = 0
 
 
 def read_runs(file: Path, epoch: str) -> list[dict[str, Any]]:

@@ -8,7 +8,19 @@ that log: one file per (server, notebook) under
 ``<registry_dir>/server/`` (:func:`~jupyter_jcli.kernels.registry_dir`), with the kernel id,
 the epoch, the runs and the code run outside the cells, in the shapes of the registry's
 entries (:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), so
-:class:`~jupyter_jcli.workbench.SharedRunLog` reads either.
+:class:`~jupyter_jcli.workbench.SharedRunLog` reads either::
+
+    <key>.json   the entry (:class:`LedgerEntry`), replaced atomically
+    <key>.runs   its epoch's run log, append-only JSON Lines (:mod:`._run_file`, as the
+                 registry's): a record costs the same whatever the log holds
+    <key>.lock   flock'ed for each read-modify-write of the two
+
+The run log is emptied whenever the entry starts another epoch (a kernel replaced,
+restarted, or joined untrusted) and removed with the entry, before the entry is written, so a
+crash in between leaves fewer runs, never runs of an earlier epoch. An entry written by an
+earlier version (its run log inside the entry, under ``runs``) is read without that log: its
+cells read as not run until they run again (not migrated: nothing proves the kernel still
+holds them as the log says, and not run is the safe reading).
 
 Trust: a process of ours leaving the kernel (its backend's shutdown) notes a **witness**
 (:func:`witness`): the kernel's ``last_activity`` as the server reports it then, and the
@@ -40,6 +52,7 @@ from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._flock import flock_path
 from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
 from jupyter_jcli.kernels._registry_notes import MAX_CHANGES, asked_since
+from jupyter_jcli.kernels._run_file import forget_runs, log_run, read_runs, remove_runs
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]
 
@@ -63,7 +76,9 @@ class LedgerEntry:
         epoch: the epoch the runs belong to (``None``: none recorded since the ledger started
             afresh).
         seq: the last sequence number handed out (orders runs across processes).
-        runs: the latest run per cell on ``epoch`` (the registry's run shape, with ``seq``).
+        runs_compacted: the size in bytes of the run log file (``<key>.runs``, the latest
+            run per cell on ``epoch``, read with :meth:`ServerLedger.runs`) after its last
+            compaction (:mod:`~jupyter_jcli.kernels._run_file`).
         changes: code run outside the cells on ``epoch`` (the registry's change shape).
         witness: the kernel's ``last_activity`` when the last process of ours left it;
             ``None`` while one of ours may still run on it.
@@ -75,25 +90,27 @@ class LedgerEntry:
     kernel_id: str
     epoch: str | None = None
     seq: int = 0
-    runs: list[dict[str, Any]] = field(default_factory=list)
+    runs_compacted: int = 0
     changes: list[dict[str, Any]] = field(default_factory=list)
     witness: str | None = None
     interrupt: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, data: object) -> LedgerEntry | None:
-        """The entry stored as ``data``, ``None`` when it is not one."""
+        """The entry stored as ``data``, ``None`` when it is not one (an earlier version's
+        ``runs`` inside the entry are ignored: see the module docstring)."""
         if not isinstance(data, dict) or not isinstance(data.get("kernel_id"), str):
             return None
         epoch, witness = data.get("epoch"), data.get("witness")
-        runs, changes, seq = data.get("runs"), data.get("changes"), data.get("seq")
-        if not isinstance(runs, list) or not isinstance(changes, list) or type(seq) is not int:
+        changes, seq = data.get("changes"), data.get("seq")
+        if not isinstance(changes, list) or type(seq) is not int:
             return None
+        compacted = data.get("runs_compacted")
         return cls(
             kernel_id=data["kernel_id"],
             epoch=epoch if isinstance(epoch, str) else None,
             seq=seq,
-            runs=[r for r in runs if isinstance(r, dict)],
+            runs_compacted=compacted if type(compacted) is int and compacted >= 0 else 0,
             changes=[c for c in changes if isinstance(c, dict)],
             witness=witness if isinstance(witness, str) else None,
             interrupt=data["interrupt"] if isinstance(data.get("interrupt"), dict) else None,
@@ -107,8 +124,9 @@ class LedgerEntry:
 class ServerLedger:
     """The ledger files of one Jupyter Server (see the module docstring).
 
-    Every read-modify-write holds the file's lock (bounded by
-    :data:`~jupyter_jcli.kernels._registry.LOCK_TIMEOUT`); writes are atomic.
+    Every read-modify-write holds the entry's lock (bounded by
+    :data:`~jupyter_jcli.kernels._registry.LOCK_TIMEOUT`); the entry is replaced atomically,
+    the run log appended to (:mod:`~jupyter_jcli.kernels._run_file`).
 
     Args:
         server_url: the server's base URL (as :class:`~jupyter_jcli.kernels.ServerConfig`).
@@ -164,6 +182,12 @@ class ServerLedger:
                 change(entry)
                 self._write(notebook_path, entry)
 
+    def _new_epoch(self, notebook_path: Path, entry: LedgerEntry, epoch: str | None) -> None:
+        """``entry`` with no runs: ``epoch``'s and no other's (under the lock, before the
+        entry is written: see the module docstring)."""
+        forget_runs(self.path(notebook_path, ".runs"), entry)
+        entry.epoch, entry.changes = epoch, []
+
     def read(self, notebook_path: Path) -> LedgerEntry | None:
         """The entry when it has an epoch (runs to count), else ``None``."""
         entry = self._read(notebook_path)
@@ -184,7 +208,8 @@ class ServerLedger:
                 and entry.epoch is not None
             )
             if entry is None or not trusted:
-                entry = LedgerEntry(kernel_id=kernel_id, epoch=epoch, seq=entry.seq if entry else 0)
+                entry = LedgerEntry(kernel_id=kernel_id, seq=entry.seq if entry else 0)
+                self._new_epoch(notebook_path, entry, epoch)
             entry.witness = None
             self._write(notebook_path, entry)
             return entry.epoch or epoch
@@ -224,7 +249,8 @@ class ServerLedger:
         """Forget the runs (the kernel restarted: none of them holds any more)."""
 
         def change(entry: LedgerEntry) -> None:
-            entry.epoch, entry.runs, entry.changes, entry.witness = None, [], [], None
+            self._new_epoch(notebook_path, entry, None)
+            entry.witness = None
 
         self._update(notebook_path, change)
 
@@ -254,49 +280,60 @@ class ServerLedger:
         entry = self._read(notebook_path)
         return asked_since(entry.interrupt if entry is not None else None, epoch, since)
 
-    def forget(self, notebook_path: Path) -> None:
-        """Remove the entry (the kernel was stopped)."""
-        with self._locked(notebook_path), contextlib.suppress(FileNotFoundError):
-            self.path(notebook_path).unlink()
+    def forget(self, notebook_path: Path, kernel_id: str | None = None) -> None:
+        """Remove the entry and its run log (the kernel was stopped); with ``kernel_id``,
+        only an entry of that kernel (not one a newer kernel of the notebook wrote)."""
+        with self._locked(notebook_path):
+            entry = self._read(notebook_path) if kernel_id is not None else None
+            if kernel_id is not None and (entry is None or entry.kernel_id != kernel_id):
+                return
+            remove_runs(self.path(notebook_path, ".runs"))  # first: see the module docstring
+            with contextlib.suppress(FileNotFoundError):
+                self.path(notebook_path).unlink()
 
-    def _append(self, notebook_path: Path, epoch: str, add: Callable[[LedgerEntry], None]) -> int:
-        assigned = -1
-
-        def change(entry: LedgerEntry) -> None:
-            nonlocal assigned
-            if entry.epoch != epoch:  # the kernel's newest epoch: older runs stop counting
-                entry.epoch, entry.runs, entry.changes = epoch, [], []
-            entry.seq += 1
-            entry.witness = None
-            assigned = entry.seq
-            add(entry)
-
-        self._update(notebook_path, change)
-        return assigned
+    def _append(self, notebook_path: Path, epoch: str, add: Callable[[LedgerEntry], int]) -> int:
+        """``add`` (which returns the ``seq`` it handed out, ``-1`` for nothing recorded) on
+        the entry of ``epoch``, the kernel's newest: an entry of another epoch starts afresh
+        with it (older runs stop counting). ``-1`` without an entry."""
+        with self._locked(notebook_path):
+            entry = self._read(notebook_path)
+            if entry is None:
+                return -1
+            afresh = entry.epoch != epoch
+            if afresh:
+                self._new_epoch(notebook_path, entry, epoch)
+            assigned = add(entry)
+            if afresh or assigned >= 0:
+                entry.witness = None
+                self._write(notebook_path, entry)
+            return assigned
 
     def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
-        """The run log of the notebook's server kernel (the registry's shape); ``[]``
-        without an entry."""
+        """The run log of the notebook's server kernel (the registry's shape: its epoch's
+        latest run per cell, oldest first); ``[]`` without an entry."""
         entry = self.read(notebook_path)
-        return [] if entry is None else list(entry.runs)
+        if entry is None or entry.epoch is None:
+            return []
+        return read_runs(self.path(notebook_path, ".runs"), entry.epoch)
 
     def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
-        """Append one run (the registry's shape); returns its ``seq``, ``-1`` when the
-        notebook has no entry (no server kernel of ours was joined)."""
-
-        def add(entry: LedgerEntry) -> None:
-            kept = [run for run in entry.runs if run.get("key") != record["key"]]
-            entry.runs = [*kept, {**record, "seq": entry.seq}]
-
-        return self._append(notebook_path, str(record["epoch"]), add)
+        """Append one run (the registry's shape) to the run log; returns its ``seq``, ``-1``
+        when the notebook has no entry (no server kernel of ours was joined) or the log
+        cannot be written (the cell reads as not run)."""
+        file = self.path(notebook_path, ".runs")
+        return self._append(
+            notebook_path, str(record["epoch"]), lambda entry: log_run(file, entry, record)
+        )
 
     def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
         """Append one run of code outside the cells (the registry's shape and trimming);
         returns its ``seq``, ``-1`` without an entry."""
 
-        def add(entry: LedgerEntry) -> None:
+        def add(entry: LedgerEntry) -> int:
+            entry.seq += 1
             kept = [*entry.changes, {**change, "seq": entry.seq}]
             last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
             entry.changes = kept[last_all:][-MAX_CHANGES:]
+            return entry.seq
 
         return self._append(notebook_path, str(change["epoch"]), add)

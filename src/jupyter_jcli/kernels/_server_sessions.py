@@ -10,6 +10,7 @@ way. A server with no sessions to list (Jupyter Kernel Gateway) has no notebook 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from urllib.parse import quote
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._server_config import ServerConfig
 from jupyter_jcli.kernels._server_http import ServerApi, kernel_path
+from jupyter_jcli.kernels._server_ledger import ServerLedger
 from jupyter_jcli.kernels._server_paths import server_path, server_root
 
 __all__ = [
@@ -177,7 +179,9 @@ async def start_session(
 
 
 async def stop_session(config: ServerConfig, session: ServerSession) -> None:
-    """Delete the session, which stops its kernel (gone already: nothing to do).
+    """Delete the session, which stops its kernel (gone already: nothing to do), then the
+    kernel's ledger entry and run log (:meth:`ServerLedger.forget`; one left behind, should
+    that fail, counts for nothing: the next kernel starts the ledger afresh).
 
     Raises:
         KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
@@ -185,6 +189,8 @@ async def stop_session(config: ServerConfig, session: ServerSession) -> None:
     async with _api(config) as api:
         where = f"api/sessions/{quote(session.session_id, safe='')}"
         await api.request("DELETE", where, "stopping the notebook's session", missing_ok=True)
+    with contextlib.suppress(KernelError, OSError):
+        ServerLedger(config.url).forget(session.notebook_path, session.kernel_id)
 
 
 async def interrupt_session(config: ServerConfig, session: ServerSession) -> None:
