@@ -53,9 +53,14 @@ class RunFileOwner(Protocol):
     runs_compacted: int
 
 
-def log_run(file: Path, owner: RunFileOwner, run: Mapping[str, Any]) -> int:
+def log_run(
+    file: Path, owner: RunFileOwner, run: Mapping[str, Any], *, durable: bool = True
+) -> int:
     """Append ``run`` (with its ``epoch``) to ``file`` as ``owner``'s next ``seq`` (call under
-    the entry's lock, then store ``owner`` when this returns a ``seq``).
+    the entry's lock, then store ``owner`` when this returns a ``seq``). ``durable``: each
+    write is ``fsync``-ed (a server ledger: its kernel may outlive a crash of this machine);
+    a local registry passes ``False``, as its kernels end with the machine, and a run lost
+    by a crash reads as not run anyway.
 
     Returns:
         The run's ``seq`` (``owner.seq`` and ``owner.runs_compacted`` updated), or ``-1``
@@ -64,7 +69,9 @@ def log_run(file: Path, owner: RunFileOwner, run: Mapping[str, Any]) -> int:
     """
     seq = owner.seq + 1
     try:
-        compacted = append_run(file, {**run, "seq": seq}, compacted_size=owner.runs_compacted)
+        compacted = append_run(
+            file, {**run, "seq": seq}, compacted_size=owner.runs_compacted, durable=durable
+        )
     except OSError:
         return -1
     owner.seq, owner.runs_compacted = seq, compacted
@@ -101,9 +108,12 @@ def read_runs(file: Path, epoch: str) -> list[dict[str, Any]]:
     return sorted(latest.values(), key=lambda run: run.get("seq", 0))
 
 
-def append_run(file: Path, run: dict[str, Any], *, compacted_size: int) -> int:
+def append_run(
+    file: Path, run: dict[str, Any], *, compacted_size: int, durable: bool = True
+) -> int:
     """Append ``run`` (with its ``epoch``) to ``file``, compacting first when it has grown
-    past ``max(COMPACT_MIN_BYTES, 2 * compacted_size)`` (call under the entry's lock).
+    past ``max(COMPACT_MIN_BYTES, 2 * compacted_size)`` (call under the entry's lock);
+    ``durable``: ``fsync`` what is written (see :func:`log_run`).
 
     Returns:
         The file's size after its last compaction (``compacted_size`` when none was done
@@ -123,14 +133,15 @@ def append_run(file: Path, run: dict[str, Any], *, compacted_size: int) -> int:
             json.dumps(r, separators=(",", ":"), sort_keys=True).encode() + b"\n"
             for r in [*kept, run]
         )
-        _replace(file, body)
+        _replace(file, body, durable=durable)
         return len(body)
     fd = os.open(file, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line  # after a torn line (a crash mid-append): a line of its own
         _write_all(fd, line)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     return compacted_size
@@ -142,12 +153,13 @@ def remove_runs(file: Path) -> None:
         file.unlink()
 
 
-def _replace(file: Path, body: bytes) -> None:
+def _replace(file: Path, body: bytes, *, durable: bool) -> None:
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         _write_all(fd, body)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, file)
