@@ -381,3 +381,45 @@ def test_the_server_is_not_used_with_a_relative_module_path(
     assert available() is sys.platform.startswith("linux")
     monkeypatch.setenv(DISABLE_ENV, "0")
     assert available() is False
+
+
+IGNORING_SIGINT = (
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    "os.execv(sys.argv[1], sys.argv[1:])\n"
+)
+"""Run the command with SIGINT ignored, as bash starts a script's background job (an
+ignored signal stays ignored across ``exec``)."""
+
+
+def test_a_command_that_ignores_sigint_runs_itself_and_its_code_is_not_interrupted(
+    live: tuple[Path, int], tmp_path: Path
+) -> None:
+    path, server = live
+    mark = tmp_path / "running"
+    code = f"open({str(mark)!r}, 'w').close(); import time; time.sleep(2)"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", IGNORING_SIGINT, SCRIPT, "-j", "exec", str(path), "--code", code],
+        stdout=subprocess.PIPE, text=True, encoding="utf-8", cwd=tmp_path, env=_env(),
+    )  # fmt: skip
+    try:
+        assert wait_until(mark.exists, 20)
+        assert children_of(server) == []
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert json.loads(out)["run"]["status"] == "ok"
+
+
+def test_an_exec_with_stdout_closed_ends_without_a_traceback(live: tuple[Path, int]) -> None:
+    path, _ = live
+    done = subprocess.run(
+        [SCRIPT, "-j", "exec", str(path), "--code", "1"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, cwd=path.parent, env=_env(), timeout=TIMEOUT,
+        check=False, pass_fds=(), preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr

@@ -72,7 +72,8 @@ def available() -> bool:
 
 def server_name() -> str:
     """The abstract socket name of the server for this user, interpreter (its executable,
-    flags, ``PYTHON*`` variables, encodings), module path and registry settings
+    flags, ``PYTHON*`` variables, encodings), resource limits, control groups and
+    namespaces, module path and registry settings
     (``jupyter-jcli-exec-<uid>-<crc32>``). A child takes the command's environment, folder
     and descriptors, but not what the interpreter fixed at its start: those are in the
     name, so a command only meets a server started as it was. Beyond that the name keeps
@@ -95,11 +96,49 @@ def server_name() -> str:
         *python,
         *sys.path,
         *settings,
+        *_limits(),
     ]
     if any(value and not value.startswith("/") for value in settings):
         parts.append(os.getcwd())
     crc = binascii.crc32("\0".join(parts).encode("utf-8", "surrogateescape"))
     return f"jupyter-jcli-exec-{os.getuid()}-{crc:08x}"
+
+
+def _plain_process() -> bool:
+    """Whether this command can hand itself to a server's child unchanged: descriptors 0, 1
+    and 2 open (a closed one would be taken by the folder's descriptor), and neither SIGINT
+    nor SIGTERM ignored (a child would not inherit that: the command runs the lane itself)."""
+    import _signal  # type: ignore[import-not-found]  # ``signal`` without its enum wrappers
+
+    try:
+        for fd in (0, 1, 2):
+            os.fstat(fd)
+    except OSError:
+        return False
+    return all(_signal.getsignal(n) != _signal.SIG_IGN for n in (_signal.SIGINT, _signal.SIGTERM))
+
+
+def _limits() -> list[str]:
+    """What the kernel fixes for this process and a child would not take from the command:
+    its resource limits, control groups and namespaces (``/proc/self``)."""
+    import resource
+
+    found = [
+        f"{name}={resource.getrlimit(getattr(resource, name))}"
+        for name in sorted(dir(resource))
+        if name.startswith("RLIMIT_")
+    ]
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as groups:
+            found.append(groups.read())
+    except OSError:
+        found.append("no cgroup")
+    for space in ("cgroup", "ipc", "mnt", "net", "pid", "user", "uts"):
+        try:
+            found.append(os.readlink(f"/proc/self/ns/{space}"))
+        except OSError:
+            found.append(f"no {space}")
+    return found
 
 
 def _stdio() -> tuple[object, object, object]:
@@ -166,7 +205,7 @@ def serve(argv: Sequence[str]) -> int | None:
         stdout; None when there is no server for this setting or it is not for this command
         (nothing has run: the caller runs the lane itself).
     """
-    if not available():
+    if not available() or not _plain_process():
         return None
     import _socket
 
@@ -181,8 +220,6 @@ def serve(argv: Sequence[str]) -> int | None:
             sock.connect("\0" + server_name())
             if not peer_is_us(sock):
                 return None
-            for fd in (0, 1, 2):
-                os.fstat(fd)
             umask = os.umask(0o077)
             os.umask(umask)
             sock.sendall(encode_request([sys.argv[0], *argv], umask))
@@ -204,7 +241,7 @@ def _follow(sock: object, pid: int, rights: bytes) -> int | None:
     """Steps 3-5: let the child run (``G`` with ``rights``: the descriptors, as
     ``SCM_RIGHTS`` data), pass it this process's SIGINT and SIGTERM, and return its exit
     status (None for ``F``)."""
-    import _signal  # type: ignore[import-not-found]  # ``signal`` without its enum wrappers
+    import _signal
     import _socket
 
     assert isinstance(sock, _socket.socket)

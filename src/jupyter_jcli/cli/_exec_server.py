@@ -77,25 +77,26 @@ class _Request:
         self.environ = [item.partition(b"=") for item in lists[2]]
 
 
-def _module_files() -> dict[str, tuple[int, int]]:
-    """``{file: (mtime_ns, size)}`` of every imported module that has a file."""
-    files: dict[str, tuple[int, int]] = {}
+def _module_files() -> dict[str, tuple[int, int, int]]:
+    """``{file: (mtime_ns, ctime_ns, size)}`` of every imported module that has a file (the
+    change time, which ``os.utime`` cannot set, catches an edit that restored the mtime)."""
+    files: dict[str, tuple[int, int, int]] = {}
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
         if isinstance(name, str) and name not in files:
             with contextlib.suppress(OSError):
                 stat = os.stat(name)
-                files[name] = (stat.st_mtime_ns, stat.st_size)
+                files[name] = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
     return files
 
 
-def _unchanged(files: dict[str, tuple[int, int]]) -> bool:
+def _unchanged(files: dict[str, tuple[int, int, int]]) -> bool:
     for name, seen in files.items():
         try:
             stat = os.stat(name)
         except OSError:
             return False
-        if (stat.st_mtime_ns, stat.st_size) != seen:
+        if (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size) != seen:
             return False
     return True
 

@@ -174,6 +174,8 @@ def entry() -> None:
 def write_answer(status: int, out: bytes) -> int:
     """Write a fast lane's answer to stdout; returns the exit status (1 when stdout is a pipe
     whose reader has gone: then stdout becomes ``/dev/null``, so the exit writes nothing)."""
+    if sys.stdout is None:  # started with descriptor 1 closed: nowhere to answer
+        return 1
     try:
         sys.stdout.buffer.write(out)
         sys.stdout.buffer.flush()

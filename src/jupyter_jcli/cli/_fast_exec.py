@@ -97,7 +97,8 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
         KeyboardInterrupt
     ) as stop:  # a second Ctrl-C (or SIGTERM) (the first one interrupts the kernel and the
         # answer comes as for any outcome): the kernel was interrupted and let go; as click
-        sys.stderr.write("\nAborted.\n")
+        if sys.stderr is not None:  # (started with descriptor 2 closed)
+            sys.stderr.write("\nAborted.\n")
         terminated = isinstance(stop, Terminated)
         status = EXIT_TERMINATED if terminated else _EXIT_INTERRUPTED
         return status, serialize_json(cancelled(terminated=terminated).to_dict()) + b"\n"
