@@ -55,6 +55,14 @@ def jcli_json(*args: str | Path) -> tuple[int, dict[str, Any]]:
     return done.returncode, document
 
 
+def start(path: Path, *options: str) -> dict[str, Any]:
+    """``j-cli -j kernel start PATH OPTIONS``'s answer, which must succeed (else the failure
+    shows the error document, with the kernel's reason)."""
+    status, document = jcli_json("kernel", "start", path, *options)
+    assert status == 0, document
+    return document
+
+
 def ran(document: dict[str, Any]) -> list[str]:
     return [c["name"] for c in document["run"]["cells"] if c["status"] != "skipped"]
 
@@ -136,7 +144,7 @@ def test_a_run_without_a_live_kernel_starts_one_for_itself_unless_keep(tmp_path:
 def test_two_commands_at_once_on_one_notebook_never_both_run(tmp_path: Path) -> None:
     path = notebook(tmp_path, ["import time\ntime.sleep(4)\nslow = 1", "fast = 2"])
     slow, fast = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     first = subprocess.Popen(
         [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path), "--cell", slow],
         stdout=subprocess.PIPE,
@@ -160,7 +168,7 @@ def test_two_commands_at_once_on_one_notebook_never_both_run(tmp_path: Path) -> 
 def test_a_command_told_to_wait_runs_after_the_other_one_ends(tmp_path: Path) -> None:
     path = notebook(tmp_path, ["import time\ntime.sleep(3)\nslow = 1", "after = slow + 1"])
     slow, after = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     first = subprocess.Popen(
         [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path), "--cell", slow],
         stdout=subprocess.PIPE,
@@ -227,7 +235,7 @@ def test_sigint_during_run_interrupts_the_kernel_and_saves_what_arrived(tmp_path
     loop = "import time\nprint('started', flush=True)\ntime.sleep(60)\ndone = 1"
     path = notebook(tmp_path, ["a = 1", loop, "after = 2"])
     _first, looping, _after = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
         stdout=subprocess.PIPE,

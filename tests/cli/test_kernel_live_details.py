@@ -11,7 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_kernel_live import TIMEOUT, jcli, jcli_json, names, notebook, running_cell, wait_until
+from test_kernel_live import (
+    TIMEOUT,
+    jcli,
+    jcli_json,
+    names,
+    notebook,
+    running_cell,
+    start,
+    wait_until,
+)
 from test_kernel_live_outside import LOOP
 
 from jupyter_jcli.errors import ErrorCode
@@ -52,7 +61,7 @@ def test_a_command_refused_as_busy_is_told_the_cell_command_pid_and_start_that_h
 ) -> None:
     path = notebook(tmp_path, [LOOP])
     (looping,) = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     proc, details = busy_with(path, "run", str(path))
     assert details["running_cell"] == looping and details["running"] == f"cell {looping}"
     assert details["busy_pid"] == proc.pid
@@ -66,7 +75,7 @@ def test_a_command_refused_as_busy_is_told_inline_code_holds_the_kernel(
     tmp_path: Path,
 ) -> None:
     path = notebook(tmp_path, ["a = 1"])
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     proc, details = busy_with(path, "exec", str(path), "--code", LOOP)
     assert details["running_cell"] is None and details["running"] == "inline code"
     assert details["busy_pid"] == proc.pid
@@ -77,7 +86,7 @@ def test_kernel_list_shows_the_command_that_started_a_kernel_and_only_users_that
     tmp_path: Path,
 ) -> None:
     path = notebook(tmp_path, ["a = 1"])
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     (entry,) = KernelRegistry().entries()
     dead, alive = f"j-cli pid {_ended_pid()}", f"test pid {os.getpid()}"
     for who in (dead, alive):

@@ -24,6 +24,7 @@ from test_kernel_live import (
     notebook,
     ran,
     running_cell,
+    start,
     wait_until,
 )
 
@@ -63,7 +64,7 @@ def test_exec_that_rebinds_a_name_stales_the_cells_that_made_it_for_every_later_
 ) -> None:
     path = notebook(tmp_path, ["a = 1", "b = a + 1", "print(b)", "c = 10"])
     first, second, third, fourth = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     assert jcli_json("run", path, "--stale")[0] == 0
     status, looked = jcli_json("exec", path, "--code", "print(b, a)\nb")
     assert status == 0 and {c["status"] for c in statuses(path).values()} == {"fresh"}
@@ -87,7 +88,7 @@ def test_exec_the_analyzer_cannot_see_through_stales_every_cell(
     tmp_path: Path, stopped_after: None
 ) -> None:
     path = notebook(tmp_path, ["a = 1", "b = a + 1"])
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     assert jcli_json("run", path, "--stale")[0] == 0
     status, wrote = jcli_json("exec", path, "--code", "globals()['a'] = 5")
     assert status == 0 and {c["status"] for c in statuses(path).values()} == {"stale"}
@@ -109,7 +110,7 @@ def run_stopped_from_outside(tmp_path: Path, mode: str, *command: str) -> tuple[
     exit status and output."""
     path = notebook(tmp_path, ["a = 1", LOOP, "after = 2"])
     _first, looping, _after = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     flags = ["-j"] if mode == "-j" else []
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter_jcli", *flags, "run", str(path)],
@@ -170,7 +171,7 @@ def test_the_replacement_of_a_kept_kernel_killed_from_outside_is_kept_for_the_ne
     tmp_path: Path, stopped_after: None
 ) -> None:
     path = notebook(tmp_path, ["a = 1"])
-    assert jcli_json("kernel", "start", path, "--idle-timeout", "120")[0] == 0
+    start(path, "--idle-timeout", "120")
     (entry,) = KernelRegistry().entries()
     assert entry.pid is not None
     os.kill(entry.pid, signal.SIGKILL)
@@ -195,7 +196,7 @@ def test_cli_overview_shows_each_cells_status_and_stale_cause_as_the_mcp_overvie
 ) -> None:
     path = notebook(tmp_path, ["a = 1", "b = a + 1", "c = 10"])
     first, second, third = names(path)
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     assert jcli_json("run", path, "--stale")[0] == 0
     status, wrote = jcli_json("exec", path, "--code", "b = -1")
     assert status == 0 and wrote["effect"]["stale"] == [second]
@@ -251,7 +252,7 @@ def test_a_session_that_used_a_kept_kernel_killed_from_outside_replaces_it_with_
 
     path = notebook(tmp_path, ["a = 1"])
     (first,) = names(path)
-    assert jcli_json("kernel", "start", path, "--idle-timeout", "90")[0] == 0
+    start(path, "--idle-timeout", "90")
     (entry,) = KernelRegistry().entries()
 
     async def session() -> bool:
@@ -275,7 +276,7 @@ def test_a_kept_kernel_killed_while_a_run_uses_it_is_replaced_by_a_kept_one_next
 ) -> None:
     path = notebook(tmp_path, ["a = 1", LOOP])
     _first, looping = names(path)
-    assert jcli_json("kernel", "start", path, "--idle-timeout", "120")[0] == 0
+    start(path, "--idle-timeout", "120")
     (entry,) = KernelRegistry().entries()
     assert entry.pid is not None
     proc = subprocess.Popen(
@@ -311,7 +312,7 @@ def test_exec_an_interrupt_from_another_command_stopped_exits_interrupted_as_run
     tmp_path: Path, stopped_after: None, lane: str
 ) -> None:
     path = notebook(tmp_path, ["a = 1"])
-    assert jcli_json("kernel", "start", path)[0] == 0
+    start(path)
     program = (
         [str(Path(sys.executable).with_name("j-cli"))]
         if lane == "j-cli"

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 
@@ -29,7 +29,13 @@ if TYPE_CHECKING:
 
     from jupyter_jcli.kernels._wire import Channel
 
-__all__ = ["LocalBackend", "installed_kernelspecs", "require_kernelspec"]
+__all__ = [
+    "START_ATTEMPTS",
+    "LocalBackend",
+    "installed_kernelspecs",
+    "launch",
+    "require_kernelspec",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -111,6 +117,79 @@ def _kernel_stdout() -> int:
     return 2
 
 
+START_ATTEMPTS = 3
+"""How many times :func:`launch` starts a kernel that exits before it answers."""
+
+
+async def launch(
+    kernelspec_name: str,
+    *,
+    cwd: Path,
+    startup_timeout: float,
+    stdout: int | IO[bytes] | None = None,
+    control: bool = True,
+) -> tuple[AsyncKernelManager, AsyncKernelClient]:
+    """Start a kernel of ``kernelspec_name`` in ``cwd`` and wait until it answers
+    ``kernel_info``, all within ``startup_timeout`` s; the one way this package starts a local
+    kernel (the local backend and the registry's supervisor).
+
+    A kernel process that exits before it answers is started again, with new ports and a new
+    connection file, up to :data:`START_ATTEMPTS` times in all. ``jupyter_client`` picks each
+    port by binding port 0 and releasing it, so another process's connection can take the
+    port before the kernel binds it, and the kernel then exits with "Address already in use"
+    (jupyter/jupyter_client#487); under load, with many kernels and clients, that happens.
+
+    Returns the manager and a client whose shell and iopub channels (and control, when
+    ``control``) are started; stdin and heartbeat are never opened.
+
+    Raises:
+        TimeoutError: not ready within ``startup_timeout`` s.
+        Exception: what ``jupyter_client`` or the kernelspec's launcher raised for the last
+            attempt (``RuntimeError`` "Kernel died before replying to kernel_info" when it
+            exited). Nothing of a failed attempt is left running.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    with anyio.fail_after(startup_timeout):
+        attempt = 1
+        while True:
+            km = AsyncKernelManager(kernel_name=kernelspec_name)
+            _encrypt_if_supported(km)
+            kc: AsyncKernelClient | None = None
+            try:
+                await km.start_kernel(cwd=str(cwd), stdout=stdout)
+                kc = km.client()
+                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=control)
+                await kc.wait_for_ready(timeout=startup_timeout)
+                return km, kc
+            except BaseException as exc:
+                launched = getattr(km.provisioner, "process", None) is not None
+                with anyio.CancelScope(shield=True):
+                    exited = launched and not await km.is_alive()
+                    await _discard(km, kc)
+                if attempt >= START_ATTEMPTS or not exited or not isinstance(exc, Exception):
+                    raise
+                _log.info("kernel %r exited at start (%s); starting it again", kernelspec_name, exc)
+                attempt += 1
+
+
+async def _discard(km: AsyncKernelManager, kc: AsyncKernelClient | None) -> None:
+    """Stop a kernel whose start failed (bounded), removing its connection file."""
+    if kc is not None:
+        try:
+            kc.stop_channels()
+        except Exception:
+            _log.debug("stop_channels failed", exc_info=True)
+    with anyio.move_on_after(_DISCARD_TIMEOUT):
+        try:
+            await km.shutdown_kernel(now=True)
+        except Exception:
+            _log.debug("discarding a failed kernel start failed", exc_info=True)
+
+
+_DISCARD_TIMEOUT = 5.0
+
+
 class LocalBackend(CountedReceives):
     """A local kernel process (``AsyncKernelManager`` + ``AsyncKernelClient``).
 
@@ -146,32 +225,18 @@ class LocalBackend(CountedReceives):
             KernelError: ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``, ``installed``) or
                 ``KERNEL_START_FAILED`` (details: ``kernelspec``, ``cwd``, ``reason``).
         """
-        from jupyter_client.manager import AsyncKernelManager
-
         require_kernelspec(kernelspec_name)
-        km = AsyncKernelManager(kernel_name=kernelspec_name)
-        _encrypt_if_supported(km)
-        self._km = km
         details = {"kernelspec": kernelspec_name, "cwd": str(cwd)}
-        try:
-            with (
-                _mapped_errors(
-                    ErrorCode.KERNEL_START_FAILED,
-                    f"starting kernel {kernelspec_name!r}",
-                    details,
-                    errors=(Exception,),
-                    timeout=startup_timeout,
-                ),
-                anyio.fail_after(startup_timeout),
-            ):
-                await km.start_kernel(cwd=str(cwd), stdout=_kernel_stdout())
-                kc = km.client()
-                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
-                self._kc = kc
-                await kc.wait_for_ready(timeout=startup_timeout)
-        except KernelError:
-            await self.shutdown(now=True, timeout=1.0)
-            raise
+        with _mapped_errors(
+            ErrorCode.KERNEL_START_FAILED,
+            f"starting kernel {kernelspec_name!r}",
+            details,
+            errors=(Exception,),
+            timeout=startup_timeout,
+        ):
+            self._km, self._kc = await launch(
+                kernelspec_name, cwd=cwd, startup_timeout=startup_timeout, stdout=_kernel_stdout()
+            )
 
     async def is_alive(self) -> bool:
         """Whether the kernel process is running.

@@ -27,24 +27,16 @@ __all__ = ["main"]
 async def _supervise(
     registry: KernelRegistry, notebook_path: Path, epoch: str, startup: float
 ) -> int:
-    from jupyter_client.manager import AsyncKernelManager
-
-    from jupyter_jcli.kernels._local import _encrypt_if_supported
+    from jupyter_jcli.kernels._local import launch
 
     entry = registry.read(notebook_path)
     if entry is None or entry.epoch != epoch:
         return 2
-    km = AsyncKernelManager(kernel_name=entry.kernelspec)
-    _encrypt_if_supported(km)
     try:
-        with anyio.fail_after(startup):
-            await km.start_kernel(cwd=entry.cwd)
-            kc = km.client()
-            kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
-            try:
-                await kc.wait_for_ready(timeout=startup)
-            finally:
-                kc.stop_channels()
+        km, kc = await launch(
+            entry.kernelspec, cwd=Path(entry.cwd), startup_timeout=startup, control=False
+        )
+        kc.stop_channels()
     except Exception as exc:
         reason = (
             f"not ready within {startup:g} s"
@@ -60,9 +52,7 @@ async def _supervise(
                 "details": {"kernelspec": entry.kernelspec, "cwd": entry.cwd, "reason": reason},
             }
 
-        registry.update(notebook_path, failed, epoch=epoch)
-        with contextlib.suppress(Exception), anyio.move_on_after(SHUTDOWN_TIMEOUT):
-            await km.shutdown_kernel(now=True)
+        registry.update(notebook_path, failed, epoch=epoch)  # launch left nothing running
         return 1
     pid = getattr(km.provisioner, "pid", None)
 
