@@ -115,7 +115,7 @@ async def test_a_kernel_started_for_one_command_stays_while_another_executes_on_
                 assert result.status == "ok" and text(result) == "3"
                 assert result.epoch == made.epoch
             # `other` is done and nobody owns the kernel now: its supervisor stops it
-            assert await wait_until_gone(started.pid, 30.0)
+            assert await wait_until_gone(started.pid, 30.0), registry.read(path)
         deadline = time.monotonic() + 30.0
         while registry.read(path) is not None and time.monotonic() < deadline:
             await anyio.sleep(0.1)
