@@ -21,6 +21,9 @@ a machine loaded by other work loads every figure alike):
   the command's own process, as the first exec on a kernel runs;
 - with ``--baseline SRC``: the example's row with ``PYTHONPATH=SRC`` (e.g. the ``src`` of an
   older commit from ``git archive``), to compare two versions on the same kernel;
+- ``j-cli -j run EXAMPLE --stale`` with nothing stale (the agent's loop after an edit that
+  staled nothing; the click application, served by the same server), and the same with the
+  server off;
 - the kernel's own round trip: an ``execute_request`` of ``pass`` on an open connection, until
   its ``execute_reply`` and ``idle`` status (measured in this process, wall time).
 
@@ -49,7 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_startup import TIMEOUT, _env, _once
 
+from jupyter_jcli.cli._exec_server import CHECK_INTERVAL
+
 EXEC_ROW = "j-cli -j exec EXAMPLE --code pass"
+RUN_ROW = "j-cli -j run EXAMPLE --stale"
 TARGET = 0.150
 """Seconds (issue 11): a cold exec on a live kernel."""
 
@@ -140,9 +146,13 @@ def main() -> int:
             if options.baseline is not None:
                 old = {**env, "PYTHONPATH": str(options.baseline.resolve())}
                 commands["baseline, example"] = (on_example, old)
+            run_stale = [script, "-j", "run", str(example), "--stale"]
+            commands[RUN_ROW] = (run_stale, env)
+            commands["run, server off"] = (run_stale, alone)
             for _ in range(3):
                 for command, command_env in commands.values():
                     _once(command, command_env)
+            time.sleep(CHECK_INTERVAL + 1.0)  # the server learns what the runs imported
             samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
             trips: list[float] = []
             for _ in range(options.runs):
@@ -175,6 +185,14 @@ def main() -> int:
           f"(target 150 ms): {'PASS' if wall <= TARGET else 'FAIL'}; "
           f"Python start-up is {bare['wall'] / wall:.0%} of it; "
           f"with the server off {alone * 1000:.1f} ms ({alone / wall:.2f}x)")  # fmt: skip
+    print(f"its overhead over the kernel's round trip: {(wall - trip) * 1000:.1f} ms, of which "
+          f"Python start-up is {bare['wall'] / (wall - trip):.0%}")  # fmt: skip
+    run = statistics.median(w for w, _c in samples[RUN_ROW])
+    run_alone = statistics.median(w for w, _c in samples["run, server off"])
+    print(
+        f"j-cli run --stale with nothing stale: {run * 1000:.1f} ms wall median served, "
+        f"{run_alone * 1000:.1f} ms with the server off ({run_alone / run:.2f}x)"
+    )
     return 0
 
 

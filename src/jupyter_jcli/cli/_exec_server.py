@@ -1,11 +1,17 @@
 """The warm exec server: a process that has imported what ``j-cli -j exec`` on a live kernel
-uses and forks one child per later exec (the protocol: :mod:`jupyter_jcli.cli._exec_client`).
+uses and forks one child per later ``-j exec`` or ``-j run`` (the protocol:
+:mod:`jupyter_jcli.cli._exec_client`). A child runs an exec through its lane
+(:mod:`jupyter_jcli.cli._fast_exec`) and a run through the click application, exactly as the
+command's own process would.
 
 Run as ``python -m jupyter_jcli.cli._exec_server NAME`` (by
 :func:`~jupyter_jcli.cli._exec_client.spawn_server`, in its own session, stdio on
 ``/dev/null``), with a JSON object on stdin: ``path`` (the spawning command's ``sys.path``),
 ``modules`` (the names it had imported after its exec: imported here, in order, before the
-first fork) and ``registry`` (its kernel registry folder).
+first fork) and ``registry`` (its kernel registry folder). Each child reports, through a pipe,
+the modules it imported that the server had not (a run imports click and the run machinery);
+the server imports them while it waits for the next request (:func:`_learn`), so later
+children find them loaded too.
 
 It holds no state a command could see: each child takes the command's descriptors, folder,
 umask, environment and arguments before it runs the lane, which reads the notebook, the
@@ -16,7 +22,9 @@ registry and the settings afresh. It serves only while it is useful and current,
 - at the first request after any module file it imported changed (an upgrade or an edit of
   the package): it answers ``F`` and ends, so the command runs the new code itself and
   starts a new server;
-- when another process holds its name (a server already there).
+- when another process holds its name (a server already there);
+- when a module it learned started a thread (a fork copies only the forking thread, so a
+  child could inherit a lock held by another).
 """
 
 from __future__ import annotations
@@ -51,6 +59,10 @@ REQUEST_TIMEOUT = 5.0
 """Seconds a child waits for the command's request, and then for its go-ahead."""
 _MAX_REQUEST = 4 * 1024 * 1024
 _PREWARM_MAX = 32
+_MAX_REPORTS = 256
+"""Children whose module report the server reads at most at once (one pipe each)."""
+_MAX_REPORT = 256 * 1024
+"""Bytes of a child's module report the server reads at most."""
 
 
 class _Request:
@@ -114,6 +126,48 @@ def _warm(modules: Sequence[str]) -> None:
     gc.enable()
 
 
+def _report_modules(report: int, before: frozenset[str]) -> None:
+    """A child's last act: the names of the modules it imported that ``before`` (the
+    server's, at the fork) lacks, one a line, to the server's pipe ``report`` (what fits in
+    the pipe; never waits)."""
+    names = [name for name in list(sys.modules) if name not in before and _importable(name)]
+    with contextlib.suppress(OSError):
+        os.set_blocking(report, False)
+        os.write(report, "\n".join(names).encode()[:_MAX_REPORT])
+    with contextlib.suppress(OSError):
+        os.close(report)
+
+
+def _importable(name: str) -> bool:
+    """Whether ``name`` is a dotted module name this server may import by name."""
+    return not name.startswith("_") and all(part.isidentifier() for part in name.split("."))
+
+
+def _learn(reports: dict[int, bytearray]) -> bool:
+    """Read what the children's pipes hold now (``{read end: bytes so far}``; a pipe at its
+    end is closed and dropped) and import the modules the finished ones reported.
+
+    Returns:
+        False when the imports started a thread: then this server must not fork again.
+    """
+    learned: list[str] = []
+    for fd, got in list(reports.items()):
+        try:
+            while chunk := os.read(fd, 65536):
+                got.extend(chunk[: max(0, _MAX_REPORT - len(got))])
+        except BlockingIOError:
+            continue  # that child still runs
+        except OSError:
+            pass
+        os.close(fd)
+        del reports[fd]
+        learned.extend(name for name in got.decode(errors="replace").split("\n"))
+    fresh = [name for name in learned if _importable(name) and name not in sys.modules]
+    if fresh:
+        _warm(fresh)
+    return threading.active_count() == 1
+
+
 def _has_kernels(registry: str) -> bool:
     try:
         with os.scandir(registry) as entries:
@@ -169,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     listener.settimeout(CHECK_INTERVAL)
     last_request = time.monotonic()
     empty_checks = 0
+    reports: dict[int, bytearray] = {}
     while True:
         try:
             conn, _ = listener.accept()
@@ -178,8 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 0
             known = len(sys.modules)
             _prewarm(registry, documents)
-            if len(sys.modules) != known:  # the notebooks needed more: watch them too
-                files = {**_module_files(), **files}
+            if not _learn(reports):
+                return 0
+            if len(sys.modules) != known:  # the notebooks or the children needed more:
+                files = {**_module_files(), **files}  # watch them too
             continue
         last_request = time.monotonic()
         with conn:
@@ -189,25 +246,39 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with contextlib.suppress(OSError):
                     conn.sendall(b"F")
                 return 0
+            read_end, report = os.pipe() if len(reports) < _MAX_REPORTS else (-1, -1)
             if os.fork() == 0:
                 status = 1
                 try:
                     listener.close()
-                    status = _child(conn, documents)
+                    for fd in (*reports, read_end):
+                        if fd >= 0:
+                            os.close(fd)
+                    status = _child(conn, documents, report)
                 finally:  # a child never returns into this loop, whatever happened
                     os._exit(status)
+            if read_end >= 0:
+                os.close(report)
+                os.set_blocking(read_end, False)
+                reports[read_end] = bytearray()
 
 
-def _child(conn: socket.socket, documents: DocumentCache) -> int:
+def _child(conn: socket.socket, documents: DocumentCache, report: int) -> int:
     """A forked child: become the command and run it (steps 1-5 of the protocol), with the
-    server's loaded notebooks as its warm cache; returns the exit status for ``os._exit``."""
+    server's loaded notebooks as its warm cache, then report the modules it imported to the
+    server (pipe ``report``, -1 for none); returns the exit status for ``os._exit``."""
     gc.freeze()  # what the server holds stays out of this process's collections
+    before = frozenset(sys.modules)
     conn.settimeout(REQUEST_TIMEOUT)
     try:
         request = _receive(conn)
     except (OSError, ValueError):
         return 1
-    if request.executable != sys.executable or request.path != sys.path:
+    if (
+        request.executable != sys.executable
+        or request.path != sys.path
+        or request.argv[2:3] not in (["exec"], ["run"])
+    ):
         with contextlib.suppress(OSError):
             conn.sendall(b"F")
         return 0
@@ -226,23 +297,52 @@ def _child(conn: socket.socket, documents: DocumentCache) -> int:
         return 0
     conn.settimeout(None)
     threading.Thread(target=_relay_signals, args=(conn,), daemon=True).start()
-    from jupyter_jcli.cli._fast import write_answer
-    from jupyter_jcli.cli._fast_exec import fast_exec
     from jupyter_jcli.notebook._warm import warm
 
     with warm(documents):
-        served = fast_exec(request.argv[1:])
-    if served is None:
-        with contextlib.suppress(OSError):
-            conn.sendall(b"F")
-        return 0
-    status = write_answer(*served)
+        if request.argv[2] == "exec":
+            from jupyter_jcli.cli._fast import write_answer
+            from jupyter_jcli.cli._fast_exec import fast_exec
+
+            served = fast_exec(request.argv[1:])
+            if served is None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"F")
+                return 0
+            status = write_answer(*served)
+        else:
+            status = _click(request.argv[1:])
     with contextlib.suppress(Exception):  # what a normal exit runs
         atexit._run_exitfuncs()
-        sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.flush()
     with contextlib.suppress(OSError):
         conn.sendall(b"S" + status.to_bytes(4, "big"))
+    if report >= 0:
+        _report_modules(report, before)
     return status
+
+
+def _click(argv: Sequence[str]) -> int:
+    """Run the click application on ``argv`` as the console script does (``j-cli ARGV``:
+    :func:`jupyter_jcli.cli._app.run`, the one error boundary); returns its exit status (a
+    ``sys.exit`` from within follows Python's rules: None is 0, a non-integer is written to
+    stderr and is 1)."""
+    from jupyter_jcli.cli._app import run
+
+    try:
+        return run(list(argv), prog_name="j-cli")
+    except SystemExit as end:
+        code = end.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code & 0xFF
+        with contextlib.suppress(Exception):
+            print(code, file=sys.stderr)
+        return 1
 
 
 def _receive(conn: socket.socket) -> _Request:

@@ -142,24 +142,29 @@ def fast_read(argv: Sequence[str]) -> tuple[int, bytes] | None:
 
 def entry() -> None:
     """The ``j-cli`` console script: a fast lane when one applies (the reads, and ``exec`` on
-    a live kernel: :mod:`jupyter_jcli.cli._fast_exec`, served by the warm exec server of
-    :mod:`jupyter_jcli.cli._exec_client` when there is one), else the click app."""
+    a live kernel: :mod:`jupyter_jcli.cli._fast_exec`), else the click app. ``-j exec`` and
+    ``-j run`` are served by the warm exec server of :mod:`jupyter_jcli.cli._exec_client`
+    when there is one; a command that ran itself on a live kernel starts one."""
     args = sys.argv[1:]
-    if args[1:2] == ["exec"] and args[:1] in (["-j"], ["--json"]):
+    json_first = args[:1] in (["-j"], ["--json"])
+    if json_first and args[1:2] in (["exec"], ["run"]):
         from jupyter_jcli.cli import _exec_client
 
         status = _exec_client.serve(args)
         if status is not None:
+            sys.exit(status)
+        if args[1] == "run":
+            from jupyter_jcli.cli._app import run
+
+            status = run(args, prog_name="j-cli")
+            _spawn_server_if_useful(_exec_client)
             sys.exit(status)
         from jupyter_jcli.cli._fast_exec import fast_exec
 
         served = fast_exec(args)
         if served is not None:
             status = write_answer(*served)
-            if _exec_client.available():
-                from jupyter_jcli.kernels._registry import registry_dir
-
-                _exec_client.spawn_server(str(registry_dir()))
+            _spawn_server_if_useful(_exec_client)
             sys.exit(status)
     else:
         served = fast_read(args)
@@ -169,6 +174,23 @@ def entry() -> None:
         main(prog_name="j-cli")
         return
     sys.exit(write_answer(*served))
+
+
+def _spawn_server_if_useful(client: Any) -> None:
+    """After a command that ran itself: start the warm server when this platform has one and
+    a kernel is still registered (a server without kernels ends at once)."""
+    if not client.available():
+        return
+    from jupyter_jcli.kernels._registry import registry_dir
+
+    root = str(registry_dir())
+    try:
+        with os.scandir(root) as entries:
+            if not any(entry.name.endswith(".json") for entry in entries):
+                return
+    except OSError:
+        return
+    client.spawn_server(root)
 
 
 def write_answer(status: int, out: bytes) -> int:
