@@ -84,11 +84,15 @@ def _parent(pid: str) -> int:
 
 
 def listening(server: int) -> bool:
-    """Whether ``server``'s abstract socket listens (``/proc/net/unix``: ``__SO_ACCEPTCON``)."""
-    name = "@" + _abstract_name(server)[1:]
+    """Whether ``server``'s abstract socket listens."""
+    return name_listens(_abstract_name(server)[1:])
+
+
+def name_listens(name: str) -> bool:
+    """Whether abstract socket ``name`` listens (``/proc/net/unix``: ``__SO_ACCEPTCON``)."""
     for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
         fields = line.split()
-        if len(fields) >= 8 and fields[7] == name and int(fields[3], 16) & 0x10000:
+        if len(fields) >= 8 and fields[7] == "@" + name and int(fields[3], 16) & 0x10000:
             return True
     return False
 

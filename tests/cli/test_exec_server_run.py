@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import threading
@@ -23,6 +24,7 @@ from test_exec_server import (
     children_of,
     jcli,
     listening,
+    name_listens,
     servers,
     spawn,
     wait_until,
@@ -238,3 +240,46 @@ def test_a_run_without_json_runs_in_its_own_process(tmp_path: Path, kernel_regis
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0
+
+
+def _server(tmp_path: Path, modules: list[str], name: str) -> subprocess.Popen[bytes]:
+    """A server process started as ``spawn_server`` starts one, warmed with ``modules`` (from
+    ``tmp_path`` too), for a registry that holds an entry."""
+    registry = tmp_path / "registry"
+    registry.mkdir(exist_ok=True)
+    (registry / "entry.json").write_text("{}", encoding="utf-8")
+    warm = {"path": [str(tmp_path), *sys.path], "modules": modules, "registry": str(registry)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli.cli._exec_server", name],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(warm).encode())
+    proc.stdin.close()
+    return proc
+
+
+def test_a_server_whose_warm_imports_start_a_thread_never_serves(tmp_path: Path) -> None:
+    (tmp_path / "jcli_start_thread.py").write_text(
+        "import threading\nthreading.Thread(target=threading.Event().wait, daemon=True).start()\n",
+        encoding="utf-8",
+    )
+    tag = f"{os.getpid()}-{time.monotonic_ns()}"
+    threaded = _server(tmp_path, ["json", "jcli_start_thread"], f"jcli-test-threaded-{tag}")
+    plain = _server(tmp_path, ["json"], f"jcli-test-plain-{tag}")
+    try:
+        seen_listening = False
+        deadline = time.monotonic() + TIMEOUT
+        while threaded.poll() is None and time.monotonic() < deadline:
+            seen_listening = seen_listening or name_listens(f"jcli-test-threaded-{tag}")
+            time.sleep(0.01)
+        assert threaded.wait(timeout=TIMEOUT) == 0
+        assert not seen_listening  # it ended before it ever accepted a command
+        assert wait_until(lambda: name_listens(f"jcli-test-plain-{tag}"))
+        time.sleep(3.0)  # two of the plain server's checks: its registry has an entry
+        assert plain.poll() is None
+    finally:
+        for proc in (threaded, plain):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=TIMEOUT)

@@ -23,8 +23,9 @@ registry and the settings afresh. It serves only while it is useful and current,
   the package): it answers ``F`` and ends, so the command runs the new code itself and
   starts a new server;
 - when another process holds its name (a server already there);
-- when a module it learned started a thread (a fork copies only the forking thread, so a
-  child could inherit a lock held by another).
+- at its start, or after it learned modules, when an import started a thread (a fork copies
+  only the forking thread, so a child could inherit a lock held by another): then it never
+  forks.
 """
 
 from __future__ import annotations
@@ -217,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     idle_limit = idle_timeout()
     documents = DocumentCache()
     _prewarm(registry, documents)
+    if threading.active_count() != 1:
+        return 0  # an import started a thread: forking could copy a lock another one holds
     files = _module_files()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the system
     listener.listen(64)
