@@ -20,7 +20,9 @@ import pytest
 from jcli_helpers import never_run_notebook as notebook
 from test_exec_lane import masked
 from test_exec_server import (
+    SCRIPT,
     TIMEOUT,
+    _env,
     children_of,
     jcli,
     listening,
@@ -283,3 +285,27 @@ def test_a_server_whose_warm_imports_start_a_thread_never_serves(tmp_path: Path)
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(timeout=TIMEOUT)
+
+
+@pytest.mark.usefixtures("stop_all")
+@pytest.mark.parametrize("closed", [0, 1, 2], ids=["stdin", "stdout", "stderr"])
+def test_a_command_with_a_closed_descriptor_starts_no_server(
+    tmp_path: Path, kernel_registry: Path, closed: int
+) -> None:
+    """Such a command runs itself (its child would take the folder's descriptor as the closed
+    one); a server named after that setting would serve nobody, so none is started."""
+    path = notebook(tmp_path, ["a = 1"])
+    status, out = jcli(tmp_path, "-j", "kernel", "start", path)
+    assert status == 0, out
+    for command in (["-j", "run", str(path), "--stale"], ["-j", "exec", str(path), "--code", "1"]):
+        done = subprocess.run(
+            [SCRIPT, *command], cwd=tmp_path, env=_env(), timeout=TIMEOUT, check=False,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: os.close(closed),
+        )  # fmt: skip
+        assert done.returncode in (0, 1)  # 1: stdout closed, the answer had nowhere to go
+    time.sleep(1.0)  # a server that was started would be running by now
+    assert servers(kernel_registry) == []
+    status, out = jcli(tmp_path, "-j", "run", str(path), "--stale")
+    assert status == 0, out
+    assert wait_until(lambda: len(servers(kernel_registry)) == 1)  # the control

@@ -313,7 +313,11 @@ def _lost(pid: int) -> int:
 def spawn_server(registry_root: str) -> None:
     """Start the warm server for this setting (:func:`server_name`), in its own session with
     its stdio on ``/dev/null``, warmed with the modules this process has imported; return at
-    once. A server already there keeps its name and the new one ends by itself."""
+    once. A server already there keeps its name and the new one ends by itself. None is
+    started for a command that could not be served (:func:`_plain_process`): a server named
+    after its closed descriptor or ignored signal would serve no command at all."""
+    if not _plain_process():
+        return
     import json
     import subprocess
 
