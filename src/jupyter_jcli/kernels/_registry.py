@@ -107,8 +107,9 @@ class KernelRegistry(RegistryNotes):
         self.root = root if root is not None else registry_dir()
 
     def key(self, notebook_path: Path) -> str:
-        """The file stem of a notebook's entry."""
-        digest = hashlib.sha256(str(notebook_path.resolve()).encode("utf-8")).hexdigest()
+        """The file stem of a notebook's entry: a digest of its resolved path's bytes (a name
+        that is not UTF-8 is hashed as the file system spells it, ``os.fsencode``)."""
+        digest = hashlib.sha256(os.fsencode(notebook_path.resolve())).hexdigest()
         return digest[:24]
 
     def path(self, notebook_path: Path, suffix: str) -> Path:

@@ -390,7 +390,7 @@ class SnapshotStore:
         target = self.folder / "target.txt"
         if not target.exists():
             with contextlib.suppress(FileExistsError):
-                write_private(target, (str(self.notebook_path) + "\n").encode("utf-8"))
+                write_private(target, os.fsencode(self.notebook_path) + b"\n")
 
 
 def undo(
