@@ -105,3 +105,25 @@ def _ended_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait(timeout=TIMEOUT)
     return proc.pid
+
+
+def test_kernel_list_says_when_the_command_running_a_cell_was_killed(tmp_path: Path) -> None:
+    path = notebook(tmp_path, [LOOP])
+    (looping,) = names(path)
+    start(path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli", "-j", "run", str(path)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert wait_until(lambda: _state(path) == "busy", TIMEOUT)
+        status, listed = jcli_json("kernel", "list")
+        (shown,) = listed["kernels"]
+        assert status == 0 and shown["running_cell"] == looping and shown["busy_gone"] is False
+    finally:
+        proc.kill()
+        proc.wait(timeout=TIMEOUT)
+    status, listed = jcli_json("kernel", "list")
+    (shown,) = listed["kernels"]
+    assert status == 0 and shown["state"] == "busy" and shown["busy_gone"] is True
+    assert jcli("kernel", "interrupt", path).returncode == 0

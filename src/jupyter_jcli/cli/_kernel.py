@@ -50,12 +50,15 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
     ``state``, ``started``, ``idle_since`` (ISO 8601 UTC), ``idle_timeout_s``,
     ``started_by`` (who: ``"j-cli pid 123"``), ``started_command`` (the command line that
     started it, ``None`` when not recorded), ``users`` (who uses it and still runs, most
-    recent first), ``running_cell``, ``keep``,
-    ``transport``, ``connection_file``, ``kernel_id``, ``server_url``, ``runs`` (cells
-    recorded on its epoch)."""
+    recent first), ``running_cell``, ``busy_gone`` (the command running the code has ended,
+    killed, so nobody will record how it ends: the kernel may still run it, and the next
+    command on the notebook finds out), ``keep``, ``transport``, ``connection_file``,
+    ``kernel_id``, ``server_url``, ``runs`` (cells recorded on its epoch)."""
     from jupyter_jcli.kernels import KernelRegistry
+    from jupyter_jcli.kernels._shared_busy import busy_facts
 
     busy = entry.busy or {}
+    facts = busy_facts(entry) if entry.state == "busy" else None
     return {
         "notebook_path": entry.notebook_path,
         "kernelspec": entry.kernelspec,
@@ -69,6 +72,7 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
         "started_command": entry.started_command,
         "users": entry.present_users(),
         "running_cell": busy.get("cell") if entry.state == "busy" else None,
+        "busy_gone": bool(facts and facts.get("busy_gone")),
         "keep": entry.keep,
         "transport": entry.transport,
         "connection_file": entry.connection_file,
