@@ -152,3 +152,28 @@ def test_a_lost_kernel_is_told_once(tmp_path: Path) -> None:
     registry.record_lost(path, "e1")
     assert registry.take_lost(path) == "e1"
     assert registry.take_lost(path) is None
+
+
+@pytest.mark.parametrize("died", [True, False], ids=["died", "stop-asked"])
+def test_a_command_that_finds_a_dead_kernels_entry_stopping_says_it_replaces_that_kernel(
+    tmp_path: Path, died: bool
+) -> None:
+    """Between a kernel's death and the removal of its entry, its supervisor has noted the
+    death (``.lost``) and marked the entry ``stopping``: a command coming then notes the
+    kernel it will start as the dead one's replacement, as it does before and after. A stop
+    that was asked (no ``.lost``) is no death."""
+    from jupyter_jcli.kernels import SharedNotebookKernel
+
+    registry = KernelRegistry(tmp_path / "registry")
+    path = (tmp_path / "nb.ipynb").resolve()
+    stopping = entry(path, "e1")
+    stopping.state = "stopping"
+    with registry.locked(path):
+        registry.write(stopping)
+    if died:
+        registry.record_lost(path, "e1", keep=True, idle_timeout=60.0)
+    joiner = SharedNotebookKernel(path, registry=registry)
+    joiner._note_registered_death()
+    assert joiner._dead is died
+    assert joiner._epoch == ("e1" if died else None)
+    assert registry.take_lost(path) is None  # taken once, by this command

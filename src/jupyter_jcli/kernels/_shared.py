@@ -246,11 +246,23 @@ class SharedNotebookKernel(NotebookKernel):
         if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
             self._dead, self._epoch = True, entry.epoch
             self._keep_like(entry.keep, entry.idle_timeout)
-        elif entry is None and (lost := self.shared_registry.take_lost_record(self.notebook_path)):
-            self._dead, self._epoch = True, lost[0]  # its supervisor saw it die and left
+        elif (entry is None or self._lost_while_stopping(entry)) and (
+            lost := self.shared_registry.take_lost_record(self.notebook_path)
+        ):
+            self._dead, self._epoch = True, lost[0]  # its supervisor saw it die (and left)
             self._keep_like(lost[1], lost[2])
         elif entry is not None and entry.state in ("idle", "busy"):
             self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
+
+    def _lost_while_stopping(self, entry: KernelEntry) -> bool:
+        """Whether ``entry`` is ``stopping`` because its kernel died by itself: its
+        supervisor notes the death (``.lost``, for its epoch) before it marks the entry
+        ``stopping`` and removes it, so a command that comes in between still says the
+        kernel it starts replaces that one."""
+        if entry.state != "stopping":
+            return False
+        lost = self.shared_registry.lost_record(self.notebook_path)
+        return lost is not None and lost[0] == entry.epoch
 
     def _keep_if_lost(self, joined: KernelEntry) -> None:
         """A kernel this object ran (``joined``) that died by itself (its entry still there
