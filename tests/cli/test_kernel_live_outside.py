@@ -151,6 +151,20 @@ def test_a_restart_from_another_command_ends_the_running_cell_by_the_restart(
     assert document["run"]["error"]["code"] == ErrorCode.KERNEL_RESTARTED
 
 
+def test_a_stop_from_another_command_ends_the_running_cell_by_the_stop_and_saves_it(
+    tmp_path: Path, stopped_after: None
+) -> None:
+    document = stopped_from_outside(tmp_path, "stop")
+    cells = document["run"]["cells"]
+    assert [c["status"] for c in cells] == ["ok", "interrupted", "skipped"]
+    assert cells[1]["interrupted_by"] == "kernel_shutdown"
+    assert " pid " in str(cells[1]["interrupt_requested_by"])
+    assert "started" in cells[1]["outputs"]["text"]  # what it printed is saved
+    saved = json.loads((tmp_path / "nb.ipynb").read_text(encoding="utf-8"))
+    assert saved["cells"][1]["outputs"][0]["text"] == ["started\n"]
+    assert KernelRegistry().entries() == []  # and the kernel is stopped
+
+
 def test_exec_on_a_kernel_killed_between_commands_says_it_was_replaced(
     tmp_path: Path, stopped_after: None
 ) -> None:

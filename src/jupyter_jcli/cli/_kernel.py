@@ -250,7 +250,7 @@ def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> No
     """Stop NB's kernel (or every kernel with --all); its variables are gone."""
     import anyio
 
-    from jupyter_jcli.kernels import KernelRegistry, stop_registered
+    from jupyter_jcli.kernels import KernelRegistry, stop_for_everyone
 
     if (file is None) == (not stop_all):
         raise UsageError("Give NB or --all.", {"notebook": file, "all": stop_all})
@@ -270,7 +270,7 @@ def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> No
     async def stop() -> list[KernelEntry]:
         stopped = []
         for path in paths:
-            entry = await stop_registered(registry, path)
+            entry = await stop_for_everyone(registry, path)
             if entry is not None:
                 stopped.append(entry)
         return stopped

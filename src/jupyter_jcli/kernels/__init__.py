@@ -26,7 +26,7 @@
   :class:`SharedNotebookKernel` / :class:`SharedBackend` join a notebook's registered kernel
   or start one through a supervisor process (:func:`start_registered`, which also stops it
   after :data:`DEFAULT_IDLE_TIMEOUT` s idle; :func:`stop_registered`,
-  :func:`interrupt_registered`).
+  :func:`stop_for_everyone`, :func:`interrupt_registered`).
 - :class:`OutputCollector`, :class:`DisplayRegistry`: the pure translation of iopub messages
   into nbformat v4 outputs (streams, ``\\r``, ``clear_output``, display updates).
 
@@ -101,6 +101,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._supervisor import (
         interrupt_registered,
         start_registered,
+        stop_for_everyone,
         stop_registered,
     )
     from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector, message_type
@@ -187,6 +188,7 @@ __all__ = [
     "server_config",
     "start_registered",
     "start_session",
+    "stop_for_everyone",
     "stop_registered",
     "stop_session",
     "stop_words",
@@ -266,6 +268,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "_supervisor": (
         "interrupt_registered",
         "start_registered",
+        "stop_for_everyone",
         "stop_registered",
     ),
     "_translate": (

@@ -44,7 +44,7 @@ from typing import IO
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
+from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT, STOP_WAIT
 from jupyter_jcli.kernels._entry import own_pid, process_command
 from jupyter_jcli.kernels._local import _kernel_stdout, require_kernelspec
 from jupyter_jcli.kernels._registry import (
@@ -60,6 +60,7 @@ __all__ = [
     "WATCH_INTERVAL",
     "interrupt_registered",
     "start_registered",
+    "stop_for_everyone",
     "stop_if_unused",
     "stop_registered",
 ]
@@ -268,6 +269,27 @@ async def stop_registered(
     _kill(entry)
     registry.remove(notebook_path, epoch=entry.epoch)
     return entry
+
+
+async def stop_for_everyone(registry: KernelRegistry, notebook_path: Path) -> KernelEntry | None:
+    """A stop asked by a person or an agent (``j-cli kernel stop``): as
+    :func:`stop_registered`, but a cell another process runs on the kernel is interrupted
+    first, recorded as this process's ``kernel_shutdown`` (so that process reports it
+    ``interrupted``, naming who asked, and saves what it printed, as for a restart), and
+    that process is given up to :data:`~jupyter_jcli.kernels.STOP_WAIT` s to let the kernel
+    go before it is stopped anyway."""
+    notebook_path = notebook_path.resolve()
+    entry = registry.live(notebook_path)
+    if entry is not None:
+        execution = ExecLock(registry.path(notebook_path, ".exec"))
+        if execution.taken_elsewhere():
+            registry.record_interrupt(notebook_path, entry.epoch, process_name(), "kernel_shutdown")
+            with contextlib.suppress(KernelError):
+                interrupt_registered(entry)
+            with anyio.move_on_after(STOP_WAIT):
+                while execution.taken_elsewhere():
+                    await anyio.sleep(_START_POLL)
+    return await stop_registered(registry, notebook_path)
 
 
 def stop_if_unused(
