@@ -141,7 +141,13 @@ def running_code(path: Path, seconds: int) -> tuple[subprocess.Popen[str], Path]
 
 def served_while_running(path: Path, server: int, code: str) -> tuple[int, str, list[int]]:
     """Run ``code`` (which sleeps first) and, while it runs, the server's children."""
-    proc = spawn(path.parent, "-j", "exec", path, "--code", code)
+    return served(path, server, "-j", "exec", str(path), "--code", code)
+
+
+def served(path: Path, server: int, *args: str) -> tuple[int, str, list[int]]:
+    """``j-cli ARGS`` in ``path``'s folder (what it runs sleeps first): its exit status,
+    stdout and the server's children while it runs."""
+    proc = spawn(path.parent, *args)
     try:
         assert wait_until(lambda: children_of(server) != [], 20), "no child of the server"
         running = children_of(server)

@@ -27,6 +27,7 @@ from test_exec_server import (
     jcli,
     listening,
     name_listens,
+    served,
     servers,
     spawn,
     wait_until,
@@ -65,19 +66,6 @@ def warm_server(path: Path, registry: Path, *command: str) -> int:
     (server,) = servers(registry)
     assert wait_until(lambda: listening(server)), "the server never listened"
     return server
-
-
-def served(path: Path, server: int, *args: str) -> tuple[int, str, list[int]]:
-    """``j-cli ARGS`` (whose first cell sleeps), and the server's children while it runs."""
-    proc = spawn(path.parent, *args)
-    try:
-        assert wait_until(lambda: children_of(server) != [], 20), "no child of the server"
-        running = children_of(server)
-        out, _ = proc.communicate(timeout=TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    return proc.returncode, out, running
 
 
 @pytest.fixture
