@@ -7,7 +7,8 @@ How the README is read (the rules a README edit must keep):
   ``<!-- readme-test: skip (reason) -->``. Blocks in other languages (JSON, TOML, text) show
   data and are not run.
 - A shell block is a list of one-line commands, run one at a time with ``bash`` in a fresh
-  copy of the repository's ``examples/`` (so the repository's files are never touched), with
+  copy of the shipped ``examples/`` (as committed in git, not the working tree's, which the
+  Quick start's first command has re-executed; the repository's files are never touched), with
   ``uv run X`` running ``X`` from this test's environment (the project's virtual environment).
   Comment lines starting in column 0 right after a command (no blank line between) are what
   that command prints: each must appear on stdout, in that order, compared with runs of
@@ -30,11 +31,13 @@ writes there), with summaries disabled and the undo cache in the temporary folde
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -267,6 +270,26 @@ def _run_python(block: Block, project: Path, env: dict[str, str], tmp_path: Path
     return done.stdout.count("readme-check line ")
 
 
+def _shipped_examples(project: Path) -> None:
+    """Copy ``examples/`` as committed at ``HEAD`` into ``project``.
+
+    The working tree's copy is not the shipped one once the Quick start's first command has
+    run (it writes fresh outputs into the notebook). Outside a git checkout (an unpacked
+    sdist) the working tree's files are all there is.
+    """
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", "--format=tar", "HEAD", "examples"],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    if archive.returncode != 0:
+        shutil.copytree(EXAMPLES, project / "examples")
+        return
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(project, filter="data")
+
+
 def _checkout(project: Path, env: dict[str, str]) -> None:
     """Make ``project`` a git repository whose one commit holds the shipped ``examples/``."""
     who = ["-c", "user.name=readme test", "-c", "user.email=readme@example.invalid"]
@@ -327,7 +350,7 @@ def test_the_readme_examples_run_in_order_on_a_fresh_copy_of_the_examples(
     blocks = readme_blocks(README.read_text(encoding="utf-8"))
     project = tmp_path / "project"
     project.mkdir()
-    shutil.copytree(EXAMPLES, project / "examples")
+    _shipped_examples(project)
     repo_examples = _tree_digest(EXAMPLES)
     env = _environment(tmp_path)
     _checkout(project, env)
