@@ -74,3 +74,36 @@ def test_a_snapshot_whose_cell_record_is_lost_or_foreign_has_no_record(
     else:
         record.write_text(json.dumps({"format": 99}), encoding="utf-8")
     assert snapshot.record() is None
+
+
+def test_a_write_waits_for_the_write_lock_at_most_its_timeout_and_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    path = _edited(tmp_path)
+    before = path.read_bytes()
+    store = SnapshotStore(path)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import fcntl, sys, time\n"
+         "f = open(sys.argv[1], 'r+b')\n"
+         "fcntl.flock(f, fcntl.LOCK_EX)\n"
+         "print('held', flush=True)\n"
+         "time.sleep(60)\n",
+         str(store.folder / "lock")],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        monkeypatch.setattr("jupyter_jcli.notebook.snapshots.LOCK_TIMEOUT", 0.2)
+        with pytest.raises(NotebookError) as caught:
+            Document.load(path).add_cell("y = 2")
+        assert caught.value.code == ErrorCode.WRITE_CONFLICT
+        assert caught.value.details["reason"] == "lock_timeout"
+        assert path.read_bytes() == before
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    Document.load(path).add_cell("y = 2")  # the lock is free again: the write goes through

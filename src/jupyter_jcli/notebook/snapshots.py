@@ -56,6 +56,7 @@ from jupyter_jcli.notebook._snapshot_files import fsync_folder, sha256_or_none, 
 
 __all__ = [
     "CACHE_DIR_ENV",
+    "LOCK_TIMEOUT",
     "MAX_SNAPSHOTS",
     "PendingSnapshot",
     "Snapshot",
@@ -73,6 +74,9 @@ CACHE_DIR_ENV = "JUPYTER_JCLI_CACHE_DIR"
 MAX_SNAPSHOTS = 50
 """Snapshots kept per notebook; older ones are deleted."""
 
+LOCK_TIMEOUT = 30.0
+"""Longest wait, in seconds, for the notebook's write lock (a writer holds it for one write)."""
+_LOCK_POLL = 0.01
 _MANIFEST = "manifest.json"
 _CELLS = "cells.json"
 _PENDING = ".pending-"
@@ -225,7 +229,13 @@ class SnapshotStore:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Hold the notebook's advisory write lock (creates the stack folder), after settling
-        what a killed writer left (module docstring)."""
+        what a killed writer left (module docstring).
+
+        Raises:
+            NotebookError: ``WRITE_CONFLICT`` (details ``reason: "lock_timeout"``, ``path``,
+                ``timeout_s``) when another writer holds the lock for :data:`LOCK_TIMEOUT`
+                seconds; nothing was written.
+        """
         self._ensure_folder()
         fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, _FILE_MODE)
         with os.fdopen(fd, "r+b") as handle:
@@ -234,7 +244,24 @@ class SnapshotStore:
             except ImportError:  # pragma: no cover - Windows: no advisory lock, no recovery
                 yield
                 return
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            deadline = time.monotonic() + LOCK_TIMEOUT
+            while True:
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise NotebookError(
+                            ErrorCode.WRITE_CONFLICT,
+                            f"another jupyter-jcli writer held {self.notebook_path.name}'s write"
+                            f" lock for {LOCK_TIMEOUT:g} s; nothing was changed: try again",
+                            {
+                                "path": str(self.notebook_path),
+                                "reason": "lock_timeout",
+                                "timeout_s": LOCK_TIMEOUT,
+                            },
+                        ) from None
+                    time.sleep(_LOCK_POLL)
             try:
                 self._settle_pending()
                 yield
