@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 import yaml
 
-from jupyter_jcli.analysis import CellInput, CellStatus, build_graph, rerun_plan, stale_after_edit
+from jupyter_jcli.analysis import (
+    CellInput,
+    CellStatus,
+    RunRecord,
+    build_graph,
+    cell_freshness,
+    rerun_plan,
+    stale_after_edit,
+)
 
 NameMap = dict[int, frozenset[str]]
 
@@ -173,3 +181,31 @@ def test_case(case: Case) -> None:
         assert sorted(f.kind for f in graph.findings if f.index == i) == sorted(kinds), (
             f"findings of cell {i}"
         )
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in SHARED + OURS if c.stale_after_edit], ids=lambda c: c.id
+)
+def test_the_overview_an_edits_result_and_the_plan_are_one_set(case: Case) -> None:
+    """After a run from the top and an edit of one code cell: the cells the overview calls
+    not fresh are the edit's stale list and what ``run_stale`` runs; each fresh-by-its-own-run
+    cell the plan runs says why."""
+    graph = build_graph(case.cells)
+    code = [n for n in graph.cells if n.cell_type == "code"]
+    records = [
+        RunRecord(n.key, "r1", "E", seq, [graph.cells[p].key for p in n.parents])
+        for seq, n in enumerate(code)
+    ]
+    for edited in case.stale_after_edit:
+        key = graph.cells[edited].key
+        if graph.cells[edited].cell_type != "code":
+            continue
+        revs = {n.key: "r2" if n.key == key else "r1" for n in code}
+        freshness = cell_freshness(graph, records, "E", revs)
+        overview = [k for k, status in freshness.statuses.items() if status != "fresh"]
+        assert overview == stale_after_edit(graph, [key]), f"editing cell {edited}"
+        assert overview == rerun_plan(graph, freshness.statuses), f"editing cell {edited}"
+        dependents = {graph.cells[c].key for n in code if n.key in overview for c in n.children}
+        for k in overview:
+            if k != key and k not in dependents:
+                assert k in freshness.causes, f"editing cell {edited}: why does {k} re-run?"

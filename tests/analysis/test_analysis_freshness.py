@@ -9,6 +9,7 @@ from jupyter_jcli.analysis import (
     NotebookGraph,
     RunRecord,
     build_graph,
+    cell_freshness,
     fresh_cells,
     rerun_plan,
 )
@@ -179,8 +180,11 @@ def test_rerun_plan_replays_the_writer_of_a_mutation_that_already_ran() -> None:
     log.run("step")  # grow and count become stale; re-running grow alone would append twice
     revs = dict.fromkeys(("make", "step", "grow", "count"), "r1")
     status = fresh_cells(graph, log.records, LIVE, revs)
-    assert status == {"make": "fresh", "step": "fresh", "grow": "stale", "count": "stale"}
+    # make is fresh by its own run, but the plan replays it: it reads stale, saying why
+    assert status == {"make": "stale", "step": "fresh", "grow": "stale", "count": "stale"}
     assert rerun_plan(graph, status) == ["make", "grow", "count"]
+    causes = cell_freshness(graph, log.records, LIVE, revs).causes
+    assert causes == {"make": "grow reads items before writing it and re-runs"}
 
 
 def test_rerun_plan_does_not_replay_for_a_mutation_that_never_ran() -> None:

@@ -9,7 +9,8 @@
   brought up to date from the graph before the edit (a small process-wide memo, or
   ``previous=``), re-analysing the changed cells and re-resolving only the cells below that
   looked at a name the edit changed; the result equals a build from scratch.
-- :func:`stale_after_edit`, :func:`fresh_cells`, :func:`rerun_plan`: what must re-run;
+- :func:`stale_after_edit`, :func:`fresh_cells` (:func:`cell_freshness`: with causes),
+  :func:`rerun_plan`: what must re-run, one set (a cell the plan runs reads ``stale``);
   :func:`code_writes`, :func:`overwritten_cells`: what inline code run on the kernel
   overwrote (:class:`StateChange` records it in a run log).
 - :func:`to_mermaid`, :func:`to_dot`: the DAG as text for people.
@@ -96,8 +97,10 @@ if TYPE_CHECKING:
     from jupyter_jcli.analysis._render import to_dot, to_mermaid
     from jupyter_jcli.analysis._staleness import (
         CellStatus,
+        Freshness,
         RunRecord,
         StateChange,
+        cell_freshness,
         fresh_cells,
         overwriting_changes,
         rerun_plan,
@@ -124,6 +127,7 @@ __all__ = [
     "Finding",
     "FindingDict",
     "FindingKind",
+    "Freshness",
     "GraphDict",
     "NotebookGraph",
     "RunRecord",
@@ -131,6 +135,7 @@ __all__ = [
     "SyntaxErrorInfo",
     "analyze_cell",
     "build_graph",
+    "cell_freshness",
     "clear_cache",
     "code_writes",
     "fresh_cells",
@@ -187,8 +192,10 @@ _PUBLIC = {
     ),
     "_staleness": (
         "CellStatus",
+        "Freshness",
         "RunRecord",
         "StateChange",
+        "cell_freshness",
         "fresh_cells",
         "overwriting_changes",
         "rerun_plan",

@@ -47,7 +47,9 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
 
     Args:
         source: the cell source, lines joined (nbformat stores it as a string or a list).
-        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``.
+        cell_type: ``"code"``, ``"markdown"`` or ``"raw"``; any other non-empty type (nbformat
+            4's ``unrecognized_cell``, from a later minor version of the format) is opaque:
+            empty effects, as a raw cell.
 
     Returns:
         The cell's :class:`CellEffects`. A cell that does not parse has only
@@ -56,16 +58,21 @@ def analyze_cell(source: str, cell_type: str = "code") -> CellEffects:
         set and it is a wildcard writer with no known reads.
 
     Raises:
-        AnalysisError: ``INVALID_CELL_TYPE`` when ``cell_type`` is not an nbformat 4 type.
+        AnalysisError: ``INVALID_CELL_TYPE`` when ``cell_type`` is empty or not a string (a cell
+            without a type, which nbformat does not allow).
     """
     if cell_type != "code":
-        if cell_type not in _NON_CODE:
-            raise AnalysisError(
-                ErrorCode.INVALID_CELL_TYPE,
-                f"unknown cell type {cell_type!r}; expected code, markdown or raw",
-                {"cell_type": cell_type, "valid": sorted(CELL_TYPES)},
-            )
-        return _NON_CODE[cell_type]
+        if cell_type in _NON_CODE:
+            return _NON_CODE[cell_type]
+        if isinstance(cell_type, str) and cell_type:
+            # nbformat 4's ``unrecognized_cell`` (a type from a later minor version, a
+            # front end's own): opaque, like a raw cell; never run, stales nothing.
+            return CellEffects(cell_type=cell_type)
+        raise AnalysisError(
+            ErrorCode.INVALID_CELL_TYPE,
+            f"cell type {cell_type!r} is not a cell type; expected code, markdown or raw",
+            {"cell_type": cell_type, "valid": sorted(CELL_TYPES)},
+        )
     if len(source) > MAX_ANALYZED_SOURCE:
         return _too_large(len(source))
     key = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()

@@ -28,8 +28,10 @@ from jupyter_jcli.errors import AnalysisError, ErrorCode
 
 __all__ = [
     "CellStatus",
+    "Freshness",
     "RunRecord",
     "StateChange",
+    "cell_freshness",
     "fresh_cells",
     "overwriting_changes",
     "rerun_plan",
@@ -88,31 +90,6 @@ class StateChange:
     cause: str
 
 
-def _closure(graph: NotebookGraph, start: Iterable[int], into: set[int]) -> list[int]:
-    """Add ``start`` and all their descendants to ``into``; return what was new."""
-    new: list[int] = []
-    stack = [i for i in start if i not in into]
-    into.update(stack)
-    while stack:
-        i = stack.pop()
-        new.append(i)
-        for c in graph.cells[i].children:
-            if c not in into:
-                into.add(c)
-                stack.append(c)
-    return new
-
-
-def _replay(graph: NotebookGraph, stale: set[int], queue: list[int]) -> None:
-    """Apply the replay-of-writers rule until nothing changes."""
-    while queue:
-        node = graph.cells[queue.pop()]
-        for name in node.reads & node.writes:
-            writer = node.inputs.get(name)
-            if writer is not None and writer not in stale:
-                queue.extend(_closure(graph, [writer], stale))
-
-
 def stale_after_edit(
     graph: NotebookGraph, edited: Iterable[str], *, before: NotebookGraph | None = None
 ) -> list[str]:
@@ -138,10 +115,12 @@ def stale_after_edit(
                 old = before.cells[before.index(key)]
                 lost = (before.cells[c].key for c in old.children)
                 start.update(graph.index(k) for k in lost if k in graph._index)
-    stale: set[int] = set()
-    queue = _closure(graph, start, stale)
-    _replay(graph, stale, queue)
-    return [graph.cells[i].key for i in sorted(stale)]
+    statuses: dict[str, CellStatus] = {
+        n.key: "stale" if n.index in start else "fresh"
+        for n in graph.cells
+        if n.cell_type == "code"
+    }
+    return [graph.cells[i].key for i in sorted(_plan(graph, statuses, None))]
 
 
 def _latest_runs(run_log: Sequence[RunRecord], live_epoch: str | None) -> dict[str, RunRecord]:
@@ -178,6 +157,22 @@ def overwriting_changes(
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    """Every code cell's status against the live kernel, and why the stale ones are stale.
+
+    Attributes:
+        statuses: ``{key: status}`` for every code cell, in document order.
+        causes: ``{key: why}`` for the ``stale`` cells whose own rev and parents did not
+            change (for a person and a model): code run outside the cells overwrote their
+            state, they read a name after another cell rebound it, or the re-run plan runs
+            them (a replayed writer, a rebinding cell restored after it, a dependent).
+    """
+
+    statuses: dict[str, CellStatus]
+    causes: dict[str, str]
+
+
 def fresh_cells(
     graph: NotebookGraph,
     run_log: Sequence[RunRecord],
@@ -185,26 +180,50 @@ def fresh_cells(
     revs: Mapping[str, str],
     changes: Sequence[StateChange] = (),
 ) -> dict[str, CellStatus]:
-    """The status of every code cell against the runs recorded on the live kernel.
+    """The status of every code cell against the runs recorded on the live kernel: the
+    statuses of :func:`cell_freshness` (same arguments, same errors)."""
+    return cell_freshness(graph, run_log, live_epoch, revs, changes).statuses
+
+
+def cell_freshness(
+    graph: NotebookGraph,
+    run_log: Sequence[RunRecord],
+    live_epoch: str | None,
+    revs: Mapping[str, str],
+    changes: Sequence[StateChange] = (),
+) -> Freshness:
+    """The status of every code cell against the runs recorded on the live kernel, with the
+    cause of each ``stale`` one whose own rev and parents did not change.
+
+    A cell is ``fresh`` when its current rev ran (and succeeded) on the live epoch with the
+    parents it has now, after each parent's last run, every parent is fresh, no code run
+    outside the cells overwrote its state since (:func:`overwriting_changes`), each name it
+    reads still held its writer's value when it ran (no other writer of the name ran between
+    the two), and :func:`rerun_plan` would not run it. So a cell the plan runs always reads
+    ``stale``: the statuses, an edit's :func:`stale_after_edit` and the plan are one set.
 
     Args:
         graph: the notebook's graph now.
         run_log: executions, in any order (``seq`` orders them); other epochs are ignored.
         live_epoch: the live kernel's epoch, or ``None`` when no kernel is running.
         revs: the current rev of every code cell, by key.
-        changes: code run on the kernel outside the cells (:class:`StateChange`): a cell
-            whose state one overwrote after its last run is ``stale``
-            (:func:`overwriting_changes`), and so are its dependents.
+        changes: code run on the kernel outside the cells (:class:`StateChange`).
 
     Returns:
-        ``{key: status}`` for every code cell, in document order (see :data:`CellStatus`).
+        The :class:`Freshness` (statuses in document order; see :data:`CellStatus`).
 
     Raises:
         AnalysisError: ``CELL_NOT_FOUND`` when ``revs`` has no rev for a code cell.
     """
     latest = _latest_runs(run_log, live_epoch)
     overwritten = overwriting_changes(graph, run_log, live_epoch, changes) if changes else {}
+    writers: dict[str, list[int]] = {}
+    for node in graph.cells:
+        if node.cell_type == "code":
+            for name in node.writes:
+                writers.setdefault(name, []).append(node.index)
     status: dict[str, CellStatus] = {}
+    causes: dict[str, str] = {}
     for node in graph.cells:
         if node.cell_type != "code":
             continue
@@ -215,12 +234,10 @@ def fresh_cells(
                 f"no rev given for code cell {node.key!r}",
                 {"cell": node.key},
             )
-        last = latest.get(node.key)
-        if last is None:
+        rec = latest.get(node.key)
+        if rec is None:
             status[node.key] = "never_run"
-            continue
-        rec = last
-        if rec.rev != rev:
+        elif rec.rev != rev:
             status[node.key] = "stale"
         elif not rec.ok:
             status[node.key] = "interrupted" if rec.interrupted else "error"
@@ -230,7 +247,43 @@ def fresh_cells(
                 status[p] == "fresh" and latest[p].seq < rec.seq for p in parents
             )
             status[node.key] = "fresh" if ok and node.key not in overwritten else "stale"
-    return status
+            if ok and node.key not in overwritten:
+                cause = _read_rebound(graph, node.index, rec.seq, latest, writers)
+                if cause is not None:
+                    status[node.key] = "stale"
+                    causes[node.key] = cause
+    for key, change in overwritten.items():
+        causes.setdefault(key, change.cause)
+    for i, why in _plan(graph, status, None).items():
+        key = graph.cells[i].key
+        if why is not None and status[key] == "fresh":
+            status[key] = "stale"
+            causes[key] = why
+    return Freshness(status, causes)
+
+
+def _read_rebound(
+    graph: NotebookGraph,
+    index: int,
+    seq: int,
+    latest: Mapping[str, RunRecord],
+    writers: Mapping[str, list[int]],
+) -> str | None:
+    """Why the cell at ``index`` (last run at ``seq``) read a name its writer no longer held
+    (another writer of the name ran between the writer's run and the cell's), else ``None``."""
+    node = graph.cells[index]
+    for name in sorted(node.reads):
+        writer = node.inputs.get(name)
+        if writer is None:
+            continue
+        wrote = latest[graph.cells[writer].key].seq
+        for other in writers.get(name, ()):
+            if other in (writer, index):
+                continue
+            run = latest.get(graph.cells[other].key)
+            if run is not None and wrote < run.seq < seq:
+                return f"read {name} after {graph.cells[other].key} rebound it"
+    return None
 
 
 def rerun_plan(
@@ -258,6 +311,16 @@ def rerun_plan(
     Raises:
         AnalysisError: ``CELL_NOT_FOUND`` for a target key that is not in ``graph``.
     """
+    return [graph.cells[i].key for i in sorted(_plan(graph, statuses, targets))]
+
+
+def _plan(
+    graph: NotebookGraph,
+    statuses: Mapping[str, CellStatus],
+    targets: Iterable[str] | None,
+) -> dict[int, str | None]:
+    """:func:`rerun_plan` as ``{index: why}``: ``None`` for a cell that is not fresh, else
+    why a fresh cell re-runs (for a person and a model: the ``stale_cause``)."""
     code = [n.index for n in graph.cells if n.cell_type == "code"]
     if targets is None:
         scope = set(code)
@@ -269,18 +332,51 @@ def rerun_plan(
             if i not in scope and graph.cells[i].cell_type == "code":
                 scope.add(i)
                 stack.extend(graph.cells[i].parents)
-    plan = {i for i in scope if statuses.get(graph.cells[i].key, "never_run") != "fresh"}
-    work = list(plan)
+
+    def ran(i: int) -> bool:
+        return statuses.get(graph.cells[i].key, "never_run") != "never_run"
+
+    writers: dict[str, list[int]] = {}
+    for i in code:
+        for name in graph.cells[i].writes:
+            writers.setdefault(name, []).append(i)
+    plan: dict[int, str | None] = {
+        i: None for i in scope if statuses.get(graph.cells[i].key, "never_run") != "fresh"
+    }
+    work = sorted(plan)
     while work:
-        node = graph.cells[work.pop()]
-        if statuses.get(node.key, "never_run") != "never_run":  # it ran: replay its writers
-            for name in node.reads & node.writes:
+        # The closure: dependents, and the writers replayed for cells that read a name before
+        # they rebind it.
+        while work:
+            node = graph.cells[work.pop()]
+            if ran(node.index):
+                for name in sorted(node.reads & node.writes):
+                    writer = node.inputs.get(name)
+                    if writer is not None and writer not in plan:
+                        plan[writer] = f"{node.key} reads {name} before writing it and re-runs"
+                        work.append(writer)
+            for c in node.children:
+                if c in scope and c not in plan:
+                    plan[c] = f"depends on {node.key}, which re-runs"
+                    work.append(c)
+        # Then the writers whose value a cell below has rebound since it ran, judged against
+        # the closed plan (a writer that re-runs anyway restores nothing): replayed, and the
+        # cells that rebound it re-run after, so the kernel ends as a run from the top would.
+        found: dict[int, str] = {}
+        for i in sorted(plan):
+            node = graph.cells[i]
+            for name in sorted(node.reads):
                 writer = node.inputs.get(name)
-                if writer is not None and writer not in plan:
-                    plan.add(writer)
-                    work.append(writer)
-        for c in node.children:
-            if c in scope and c not in plan:
-                plan.add(c)
-                work.append(c)
-    return [graph.cells[i].key for i in sorted(plan)]
+                if writer is None or writer in plan or writer in found:
+                    continue
+                later = [w for w in writers.get(name, ()) if w > i and ran(w)]
+                if later:
+                    by = graph.cells[later[-1]].key
+                    found[writer] = f"{node.key} re-runs and reads {name}, which {by} rebound"
+                    for w in later:
+                        found.setdefault(w, f"restores {name} after {node.key} re-runs")
+        for i, why in found.items():
+            if i not in plan:
+                plan[i] = why
+                work.append(i)
+    return plan

@@ -10,7 +10,10 @@ so a mutation needs no hook here: an edited cell simply has a rev no record carr
 Code run on the kernel outside the cells (``execute_code`` on a notebook: ``j-cli exec NB``)
 is recorded too, as a :class:`~jupyter_jcli.analysis.StateChange` on the same sequence: the
 cells whose state it overwrote since their last run are ``stale``
-(:mod:`jupyter_jcli.analysis._overwrites`), each with its cause (:func:`stale_causes`).
+(:mod:`jupyter_jcli.analysis._overwrites`). So is every cell the re-run plan would run (a
+replayed writer, a cell restored after it, their dependents): the statuses, an edit's stale
+list and ``run_stale`` are one set (:func:`jupyter_jcli.analysis.cell_freshness`), each such
+cell with its cause (:func:`stale_causes`).
 
 A cell whose run killed the kernel (``died``) is recorded, not ok, against the dead kernel's
 epoch. Statuses describe the live kernel, and that kernel is gone: until the next execution
@@ -28,11 +31,11 @@ from dataclasses import dataclass, field
 
 from jupyter_jcli.analysis import (
     CellStatus,
+    Freshness,
     NotebookGraph,
     RunRecord,
     StateChange,
-    fresh_cells,
-    overwriting_changes,
+    cell_freshness,
 )
 from jupyter_jcli.workbench._load import Loaded
 
@@ -147,40 +150,41 @@ def cell_statuses(
         log: the notebook's run log, ``None`` when nothing ran in this process.
         live_epoch: the live kernel's epoch, ``None`` when no kernel is alive.
     """
+    return _freshness(graph, revs, log, live_epoch).statuses
+
+
+def _freshness(
+    graph: NotebookGraph, revs: Mapping[str, str], log: RunLog | None, live_epoch: str | None
+) -> Freshness:
     records = log.records() if log is not None else []
     changes = log.changes() if log is not None else []
-    return fresh_cells(graph, records, live_epoch, revs, changes)
+    return cell_freshness(graph, records, live_epoch, revs, changes)
+
+
+def _loaded_freshness(loaded: Loaded, log: RunLog | None, epoch: str | None) -> Freshness:
+    """:func:`cell_freshness` of ``loaded``, kept with the document's version for this log
+    state and epoch (treat it as read-only)."""
+    key = f"freshness:{id(log)}:{log.stamp() if log is not None else 0}:{epoch}"
+
+    def compute() -> Freshness:
+        revs = {view.name: view.rev for view in loaded.cells}
+        return _freshness(loaded.graph, revs, log, epoch)
+
+    return loaded.document.memo(key, compute)
 
 
 def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
     """``{name: status}`` of every code cell of ``loaded`` (:func:`cell_statuses`), kept
     with the document's version for this log state and epoch (treat it as read-only)."""
-    document = loaded.document
-    key = f"statuses:{id(log)}:{log.stamp() if log is not None else 0}:{epoch}"
-
-    def compute() -> dict[str, CellStatus]:
-        revs = {view.name: view.rev for view in loaded.cells}
-        return cell_statuses(loaded.graph, revs, log, epoch)
-
-    return document.memo(key, compute)
+    return _loaded_freshness(loaded, log, epoch).statuses
 
 
 def stale_causes(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, str]:
-    """``{name: cause}`` of the cells that code run outside them (inline code) made stale
-    since their last run: the latest such run's :attr:`~jupyter_jcli.analysis.StateChange.cause`
-    (kept like :func:`statuses`; treat it as read-only)."""
-    if log is None or epoch is None:
-        return {}
-    key = f"stale_causes:{id(log)}:{log.stamp()}:{epoch}"
-
-    def compute() -> dict[str, str]:
-        changes = log.changes()
-        if not changes:
-            return {}
-        found = overwriting_changes(loaded.graph, log.records(), epoch, changes)
-        return {name: change.cause for name, change in found.items()}
-
-    return loaded.document.memo(key, compute)
+    """``{name: cause}`` of the ``stale`` cells whose own rev and parents did not change:
+    code run outside them overwrote their state, they read a name another cell rebound
+    since, or the re-run plan runs them (:class:`~jupyter_jcli.analysis.Freshness`; kept
+    like :func:`statuses`, treat it as read-only)."""
+    return _loaded_freshness(loaded, log, epoch).causes
 
 
 def not_fresh(by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
