@@ -1,8 +1,10 @@
 """A refused ``j-cli cell ...`` writes nothing: no file change, no snapshot, no temporary file.
 
-The notebooks hold a cell the analysis refuses (an unknown ``cell_type`` such as ``"sql"``, or
-none at all): every mutation answers ``INVALID_CELL_TYPE`` and a retry finds the file as it
-was (issue 9, item 6: the new cell and an undo snapshot used to be written first).
+The notebooks hold a cell the analysis refuses (one without a ``cell_type``, which nbformat does
+not allow): every mutation answers ``INVALID_CELL_TYPE`` and a retry finds the file as it was
+(issue 9, item 6: the new cell and an undo snapshot used to be written first). A cell of a type
+nbformat allows but we do not know (``"sql"``: nbformat 4's ``unrecognized_cell``) is opaque,
+not refused: it is kept as it is and every mutation goes through.
 """
 
 from __future__ import annotations
@@ -35,12 +37,11 @@ def _mutations(path: Path) -> dict[str, list[str | Path]]:
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("odd", ["sql", ""], ids=["sql", "no-cell-type"])
 @pytest.mark.parametrize("mutation", ["add", "add-after", "update", "rename", "remove", "move"])
 def test_a_refused_mutation_leaves_file_snapshots_and_folder_unchanged_even_on_retry(
-    tmp_path: Path, cache: Path, odd: str, mutation: str
+    tmp_path: Path, cache: Path, mutation: str
 ) -> None:
-    path = with_odd_cell(tmp_path, odd)
+    path = with_odd_cell(tmp_path, "")
     before = folder_and_snapshots(path, cache)
     args = _mutations(path)[mutation]
     for _attempt in range(2):
@@ -50,8 +51,28 @@ def test_a_refused_mutation_leaves_file_snapshots_and_folder_unchanged_even_on_r
         assert folder_and_snapshots(path, cache) == before
 
 
-def test_undo_after_a_refused_add_has_nothing_to_undo(tmp_path: Path, cache: Path) -> None:
+@pytest.mark.parametrize("mutation", ["add", "add-after", "update", "rename", "remove", "move"])
+def test_a_cell_of_a_type_nbformat_allows_but_we_do_not_know_is_kept_opaque(
+    tmp_path: Path, cache: Path, mutation: str
+) -> None:
     path = with_odd_cell(tmp_path, "sql")
+    odd = json.loads(path.read_text(encoding="utf-8"))["cells"][3]
+    run = run_cli("-j", *_mutations(path)[mutation])
+    assert run.exit_code == 0, run.output
+    kept = [
+        c
+        for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+        if c.get("cell_type") == "sql"
+    ]
+    assert [{k: v for k, v in c.items() if k != "metadata"} for c in kept] == [
+        {k: v for k, v in odd.items() if k != "metadata"}
+    ]
+    overview = run_cli("-j", "notebook", "overview", path)
+    assert overview.exit_code == 0, overview.output
+
+
+def test_undo_after_a_refused_add_has_nothing_to_undo(tmp_path: Path, cache: Path) -> None:
+    path = with_odd_cell(tmp_path, "")
     raw = path.read_bytes()
     assert run_cli("-j", "cell", "add", path, "--source", "y = 2").exit_code == 1
     run = run_cli("-j", "notebook", "undo", path)
@@ -60,13 +81,13 @@ def test_undo_after_a_refused_add_has_nothing_to_undo(tmp_path: Path, cache: Pat
     assert path.read_bytes() == raw
 
 
-def test_the_refusal_names_the_cell_of_unknown_type(tmp_path: Path) -> None:
-    path = with_odd_cell(tmp_path, "sql")
+def test_the_refusal_names_the_cell_without_a_type(tmp_path: Path) -> None:
+    path = with_odd_cell(tmp_path, "")
     run = run_cli("-j", "cell", "add", path, "--source", "x = 1", "--end")
     document = run.json()
     assert document["code"] == ErrorCode.INVALID_CELL_TYPE
     assert document["details"]["index"] == 3
-    assert document["details"]["cell_type"] == "sql"
+    assert document["details"]["cell_type"] == ""
 
 
 def _with_source_file(command: str, path: Path, source: Path) -> list[str | Path]:
