@@ -186,3 +186,41 @@ async def test_run_stale_stops_at_the_first_error_and_lists_what_is_still_stale(
     assert outcome.still_stale == (b, c, d)
     assert await statuses(wb, path) == {a: "fresh", b: "error", c: "never_run", d: "never_run"}
     assert (await run_stale(wb, path, dry_run=True)).plan == (b, c, d)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize(
+    "case",
+    [
+        # a reader whose value a later cell rebound: its writer replays, the later cell restores
+        (["total = 10", "avg = total / 2", "total = 0", "print(avg, total)"],
+         1, "avg = total / 4", "print(avg, total)", "2.5 0"),
+        # a cell that reads a name, then rebinds it: the writer above replays
+        (["x = 1", "y = x\nx = 5", "print(x, y)"], 1, "y = x + 1\nx = 5", "print(x, y)", "5 2"),
+        # a call that bumps a global: the global's writer replays
+        (["counter = 0", "def bump():\n    global counter\n    counter += 1", "bump()",
+          "print(counter)"], 2, "bump()\nbump()", "print(counter)", "2"),
+    ],
+    ids=["rebound-below", "read-then-rebind", "global-bump"],
+)  # fmt: skip
+async def test_what_the_overview_calls_stale_is_what_an_edit_lists_and_run_stale_runs(
+    real_wb: Workbench, tmp_path: Path, case: tuple[list[str], int, str, str, str]
+) -> None:
+    sources, edit, new_source, check, expected = case
+    path = make_notebook(tmp_path, sources)
+    assert (await run_stale(real_wb, path)).ok
+    names = code_names(path)
+    view = Document.load(path).cells[edit]
+    edited = update_cell(path, view.name, expected_rev=view.rev, source=new_source)
+    overview = (await real_wb.notebook_overview(path)).to_dict()["cells"]
+    stale = [c["name"] for c in overview if c["status"] != "fresh"]
+    assert stale == list(edited.stale)
+    for cell in overview:
+        if cell["status"] == "stale" and cell["name"] not in (view.name, *names[edit + 1 :]):
+            assert cell.get("stale_cause"), cell  # a cell above re-runs: the overview says why
+    rerun = await run_stale(real_wb, path)
+    assert rerun.ok and rerun.plan == tuple(stale)
+    assert set((await statuses(real_wb, path)).values()) == {"fresh"}
+    with anyio.fail_after(WAIT):
+        printed = await real_wb.execute_code(path, check, cwd=tmp_path)
+    assert expected in str(printed.to_dict())  # the kernel holds what a run from the top leaves
