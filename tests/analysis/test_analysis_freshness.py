@@ -196,3 +196,24 @@ def test_rerun_plan_does_not_replay_for_a_mutation_that_never_ran() -> None:
     status = fresh_cells(graph, log.records, LIVE, revs)
     assert status["grow"] == "never_run"
     assert rerun_plan(graph, status) == ["grow", "count"]
+
+
+def test_a_cell_that_read_a_name_after_a_later_cell_rebound_it_is_stale_and_says_why() -> None:
+    graph = build_graph(
+        [
+            CellInput("ten", "code", "total = 10"),
+            CellInput("avg", "code", "avg = total / 2"),
+            CellInput("zero", "code", "total = 0"),
+        ]
+    )
+    log = Log(graph)
+    for key in ("ten", "avg", "zero"):
+        log.run(key)
+    revs = dict.fromkeys(("ten", "avg", "zero"), "r1")
+    assert set(fresh_cells(graph, log.records, LIVE, revs).values()) == {"fresh"}
+    log.run("avg")  # `j-cli run --cell avg`: it read total = 0, not the 10 above it
+    freshness = cell_freshness(graph, log.records, LIVE, revs)
+    assert freshness.statuses == {"ten": "stale", "avg": "stale", "zero": "stale"}
+    assert freshness.causes["avg"] == "read total after zero rebound it"
+    assert set(freshness.causes) == {"ten", "avg", "zero"}
+    assert rerun_plan(graph, freshness.statuses) == ["ten", "avg", "zero"]
