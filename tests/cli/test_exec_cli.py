@@ -98,6 +98,21 @@ def test_an_image_is_saved_as_a_file_and_read_back_with_output_show(here: Path) 
 
 
 @pytest.mark.kernel
+def test_a_short_html_display_is_rich_so_it_is_saved_and_read_back_as_html(here: Path) -> None:
+    code = (
+        "from IPython.display import HTML, Markdown, display\n"
+        "display(HTML('<b>bold</b>'))\ndisplay(Markdown('*md*'))"
+    )
+    document = run_cli("-j", "exec", "--code", code).json()
+    assert document["inline"] is False and document["outputs"] is None
+    manifest = document["output_manifest"]
+    html = run_cli("-j", "output", "show", manifest, "--output", "0", "--mime", "text/html")
+    assert html.json()["selected"]["data"] == "<b>bold</b>"
+    markdown = run_cli("-j", "output", "show", manifest, "--output", "1", "--mime", "text/markdown")
+    assert markdown.json()["selected"]["data"] == "*md*"
+
+
+@pytest.mark.kernel
 def test_ten_thousand_lines_are_saved_and_summarized_within_the_budget(here: Path) -> None:
     code = "for i in range(10_000):\n    print('line', i)"
     source = here / "many.py"

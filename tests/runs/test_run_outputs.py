@@ -14,7 +14,7 @@ import pytest
 from jupyter_jcli.errors import ErrorCode, JcliError, OutputProtocolError
 from jupyter_jcli.outputs import list_outputs, read_output
 from jupyter_jcli.outputs.manifest import MANAGED_BY, open_manifest
-from jupyter_jcli.runs import INLINE_TEXT_LIMIT, save_run, stays_inline
+from jupyter_jcli.runs import INLINE_ITEM_LIMIT, INLINE_TEXT_LIMIT, save_run, stays_inline
 
 MIXED = Path(__file__).parents[1] / "fixtures" / "outputs" / "mixed_outputs.json"
 PNG = base64.b64decode(
@@ -39,6 +39,14 @@ def png_output(text: str = "<Figure>") -> dict[str, Any]:
     return {"output_type": "display_data", "data": data, "metadata": {}}
 
 
+def bundle(data: dict[str, Any], kind: str = "display_data") -> dict[str, Any]:
+    return {"output_type": kind, "data": data, "metadata": {}}
+
+
+def error(lines: int) -> dict[str, Any]:
+    return {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t"] * lines}
+
+
 @pytest.mark.parametrize(
     ("outputs", "inline"),
     [
@@ -46,15 +54,28 @@ def png_output(text: str = "<Figure>") -> dict[str, Any]:
         ([stream("x" * INLINE_TEXT_LIMIT)], True),
         ([stream("x" * 2000), stream("y" * 2001, "stderr")], False),
         ([stream("x" * (INLINE_TEXT_LIMIT + 1))], False),
-        ([{"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t"]}], True),
-        ([{"output_type": "execute_result", "data": {"text/html": "<b>"}, "metadata": {}}], True),
+        ([error(1)], True),
+        ([bundle({"text/plain": "42"}, "execute_result")], True),
+        ([bundle({"text/html": "<b>"}, "execute_result")], False),
+        ([bundle({"text/plain": "<HTML>", "text/html": "<b>bold</b>"})], False),
+        ([bundle({"text/plain": "<Markdown>", "text/markdown": "*md*"})], False),
+        ([bundle({"text/latex": "$x$"})], False),
         ([png_output()], False),
-        ([{"output_type": "display_data", "data": {"application/json": {}}}], False),
+        ([bundle({"application/json": {}})], False),
+        ([stream(str(i), "stdout" if i % 2 else "stderr") for i in range(INLINE_ITEM_LIMIT)],
+         True),
+        ([stream(str(i), "stdout" if i % 2 else "stderr") for i in range(INLINE_ITEM_LIMIT + 1)],
+         False),
+        ([error(INLINE_ITEM_LIMIT - 1)], True),
+        ([error(INLINE_ITEM_LIMIT)], False),
         (["not an output"], False),
     ],
     ids=[
         "nothing", "text-at-the-limit", "text-over-the-limit-in-two-streams", "text-over-the-limit",
-        "short-error", "text-html", "an-image", "json", "malformed",
+        "short-error", "text-plain", "text-html-alone", "text-html-beside-text-plain",
+        "text-markdown", "text-latex", "an-image", "json", "items-at-the-limit",
+        "items-over-the-limit", "traceback-lines-at-the-limit", "traceback-lines-over-the-limit",
+        "malformed",
     ],
 )  # fmt: skip
 def test_only_short_text_only_results_stay_inline(outputs: list[Any], inline: bool) -> None:
