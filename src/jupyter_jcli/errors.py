@@ -75,6 +75,8 @@ class ErrorCode(StrEnum):
     CELL_MAPPING_UNRELIABLE = "CELL_MAPPING_UNRELIABLE"
     # The saved-output protocol
     OUTPUT_NOT_FOUND = "OUTPUT_NOT_FOUND"
+    """No such output: an index out of range, or a run whose ``manifest.json`` is missing
+    (never saved there, or removed by retention), as in the reference jupyter-jcli 0.9.7."""
     OUTPUT_TYPE_UNSUPPORTED = "OUTPUT_TYPE_UNSUPPORTED"
     OUTPUT_DATA_INVALID = "OUTPUT_DATA_INVALID"
     MIME_NOT_FOUND = "MIME_NOT_FOUND"

@@ -188,10 +188,13 @@ def test_a_file_that_is_not_our_manifest_is_refused(tmp_path: Path, content: str
     assert caught.value.code == ErrorCode.RUN_MANIFEST_INVALID
 
 
-def test_a_missing_manifest_is_file_not_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["nope/manifest.json", "."], ids=["a-manifest", "a-folder"])
+def test_a_missing_manifest_is_output_not_found_as_in_the_reference(
+    tmp_path: Path, given: str
+) -> None:
     with pytest.raises(OutputProtocolError) as caught:
-        open_manifest(tmp_path / "nope" / "manifest.json")
-    assert caught.value.code == ErrorCode.FILE_NOT_FOUND
+        open_manifest(tmp_path / given)
+    assert caught.value.code == ErrorCode.OUTPUT_NOT_FOUND
 
 
 @pytest.mark.parametrize("which", [".j-cli", ".j-cli/outputs"])

@@ -27,7 +27,13 @@ or a symlink makes only the reads of that one representation fail
 (``OUTPUT_DATA_INVALID``, details ``file`` and ``reason``); the listing flags it in
 ``mime_problems`` and everything else reads as usual.
 
-Errors: ``FILE_NOT_FOUND``, ``NOTEBOOK_READ_FAILED`` (the manifest file cannot be read),
+A manifest written by the reference jupyter-jcli 0.9.7 (its rasters as
+``{"type": "file", "path", "mime", "bytes"}``) is read too, given in this shape
+(:mod:`jupyter_jcli.outputs._reference_manifest`); its reads' ``source`` adds ``format``
+``"jupyter-jcli-0.9.7"``.
+
+Errors: ``OUTPUT_NOT_FOUND`` (no manifest there, as in the reference),
+``NOTEBOOK_READ_FAILED`` (the manifest file cannot be read),
 ``RUN_MANIFEST_INVALID`` (not JSON, not ours, a bad shape), then the protocol's own codes.
 """
 
@@ -47,6 +53,7 @@ from jupyter_jcli.notebook.io import display_path, read_binary_file, read_text_f
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, list_outputs, read_output
 from jupyter_jcli.outputs._mime import select_mime_type
 from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES
+from jupyter_jcli.outputs._reference_manifest import from_reference, is_reference_manifest
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -93,7 +100,8 @@ def is_file_name(name: object) -> bool:
 
 
 def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
-    """Parse and check a manifest's text.
+    """Parse and check a manifest's text; a manifest the reference jupyter-jcli 0.9.7 wrote
+    is given in our shape (:mod:`jupyter_jcli.outputs._reference_manifest`).
 
     Raises:
         OutputProtocolError: ``RUN_MANIFEST_INVALID`` (details ``path``, ``reason``).
@@ -104,6 +112,8 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
         raise _invalid(path, f"not valid JSON ({err.msg})", reason="not_json") from err
     if not isinstance(document, dict):
         raise _invalid(path, "not a JSON object", reason="not_an_object")
+    if is_reference_manifest(document, MANAGED_BY):
+        document = from_reference(document, kind=MANIFEST_KIND, is_file_name=is_file_name)
     if document.get("managed_by") != MANAGED_BY or document.get("kind") != MANIFEST_KIND:
         raise _invalid(path, "no managed_by/kind marker of ours", reason="not_ours")
     if document.get("schema_version") != MANIFEST_SCHEMA_VERSION:
@@ -136,7 +146,7 @@ class RunOutputs:
     Attributes:
         path: the manifest, absolute and resolved.
         folder: the run folder (the manifest's folder).
-        manifest: the manifest document as stored.
+        manifest: the manifest document as stored (one the reference wrote, in our shape).
         outputs: the run's outputs with each raster file's content in place (base64), or
             ``None`` in place of a file that could not be read (see :attr:`file_problems`).
         file_problems: ``{(output_index, mime_type): {"file", "reason"}}`` for every raster
@@ -159,14 +169,18 @@ class RunOutputs:
         return len(self.outputs)
 
     def source(self) -> dict[str, Any]:
-        """The provenance of every response: ``kind`` ``"run"``, the manifest, the run."""
-        return {
+        """The provenance of every response: ``kind`` ``"run"``, the manifest, the run; and
+        ``format`` ``"jupyter-jcli-0.9.7"`` for a run the reference saved."""
+        source = {
             "kind": "run",
             "path": str(self.path),
             "run_id": self.manifest["run_id"],
             "run_status": self.manifest.get("status"),
             "created": self.manifest.get("created"),
         }
+        if "format" in self.manifest:
+            source["format"] = self.manifest["format"]
+        return source
 
     def _load_file(self, entry: dict[str, Any]) -> None:
         index, mime, name = entry["output_index"], entry["mime_type"], entry["name"]
@@ -278,7 +292,8 @@ def open_manifest(path: str | os.PathLike[str]) -> RunOutputs:
         path: the ``manifest.json`` of a run, or its run folder.
 
     Raises:
-        OutputProtocolError: ``FILE_NOT_FOUND``, ``NOTEBOOK_READ_FAILED`` (unreadable, not
+        OutputProtocolError: ``OUTPUT_NOT_FOUND`` (no manifest there: never saved, or removed
+            by retention; the reference's code), ``NOTEBOOK_READ_FAILED`` (unreadable, not
             UTF-8, too large), ``USAGE_ERROR`` (empty path, NUL byte), ``RUN_MANIFEST_INVALID``.
     """
     given = Path(path)
@@ -287,6 +302,13 @@ def open_manifest(path: str | os.PathLike[str]) -> RunOutputs:
     try:
         text = read_text_file(given)
     except NotebookError as err:
+        if err.code == ErrorCode.FILE_NOT_FOUND:
+            raise OutputProtocolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"No run manifest at {given}: the run was never saved there, or retention "
+                "removed it (j-cli output clean).",
+                err.details,
+            ) from err
         raise OutputProtocolError(err.code, err.message, err.details) from err
     resolved = display_path(given)
     return RunOutputs(resolved, parse_manifest(text, resolved))

@@ -4,9 +4,12 @@ A run is *eligible* when it is a complete, recognized run group and it is older 
 retention age (default 7 days, ``JCLI_OUTPUT_RETENTION_DAYS``) or not among the newest runs
 (default 50, ``JCLI_OUTPUT_MAX_RUNS``); the run just saved never is. Recognized means: a
 real folder (not a symlink) holding a regular ``manifest.json`` of ours (``managed_by``,
-``kind``, ``schema_version``) whose ``status`` is ``complete`` and whose ``created`` parses,
-and nothing else but the files its manifest lists, each a regular file. Every other entry of
-``.j-cli/outputs`` is kept and reported with its reason:
+``kind``, ``schema_version``) whose ``status`` is ``complete``, whose ``run_id`` is the
+folder's name and whose ``created`` parses, and nothing else but the files its manifest
+lists, each a regular file. Runs saved by the reference jupyter-jcli 0.9.7 are recognized
+too (read in our shape by :func:`jupyter_jcli.outputs.manifest.parse_manifest`), when their
+``source.run_id`` is the folder's name and every raster reference names a file of the run.
+Every other entry of ``.j-cli/outputs`` is kept and reported with its reason:
 
 =================  ===========================================================
 reason             the entry
@@ -14,7 +17,8 @@ reason             the entry
 ``symlink``        is a symlink, or holds one
 ``not_a_folder``   is a file or something else that is not a folder
 ``no_manifest``    has no ``manifest.json`` (a run that did not finish saving)
-``not_ours``       has a manifest that is not a run manifest of jupyter-jcli
+``not_ours``       has a manifest that is not a run manifest of jupyter-jcli, or not
+                   of the run in this folder
 ``incomplete``     has a manifest whose ``status`` is not ``complete``
 ``foreign_files``  holds files (or folders) its manifest does not list
 ``uncertain``      could not be inspected (permissions, a bad ``created`` time)
@@ -171,6 +175,23 @@ def _created(value: object) -> float | None:
         return None
 
 
+def _not_this_run(manifest: dict[str, Any], folder_name: str) -> str:
+    """Why a manifest does not describe the run of its folder ("" when it does): its
+    ``run_id`` (and, for a run the reference saved, its ``source.run_id``) must be the
+    folder's name, and every raster reference of a reference run must be a file of it."""
+    if manifest.get("run_id") != folder_name:
+        return f"run_id {manifest.get('run_id')!r} is not the folder's name"
+    reference = manifest.get("reference")
+    if isinstance(reference, dict):
+        if reference.get("source_run_id") != folder_name:
+            return f"source.run_id {reference.get('source_run_id')!r} is not the folder's name"
+        problems = reference.get("problems") or []
+        if problems:
+            first = problems[0]
+            return f"output {first['output_index']} {first['mime_type']}: {first['reason']}"
+    return ""
+
+
 def _inspect(path: Path) -> _Run | KeptEntry:
     """Classify one entry of ``.j-cli/outputs``."""
     try:
@@ -206,6 +227,9 @@ def _inspect(path: Path) -> _Run | KeptEntry:
         return KeptEntry(path, "not_ours", str(err.code))
     if manifest.get("status") != "complete":
         return KeptEntry(path, "incomplete", f"status {manifest.get('status')!r}")
+    mismatch = _not_this_run(manifest, path.name)
+    if mismatch:
+        return KeptEntry(path, "not_ours", mismatch)
     listed = {entry["name"] for entry in manifest.get("files", [])} | {MANIFEST_NAME}
     foreign = sorted(
         name for name, mode in kinds.items() if name not in listed or not stat.S_ISREG(mode)
