@@ -14,7 +14,13 @@ import pytest
 from jupyter_jcli.errors import ErrorCode, JcliError, OutputProtocolError
 from jupyter_jcli.outputs import list_outputs, read_output
 from jupyter_jcli.outputs.manifest import MANAGED_BY, open_manifest
-from jupyter_jcli.runs import INLINE_ITEM_LIMIT, INLINE_TEXT_LIMIT, save_run, stays_inline
+from jupyter_jcli.runs import (
+    INLINE_ITEM_LIMIT,
+    INLINE_TEXT_LIMIT,
+    clean_runs,
+    save_run,
+    stays_inline,
+)
 
 MIXED = Path(__file__).parents[1] / "fixtures" / "outputs" / "mixed_outputs.json"
 PNG = base64.b64decode(
@@ -91,7 +97,12 @@ def test_a_saved_run_keeps_rasters_as_real_files_and_no_base64_in_the_manifest(
     assert (saved.folder / "output-1.png").read_bytes() == PNG
     manifest = json.loads(saved.manifest_path.read_text(encoding="utf-8"))
     assert manifest["managed_by"] == MANAGED_BY and manifest["status"] == "complete"
-    assert manifest["outputs"][1]["data"]["image/png"] == "output-1.png"
+    assert manifest["outputs"][1]["data"]["image/png"] == {
+        "type": "file", "path": str(saved.folder / "output-1.png"), "mime": "image/png",
+        "bytes": len(PNG),
+    }  # fmt: skip
+    assert manifest["source"] == {"kind": "inline", "cwd": str(tmp_path), "run_id": saved.run_id}
+    assert isinstance(manifest["created_at"], float) and manifest["cwd"] == str(tmp_path)
     assert base64.b64encode(PNG).decode() not in saved.manifest_path.read_text(encoding="utf-8")
     assert [dict(f, path="") for f in saved.files] == [
         {"name": "output-1.png", "output_index": 1, "mime_type": "image/png", "bytes": len(PNG),
@@ -141,6 +152,24 @@ def test_every_output_of_a_saved_run_reads_as_it_reads_from_its_outputs(tmp_path
         lambda: read_output(outputs, 0, offset=3, limit=5, source={})
     )
     assert _outcome(lambda: run.read_output(len(outputs))) == {"code": ErrorCode.OUTPUT_NOT_FOUND}
+
+
+def test_a_moved_run_and_a_manifest_of_ours_naming_its_files_both_read(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    saved = save_run(tmp_path / "a", [png_output()], origin=ORIGIN, execution=EXECUTION)
+    moved = tmp_path / "b" / saved.run_id
+    moved.parent.mkdir()
+    saved.folder.rename(moved)  # the recorded path now names nothing
+    assert base64.b64decode(open_manifest(moved).read_output(0)["selected"]["data"]) == PNG
+    manifest = json.loads((moved / "manifest.json").read_text("utf-8"))
+    manifest["outputs"][0]["data"]["image/png"] = "output-0.png"  # as we wrote it before
+    (moved / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    assert base64.b64decode(open_manifest(moved).read_output(0)["selected"]["data"]) == PNG
+    assert clean_runs(tmp_path / "b", days=0).runs == 0  # not under b/.j-cli/outputs
+    outputs = tmp_path / "b" / ".j-cli" / "outputs"
+    outputs.mkdir(parents=True)
+    moved.rename(outputs / saved.run_id)
+    assert clean_runs(tmp_path / "b", days=0).deleted == [outputs / saved.run_id]
 
 
 def test_a_missing_image_file_fails_only_the_reads_of_that_image(tmp_path: Path) -> None:

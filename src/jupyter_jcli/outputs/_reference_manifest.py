@@ -33,7 +33,7 @@ from typing import Any
 
 from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES
 
-__all__ = ["REFERENCE_FORMAT", "from_reference", "is_reference_manifest"]
+__all__ = ["REFERENCE_FORMAT", "file_references", "from_reference", "is_reference_manifest"]
 
 REFERENCE_FORMAT = "jupyter-jcli-0.9.7"
 """The ``format`` of a run whose manifest the reference wrote (in ``source`` of every read)."""
@@ -78,6 +78,43 @@ def _file_name(
     return name
 
 
+def file_references(
+    outputs: list[Any], is_file_name: Callable[[object], bool]
+) -> tuple[list[Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each raster file reference of ``outputs`` replaced by its file's name.
+
+    Returns:
+        ``(outputs, files, problems)``: new outputs (the given ones are not changed);
+        ``{"name", "output_index", "mime_type"[, "bytes"]}`` per reference replaced; and
+        ``{"output_index", "mime_type", "reason"}`` per reference left in place.
+    """
+    files: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    converted: list[Any] = []
+    for index, output in enumerate(outputs):
+        data = output.get("data") if isinstance(output, dict) else None
+        if not isinstance(data, dict):
+            converted.append(output)
+            continue
+        data = dict(data)
+        for mime in RASTER_MIME_TYPES:
+            reference = data.get(mime)
+            if not isinstance(reference, dict) or reference.get("type") != "file":
+                continue
+            try:
+                name = _file_name(reference, mime, is_file_name)
+            except ValueError as err:
+                problems.append({"output_index": index, "mime_type": mime, "reason": str(err)})
+                continue
+            data[mime] = name
+            entry: dict[str, Any] = {"name": name, "output_index": index, "mime_type": mime}
+            if isinstance(reference.get("bytes"), int):
+                entry["bytes"] = reference["bytes"]
+            files.append(entry)
+        converted.append({**output, "data": data})
+    return converted, files, problems
+
+
 def from_reference(
     document: dict[str, Any], *, kind: str, is_file_name: Callable[[object], bool]
 ) -> dict[str, Any]:
@@ -97,33 +134,11 @@ def from_reference(
         The ``outputs`` check is the caller's: a non-list is passed through unchanged.
     """
     source = document["source"]
-    outputs = document.get("outputs")
+    outputs: Any = document.get("outputs")
     files: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
-    converted: Any = outputs
     if isinstance(outputs, list):
-        converted = []
-        for index, output in enumerate(outputs):
-            data = output.get("data") if isinstance(output, dict) else None
-            if not isinstance(data, dict):
-                converted.append(output)
-                continue
-            data = dict(data)
-            for mime in RASTER_MIME_TYPES:
-                reference = data.get(mime)
-                if not isinstance(reference, dict) or reference.get("type") != "file":
-                    continue
-                try:
-                    name = _file_name(reference, mime, is_file_name)
-                except ValueError as err:
-                    problems.append({"output_index": index, "mime_type": mime, "reason": str(err)})
-                    continue
-                data[mime] = name
-                entry: dict[str, Any] = {"name": name, "output_index": index, "mime_type": mime}
-                if isinstance(reference.get("bytes"), int):
-                    entry["bytes"] = reference["bytes"]
-                files.append(entry)
-            converted.append({**output, "data": data})
+        outputs, files, problems = file_references(outputs, is_file_name)
     return {
         "schema_version": document.get("schema_version"),
         "managed_by": document.get("managed_by"),
@@ -133,7 +148,7 @@ def from_reference(
         "created": _created(document.get("created_at")),
         "origin": {"cwd": source.get("cwd", document.get("cwd"))},
         "execution": {},
-        "outputs": converted,
+        "outputs": outputs,
         "files": files,
         "format": REFERENCE_FORMAT,
         "reference": {"source_run_id": source.get("run_id"), "problems": problems},

@@ -10,27 +10,35 @@ same response shapes, options and error codes. Only ``source`` differs::
     {"kind": "run", "path": "/abs/.j-cli/outputs/<run-id>/manifest.json", "run_id": "...",
      "run_status": "complete", "created": "2026-12-01T16:55:00Z"}
 
-Manifest (schema version 1; written by ``jupyter_jcli.runs``)::
+Manifest (schema version 1; written by ``jupyter_jcli.runs``): the reference
+jupyter-jcli 0.9.7's manifest (its ``jupyter_jcli/outputs/store.py``), so either reads and
+cleans the other's runs, with our fields added (``kind``, ``created``, ``origin``,
+``execution``, ``output_count``, ``files``)::
 
     {"schema_version": 1, "managed_by": "jupyter-jcli", "kind": "run_outputs",
      "run_id": "...", "status": "complete", "created": "<ISO 8601 UTC>",
-     "origin": {...}, "execution": {...},
-     "outputs": [<nbformat v4 outputs>],
+     "created_at": <seconds since the epoch>, "cwd": "/abs",
+     "source": {"kind": "inline", "cwd": "/abs", "run_id": "..."},
+     "origin": {...}, "execution": {...}, "output_count": 2,
+     "outputs": [<nbformat v4 outputs, each raster value replaced by
+                  {"type": "file", "path": "/abs/.j-cli/outputs/<run-id>/output-0.png",
+                   "mime": "image/png", "bytes": 1234}>],
      "files": [{"name": "output-0.png", "output_index": 0, "mime_type": "image/png",
                 "bytes": 1234}]}
 
-A raster's value in ``outputs`` is the name of its file (``files`` lists it), not base64: on
-load each is read and given to the protocol as base64, so a read returns it as for a
-notebook (the listing's ``mime_bytes`` of a raster is the size of its canonical base64,
-without the line breaks a notebook may store). A file that is missing, not a regular file
-or a symlink makes only the reads of that one representation fail
+A raster's value in ``outputs`` is a reference to its file (``files`` lists it), not base64;
+the file is looked up by its name inside the run folder, never at the recorded path, so a
+moved run folder still reads. On load each is read and given to the protocol as base64, so a
+read returns it as for a notebook (the listing's ``mime_bytes`` of a raster is the size of
+its canonical base64, without the line breaks a notebook may store). A file that is missing,
+not a regular file or a symlink makes only the reads of that one representation fail
 (``OUTPUT_DATA_INVALID``, details ``file`` and ``reason``); the listing flags it in
-``mime_problems`` and everything else reads as usual.
+``mime_problems`` and everything else reads as usual. Manifests of ours from before held the
+file's name in place of the reference; they read as well.
 
-A manifest written by the reference jupyter-jcli 0.9.7 (its rasters as
-``{"type": "file", "path", "mime", "bytes"}``) is read too, given in this shape
-(:mod:`jupyter_jcli.outputs._reference_manifest`); its reads' ``source`` adds ``format``
-``"jupyter-jcli-0.9.7"``.
+A manifest written by the reference (no ``kind``, no ``files``) is read too, given in our
+shape (:mod:`jupyter_jcli.outputs._reference_manifest`); its reads' ``source`` adds
+``format`` ``"jupyter-jcli-0.9.7"``.
 
 Errors: ``OUTPUT_NOT_FOUND`` (no manifest there, as in the reference),
 ``NOTEBOOK_READ_FAILED`` (the manifest file cannot be read),
@@ -53,7 +61,11 @@ from jupyter_jcli.notebook.io import display_path, read_binary_file, read_text_f
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, list_outputs, read_output
 from jupyter_jcli.outputs._mime import select_mime_type
 from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES
-from jupyter_jcli.outputs._reference_manifest import from_reference, is_reference_manifest
+from jupyter_jcli.outputs._reference_manifest import (
+    file_references,
+    from_reference,
+    is_reference_manifest,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -112,7 +124,8 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
         raise _invalid(path, f"not valid JSON ({err.msg})", reason="not_json") from err
     if not isinstance(document, dict):
         raise _invalid(path, "not a JSON object", reason="not_an_object")
-    if is_reference_manifest(document, MANAGED_BY):
+    written_by_reference = is_reference_manifest(document, MANAGED_BY)
+    if written_by_reference:
         document = from_reference(document, kind=MANIFEST_KIND, is_file_name=is_file_name)
     if document.get("managed_by") != MANAGED_BY or document.get("kind") != MANIFEST_KIND:
         raise _invalid(path, "no managed_by/kind marker of ours", reason="not_ours")
@@ -124,6 +137,8 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
         )
     if not isinstance(document.get("outputs"), list):
         raise _invalid(path, "its 'outputs' is not a list", reason="bad_outputs")
+    if not written_by_reference:  # each raster a file reference (before 0.9.7's: a name)
+        document["outputs"] = file_references(document["outputs"], is_file_name)[0]
     files = document.get("files", [])
     if not isinstance(files, list) or not all(
         isinstance(entry, dict)
