@@ -124,6 +124,10 @@ class ErrorCode(StrEnum):
     RUN_MANIFEST_INVALID = "RUN_MANIFEST_INVALID"
     """The file is not a run manifest of ours (not JSON, no ``managed_by`` marker, a bad
     shape), so its outputs cannot be listed or read."""
+    OUTPUT_CLEAN_CONFIG_INVALID = "OUTPUT_CLEAN_CONFIG_INVALID"
+    """A retention setting from the environment (``JCLI_OUTPUT_RETENTION_DAYS``,
+    ``JCLI_OUTPUT_MAX_RUNS``) is not a non-negative number: nothing is cleaned (the
+    reference jupyter-jcli 0.9.7's code)."""
     RUN_FOLDER_UNSAFE = "RUN_FOLDER_UNSAFE"
     """A ``.j-cli`` (or ``.j-cli/outputs``) folder is a symlink or not a folder: run outputs
     are neither written nor cleaned through it."""

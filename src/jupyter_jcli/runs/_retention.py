@@ -39,7 +39,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from jupyter_jcli.errors import SCHEMA_VERSION, NotebookError, OutputProtocolError, UsageError
+from jupyter_jcli.errors import (
+    SCHEMA_VERSION,
+    ErrorCode,
+    JcliError,
+    NotebookError,
+    OutputProtocolError,
+    UsageError,
+)
 from jupyter_jcli.notebook.io import read_text_file
 from jupyter_jcli.outputs.manifest import MANIFEST_NAME, parse_manifest
 from jupyter_jcli.runs._folders import outputs_folder, remove_run_folder
@@ -143,7 +150,8 @@ def _number(name: str, raw: str, *, integer: bool) -> float:
         value = -1
     if not math.isfinite(value) or value < 0:
         kind = "a non-negative integer" if integer else "a non-negative number of days"
-        raise UsageError(f"{name} must be {kind}, not {raw!r}.", {name: raw})
+        message = f"{name} must be {kind}, not {raw!r}."
+        raise JcliError(ErrorCode.OUTPUT_CLEAN_CONFIG_INVALID, message, {name: raw})
     return value
 
 
@@ -152,8 +160,9 @@ def retention_settings(days: float | None = None, max_runs: int | None = None) -
     variables, else the defaults.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for a negative value or an environment value that is not
-            a number.
+        UsageError: ``USAGE_ERROR`` for a negative argument.
+        JcliError: ``OUTPUT_CLEAN_CONFIG_INVALID`` for an environment value that is not a
+            non-negative number (an integer for the run count).
     """
     if days is None:
         raw = os.environ.get(RETENTION_DAYS_ENV, "").strip()
@@ -263,7 +272,8 @@ def clean_runs(
 
     Raises:
         JcliError: ``RUN_FOLDER_UNSAFE`` (a symlinked ``.j-cli`` or ``outputs``);
-            ``USAGE_ERROR`` (bad settings).
+            ``USAGE_ERROR`` (a negative argument); ``OUTPUT_CLEAN_CONFIG_INVALID`` (a bad
+            environment setting).
     """
     age_days, newest = retention_settings(days, max_runs)
     folder = outputs_folder(cwd, create=False)
