@@ -137,7 +137,7 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
         )
     if not isinstance(document.get("outputs"), list):
         raise _invalid(path, "its 'outputs' is not a list", reason="bad_outputs")
-    if not written_by_reference:  # each raster a file reference (before 0.9.7's: a name)
+    if not written_by_reference:  # each raster a file reference (earlier ours: its name)
         document["outputs"] = file_references(document["outputs"], is_file_name)[0]
     files = document.get("files", [])
     if not isinstance(files, list) or not all(
