@@ -75,6 +75,8 @@ class ErrorCode(StrEnum):
     CELL_MAPPING_UNRELIABLE = "CELL_MAPPING_UNRELIABLE"
     # The saved-output protocol
     OUTPUT_NOT_FOUND = "OUTPUT_NOT_FOUND"
+    """No such output: an index out of range, or a run whose ``manifest.json`` is missing
+    (never saved there, or removed by retention), as in the reference jupyter-jcli 0.9.7."""
     OUTPUT_TYPE_UNSUPPORTED = "OUTPUT_TYPE_UNSUPPORTED"
     OUTPUT_DATA_INVALID = "OUTPUT_DATA_INVALID"
     MIME_NOT_FOUND = "MIME_NOT_FOUND"
@@ -122,6 +124,10 @@ class ErrorCode(StrEnum):
     RUN_MANIFEST_INVALID = "RUN_MANIFEST_INVALID"
     """The file is not a run manifest of ours (not JSON, no ``managed_by`` marker, a bad
     shape), so its outputs cannot be listed or read."""
+    OUTPUT_CLEAN_CONFIG_INVALID = "OUTPUT_CLEAN_CONFIG_INVALID"
+    """A retention setting from the environment (``JCLI_OUTPUT_RETENTION_DAYS``,
+    ``JCLI_OUTPUT_MAX_RUNS``) is not a non-negative number: nothing is cleaned (the
+    reference jupyter-jcli 0.9.7's code)."""
     RUN_FOLDER_UNSAFE = "RUN_FOLDER_UNSAFE"
     """A ``.j-cli`` (or ``.j-cli/outputs``) folder is a symlink or not a folder: run outputs
     are neither written nor cleaned through it."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -95,6 +96,21 @@ def test_an_image_is_saved_as_a_file_and_read_back_with_output_show(here: Path) 
     assert run_cli("-j", "output", "show", manifest, "--output", "1").json()["stream"]["data"] == (
         "plotted\n"
     )
+
+
+@pytest.mark.kernel
+def test_a_short_html_display_is_rich_so_it_is_saved_and_read_back_as_html(here: Path) -> None:
+    code = (
+        "from IPython.display import HTML, Markdown, display\n"
+        "display(HTML('<b>bold</b>'))\ndisplay(Markdown('*md*'))"
+    )
+    document = run_cli("-j", "exec", "--code", code).json()
+    assert document["inline"] is False and document["outputs"] is None
+    manifest = document["output_manifest"]
+    html = run_cli("-j", "output", "show", manifest, "--output", "0", "--mime", "text/html")
+    assert html.json()["selected"]["data"] == "<b>bold</b>"
+    markdown = run_cli("-j", "output", "show", manifest, "--output", "1", "--mime", "text/markdown")
+    assert markdown.json()["selected"]["data"] == "*md*"
 
 
 @pytest.mark.kernel
@@ -198,6 +214,26 @@ def test_output_show_of_something_else_is_refused(here: Path) -> None:
     (here / "m.json").write_text(json.dumps({"managed_by": "x"}), "utf-8")
     result = run_cli("-j", "output", "show", here / "m.json")
     assert result.exit_code == 1 and result.json()["code"] == ErrorCode.RUN_MANIFEST_INVALID
+
+
+def test_a_run_the_reference_saved_is_shown_then_cleaned_and_then_not_found(here: Path) -> None:
+    run_id = "3ec8a7f2-a257-4d32-8c96-94b3d262d49a"  # written by jupyter-jcli 0.9.7's exec
+    fixture = Path(__file__).parents[1] / "fixtures" / "runs" / "jcli-0.9.7" / run_id
+    folder = here / ".j-cli" / "outputs" / run_id
+    shutil.copytree(fixture, folder)
+    manifest = folder / "manifest.json"
+    listing = run_cli("-j", "output", "show", manifest).json()
+    assert listing["output_count"] == 4 and listing["source"]["format"] == "jupyter-jcli-0.9.7"
+    image = run_cli("-j", "output", "show", manifest, "--output", "1").json()["selected"]
+    assert base64.b64decode(image["data"]) == (folder / "output-1.png").read_bytes()
+    text = run_cli("output", "show", manifest, "--output", "2", "--mime", "text/html")
+    assert text.exit_code == 0 and text.stdout.startswith("<b>bold</b> table")
+    dry = run_cli("-j", "output", "clean", "--dry-run", "--days", "0").json()
+    assert dry["would_delete"] == [str(folder)] and manifest.exists()
+    done = run_cli("-j", "output", "clean", "--days", "0").json()
+    assert done["deleted"] == [str(folder)] and not folder.exists()
+    gone = run_cli("-j", "output", "show", manifest)
+    assert gone.exit_code == 1 and gone.json()["code"] == ErrorCode.OUTPUT_NOT_FOUND
 
 
 @pytest.mark.kernel

@@ -57,7 +57,7 @@ def test_the_current_run_is_never_eligible(tmp_path: Path) -> None:
     assert report.deleted == [older] and current.exists()
 
 
-def test_settings_come_from_the_environment_and_bad_values_are_usage_errors(
+def test_settings_come_from_the_environment_and_bad_values_are_config_errors_as_in_the_reference(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old, recent = saved(tmp_path, 3), saved(tmp_path, 0.5)
@@ -69,7 +69,7 @@ def test_settings_come_from_the_environment_and_bad_values_are_usage_errors(
     monkeypatch.setenv(MAX_RUNS_ENV, "many")
     with pytest.raises(JcliError) as caught:
         clean_runs(tmp_path, now=NOW)
-    assert caught.value.code == ErrorCode.USAGE_ERROR
+    assert caught.value.code == ErrorCode.OUTPUT_CLEAN_CONFIG_INVALID
     assert old.exists() and recent.exists()
 
 

@@ -72,7 +72,7 @@ def test_a_retention_age_from_the_environment_that_is_not_finite_and_positive_is
     monkeypatch.setenv("JCLI_OUTPUT_RETENTION_DAYS", raw)
     with pytest.raises(JcliError) as caught:
         clean_runs(tmp_path)
-    assert caught.value.code == ErrorCode.USAGE_ERROR
+    assert caught.value.code == ErrorCode.OUTPUT_CLEAN_CONFIG_INVALID
     assert caught.value.details == {"JCLI_OUTPUT_RETENTION_DAYS": raw}
     assert run.is_dir()
 

@@ -14,7 +14,13 @@ import pytest
 from jupyter_jcli.errors import ErrorCode, JcliError, OutputProtocolError
 from jupyter_jcli.outputs import list_outputs, read_output
 from jupyter_jcli.outputs.manifest import MANAGED_BY, open_manifest
-from jupyter_jcli.runs import INLINE_TEXT_LIMIT, save_run, stays_inline
+from jupyter_jcli.runs import (
+    INLINE_ITEM_LIMIT,
+    INLINE_TEXT_LIMIT,
+    clean_runs,
+    save_run,
+    stays_inline,
+)
 
 MIXED = Path(__file__).parents[1] / "fixtures" / "outputs" / "mixed_outputs.json"
 PNG = base64.b64decode(
@@ -39,6 +45,14 @@ def png_output(text: str = "<Figure>") -> dict[str, Any]:
     return {"output_type": "display_data", "data": data, "metadata": {}}
 
 
+def bundle(data: dict[str, Any], kind: str = "display_data") -> dict[str, Any]:
+    return {"output_type": kind, "data": data, "metadata": {}}
+
+
+def error(lines: int) -> dict[str, Any]:
+    return {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t"] * lines}
+
+
 @pytest.mark.parametrize(
     ("outputs", "inline"),
     [
@@ -46,15 +60,28 @@ def png_output(text: str = "<Figure>") -> dict[str, Any]:
         ([stream("x" * INLINE_TEXT_LIMIT)], True),
         ([stream("x" * 2000), stream("y" * 2001, "stderr")], False),
         ([stream("x" * (INLINE_TEXT_LIMIT + 1))], False),
-        ([{"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t"]}], True),
-        ([{"output_type": "execute_result", "data": {"text/html": "<b>"}, "metadata": {}}], True),
+        ([error(1)], True),
+        ([bundle({"text/plain": "42"}, "execute_result")], True),
+        ([bundle({"text/html": "<b>"}, "execute_result")], False),
+        ([bundle({"text/plain": "<HTML>", "text/html": "<b>bold</b>"})], False),
+        ([bundle({"text/plain": "<Markdown>", "text/markdown": "*md*"})], False),
+        ([bundle({"text/latex": "$x$"})], False),
         ([png_output()], False),
-        ([{"output_type": "display_data", "data": {"application/json": {}}}], False),
+        ([bundle({"application/json": {}})], False),
+        ([stream(str(i), "stdout" if i % 2 else "stderr") for i in range(INLINE_ITEM_LIMIT)],
+         True),
+        ([stream(str(i), "stdout" if i % 2 else "stderr") for i in range(INLINE_ITEM_LIMIT + 1)],
+         False),
+        ([error(INLINE_ITEM_LIMIT - 1)], True),
+        ([error(INLINE_ITEM_LIMIT)], False),
         (["not an output"], False),
     ],
     ids=[
         "nothing", "text-at-the-limit", "text-over-the-limit-in-two-streams", "text-over-the-limit",
-        "short-error", "text-html", "an-image", "json", "malformed",
+        "short-error", "text-plain", "text-html-alone", "text-html-beside-text-plain",
+        "text-markdown", "text-latex", "an-image", "json", "items-at-the-limit",
+        "items-over-the-limit", "traceback-lines-at-the-limit", "traceback-lines-over-the-limit",
+        "malformed",
     ],
 )  # fmt: skip
 def test_only_short_text_only_results_stay_inline(outputs: list[Any], inline: bool) -> None:
@@ -70,7 +97,12 @@ def test_a_saved_run_keeps_rasters_as_real_files_and_no_base64_in_the_manifest(
     assert (saved.folder / "output-1.png").read_bytes() == PNG
     manifest = json.loads(saved.manifest_path.read_text(encoding="utf-8"))
     assert manifest["managed_by"] == MANAGED_BY and manifest["status"] == "complete"
-    assert manifest["outputs"][1]["data"]["image/png"] == "output-1.png"
+    assert manifest["outputs"][1]["data"]["image/png"] == {
+        "type": "file", "path": str(saved.folder / "output-1.png"), "mime": "image/png",
+        "bytes": len(PNG),
+    }  # fmt: skip
+    assert manifest["source"] == {"kind": "inline", "cwd": str(tmp_path), "run_id": saved.run_id}
+    assert isinstance(manifest["created_at"], float) and manifest["cwd"] == str(tmp_path)
     assert base64.b64encode(PNG).decode() not in saved.manifest_path.read_text(encoding="utf-8")
     assert [dict(f, path="") for f in saved.files] == [
         {"name": "output-1.png", "output_index": 1, "mime_type": "image/png", "bytes": len(PNG),
@@ -122,6 +154,24 @@ def test_every_output_of_a_saved_run_reads_as_it_reads_from_its_outputs(tmp_path
     assert _outcome(lambda: run.read_output(len(outputs))) == {"code": ErrorCode.OUTPUT_NOT_FOUND}
 
 
+def test_a_moved_run_and_a_manifest_of_ours_naming_its_files_both_read(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    saved = save_run(tmp_path / "a", [png_output()], origin=ORIGIN, execution=EXECUTION)
+    moved = tmp_path / "b" / saved.run_id
+    moved.parent.mkdir()
+    saved.folder.rename(moved)  # the recorded path now names nothing
+    assert base64.b64decode(open_manifest(moved).read_output(0)["selected"]["data"]) == PNG
+    manifest = json.loads((moved / "manifest.json").read_text("utf-8"))
+    manifest["outputs"][0]["data"]["image/png"] = "output-0.png"  # as we wrote it before
+    (moved / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    assert base64.b64decode(open_manifest(moved).read_output(0)["selected"]["data"]) == PNG
+    assert clean_runs(tmp_path / "b", days=0).runs == 0  # not under b/.j-cli/outputs
+    outputs = tmp_path / "b" / ".j-cli" / "outputs"
+    outputs.mkdir(parents=True)
+    moved.rename(outputs / saved.run_id)
+    assert clean_runs(tmp_path / "b", days=0).deleted == [outputs / saved.run_id]
+
+
 def test_a_missing_image_file_fails_only_the_reads_of_that_image(tmp_path: Path) -> None:
     saved = save_run(
         tmp_path, [png_output("a"), png_output("b")], origin=ORIGIN, execution=EXECUTION
@@ -167,10 +217,13 @@ def test_a_file_that_is_not_our_manifest_is_refused(tmp_path: Path, content: str
     assert caught.value.code == ErrorCode.RUN_MANIFEST_INVALID
 
 
-def test_a_missing_manifest_is_file_not_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("given", ["nope/manifest.json", "."], ids=["a-manifest", "a-folder"])
+def test_a_missing_manifest_is_output_not_found_as_in_the_reference(
+    tmp_path: Path, given: str
+) -> None:
     with pytest.raises(OutputProtocolError) as caught:
-        open_manifest(tmp_path / "nope" / "manifest.json")
-    assert caught.value.code == ErrorCode.FILE_NOT_FOUND
+        open_manifest(tmp_path / given)
+    assert caught.value.code == ErrorCode.OUTPUT_NOT_FOUND
 
 
 @pytest.mark.parametrize("which", [".j-cli", ".j-cli/outputs"])

@@ -84,12 +84,12 @@ def exec_command(
 ) -> int:
     """Run code on NB's kernel without touching NB, or without NB on a fresh kernel here.
 
-    Short text results are printed; images and long results are saved under
-    ./.j-cli/outputs/RUN-ID/ (read them with `j-cli output show MANIFEST`), with a bounded
-    summary. Exit 1 when the code raises or its outputs cannot be saved. NB's live kernel
-    (`j-cli kernel start`, jupyter-mcp's) is used when there is one, so the code sees the
-    notebook's variables; with --server-url the kernel is that Jupyter Server's (the
-    notebook's session joined when it has one).
+    Short text-only results are printed; rich output (images, HTML, Markdown, JSON) and
+    more than 4,000 characters are saved under ./.j-cli/outputs/RUN-ID/ (read them with
+    `j-cli output show MANIFEST`), with a bounded summary. Exit 1 when the code raises or its
+    outputs cannot be saved. NB's live kernel (`j-cli kernel start`, jupyter-mcp's) is used
+    when there is one, so the code sees the notebook's variables; with --server-url the
+    kernel is that Jupyter Server's (the notebook's session joined when it has one).
     """
     server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     source = _read_code(code, code_file)

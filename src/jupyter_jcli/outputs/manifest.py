@@ -10,24 +10,38 @@ same response shapes, options and error codes. Only ``source`` differs::
     {"kind": "run", "path": "/abs/.j-cli/outputs/<run-id>/manifest.json", "run_id": "...",
      "run_status": "complete", "created": "2026-12-01T16:55:00Z"}
 
-Manifest (schema version 1; written by ``jupyter_jcli.runs``)::
+Manifest (schema version 1; written by ``jupyter_jcli.runs``): the reference
+jupyter-jcli 0.9.7's manifest (its ``jupyter_jcli/outputs/store.py``), so either reads and
+cleans the other's runs, with our fields added (``kind``, ``created``, ``origin``,
+``execution``, ``output_count``, ``files``)::
 
     {"schema_version": 1, "managed_by": "jupyter-jcli", "kind": "run_outputs",
      "run_id": "...", "status": "complete", "created": "<ISO 8601 UTC>",
-     "origin": {...}, "execution": {...},
-     "outputs": [<nbformat v4 outputs>],
+     "created_at": <seconds since the epoch>, "cwd": "/abs",
+     "source": {"kind": "inline", "cwd": "/abs", "run_id": "..."},
+     "origin": {...}, "execution": {...}, "output_count": 2,
+     "outputs": [<nbformat v4 outputs, each raster value replaced by
+                  {"type": "file", "path": "/abs/.j-cli/outputs/<run-id>/output-0.png",
+                   "mime": "image/png", "bytes": 1234}>],
      "files": [{"name": "output-0.png", "output_index": 0, "mime_type": "image/png",
                 "bytes": 1234}]}
 
-A raster's value in ``outputs`` is the name of its file (``files`` lists it), not base64: on
-load each is read and given to the protocol as base64, so a read returns it as for a
-notebook (the listing's ``mime_bytes`` of a raster is the size of its canonical base64,
-without the line breaks a notebook may store). A file that is missing, not a regular file
-or a symlink makes only the reads of that one representation fail
+A raster's value in ``outputs`` is a reference to its file (``files`` lists it), not base64;
+the file is looked up by its name inside the run folder, never at the recorded path, so a
+moved run folder still reads. On load each is read and given to the protocol as base64, so a
+read returns it as for a notebook (the listing's ``mime_bytes`` of a raster is the size of
+its canonical base64, without the line breaks a notebook may store). A file that is missing,
+not a regular file or a symlink makes only the reads of that one representation fail
 (``OUTPUT_DATA_INVALID``, details ``file`` and ``reason``); the listing flags it in
-``mime_problems`` and everything else reads as usual.
+``mime_problems`` and everything else reads as usual. Manifests of ours from before held the
+file's name in place of the reference; they read as well.
 
-Errors: ``FILE_NOT_FOUND``, ``NOTEBOOK_READ_FAILED`` (the manifest file cannot be read),
+A manifest written by the reference (no ``kind``, no ``files``) is read too, given in our
+shape (:mod:`jupyter_jcli.outputs._reference_manifest`); its reads' ``source`` adds
+``format`` ``"jupyter-jcli-0.9.7"``.
+
+Errors: ``OUTPUT_NOT_FOUND`` (no manifest there, as in the reference),
+``NOTEBOOK_READ_FAILED`` (the manifest file cannot be read),
 ``RUN_MANIFEST_INVALID`` (not JSON, not ours, a bad shape), then the protocol's own codes.
 """
 
@@ -47,6 +61,11 @@ from jupyter_jcli.notebook.io import display_path, read_binary_file, read_text_f
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, list_outputs, read_output
 from jupyter_jcli.outputs._mime import select_mime_type
 from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES
+from jupyter_jcli.outputs._reference_manifest import (
+    file_references,
+    from_reference,
+    is_reference_manifest,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -93,7 +112,8 @@ def is_file_name(name: object) -> bool:
 
 
 def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
-    """Parse and check a manifest's text.
+    """Parse and check a manifest's text; a manifest the reference jupyter-jcli 0.9.7 wrote
+    is given in our shape (:mod:`jupyter_jcli.outputs._reference_manifest`).
 
     Raises:
         OutputProtocolError: ``RUN_MANIFEST_INVALID`` (details ``path``, ``reason``).
@@ -104,6 +124,9 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
         raise _invalid(path, f"not valid JSON ({err.msg})", reason="not_json") from err
     if not isinstance(document, dict):
         raise _invalid(path, "not a JSON object", reason="not_an_object")
+    written_by_reference = is_reference_manifest(document, MANAGED_BY)
+    if written_by_reference:
+        document = from_reference(document, kind=MANIFEST_KIND, is_file_name=is_file_name)
     if document.get("managed_by") != MANAGED_BY or document.get("kind") != MANIFEST_KIND:
         raise _invalid(path, "no managed_by/kind marker of ours", reason="not_ours")
     if document.get("schema_version") != MANIFEST_SCHEMA_VERSION:
@@ -114,6 +137,8 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
         )
     if not isinstance(document.get("outputs"), list):
         raise _invalid(path, "its 'outputs' is not a list", reason="bad_outputs")
+    if not written_by_reference:  # each raster a file reference (earlier ours: its name)
+        document["outputs"] = file_references(document["outputs"], is_file_name)[0]
     files = document.get("files", [])
     if not isinstance(files, list) or not all(
         isinstance(entry, dict)
@@ -136,7 +161,7 @@ class RunOutputs:
     Attributes:
         path: the manifest, absolute and resolved.
         folder: the run folder (the manifest's folder).
-        manifest: the manifest document as stored.
+        manifest: the manifest document as stored (one the reference wrote, in our shape).
         outputs: the run's outputs with each raster file's content in place (base64), or
             ``None`` in place of a file that could not be read (see :attr:`file_problems`).
         file_problems: ``{(output_index, mime_type): {"file", "reason"}}`` for every raster
@@ -159,14 +184,18 @@ class RunOutputs:
         return len(self.outputs)
 
     def source(self) -> dict[str, Any]:
-        """The provenance of every response: ``kind`` ``"run"``, the manifest, the run."""
-        return {
+        """The provenance of every response: ``kind`` ``"run"``, the manifest, the run; and
+        ``format`` ``"jupyter-jcli-0.9.7"`` for a run the reference saved."""
+        source = {
             "kind": "run",
             "path": str(self.path),
             "run_id": self.manifest["run_id"],
             "run_status": self.manifest.get("status"),
             "created": self.manifest.get("created"),
         }
+        if "format" in self.manifest:
+            source["format"] = self.manifest["format"]
+        return source
 
     def _load_file(self, entry: dict[str, Any]) -> None:
         index, mime, name = entry["output_index"], entry["mime_type"], entry["name"]
@@ -278,7 +307,8 @@ def open_manifest(path: str | os.PathLike[str]) -> RunOutputs:
         path: the ``manifest.json`` of a run, or its run folder.
 
     Raises:
-        OutputProtocolError: ``FILE_NOT_FOUND``, ``NOTEBOOK_READ_FAILED`` (unreadable, not
+        OutputProtocolError: ``OUTPUT_NOT_FOUND`` (no manifest there: never saved, or removed
+            by retention; the reference's code), ``NOTEBOOK_READ_FAILED`` (unreadable, not
             UTF-8, too large), ``USAGE_ERROR`` (empty path, NUL byte), ``RUN_MANIFEST_INVALID``.
     """
     given = Path(path)
@@ -287,6 +317,13 @@ def open_manifest(path: str | os.PathLike[str]) -> RunOutputs:
     try:
         text = read_text_file(given)
     except NotebookError as err:
+        if err.code == ErrorCode.FILE_NOT_FOUND:
+            raise OutputProtocolError(
+                ErrorCode.OUTPUT_NOT_FOUND,
+                f"No run manifest at {given}: the run was never saved there, or retention "
+                "removed it (j-cli output clean).",
+                err.details,
+            ) from err
         raise OutputProtocolError(err.code, err.message, err.details) from err
     resolved = display_path(given)
     return RunOutputs(resolved, parse_manifest(text, resolved))

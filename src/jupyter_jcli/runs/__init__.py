@@ -1,9 +1,10 @@
 """Run outputs: the saved results of runs that have no notebook, and their retention.
 
 Inline code (``j-cli exec``) and plain scripts (``j-cli run script.py``) have no notebook to
-hold their outputs. Their results are answered inline when they are short text
-(:func:`stays_inline`); otherwise :func:`save_run` saves them under the command's working
-directory, ``<cwd>/.j-cli/outputs/<run-id>/``: a ``manifest.json`` (outputs in nbformat
+hold their outputs. Their results are answered inline when they are short text only
+(:func:`stays_inline`: no rich output, at most 4,000 characters and 20 items); otherwise
+:func:`save_run` saves them under the command's working directory,
+``<cwd>/.j-cli/outputs/<run-id>/``: a ``manifest.json`` (outputs in nbformat
 shape, our ``managed_by`` marker, ``status``, ``created``) and each raster as a real file.
 They are read back through the saved-output protocol by
 :func:`jupyter_jcli.outputs.manifest.open_manifest` (``j-cli output show``).
@@ -22,7 +23,12 @@ from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
     from jupyter_jcli.runs._folders import OUTPUTS_NAME, ROOT_NAME, outputs_folder
-    from jupyter_jcli.runs._inline import INLINE_TEXT_LIMIT, stays_inline, text_size
+    from jupyter_jcli.runs._inline import (
+        INLINE_ITEM_LIMIT,
+        INLINE_TEXT_LIMIT,
+        stays_inline,
+        text_size,
+    )
     from jupyter_jcli.runs._retention import (
         DEFAULT_MAX_RUNS,
         DEFAULT_RETENTION_DAYS,
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_MAX_RUNS",
     "DEFAULT_RETENTION_DAYS",
+    "INLINE_ITEM_LIMIT",
     "INLINE_TEXT_LIMIT",
     "MAX_RUNS_ENV",
     "OUTPUTS_NAME",
@@ -67,7 +74,7 @@ _PUBLIC = {
         "clean_runs",
         "retention_settings",
     ),
-    "_inline": ("INLINE_TEXT_LIMIT", "stays_inline", "text_size"),
+    "_inline": ("INLINE_ITEM_LIMIT", "INLINE_TEXT_LIMIT", "stays_inline", "text_size"),
     "_store": ("SavedRun", "new_run_id", "save_run"),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so

@@ -4,9 +4,12 @@ A run is *eligible* when it is a complete, recognized run group and it is older 
 retention age (default 7 days, ``JCLI_OUTPUT_RETENTION_DAYS``) or not among the newest runs
 (default 50, ``JCLI_OUTPUT_MAX_RUNS``); the run just saved never is. Recognized means: a
 real folder (not a symlink) holding a regular ``manifest.json`` of ours (``managed_by``,
-``kind``, ``schema_version``) whose ``status`` is ``complete`` and whose ``created`` parses,
-and nothing else but the files its manifest lists, each a regular file. Every other entry of
-``.j-cli/outputs`` is kept and reported with its reason:
+``kind``, ``schema_version``) whose ``status`` is ``complete``, whose ``run_id`` is the
+folder's name and whose ``created`` parses, and nothing else but the files its manifest
+lists, each a regular file. Runs saved by the reference jupyter-jcli 0.9.7 are recognized
+too (read in our shape by :func:`jupyter_jcli.outputs.manifest.parse_manifest`), when their
+``source.run_id`` is the folder's name and every raster reference names a file of the run.
+Every other entry of ``.j-cli/outputs`` is kept and reported with its reason:
 
 =================  ===========================================================
 reason             the entry
@@ -14,7 +17,8 @@ reason             the entry
 ``symlink``        is a symlink, or holds one
 ``not_a_folder``   is a file or something else that is not a folder
 ``no_manifest``    has no ``manifest.json`` (a run that did not finish saving)
-``not_ours``       has a manifest that is not a run manifest of jupyter-jcli
+``not_ours``       has a manifest that is not a run manifest of jupyter-jcli, or not
+                   of the run in this folder
 ``incomplete``     has a manifest whose ``status`` is not ``complete``
 ``foreign_files``  holds files (or folders) its manifest does not list
 ``uncertain``      could not be inspected (permissions, a bad ``created`` time)
@@ -35,7 +39,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from jupyter_jcli.errors import SCHEMA_VERSION, NotebookError, OutputProtocolError, UsageError
+from jupyter_jcli.errors import (
+    SCHEMA_VERSION,
+    ErrorCode,
+    JcliError,
+    NotebookError,
+    OutputProtocolError,
+    UsageError,
+)
 from jupyter_jcli.notebook.io import read_text_file
 from jupyter_jcli.outputs.manifest import MANIFEST_NAME, parse_manifest
 from jupyter_jcli.runs._folders import outputs_folder, remove_run_folder
@@ -139,7 +150,8 @@ def _number(name: str, raw: str, *, integer: bool) -> float:
         value = -1
     if not math.isfinite(value) or value < 0:
         kind = "a non-negative integer" if integer else "a non-negative number of days"
-        raise UsageError(f"{name} must be {kind}, not {raw!r}.", {name: raw})
+        message = f"{name} must be {kind}, not {raw!r}."
+        raise JcliError(ErrorCode.OUTPUT_CLEAN_CONFIG_INVALID, message, {name: raw})
     return value
 
 
@@ -148,8 +160,9 @@ def retention_settings(days: float | None = None, max_runs: int | None = None) -
     variables, else the defaults.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for a negative value or an environment value that is not
-            a number.
+        UsageError: ``USAGE_ERROR`` for a negative argument.
+        JcliError: ``OUTPUT_CLEAN_CONFIG_INVALID`` for an environment value that is not a
+            non-negative number (an integer for the run count).
     """
     if days is None:
         raw = os.environ.get(RETENTION_DAYS_ENV, "").strip()
@@ -169,6 +182,23 @@ def _created(value: object) -> float | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def _not_this_run(manifest: dict[str, Any], folder_name: str) -> str:
+    """Why a manifest does not describe the run of its folder ("" when it does): its
+    ``run_id`` (and, for a run the reference saved, its ``source.run_id``) must be the
+    folder's name, and every raster reference of a reference run must be a file of it."""
+    if manifest.get("run_id") != folder_name:
+        return f"run_id {manifest.get('run_id')!r} is not the folder's name"
+    reference = manifest.get("reference")
+    if isinstance(reference, dict):
+        if reference.get("source_run_id") != folder_name:
+            return f"source.run_id {reference.get('source_run_id')!r} is not the folder's name"
+        problems = reference.get("problems") or []
+        if problems:
+            first = problems[0]
+            return f"output {first['output_index']} {first['mime_type']}: {first['reason']}"
+    return ""
 
 
 def _inspect(path: Path) -> _Run | KeptEntry:
@@ -206,6 +236,9 @@ def _inspect(path: Path) -> _Run | KeptEntry:
         return KeptEntry(path, "not_ours", str(err.code))
     if manifest.get("status") != "complete":
         return KeptEntry(path, "incomplete", f"status {manifest.get('status')!r}")
+    mismatch = _not_this_run(manifest, path.name)
+    if mismatch:
+        return KeptEntry(path, "not_ours", mismatch)
     listed = {entry["name"] for entry in manifest.get("files", [])} | {MANIFEST_NAME}
     foreign = sorted(
         name for name, mode in kinds.items() if name not in listed or not stat.S_ISREG(mode)
@@ -239,7 +272,8 @@ def clean_runs(
 
     Raises:
         JcliError: ``RUN_FOLDER_UNSAFE`` (a symlinked ``.j-cli`` or ``outputs``);
-            ``USAGE_ERROR`` (bad settings).
+            ``USAGE_ERROR`` (a negative argument); ``OUTPUT_CLEAN_CONFIG_INVALID`` (a bad
+            environment setting).
     """
     age_days, newest = retention_settings(days, max_runs)
     folder = outputs_folder(cwd, create=False)

@@ -3,7 +3,8 @@
 Results that stay in the response (:func:`~jupyter_jcli.runs._inline.stays_inline`) create
 nothing. Anything else is saved under ``<cwd>/.j-cli/outputs/<run-id>/``: each raster
 (``image/png``, ``image/jpeg``, ``image/webp``, ``image/gif``) decoded into a real file of its
-own, then ``manifest.json`` (see :mod:`jupyter_jcli.outputs.manifest` for its shape), written
+own, then ``manifest.json`` (see :mod:`jupyter_jcli.outputs.manifest` for its shape: the
+reference jupyter-jcli 0.9.7's, with our fields added, so either reads the other's), written
 last: a run folder without a manifest is a run that did not finish saving, which retention
 keeps and reports. Every file is created by the one atomic writer, exclusively.
 """
@@ -60,9 +61,10 @@ class SavedRun:
 
 
 def _split_rasters(
-    outputs: Sequence[Any],
+    outputs: Sequence[Any], folder: Path
 ) -> tuple[list[Any], list[tuple[dict[str, Any], bytes]]]:
-    """The outputs for the manifest, each decodable raster replaced by its file name, and
+    """The outputs for the manifest, each decodable raster replaced by a reference to its
+    file in ``folder`` (the reference's ``{"type": "file", "path", "mime", "bytes"}``), and
     the files to write. An undecodable raster stays as it was (a read reports it)."""
     stored: list[Any] = []
     files: list[tuple[dict[str, Any], bytes]] = []
@@ -81,7 +83,12 @@ def _split_rasters(
                 except OutputProtocolError:
                     continue
                 name = f"output-{index}.{_EXTENSIONS[mime]}"
-                data[mime] = name
+                data[mime] = {
+                    "type": "file",
+                    "path": str(folder / name),
+                    "mime": mime,
+                    "bytes": raster.size,
+                }
                 entry = {"name": name, "output_index": index, "mime_type": mime}
                 files.append(({**entry, "bytes": raster.size}, raster.raw))
         stored.append(copied)
@@ -116,7 +123,7 @@ def save_run(
     assert root is not None
     run_id = new_run_id(stamp)
     folder = make_run_folder(root, run_id)
-    stored, files = _split_rasters(outputs)
+    stored, files = _split_rasters(outputs, folder)
     written: list[str] = []
     try:
         for entry, content in files:
@@ -131,6 +138,9 @@ def save_run(
             "created": datetime.fromtimestamp(stamp, timezone.utc)
             .isoformat(timespec="microseconds")
             .replace("+00:00", "Z"),
+            "created_at": stamp,
+            "cwd": str(cwd),
+            "source": {"kind": "inline", "cwd": str(cwd), "run_id": run_id},
             "origin": dict(origin),
             "execution": dict(execution),
             "output_count": len(stored),
