@@ -221,6 +221,17 @@ def test_a_bad_command_line_is_a_surfaced_failure_never_a_deny(
     assert done.stderr.strip()
 
 
+def test_a_patch_on_several_notebooks_names_each() -> None:
+    patch = PATCH.format(verb="Update", path="a.ipynb") + PATCH.format(verb="Add", path="b.ipynb")
+    event = {"tool_name": "apply_patch", "tool_input": {"command": ["apply_patch", patch]}}
+    result = run_hook(["pair-drift-guard-pre", "--platform", "codex"], lambda: json.dumps(event))
+    assert result.exit_code == 2
+    assert (
+        "a.ipynb, b.ipynb"
+        in json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+
+
 def test_the_reference_s_git_hook_commands_do_nothing_and_never_block(tmp_path: Path) -> None:
     for argv in (["pre-commit-pair-sync", "--include", "*.py"], ["gc-pair-sync-refs"]):
         done = run_process([str(JCLI), "_hooks", *argv], cwd=tmp_path)
@@ -254,3 +265,35 @@ def test_debug_writes_one_log_per_call(tmp_path: Path, monkeypatch: pytest.Monke
     assert record["stdin_parsed"] == event
     assert record["stdout_parsed"]["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert oct(os.stat(logs).st_mode & 0o777) == oct(0o700)
+
+
+def test_the_console_script_answers_a_hook_without_click(tmp_path: Path) -> None:
+    probe = (
+        "import io, json, sys\n"
+        'sys.stdin = io.TextIOWrapper(io.BytesIO(b\'{"tool_input": {"command": "ls"}}\'))\n'
+        "sys.argv = ['j-cli', '_hooks', 'notebook-exec-guard']\n"
+        "from jupyter_jcli.cli._fast import entry\n"
+        "try:\n"
+        "    entry()\n"
+        "except SystemExit as done:\n"
+        "    status = done.code\n"
+        "ours = sorted(m for m in sys.modules if m.startswith('jupyter_jcli'))\n"
+        "print(json.dumps({'status': status, 'click': 'click' in sys.modules, 'ours': ours}))\n"
+    )
+    done = run_process([sys.executable, "-c", probe], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {
+        "status": 0,
+        "click": False,
+        "ours": [
+            "jupyter_jcli",
+            "jupyter_jcli.cli",
+            "jupyter_jcli.cli._fast",
+            "jupyter_jcli.cli._hooks",
+            "jupyter_jcli.hosts",
+            "jupyter_jcli.hosts._shellwords",
+            "jupyter_jcli.hosts.guard",
+            "jupyter_jcli.hosts.hooks",
+        ],
+    }

@@ -298,11 +298,11 @@ def check_patch(text: str, rules: Collection[Rule] = RULES) -> Verdict:
     ``**_`` markers). Deleting a notebook is not a raw edit of its JSON."""
     if "raw-ipynb-edit" not in rules:
         return ALLOW
-    for header_path in _PATCH_HEADER.findall(text):
-        path = header_path.strip()
-        if _is_ipynb(path):
-            return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"a patch on {path}"))
-    return ALLOW
+    notebooks = [path for found in _PATCH_HEADER.findall(text) if _is_ipynb(path := found.strip())]
+    if not notebooks:
+        return ALLOW
+    what = f"a patch on {', '.join(dict.fromkeys(notebooks))}"  # each notebook once, in order
+    return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=what))
 
 
 def check_notebook_tool(tool: str, path: str | None, rules: Collection[Rule] = RULES) -> Verdict:

@@ -22,9 +22,9 @@ name                       event            denies (rule)
 Where each guard reads its input, per ``--platform`` (default ``claude``): the shell command
 from ``tool_input.command``, a string, or with ``claude``/``codex`` an argument list
 (``["bash", "-lc", "..."]``); its folder from ``cwd`` and ``tool_input.workdir``; an edited
-file from ``tool_input.file_path``, with ``codex`` from the ``apply_patch`` text
-(``tool_input.command``, ``["apply_patch", PATCH]`` or the text) when ``tool_name`` is
-``apply_patch``. OpenCode's plugin sends Claude's shape (Codex's for ``apply_patch``).
+file from ``tool_input.file_path``, or from the ``apply_patch`` text (``tool_input.command``,
+``["apply_patch", PATCH]`` or the text) when ``tool_name`` is ``apply_patch``. OpenCode's
+plugin sends Claude's shape (Codex's for ``apply_patch``).
 
 Exit status, the reference's contract (its ``docs/hook-exit-codes.md``):
 
@@ -144,8 +144,8 @@ def run_hook(args: list[str], read_stdin: Callable[[], str]) -> HookResult:
     if name in NOT_OFFERED:
         return HookResult(
             EXIT_OK,
-            stderr=f"{name}: not offered by this jupyter-jcli (it keeps no pair-sync "
-            "baselines); nothing done\n",
+            stderr=f"{name}: the pair-sync git hooks are not offered by this jupyter-jcli (it "
+            "keeps no pair-sync baselines); nothing done\n",
         )
     if name not in HOOK_NAMES:
         return _failure("_hooks", f"unknown hook {name!r}; one of: {', '.join(HOOK_NAMES)}")
@@ -272,13 +272,10 @@ def _python_run_guard(payload: Mapping[str, Any], platform: str) -> Verdict:
 def _edit_guard(payload: Mapping[str, Any], platform: str) -> Verdict:
     tool_input = _tool_input(payload)
     tool = payload.get("tool_name") or "Edit/Write"
-    if platform == "codex" or tool == "apply_patch":
-        if tool != "apply_patch":
-            return ALLOW
+    if tool == "apply_patch":  # Codex, and OpenCode's plugin: ["apply_patch", PATCH] or PATCH
         command = tool_input.get("command", "")
-        if isinstance(command, list):
-            command = command[1] if len(command) > 1 else ""
-        return check_patch(command, frozenset({"raw-ipynb-edit"}))
+        text = "\n".join(command) if isinstance(command, list) else command
+        return check_patch(text, frozenset({"raw-ipynb-edit"}))
     path = tool_input.get("file_path", "")
     return check_file_edit(tool, path, frozenset({"raw-ipynb-edit"})) if path else ALLOW
 
