@@ -232,6 +232,18 @@ def test_a_patch_on_several_notebooks_names_each() -> None:
     )
 
 
+def test_a_fault_in_a_guard_is_a_surfaced_failure_never_a_deny(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("jupyter_jcli.hosts.hooks.check_shell", broken)
+    result = run_hook(["notebook-exec-guard"], lambda: json.dumps(bash("ls")))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert "RuntimeError: boom" in result.stderr
+
+
 def test_the_reference_s_git_hook_commands_do_nothing_and_never_block(tmp_path: Path) -> None:
     for argv in (["pre-commit-pair-sync", "--include", "*.py"], ["gc-pair-sync-refs"]):
         done = run_process([str(JCLI), "_hooks", *argv], cwd=tmp_path)

@@ -32,8 +32,9 @@ Exit status, the reference's contract (its ``docs/hook-exit-codes.md``):
 0     no decision: the call may go on; nothing on stdout
 1     operational failure, surfaced: a payload that is not a JSON object or has a field of the
       wrong type (``NAME: malformed hook payload: ...`` on stderr), an unknown name or option,
-      shell text beyond the analysis budget. Never a deny: Claude Code and Codex go on and
-      show stderr, DSH injects it, OpenCode's plugin fails the call with the diagnostic
+      shell text beyond the analysis budget, a fault of ours. Never a deny: Claude Code and
+      Codex go on and show stderr, DSH injects it, OpenCode's plugin fails the call with the
+      diagnostic
 2     explicit deny, only after a rule denied: ``{"hookSpecificOutput": {"hookEventName":
       "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": REASON}}`` on
       stdout and ``NAME: REASON`` on stderr (Claude Code and Codex show stderr to the model)
@@ -106,7 +107,7 @@ _USAGE = (
 )
 
 
-class MalformedPayload(ValueError):
+class _MalformedPayload(ValueError):
     """The hook event is not what the platform sends (exit 1)."""
 
 
@@ -201,10 +202,12 @@ def _decide(
     try:
         _check_shape(payload)
         verdict = _GUARDS[name](payload, platform)
-    except MalformedPayload as err:
+    except _MalformedPayload as err:
         return _failure(name, f"malformed hook payload: {err}", log, err)
     except ValueError as err:  # shell text beyond the guard's analysis budget
         return _failure(name, f"could not check this call: {err}", log, err)
+    except Exception as err:  # a fault of ours: surfaced (exit 1), never a deny
+        return _failure(name, f"could not check this call ({type(err).__name__}: {err})", log, err)
     if verdict.allow:
         return HookResult(EXIT_OK)
     decision = {
@@ -221,16 +224,16 @@ def _check_shape(payload: object) -> None:
     """The field types every platform's event has (the reference checks the same).
 
     Raises:
-        MalformedPayload: naming the field.
+        _MalformedPayload: naming the field.
     """
     if not isinstance(payload, dict):
-        raise MalformedPayload("hook payload must be a JSON object")
+        raise _MalformedPayload("hook payload must be a JSON object")
     tool_input = payload.get("tool_input")
     if "tool_input" in payload and not isinstance(tool_input, dict):
-        raise MalformedPayload("tool_input must be an object")
+        raise _MalformedPayload("tool_input must be an object")
     for key in ("tool_name", "cwd"):
         if key in payload and not isinstance(payload[key], str):
-            raise MalformedPayload(f"{key} must be a string")
+            raise _MalformedPayload(f"{key} must be a string")
     if not isinstance(tool_input, dict):
         return
     command = tool_input.get("command")
@@ -238,10 +241,10 @@ def _check_shape(payload: object) -> None:
         isinstance(command, str)
         or (isinstance(command, list) and all(isinstance(word, str) for word in command))
     ):
-        raise MalformedPayload("tool_input.command must be a string or argv list")
+        raise _MalformedPayload("tool_input.command must be a string or argv list")
     for key in ("file_path", "workdir"):
         if key in tool_input and not isinstance(tool_input[key], str):
-            raise MalformedPayload(f"tool_input.{key} must be a string")
+            raise _MalformedPayload(f"tool_input.{key} must be a string")
 
 
 def _tool_input(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -254,7 +257,7 @@ def _command(payload: Mapping[str, Any], platform: str) -> str:
     command = _tool_input(payload).get("command", "")
     if isinstance(command, list):
         if platform == "dsh":
-            raise MalformedPayload("tool_input.command must be a string for DSH")
+            raise _MalformedPayload("tool_input.command must be a string for DSH")
         return shlex.join(command)  # ["bash", "-lc", "..."]: the guard reads `bash -c` itself
     return command if isinstance(command, str) else ""
 
