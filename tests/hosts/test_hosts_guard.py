@@ -268,6 +268,7 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
         "jupyter_jcli.cli._hook",  # each command's module loads when it runs
         "jupyter_jcli.hosts",
         "jupyter_jcli.hosts.guard",
+        "jupyter_jcli.hosts._shell_commands",
         "jupyter_jcli.hosts._shellwords",
     }
     third_party = {

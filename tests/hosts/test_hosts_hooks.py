@@ -304,6 +304,7 @@ def test_the_console_script_answers_a_hook_without_click(tmp_path: Path) -> None
             "jupyter_jcli.cli._fast",
             "jupyter_jcli.cli._hooks",
             "jupyter_jcli.hosts",
+            "jupyter_jcli.hosts._shell_commands",
             "jupyter_jcli.hosts._shellwords",
             "jupyter_jcli.hosts.guard",
             "jupyter_jcli.hosts.hooks",

@@ -40,7 +40,8 @@ The guard fails open: an event it cannot read (bad JSON, an unknown shape), or s
 beyond :data:`MAX_ANALYSED_CHARS` that a rule might deny, is allowed, with one diagnostic line on
 stderr; it never blocks the host because of its own failure. Its work is linear in the event's
 size (shell words are split by :mod:`._shellwords`, not ``shlex``, whose tokens grow
-quadratically). It imports only the standard library, so the hook starts fast.
+quadratically; what the words do is read by :mod:`._shell_commands`). It imports only the
+standard library, so the hook starts fast.
 """
 
 from __future__ import annotations
@@ -49,11 +50,19 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from jupyter_jcli.hosts._shellwords import split_words
+from jupyter_jcli.hosts._shell_commands import (
+    is_ipynb,
+    notebook_execution,
+    paired_notebook,
+    raw_notebook_edit,
+    script_run,
+    simple_commands,
+    unwrap,
+)
 
 __all__ = [
     "ALLOW",
@@ -129,7 +138,6 @@ _COMMAND_KEYS = ("command", "cmd", "script")
 _PATCH_HEADER = re.compile(
     r"^(?:\*\*\*|\*\*_) (?:Add File|Update File|Move to): (.*)$", re.MULTILINE
 )
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _QUOTING = str.maketrans("", "", "'\"\\")
 _EXEC_WORDS = ("papermill", "runipy", "execute")
 MAX_ANALYSED_CHARS = 4 * 1024 * 1024
@@ -137,21 +145,6 @@ MAX_ANALYSED_CHARS = 4 * 1024 * 1024
 ``bash -c``/``eval`` strings) the guard tokenizes, about two seconds of work at worst. Beyond it
 the call is allowed with a diagnostic (fail open), so the hook stays well inside its 10 s limit.
 Text that no rule could deny (see :func:`_may_deny`) is never tokenized, whatever its length."""
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
-_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
-_WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "nice", "ionice", "command", "exec",
-                       "xargs", "stdbuf", "builtin"})  # fmt: skip
-_RUNNERS = {"uv": "run", "poetry": "run", "pipx": "run", "pdm": "run", "hatch": "run",
-            "conda": "run", "mamba": "run", "micromamba": "run", "pixi": "run"}  # fmt: skip
-_VALUE_OPTIONS = frozenset({"-n", "--name", "-p", "--prefix", "--with", "--python", "--project",
-                            "--directory", "-e", "--environment"})  # fmt: skip
-_WRAPPER_VALUE_OPTIONS = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
-    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
-    "nice": frozenset({"-n"}),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "xargs": frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"}),
-}
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _MAX_DEPTH = 4
 
@@ -287,7 +280,7 @@ def evaluate(event: Mapping[str, object], rules: Collection[Rule] = RULES) -> Ve
 
 def check_file_edit(tool: str, path: str, rules: Collection[Rule] = RULES) -> Verdict:
     """Decide on a generic file tool (``tool``, as the host names it) writing ``path``."""
-    if "raw-ipynb-edit" in rules and _is_ipynb(path):
+    if "raw-ipynb-edit" in rules and is_ipynb(path):
         return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"{tool} on {path}"))
     return ALLOW
 
@@ -298,7 +291,7 @@ def check_patch(text: str, rules: Collection[Rule] = RULES) -> Verdict:
     ``**_`` markers). Deleting a notebook is not a raw edit of its JSON."""
     if "raw-ipynb-edit" not in rules:
         return ALLOW
-    notebooks = [path for found in _PATCH_HEADER.findall(text) if _is_ipynb(path := found.strip())]
+    notebooks = [path for found in _PATCH_HEADER.findall(text) if is_ipynb(path := found.strip())]
     if not notebooks:
         return ALLOW
     what = f"a patch on {', '.join(dict.fromkeys(notebooks))}"  # each notebook once, in order
@@ -310,7 +303,7 @@ def check_notebook_tool(tool: str, path: str | None, rules: Collection[Rule] = R
     (None when the event names none: the tool edits only notebooks)."""
     if "notebook-edit-tool" not in rules or tool.lower() not in _NOTEBOOK_TOOLS:
         return ALLOW
-    if path is not None and not _is_ipynb(path):
+    if path is not None and not is_ipynb(path):
         return ALLOW
     what = f"{tool} on {path}" if path else tool
     return Verdict(False, "notebook-edit-tool", _NOTEBOOK_TOOL_REASON.format(what=what))
@@ -357,10 +350,10 @@ def _check_shell(
             f"the shell command needs more than {MAX_ANALYSED_CHARS} characters of analysis "
             f"(this part: {len(command)})"
         )
-    for words, redirect_targets in _simple_commands(command):
+    for words, redirect_targets in simple_commands(command):
         if "raw-ipynb-edit" in rules:
             for target in redirect_targets:
-                if _is_ipynb(target):
+                if is_ipynb(target):
                     return Verdict(
                         False,
                         "raw-ipynb-edit",
@@ -375,7 +368,7 @@ def _check_shell(
 def _check_words(
     words: list[str], depth: int, budget: list[int], rules: Collection[Rule], cwd: str | None
 ) -> Verdict:
-    words = _unwrap(words)
+    words = unwrap(words)
     if not words:
         return ALLOW
     program = words[0].rsplit("/", 1)[-1]
@@ -388,172 +381,22 @@ def _check_words(
     if program == "eval" and depth < _MAX_DEPTH:
         return _check_shell(" ".join(args), depth + 1, budget, rules, cwd)
     if "notebook-execution" in rules:
-        execution = _execution(program, args)
+        execution = notebook_execution(program, args)
         if execution is not None:
             return Verdict(False, "notebook-execution", _EXEC_REASON.format(what=execution))
     if "raw-ipynb-edit" in rules:
-        notebooks = [arg for arg in args if _is_ipynb(arg)]
-        edit = _in_place_edit(program, args, notebooks)
+        notebooks = [arg for arg in args if is_ipynb(arg)]
+        edit = raw_notebook_edit(program, args, notebooks)
         if edit is not None:
             return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=edit))
     if "paired-script-run" in rules:
-        script = _script(words)
-        notebook = _paired_notebook(script, cwd) if script is not None else None
+        script = script_run(words)
+        notebook = paired_notebook(script, cwd) if script is not None else None
         if script is not None and notebook is not None:
             what = shlex.join(words[: words.index(script) + 1])
             reason = _SCRIPT_REASON.format(what=what, script=script, notebook=notebook)
             return Verdict(False, "paired-script-run", reason)
     return ALLOW
-
-
-def _execution(program: str, args: list[str]) -> str | None:
-    """The whole-notebook execution command this is, if any."""
-    module = None
-    if (
-        re.fullmatch(r"python[0-9.]*|ipython[0-9.]*", program)
-        and len(args) >= 2
-        and args[0] == "-m"
-    ):
-        module, args = args[1], args[2:]
-    if program in ("papermill", "runipy") or module in ("papermill", "runipy"):
-        return program if module is None else f"python -m {module}"
-    if program == "jupyter-execute":
-        return "jupyter execute"
-    if (program == "jupyter" or module == "jupyter") and args:
-        sub, args = args[0], args[1:]
-        if sub == "execute":
-            return "jupyter execute"
-        if sub == "nbconvert" and _executes(args):
-            return "jupyter nbconvert --execute"
-    if (program == "jupyter-nbconvert" or module == "nbconvert") and _executes(args):
-        return "jupyter nbconvert --execute"
-    if module == "IPython" or (module is None and re.fullmatch(r"ipython[0-9.]*", program)):
-        for arg in args:
-            if _is_ipynb(arg):
-                return f"ipython {arg.strip()}"
-            if "%run" in arg and ".ipynb" in arg.lower():
-                return arg.strip()
-    return None
-
-
-def _executes(nbconvert_args: list[str]) -> bool:
-    """Whether nbconvert's arguments ask it to execute the notebook."""
-    return any(
-        arg == "--execute"
-        or arg.startswith("--execute=")
-        or arg.lower() in ("--executepreprocessor.enabled=true", "--executepreprocessor.enabled=1")
-        for arg in nbconvert_args
-    )
-
-
-_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q"})
-
-
-def _script(words: list[str]) -> str | None:
-    """The ``.py`` file a command runs as a script: ``python [options] X.py ...`` (``python3``,
-    ``python3.12``) or a path to it run directly (``./X.py``, ``bin/X.py``); None otherwise
-    (``python -c``, ``python -m``, ``pytest X.py``, ...)."""
-    first = words[0]
-    if re.fullmatch(r"python[0-9.]*", first.rsplit("/", 1)[-1]):
-        options = iter(words[1:])
-        for word in options:
-            if word in ("-c", "-m", "-"):
-                return None
-            if word in _PYTHON_VALUE_OPTIONS:
-                next(options, None)
-            elif not word.startswith("-"):
-                return word if word.endswith(".py") else None
-        return None
-    if "/" in first and first.endswith(".py"):
-        return first
-    return None
-
-
-def _paired_notebook(script: str, cwd: str | None) -> str | None:
-    """The name of the ``.ipynb`` beside ``script`` (resolved against ``cwd``), if it exists."""
-    path = os.path.join(cwd or os.getcwd(), script)
-    notebook = path[: -len(".py")] + ".ipynb"
-    return os.path.basename(notebook) if os.path.isfile(notebook) else None
-
-
-def _in_place_edit(program: str, args: list[str], notebooks: list[str]) -> str | None:
-    """The raw text edit of a ``.ipynb`` this command makes, if any."""
-    if program == "dd":
-        target = next((a[3:] for a in args if a.startswith("of=")), "")
-        return f"dd of={target}" if _is_ipynb(target) else None
-    if not notebooks:
-        return None
-    if program in ("tee", "sponge", "truncate"):
-        return f"{program} {notebooks[0]}"
-    flags = [a for a in args if a.startswith("-") and not a.startswith("--")]
-    if program in ("sed", "gsed") and (
-        any("i" in f[1:] for f in flags) or any(a.startswith("--in-place") for a in args)
-    ):
-        return f"sed -i on {notebooks[0]}"
-    if program in ("perl", "ruby") and any("i" in f[1:] for f in flags):
-        return f"{program} -i on {notebooks[0]}"
-    if program in ("awk", "gawk") and any(
-        a == "inplace" and i > 0 and args[i - 1] == "-i" for i, a in enumerate(args)
-    ):
-        return f"{program} -i inplace on {notebooks[0]}"
-    return None
-
-
-def _unwrap(words: list[str]) -> list[str]:
-    """Strip env assignments and wrappers (``sudo``, ``env``, ``timeout 5``, ``uv run``, ...).
-
-    Walks an index over ``words`` (no re-slicing per word), so it is linear in their number.
-    """
-    index, count = 0, len(words)
-    for _ in range(16):
-        while index < count and _ASSIGNMENT.fullmatch(words[index]):
-            index += 1
-        if index >= count:
-            return []
-        program = words[index].rsplit("/", 1)[-1]
-        if program in _WRAPPERS:
-            valued = _WRAPPER_VALUE_OPTIONS.get(program, frozenset())
-            index += 1
-            while index < count and words[index].startswith("-"):
-                index += 2 if words[index] in valued else 1
-        elif program == "timeout":
-            index += 1
-            while index < count and words[index].startswith("-"):
-                index += 1
-            index += 1  # the duration
-        elif program in _RUNNERS and index + 1 < count and words[index + 1] == _RUNNERS[program]:
-            index += 2
-            while index < count and words[index].startswith("-"):
-                # options with a value (`conda run -n env`, `uv run --with x`)
-                index += 2 if words[index] in _VALUE_OPTIONS else 1
-        else:
-            return words[index:]
-    return words[index:]
-
-
-def _simple_commands(command: str) -> Iterator[tuple[list[str], list[str]]]:
-    """Each simple command's words and the files it redirects output into."""
-    text = command.replace("\n", " ; ")
-    tokens = split_words(text)  # shlex's POSIX words, in linear time
-    if tokens is None:  # unbalanced quotes: fall back to plain words
-        tokens = text.split()
-    words: list[str] = []
-    targets: list[str] = []
-    expect_target = False
-    for token in tokens:
-        if expect_target:
-            targets.append(token)
-            expect_target = False
-        elif token in _REDIRECTS or token == ">&":
-            expect_target = True
-        elif token in _SEPARATORS:
-            yield words, targets
-            words, targets = [], []
-        else:
-            cleaned = token.lstrip("$(`").rstrip(")`")
-            if cleaned:
-                words.append(cleaned)
-    yield words, targets
 
 
 def _may_deny(text: str, rules: Collection[Rule]) -> bool:
@@ -569,10 +412,6 @@ def _may_deny(text: str, rules: Collection[Rule]) -> bool:
     if "paired-script-run" in rules and ".py" in plain:
         return True
     return ".ipynb" in plain or any(word in plain for word in _EXEC_WORDS)
-
-
-def _is_ipynb(path: str) -> bool:
-    return path.strip().strip("'\"").lower().endswith(".ipynb")
 
 
 def _dsh_line(verdict: Verdict, diagnostic: str | None) -> str:
