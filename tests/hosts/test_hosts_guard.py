@@ -27,7 +27,9 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("MultiEdit", {"file_path": "nb.ipynb", "edits": []}, "raw-ipynb-edit"),
     ("Write", {"file_path": "/p/nb.py", "content": "x = 1"}, None),
     ("Edit", {"file_path": "/p/notes.md", "old_string": "a", "new_string": "b"}, None),
-    ("NotebookEdit", {"notebook_path": "/p/nb.ipynb", "new_source": "x"}, None),
+    # Claude Code's NotebookEdit: valid JSON, but no names or revs
+    ("NotebookEdit", {"notebook_path": "/p/nb.ipynb", "new_source": "x"}, "notebook-edit-tool"),
+    ("NotebookEdit", {"new_source": "x"}, "notebook-edit-tool"),
     ("Read", {"file_path": "/p/nb.ipynb"}, None),
     # Codex apply_patch
     ("apply_patch", {"command": PATCH.format(path="nb.ipynb")}, "raw-ipynb-edit"),
@@ -37,6 +39,11 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
         "raw-ipynb-edit",
     ),
     ("apply_patch", {"command": PATCH.format(path="src/app.py")}, None),
+    (
+        "apply_patch",
+        {"command": PATCH.replace("***", "**_").format(path="nb.ipynb")},
+        "raw-ipynb-edit",
+    ),
     (
         "apply_patch",
         {"command": PATCH.replace("Update File", "Delete File").format(path="x.ipynb")},
@@ -68,6 +75,16 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("Bash", {"command": "python -m nbconvert --execute nb.ipynb"}, "notebook-execution"),
     ("Bash", {"command": "jupyter execute nb.ipynb"}, "notebook-execution"),
     ("Bash", {"command": "jupyter-execute nb.ipynb"}, "notebook-execution"),
+    ("Bash", {"command": "jupyter nbconvert --execute=True nb.ipynb"}, "notebook-execution"),
+    (
+        "Bash",
+        {"command": "jupyter nbconvert --ExecutePreprocessor.enabled=True nb.ipynb"},
+        "notebook-execution",
+    ),
+    ("Bash", {"command": "ipython nb.ipynb"}, "notebook-execution"),
+    ("Bash", {"command": 'ipython -c "%run nb.ipynb"'}, "notebook-execution"),
+    ("Bash", {"command": "python -m IPython nb.ipynb"}, "notebook-execution"),
+    ("Bash", {"command": "uv run ipython3 analysis/nb.ipynb"}, "notebook-execution"),
     ("Bash", {"command": "papermill in.ipynb out.ipynb -p a 1"}, "notebook-execution"),
     ("Bash", {"command": "python3 -m papermill in.ipynb out.ipynb"}, "notebook-execution"),
     ("Bash", {"command": "runipy nb.ipynb"}, "notebook-execution"),
@@ -95,6 +112,10 @@ CASES: list[tuple[str, dict[str, Any], str | None]] = [
     ("Bash", {"command": "sed -n 1,5p nb.ipynb"}, None),
     ("Bash", {"command": "echo 'unbalanced"}, None),
     ("Bash", {"command": "python run.py 2>&1 | tee log.txt"}, None),
+    ("Bash", {"command": "ls -la"}, None),
+    ("Bash", {"command": 'ipython -c "print(1)"'}, None),
+    ("Bash", {"command": "echo 'jupyter nbconvert --execute nb.ipynb'"}, None),
+    ("Bash", {"command": "ls x.ipynb; echo --execute"}, None),
 ]
 
 
@@ -103,10 +124,57 @@ def test_guard_decides_each_case(tool: str, tool_input: dict[str, Any], rule: st
     verdict = evaluate({"tool_name": tool, "tool_input": tool_input})
     assert verdict.rule == rule
     assert verdict.allow is (rule is None)
-    if rule is not None:
+    if rule is not None:  # each denial names the tools to use instead
         assert verdict.reason is not None
-        assert "read_notebook_output" in verdict.reason
         assert "jupyter-mcp" in verdict.reason
+        assert "`j-cli " in verdict.reason
+        if rule != "notebook-edit-tool":
+            assert "read_notebook_output" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "denied"),
+    [
+        ("python foo.py", True),
+        ("python3 -u foo.py --flag", True),
+        ("uv run -p 3.12 python foo.py", True),
+        ("conda run -n env python foo.py", True),
+        ("A=1 env B=2 nohup python foo.py", True),
+        ("./foo.py", True),
+        ("cd elsewhere && python foo.py", True),  # resolved against the event's folder
+        ("bash -lc 'python foo.py'", True),
+        ("python -W ignore foo.py", True),
+        ("python tools.py", False),  # no tools.ipynb beside it
+        ("python -m foo", False),
+        ('python -c "import foo"', False),
+        ("pytest foo.py", False),
+        ("echo 'python foo.py'", False),
+        ("ls -la", False),
+    ],
+)
+def test_running_a_script_paired_with_a_notebook_is_denied(
+    tmp_path: Path, command: str, denied: bool
+) -> None:
+    for name in ("foo.py", "foo.ipynb", "tools.py"):
+        (tmp_path / name).touch()
+    event = {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(tmp_path)}
+    verdict = evaluate(event)
+    assert verdict.rule == ("paired-script-run" if denied else None)
+    if denied:
+        assert verdict.reason is not None
+        assert "`j-cli run " in verdict.reason and "foo.ipynb" in verdict.reason
+
+
+def test_a_paired_script_is_found_from_the_tool_s_workdir(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "foo.py").touch()
+    (tmp_path / "sub" / "foo.ipynb").touch()
+    event = {
+        "tool_name": "bash",
+        "tool_input": {"command": "python foo.py", "workdir": "sub"},
+        "cwd": str(tmp_path),
+    }
+    assert evaluate(event).rule == "paired-script-run"
 
 
 def test_a_denial_follows_the_claude_and_codex_hook_protocol() -> None:
@@ -200,6 +268,7 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
         "jupyter_jcli.cli._hook",  # each command's module loads when it runs
         "jupyter_jcli.hosts",
         "jupyter_jcli.hosts.guard",
+        "jupyter_jcli.hosts._shell_commands",
         "jupyter_jcli.hosts._shellwords",
     }
     third_party = {

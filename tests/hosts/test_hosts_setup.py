@@ -105,7 +105,7 @@ def test_claude_project_config_names_both_servers_by_absolute_script_with_root(
     assert servers["jupyter-mcp"]["args"] == ["--root", str(project)]
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     (group,) = settings["hooks"]["PreToolUse"]
-    assert group["matcher"] == "Write|Edit|MultiEdit|Bash"
+    assert group["matcher"] == "Write|Edit|MultiEdit|NotebookEdit|Bash"
     assert group["hooks"][0]["command"] == f"{BIN / 'j-cli'} hook guard --host claude"
     local = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert local["enabledMcpjsonServers"] == ["jcli-notebook-output", "jupyter-mcp"]

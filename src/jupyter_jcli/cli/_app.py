@@ -77,6 +77,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
 
 
 _LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "_hooks": ("jupyter_jcli.cli._hook", "hooks_command"),
     "cell": ("jupyter_jcli.cli._cell_edit", "cell"),
     "exec": ("jupyter_jcli.cli._exec", "exec_command"),
     "hook": ("jupyter_jcli.cli._hook", "hook"),

@@ -141,11 +141,16 @@ def fast_read(argv: Sequence[str]) -> tuple[int, bytes] | None:
 
 
 def entry() -> None:
-    """The ``j-cli`` console script: a fast lane when one applies (the reads, and ``exec`` on
-    a live kernel: :mod:`jupyter_jcli.cli._fast_exec`), else the click app. ``-j exec`` and
+    """The ``j-cli`` console script: a fast lane when one applies (the reads, ``exec`` on a
+    live kernel: :mod:`jupyter_jcli.cli._fast_exec`, and the hosts' ``_hooks`` calls:
+    :mod:`jupyter_jcli.cli._hooks`), else the click app. ``-j exec`` and
     ``-j run`` are served by the warm exec server of :mod:`jupyter_jcli.cli._exec_client`
     when there is one; a command that ran itself on a live kernel starts one."""
     args = sys.argv[1:]
+    if args[:1] == ["_hooks"]:  # an agent host's hook: answered without click
+        from jupyter_jcli.cli._hooks import serve
+
+        sys.exit(serve(args[1:]))
     json_first = args[:1] in (["-j"], ["--json"])
     if json_first and args[1:2] in (["exec"], ["run"]):
         from jupyter_jcli.cli import _exec_client

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-__all__ = ["GUARD_HOST_CHOICES", "hook"]
+__all__ = ["GUARD_HOST_CHOICES", "hook", "hooks_command"]
 
 GUARD_HOST_CHOICES = ("claude", "codex", "dsh")
 """The ``--host`` values (the same as :data:`jupyter_jcli.hosts.guard.GUARD_HOSTS`)."""
@@ -55,3 +55,19 @@ def guard_command(host: str) -> None:
     if outcome.stderr:
         sys.stderr.write(outcome.stderr)
         sys.stderr.flush()
+
+
+@click.command(
+    "_hooks",
+    hidden=True,
+    add_help_option=False,
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def hooks_command(args: tuple[str, ...]) -> int:
+    """The reference's hook command line (hidden): see :mod:`jupyter_jcli.cli._hooks`. Its
+    own arguments are parsed there, so a bad name or option is a surfaced failure (exit 1),
+    never click's usage error (exit 2, which hosts read as a deny)."""
+    from jupyter_jcli.cli._hooks import serve
+
+    return serve(list(args))

@@ -28,9 +28,14 @@ which, and ``--remove`` takes out only those. A name of ours the person listed i
 still reads a project's settings only once the person has trusted
 the folder (its trust dialog); setup does not answer that dialog for them.
 
-The guard group matches ``Write|Edit|MultiEdit|Bash``. ``NotebookEdit`` is deliberately not
-guarded: it edits cells through the notebook structure (it cannot leave broken JSON), so it is
-not a raw text edit of ``.ipynb`` JSON.
+The guard group matches ``Write|Edit|MultiEdit|NotebookEdit|Bash``: ``NotebookEdit`` keeps the
+JSON valid but edits cells without their revs, so the guard denies it on a notebook too.
+
+The hook entries jupyter-jcli 0.9.7's setup wrote (``j-cli _hooks ...`` / ``j-cli-hook ...``,
+marked ``"_jcli_managed"``) in ``.claude/settings.json``, ``.claude/settings.local.json`` (its
+default ``--local`` scope) or ``~/.claude/settings.json`` are taken out by setup (ours replace
+them: one guard, no duplicates) and by ``--remove``; a file left empty by that is deleted, as
+that setup's own ``--remove`` does.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from jupyter_jcli.hosts._entries import (
     remove_hook_groups,
     remove_items,
     remove_named,
+    remove_reference_hooks,
     set_hook_group,
     set_named,
     table_at,
@@ -69,7 +75,7 @@ from jupyter_jcli.hosts._state import Ledger
 
 __all__ = ["GUARD_MATCHER", "plan", "status"]
 
-GUARD_MATCHER = "Write|Edit|MultiEdit|Bash"
+GUARD_MATCHER = "Write|Edit|MultiEdit|NotebookEdit|Bash"
 """The Claude Code tools the guard sees (a regex over tool names, Claude Code's matcher rule)."""
 
 _HOOK_TIMEOUT_S = 10
@@ -142,8 +148,17 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
         table = table_at(doc, ("mcpServers",), servers_file, record)
         set_named(table, servers, servers_file, record, "mcpServers")
 
+    replaced = {path: 0 for path in records}
+
+    def drop_reference_hooks(path: Path, doc: JsonDoc) -> None:
+        replaced[path] = remove_reference_hooks(doc)
+        if replaced[path]:
+            verb = "removed" if remove else "replaced by ours"
+            notes.append(f"{path}: {replaced[path]} hook entries jupyter-jcli 0.9.7 wrote, {verb}.")
+
     def edit_hook(doc: JsonDoc) -> None:
         record = records[settings_file]
+        drop_reference_hooks(settings_file, doc)
         if remove:
             hooks = doc.get("hooks")
             groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
@@ -157,6 +172,7 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     def edit_approvals(doc: JsonDoc) -> None:
         assert approvals_file is not None
         record = records[approvals_file]
+        drop_reference_hooks(approvals_file, doc)
         names = doc.get("enabledMcpjsonServers")
         if remove:
             if isinstance(names, list):
@@ -180,7 +196,12 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     changes = [
         plan_json_file(servers_file, edit_servers, records[servers_file], remove=remove),
         plan_json_file(
-            settings_file, edit_hook, records[settings_file], remove=remove, prune_dirs=prune
+            settings_file,
+            edit_hook,
+            records[settings_file],
+            remove=remove,
+            prune_dirs=prune,
+            emptied_by_edit=lambda: replaced[settings_file] > 0,
         ),
     ]
     if approvals_file is not None:
@@ -191,6 +212,7 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
                 records[approvals_file],
                 remove=remove,
                 prune_dirs=prune,
+                emptied_by_edit=lambda: replaced[approvals_file] > 0,
             )
         )
     if remove:

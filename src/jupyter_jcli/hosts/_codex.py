@@ -18,6 +18,10 @@ Codex's own rules that matter here:
   matcher is a regex over tool names (``Bash`` for shell commands, ``apply_patch`` for file
   edits, which Codex also matches as ``Edit``/``Write``). Codex asks the person to review and
   trust a new non-managed hook (``/hooks``) before running it.
+
+jupyter-jcli 0.9.7's setup wrote its hooks into ``.codex/hooks.json`` (``$CODEX_HOME/hooks.json``
+for the user), marked ``"_jcli_managed"``: setup takes them out (our guard replaces them) and so
+does ``--remove``; a ``hooks.json`` left empty is deleted, as that setup's own ``--remove`` does.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from jupyter_jcli.hosts._entries import (
     entry_state,
     hook_group_state,
     list_at,
+    plan_json_file,
     prune_created,
     remove_hook_groups,
     remove_named,
+    remove_reference_hooks,
     set_hook_group,
     set_named,
     table_at,
@@ -49,7 +55,7 @@ from jupyter_jcli.hosts._servers import (
     recorded_server,
     server_spec,
 )
-from jupyter_jcli.hosts._state import Ledger
+from jupyter_jcli.hosts._state import FileRecord, Ledger
 
 __all__ = ["GUARD_MATCHER", "plan", "status"]
 
@@ -101,12 +107,49 @@ def _parse(path: Path, text: str | None) -> Any:
 
 def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """The change of ``config.toml`` that installs (or removes) the Codex integration;
-    ``server``: register ``jupyter-mcp`` to run its kernels there.
+    ``server``: register ``jupyter-mcp`` to run its kernels there. Either way, the hooks
+    jupyter-jcli 0.9.7 wrote into ``hooks.json`` are taken out.
 
     Raises:
         SetupError: ``CONFIG_INVALID`` (the TOML does not parse, or a key has the wrong type),
             ``CONFIG_CONFLICT`` (a server name of ours taken by an entry setup did not write).
     """
+    changes, notes = _plan_config(request)
+    change = _plan_reference_hooks(request.scope, request.root, request.remove, notes)
+    return (changes if change is None else [*changes, change]), notes
+
+
+def reference_hooks_path(scope: Scope, root: Path | None) -> Path:
+    """Where jupyter-jcli 0.9.7's ``setup codex`` wrote its hooks for ``scope``."""
+    return scope.path(root, ".codex/hooks.json", lambda: codex_home() / "hooks.json")
+
+
+def _plan_reference_hooks(
+    scope: Scope, root: Path | None, remove: bool, notes: list[str]
+) -> FileChange | None:
+    """The change that takes the reference's hooks out of its ``hooks.json``; a file that does
+    not parse is left alone, with a note (it is not ours, and Codex refuses it anyway)."""
+    path = reference_hooks_path(scope, root)
+    removed = [0]
+
+    def edit(doc: dict[str, Any]) -> None:
+        removed[0] = remove_reference_hooks(doc)
+
+    try:
+        change = plan_json_file(
+            path, edit, FileRecord(), remove=remove, emptied_by_edit=lambda: removed[0] > 0
+        )
+    except SetupError:
+        notes.append(f"{path}: not valid JSON; left untouched (hooks there were not checked).")
+        return None
+    if removed[0]:
+        verb = "removed" if remove else "replaced by ours"
+        notes.append(f"{path}: {removed[0]} hook entries jupyter-jcli 0.9.7 wrote, {verb}.")
+    return change
+
+
+def _plan_config(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
+    """:func:`plan` for ``config.toml``."""
     scope, root, remove, ledger, server = request
     import tomlkit
 

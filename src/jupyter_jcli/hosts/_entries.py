@@ -6,7 +6,8 @@ the one the ledger (:mod:`._state`) says setup wrote there (an older installatio
 under our name is someone else's: never overwritten (``CONFIG_CONFLICT``) and never removed. A
 hook is ours when its command is our guard; a name in a list is ours only when the ledger says
 setup added it; a container (object, table, list) is removed only when setup created it and it
-is empty again.
+is empty again. The hooks jupyter-jcli 0.9.7's setup wrote are recognised by its own marker
+(:func:`remove_reference_hooks`): setup replaces them with ours and ``--remove`` takes them out.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from jupyter_jcli.hosts._servers import is_guard_command
 from jupyter_jcli.hosts._state import FileRecord
 
 __all__ = [
+    "REFERENCE_HOOK_MARKER",
+    "REFERENCE_HOOK_VALUES",
     "EntryState",
     "add_items",
     "entry_state",
@@ -36,12 +39,24 @@ __all__ = [
     "remove_hook_groups",
     "remove_items",
     "remove_named",
+    "remove_reference_hooks",
     "set_hook_group",
     "set_named",
     "table_at",
 ]
 
 EntryState = Literal["installed", "outdated", "absent", "foreign"]
+
+REFERENCE_HOOK_MARKER = "_jcli_managed"
+"""The key jupyter-jcli 0.9.7's setup puts in each native hook entry it writes
+(``{"type": "command", "command": "j-cli _hooks notebook-exec-guard", "_jcli_managed":
+"notebook-exec-guard"}``), in Claude Code's settings files and Codex's ``hooks.json``."""
+REFERENCE_HOOK_VALUES = frozenset(
+    {"notebook-exec-guard", "nbconvert-guard", "pair-drift-guard-pre", "pair-drift-guard",
+     "notebook-edit-guard", "pair-drift-guard-notebook", "pair-drift-guard-post",
+     "python-run-guard"}
+)  # fmt: skip
+"""The marker's values that reference's setup owns (its current names and older aliases)."""
 
 
 def table_at(
@@ -228,6 +243,48 @@ def _strip_guard(groups: list[Any], host: str) -> list[int]:
     return ours
 
 
+def remove_reference_hooks(doc: MutableMapping[str, Any]) -> int:
+    """Delete the hook entries jupyter-jcli 0.9.7's setup wrote (:data:`REFERENCE_HOOK_MARKER`
+    with a value in :data:`REFERENCE_HOOK_VALUES`) from ``doc["hooks"][EVENT][i]["hooks"]``,
+    every event; a matcher group, an event list and ``hooks`` itself that this empties are
+    deleted too (as that setup's own ``--remove`` does); everything else stays.
+
+    Returns:
+        How many entries were deleted.
+    """
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, MutableMapping):
+        return 0
+    removed = 0
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        removed_before = removed
+        for index in range(len(groups) - 1, -1, -1):
+            group = groups[index]
+            entries = group.get("hooks") if isinstance(group, MutableMapping) else None
+            if not isinstance(entries, list):
+                continue
+            kept = [entry for entry in entries if not _is_reference_hook(entry)]
+            if len(kept) == len(entries):
+                continue
+            removed += len(entries) - len(kept)
+            if kept:
+                group["hooks"] = kept
+            else:
+                del groups[index]
+        if not groups and removed > removed_before:
+            del hooks[event]
+    if not hooks and removed:
+        del doc["hooks"]
+    return removed
+
+
+def _is_reference_hook(entry: object) -> bool:
+    return isinstance(entry, Mapping) and entry.get(REFERENCE_HOOK_MARKER) in REFERENCE_HOOK_VALUES
+
+
 def hook_group_state(groups: object, desired: Mapping[str, Any], host: str) -> EntryState:
     """Whether our guard group is there exactly as setup would write it."""
     if not isinstance(groups, list):
@@ -245,12 +302,14 @@ def plan_json_file(
     *,
     remove: bool,
     prune_dirs: tuple[Path, ...] = (),
+    emptied_by_edit: Callable[[], bool] | None = None,
 ) -> FileChange | None:
     """Plan one JSON file's change: read, parse, apply ``edit`` to a copy, splice the difference
     into the text (:func:`patch_json_text`: the rest keeps its bytes).
 
     A file setup creates is noted in ``record``; a removal deletes the file only when setup
-    created it and nothing is left in it.
+    created it and nothing is left in it, or when ``emptied_by_edit`` says the edit took out
+    entries someone's setup wrote there (jupyter-jcli 0.9.7's hooks) and nothing is left.
 
     Returns:
         None when the edit changes nothing (so a second setup writes nothing); else the change.
@@ -269,7 +328,9 @@ def plan_json_file(
         return FileChange(path, None, dump_json(edited, None))
     if same_json(edited, doc):
         return None
-    if remove and not edited and record.get("created"):
+    if not edited and (
+        (remove and record.get("created")) or (emptied_by_edit is not None and emptied_by_edit())
+    ):
         return FileChange(path, before, None, prune_dirs)
     if not doc and not before.strip():
         return FileChange(path, before, dump_json(edited, None))

@@ -1,20 +1,29 @@
-"""The guard hook: deny raw ``.ipynb`` text edits and whole-notebook execution, allow the rest.
+"""The guard: deny raw ``.ipynb`` edits, cell edits that bypass revs and notebook runs.
 
 ``j-cli hook guard --host HOST`` feeds the host's hook event (JSON on stdin) to
-:func:`run_guard`. Two kinds of tool call are denied, each with a reason that names the tool to
-use instead:
+:func:`run_guard`; the reference's hook command line (``j-cli _hooks NAME``, ``j-cli-hook``)
+uses the same rules through :mod:`jupyter_jcli.hosts.hooks`. Four kinds of tool call are
+denied, each with a reason that names the tool to use instead:
 
 ``raw-ipynb-edit``
     a generic file tool writing or editing a ``.ipynb`` file as text (Claude Code ``Write``,
     ``Edit``, ``MultiEdit``; Codex ``apply_patch`` adding or updating a ``.ipynb``), or a shell
     command doing so: a redirection into a ``.ipynb`` (``>``, ``>>``, ``&>``), ``tee``,
     ``sponge``, ``dd of=``, or an in-place editor (``sed -i``, ``perl -i``, ``ruby -i``,
-    ``gawk -i inplace``) given a ``.ipynb``. Claude Code's ``NotebookEdit`` is notebook-aware
-    (it edits cells through the nbformat structure and cannot leave broken JSON), so it passes.
+    ``gawk -i inplace``) given a ``.ipynb``.
+``notebook-edit-tool``
+    Claude Code's ``NotebookEdit`` on a ``.ipynb``: it keeps the JSON valid but changes cells
+    without their names and revs (a stale edit overwrites what someone changed since, and
+    nothing can be undone); the jupyter-mcp cell tools and ``j-cli cell`` check the rev.
 ``notebook-execution``
-    ``jupyter nbconvert --execute`` (also ``jupyter-nbconvert``, ``python -m nbconvert``),
-    ``jupyter execute`` (``jupyter-execute``), ``papermill`` and ``runipy``, also behind
+    ``jupyter nbconvert --execute`` (also ``--execute=...``, ``jupyter-nbconvert``,
+    ``python -m nbconvert``), ``jupyter execute`` (``jupyter-execute``), ``papermill``,
+    ``runipy``, ``ipython NB.ipynb`` and ``ipython -c "%run NB.ipynb"``, also behind
     ``sudo``/``env``/``timeout``/``uv run``/``bash -c`` and the like.
+``paired-script-run``
+    ``python X.py`` (``python3``, ``./X.py``, behind the same wrappers) where ``X.ipynb`` sits
+    beside ``X.py`` (jupytext's default pairing): the script would run without a kernel and
+    its outputs would never reach the notebook; ``j-cli run X.py`` runs it cell by cell.
 
 Everything else passes untouched. Output follows each host's hook protocol:
 
@@ -31,34 +40,59 @@ The guard fails open: an event it cannot read (bad JSON, an unknown shape), or s
 beyond :data:`MAX_ANALYSED_CHARS` that a rule might deny, is allowed, with one diagnostic line on
 stderr; it never blocks the host because of its own failure. Its work is linear in the event's
 size (shell words are split by :mod:`._shellwords`, not ``shlex``, whose tokens grow
-quadratically). It imports only the standard library, so the hook starts fast.
+quadratically; what the words do is read by :mod:`._shell_commands`). It imports only the
+standard library, so the hook starts fast.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from jupyter_jcli.hosts._shellwords import split_words
+from jupyter_jcli.hosts._shell_commands import (
+    is_ipynb,
+    notebook_execution,
+    paired_notebook,
+    raw_notebook_edit,
+    script_run,
+    simple_commands,
+    unwrap,
+)
 
 __all__ = [
+    "ALLOW",
     "GUARD_HOSTS",
     "MAX_ANALYSED_CHARS",
+    "RULES",
+    "SHELL_RULES",
     "GuardHost",
     "GuardOutcome",
+    "Rule",
     "Verdict",
+    "check_file_edit",
+    "check_notebook_tool",
+    "check_patch",
+    "check_shell",
     "evaluate",
     "run_guard",
+    "working_folder",
 ]
 
 GuardHost = Literal["claude", "codex", "dsh"]
 GUARD_HOSTS: tuple[GuardHost, ...] = ("claude", "codex", "dsh")
 
-Rule = Literal["raw-ipynb-edit", "notebook-execution"]
+Rule = Literal["raw-ipynb-edit", "notebook-edit-tool", "notebook-execution", "paired-script-run"]
+RULES: frozenset[Rule] = frozenset(
+    {"raw-ipynb-edit", "notebook-edit-tool", "notebook-execution", "paired-script-run"}
+)
+"""Every rule (what :func:`evaluate` applies)."""
+SHELL_RULES: frozenset[Rule] = frozenset({"raw-ipynb-edit", "notebook-execution"})
+"""The rules over a shell command that need no file system: raw writes and notebook runs."""
 
 _EDIT_REASON = (
     "Blocked by jupyter-jcli: {what} edits .ipynb JSON as raw text, which can corrupt the "
@@ -68,9 +102,22 @@ _EDIT_REASON = (
 )
 _EXEC_REASON = (
     "Blocked by jupyter-jcli: `{what}` re-executes the whole notebook and rewrites every "
-    "output. Run only the cells you need (and the stale ones) with the jupyter-mcp tools on a "
-    "persistent kernel; read saved outputs with the read_notebook_output tool (or "
-    "`j-cli -j notebook outputs|output`)."
+    "output. Run only the cells you need (and the stale ones) on a persistent kernel with the "
+    "jupyter-mcp tools (execute_cells, run_stale) or `j-cli run NB --stale|--cell CELL`; read "
+    "saved outputs with the read_notebook_output tool (or `j-cli -j notebook outputs|output`)."
+)
+_NOTEBOOK_TOOL_REASON = (
+    "Blocked by jupyter-jcli: {what} changes cells without their names and revisions, so a "
+    "stale edit overwrites what changed since and cannot be undone. Change cells with the "
+    "jupyter-mcp tools (update_cell, add_cell, remove_cell, move_cell: each checks the cell's "
+    "rev; undo_last reverts) or `j-cli cell add|update|remove|move` (`j-cli notebook undo`)."
+)
+_SCRIPT_REASON = (
+    "Blocked by jupyter-jcli: `{what}` runs {script}, the script paired with {notebook}, as "
+    "a plain script: no kernel session keeps its state and its outputs never reach the "
+    "notebook. Run it with `j-cli run {script}` (cell by cell on a kernel, outputs saved into "
+    "{notebook}) or with the jupyter-mcp tools (execute_cells, run_stale) on the notebook's "
+    "persistent kernel; to run a module on purpose, use `python -m MODULE`."
 )
 
 _EDIT_TOOLS = frozenset(
@@ -83,11 +130,14 @@ _SHELL_TOOLS = frozenset(
      "run_shell_command", "run_command", "command", "terminal"}
 )  # fmt: skip
 _PATH_KEYS = ("file_path", "filePath", "path", "filename", "file")
+_NOTEBOOK_TOOLS = frozenset({"notebookedit", "notebook_edit", "edit_notebook"})
+_NOTEBOOK_PATH_KEYS = ("notebook_path", "notebookPath", *_PATH_KEYS)
 _COMMAND_KEYS = ("command", "cmd", "script")
 # `(.*)$` with the path stripped afterwards: a lazy `(.+?)\s*$` backtracks quadratically on a
 # long run of spaces inside a line.
-_PATCH_HEADER = re.compile(r"^\*\*\* (?:Add File|Update File|Move to): (.*)$", re.MULTILINE)
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
+_PATCH_HEADER = re.compile(
+    r"^(?:\*\*\*|\*\*_) (?:Add File|Update File|Move to): (.*)$", re.MULTILINE
+)
 _QUOTING = str.maketrans("", "", "'\"\\")
 _EXEC_WORDS = ("papermill", "runipy", "execute")
 MAX_ANALYSED_CHARS = 4 * 1024 * 1024
@@ -95,21 +145,6 @@ MAX_ANALYSED_CHARS = 4 * 1024 * 1024
 ``bash -c``/``eval`` strings) the guard tokenizes, about two seconds of work at worst. Beyond it
 the call is allowed with a diagnostic (fail open), so the hook stays well inside its 10 s limit.
 Text that no rule could deny (see :func:`_may_deny`) is never tokenized, whatever its length."""
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "|&", ";;"})
-_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
-_WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "nice", "ionice", "command", "exec",
-                       "xargs", "stdbuf", "builtin"})  # fmt: skip
-_RUNNERS = {"uv": "run", "poetry": "run", "pipx": "run", "pdm": "run", "hatch": "run",
-            "conda": "run", "mamba": "run", "micromamba": "run", "pixi": "run"}  # fmt: skip
-_VALUE_OPTIONS = frozenset({"-n", "--name", "-p", "--prefix", "--with", "--python", "--project",
-                            "--directory", "-e", "--environment"})  # fmt: skip
-_WRAPPER_VALUE_OPTIONS = {
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
-    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
-    "nice": frozenset({"-n"}),
-    "ionice": frozenset({"-c", "-n", "-p"}),
-    "xargs": frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a"}),
-}
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish"})
 _MAX_DEPTH = 4
 
@@ -130,6 +165,7 @@ class Verdict:
 
 
 ALLOW = Verdict(True)
+"""The verdict that lets a call through."""
 
 
 @dataclass(frozen=True)
@@ -183,12 +219,17 @@ def run_guard(host: GuardHost, stdin_text: str) -> GuardOutcome:
     return GuardOutcome(json.dumps(payload) + "\n", "")
 
 
-def evaluate(event: Mapping[str, object]) -> Verdict:
+def evaluate(event: Mapping[str, object], rules: Collection[Rule] = RULES) -> Verdict:
     """Decide on one tool call event.
 
     The event is read tolerantly, so one function serves every host: the tool name from
     ``tool_name`` (Claude Code, Codex), ``tool`` or ``name``; its input from ``tool_input``,
-    ``input``, ``args`` or ``arguments``.
+    ``input``, ``args`` or ``arguments``; the folder a shell command runs in from ``cwd``
+    and the input's ``workdir`` (else this process's working directory).
+
+    Args:
+        event: the hook event.
+        rules: the rules to apply (all by default).
 
     Raises:
         ValueError: when the event has no tool name or its input is not an object (the caller
@@ -206,11 +247,14 @@ def evaluate(event: Mapping[str, object]) -> Verdict:
     if tool in _EDIT_TOOLS:
         for key in _PATH_KEYS:
             value = raw_input.get(key)
-            if isinstance(value, str) and _is_ipynb(value):
-                return Verdict(
-                    False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"{name} on {value}")
-                )
+            if isinstance(value, str):
+                verdict = check_file_edit(name, value, rules)
+                if not verdict.allow:
+                    return verdict
         return ALLOW
+    if tool in _NOTEBOOK_TOOLS:
+        paths = [v for k in _NOTEBOOK_PATH_KEYS if isinstance(v := raw_input.get(k), str)]
+        return check_notebook_tool(name, paths[0] if paths else None, rules)
     texts = [
         v for k in (*_COMMAND_KEYS, "patch", "input") if isinstance(v := raw_input.get(k), str)
     ]
@@ -219,39 +263,86 @@ def evaluate(event: Mapping[str, object]) -> Verdict:
         texts.append(shlex.join(command))
     if tool in _PATCH_TOOLS or any("*** Begin Patch" in text for text in texts):
         for text in texts:
-            for header_path in _PATCH_HEADER.findall(text):
-                path = header_path.strip()
-                if _is_ipynb(path):
-                    return Verdict(
-                        False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"a patch on {path}")
-                    )
+            verdict = check_patch(text, rules)
+            if not verdict.allow:
+                return verdict
         if tool in _PATCH_TOOLS:
             return ALLOW
     if tool in _SHELL_TOOLS:
+        cwd = working_folder(event.get("cwd"), raw_input.get("workdir"))
         budget = [MAX_ANALYSED_CHARS]
         for text in texts:
-            verdict = check_shell(text, budget=budget)
+            verdict = _check_shell(text, 0, budget, rules, cwd)
             if not verdict.allow:
                 return verdict
     return ALLOW
 
 
-def check_shell(command: str, depth: int = 0, budget: list[int] | None = None) -> Verdict:
+def check_file_edit(tool: str, path: str, rules: Collection[Rule] = RULES) -> Verdict:
+    """Decide on a generic file tool (``tool``, as the host names it) writing ``path``."""
+    if "raw-ipynb-edit" in rules and is_ipynb(path):
+        return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=f"{tool} on {path}"))
+    return ALLOW
+
+
+def check_patch(text: str, rules: Collection[Rule] = RULES) -> Verdict:
+    """Decide on a Codex ``apply_patch`` text: denied when it adds, updates or moves a file to
+    a ``.ipynb`` (``*** Add File:``, ``*** Update File:``, ``*** Move to:``; also the legacy
+    ``**_`` markers). Deleting a notebook is not a raw edit of its JSON."""
+    if "raw-ipynb-edit" not in rules:
+        return ALLOW
+    notebooks = [path for found in _PATCH_HEADER.findall(text) if is_ipynb(path := found.strip())]
+    if not notebooks:
+        return ALLOW
+    what = f"a patch on {', '.join(dict.fromkeys(notebooks))}"  # each notebook once, in order
+    return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=what))
+
+
+def check_notebook_tool(tool: str, path: str | None, rules: Collection[Rule] = RULES) -> Verdict:
+    """Decide on a notebook-aware edit tool (Claude Code's ``NotebookEdit``) on ``path``
+    (None when the event names none: the tool edits only notebooks)."""
+    if "notebook-edit-tool" not in rules or tool.lower() not in _NOTEBOOK_TOOLS:
+        return ALLOW
+    if path is not None and not is_ipynb(path):
+        return ALLOW
+    what = f"{tool} on {path}" if path else tool
+    return Verdict(False, "notebook-edit-tool", _NOTEBOOK_TOOL_REASON.format(what=what))
+
+
+def check_shell(
+    command: str, rules: Collection[Rule] = SHELL_RULES, cwd: str | None = None
+) -> Verdict:
     """Decide on one shell command line (pipelines, lists, ``bash -c`` included).
 
     Args:
         command: the command line.
-        depth: the ``bash -c``/``eval`` nesting level (recursion stops at 4).
-        budget: a one-element list holding the characters still allowed to be tokenized,
-            shared by the nested calls; a fresh :data:`MAX_ANALYSED_CHARS` when None.
+        rules: the rules to apply; ``paired-script-run`` looks for ``X.ipynb`` beside each
+            script the command runs, resolved against ``cwd``.
+        cwd: the folder the command runs in (this process's working directory when None).
 
     Raises:
-        ValueError: when tokenizing ``command`` would exceed the budget (the caller fails
-            open). Time is linear in the text tokenized, which the budget bounds.
+        ValueError: when tokenizing ``command`` would exceed :data:`MAX_ANALYSED_CHARS` (the
+            caller fails open). Time is linear in the text tokenized, which the budget bounds.
     """
-    if budget is None:
-        budget = [MAX_ANALYSED_CHARS]
-    if not _may_deny(command):
+    return _check_shell(command, 0, [MAX_ANALYSED_CHARS], rules, cwd)
+
+
+def working_folder(cwd: object, workdir: object) -> str | None:
+    """The folder a tool call runs in: the input's ``workdir`` (relative to the session's
+    ``cwd`` when not absolute), else ``cwd``; None when neither is a non-empty string."""
+    base = cwd if isinstance(cwd, str) and cwd else None
+    if isinstance(workdir, str) and workdir:
+        return os.path.join(base, workdir) if base is not None else workdir
+    return base
+
+
+def _check_shell(
+    command: str, depth: int, budget: list[int], rules: Collection[Rule], cwd: str | None
+) -> Verdict:
+    """:func:`check_shell` at ``bash -c``/``eval`` nesting ``depth`` (recursion stops at 4);
+    ``budget`` is a one-element list holding the characters still allowed to be tokenized,
+    shared by the nested calls."""
+    if not _may_deny(command, rules):
         return ALLOW
     budget[0] -= len(command)
     if budget[0] < 0:
@@ -259,22 +350,25 @@ def check_shell(command: str, depth: int = 0, budget: list[int] | None = None) -
             f"the shell command needs more than {MAX_ANALYSED_CHARS} characters of analysis "
             f"(this part: {len(command)})"
         )
-    for words, redirect_targets in _simple_commands(command):
-        for target in redirect_targets:
-            if _is_ipynb(target):
-                return Verdict(
-                    False,
-                    "raw-ipynb-edit",
-                    _EDIT_REASON.format(what=f"a shell redirection into {target}"),
-                )
-        verdict = _check_words(words, depth, budget)
+    for words, redirect_targets in simple_commands(command):
+        if "raw-ipynb-edit" in rules:
+            for target in redirect_targets:
+                if is_ipynb(target):
+                    return Verdict(
+                        False,
+                        "raw-ipynb-edit",
+                        _EDIT_REASON.format(what=f"a shell redirection into {target}"),
+                    )
+        verdict = _check_words(words, depth, budget, rules, cwd)
         if not verdict.allow:
             return verdict
     return ALLOW
 
 
-def _check_words(words: list[str], depth: int, budget: list[int]) -> Verdict:
-    words = _unwrap(words)
+def _check_words(
+    words: list[str], depth: int, budget: list[int], rules: Collection[Rule], cwd: str | None
+) -> Verdict:
+    words = unwrap(words)
     if not words:
         return ALLOW
     program = words[0].rsplit("/", 1)[-1]
@@ -282,138 +376,42 @@ def _check_words(words: list[str], depth: int, budget: list[int]) -> Verdict:
     if program in _SHELLS and depth < _MAX_DEPTH:
         for index, arg in enumerate(args):
             if arg.startswith("-") and "c" in arg.lstrip("-") and index + 1 < len(args):
-                return check_shell(args[index + 1], depth + 1, budget)
+                return _check_shell(args[index + 1], depth + 1, budget, rules, cwd)
         return ALLOW
     if program == "eval" and depth < _MAX_DEPTH:
-        return check_shell(" ".join(args), depth + 1, budget)
-    execution = _execution(program, args)
-    if execution is not None:
-        return Verdict(False, "notebook-execution", _EXEC_REASON.format(what=execution))
-    notebooks = [arg for arg in args if _is_ipynb(arg)]
-    edit = _in_place_edit(program, args, notebooks)
-    if edit is not None:
-        return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=edit))
+        return _check_shell(" ".join(args), depth + 1, budget, rules, cwd)
+    if "notebook-execution" in rules:
+        execution = notebook_execution(program, args)
+        if execution is not None:
+            return Verdict(False, "notebook-execution", _EXEC_REASON.format(what=execution))
+    if "raw-ipynb-edit" in rules:
+        notebooks = [arg for arg in args if is_ipynb(arg)]
+        edit = raw_notebook_edit(program, args, notebooks)
+        if edit is not None:
+            return Verdict(False, "raw-ipynb-edit", _EDIT_REASON.format(what=edit))
+    if "paired-script-run" in rules:
+        script = script_run(words)
+        notebook = paired_notebook(script, cwd) if script is not None else None
+        if script is not None and notebook is not None:
+            what = shlex.join(words[: words.index(script) + 1])
+            reason = _SCRIPT_REASON.format(what=what, script=script, notebook=notebook)
+            return Verdict(False, "paired-script-run", reason)
     return ALLOW
 
 
-def _execution(program: str, args: list[str]) -> str | None:
-    """The whole-notebook execution command this is, if any."""
-    module = None
-    if (
-        re.fullmatch(r"python[0-9.]*|ipython[0-9.]*", program)
-        and len(args) >= 2
-        and args[0] == "-m"
-    ):
-        module, args = args[1], args[2:]
-    if program in ("papermill", "runipy") or module in ("papermill", "runipy"):
-        return program if module is None else f"python -m {module}"
-    if program == "jupyter-execute":
-        return "jupyter execute"
-    if (program == "jupyter" or module == "jupyter") and args:
-        sub, args = args[0], args[1:]
-        if sub == "execute":
-            return "jupyter execute"
-        if sub == "nbconvert" and "--execute" in args:
-            return "jupyter nbconvert --execute"
-    if (program == "jupyter-nbconvert" or module == "nbconvert") and "--execute" in args:
-        return "jupyter nbconvert --execute"
-    return None
+def _may_deny(text: str, rules: Collection[Rule]) -> bool:
+    """Whether any of ``rules`` could deny ``text``: a cheap linear pre-check before tokenizing.
 
-
-def _in_place_edit(program: str, args: list[str], notebooks: list[str]) -> str | None:
-    """The raw text edit of a ``.ipynb`` this command makes, if any."""
-    if program == "dd":
-        target = next((a[3:] for a in args if a.startswith("of=")), "")
-        return f"dd of={target}" if _is_ipynb(target) else None
-    if not notebooks:
-        return None
-    if program in ("tee", "sponge", "truncate"):
-        return f"{program} {notebooks[0]}"
-    flags = [a for a in args if a.startswith("-") and not a.startswith("--")]
-    if program in ("sed", "gsed") and (
-        any("i" in f[1:] for f in flags) or any(a.startswith("--in-place") for a in args)
-    ):
-        return f"sed -i on {notebooks[0]}"
-    if program in ("perl", "ruby") and any("i" in f[1:] for f in flags):
-        return f"{program} -i on {notebooks[0]}"
-    if program in ("awk", "gawk") and any(
-        a == "inplace" and i > 0 and args[i - 1] == "-i" for i, a in enumerate(args)
-    ):
-        return f"{program} -i inplace on {notebooks[0]}"
-    return None
-
-
-def _unwrap(words: list[str]) -> list[str]:
-    """Strip env assignments and wrappers (``sudo``, ``env``, ``timeout 5``, ``uv run``, ...).
-
-    Walks an index over ``words`` (no re-slicing per word), so it is linear in their number.
+    Every denial needs a word ending in ``.ipynb``, a program word holding ``papermill``,
+    ``runipy`` or ``execute`` (any case), or (``paired-script-run``) a word ending in ``.py``.
+    A word's characters are the text's characters minus quote characters and escaping
+    backslashes, so with every ``'``, ``"`` and ``\\`` removed from the text, such a word's
+    telltale part is a substring of it.
     """
-    index, count = 0, len(words)
-    for _ in range(16):
-        while index < count and _ASSIGNMENT.fullmatch(words[index]):
-            index += 1
-        if index >= count:
-            return []
-        program = words[index].rsplit("/", 1)[-1]
-        if program in _WRAPPERS:
-            valued = _WRAPPER_VALUE_OPTIONS.get(program, frozenset())
-            index += 1
-            while index < count and words[index].startswith("-"):
-                index += 2 if words[index] in valued else 1
-        elif program == "timeout":
-            index += 1
-            while index < count and words[index].startswith("-"):
-                index += 1
-            index += 1  # the duration
-        elif program in _RUNNERS and index + 1 < count and words[index + 1] == _RUNNERS[program]:
-            index += 2
-            while index < count and words[index].startswith("-"):
-                # options with a value (`conda run -n env`, `uv run --with x`)
-                index += 2 if words[index] in _VALUE_OPTIONS else 1
-        else:
-            return words[index:]
-    return words[index:]
-
-
-def _simple_commands(command: str) -> Iterator[tuple[list[str], list[str]]]:
-    """Each simple command's words and the files it redirects output into."""
-    text = command.replace("\n", " ; ")
-    tokens = split_words(text)  # shlex's POSIX words, in linear time
-    if tokens is None:  # unbalanced quotes: fall back to plain words
-        tokens = text.split()
-    words: list[str] = []
-    targets: list[str] = []
-    expect_target = False
-    for token in tokens:
-        if expect_target:
-            targets.append(token)
-            expect_target = False
-        elif token in _REDIRECTS or token == ">&":
-            expect_target = True
-        elif token in _SEPARATORS:
-            yield words, targets
-            words, targets = [], []
-        else:
-            cleaned = token.lstrip("$(`").rstrip(")`")
-            if cleaned:
-                words.append(cleaned)
-    yield words, targets
-
-
-def _may_deny(text: str) -> bool:
-    """Whether any rule could deny ``text``: a cheap linear pre-check before tokenizing.
-
-    Every denial needs a word ending in ``.ipynb`` or a program word holding ``papermill``,
-    ``runipy`` or ``execute``. A word's characters are the text's characters minus quote
-    characters and escaping backslashes, so with every ``'``, ``"`` and ``\\`` removed from the
-    text, such a word's telltale part is a substring of it.
-    """
-    plain = text.translate(_QUOTING)
-    return ".ipynb" in plain.lower() or any(word in plain for word in _EXEC_WORDS)
-
-
-def _is_ipynb(path: str) -> bool:
-    return path.strip().strip("'\"").lower().endswith(".ipynb")
+    plain = text.translate(_QUOTING).lower()
+    if "paired-script-run" in rules and ".py" in plain:
+        return True
+    return ".ipynb" in plain or any(word in plain for word in _EXEC_WORDS)
 
 
 def _dsh_line(verdict: Verdict, diagnostic: str | None) -> str:
