@@ -11,10 +11,27 @@ its rich or long outputs saved under ``./.j-cli/outputs/``. See
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from jupyter_jcli.cli._emit import echo, json_mode
 from jupyter_jcli.errors import UsageError
 
-__all__ = ["run_plain_script"]
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench._script import ScriptPlan
+
+__all__ = ["created_line", "run_plain_script"]
+
+
+def created_line(plan: ScriptPlan) -> str:
+    """What a run says of the notebook it created for a script."""
+    if plan.formats is None:
+        return f"created the paired notebook {plan.notebook_path} (paired by {plan.path}'s header)"
+    return (
+        f"created {plan.notebook_path}, paired with {plan.path} as a jupytext pair "
+        f"(formats {plan.formats!r}, set in the notebook's metadata; {plan.path.name} is "
+        "not changed): edits of either file through jupyter-jcli or Jupyter with jupytext "
+        f"reach the other, and `jupytext --sync {plan.notebook_path}` syncs them"
+    )
 
 
 def run_plain_script(
@@ -32,7 +49,7 @@ def run_plain_script(
     plan = prepare_script(file)
     if plan.kind == "notebook":
         if plan.created and not json_mode():
-            echo(f"created the paired notebook {plan.notebook_path}", err=True)
+            echo(created_line(plan), err=True)
         return None
     if modes:
         raise UsageError(

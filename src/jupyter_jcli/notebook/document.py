@@ -417,6 +417,8 @@ class Document(LoadedNotebook):
                     self._adopt(model, written(disk, draft.outputs, stats), views=views)
                     if next_base is not None:
                         self._state.derived["base"] = (self._files[0].sha256, next_base)
+                if draft.changed and self._pair is not None and self._pair.out_of_sync is None:
+                    store.record_agreed_pair(self._files[0].sha256)  # both sides agree now
                 return draft.value
         raise AssertionError("unreachable: the last attempt returns or raises")
 
