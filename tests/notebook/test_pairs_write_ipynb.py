@@ -170,14 +170,87 @@ def test_a_pair_whose_ipynb_holds_newer_inputs_is_refused(tmp_path: Path, via: s
     assert "L = ['edited', 'in', 'ipynb']" in _ipynb_sources(ipynb)
 
 
-def test_a_newer_py_with_different_inputs_is_an_ordinary_outside_edit(tmp_path: Path) -> None:
-    ipynb, py = _pair(tmp_path)
+def _edit_py(py: Path, ipynb: Path) -> None:
+    """A person edits the text file (x-sort's second line), after the notebook."""
     py.write_text(py.read_text().replace("sorted('python')", "sorted('jupyter')"))
     _make_newer(py, ipynb)
-    document = Document.load(ipynb)
+
+
+@pytest.mark.parametrize("via", ["ipynb", "py"])
+def test_a_newer_py_with_different_inputs_is_refused_until_the_sides_agree(
+    tmp_path: Path, via: str
+) -> None:
+    """Issue 27 item 7: jupytext's newer-wins rule would drop whatever the .ipynb changed;
+    with no record that the .ipynb is unchanged since the sides last agreed, a write is
+    refused, and every read says the pair is out of sync and which side it shows."""
+    ipynb, py = _pair(tmp_path)
+    _edit_py(py, ipynb)
+    before = (ipynb.read_bytes(), py.read_bytes())
+    document = Document.load(ipynb if via == "ipynb" else py)
+    facts = document.pair_out_of_sync
+    assert facts is not None
+    assert (facts["newer"], facts["shown"], facts["writes"]) == ("text", "text", "refused")
+    assert (facts["notebook_path"], facts["text_path"]) == (str(ipynb), str(py))
     target = document.cell("x-sort")
-    document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    with pytest.raises(NotebookError) as info:
+        document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
+    assert info.value.details["newer"] == "text"
+    assert (ipynb.read_bytes(), py.read_bytes()) == before
+    _jupytext("--sync", py)  # takes the newer text file's inputs: now they agree
+    synced = Document.load(ipynb if via == "ipynb" else py)
+    assert synced.pair_out_of_sync is None
+    synced.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
     assert any("sorted('jupyter')" in source for source in _ipynb_sources(ipynb))
+
+
+def test_an_ipynb_edit_is_never_overwritten_by_a_later_py_edit(tmp_path: Path) -> None:
+    """The reported sequence: the .ipynb edited by a tool that ignores the pairing, then the
+    .py edited (so it is newer): the next edit is refused, both changes stay."""
+    ipynb, py = _pair(tmp_path)
+    document = Document.load(ipynb)
+    cell = document.cell("l")
+    document.update_cell("l", expected_rev=cell.rev, source="L = [1, 2]")  # agreed, recorded
+    notebook = json.loads(ipynb.read_text())
+    notebook["cells"][cell.index]["source"] = ["L = ['edited', 'in', 'ipynb']"]
+    ipynb.write_text(json.dumps(notebook, indent=1))
+    _edit_py(py, ipynb)
+    before = (ipynb.read_bytes(), py.read_bytes())
+    again = Document.load(py)
+    assert again.pair_out_of_sync is not None
+    assert again.pair_out_of_sync["writes"] == "refused"
+    target = again.cell("x-sort")
+    with pytest.raises(NotebookError) as info:
+        again.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
+    assert (ipynb.read_bytes(), py.read_bytes()) == before
+
+
+def test_a_py_edit_after_a_jcli_write_is_taken_into_the_notebook(tmp_path: Path) -> None:
+    """The .ipynb is byte for byte what jupyter-jcli wrote with the .py: only the .py
+    changed since, so an edit takes its inputs (nothing of the notebook's is lost)."""
+    ipynb, py = _pair(tmp_path)
+    document = Document.load(py)
+    cell = document.cell("l")
+    document.update_cell("l", expected_rev=cell.rev, source="L = [1, 2]")
+    _edit_py(py, ipynb)
+    reread = Document.load(ipynb)
+    assert reread.pair_out_of_sync is not None
+    assert reread.pair_out_of_sync["writes"] == "take_text"
+    target = reread.cell("x-sort")
+    reread.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert any("sorted('jupyter')" in source for source in _ipynb_sources(ipynb))
+    assert Document.load(py).pair_out_of_sync is None
+
+
+def test_a_newer_py_with_the_same_inputs_is_in_sync(tmp_path: Path) -> None:
+    ipynb, py = _pair(tmp_path)
+    _make_newer(py, ipynb)
+    document = Document.load(ipynb)
+    assert document.pair_out_of_sync is None
+    target = document.cell("x-sort")
+    result = document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert set(result.written) == {ipynb, py}
 
 
 def test_a_notebook_paired_with_several_text_files_reads_but_refuses_edits(

@@ -277,6 +277,8 @@ def combine_pair(
     for index, node in enumerate(combined.cells):
         cell = _plain(node)
         match = mapping[index]
+        if match is not None and _names_kept_out(fmt):  # the name lives in the .ipynb only
+            _restore_name(cell, original[match])
         like: object = original[match].get("source") if match is not None else []
         if match is not None and _same_cell(cell, original[match]):
             cells.append(original[match])
@@ -319,6 +321,8 @@ def render_py(notebook: dict[str, Any], context: PairContext) -> bytes:
     for cell in notebook["cells"]:
         plain = copy.deepcopy(cell)
         plain["source"] = cell_source(cell)
+        if _names_kept_out(context.fmt):
+            _drop_name(plain)
         cells.append(plain)
     document = {
         "nbformat": notebook.get("nbformat", 4),
@@ -349,12 +353,45 @@ def render_py(notebook: dict[str, Any], context: PairContext) -> bytes:
 
 
 def _inputs_differ(text_nb: Any, outputs_nb: Any, fmt: dict[str, Any]) -> bool:
-    """jupytext's must-match test: both notebooks written in the text format differ."""
+    """jupytext's must-match test on the cells: both notebooks written in the text format,
+    under the text file's notebook metadata (so a header that only one side carries, such
+    as the ``formats`` set in the ``.ipynb`` alone, is no difference), differ: a cell's type,
+    source or the cell metadata the text format keeps."""
     import jupytext
 
     in_text: str = jupytext.writes(copy.deepcopy(text_nb), fmt=copy.deepcopy(fmt))
-    out_text: str = jupytext.writes(copy.deepcopy(outputs_nb), fmt=copy.deepcopy(fmt))
+    cells_only = copy.deepcopy(outputs_nb)
+    cells_only.metadata = copy.deepcopy(text_nb.metadata)
+    if _names_kept_out(fmt):
+        for cell in cells_only.cells:
+            _drop_name(cell)
+    out_text: str = jupytext.writes(cells_only, fmt=copy.deepcopy(fmt))
     return in_text != out_text
+
+
+_NAME_KEY = "jupyter_mcp"
+"""The cell metadata key holding a cell's name (``notebook.names``)."""
+
+
+def _names_kept_out(fmt: dict[str, Any]) -> bool:
+    """Whether cell names stay out of a text file of format ``fmt``: a light script marks
+    a cell that carries metadata with a ``# +`` block, so writing every name there would
+    turn a marker-less script into blocks. The names stay in the ``.ipynb`` (jupytext
+    takes the metadata a text file lacks from it) and cells map by content."""
+    return fmt.get("format_name") == "light"
+
+
+def _drop_name(cell: Any) -> None:
+    metadata = cell.get("metadata")
+    if isinstance(metadata, dict) and _NAME_KEY in metadata:
+        del metadata[_NAME_KEY]
+
+
+def _restore_name(cell: dict[str, Any], original: dict[str, Any]) -> None:
+    metadata = original.get("metadata")
+    name = metadata.get(_NAME_KEY) if isinstance(metadata, dict) else None
+    if name is not None:
+        cell.setdefault("metadata", {})[_NAME_KEY] = copy.deepcopy(name)
 
 
 def _plain(node: Any) -> Any:
