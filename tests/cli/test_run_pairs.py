@@ -109,11 +109,15 @@ def test_every_read_of_an_out_of_sync_pair_says_so(here: Path) -> None:
     ipynb = here / "s.ipynb"
     _edit_first_cell(ipynb, "x = 10\nprint(x)")
     for path in (script, ipynb):
-        for command in ("overview", "read"):
+        for command in ("overview", "read", "cells", "show"):
             document = run_cli("-j", "notebook", command, path).json()
-            facts = document["pair_out_of_sync"]
+            # overview and read show the pair's model (the text file's inputs); cells and
+            # show list the cells of the file named
+            listing = command in ("cells", "show")
+            facts = (document["source"] if listing else document)["pair_out_of_sync"]
+            shown = "notebook" if listing and path == ipynb else "text"
             assert (facts["shown"], facts["newer"], facts["writes"]) == (
-                "text",
+                shown,
                 "notebook",
                 "refused",
             )

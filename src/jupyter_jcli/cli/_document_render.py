@@ -104,10 +104,10 @@ def pair_lines(facts: Mapping[str, Any] | None) -> list[str]:
             f"{facts['notebook_path']} is unchanged since jupyter-jcli last wrote the pair, so the "
             "next run or edit takes the text file's inputs into it"
         )
+    shown = facts["text_path"] if facts.get("shown", "text") == "text" else facts["notebook_path"]
     return [
         f"warning: pair out of sync: {facts['notebook_path']} and {facts['text_path']} hold "
-        f"different cell inputs ({newer} changed last); shown: the inputs of "
-        f"{facts['text_path']}; {then}"
+        f"different cell inputs ({newer} changed last); shown: the inputs of {shown}; {then}"
     ]
 
 
