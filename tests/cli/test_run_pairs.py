@@ -67,6 +67,11 @@ def test_a_run_on_an_out_of_sync_pair_is_refused_before_any_cell_runs(here: Path
     first = run_cli("-j", "run", script)
     assert first.exit_code == 0, first.stderr
     ipynb = here / "s.ipynb"
+    assert first.json()["created_notebook"] == {  # item 4: the run says it made a pair
+        "path": str(ipynb),
+        "paired_with": str(script),
+        "formats": "ipynb,py:percent",
+    }
     _edit_first_cell(ipynb, "x = 10\nprint(x)")
     before = (ipynb.read_bytes(), script.read_bytes())
     refused = run_cli("-j", "run", script)

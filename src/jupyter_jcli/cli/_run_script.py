@@ -11,7 +11,7 @@ its rich or long outputs saved under ``./.j-cli/outputs/``. See
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.cli._emit import echo, json_mode
 from jupyter_jcli.errors import UsageError
@@ -19,11 +19,11 @@ from jupyter_jcli.errors import UsageError
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._script import ScriptPlan
 
-__all__ = ["created_line", "run_plain_script"]
+__all__ = ["created_field", "created_line", "run_plain_script"]
 
 
 def created_line(plan: ScriptPlan) -> str:
-    """What a run says of the notebook it created for a script."""
+    """What a run says of the notebook it created for a script (text mode, on stderr)."""
     if plan.formats is None:
         return f"created the paired notebook {plan.notebook_path} (paired by {plan.path}'s header)"
     return (
@@ -34,11 +34,22 @@ def created_line(plan: ScriptPlan) -> str:
     )
 
 
+def created_field(plan: ScriptPlan) -> dict[str, Any]:
+    """The ``created_notebook`` field of a run's ``-j`` document: the notebook created for
+    the script, the script it is paired with, and the ``jupytext.formats`` set in it
+    (``null`` when the script's header pairs them)."""
+    return {
+        "path": str(plan.notebook_path),
+        "paired_with": str(plan.path),
+        "formats": plan.formats,
+    }
+
+
 def run_plain_script(
     file: str, *, timeout: float | None, kernel_name: str | None, modes: list[str]
-) -> int | None:
-    """Run ``file`` whole when it is a plain script and return the exit status; None when it
-    is a notebook script (its paired notebook now exists: the caller runs its cells).
+) -> int | ScriptPlan:
+    """Run ``file`` whole when it is a plain script and return the exit status; its plan when
+    it is a notebook script (its paired notebook now exists: the caller runs its cells).
 
     Raises:
         UsageError: ``USAGE_ERROR`` for ``--stale``, ``--all`` or ``--cell`` on a plain script.
@@ -50,7 +61,7 @@ def run_plain_script(
     if plan.kind == "notebook":
         if plan.created and not json_mode():
             echo(created_line(plan), err=True)
-        return None
+        return plan
     if modes:
         raise UsageError(
             "A plain script (no cell markers, no paired notebook) runs whole: "
