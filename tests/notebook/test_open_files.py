@@ -121,9 +121,7 @@ def _pair_outside(
     root.mkdir()
     outside.mkdir()
     notebook = root / "nb.ipynb"
-    notebook.write_text(
-        _notebook(notebook_source, jupytext={"formats": formats}), encoding="utf-8"
-    )
+    notebook.write_text(_notebook(notebook_source, jupytext={"formats": formats}), encoding="utf-8")
     text = outside / "nb.py"
     text.write_text("# %%\nprint('OUTSIDE')\n", encoding="utf-8")
     os.utime(notebook, ns=(1_000_000_000, 1_000_000_000))  # the text file is the newer one

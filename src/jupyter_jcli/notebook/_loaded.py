@@ -77,7 +77,8 @@ class LoadedNotebook:
         cache_dir: Path | None = None,
         confine: Confinement | None = None,
     ) -> _Loaded:
-        """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
+        """Load a notebook (``.ipynb``) or a ``.py`` paired with one (py:percent, light or
+        another script format jupytext reads, kept when written). Writes nothing.
 
         Args:
             path: the ``.ipynb`` or ``.py`` file.
@@ -88,8 +89,8 @@ class LoadedNotebook:
                 active confinement.
 
         Raises:
-            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
-                ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
+            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix),
+                ``NOTEBOOK_READ_FAILED``,
                 ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook),
                 ``PATH_NOT_ALLOWED`` (outside ``confine``). A pair that may be read but not
                 edited loads; its mutations raise ``PAIR_OUT_OF_SYNC`` or the paired file's
