@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -278,3 +279,77 @@ def test_formats_naming_a_missing_text_file_leave_the_notebook_unpaired(tmp_path
     result = document.update_cell("l", expected_rev=cell.rev, source="L = [3]")
     assert result.written == (ipynb,)
     assert not py.exists()
+
+
+def _shell(command: str, cwd: Path) -> None:
+    """Run an advised command as a user would, with this environment's jupytext on PATH."""
+    import subprocess
+    import sys
+
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env={**os.environ, "PATH": path}, check=True, timeout=60
+    )
+
+
+def _make_older(path: Path, than: Path) -> None:
+    """Set ``path``'s mtime two seconds before ``than``'s (nothing dated in the future, so a
+    ``touch`` makes a file the more recent one, as it does for a user)."""
+    other = os.stat(than)
+    os.utime(path, ns=(other.st_atime_ns, other.st_mtime_ns - 2_000_000_000))
+
+
+def _stem_pair(tmp_path: Path, formats_in: str) -> tuple[Path, Path]:
+    """``s.ipynb`` and ``s.py`` with the same cells, the pairing named in the notebook's
+    metadata (``"ipynb"``), in the script's header (``"text"``) or nowhere (``"none"``: a
+    pair by stem only)."""
+    import jupytext
+    import nbformat
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    ipynb, py = folder / "s.ipynb", folder / "s.py"
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("y = x + 1")]
+    )
+    text_nb = copy.deepcopy(notebook)
+    if formats_in == "ipynb":
+        notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    if formats_in == "text":
+        text_nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    nbformat.write(notebook, ipynb)
+    py.write_text(jupytext.writes(text_nb, fmt="py:percent"), "utf-8")
+    return ipynb, py
+
+
+@pytest.mark.parametrize("formats_in", ["ipynb", "text", "none"])
+@pytest.mark.parametrize("changed", ["notebook", "text"])
+@pytest.mark.parametrize("keep", ["notebook", "text"])
+def test_the_commands_a_refusal_gives_make_the_pair_agree_keeping_the_side_asked(
+    tmp_path: Path, formats_in: str, changed: str, keep: str
+) -> None:
+    """Item 3/7: the refusal says what to do, and doing it works whichever file names
+    the pairing (real jupytext, run as a user runs it)."""
+    ipynb, py = _stem_pair(tmp_path, formats_in)
+    if changed == "notebook":
+        notebook = json.loads(ipynb.read_text("utf-8"))
+        notebook["cells"][0]["source"] = "x = 10"
+        ipynb.write_text(json.dumps(notebook, indent=1), "utf-8")
+        _make_older(py, ipynb)
+        kept_source = "x = 10" if keep == "notebook" else "x = 1"
+    else:
+        py.write_text(py.read_text("utf-8").replace("x = 1\n", "x = 20\n"), "utf-8")
+        _make_older(ipynb, py)
+        kept_source = "x = 20" if keep == "text" else "x = 1"
+    document = Document.load(py)
+    target = document.cell(document.cells[1].name)
+    with pytest.raises(NotebookError) as info:
+        document.update_cell(target.name, expected_rev=target.rev, source="y = x + 2")
+    assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
+    assert info.value.details["newer"] == changed
+    _shell(info.value.details[f"keep_{keep}"], ipynb.parent)
+    agreed = Document.load(py)
+    assert agreed.pair_out_of_sync is None
+    assert agreed.cells[0].source == kept_source
+    agreed.update_cell(target.name, expected_rev=target.rev, source="y = x + 2")
+    assert _ipynb_sources(ipynb)[0] == kept_source

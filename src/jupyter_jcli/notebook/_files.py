@@ -98,7 +98,8 @@ def read_target(
         ``(notebook, files, pair, refusal)``. ``refusal`` is ``None`` or the error every
         mutation of this content must raise (reads still work): ``PAIR_OUT_OF_SYNC`` when
         the two sides hold different inputs and the ``.ipynb`` is not what jupyter-jcli
-        wrote when they last agreed (``_pairs``; details: ``PairContext.out_of_sync``);
+        wrote when they last agreed (``_pairs``; details: ``PairContext.out_of_sync`` and
+        the commands that make them agree, ``keep_notebook`` and ``keep_text``);
         ``FILE_TYPE_UNSUPPORTED`` when the ``.ipynb`` is paired with several existing text
         files; the ``NOTEBOOK_READ_FAILED``/``FILE_NOT_FOUND``/``PATH_NOT_ALLOWED`` of a
         paired text file that cannot be read or combined, or lies outside the confinement
@@ -172,28 +173,69 @@ def _combined(
     pair = replace(pair, out_of_sync=facts)
     if agreed:
         return notebook, (ipynb, text), pair, None
-    return (
-        notebook,
-        (ipynb, text),
-        pair,
-        NotebookError(ErrorCode.PAIR_OUT_OF_SYNC, out_of_sync_message(facts, notebook), facts),
-    )
+    commands = agree_commands(facts, notebook, pair.metadata, _short(pair.fmt))
+    message = out_of_sync_message(facts, commands)
+    refusal = NotebookError(ErrorCode.PAIR_OUT_OF_SYNC, message, {**facts, **commands})
+    return notebook, (ipynb, text), pair, refusal
 
 
-def out_of_sync_message(facts: dict[str, Any], notebook: dict[str, Any]) -> str:
-    """What a ``PAIR_OUT_OF_SYNC`` refusal says: which side changed, and how to make the two
-    agree with jupytext (``--sync`` takes the inputs of the more recent file; touching the
-    other one first makes that one the more recent)."""
+def _short(fmt: dict[str, Any]) -> str:
+    """``{"extension": ".py", "format_name": "percent"}`` as ``py:percent``."""
+    extension = str(fmt.get("extension", ".py")).lstrip(".")
+    name = fmt.get("format_name")
+    return f"{extension}:{name}" if name else extension
+
+
+def agree_commands(
+    facts: dict[str, Any], notebook: dict[str, Any], combined: dict[str, Any], fmt: str
+) -> dict[str, str]:
+    """The shell commands that make an out-of-sync pair agree with jupytext, keeping one
+    side's inputs: ``{"keep_notebook": ..., "keep_text": ...}``. ``jupytext --sync`` runs on
+    the file whose metadata names the pairing (the ``.ipynb``'s own, else the text file's
+    header) and takes the inputs of the more recent file, so the side to keep is touched
+    first when it is the older. Without ``formats`` on either side (paired by stem only),
+    ``--set-formats`` pairs them (taking, as ``--sync``, the more recent file's inputs) and
+    ``--to ipynb --update`` takes the text file's inputs into the notebook, outputs kept.
+
+    Args:
+        facts: ``PairContext.out_of_sync`` with ``newer``.
+        notebook: the ``.ipynb`` as read (its own metadata).
+        combined: the pair's combined notebook metadata (``PairContext.metadata``).
+        fmt: the text file's format, short form (``py:percent``).
+    """
+    from jupyter_jcli.notebook._pair_search import notebook_formats
+
+    ipynb, text = shlex.quote(facts["notebook_path"]), shlex.quote(facts["text_path"])
+    if notebook_formats(notebook.get("metadata")) is not None:
+        sync = f"jupytext --sync {ipynb}"
+    elif notebook_formats(combined) is not None:
+        sync = f"jupytext --sync {text}"
+    else:
+        pair_them = f"jupytext --set-formats ipynb,{fmt} {ipynb}"  # syncs as --sync does
+        return {
+            "keep_notebook": pair_them
+            if facts["newer"] == "notebook"
+            else f"touch {ipynb} && {pair_them}",
+            "keep_text": f"jupytext --to ipynb --update {text}",
+        }
+    newer = facts["newer"]
+    return {
+        "keep_notebook": sync if newer == "notebook" else f"touch {ipynb} && {sync}",
+        "keep_text": sync if newer == "text" else f"touch {text} && {sync}",
+    }
+
+
+def out_of_sync_message(facts: dict[str, Any], commands: dict[str, str]) -> str:
+    """What a ``PAIR_OUT_OF_SYNC`` refusal says: which side changed last, and the commands
+    of :func:`agree_commands`."""
     notebook_path, text_path = facts["notebook_path"], facts["text_path"]
-    newer, older = (
-        (notebook_path, text_path) if facts["newer"] == "notebook" else (text_path, notebook_path)
-    )
+    newer = notebook_path if facts["newer"] == "notebook" else text_path
     return (
         f"{notebook_path} and its paired {text_path} hold different cell inputs, and "
         f"{newer} was changed last; jupyter-jcli runs and writes nothing on such a pair, as "
         "it would replace one side's change with the other's. To keep the inputs of "
-        f"{newer}: `jupytext --sync {shlex.quote(newer)}`; to keep those of {older}: "
-        f"`touch {shlex.quote(older)} && jupytext --sync {shlex.quote(older)}`. Then retry."
+        f"{notebook_path}: `{commands['keep_notebook']}`; to keep those of {text_path}: "
+        f"`{commands['keep_text']}`. Then retry."
     )
 
 
