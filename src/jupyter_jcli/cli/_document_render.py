@@ -98,7 +98,11 @@ def pair_lines(facts: Mapping[str, Any] | None) -> list[str]:
         return []
     newer = facts["notebook_path"] if facts["newer"] == "notebook" else facts["text_path"]
     if facts["writes"] == "refused":
-        then = "runs and edits are refused (PAIR_OUT_OF_SYNC) until they agree: jupytext --sync"
+        then = (
+            "runs and edits are refused (PAIR_OUT_OF_SYNC) until they agree: to keep the "
+            f"inputs of {facts['notebook_path']}: `{facts['keep_notebook']}`; to keep those of "
+            f"{facts['text_path']}: `{facts['keep_text']}`"
+        )
     else:
         then = (
             f"{facts['notebook_path']} is unchanged since jupyter-jcli last wrote the pair, so the "

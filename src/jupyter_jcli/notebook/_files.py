@@ -163,19 +163,18 @@ def _combined(
 
     newer = "notebook" if ipynb.mtime_ns > text.mtime_ns else "text"
     agreed = SnapshotStore(ipynb.path, base_dir=base_dir).agreed_pair() == ipynb.sha256
-    facts = {
+    facts: dict[str, Any] = {
         **pair.out_of_sync,
         "newer": newer,
         "notebook_mtime_ns": ipynb.mtime_ns,
         "text_mtime_ns": text.mtime_ns,
         "writes": "take_text" if agreed else "refused",
     }
+    facts.update(agree_commands(facts, notebook, pair.metadata, _short(pair.fmt)))
     pair = replace(pair, out_of_sync=facts)
     if agreed:
         return notebook, (ipynb, text), pair, None
-    commands = agree_commands(facts, notebook, pair.metadata, _short(pair.fmt))
-    message = out_of_sync_message(facts, commands)
-    refusal = NotebookError(ErrorCode.PAIR_OUT_OF_SYNC, message, {**facts, **commands})
+    refusal = NotebookError(ErrorCode.PAIR_OUT_OF_SYNC, out_of_sync_message(facts), facts)
     return notebook, (ipynb, text), pair, refusal
 
 
@@ -225,17 +224,17 @@ def agree_commands(
     }
 
 
-def out_of_sync_message(facts: dict[str, Any], commands: dict[str, str]) -> str:
+def out_of_sync_message(facts: dict[str, Any]) -> str:
     """What a ``PAIR_OUT_OF_SYNC`` refusal says: which side changed last, and the commands
-    of :func:`agree_commands`."""
+    of :func:`agree_commands` (in ``facts``)."""
     notebook_path, text_path = facts["notebook_path"], facts["text_path"]
     newer = notebook_path if facts["newer"] == "notebook" else text_path
     return (
         f"{notebook_path} and its paired {text_path} hold different cell inputs, and "
         f"{newer} was changed last; jupyter-jcli runs and writes nothing on such a pair, as "
         "it would replace one side's change with the other's. To keep the inputs of "
-        f"{notebook_path}: `{commands['keep_notebook']}`; to keep those of {text_path}: "
-        f"`{commands['keep_text']}`. Then retry."
+        f"{notebook_path}: `{facts['keep_notebook']}`; to keep those of {text_path}: "
+        f"`{facts['keep_text']}`. Then retry."
     )
 
 

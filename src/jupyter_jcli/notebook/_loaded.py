@@ -142,7 +142,8 @@ class LoadedNotebook:
         ``newer`` (``"notebook"`` or ``"text"``), both ``*_mtime_ns`` and ``writes``
         (``"refused"``: a run or an edit raises ``PAIR_OUT_OF_SYNC``; ``"take_text"``: the
         ``.ipynb`` is unchanged since jupyter-jcli last wrote the pair, a write takes the
-        text file's inputs)."""
+        text file's inputs), ``keep_notebook`` and ``keep_text`` (the jupytext command that
+        makes the sides agree keeping that side's inputs)."""
         if self._pair is None or self._pair.out_of_sync is None:
             return None
         return dict(self._pair.out_of_sync)

@@ -71,8 +71,10 @@ class PairContext:
             module docstring): ``notebook_path``, ``text_path``, ``shown`` (``"text"``: the
             model's inputs are the text file's), and, filled by ``_files``, ``newer``
             (``"notebook"`` or ``"text"``, by mtime), ``notebook_mtime_ns``,
-            ``text_mtime_ns`` and ``writes`` (``"refused"``, or ``"take_text"`` when the
-            ``.ipynb`` is unchanged since the sides last agreed).
+            ``text_mtime_ns``, ``writes`` (``"refused"``, or ``"take_text"`` when the
+            ``.ipynb`` is unchanged since the sides last agreed) and ``keep_notebook`` /
+            ``keep_text``: the shell command that makes them agree keeping that side's
+            inputs (``_files.agree_commands``).
     """
 
     py_path: Path
