@@ -145,15 +145,15 @@ def _pair_out_of_sync(loaded: NotebookOutputs) -> dict[str, Any] | None:
     (``Document.pair_out_of_sync``) with ``shown`` the side these listings show: the cells
     of the file named (``"text"`` for the ``.py``, ``"notebook"`` for the ``.ipynb``). The
     pair is read again only for a ``.py`` with a notebook or an ``.ipynb`` naming formats."""
-    from jupyter_jcli.errors import NotebookError
-    from jupyter_jcli.notebook.document import Document
-
     if loaded.kind == "py" and loaded.notebook_path is None:
         return None
     if loaded.kind == "ipynb":
         jupytext = loaded.metadata.get("jupytext")
         if not isinstance(jupytext, dict) or not jupytext.get("formats"):
             return None
+    from jupyter_jcli.errors import NotebookError
+    from jupyter_jcli.notebook.document import Document
+
     try:
         facts = Document.load(loaded.path).pair_out_of_sync
     except NotebookError:
