@@ -112,7 +112,10 @@ def test_cells_of_a_paired_py_show_stable_ids_of_the_mapped_notebook_cells(
     ids = [c["id"] for c in first["cells"]]
     assert ids == ["cell-0", "cell-1", "cell-2", None]
     assert first["cells"][3]["mapping_problem"]["code"] == ErrorCode.CELL_MAPPING_UNRELIABLE
+    assert first["source"]["pair_out_of_sync"]["newer"] == "text"  # the .py has a new cell
     lines = run_cli("notebook", "cells", py).stdout.splitlines()
+    assert lines[1].startswith("warning: pair out of sync")
+    del lines[1]
     assert "y-2" in lines[2]  # the names the overview shows
     assert "nb:-" in lines[4]
 

@@ -180,6 +180,7 @@ def test_an_edit_through_a_paired_py_file_keeps_the_notebooks_big_integers(
     document = Document.load(py)
     assert document.paired_py == py
     assert document.notebook_path == ipynb
+    document.add_cell("y = 0", position="end")  # written by jupyter-jcli: the sides agree
     text = py.read_text(encoding="utf-8")
     py.write_text(text.replace("Up to this point", "Edited: up to this point", 1))
     document = Document.load(py)  # the cell rebuilt from the text file carries the outputs

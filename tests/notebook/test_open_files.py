@@ -112,12 +112,16 @@ def test_a_file_larger_than_the_bound_is_refused_as_too_large(
     assert caught.value.details["reason"] == "too_large"
 
 
-def _pair_outside(tmp_path: Path, formats: str) -> tuple[Path, Path, Path]:
+def _pair_outside(
+    tmp_path: Path, formats: str, notebook_source: str = "INSIDE"
+) -> tuple[Path, Path, Path]:
+    """``root/nb.ipynb`` printing ``notebook_source`` (``"OUTSIDE"``: the same inputs as
+    the text file, the two sides agree) paired by ``formats``; ``outside/nb.py``."""
     root, outside = tmp_path / "root", tmp_path / "outside"
     root.mkdir()
     outside.mkdir()
     notebook = root / "nb.ipynb"
-    notebook.write_text(_notebook("INSIDE", jupytext={"formats": formats}), encoding="utf-8")
+    notebook.write_text(_notebook(notebook_source, jupytext={"formats": formats}), encoding="utf-8")
     text = outside / "nb.py"
     text.write_text("# %%\nprint('OUTSIDE')\n", encoding="utf-8")
     os.utime(notebook, ns=(1_000_000_000, 1_000_000_000))  # the text file is the newer one
@@ -160,10 +164,11 @@ def test_a_paired_text_file_that_links_outside_the_roots_is_neither_read_nor_wri
 def test_the_same_pair_inside_the_roots_is_read_and_written_as_a_pair(
     tmp_path: Path, cache: Path
 ) -> None:
-    root, notebook, text = _pair_outside(tmp_path, "ipynb,py:percent")
+    root, notebook, text = _pair_outside(tmp_path, "ipynb,py:percent", "OUTSIDE")
     shutil.copyfile(text, root / "nb.py")
     with confined(Confinement.to_roots([root])):
         document = Document.load(notebook)
+        assert document.paired_py == root / "nb.py"
         assert [cell.source for cell in document.cells] == ["print('OUTSIDE')"]
         cell = document.cells[0]
         result = document.update_cell(cell.name, expected_rev=cell.rev, source="print('EDIT')")
@@ -260,7 +265,7 @@ def test_a_symlinked_root_confines_to_its_target(tmp_path: Path, cache: Path) ->
 def test_undo_under_a_confinement_restores_nothing_when_a_snapshot_file_lies_outside(
     tmp_path: Path, cache: Path
 ) -> None:
-    root, notebook, text = _pair_outside(tmp_path, "ipynb,../outside//py:percent")
+    root, notebook, text = _pair_outside(tmp_path, "ipynb,../outside//py:percent", "OUTSIDE")
     document = Document.load(notebook)  # unconfined (the command line): the pair is edited
     cell = document.cells[0]
     result = document.update_cell(cell.name, expected_rev=cell.rev, source="print('EDIT')")

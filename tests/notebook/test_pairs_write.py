@@ -115,9 +115,17 @@ def test_undo_after_a_run_reverts_both_files_and_keeps_the_outputs_in_the_ipynb(
     assert (saved["outputs"], saved["execution_count"]) == (stream, 3)
 
 
+def _written_by_jcli(py: Path) -> Document:
+    """One jupyter-jcli edit of the pair (both sides then agree, and it records so)."""
+    document = Document.load(py)
+    cell = document.cell("l")
+    document.update_cell("l", expected_rev=cell.rev, source="L = [3, 1, 4]")
+    return document
+
+
 def test_an_outside_edit_of_the_py_file_is_kept(tmp_path: Path) -> None:
     ipynb, py = _pair(tmp_path)
-    document = Document.load(py)
+    document = _written_by_jcli(py)
     target = document.cell("x-sort")
     py.write_text(py.read_text().replace("sorted('python')", "sorted('jupyter')"))
     result = document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
@@ -131,7 +139,7 @@ def test_an_outside_edit_of_the_py_file_is_kept(tmp_path: Path) -> None:
 
 def test_an_outside_edit_of_the_target_in_the_py_file_is_refused(tmp_path: Path) -> None:
     ipynb, py = _pair(tmp_path)
-    document = Document.load(py)
+    document = _written_by_jcli(py)
     target = document.cell("x-sort")
     py.write_text(py.read_text().replace("x.sort()\nprint(x)", "x.sort()\nprint(x[::-1])"))
     edited = (ipynb.read_bytes(), py.read_bytes())
@@ -142,11 +150,25 @@ def test_an_outside_edit_of_the_target_in_the_py_file_is_refused(tmp_path: Path)
     assert (ipynb.read_bytes(), py.read_bytes()) == edited
 
 
-def test_a_light_format_script_is_not_editable(tmp_path: Path) -> None:
-    _ipynb, py = _pair(tmp_path, fmt="py:light")
-    with pytest.raises(NotebookError) as info:
-        Document.load(py)
-    assert info.value.code == ErrorCode.FILE_TYPE_UNSUPPORTED
+def test_a_light_pair_reads_and_an_edit_keeps_the_script_light(tmp_path: Path) -> None:
+    """Issue 27 item 8: reads of a py:light pair work, and an edit (through either file)
+    writes the script in its own format, without ``# +`` blocks for our cell names."""
+    ipynb, py = _pair(tmp_path, fmt="py:light")
+    blocks = py.read_text().count("# +")  # jupytext's own, for cells with other metadata
+    document = Document.load(py)  # was FILE_TYPE_UNSUPPORTED
+    assert document.pair_out_of_sync is None
+    cell = document.cell("l")
+    through_ipynb = Document.load(ipynb)
+    through_ipynb.update_cell("l", expected_rev=cell.rev, source="L = [7, 5]", new_name="el")
+    text = py.read_text()
+    assert "L = [7, 5]" in text
+    assert text.count("# +") == blocks and "jupyter_mcp" not in text
+    reread = Document.load(py)
+    assert reread.cell("el").source == "L = [7, 5]"  # the name kept, in the .ipynb
+    target = reread.cell("x-sort")
+    reread.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert py.read_text().count("# +") == blocks and "x.sort()" in py.read_text()
+    assert Document.load(ipynb).cell("x-sort").source == "x.sort()"
 
 
 def test_a_py_file_without_a_paired_notebook_is_refused(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -170,14 +171,87 @@ def test_a_pair_whose_ipynb_holds_newer_inputs_is_refused(tmp_path: Path, via: s
     assert "L = ['edited', 'in', 'ipynb']" in _ipynb_sources(ipynb)
 
 
-def test_a_newer_py_with_different_inputs_is_an_ordinary_outside_edit(tmp_path: Path) -> None:
-    ipynb, py = _pair(tmp_path)
+def _edit_py(py: Path, ipynb: Path) -> None:
+    """A person edits the text file (x-sort's second line), after the notebook."""
     py.write_text(py.read_text().replace("sorted('python')", "sorted('jupyter')"))
     _make_newer(py, ipynb)
-    document = Document.load(ipynb)
+
+
+@pytest.mark.parametrize("via", ["ipynb", "py"])
+def test_a_newer_py_with_different_inputs_is_refused_until_the_sides_agree(
+    tmp_path: Path, via: str
+) -> None:
+    """Issue 27 item 7: jupytext's newer-wins rule would drop whatever the .ipynb changed;
+    with no record that the .ipynb is unchanged since the sides last agreed, a write is
+    refused, and every read says the pair is out of sync and which side it shows."""
+    ipynb, py = _pair(tmp_path)
+    _edit_py(py, ipynb)
+    before = (ipynb.read_bytes(), py.read_bytes())
+    document = Document.load(ipynb if via == "ipynb" else py)
+    facts = document.pair_out_of_sync
+    assert facts is not None
+    assert (facts["newer"], facts["shown"], facts["writes"]) == ("text", "text", "refused")
+    assert (facts["notebook_path"], facts["text_path"]) == (str(ipynb), str(py))
     target = document.cell("x-sort")
-    document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    with pytest.raises(NotebookError) as info:
+        document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
+    assert info.value.details["newer"] == "text"
+    assert (ipynb.read_bytes(), py.read_bytes()) == before
+    _jupytext("--sync", py)  # takes the newer text file's inputs: now they agree
+    synced = Document.load(ipynb if via == "ipynb" else py)
+    assert synced.pair_out_of_sync is None
+    synced.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
     assert any("sorted('jupyter')" in source for source in _ipynb_sources(ipynb))
+
+
+def test_an_ipynb_edit_is_never_overwritten_by_a_later_py_edit(tmp_path: Path) -> None:
+    """The reported sequence: the .ipynb edited by a tool that ignores the pairing, then the
+    .py edited (so it is newer): the next edit is refused, both changes stay."""
+    ipynb, py = _pair(tmp_path)
+    document = Document.load(ipynb)
+    cell = document.cell("l")
+    document.update_cell("l", expected_rev=cell.rev, source="L = [1, 2]")  # agreed, recorded
+    notebook = json.loads(ipynb.read_text())
+    notebook["cells"][cell.index]["source"] = ["L = ['edited', 'in', 'ipynb']"]
+    ipynb.write_text(json.dumps(notebook, indent=1))
+    _edit_py(py, ipynb)
+    before = (ipynb.read_bytes(), py.read_bytes())
+    again = Document.load(py)
+    assert again.pair_out_of_sync is not None
+    assert again.pair_out_of_sync["writes"] == "refused"
+    target = again.cell("x-sort")
+    with pytest.raises(NotebookError) as info:
+        again.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
+    assert (ipynb.read_bytes(), py.read_bytes()) == before
+
+
+def test_a_py_edit_after_a_jcli_write_is_taken_into_the_notebook(tmp_path: Path) -> None:
+    """The .ipynb is byte for byte what jupyter-jcli wrote with the .py: only the .py
+    changed since, so an edit takes its inputs (nothing of the notebook's is lost)."""
+    ipynb, py = _pair(tmp_path)
+    document = Document.load(py)
+    cell = document.cell("l")
+    document.update_cell("l", expected_rev=cell.rev, source="L = [1, 2]")
+    _edit_py(py, ipynb)
+    reread = Document.load(ipynb)
+    assert reread.pair_out_of_sync is not None
+    assert reread.pair_out_of_sync["writes"] == "take_text"
+    target = reread.cell("x-sort")
+    reread.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert any("sorted('jupyter')" in source for source in _ipynb_sources(ipynb))
+    assert Document.load(py).pair_out_of_sync is None
+
+
+def test_a_newer_py_with_the_same_inputs_is_in_sync(tmp_path: Path) -> None:
+    ipynb, py = _pair(tmp_path)
+    _make_newer(py, ipynb)
+    document = Document.load(ipynb)
+    assert document.pair_out_of_sync is None
+    target = document.cell("x-sort")
+    result = document.update_cell("x-sort", expected_rev=target.rev, source="x.sort()")
+    assert set(result.written) == {ipynb, py}
 
 
 def test_a_notebook_paired_with_several_text_files_reads_but_refuses_edits(
@@ -205,3 +279,77 @@ def test_formats_naming_a_missing_text_file_leave_the_notebook_unpaired(tmp_path
     result = document.update_cell("l", expected_rev=cell.rev, source="L = [3]")
     assert result.written == (ipynb,)
     assert not py.exists()
+
+
+def _shell(command: str, cwd: Path) -> None:
+    """Run an advised command as a user would, with this environment's jupytext on PATH."""
+    import subprocess
+    import sys
+
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    subprocess.run(
+        ["bash", "-c", command], cwd=cwd, env={**os.environ, "PATH": path}, check=True, timeout=60
+    )
+
+
+def _make_older(path: Path, than: Path) -> None:
+    """Set ``path``'s mtime two seconds before ``than``'s (nothing dated in the future, so a
+    ``touch`` makes a file the more recent one, as it does for a user)."""
+    other = os.stat(than)
+    os.utime(path, ns=(other.st_atime_ns, other.st_mtime_ns - 2_000_000_000))
+
+
+def _stem_pair(tmp_path: Path, formats_in: str) -> tuple[Path, Path]:
+    """``s.ipynb`` and ``s.py`` with the same cells, the pairing named in the notebook's
+    metadata (``"ipynb"``), in the script's header (``"text"``) or nowhere (``"none"``: a
+    pair by stem only)."""
+    import jupytext
+    import nbformat
+
+    folder = tmp_path / "work"
+    folder.mkdir()
+    ipynb, py = folder / "s.ipynb", folder / "s.py"
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("y = x + 1")]
+    )
+    text_nb = copy.deepcopy(notebook)
+    if formats_in == "ipynb":
+        notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    if formats_in == "text":
+        text_nb.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    nbformat.write(notebook, ipynb)
+    py.write_text(jupytext.writes(text_nb, fmt="py:percent"), "utf-8")
+    return ipynb, py
+
+
+@pytest.mark.parametrize("formats_in", ["ipynb", "text", "none"])
+@pytest.mark.parametrize("changed", ["notebook", "text"])
+@pytest.mark.parametrize("keep", ["notebook", "text"])
+def test_the_commands_a_refusal_gives_make_the_pair_agree_keeping_the_side_asked(
+    tmp_path: Path, formats_in: str, changed: str, keep: str
+) -> None:
+    """Item 3/7: the refusal says what to do, and doing it works whichever file names
+    the pairing (real jupytext, run as a user runs it)."""
+    ipynb, py = _stem_pair(tmp_path, formats_in)
+    if changed == "notebook":
+        notebook = json.loads(ipynb.read_text("utf-8"))
+        notebook["cells"][0]["source"] = "x = 10"
+        ipynb.write_text(json.dumps(notebook, indent=1), "utf-8")
+        _make_older(py, ipynb)
+        kept_source = "x = 10" if keep == "notebook" else "x = 1"
+    else:
+        py.write_text(py.read_text("utf-8").replace("x = 1\n", "x = 20\n"), "utf-8")
+        _make_older(ipynb, py)
+        kept_source = "x = 20" if keep == "text" else "x = 1"
+    document = Document.load(py)
+    target = document.cell(document.cells[1].name)
+    with pytest.raises(NotebookError) as info:
+        document.update_cell(target.name, expected_rev=target.rev, source="y = x + 2")
+    assert info.value.code == ErrorCode.PAIR_OUT_OF_SYNC
+    assert info.value.details["newer"] == changed
+    _shell(info.value.details[f"keep_{keep}"], ipynb.parent)
+    agreed = Document.load(py)
+    assert agreed.pair_out_of_sync is None
+    assert agreed.cells[0].source == kept_source
+    agreed.update_cell(target.name, expected_rev=target.rev, source="y = x + 2")
+    assert _ipynb_sources(ipynb)[0] == kept_source

@@ -134,7 +134,33 @@ def file_source(loaded: NotebookOutputs) -> dict[str, Any]:
         source["paired_notebook"] = str(paired) if paired is not None else None
         if loaded.pairing_error is not None:
             source["pairing_problem"] = _problem(loaded.pairing_error)
+    facts = _pair_out_of_sync(loaded)
+    if facts is not None:
+        source["pair_out_of_sync"] = facts
     return source
+
+
+def _pair_out_of_sync(loaded: NotebookOutputs) -> dict[str, Any] | None:
+    """For a file of a pair whose sides hold different inputs, the facts
+    (``Document.pair_out_of_sync``) with ``shown`` the side these listings show: the cells
+    of the file named (``"text"`` for the ``.py``, ``"notebook"`` for the ``.ipynb``). The
+    pair is read again only for a ``.py`` with a notebook or an ``.ipynb`` naming formats."""
+    if loaded.kind == "py" and loaded.notebook_path is None:
+        return None
+    if loaded.kind == "ipynb":
+        jupytext = loaded.metadata.get("jupytext")
+        if not isinstance(jupytext, dict) or not jupytext.get("formats"):
+            return None
+    from jupyter_jcli.errors import NotebookError
+    from jupyter_jcli.notebook.document import Document
+
+    try:
+        facts = Document.load(loaded.path).pair_out_of_sync
+    except NotebookError:
+        return None
+    if facts is None:
+        return None
+    return {**facts, "shown": "text" if loaded.kind == "py" else "notebook"}
 
 
 def _check_page(start: object, limit: object, cell_count: int) -> tuple[int, int]:
@@ -219,6 +245,9 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
         else:
             problem = source.get("pairing_problem") or {}
             lines[0] += f", no paired notebook ({problem.get('code')})"
+    from jupyter_jcli.cli._document_render import pair_lines
+
+    lines.extend(pair_lines(source.get("pair_out_of_sync")))
     cells: list[Mapping[str, Any]] = list(document.get("cells") or [])
     labels = [str(cell.get("name") or cell.get("id") or "-") for cell in cells]
     width = min(max((len(label) for label in labels), default=1), LABEL_WIDTH)

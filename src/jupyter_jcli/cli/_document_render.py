@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.cli._clip import clip
@@ -91,6 +91,30 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
+def pair_lines(facts: Mapping[str, Any] | None) -> list[str]:
+    """The line every read of an out-of-sync pair prints (``Document.pair_out_of_sync``):
+    the sides differ, which one is shown, which is newer, and what a run or edit does."""
+    if facts is None:
+        return []
+    newer = facts["notebook_path"] if facts["newer"] == "notebook" else facts["text_path"]
+    if facts["writes"] == "refused":
+        then = (
+            "runs and edits are refused (PAIR_OUT_OF_SYNC) until they agree: to keep the "
+            f"inputs of {facts['notebook_path']}: `{facts['keep_notebook']}`; to keep those of "
+            f"{facts['text_path']}: `{facts['keep_text']}`"
+        )
+    else:
+        then = (
+            f"{facts['notebook_path']} is unchanged since jupyter-jcli last wrote the pair, so the "
+            "next run or edit takes the text file's inputs into it"
+        )
+    shown = facts["text_path"] if facts.get("shown", "text") == "text" else facts["notebook_path"]
+    return [
+        f"warning: pair out of sync: {facts['notebook_path']} and {facts['text_path']} hold "
+        f"different cell inputs ({newer} changed last); shown: the inputs of {shown}; {then}"
+    ]
+
+
 def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list[str]:
     """The overview as a header line, an aligned table of cells (with each code cell's run
     status for a :class:`~jupyter_jcli.workbench.SessionOverview`), the kernel the statuses
@@ -111,6 +135,7 @@ def overview_lines(overview: Overview, file_arg: str, limit: int | None) -> list
     lines = [
         f"{overview.path}: {page}, structure rev {overview.structure_rev}, lint: {lint or 'clean'}"
     ]
+    lines.extend(pair_lines(overview.pair_out_of_sync))
     lines.extend(overview_table(overview))
     if session is not None:
         lines.append(_kernel_line(session))
@@ -252,7 +277,7 @@ def read_lines(result: ReadCellsResult, file_arg: str) -> list[str]:
     """Each cell's header, source and condensed outputs; read hints as ``j-cli`` commands."""
     from jupyter_jcli.workbench import MIN_CELL_SHARE
 
-    lines: list[str] = []
+    lines: list[str] = pair_lines(result.pair_out_of_sync)
     for c in result.cells:
         lines.append(f"── [{c.index}] {c.name} · {c.cell_type} · rev {c.rev} ──")
         source = _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), c.source)

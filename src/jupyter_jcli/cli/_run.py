@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.analysis import CellStatus
     from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import ExecutedCell, ExecuteOutcome, SessionOverview
+    from jupyter_jcli.workbench._script import ScriptPlan
 
 __all__ = ["run_command", "run_lines"]
 
@@ -161,13 +162,15 @@ def run_command(
     if only and not cells:
         raise UsageError("--only goes with --cell.", {"only": True})
     mode = modes[0] if modes else "stale"
+    created: ScriptPlan | None = None  # the notebook run script.py created for the script
     server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     if file.lower().endswith(".py"):  # a notebook script goes on below, once paired
         from jupyter_jcli.cli._run_script import run_plain_script
 
-        status = run_plain_script(file, timeout=timeout, kernel_name=kernel_name, modes=modes)
-        if status is not None:
-            return status
+        script = run_plain_script(file, timeout=timeout, kernel_name=kernel_name, modes=modes)
+        if isinstance(script, int):
+            return script
+        created = script if script.created else None
     from jupyter_jcli.cli._cell_ref import resolve_to_names
 
     names = resolve_to_names(file, cells)  # before any kernel starts
@@ -207,6 +210,7 @@ def run_command(
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
         from jupyter_jcli.cli._lists import bounded
+        from jupyter_jcli.cli._run_script import created_field
 
         emit_json(
             {
@@ -217,6 +221,7 @@ def run_command(
                 "ok": outcome.ok,
                 "run": bounded({**outcome.to_dict(), **extra}, file),
                 "overview": overview_document(overview, file, None),
+                **({"created_notebook": created_field(created)} if created else {}),
             }
         )
     else:

@@ -11,17 +11,45 @@ its rich or long outputs saved under ``./.j-cli/outputs/``. See
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from jupyter_jcli.cli._emit import echo, json_mode
 from jupyter_jcli.errors import UsageError
 
-__all__ = ["run_plain_script"]
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench._script import ScriptPlan
+
+__all__ = ["created_field", "created_line", "run_plain_script"]
+
+
+def created_line(plan: ScriptPlan) -> str:
+    """What a run says of the notebook it created for a script (text mode, on stderr)."""
+    if plan.formats is None:
+        return f"created the paired notebook {plan.notebook_path} (paired by {plan.path}'s header)"
+    return (
+        f"created {plan.notebook_path}, paired with {plan.path} as a jupytext pair "
+        f"(formats {plan.formats!r}, set in the notebook's metadata; {plan.path.name} is "
+        "not changed): edits of either file through jupyter-jcli or Jupyter with jupytext "
+        f"reach the other, and `jupytext --sync {plan.notebook_path}` syncs them"
+    )
+
+
+def created_field(plan: ScriptPlan) -> dict[str, Any]:
+    """The ``created_notebook`` field of a run's ``-j`` document: the notebook created for
+    the script, the script it is paired with, and the ``jupytext.formats`` set in it
+    (``null`` when the script's header pairs them)."""
+    return {
+        "path": str(plan.notebook_path),
+        "paired_with": str(plan.path),
+        "formats": plan.formats,
+    }
 
 
 def run_plain_script(
     file: str, *, timeout: float | None, kernel_name: str | None, modes: list[str]
-) -> int | None:
-    """Run ``file`` whole when it is a plain script and return the exit status; None when it
-    is a notebook script (its paired notebook now exists: the caller runs its cells).
+) -> int | ScriptPlan:
+    """Run ``file`` whole when it is a plain script and return the exit status; its plan when
+    it is a notebook script (its paired notebook now exists: the caller runs its cells).
 
     Raises:
         UsageError: ``USAGE_ERROR`` for ``--stale``, ``--all`` or ``--cell`` on a plain script.
@@ -32,8 +60,8 @@ def run_plain_script(
     plan = prepare_script(file)
     if plan.kind == "notebook":
         if plan.created and not json_mode():
-            echo(f"created the paired notebook {plan.notebook_path}", err=True)
-        return None
+            echo(created_line(plan), err=True)
+        return plan
     if modes:
         raise UsageError(
             "A plain script (no cell markers, no paired notebook) runs whole: "

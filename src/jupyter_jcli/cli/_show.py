@@ -266,6 +266,11 @@ def show_text(
         f"{loaded.path}: {counted(loaded.cell_count, 'cell')}, showing {count} {what} "
         f"(at most {SHOW_MAX_LINES} lines per output)"
     )
+    from jupyter_jcli.cli._cells import file_source
+    from jupyter_jcli.cli._document_render import pair_lines
+
+    for line in pair_lines(file_source(loaded).get("pair_out_of_sync")):
+        echo(line)
     for line in body:
         echo(line)
     following = _next_command(file_arg, cells, left, json=False)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,9 @@ Loaded = tuple[dict[str, Any], tuple[FileState, ...], PairContext | None, Notebo
 :func:`read_target`."""
 
 
-def read_target(target: Path, *, confine: Confinement | None = None) -> Loaded:
+def read_target(
+    target: Path, *, confine: Confinement | None = None, base_dir: Path | None = None
+) -> Loaded:
     """Read an ``.ipynb`` or a py:percent ``.py`` with the files it is paired with.
 
     An ``.ipynb`` paired by its ``metadata.jupytext.formats`` with an existing text file
@@ -94,8 +97,9 @@ def read_target(target: Path, *, confine: Confinement | None = None) -> Loaded:
     Returns:
         ``(notebook, files, pair, refusal)``. ``refusal`` is ``None`` or the error every
         mutation of this content must raise (reads still work): ``PAIR_OUT_OF_SYNC`` when
-        the ``.ipynb`` is newer than its text file and their inputs differ (jupytext's own
-        refusal; details ``notebook_path``, ``text_path``, ``newer``, both ``*_mtime_ns``);
+        the two sides hold different inputs and the ``.ipynb`` is not what jupyter-jcli
+        wrote when they last agreed (``_pairs``; details: ``PairContext.out_of_sync`` and
+        the commands that make them agree, ``keep_notebook`` and ``keep_text``);
         ``FILE_TYPE_UNSUPPORTED`` when the ``.ipynb`` is paired with several existing text
         files; the ``NOTEBOOK_READ_FAILED``/``FILE_NOT_FOUND``/``PATH_NOT_ALLOWED`` of a
         paired text file that cannot be read or combined, or lies outside the confinement
@@ -103,16 +107,17 @@ def read_target(target: Path, *, confine: Confinement | None = None) -> Loaded:
 
     Every file is read under ``confine`` (default the active confinement): a paired file
     outside it is ``PATH_NOT_ALLOWED``, as a refusal for the ``.ipynb``'s pair, as an error
-    for a ``.py``'s notebook.
+    for a ``.py``'s notebook. ``base_dir``: the snapshot cache base folder, where the last
+    agreement of a pair is recorded (default ``snapshots.cache_dir()``).
 
     Raises:
         NotebookError: the read codes of ``Document.load``.
     """
     with confined(chosen(confine)):
-        return _read_target(target)
+        return _read_target(target, base_dir)
 
 
-def _read_target(target: Path) -> Loaded:
+def _read_target(target: Path, base_dir: Path | None) -> Loaded:
     suffix = target.suffix.lower()
     if suffix == ".ipynb":
         state = read_file(target)
@@ -131,7 +136,7 @@ def _read_target(target: Path) -> Loaded:
         [(text_path, fmt)] = texts
         try:
             text_state = read_file(text_path)
-            return _combined(text_state, state, fmt)
+            return _combined(text_state, state, fmt, base_dir)
         except NotebookError as err:
             return notebook, (state,), None, err
     if suffix == ".py":
@@ -140,7 +145,7 @@ def _read_target(target: Path) -> Loaded:
         py_state = read_file(target)
         ipynb_path = Path(os.path.abspath(find_paired_notebook(target)))
         ipynb_state = read_file(ipynb_path)
-        return _combined(py_state, ipynb_state, None)
+        return _combined(py_state, ipynb_state, None, base_dir)
     raise NotebookError(
         ErrorCode.FILE_TYPE_UNSUPPORTED,
         f"{target} is neither a .ipynb notebook nor a paired .py file.",
@@ -148,27 +153,89 @@ def _read_target(target: Path) -> Loaded:
     )
 
 
-def _combined(text: FileState, ipynb: FileState, fmt: dict[str, Any] | None) -> Loaded:
-    notebook_newer = ipynb.mtime_ns > text.mtime_ns
-    notebook, pair = combine_pair(
-        text.path, text.raw, ipynb.path, ipynb.raw, fmt=fmt, notebook_newer=notebook_newer
-    )
-    refusal = None
-    if pair.out_of_sync is not None:
-        refusal = NotebookError(
-            ErrorCode.PAIR_OUT_OF_SYNC,
-            f"{ipynb.path} is more recent than its paired {text.path} and their inputs "
-            "differ: an edit would take the older text file's inputs and drop the notebook's "
-            f"newer ones. Run `jupytext --sync {ipynb.path}` to update the text file from the "
-            "notebook (or touch the text file to keep its inputs), then retry.",
-            {
-                **pair.out_of_sync,
-                "newer": "notebook",
-                "notebook_mtime_ns": ipynb.mtime_ns,
-                "text_mtime_ns": text.mtime_ns,
-            },
-        )
+def _combined(
+    text: FileState, ipynb: FileState, fmt: dict[str, Any] | None, base_dir: Path | None
+) -> Loaded:
+    notebook, pair = combine_pair(text.path, text.raw, ipynb.path, ipynb.raw, fmt=fmt)
+    if pair.out_of_sync is None:
+        return notebook, (ipynb, text), pair, None
+    from jupyter_jcli.notebook.snapshots import SnapshotStore
+
+    newer = "notebook" if ipynb.mtime_ns > text.mtime_ns else "text"
+    agreed = SnapshotStore(ipynb.path, base_dir=base_dir).agreed_pair() == ipynb.sha256
+    facts: dict[str, Any] = {
+        **pair.out_of_sync,
+        "newer": newer,
+        "notebook_mtime_ns": ipynb.mtime_ns,
+        "text_mtime_ns": text.mtime_ns,
+        "writes": "take_text" if agreed else "refused",
+    }
+    facts.update(agree_commands(facts, notebook, pair.metadata, _short(pair.fmt)))
+    pair = replace(pair, out_of_sync=facts)
+    if agreed:
+        return notebook, (ipynb, text), pair, None
+    refusal = NotebookError(ErrorCode.PAIR_OUT_OF_SYNC, out_of_sync_message(facts), facts)
     return notebook, (ipynb, text), pair, refusal
+
+
+def _short(fmt: dict[str, Any]) -> str:
+    """``{"extension": ".py", "format_name": "percent"}`` as ``py:percent``."""
+    extension = str(fmt.get("extension", ".py")).lstrip(".")
+    name = fmt.get("format_name")
+    return f"{extension}:{name}" if name else extension
+
+
+def agree_commands(
+    facts: dict[str, Any], notebook: dict[str, Any], combined: dict[str, Any], fmt: str
+) -> dict[str, str]:
+    """The shell commands that make an out-of-sync pair agree with jupytext, keeping one
+    side's inputs: ``{"keep_notebook": ..., "keep_text": ...}``. ``jupytext --sync`` runs on
+    the file whose metadata names the pairing (the ``.ipynb``'s own, else the text file's
+    header) and takes the inputs of the more recent file, so the side to keep is touched
+    first when it is the older. Without ``formats`` on either side (paired by stem only),
+    ``--set-formats`` pairs them (taking, as ``--sync``, the more recent file's inputs) and
+    ``--to ipynb --update`` takes the text file's inputs into the notebook, outputs kept.
+
+    Args:
+        facts: ``PairContext.out_of_sync`` with ``newer``.
+        notebook: the ``.ipynb`` as read (its own metadata).
+        combined: the pair's combined notebook metadata (``PairContext.metadata``).
+        fmt: the text file's format, short form (``py:percent``).
+    """
+    from jupyter_jcli.notebook._pair_search import notebook_formats
+
+    ipynb, text = shlex.quote(facts["notebook_path"]), shlex.quote(facts["text_path"])
+    if notebook_formats(notebook.get("metadata")) is not None:
+        sync = f"jupytext --sync {ipynb}"
+    elif notebook_formats(combined) is not None:
+        sync = f"jupytext --sync {text}"
+    else:
+        pair_them = f"jupytext --set-formats ipynb,{fmt} {ipynb}"  # syncs as --sync does
+        return {
+            "keep_notebook": pair_them
+            if facts["newer"] == "notebook"
+            else f"touch {ipynb} && {pair_them}",
+            "keep_text": f"jupytext --to ipynb --update {text}",
+        }
+    newer = facts["newer"]
+    return {
+        "keep_notebook": sync if newer == "notebook" else f"touch {ipynb} && {sync}",
+        "keep_text": sync if newer == "text" else f"touch {text} && {sync}",
+    }
+
+
+def out_of_sync_message(facts: dict[str, Any]) -> str:
+    """What a ``PAIR_OUT_OF_SYNC`` refusal says: which side changed last, and the commands
+    of :func:`agree_commands` (in ``facts``)."""
+    notebook_path, text_path = facts["notebook_path"], facts["text_path"]
+    newer = notebook_path if facts["newer"] == "notebook" else text_path
+    return (
+        f"{notebook_path} and its paired {text_path} hold different cell inputs, and "
+        f"{newer} was changed last; jupyter-jcli runs and writes nothing on such a pair, as "
+        "it would replace one side's change with the other's. To keep the inputs of "
+        f"{notebook_path}: `{facts['keep_notebook']}`; to keep those of {text_path}: "
+        f"`{facts['keep_text']}`. Then retry."
+    )
 
 
 def write_all(

@@ -77,7 +77,8 @@ class LoadedNotebook:
         cache_dir: Path | None = None,
         confine: Confinement | None = None,
     ) -> _Loaded:
-        """Load a notebook (``.ipynb``) or a py:percent file paired with one. Writes nothing.
+        """Load a notebook (``.ipynb``) or a ``.py`` paired with one (py:percent, light or
+        another script format jupytext reads, kept when written). Writes nothing.
 
         Args:
             path: the ``.ipynb`` or ``.py`` file.
@@ -88,8 +89,8 @@ class LoadedNotebook:
                 active confinement.
 
         Raises:
-            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix, or a
-                ``.py`` not in the percent format), ``NOTEBOOK_READ_FAILED``,
+            NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (another suffix),
+                ``NOTEBOOK_READ_FAILED``,
                 ``NOTEBOOK_PAIR_NOT_FOUND`` (a ``.py`` without paired notebook),
                 ``PATH_NOT_ALLOWED`` (outside ``confine``). A pair that may be read but not
                 edited loads; its mutations raise ``PAIR_OUT_OF_SYNC`` or the paired file's
@@ -107,7 +108,9 @@ class LoadedNotebook:
                     confine=confinement, warm=state,
                 )  # fmt: skip
         read_ns = time.time_ns()
-        notebook, files, pair, refusal = read_target(target, confine=confinement)
+        notebook, files, pair, refusal = read_target(
+            target, confine=confinement, base_dir=cache_dir
+        )
         return cls(
             target, notebook, files, pair, cache_dir,
             refusal=refusal, confine=confinement, read_ns=read_ns,
@@ -130,6 +133,38 @@ class LoadedNotebook:
         """The text file edited alongside (a py:percent file, or the text file an ``.ipynb``
         is paired with by its ``jupytext.formats``), or ``None``."""
         return self._pair.py_path if self._pair is not None else None
+
+    @property
+    def pair_out_of_sync(self) -> dict[str, Any] | None:
+        """``None``, or when the document is a pair whose two sides hold different cell
+        inputs, the facts (``_pairs.PairContext.out_of_sync``): ``notebook_path``,
+        ``text_path``, ``shown`` (``"text"``: the cells shown are the text file's inputs),
+        ``newer`` (``"notebook"`` or ``"text"``), both ``*_mtime_ns`` and ``writes``
+        (``"refused"``: a run or an edit raises ``PAIR_OUT_OF_SYNC``; ``"take_text"``: the
+        ``.ipynb`` is unchanged since jupyter-jcli last wrote the pair, a write takes the
+        text file's inputs), ``keep_notebook`` and ``keep_text`` (the jupytext command that
+        makes the sides agree keeping that side's inputs)."""
+        if self._pair is None or self._pair.out_of_sync is None:
+            return None
+        return dict(self._pair.out_of_sync)
+
+    def check_writable(self) -> None:
+        """Raise what a write of this pair would be refused with before it starts
+        (``PAIR_OUT_OF_SYNC``, the other refusals of ``_files.read_target``), from the files
+        as they are now; reads only and changes nothing of the document. A run calls it
+        before any cell executes, so nothing is computed that could not be saved. A
+        notebook loaded alone without refusal is not read again (its write checks the rest).
+
+        Raises:
+            NotebookError: the refusal, and the read codes of :meth:`load`.
+        """
+        if self._pair is None and self._refusal is None:
+            return
+        _notebook, _files, _pair, refusal = read_target(
+            self._path, confine=self._confine, base_dir=self._base_dir
+        )
+        if refusal is not None:
+            raise NotebookError(refusal.code, refusal.message, refusal.details)
 
     @property
     def files(self) -> tuple[FileState, ...]:
@@ -192,7 +227,9 @@ class LoadedNotebook:
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
         read_ns = time.time_ns()
-        notebook, files, pair, refusal = read_target(self._path, confine=self._confine)
+        notebook, files, pair, refusal = read_target(
+            self._path, confine=self._confine, base_dir=self._base_dir
+        )
         self._pair = pair
         self._refusal = refusal
         self._adopt(notebook, files, read_ns=read_ns)

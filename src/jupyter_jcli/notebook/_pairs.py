@@ -18,14 +18,14 @@ side: it is read and written through both files too, in the text file's own form
 through the notebook never leaves the text file behind (jupytext would later take its stale
 inputs and silently revert the edit).
 
-Out of sync (:func:`combine_pair`'s ``notebook_newer``): jupytext refuses to combine a pair
-whose ``.ipynb`` is more recent than its text file when the inputs differ, comparing both as
-written in the text format (``jupytext.sync_pairs.read_pair(..., must_match=True)``, used by its
-contents manager). The same comparison is made here; the caller refuses mutations of such a
-pair (``PAIR_OUT_OF_SYNC``) instead of dropping the notebook's newer inputs. jupytext's contents
-manager only compares when the notebook is newer by more than a margin (1 s,
-``outdated_text_notebook_margin``); here any difference in ``mtime_ns`` counts: the content
-comparison decides, and jupytext and jupyter-jcli always write the text file last.
+Out of sync (:func:`combine_pair`'s ``out_of_sync``): the two sides hold different cell
+inputs, compared as jupytext compares them (both written in the text format:
+``jupytext.sync_pairs.read_pair(..., must_match=True)``, used by its contents manager), whatever
+their mtimes: a text file that is merely newer with the same inputs is in sync. Reads show the
+text file's inputs (jupytext's rule) and say so; writes are refused (``PAIR_OUT_OF_SYNC``,
+``_files``) unless the ``.ipynb`` is byte for byte what jupyter-jcli wrote when the two last
+agreed (``SnapshotStore.agreed_pair``): then only the text file changed since, and a write takes
+its inputs, as jupytext's newer-wins rule would, without dropping anything of the notebook's.
 
 Reference: https://jupytext.readthedocs.io/en/latest/paired-notebooks.html
 """
@@ -67,10 +67,14 @@ class PairContext:
         fmt: jupytext's long-form format of the text file (``{"extension": ".py",
             "format_name": "percent", ...}``).
         metadata: the combined notebook metadata jupytext writes the text file's header from.
-        out_of_sync: ``None``, or when the ``.ipynb`` is newer than the text file and their
-            inputs differ (see the module docstring), the facts of the ``PAIR_OUT_OF_SYNC``
-            refusal: ``notebook_path``, ``text_path``, ``newer`` (``"notebook"``),
-            ``notebook_mtime_ns``, ``text_mtime_ns``.
+        out_of_sync: ``None`` when both sides hold the same inputs, else the facts (see the
+            module docstring): ``notebook_path``, ``text_path``, ``shown`` (``"text"``: the
+            model's inputs are the text file's), and, filled by ``_files``, ``newer``
+            (``"notebook"`` or ``"text"``, by mtime), ``notebook_mtime_ns``,
+            ``text_mtime_ns``, ``writes`` (``"refused"``, or ``"take_text"`` when the
+            ``.ipynb`` is unchanged since the sides last agreed) and ``keep_notebook`` /
+            ``keep_text``: the shell command that makes them agree keeping that side's
+            inputs (``_files.agree_commands``).
     """
 
     py_path: Path
@@ -218,7 +222,6 @@ def combine_pair(
     ipynb_raw: bytes,
     *,
     fmt: dict[str, Any] | None = None,
-    notebook_newer: bool = False,
 ) -> tuple[dict[str, Any], PairContext]:
     """Build the notebook model of a text file / ``.ipynb`` pair.
 
@@ -228,18 +231,15 @@ def combine_pair(
         ipynb_path: the paired notebook (absolute).
         ipynb_raw: its bytes.
         fmt: the text file's long-form jupytext format, as the notebook's pairing states it;
-            ``None`` for a ``.py`` addressed directly, which must then be in the percent
-            format (guessed from its content).
-        notebook_newer: the ``.ipynb``'s mtime is later than the text file's: compare the
-            inputs as jupytext does and fill ``PairContext.out_of_sync`` if they differ.
+            ``None`` for a ``.py`` addressed directly: its header's format, else jupytext's
+            guess from its content.
 
     Returns:
         ``(notebook, context)``: the ``.ipynb`` dict with its ``cells`` replaced by the
         combined cells, and the context for :func:`render_py`.
 
     Raises:
-        NotebookError: ``FILE_TYPE_UNSUPPORTED`` if the ``.py`` is not in the percent format;
-            ``NOTEBOOK_READ_FAILED`` if either file cannot be parsed.
+        NotebookError: ``NOTEBOOK_READ_FAILED`` if either file cannot be parsed.
     """
     import jupytext
     import nbformat
@@ -249,13 +249,7 @@ def combine_pair(
     text = decode_utf8(py_raw, py_path)
     if fmt is None:
         format_name, _options = guess_format(text, ".py")
-        if format_name != "percent":
-            raise NotebookError(
-                ErrorCode.FILE_TYPE_UNSUPPORTED,
-                f"{py_path} is a {format_name} script; only py:percent files can be edited.",
-                {"path": str(py_path), "format_name": format_name},
-            )
-        fmt = dict(long_form_one_format("py:percent"))
+        fmt = dict(long_form_one_format(f"py:{format_name}"))
     notebook = parse_notebook(ipynb_raw, path=ipynb_path)
     out_of_sync: dict[str, Any] | None = None
     try:
@@ -264,8 +258,12 @@ def combine_pair(
         joined["cells"] = [{**cell, "source": cell_source(cell)} for cell in notebook["cells"]]
         outputs_nb = nbformat.from_dict(joined)  # type: ignore[no-untyped-call]
         text_nb.nbformat = outputs_nb.nbformat
-        if notebook_newer and _inputs_differ(text_nb, outputs_nb, fmt):
-            out_of_sync = {"notebook_path": str(ipynb_path), "text_path": str(py_path)}
+        if _inputs_differ(text_nb, outputs_nb, fmt):
+            out_of_sync = {
+                "notebook_path": str(ipynb_path),
+                "text_path": str(py_path),
+                "shown": "text",
+            }
         mapping = map_outputs_to_inputs(text_nb.cells, outputs_nb.cells)
         combined = combine_inputs_with_outputs(
             copy.deepcopy(text_nb), outputs_nb, fmt=copy.deepcopy(fmt)
@@ -281,6 +279,8 @@ def combine_pair(
     for index, node in enumerate(combined.cells):
         cell = _plain(node)
         match = mapping[index]
+        if match is not None and _names_kept_out(fmt):  # the name lives in the .ipynb only
+            _restore_name(cell, original[match])
         like: object = original[match].get("source") if match is not None else []
         if match is not None and _same_cell(cell, original[match]):
             cells.append(original[match])
@@ -323,6 +323,8 @@ def render_py(notebook: dict[str, Any], context: PairContext) -> bytes:
     for cell in notebook["cells"]:
         plain = copy.deepcopy(cell)
         plain["source"] = cell_source(cell)
+        if _names_kept_out(context.fmt):
+            _drop_name(plain)
         cells.append(plain)
     document = {
         "nbformat": notebook.get("nbformat", 4),
@@ -353,12 +355,45 @@ def render_py(notebook: dict[str, Any], context: PairContext) -> bytes:
 
 
 def _inputs_differ(text_nb: Any, outputs_nb: Any, fmt: dict[str, Any]) -> bool:
-    """jupytext's must-match test: both notebooks written in the text format differ."""
+    """jupytext's must-match test on the cells: both notebooks written in the text format,
+    under the text file's notebook metadata (so a header that only one side carries, such
+    as the ``formats`` set in the ``.ipynb`` alone, is no difference), differ: a cell's type,
+    source or the cell metadata the text format keeps."""
     import jupytext
 
     in_text: str = jupytext.writes(copy.deepcopy(text_nb), fmt=copy.deepcopy(fmt))
-    out_text: str = jupytext.writes(copy.deepcopy(outputs_nb), fmt=copy.deepcopy(fmt))
+    cells_only = copy.deepcopy(outputs_nb)
+    cells_only.metadata = copy.deepcopy(text_nb.metadata)
+    if _names_kept_out(fmt):
+        for cell in cells_only.cells:
+            _drop_name(cell)
+    out_text: str = jupytext.writes(cells_only, fmt=copy.deepcopy(fmt))
     return in_text != out_text
+
+
+_NAME_KEY = "jupyter_mcp"
+"""The cell metadata key holding a cell's name (``notebook.names``)."""
+
+
+def _names_kept_out(fmt: dict[str, Any]) -> bool:
+    """Whether cell names stay out of a text file of format ``fmt``: a light script marks
+    a cell that carries metadata with a ``# +`` block, so writing every name there would
+    turn a marker-less script into blocks. The names stay in the ``.ipynb`` (jupytext
+    takes the metadata a text file lacks from it) and cells map by content."""
+    return fmt.get("format_name") == "light"
+
+
+def _drop_name(cell: Any) -> None:
+    metadata = cell.get("metadata")
+    if isinstance(metadata, dict) and _NAME_KEY in metadata:
+        del metadata[_NAME_KEY]
+
+
+def _restore_name(cell: dict[str, Any], original: dict[str, Any]) -> None:
+    metadata = original.get("metadata")
+    name = metadata.get(_NAME_KEY) if isinstance(metadata, dict) else None
+    if name is not None:
+        cell.setdefault("metadata", {})[_NAME_KEY] = copy.deepcopy(name)
 
 
 def _plain(node: Any) -> Any:

@@ -1,6 +1,6 @@
 """The notebook as a safe document: named cells, revs, optimistic locking, atomic writes.
 
-``Document.load(path)`` reads an ``.ipynb`` (or a py:percent file paired with one) and never
+``Document.load(path)`` reads an ``.ipynb`` (or a ``.py`` file paired with one) and never
 writes. Each cell gets a name (:mod:`~jupyter_jcli.notebook.names`) and a rev
 (:mod:`~jupyter_jcli.notebook.revs`). A mutation names its target cell and carries the rev the
 caller read; the document then, under the notebook's write lock:
@@ -51,14 +51,17 @@ without an undo snapshot: they are not user mutations. Undo (:meth:`Document.und
 all go through one path, ``Document._commit`` (its parts in ``_commit``; the pure merges in
 ``_edits``, ``_outputs`` and ``_undo``).
 
-For a py:percent file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
+For a ``.py`` file paired with an ``.ipynb`` (jupytext rules, see ``_pairs``) the model is
 jupytext's combination of both, and a mutation rewrites both: ``.ipynb`` first, outputs kept,
 then the ``.py``. Snapshots hold both, so undo restores both. An ``.ipynb`` whose
 ``metadata.jupytext.formats`` pairs it with an existing text file is the same pair seen from
 the notebook: loading it reads both and a mutation writes both, so the text file never keeps
-older inputs that jupytext would later restore. A pair whose ``.ipynb`` is newer than its text
-file with different inputs (edited by a tool that ignores the pairing) is refused with
-``PAIR_OUT_OF_SYNC`` (jupytext's own rule) rather than edited on the text file's older inputs.
+older inputs that jupytext would later restore. A pair whose two sides hold different inputs
+(one was edited by a tool that ignores the pairing) is refused with ``PAIR_OUT_OF_SYNC``,
+whichever side is newer, rather than written on one side's inputs over the other's change;
+unless the ``.ipynb`` is what jupyter-jcli wrote when the two last agreed (recorded at every
+write of a pair: ``SnapshotStore.record_agreed_pair``), so that only the text file changed
+since and a write takes its inputs (``_pairs``). Reads say it (:attr:`pair_out_of_sync`).
 
 A file without a write bit for its owner (``chmod 444``) is never replaced
 (``NOTEBOOK_WRITE_FAILED``, details ``mode``), checked before the snapshot: replacing a file
@@ -417,6 +420,8 @@ class Document(LoadedNotebook):
                     self._adopt(model, written(disk, draft.outputs, stats), views=views)
                     if next_base is not None:
                         self._state.derived["base"] = (self._files[0].sha256, next_base)
+                if draft.changed and self._pair is not None and self._pair.out_of_sync is None:
+                    store.record_agreed_pair(self._files[0].sha256)  # both sides agree now
                 return draft.value
         raise AssertionError("unreachable: the last attempt returns or raises")
 

@@ -9,6 +9,8 @@ Layout (on disk, so undo survives a restart of the process)::
         000001/0.bin            "before_sha256", "after_sha256"}, ...]}
         000001/cells.json     what the mutation changed, cell by cell (``_revert``)
         .pending-*/           a snapshot whose mutation has not finished writing
+        pair-agreed           the sha256 of the .ipynb as jupyter-jcli last wrote it with
+                                its paired text file (both sides then agree: ``_pairs``)
 
 ``<cache>`` is ``$JUPYTER_JCLI_CACHE_DIR`` when set, else
 ``platformdirs.user_cache_dir("jupyter_mcp")``. The key is the ``.ipynb`` path resolved to an
@@ -80,6 +82,7 @@ _LOCK_POLL = 0.01
 _MANIFEST = "manifest.json"
 _CELLS = "cells.json"
 _PENDING = ".pending-"
+_AGREED = "pair-agreed"
 _FOLDER_MODE = 0o700
 _FILE_MODE = 0o600
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -279,6 +282,27 @@ class SnapshotStore:
                 if snapshot is not None:
                     found.append(snapshot)
         return sorted(found, key=lambda snapshot: snapshot.seq)
+
+    def agreed_pair(self) -> str | None:
+        """The sha256 (hex) of the ``.ipynb`` as jupyter-jcli last wrote it together with its
+        paired text file (:meth:`record_agreed_pair`), or ``None``. Creates nothing."""
+        try:
+            raw = (self.folder / _AGREED).read_bytes()
+        except OSError:
+            return None
+        text = raw.decode("ascii", "replace").strip()
+        return text if len(text) == 64 else None
+
+    def record_agreed_pair(self, sha256: str) -> None:
+        """Record that the ``.ipynb`` holding ``sha256`` was just written with its paired text
+        file, both from one model (call under :meth:`lock`; atomic; a failure only loses
+        the record, which makes a later write on differing sides refuse rather than guess)."""
+        pending = self.folder / f".{_AGREED}-{os.getpid()}-{time.time_ns()}"
+        with contextlib.suppress(OSError):
+            write_private(pending, sha256.encode("ascii") + b"\n")
+            os.replace(pending, self.folder / _AGREED)
+        with contextlib.suppress(OSError):
+            pending.unlink(missing_ok=True)
 
     def is_empty(self) -> bool:
         """No snapshot, complete or pending (a pending one may become current under the

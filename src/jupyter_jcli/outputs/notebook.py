@@ -176,6 +176,7 @@ class NotebookOutputs:
             notebook for a ``.py``), or None when a ``.py`` has no readable pair.
         pairing_error: for a ``.py`` without a readable pair, the error every cell access
             raises (``NOTEBOOK_PAIR_NOT_FOUND``, ...); None otherwise.
+        metadata: the notebook-level metadata of an ``.ipynb`` read (``{}`` for a ``.py``).
     """
 
     def __init__(
@@ -187,12 +188,14 @@ class NotebookOutputs:
         notebook_path: Path | None,
         pairing_error: OutputProtocolError | None = None,
         paired: PairedScript | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         self.kind: Literal["ipynb", "py"] = kind
         self.path = path
         self.cells = cells
         self.notebook_path = notebook_path
         self.pairing_error = pairing_error
+        self.metadata: dict[str, Any] = metadata if metadata is not None else {}
         self._paired = paired
 
     @property
@@ -277,10 +280,16 @@ def open_notebook(file_path: str | os.PathLike[str]) -> NotebookOutputs:
     suffix = Path(file_path).suffix
     with _as_protocol_errors():
         if suffix.lower() == NOTEBOOK_SUFFIX:
-            cells: list[dict[str, Any]] = read_notebook(file_path)["cells"]
+            notebook = read_notebook(file_path)
+            cells: list[dict[str, Any]] = notebook["cells"]
             notebook_path = display_path(file_path)  # resolved: read_notebook checked it
+            metadata = notebook.get("metadata")
             return NotebookOutputs(
-                kind="ipynb", path=notebook_path, cells=cells, notebook_path=notebook_path
+                kind="ipynb",
+                path=notebook_path,
+                cells=cells,
+                notebook_path=notebook_path,
+                metadata=metadata if isinstance(metadata, dict) else {},
             )
         if suffix.lower() == _PY_SUFFIX:
             from jupyter_jcli.notebook.pairing import read_pair

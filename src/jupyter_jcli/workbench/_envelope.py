@@ -3,6 +3,7 @@ form of the condensed outputs results carry."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ from jupyter_jcli.errors import SCHEMA_VERSION
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
 
-__all__ = ["condensed_dict", "ok_fields"]
+__all__ = ["condensed_dict", "ok_fields", "pair_field"]
 
 
 def ok_fields(operation: str, path: Path) -> dict[str, Any]:
@@ -23,6 +24,13 @@ def ok_fields(operation: str, path: Path) -> dict[str, Any]:
         "operation": operation,
         "path": str(path),
     }
+
+
+def pair_field(facts: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``{"pair_out_of_sync": facts}`` for a read of a pair whose sides hold different
+    inputs (``Document.pair_out_of_sync``: which side is shown, which is newer, what a write
+    does), else ``{}``: every read result says it, on every read."""
+    return {} if facts is None else {"pair_out_of_sync": dict(facts)}
 
 
 def condensed_dict(condensed: CondensedOutputs | None) -> dict[str, Any] | None:

@@ -134,8 +134,12 @@ async def run_batch(
     Raises:
         KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED`` (from
             the first execution: nothing ran).
-        NotebookError: ``NOTEBOOK_WRITE_FAILED`` and read codes while writing the outputs.
+        NotebookError: ``PAIR_OUT_OF_SYNC`` (and the other refusals of
+            ``Document.check_writable``) before any cell runs; ``NOTEBOOK_WRITE_FAILED`` and
+            read codes while writing the outputs.
     """
+    # a pair that could not take the outputs (PAIR_OUT_OF_SYNC) is refused before any work
+    await anyio.to_thread.run_sync(document.check_writable)
     progress = _Progress(on_progress, len(cells))
     epoch_before = kernel.epoch
     results: list[tuple[CellView, ExecutionResult]] = []

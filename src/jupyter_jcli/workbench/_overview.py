@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
 __all__ = [
@@ -102,6 +103,9 @@ class Overview:
         start: index of the page's first cell.
         next_call: the ``notebook_overview`` call that shows the next page, or ``None``
             (this page reaches the last cell).
+        pair_out_of_sync: ``None``, or for a pair whose two sides hold different cell
+            inputs, which side is shown and what a write does
+            (``Document.pair_out_of_sync``); in :meth:`to_dict` only when set.
     """
 
     path: Path
@@ -112,6 +116,7 @@ class Overview:
     cell_count: int
     start: int
     next_call: str | None
+    pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -128,6 +133,7 @@ class Overview:
             "start": self.start,
             "next_call": self.next_call,
             "lint_summary": dict(self.lint_summary),
+            **pair_field(self.pair_out_of_sync),
             "cells": [cell.to_dict() for cell in self.cells],
         }
 
@@ -242,4 +248,5 @@ def overview_of(loaded: Loaded, *, start: int = 0, limit: int | None = None) -> 
         cell_count=len(pairs),
         start=start,
         next_call=overview_next_call(start, len(cells), len(pairs), limit),
+        pair_out_of_sync=loaded.document.pair_out_of_sync,
     )

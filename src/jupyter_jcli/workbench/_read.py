@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 if TYPE_CHECKING:
@@ -130,6 +130,7 @@ class ReadCellsResult:
         next_call: the ``read_cells`` call that goes on with the omitted cells (an index
             range ``start=I stop=J`` when the cells were chosen by a slice or all, else at
             most :data:`MAX_NEXT_NAMES` names), or ``None``.
+        pair_out_of_sync: as :class:`~jupyter_jcli.workbench.Overview` has it.
     """
 
     path: Path
@@ -139,6 +140,7 @@ class ReadCellsResult:
     cells: tuple[ReadCell, ...]
     omitted_cells: tuple[str, ...]
     next_call: str | None
+    pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     @property
     def truncated(self) -> bool:
@@ -154,6 +156,7 @@ class ReadCellsResult:
         """The JSON document."""
         return {
             **ok_fields("read_cells", self.path),
+            **pair_field(self.pair_out_of_sync),
             "structure_rev": self.structure_rev,
             "budget": self.budget,
             "characters": self.characters,
@@ -299,6 +302,7 @@ def read_loaded(
         cells=tuple(cells),
         omitted_cells=tuple(view.name for view in omitted),
         next_call=next_call,
+        pair_out_of_sync=document.pair_out_of_sync,
     )
 
 

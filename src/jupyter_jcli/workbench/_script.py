@@ -7,7 +7,9 @@ marker-less "light" default (py:percent ``# %%``, hydrogen, sphinx...) or light'
 ``# +`` markers, as jupytext's own format guess tells (the document model pairs py:percent
 only, so an unpaired script of another format is ``FILE_TYPE_UNSUPPORTED``). Its cells run
 in order and their outputs are written into the paired notebook, created from the script
-when absent (where the header's ``jupytext.formats`` put it, else beside the script). Any
+when absent (where the header's ``jupytext.formats`` put it, else beside the script, paired by
+``jupytext.formats: "ipynb,py:percent"`` in the new notebook's metadata: :data:`PAIR_FORMATS`;
+the script itself is not rewritten). Any
 other ``.py`` is a *plain script*: it runs as one unit on a scratch kernel and no notebook
 is written.
 """
@@ -24,7 +26,7 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import NOTEBOOK_SUFFIX, create_file, read_text_file
 from jupyter_jcli.notebook.pairing import find_paired_notebook, jupytext_failed, read_py
 
-__all__ = ["ScriptPlan", "prepare_script"]
+__all__ = ["PAIR_FORMATS", "ScriptPlan", "prepare_script"]
 
 _LIGHT_MARKER = re.compile(r"^# [+-]\s*(\{.*\})?\s*$", re.MULTILINE)
 
@@ -39,12 +41,15 @@ class ScriptPlan:
         path: the script, absolute and resolved.
         notebook_path: the paired notebook (``"notebook"`` only).
         created: the paired notebook was created from the script by this call.
+        formats: the ``jupytext.formats`` this call set in the created notebook's metadata
+            (:data:`PAIR_FORMATS`), ``None`` when it set none (the script's header pairs).
     """
 
     kind: Literal["notebook", "plain"]
     path: Path
     notebook_path: Path | None = None
     created: bool = False
+    formats: str | None = None
 
 
 def _format_name(text: str, header: dict[str, object]) -> str | None:
@@ -81,18 +86,31 @@ def _target(path: Path, header: dict[str, object]) -> Path:
     return path.with_suffix(NOTEBOOK_SUFFIX)
 
 
-def _create_pair(path: Path, text: str, header: dict[str, object]) -> Path:
+PAIR_FORMATS = "ipynb,py:percent"
+"""The ``jupytext.formats`` set in a notebook created for a script whose header names none:
+the two files are then a jupytext pair (``jupytext --sync``, Jupyter with jupytext and
+jupyter-jcli keep both in step), the script's own format kept, its file left as it is."""
+
+
+def _create_pair(path: Path, text: str, header: dict[str, object]) -> tuple[Path, str | None]:
+    """Create the notebook of a py:percent script; returns its path and the formats set in
+    its metadata (``None`` when the script's header names the pairing already)."""
     import jupytext
 
+    from jupyter_jcli.notebook._pair_search import notebook_formats
+
     target = _target(path, header)
+    formats = None if notebook_formats(header) is not None else PAIR_FORMATS
     try:
         notebook = jupytext.reads(text, fmt="py")
+        if formats is not None:  # pair it from the notebook's side; the script is not touched
+            notebook.metadata.setdefault("jupytext", {})["formats"] = formats
         raw = jupytext.writes(notebook, fmt="ipynb").encode("utf-8")
     except Exception as err:  # jupytext raises many kinds on malformed scripts
         raise jupytext_failed(f"convert {path} to a notebook", path, err) from err
     with contextlib.suppress(FileExistsError):  # made meanwhile by someone else: the pair
         create_file(target, raw)
-    return target.resolve()
+    return target.resolve(), formats
 
 
 def prepare_script(path: str | Path) -> ScriptPlan:
@@ -121,6 +139,5 @@ def prepare_script(path: str | Path) -> ScriptPlan:
             "cell (convert it: jupytext --to py:percent).",
             {"path": str(script.path), "format_name": format_name},
         )
-    return ScriptPlan(
-        "notebook", script.path, _create_pair(script.path, text, script.metadata), True
-    )
+    created, formats = _create_pair(script.path, text, script.metadata)
+    return ScriptPlan("notebook", script.path, created, True, formats)

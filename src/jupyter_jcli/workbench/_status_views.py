@@ -249,6 +249,7 @@ def session_overview(
         cell_count=overview.cell_count,
         start=overview.start,
         next_call=overview.next_call,
+        pair_out_of_sync=overview.pair_out_of_sync,
         kernel=kernel,
         status_summary=summary,
     )
@@ -287,6 +288,7 @@ def session_read(
         cells=cells,
         omitted_cells=result.omitted_cells,
         next_call=result.next_call,
+        pair_out_of_sync=result.pair_out_of_sync,
         epoch=epoch,
     )
 
