@@ -18,12 +18,22 @@ starts a new one, and after it, the cell reads ``never_run`` like every other ce
 namespace is lost, so it did not run on the live kernel). What it printed before dying is
 not lost: the execute result carries it (status ``died``, condensed outputs) and it is
 saved with the cell, with its execution count.
+
+Runs follow the cell, not its name: a run is recorded by the cell's *run key*
+(:func:`run_keys`), ``#`` and its nbformat cell ``id``, and so are the parents it ran with;
+statuses read the records back under the names the cells have now (:func:`named_records`).
+A rename (``--rename``, ``new_name``) or its undo therefore changes no status. A cell
+without an ``id`` (nbformat < 4.5) or whose ``id`` another cell shares is recorded by its
+name, and so were every run recorded before runs were keyed by id: a record whose key is a
+name counts for the cell of that name, as it always did. A record whose cell is gone counts
+for no cell, and a parent that is gone makes its child's parents differ (``stale``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jupyter_jcli.analysis import (
@@ -34,9 +44,23 @@ from jupyter_jcli.analysis import (
     fresh_cells,
     overwriting_changes,
 )
+from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._load import Loaded
 
-__all__ = ["MAX_CHANGES", "RunLog", "cell_statuses", "not_fresh", "stale_causes", "statuses"]
+__all__ = [
+    "ID_PREFIX",
+    "MAX_CHANGES",
+    "RunLog",
+    "cell_statuses",
+    "named_records",
+    "not_fresh",
+    "run_keys",
+    "stale_causes",
+    "statuses",
+]
+
+ID_PREFIX = "#"
+"""Starts the run key of a cell recorded by its nbformat id (a cell name never holds it)."""
 
 MAX_CHANGES = 32
 """Runs of code outside the cells kept per epoch (older ones count through newer ones)."""
@@ -52,7 +76,7 @@ class RunLog:
 
     Attributes:
         epoch: the epoch of the kept records, ``None`` before the first record.
-        latest: cell name -> its latest record on ``epoch``.
+        latest: run key (:func:`run_keys`) -> its latest record on ``epoch``.
     """
 
     epoch: str | None = None
@@ -133,11 +157,42 @@ class RunLog:
         return str(self.version)
 
 
+def run_keys(cells: Sequence[CellView]) -> dict[str, str]:
+    """``{name: run key}`` of ``cells`` (every cell of one notebook): ``#`` and the cell's
+    nbformat ``id`` when no other cell has that id, else its name (module rule)."""
+    counts = Counter(view.cell_id for view in cells if view.cell_id is not None)
+    return {
+        view.name: (
+            ID_PREFIX + view.cell_id
+            if view.cell_id is not None and counts[view.cell_id] == 1
+            else view.name
+        )
+        for view in cells
+    }
+
+
+def named_records(records: Iterable[RunRecord], cells: Sequence[CellView]) -> list[RunRecord]:
+    """``records`` (keyed by run key) as the analysis reads them: keyed by the names the
+    cells have now, parents too (module rule). A record of a cell that is gone is left out;
+    a parent that is gone keeps its run key, which names no cell."""
+    name_of = {view.name: view.name for view in cells}  # runs recorded by name
+    name_of.update((key, name) for name, key in run_keys(cells).items())
+    named = []
+    for record in records:
+        name = name_of.get(record.key)
+        if name is None:
+            continue
+        parents = tuple(name_of.get(parent, parent) for parent in record.parents)
+        named.append(dataclasses.replace(record, key=name, parents=parents))
+    return named
+
+
 def cell_statuses(
     graph: NotebookGraph,
     revs: Mapping[str, str],
     log: RunLog | None,
     live_epoch: str | None,
+    cells: Sequence[CellView] = (),
 ) -> dict[str, CellStatus]:
     """``{name: status}`` of every code cell, in document order (module rule).
 
@@ -146,8 +201,10 @@ def cell_statuses(
         revs: the current rev of every cell, by name.
         log: the notebook's run log, ``None`` when nothing ran in this process.
         live_epoch: the live kernel's epoch, ``None`` when no kernel is alive.
+        cells: the notebook's cells now, whose run keys the records carry
+            (:func:`named_records`).
     """
-    records = log.records() if log is not None else []
+    records = named_records(log.records(), cells) if log is not None else []
     changes = log.changes() if log is not None else []
     return fresh_cells(graph, records, live_epoch, revs, changes)
 
@@ -160,7 +217,7 @@ def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str,
 
     def compute() -> dict[str, CellStatus]:
         revs = {view.name: view.rev for view in loaded.cells}
-        return cell_statuses(loaded.graph, revs, log, epoch)
+        return cell_statuses(loaded.graph, revs, log, epoch, loaded.cells)
 
     return document.memo(key, compute)
 
@@ -177,7 +234,8 @@ def stale_causes(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[
         changes = log.changes()
         if not changes:
             return {}
-        found = overwriting_changes(loaded.graph, log.records(), epoch, changes)
+        records = named_records(log.records(), loaded.cells)
+        found = overwriting_changes(loaded.graph, records, epoch, changes)
         return {name: change.cause for name, change in found.items()}
 
     return loaded.document.memo(key, compute)
