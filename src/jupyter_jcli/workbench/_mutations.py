@@ -180,9 +180,9 @@ def _run(
         # Compared with what this call loaded: if an outside edit landed in between
         # (``reloaded``), the cells it changed count as edited too.
         renames = _renames(before_cells, cells)
-        if result.operation == "update_cell" and result.cell is not None and target is not None:
-            if target != result.cell.name:  # a cell without an id: the target is the one
-                renames[target] = result.cell.name
+        cell = result.cell if result.operation == "update_cell" else None
+        if cell is not None and target is not None and target != cell.name:
+            renames[target] = cell.name  # also for a cell without an id: the target is it
         before = build_cell_graph(before_cells, renames)
         after = build_cell_graph(cells)
         before_revs = {renames.get(view.name, view.name): view.rev for view in before_cells}
