@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jupyter_jcli.notebook._leaves import ABSENT, diff_leaves, put_leaf, revert_leaves, same_field
-from jupyter_jcli.notebook.names import METADATA_KEY, stored_name
+from jupyter_jcli.notebook.names import BINDING_KEY, METADATA_KEY, set_stored_name, stored_name
 
 __all__ = [
     "Conflict",
@@ -48,6 +48,7 @@ __all__ = [
 Reason = Literal["edited_since", "removed_since", "moved_since", "name_taken"]
 
 _NAME_PATH = ["metadata", METADATA_KEY, "name"]
+_BINDING_PATH = ["metadata", METADATA_KEY, BINDING_KEY]
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,9 @@ def revert(
                 cell = put_leaf(cell, _NAME_PATH, ABSENT)
             if "id" in cell and str(cell["id"]) in ids:  # nbformat 4.5 ids are unique
                 cell["id"] = _fresh_id(ids)
+                kept = stored_name(cell)
+                if kept is not None:  # the name stays bound to the cell it is back on
+                    set_stored_name(cell, kept)
             ids.add(str(cell.get("id")))
             put_back[entry["key"]] = cell
             touched.add(id(cell))
@@ -348,8 +352,9 @@ def _predecessor(sequence: list[str], key: str) -> str | None:
 
 
 def _significant(entry: dict[str, Any]) -> bool:
-    """Whether a changed entry did more than store the cell's computed name."""
+    """Whether a changed entry did more than store the cell's computed name (and its
+    binding to the cell's id)."""
     if entry["name_before"] != entry["name_after"]:
         return True
     leaves: list[dict[str, Any]] = entry["leaves"]
-    return any(leaf["path"] != _NAME_PATH for leaf in leaves)
+    return any(leaf["path"] not in (_NAME_PATH, _BINDING_PATH) for leaf in leaves)
