@@ -76,8 +76,8 @@ from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source, value_at
 
 __all__ = [
-    "MAX_BASE_LENGTH",
     "BINDING_KEY",
+    "MAX_BASE_LENGTH",
     "MAX_NAME_LENGTH",
     "METADATA_KEY",
     "NAME_PATTERN",
