@@ -312,3 +312,18 @@ def test_cells_are_matched_by_id_and_a_name_taken_by_a_renamed_cell_gets_a_key_o
     renames = _mutations._renames(before, after)
     assert renames["b"] == "a"
     assert renames["a"] not in {view.name for view in after}
+
+
+def test_undoing_a_rename_in_a_notebook_without_cell_ids_stales_nothing(work: Path) -> None:
+    path = make_notebook(work, ["import time\nbase = 1", "y = base + 1"])
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        del cell["id"]
+    notebook["nbformat_minor"] = 4
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    renamed = update_cell(path, "import-time", expected_rev=_rev(path, "import-time"),
+                          new_name="load-base")  # fmt: skip
+    assert renamed.stale == ()
+    undone = undo_last(path)
+    assert _names(path) == ["import-time", "y"]
+    assert undone.stale == ()

@@ -83,6 +83,7 @@ class Reverted:
         conflicts: changes made since that the revert overwrites (``force``) or would.
         origins: for each of ``cells``, its index in the current cells (``None``: put back),
             as the write path's renderer takes it.
+        renamed: ``(current name, name it gets back)`` of each cell whose rename is undone.
     """
 
     cells: list[dict[str, Any]]
@@ -90,6 +91,7 @@ class Reverted:
     removed: tuple[str, ...]
     conflicts: tuple[Conflict, ...]
     origins: tuple[int | None, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 def record_mutation(
@@ -206,6 +208,7 @@ def revert(
     index, drop, conflicts, touched = state.index, state.drop, state.conflicts, state.touched
     work: list[dict[str, Any]] = list(cells)
     put_back: dict[str, dict[str, Any]] = {}
+    renamed: list[tuple[str, str]] = []
     entries: list[dict[str, Any]] = record["cells"]
     for entry in entries:
         if "after_cell" not in entry:
@@ -241,6 +244,8 @@ def revert(
                 if _significant(entry):
                     conflicts.append(Conflict(entry["name_after"], "removed_since"))
                 continue
+            if entry["name_before"] != entry["name_after"]:
+                renamed.append((names[i], entry["name_before"]))
             new, edited = revert_leaves(cells[i], entry)
             if edited:
                 conflicts.append(Conflict(names[i], "edited_since", edited))
@@ -259,6 +264,7 @@ def revert(
         removed=tuple(names[i] for i in sorted(drop)),
         conflicts=tuple(conflicts),
         origins=tuple(i if i >= 0 else None for i, _cell in slots),
+        renamed=tuple(renamed),
     )
 
 
