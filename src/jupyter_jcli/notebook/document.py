@@ -11,8 +11,9 @@ caller read; the document then, under the notebook's write lock:
    target cell (and the anchor for an add) still has the expected rev, else refuses with
    ``REV_MISMATCH`` carrying the cell's current state: someone else's work is never lost;
 2. validates and applies the edit on copies (nothing is partly applied);
-3. stores every cell's name in its metadata (a notebook is named in the file on its first
-   mutation, never on a read);
+3. stores every cell's name in its metadata, bound to the cell's nbformat id (a notebook is
+   named in the file on its first mutation or, for a plain ``.ipynb``, the first write of a
+   run's outputs; never on a read);
 4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) with a cell-level record of
    the change (``_revert``) and writes them atomically, each compared with what step 1 read
    right before its rename: a save by another program that landed meanwhile discards the
