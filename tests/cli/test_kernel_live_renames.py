@@ -4,6 +4,7 @@ ipykernel (issue 27, item 5)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,22 @@ def _statuses(path: Path) -> dict[str, str]:
     return {cell["name"]: cell["status"] for cell in overview["cells"]}
 
 
-def test_a_renamed_cell_keeps_its_run_status_and_so_does_its_undo(tmp_path: Path) -> None:
+def _without_ids(path: Path) -> None:
+    """``path`` as nbformat 4.4 wrote it: no cell ids."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for cell in document["cells"]:
+        del cell["id"]
+    document["nbformat_minor"] = 4
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("ids", [True, False], ids=["nbformat-4.5", "no-cell-ids"])
+def test_a_renamed_cell_keeps_its_run_status_and_so_does_its_undo(
+    tmp_path: Path, ids: bool
+) -> None:
     path = notebook(tmp_path, ["import time\nbase = 1", "y = base + 1"])
+    if not ids:
+        _without_ids(path)
     first, second = names(path)
     status, started = jcli_json("kernel", "start", path)
     assert status == 0, started

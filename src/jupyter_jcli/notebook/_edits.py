@@ -29,6 +29,7 @@ from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import (
     bound_here,
     derive_base_name,
+    rename_stored,
     set_stored_name,
     stored_name,
     unique_name,
@@ -274,7 +275,7 @@ def update_cell(
     if cell_type is not None and cell_type != cell.get("cell_type"):
         _retype(cell, cell_type)
     if new_name is not None:
-        set_stored_name(cell, new_name)
+        rename_stored(cell, name, new_name)
         work.names[index] = new_name
         if new_name != name:
             work.renamed[new_name] = work.renamed.pop(name, name)

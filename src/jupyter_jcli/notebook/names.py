@@ -77,6 +77,7 @@ from jupyter_jcli.notebook.io import cell_source, value_at
 
 __all__ = [
     "BINDING_KEY",
+    "FIRST_NAME_KEY",
     "MAX_BASE_LENGTH",
     "MAX_NAME_LENGTH",
     "METADATA_KEY",
@@ -85,7 +86,9 @@ __all__ = [
     "bound_here",
     "derive_base_name",
     "dotted_name",
+    "first_name",
     "is_valid_name",
+    "rename_stored",
     "set_stored_name",
     "slugify",
     "stored_name",
@@ -99,6 +102,12 @@ METADATA_KEY = "jupyter_mcp"
 BINDING_KEY = "cell_id"
 """Key beside the name (``metadata.jupyter_mcp.cell_id``): the nbformat ``id`` of the cell the
 name was given to (rule 1 of the module docstring)."""
+
+FIRST_NAME_KEY = "first_name"
+"""Key beside the name of a cell without an nbformat ``id`` that was renamed
+(``metadata.jupyter_mcp.first_name``): the name it had before its first rename, which its
+runs are recorded by (a cell with an ``id`` is recorded by its ``id``), so that a rename
+keeps its run status."""
 
 MAX_NAME_LENGTH = 64
 """Longest accepted name, in characters."""
@@ -187,6 +196,23 @@ def set_stored_name(cell: MutableMapping[str, Any], name: str) -> None:
     cell_id = cell.get("id")
     if isinstance(cell_id, str):
         section[BINDING_KEY] = cell_id
+
+
+def rename_stored(cell: MutableMapping[str, Any], old: str, new: str) -> None:
+    """Store ``new`` as ``cell``'s name in place of ``old`` (:func:`set_stored_name`); a
+    cell without an nbformat ``id`` keeps ``old`` as its :data:`FIRST_NAME_KEY` unless it
+    has one already."""
+    set_stored_name(cell, new)
+    if new != old and not isinstance(cell.get("id"), str) and first_name(cell) is None:
+        cell["metadata"][METADATA_KEY][FIRST_NAME_KEY] = old
+
+
+def first_name(cell: Mapping[str, Any]) -> str | None:
+    """The :data:`FIRST_NAME_KEY` of a cell without an nbformat ``id``, else ``None``."""
+    if isinstance(cell.get("id"), str):
+        return None
+    found = value_at(cell, "metadata", METADATA_KEY, FIRST_NAME_KEY)
+    return found if isinstance(found, str) and is_valid_name(found) else None
 
 
 def bound_here(cell: Mapping[str, Any]) -> bool:

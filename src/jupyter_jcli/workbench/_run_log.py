@@ -24,9 +24,11 @@ Runs follow the cell, not its name: a run is recorded by the cell's *run key*
 statuses read the records back under the names the cells have now (:func:`named_records`).
 A rename (``--rename``, ``new_name``) or its undo therefore changes no status. A cell
 without an ``id`` (nbformat < 4.5) or whose ``id`` another cell shares is recorded by its
-name, and so were every run recorded before runs were keyed by id: a record whose key is a
-name counts for the cell of that name, as it always did. A record whose cell is gone counts
-for no cell, and a parent that is gone makes its child's parents differ (``stale``).
+name; once renamed, by the name it had before its first rename, which the rename stores
+beside the new one (``names.FIRST_NAME_KEY``), so its runs follow it too. Runs recorded
+before runs were keyed by id are keyed by name: a record whose key is a name counts for the
+cell of that name, as it always did. A record whose cell is gone counts for no cell, and a
+parent that is gone makes its child's parents differ (``stale``).
 """
 
 from __future__ import annotations
@@ -158,25 +160,33 @@ class RunLog:
 
 
 def run_keys(cells: Sequence[CellView]) -> dict[str, str]:
-    """``{name: run key}`` of ``cells`` (every cell of one notebook): ``#`` and the cell's
-    nbformat ``id`` when no other cell has that id, else its name (module rule)."""
-    counts = Counter(view.cell_id for view in cells if view.cell_id is not None)
-    return {
-        view.name: (
-            ID_PREFIX + view.cell_id
-            if view.cell_id is not None and counts[view.cell_id] == 1
-            else view.name
-        )
-        for view in cells
-    }
+    """``{name: run key}`` of ``cells`` (every cell of one notebook), module rule: ``#`` and
+    the cell's nbformat ``id`` when no other cell has that id; for a renamed cell without an
+    ``id``, the name it had before (its ``first_name``) when no other cell has that one; else
+    its name, or ``=`` and its name when another cell's runs go by that name."""
+    ids = Counter(view.cell_id for view in cells if view.cell_id is not None)
+    firsts = Counter(view.first_name for view in cells if view.first_name is not None)
+    keys: dict[str, str] = {}
+    for view in cells:
+        if view.cell_id is not None and ids[view.cell_id] == 1:
+            keys[view.name] = ID_PREFIX + view.cell_id
+        elif view.first_name is not None and firsts[view.first_name] == 1:
+            keys[view.name] = view.first_name
+    claimed = set(keys.values())
+    for view in cells:
+        if view.name not in keys:
+            keys[view.name] = f"={view.name}" if view.name in claimed else view.name
+    return keys
 
 
 def named_records(records: Iterable[RunRecord], cells: Sequence[CellView]) -> list[RunRecord]:
     """``records`` (keyed by run key) as the analysis reads them: keyed by the names the
     cells have now, parents too (module rule). A record of a cell that is gone is left out;
     a parent that is gone keeps its run key, which names no cell."""
-    name_of = {view.name: view.name for view in cells}  # runs recorded by name
-    name_of.update((key, name) for name, key in run_keys(cells).items())
+    keys = run_keys(cells)
+    # runs recorded by name (a name that is another cell's run key goes to that cell)
+    name_of = {view.name: view.name for view in cells if keys[view.name] != f"={view.name}"}
+    name_of.update((key, name) for name, key in keys.items())
     named = []
     for record in records:
         name = name_of.get(record.key)
