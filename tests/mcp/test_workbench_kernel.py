@@ -125,6 +125,27 @@ async def test_execute_inspect_edit_run_stale_restart(root: Path, tmp_path: Path
     assert gone == "VARIABLE_NOT_FOUND"
 
 
+@pytest.mark.kernel
+async def test_a_cell_renamed_with_update_cell_keeps_its_run_status(
+    root: Path, tmp_path: Path
+) -> None:
+    async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
+        await _create(session, slow=False)
+        await ok(session, "execute_cells", path=NB, names=["data", "show"])
+        overview = await ok(session, "notebook_overview", path=NB)
+        data = next(cell for cell in overview["cells"] if cell["name"] == "data")
+        renamed = await ok(
+            session, "update_cell", path=NB, name="data", expected_rev=data["rev"],
+            new_name="values",
+        )  # fmt: skip
+        after = await ok(session, "notebook_overview", path=NB)
+        plan = await ok(session, "run_stale", path=NB, dry_run=True)
+    assert renamed["stale"] == []
+    statuses = {cell["name"]: cell["status"] for cell in after["cells"]}
+    assert statuses["values"] == statuses["show"] == "fresh"
+    assert plan["plan"] == ["plot"]
+
+
 @pytest.mark.usefixtures("in_process")
 async def test_kernel_errors_are_error_results(root: Path, tmp_path: Path) -> None:
     async with workbench_in_process(root, tmp_path / "cache") as session:

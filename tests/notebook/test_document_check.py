@@ -96,5 +96,30 @@ def test_cache_and_output_writes_keep_a_cell_of_unknown_type_as_stored(
     )
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     assert cells[code.index]["outputs"] == outputs
-    assert cells[3]["metadata"].pop("jupyter_mcp") == {"summary": "s"}
+    section = cells[3]["metadata"].pop("jupyter_mcp")
+    assert section.pop("summary") == "s"
+    assert section.pop("name") == odd_view.name  # the output write stored every name
+    assert section.pop("cell_id", stored.get("id")) == stored.get("id")
+    assert section == {}
     assert cells[3] == stored
+
+
+def test_an_output_write_stores_every_cells_name_bound_to_its_id(tmp_path: Path) -> None:
+    path = tmp_path / "nb.ipynb"
+    cells = [
+        {"cell_type": "markdown", "id": "m0", "metadata": {}, "source": "# Intro"},
+        {"cell_type": "code", "id": "c1", "metadata": {}, "source": "x = 1",
+         "execution_count": None, "outputs": []},
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    document = Document.load(path)
+    code = document.cell("x")
+    assert document.write_outputs({"x": CellOutputs(code.rev, [], 1)}) == ("x",)
+    assert all(view.name_stored for view in document.cells)
+    saved = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    assert [cell["metadata"]["jupyter_mcp"] for cell in saved] == [
+        {"name": "intro", "cell_id": "m0"},
+        {"name": "x", "cell_id": "c1"},
+    ]
+    assert all(view.name_stored for view in Document.load(path).cells)

@@ -12,6 +12,7 @@ from jupyter_jcli.notebook.names import (
     MAX_BASE_LENGTH,
     MAX_NAME_LENGTH,
     assign_names,
+    bound_here,
     derive_base_name,
     is_valid_name,
     set_stored_name,
@@ -133,6 +134,41 @@ def test_stored_names_win_and_are_reserved_before_derived_ones() -> None:
 def test_a_copied_cell_with_a_duplicate_stored_name_is_renamed_not_the_original() -> None:
     cells = [_cell("a = 1", name="setup"), _cell("b = 2", name="setup")]
     assert assign_names(cells) == ["setup", "setup-2"]
+
+
+def _bound(source: str, cell_id: str, name: str, bound_to: str | None) -> dict[str, object]:
+    """A cell of nbformat id ``cell_id`` storing ``name`` bound to ``bound_to``."""
+    section: dict[str, object] = {"name": name}
+    if bound_to is not None:
+        section["cell_id"] = bound_to
+    return {"cell_type": "code", "id": cell_id, "metadata": {"jupyter_mcp": section},
+            "source": source}  # fmt: skip
+
+
+def test_a_pasted_copy_above_the_cell_its_name_is_bound_to_does_not_take_the_name() -> None:
+    original = _bound("alpha = 1", "c-orig", "alpha", "c-orig")
+    pasted = _bound("alpha = 99", "c-copy", "alpha", "c-orig")  # JupyterLab copies metadata
+    assert assign_names([pasted, original]) == ["alpha-2", "alpha"]
+    assert assign_names([original, pasted]) == ["alpha", "alpha-2"]
+
+
+def test_a_cut_and_pasted_cell_keeps_its_name_when_no_other_cell_has_it() -> None:
+    moved = _bound("alpha = 1", "c-new", "alpha", "c-old")  # pasted with a new id
+    assert assign_names([_cell("x = 1"), moved]) == ["x", "alpha"]
+
+
+def test_a_name_bound_to_none_of_the_cells_that_store_it_goes_to_the_first() -> None:
+    first, second = _bound("a = 1", "c1", "setup", None), _bound("b = 2", "c2", "setup", "c9")
+    assert assign_names([first, second]) == ["setup", "setup-2"]
+
+
+def test_set_stored_name_binds_the_name_to_the_cells_id() -> None:
+    cell: dict[str, object] = {"cell_type": "code", "id": "abc", "metadata": {}, "source": ""}
+    set_stored_name(cell, "named")
+    assert cell["metadata"] == {"jupyter_mcp": {"name": "named", "cell_id": "abc"}}
+    assert bound_here(cell)
+    copied = {**cell, "id": "def"}
+    assert not bound_here(copied)
 
 
 def test_names_survive_edits_and_moves_once_stored() -> None:

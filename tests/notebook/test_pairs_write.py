@@ -177,3 +177,13 @@ def test_a_py_file_without_a_paired_notebook_is_refused(tmp_path: Path) -> None:
     with pytest.raises(NotebookError) as info:
         Document.load(py)
     assert info.value.code == ErrorCode.NOTEBOOK_PAIR_NOT_FOUND
+
+
+def test_an_output_write_leaves_a_pairs_script_as_it_was(tmp_path: Path) -> None:
+    _ipynb, py = _pair(tmp_path)
+    py_before = py.read_bytes()
+    document = Document.load(py)
+    view = document.cell("x-sort")
+    stream = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+    assert document.write_outputs({view.name: CellOutputs(view.rev, stream, 3)}) == ("x-sort",)
+    assert py.read_bytes() == py_before

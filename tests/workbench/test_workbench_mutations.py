@@ -276,3 +276,54 @@ def test_undoing_a_move_names_the_cell_it_moved_back(work: Path) -> None:
     assert not undone.merged
     assert undone.changed == ("x-sort",)
     assert _names(path) == order
+
+
+def test_undoing_a_rename_stales_nothing(work: Path) -> None:
+    path = make_notebook(work, ["import time\nbase = 1", "y = base + 1"])
+    renamed = update_cell(path, "import-time", expected_rev=_rev(path, "import-time"),
+                          new_name="load-base")  # fmt: skip
+    assert renamed.stale == ()
+    undone = undo_last(path)
+    assert _names(path) == ["import-time", "y"]
+    assert undone.stale == ()
+
+
+def test_undoing_a_rename_onto_a_removed_cells_name_stales_nothing(
+    work: Path,
+) -> None:
+    path = make_notebook(work, ["a = 1", "b = a + 1", "c = 5"])
+    remove_cell(path, "a", expected_rev=_rev(path, "a"))
+    update_cell(path, "c", expected_rev=_rev(path, "c"), new_name="a")
+    undone = undo_last(path)  # the rename goes back: the cell of id cell-2 is c again
+    assert _names(path) == ["b", "c"]
+    assert undone.stale == ()
+
+
+def test_cells_are_matched_by_id_and_a_name_taken_by_a_renamed_cell_gets_a_key_of_its_own(
+    work: Path,
+) -> None:
+    path = make_notebook(work, ["a = 1", "b = 2"])
+    before = Document.load(path).cells
+    cells = json.loads(path.read_text(encoding="utf-8"))
+    cells["cells"] = [cells["cells"][1]]
+    cells["cells"][0]["metadata"] = {"jupyter_mcp": {"name": "a"}}
+    path.write_text(json.dumps(cells), encoding="utf-8")
+    after = Document.load(path).cells  # cell-0 gone, cell-1 (was b) now named a
+    renames = _mutations._renames(before, after)
+    assert renames["b"] == "a"
+    assert renames["a"] not in {view.name for view in after}
+
+
+def test_undoing_a_rename_in_a_notebook_without_cell_ids_stales_nothing(work: Path) -> None:
+    path = make_notebook(work, ["import time\nbase = 1", "y = base + 1"])
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        del cell["id"]
+    notebook["nbformat_minor"] = 4
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    renamed = update_cell(path, "import-time", expected_rev=_rev(path, "import-time"),
+                          new_name="load-base")  # fmt: skip
+    assert renamed.stale == ()
+    undone = undo_last(path)
+    assert _names(path) == ["import-time", "y"]
+    assert undone.stale == ()

@@ -160,7 +160,12 @@ def add_command(
 @_SOURCE
 @_SOURCE_FILE
 @_TYPE
-@click.option("--rename", "new_name", metavar="NEW", help="Give the cell this name.")
+@click.option(
+    "--rename",
+    "new_name",
+    metavar="NEW",
+    help="Give the cell this name (kebab-case, unused); it keeps its rev and run status.",
+)
 def update_command(
     *,
     file: str,

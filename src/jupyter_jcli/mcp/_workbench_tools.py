@@ -356,7 +356,12 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             "expected_rev": _REV,
             "source": {"type": "string", "description": "The new source."},
             "cell_type": {"type": "string", "enum": CELL_TYPES},
-            "new_name": {"type": "string", "minLength": 1, "description": "A new name."},
+            "new_name": {
+                "type": "string",
+                "minLength": 1,
+                "description": "A new name (kebab-case, unused); the cell keeps its rev and "
+                "its run status (a rename stales nothing).",
+            },
         },
         required=("path", "name", "expected_rev"),
         effect="destructive",

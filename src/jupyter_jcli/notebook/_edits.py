@@ -27,7 +27,9 @@ from jupyter_jcli.notebook._pairs import split_source
 from jupyter_jcli.notebook._views import CellView
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import (
+    bound_here,
     derive_base_name,
+    rename_stored,
     set_stored_name,
     stored_name,
     unique_name,
@@ -152,17 +154,19 @@ def persist_names(
     before: Sequence[Mapping[str, Any]] = (),
     views: Sequence[CellView] = (),
 ) -> None:
-    """Store every cell's computed name in its metadata (copying only cells that change).
+    """Store every cell's computed name in its metadata, bound to the cell's nbformat ``id``
+    (``names.set_stored_name``; copying only cells that change).
 
     ``before`` and ``views``: the cells the edit started from and their views; a cell that
-    is still the object it was, keeps its name and had it stored is not looked at again."""
+    is still the object it was, keeps its name and had it stored and bound is not looked at
+    again."""
     origins = work.origins() if views else [None] * len(work.cells)
     for index, (cell, origin) in enumerate(zip(work.cells, origins, strict=True)):
         if origin is not None and before[origin] is cell:
             view = views[origin]
-            if view.name_stored and view.name == work.names[index]:
+            if view.name_stored and view.name == work.names[index] and bound_here(cell):
                 continue
-        if stored_name(cell) != work.names[index]:
+        if stored_name(cell) != work.names[index] or not bound_here(cell):
             renamed = dict(cell)
             renamed["metadata"] = copy.deepcopy(cell.get("metadata", {}))
             set_stored_name(renamed, work.names[index])
@@ -271,7 +275,7 @@ def update_cell(
     if cell_type is not None and cell_type != cell.get("cell_type"):
         _retype(cell, cell_type)
     if new_name is not None:
-        set_stored_name(cell, new_name)
+        rename_stored(cell, name, new_name)
         work.names[index] = new_name
         if new_name != name:
             work.renamed[new_name] = work.renamed.pop(name, name)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from jupyter_jcli.notebook._views import CellView
 from jupyter_jcli.notebook.io import value_at
-from jupyter_jcli.notebook.names import METADATA_KEY
+from jupyter_jcli.notebook.names import METADATA_KEY, bound_here, set_stored_name
 
-__all__ = ["CellOutputs", "OutputUpdate", "merge_metadata", "merge_outputs"]
+__all__ = ["CellOutputs", "OutputUpdate", "merge_metadata", "merge_outputs", "store_names"]
 
 _UPDATABLE = ("display_data", "execute_result")
 
@@ -79,6 +79,23 @@ def merge_outputs(
         if found is not None and found.cell_type == "code" and _update(cells, found, update):
             written.add(update.cell)
     return [view.name for view in views if view.name in written]
+
+
+def store_names(views: Sequence[CellView], cells: list[dict[str, Any]]) -> tuple[CellView, ...]:
+    """Store every cell's name (bound to its nbformat ``id``) where the file does not hold it
+    yet, so that the names a run found stay the cells' own (``names`` module, rule 1: a cell
+    inserted or pasted later never takes one). Returns the views, ``name_stored`` set."""
+    stored = list(views)
+    for view in views:
+        cell = cells[view.index]
+        if view.name_stored and bound_here(cell):
+            continue
+        named = dict(cell)
+        named["metadata"] = copy.deepcopy(cell.get("metadata", {}))
+        set_stored_name(named, view.name)
+        cells[view.index] = named
+        stored[view.index] = replace(view, name_stored=True)
+    return tuple(stored)
 
 
 def _update(cells: list[dict[str, Any]], found: CellView, update: OutputUpdate) -> bool:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from jupyter_jcli.notebook._leaves import ABSENT, diff_leaves, put_leaf, revert_leaves, same_field
-from jupyter_jcli.notebook.names import METADATA_KEY, stored_name
+from jupyter_jcli.notebook.names import BINDING_KEY, METADATA_KEY, set_stored_name, stored_name
 
 __all__ = [
     "Conflict",
@@ -48,6 +48,7 @@ __all__ = [
 Reason = Literal["edited_since", "removed_since", "moved_since", "name_taken"]
 
 _NAME_PATH = ["metadata", METADATA_KEY, "name"]
+_BINDING_PATH = ["metadata", METADATA_KEY, BINDING_KEY]
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class Reverted:
         conflicts: changes made since that the revert overwrites (``force``) or would.
         origins: for each of ``cells``, its index in the current cells (``None``: put back),
             as the write path's renderer takes it.
+        renamed: ``(current name, name it gets back)`` of each cell whose rename is undone.
     """
 
     cells: list[dict[str, Any]]
@@ -89,6 +91,7 @@ class Reverted:
     removed: tuple[str, ...]
     conflicts: tuple[Conflict, ...]
     origins: tuple[int | None, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 def record_mutation(
@@ -205,6 +208,7 @@ def revert(
     index, drop, conflicts, touched = state.index, state.drop, state.conflicts, state.touched
     work: list[dict[str, Any]] = list(cells)
     put_back: dict[str, dict[str, Any]] = {}
+    renamed: list[tuple[str, str]] = []
     entries: list[dict[str, Any]] = record["cells"]
     for entry in entries:
         if "after_cell" not in entry:
@@ -228,6 +232,9 @@ def revert(
                 cell = put_leaf(cell, _NAME_PATH, ABSENT)
             if "id" in cell and str(cell["id"]) in ids:  # nbformat 4.5 ids are unique
                 cell["id"] = _fresh_id(ids)
+                kept = stored_name(cell)
+                if kept is not None:  # the name stays bound to the cell it is back on
+                    set_stored_name(cell, kept)
             ids.add(str(cell.get("id")))
             put_back[entry["key"]] = cell
             touched.add(id(cell))
@@ -237,6 +244,8 @@ def revert(
                 if _significant(entry):
                     conflicts.append(Conflict(entry["name_after"], "removed_since"))
                 continue
+            if entry["name_before"] != entry["name_after"]:
+                renamed.append((names[i], entry["name_before"]))
             new, edited = revert_leaves(cells[i], entry)
             if edited:
                 conflicts.append(Conflict(names[i], "edited_since", edited))
@@ -255,6 +264,7 @@ def revert(
         removed=tuple(names[i] for i in sorted(drop)),
         conflicts=tuple(conflicts),
         origins=tuple(i if i >= 0 else None for i, _cell in slots),
+        renamed=tuple(renamed),
     )
 
 
@@ -348,8 +358,9 @@ def _predecessor(sequence: list[str], key: str) -> str | None:
 
 
 def _significant(entry: dict[str, Any]) -> bool:
-    """Whether a changed entry did more than store the cell's computed name."""
+    """Whether a changed entry did more than store the cell's computed name (and its
+    binding to the cell's id)."""
     if entry["name_before"] != entry["name_after"]:
         return True
     leaves: list[dict[str, Any]] = entry["leaves"]
-    return any(leaf["path"] != _NAME_PATH for leaf in leaves)
+    return any(leaf["path"] not in (_NAME_PATH, _BINDING_PATH) for leaf in leaves)

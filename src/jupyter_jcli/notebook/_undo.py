@@ -81,6 +81,7 @@ def undo_draft(
         merged=merged,
         changed=() if reverted is None else reverted.removed,
         conflicts=tuple(conflicts),
+        renamed=() if reverted is None else reverted.renamed,
     )
     touched = () if reverted is None else reverted.touched
     return Draft((result, touched), changed, pops=newest)

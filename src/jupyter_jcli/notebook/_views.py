@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
 from jupyter_jcli.notebook.io import cell_source
-from jupyter_jcli.notebook.names import stored_name
+from jupyter_jcli.notebook.names import first_name, stored_name
 from jupyter_jcli.notebook.revs import cell_rev
 
 __all__ = [
@@ -76,6 +76,8 @@ class CellView:
         source: the joined source text.
         cell_id: the nbformat cell ``id`` (nbformat >= 4.5), else ``None``.
         name_stored: whether the name is already stored in the file (else computed).
+        first_name: for a renamed cell without an ``id``, the name it had before its first
+            rename (``names.FIRST_NAME_KEY``), else ``None``.
     """
 
     index: int
@@ -85,6 +87,7 @@ class CellView:
     source: str
     cell_id: str | None
     name_stored: bool
+    first_name: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -143,6 +146,7 @@ def cell_view(cell: dict[str, Any], name: str, index: int) -> CellView:
         source=source,
         cell_id=cell_id if isinstance(cell_id, str) else None,
         name_stored=stored_name(cell) == name,
+        first_name=first_name(cell),
     )
 
 

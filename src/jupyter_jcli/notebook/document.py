@@ -11,8 +11,9 @@ caller read; the document then, under the notebook's write lock:
    target cell (and the anchor for an add) still has the expected rev, else refuses with
    ``REV_MISMATCH`` carrying the cell's current state: someone else's work is never lost;
 2. validates and applies the edit on copies (nothing is partly applied);
-3. stores every cell's name in its metadata (a notebook is named in the file on its first
-   mutation, never on a read);
+3. stores every cell's name in its metadata, bound to the cell's nbformat id (a notebook is
+   named in the file on its first mutation or, for a plain ``.ipynb``, the first write of a
+   run's outputs; never on a read);
 4. snapshots the files (:mod:`~jupyter_jcli.notebook.snapshots`) with a cell-level record of
    the change (``_revert``) and writes them atomically, each compared with what step 1 read
    right before its rename: a save by another program that landed meanwhile discards the
@@ -305,7 +306,10 @@ class Document(LoadedNotebook):
         A write of the kernel's results, not a user mutation: the lock, outside-edit check and
         atomic write of :meth:`set_cell_metadata`, no undo snapshot (undo keeps what this
         writes). A cell that no longer exists, is no longer code, or whose rev is not the one
-        that ran is skipped: its outputs would describe a source that is gone.
+        that ran is skipped: its outputs would describe a source that is gone. A write of a
+        plain ``.ipynb`` also stores every cell's name (``_outputs.store_names``), so the
+        names the run used stay the cells' own; a pair's ``.py`` is not rewritten for that
+        (its names are stored by the first edit).
 
         Args:
             results: cell name -> what its run produced (the outputs replace the cell's).
@@ -322,7 +326,8 @@ class Document(LoadedNotebook):
         from jupyter_jcli.notebook._outputs import merge_outputs
 
         return self._write_cells(
-            lambda views, cells: merge_outputs(views, cells, results, display_updates)
+            lambda views, cells: merge_outputs(views, cells, results, display_updates),
+            store_names=self._pair is None,
         )
 
     def undo(self, *, force: bool = False) -> UndoResult:
@@ -441,10 +446,14 @@ class Document(LoadedNotebook):
         return base
 
     def _write_cells(
-        self, change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]]
+        self,
+        change: Callable[[tuple[CellView, ...], list[dict[str, Any]]], list[str]],
+        *,
+        store_names: bool = False,
     ) -> tuple[str, ...]:
         """A write without undo snapshot: ``change`` edits the fresh cells in place and
-        returns the names it changed (nothing is written when it changed none)."""
+        returns the names it changed (nothing is written when it changed none);
+        ``store_names``: a write also stores every cell's name (``_outputs.store_names``)."""
         from jupyter_jcli.notebook._commit import Draft
 
         def draft(fresh: Fresh) -> Draft[tuple[str, ...]]:
@@ -452,9 +461,15 @@ class Document(LoadedNotebook):
             names = tuple(change(fresh.views, cells))
             if not names:
                 return Draft(names, [], [state.raw for state in fresh.disk])
+            # outputs and caches change no name, type, source or id: the views stay (but
+            # for ``name_stored`` when the names are stored)
+            views = fresh.views
+            if store_names:
+                from jupyter_jcli.notebook._outputs import store_names as store
+
+                views = store(views, cells)
             outputs = fresh.render(cells, range(len(cells)))
-            # outputs and caches change no name, type, source or id: the views stay
-            return Draft(names, fresh.changes(outputs), outputs, views=fresh.views)
+            return Draft(names, fresh.changes(outputs), outputs, views=views)
 
         return self._commit(draft)
 

@@ -7,9 +7,14 @@ be mistaken for a cell index.
 
 Naming rules, applied in document order by :func:`assign_names`:
 
-1. A cell whose stored name is valid keeps it; when two cells store the same name (a cell
-   copied in JupyterLab copies its metadata) the first one keeps it and the later one gets it
-   with a suffix (``setup`` -> ``setup-2``).
+1. A cell whose stored name is valid keeps it. A name belongs to the cell that had it: a
+   stored name is *bound* to the nbformat ``id`` of the cell it was given to
+   (``metadata.jupyter_mcp.cell_id``, written with the name). When several cells store the same
+   name (JupyterLab's copy and paste copies the metadata, name and binding included, and
+   gives the copy a new ``id``), the cell the name is bound to keeps it wherever it is; when
+   none of them is (names stored before bindings were, or a notebook without ids), the first
+   in document order does. The others are named by rule 2 from the stored name
+   (``setup`` -> ``setup-2``).
 2. Any other cell gets a base name from :func:`derive_base_name`, made unique with a numeric
    suffix ``-2``, ``-3``, ... (names already stored anywhere in the notebook are reserved
    first, so a derived name never steals a stored one).
@@ -51,9 +56,12 @@ non-ASCII characters separate words, so a heading in a non-Latin script falls th
 next rule. Leading digits are dropped (``## 2. Data`` ->
 ``data``) and base names are cut to :data:`MAX_BASE_LENGTH` characters at a hyphen.
 
-Names are computed on every read; they are written to the file only when a caller mutates the
-notebook (see :mod:`jupyter_jcli.notebook.document`). Once stored, a name survives edits and
-moves of its cell.
+Names are computed on every read; they are written to the file (every cell's, each bound to
+its cell's ``id``) when a caller mutates the notebook or a run writes outputs into it (see
+:mod:`jupyter_jcli.notebook.document`). Once stored, a name survives edits and moves of its
+cell, and no cell inserted or pasted anywhere takes it. Until then a derived name depends on
+the cells above (a cell inserted above one named ``x`` by rule 2 may take ``x``): the
+overview says which names are stored (``name_stored``).
 """
 
 from __future__ import annotations
@@ -68,14 +76,19 @@ from jupyter_jcli.errors import CELL_TYPES, ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source, value_at
 
 __all__ = [
+    "BINDING_KEY",
+    "FIRST_NAME_KEY",
     "MAX_BASE_LENGTH",
     "MAX_NAME_LENGTH",
     "METADATA_KEY",
     "NAME_PATTERN",
     "assign_names",
+    "bound_here",
     "derive_base_name",
     "dotted_name",
+    "first_name",
     "is_valid_name",
+    "rename_stored",
     "set_stored_name",
     "slugify",
     "stored_name",
@@ -85,6 +98,16 @@ __all__ = [
 
 METADATA_KEY = "jupyter_mcp"
 """Cell metadata key under which the name is stored (``metadata.jupyter_mcp.name``)."""
+
+BINDING_KEY = "cell_id"
+"""Key beside the name (``metadata.jupyter_mcp.cell_id``): the nbformat ``id`` of the cell the
+name was given to (rule 1 of the module docstring)."""
+
+FIRST_NAME_KEY = "first_name"
+"""Key beside the name of a cell without an nbformat ``id`` that was renamed
+(``metadata.jupyter_mcp.first_name``): the name it had before its first rename, which its
+runs are recorded by (a cell with an ``id`` is recorded by its ``id``), so that a rename
+keeps its run status."""
 
 MAX_NAME_LENGTH = 64
 """Longest accepted name, in characters."""
@@ -159,7 +182,8 @@ def stored_name(cell: Mapping[str, Any]) -> str | None:
 
 
 def set_stored_name(cell: MutableMapping[str, Any], name: str) -> None:
-    """Store ``name`` at ``cell.metadata.jupyter_mcp.name``, keeping every other key."""
+    """Store ``name`` at ``cell.metadata.jupyter_mcp.name``, bound to the cell's nbformat
+    ``id`` when it has one (:data:`BINDING_KEY`), keeping every other key."""
     metadata = cell.get("metadata")
     if not isinstance(metadata, dict):
         metadata = {}
@@ -169,6 +193,37 @@ def set_stored_name(cell: MutableMapping[str, Any], name: str) -> None:
         section = {}
         metadata[METADATA_KEY] = section
     section["name"] = name
+    cell_id = cell.get("id")
+    if isinstance(cell_id, str):
+        section[BINDING_KEY] = cell_id
+
+
+def rename_stored(cell: MutableMapping[str, Any], old: str, new: str) -> None:
+    """Store ``new`` as ``cell``'s name in place of ``old`` (:func:`set_stored_name`); a
+    cell without an nbformat ``id`` keeps ``old`` as its :data:`FIRST_NAME_KEY` unless it
+    has one already."""
+    set_stored_name(cell, new)
+    if new != old and not isinstance(cell.get("id"), str) and first_name(cell) is None:
+        cell["metadata"][METADATA_KEY][FIRST_NAME_KEY] = old
+
+
+def first_name(cell: Mapping[str, Any]) -> str | None:
+    """The :data:`FIRST_NAME_KEY` of a cell without an nbformat ``id``, else ``None``."""
+    if isinstance(cell.get("id"), str):
+        return None
+    found = value_at(cell, "metadata", METADATA_KEY, FIRST_NAME_KEY)
+    return found if isinstance(found, str) and is_valid_name(found) else None
+
+
+def bound_here(cell: Mapping[str, Any]) -> bool:
+    """Whether ``cell``'s stored name is bound to ``cell`` itself (its binding is its own
+    nbformat ``id``); ``True`` for a cell without an ``id``, which has nothing to bind."""
+    cell_id = cell.get("id")
+    return not isinstance(cell_id, str) or _binding(cell) == cell_id
+
+
+def _binding(cell: Mapping[str, Any]) -> object:
+    return value_at(cell, "metadata", METADATA_KEY, BINDING_KEY)
 
 
 def unique_name(base: str, taken: Iterable[str]) -> str:
@@ -203,12 +258,21 @@ def assign_names(cells: Sequence[Mapping[str, Any]]) -> list[str]:
         One unique valid name per cell, in the same order.
     """
     names: list[str | None] = [None] * len(cells)
-    taken: set[str] = set()
+    holder: dict[str, int] = {}  # stored name -> the cell that keeps it (rule 1)
+    bound: set[str] = set()  # the names whose holder is the cell they are bound to
     for index, cell in enumerate(cells):
         name = stored_name(cell)
-        if name is not None and is_valid_name(name) and name not in taken:
-            names[index] = name
-            taken.add(name)
+        if name is None or name in bound or not is_valid_name(name):
+            continue
+        if name not in holder:
+            holder[name] = index
+        cell_id = cell.get("id")
+        if isinstance(cell_id, str) and _binding(cell) == cell_id:
+            holder[name] = index
+            bound.add(name)
+    for name, index in holder.items():
+        names[index] = name
+    taken: set[str] = set(holder)
     # ``taken`` only grows, so each base's first free suffix does too: resuming it makes
     # naming n cells of one base linear, not quadratic
     next_counter: dict[str, int] = {}

@@ -204,6 +204,8 @@ class UndoResult:
         changed: current names of the cells the undo changed, moved, put back or removed.
         conflicts: with ``force``, the changes made since that were overwritten
             (``{"cell", "reason", "fields"}``, see ``_revert.Conflict``).
+        renamed: ``(name before the undo, name after it)`` of each cell whose rename the
+            undo reverted (the same cell: it keeps its run status).
     """
 
     operation: str
@@ -213,6 +215,7 @@ class UndoResult:
     merged: bool = False
     changed: tuple[str, ...] = ()
     conflicts: tuple[dict[str, Any], ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
 
 
 class SnapshotStore:

@@ -33,7 +33,7 @@ from jupyter_jcli.kernels import (
 from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, OutputUpdate
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
-from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._run_log import RunLog, run_keys
 from jupyter_jcli.workbench._stored import _split_bundle, file_outputs
 
 __all__ = [
@@ -147,6 +147,7 @@ async def run_batch(
     pending_stop: InterruptReason | None = None
     restarted = False
     written: tuple[str, ...] = ()
+    keys = run_keys(document.cells)  # runs follow the cell (its id), not its name
     try:
         for position, view in enumerate(cells):
             progress.done = position
@@ -167,9 +168,12 @@ async def run_batch(
                 break
             restarted = restarted or result.kernel_restarted
             results.append((view, result))
-            parents = [graph.cells[p].key for p in graph.cells[graph.index(view.name)].parents]
+            parents = [
+                keys.get(graph.cells[p].key, graph.cells[p].key)
+                for p in graph.cells[graph.index(view.name)].parents
+            ]
             log.record(
-                view.name,
+                keys.get(view.name, view.name),
                 view.rev,
                 result.epoch,
                 next_seq(),

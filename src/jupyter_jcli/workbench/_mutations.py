@@ -8,7 +8,7 @@ write) and adds the cells that went stale (:mod:`jupyter_jcli.workbench._stale`)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +17,7 @@ from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import build_cell_graph
+from jupyter_jcli.workbench._run_log import ID_PREFIX, run_keys
 from jupyter_jcli.workbench._stale import stale_between
 
 if TYPE_CHECKING:
@@ -178,9 +179,9 @@ def _run(
         # unknown type: INVALID_CELL_TYPE) refuses the mutation and the file stays as it was.
         # Compared with what this call loaded: if an outside edit landed in between
         # (``reloaded``), the cells it changed count as edited too.
-        renames: dict[str, str] = {}
-        if result.operation == "update_cell" and result.cell is not None and target is not None:
-            renames = {target: result.cell.name} if target != result.cell.name else {}
+        cell = result.cell if result.operation == "update_cell" else None
+        own = ((target, cell.name),) if cell is not None and target is not None else ()
+        renames = _renames(before_cells, cells, own)  # the target: also without an id
         before = build_cell_graph(before_cells, renames)
         after = build_cell_graph(cells)
         before_revs = {renames.get(view.name, view.name): view.rev for view in before_cells}
@@ -201,6 +202,29 @@ def _run(
         reloaded=result.reloaded,
         written=result.written,
     )
+
+
+def _renames(
+    before: Sequence[CellView],
+    after: Sequence[CellView],
+    known: Iterable[tuple[str, str]] = (),
+) -> dict[str, str]:
+    """``{name before: name after}`` of the cells whose name changed, matched by their
+    nbformat ``id`` (one held by a single cell on each side), and the ``known`` renames:
+    a renamed cell is the same cell, so it stales nothing."""
+    before_keys, after_keys = run_keys(before), run_keys(after)
+    name_after = {key: name for name, key in after_keys.items() if key.startswith(ID_PREFIX)}
+    renames = {}
+    for name, key in before_keys.items():
+        found = name_after.get(key)
+        if found is not None and found != name:
+            renames[name] = found
+    renames.update((old, new) for old, new in known if old != new)
+    taken = set(renames.values())
+    for name in before_keys:  # a cell whose name a renamed cell took: a key of its own
+        if name not in renames and name in taken:
+            renames[name] = f"{name}{ID_PREFIX}before"
+    return renames
 
 
 def add_cell(
@@ -349,12 +373,14 @@ def undo_last(
     document = Document.load(path, cache_dir=cache_dir)
     before_cells = document.cells
     result = document.undo(force=force)
-    before = build_cell_graph(before_cells)
+    # an undone rename stales nothing (the undo names it also for a cell without an id)
+    renames = _renames(before_cells, document.cells, result.renamed)
+    before = build_cell_graph(before_cells, renames)
     after = build_cell_graph(document.cells)
     stale = stale_between(
         before,
         after,
-        {view.name: view.rev for view in before_cells},
+        {renames.get(view.name, view.name): view.rev for view in before_cells},
         {view.name: view.rev for view in document.cells},
     )
     return UndoOutcome(

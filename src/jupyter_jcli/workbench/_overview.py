@@ -54,7 +54,8 @@ class CellOverview:
         output_count: saved outputs in the file.
         findings: lint findings about this cell.
         name_stored: whether the name is already in the file (else computed on read and
-            stored by the first mutation).
+            stored by the first mutation or run; until then a cell inserted above may take
+            it).
     """
 
     index: int

@@ -21,12 +21,24 @@ starts a new one, and after it, the cell reads ``never_run`` like every other ce
 namespace is lost, so it did not run on the live kernel). What it printed before dying is
 not lost: the execute result carries it (status ``died``, condensed outputs) and it is
 saved with the cell, with its execution count.
+
+Runs follow the cell, not its name: a run is recorded by the cell's *run key*
+(:func:`run_keys`), ``#`` and its nbformat cell ``id``, and so are the parents it ran with;
+statuses read the records back under the names the cells have now (:func:`named_records`).
+A rename (``--rename``, ``new_name``) or its undo therefore changes no status. A cell
+without an ``id`` (nbformat < 4.5) or whose ``id`` another cell shares is recorded by its
+name; once renamed, by the name it had before its first rename, which the rename stores
+beside the new one (``names.FIRST_NAME_KEY``), so its runs follow it too. Runs recorded
+before runs were keyed by id are keyed by name: a record whose key is a name counts for the
+cell of that name, as it always did. A record whose cell is gone counts for no cell, and a
+parent that is gone makes its child's parents differ (``stale``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jupyter_jcli.analysis import (
@@ -37,9 +49,23 @@ from jupyter_jcli.analysis import (
     StateChange,
     cell_freshness,
 )
+from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._load import Loaded
 
-__all__ = ["MAX_CHANGES", "RunLog", "cell_statuses", "not_fresh", "stale_causes", "statuses"]
+__all__ = [
+    "ID_PREFIX",
+    "MAX_CHANGES",
+    "RunLog",
+    "cell_statuses",
+    "named_records",
+    "not_fresh",
+    "run_keys",
+    "stale_causes",
+    "statuses",
+]
+
+ID_PREFIX = "#"
+"""Starts the run key of a cell recorded by its nbformat id (a cell name never holds it)."""
 
 MAX_CHANGES = 32
 """Runs of code outside the cells kept per epoch (older ones count through newer ones)."""
@@ -55,7 +81,7 @@ class RunLog:
 
     Attributes:
         epoch: the epoch of the kept records, ``None`` before the first record.
-        latest: cell name -> its latest record on ``epoch``.
+        latest: run key (:func:`run_keys`) -> its latest record on ``epoch``.
     """
 
     epoch: str | None = None
@@ -136,11 +162,50 @@ class RunLog:
         return str(self.version)
 
 
+def run_keys(cells: Sequence[CellView]) -> dict[str, str]:
+    """``{name: run key}`` of ``cells`` (every cell of one notebook), module rule: ``#`` and
+    the cell's nbformat ``id`` when no other cell has that id; for a renamed cell without an
+    ``id``, the name it had before (its ``first_name``) when no other cell has that one; else
+    its name, or ``=`` and its name when another cell's runs go by that name."""
+    ids = Counter(view.cell_id for view in cells if view.cell_id is not None)
+    firsts = Counter(view.first_name for view in cells if view.first_name is not None)
+    keys: dict[str, str] = {}
+    for view in cells:
+        if view.cell_id is not None and ids[view.cell_id] == 1:
+            keys[view.name] = ID_PREFIX + view.cell_id
+        elif view.first_name is not None and firsts[view.first_name] == 1:
+            keys[view.name] = view.first_name
+    claimed = set(keys.values())
+    for view in cells:
+        if view.name not in keys:
+            keys[view.name] = f"={view.name}" if view.name in claimed else view.name
+    return keys
+
+
+def named_records(records: Iterable[RunRecord], cells: Sequence[CellView]) -> list[RunRecord]:
+    """``records`` (keyed by run key) as the analysis reads them: keyed by the names the
+    cells have now, parents too (module rule). A record of a cell that is gone is left out;
+    a parent that is gone keeps its run key, which names no cell."""
+    keys = run_keys(cells)
+    # runs recorded by name (a name that is another cell's run key goes to that cell)
+    name_of = {view.name: view.name for view in cells if keys[view.name] != f"={view.name}"}
+    name_of.update((key, name) for name, key in keys.items())
+    named = []
+    for record in records:
+        name = name_of.get(record.key)
+        if name is None:
+            continue
+        parents = tuple(name_of.get(parent, parent) for parent in record.parents)
+        named.append(dataclasses.replace(record, key=name, parents=parents))
+    return named
+
+
 def cell_statuses(
     graph: NotebookGraph,
     revs: Mapping[str, str],
     log: RunLog | None,
     live_epoch: str | None,
+    cells: Sequence[CellView] = (),
 ) -> dict[str, CellStatus]:
     """``{name: status}`` of every code cell, in document order (module rule).
 
@@ -149,14 +214,20 @@ def cell_statuses(
         revs: the current rev of every cell, by name.
         log: the notebook's run log, ``None`` when nothing ran in this process.
         live_epoch: the live kernel's epoch, ``None`` when no kernel is alive.
+        cells: the notebook's cells now, whose run keys the records carry
+            (:func:`named_records`).
     """
-    return _freshness(graph, revs, log, live_epoch).statuses
+    return _freshness(graph, revs, log, live_epoch, cells).statuses
 
 
 def _freshness(
-    graph: NotebookGraph, revs: Mapping[str, str], log: RunLog | None, live_epoch: str | None
+    graph: NotebookGraph,
+    revs: Mapping[str, str],
+    log: RunLog | None,
+    live_epoch: str | None,
+    cells: Sequence[CellView],
 ) -> Freshness:
-    records = log.records() if log is not None else []
+    records = named_records(log.records(), cells) if log is not None else []
     changes = log.changes() if log is not None else []
     return cell_freshness(graph, records, live_epoch, revs, changes)
 
@@ -168,7 +239,7 @@ def _loaded_freshness(loaded: Loaded, log: RunLog | None, epoch: str | None) -> 
 
     def compute() -> Freshness:
         revs = {view.name: view.rev for view in loaded.cells}
-        return _freshness(loaded.graph, revs, log, epoch)
+        return _freshness(loaded.graph, revs, log, epoch, loaded.cells)
 
     return loaded.document.memo(key, compute)
 
