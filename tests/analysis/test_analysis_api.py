@@ -37,10 +37,19 @@ def test_markdown_and_raw_cells_have_no_effects() -> None:
         assert not (eff.defines or eff.uses or eff.mutates)
 
 
-def test_an_unknown_cell_type_is_refused_with_its_code() -> None:
+def test_a_cell_without_a_type_is_refused_with_its_code() -> None:
     with pytest.raises(AnalysisError) as exc:
-        analyze_cell("x = 1", "heading")
+        analyze_cell("x = 1", "")
     assert exc.value.code == ErrorCode.INVALID_CELL_TYPE
+
+
+def test_a_cell_of_a_type_nbformat_allows_but_we_do_not_know_is_opaque() -> None:
+    effects = analyze_cell("x = 1", "heading")  # nbformat 4's unrecognized_cell
+    assert effects.cell_type == "heading"
+    assert not effects.defines and not effects.uses
+    graph = build_graph([CellInput("a", "code", "x = 1"), CellInput("b", "sql", "select x"),
+                         CellInput("c", "code", "print(x)")])  # fmt: skip
+    assert graph.edges == ((0, 2),)
 
 
 def test_duplicate_keys_are_refused() -> None:
