@@ -28,9 +28,13 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import CodeOutcome
 
-__all__ = ["answer", "code_lines", "exec_command", "run_code"]
+__all__ = ["answer", "code_lines", "exec_command", "kernel_hinted", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
+_MISMATCH_HINT = (
+    "switch with `j-cli kernel restart NB --kernel NAME` (the variables are lost), or leave "
+    "out --kernel to use the live kernel"
+)
 _STDIN = "-"
 
 
@@ -130,7 +134,7 @@ def run_code(
     import anyio
 
     from jupyter_jcli.cli._run_live import interrupt_on_sigint
-    from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench
+    from jupyter_jcli.workbench import Workbench, shared_workbench
 
     async def go() -> CodeOutcome:
         from pathlib import Path
@@ -149,10 +153,19 @@ def run_code(
     try:
         return anyio.run(partial(go))
     except KernelError as err:
-        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        hinted = kernel_hinted(err)
         if hinted is err:
             raise
         raise hinted from err
+
+
+def kernel_hinted(err: KernelError) -> KernelError:
+    """``err`` with the command line's way of choosing a kernelspec (``--kernel``) added to a
+    ``KERNELSPEC_NOT_FOUND`` or ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as
+    they are."""
+    from jupyter_jcli.workbench import kernelspec_hint
+
+    return kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT)
 
 
 def code_lines(outcome: CodeOutcome) -> list[str]:

@@ -66,7 +66,6 @@ __all__ = ["run_command", "run_lines"]
 _EXIT_CELL_FAILED = 1
 _EXIT_INTERRUPTED = 130
 _INDENT = "    "
-_KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _NOT_WRITTEN = {
     "cell_changed": "outputs not saved: the cell was edited while it ran",
     "cell_removed": "outputs not saved: the cell was removed while it ran",
@@ -198,9 +197,9 @@ def run_command(
             )
         )
     except KernelError as err:
-        from jupyter_jcli.workbench import kernelspec_hint
+        from jupyter_jcli.cli._exec import kernel_hinted
 
-        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        hinted = kernel_hinted(err)
         if hinted is err:
             raise
         raise hinted from err

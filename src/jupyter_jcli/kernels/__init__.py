@@ -44,7 +44,12 @@ from typing import TYPE_CHECKING
 from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
-    from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
+    from jupyter_jcli.kernels._backend import (
+        BackendFactory,
+        InPlaceRestart,
+        KernelBackend,
+        KernelspecCatalogue,
+    )
     from jupyter_jcli.kernels._config import (
         DEFAULT_BUSY_WAIT,
         DEFAULT_EXECUTE_TIMEOUT,
@@ -156,6 +161,7 @@ __all__ = [
     "KernelPool",
     "KernelRegistry",
     "KernelState",
+    "KernelspecCatalogue",
     "LocalBackend",
     "LockedKernelPool",
     "LockedNotebookKernel",
@@ -199,6 +205,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "BackendFactory",
         "InPlaceRestart",
         "KernelBackend",
+        "KernelspecCatalogue",
     ),
     "_evaluation": ("EvaluationResult", "ExpressionValue"),
     "_config": (

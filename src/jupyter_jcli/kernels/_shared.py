@@ -46,6 +46,7 @@ from jupyter_jcli.kernels._config import (
 )
 from jupyter_jcli.kernels._entry import own_pid
 from jupyter_jcli.kernels._kernel import NotebookKernel
+from jupyter_jcli.kernels._local import installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
     ExecLock,
@@ -144,6 +145,10 @@ class SharedNotebookKernel(NotebookKernel):
                 if not self._join_lost(err) or time.monotonic() >= deadline:
                     raise
             await anyio.sleep(EXEC_POLL)
+
+    async def _installed_when_stopped(self) -> list[str] | None:
+        """This machine's kernelspecs: the supervisor starts the kernel here."""
+        return await anyio.to_thread.run_sync(installed_kernelspecs)
 
     def _join_lost(self, err: Exception) -> bool:
         """Whether ``err`` ended a join of another process's kernel that is gone or being
@@ -365,6 +370,7 @@ class SharedNotebookKernel(NotebookKernel):
                 :meth:`NotebookKernel.restart`.
         """
         await self._sync(launch=False)
+        await self._require_switch()  # before another process's cell is interrupted
         entry = self.shared_registry.live(self.notebook_path)
         if entry is not None:  # the new kernel is kept if the old one was
             self._keep = self._keep or entry.keep
