@@ -143,3 +143,22 @@ def test_exec_without_a_notebook_and_a_kernelspec_not_installed_names_no_noteboo
     assert status == 1 and refused["code"] == ErrorCode.KERNELSPEC_NOT_FOUND
     assert "--kernel" in refused["details"]["hint"]
     assert "notebook" not in refused["message"]  # used to say "set the notebook's kernelspec"
+
+
+def test_commands_whose_kernel_never_starts_leave_no_execution_lock(
+    tmp_path: Path, kernel_registry: Path
+) -> None:
+    path = never_run_notebook(tmp_path, ["v = 42"])
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["metadata"]["kernelspec"] = {"name": "python2", "display_name": "Python 2"}
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+    done = [
+        jcli("run", path),
+        jcli("exec", path, "--code", "1"),
+        jcli("-j", "exec", path, "--code", "1"),
+        jcli("kernel", "restart", path),
+    ]
+
+    assert [d.returncode for d in done] == [1, 1, 1, 1]
+    assert sorted(p.name for p in kernel_registry.iterdir()) == []  # a 0-byte <key>.exec stayed

@@ -210,6 +210,7 @@ class SharedNotebookKernel(NotebookKernel):
                     if epoch is not None:
                         self.shared_registry.set_busy(self.notebook_path, epoch, None)
                 self._exec.release()
+                self.shared_registry.drop_if_unused(self.notebook_path)  # no kernel started
 
     async def _take_exec(self, busy_wait: float) -> None:
         registry, path = self.shared_registry, self.notebook_path
@@ -392,6 +393,7 @@ class SharedNotebookKernel(NotebookKernel):
             self._stop_for_all = False
             if took:
                 self._exec.release()
+                self.shared_registry.drop_if_unused(self.notebook_path)  # none started
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, SharedBackend):
