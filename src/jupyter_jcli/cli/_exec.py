@@ -168,6 +168,20 @@ def kernel_hinted(err: KernelError) -> KernelError:
     return kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT)
 
 
+def _kernel_kept(outcome: CodeOutcome) -> bool:
+    """Whether the kernel that ran the code still runs now that the command let it go: a
+    scratch kernel never does; a notebook's local kernel when the registry still has its
+    epoch (kept, or someone else's); a server's kernel does (the server keeps it)."""
+    if outcome.notebook_path is None:
+        return False
+    if outcome.kernel.origin.server_url is not None:
+        return True
+    from jupyter_jcli.kernels import KernelRegistry
+
+    entry = KernelRegistry().live(outcome.notebook_path)
+    return entry is not None and entry.epoch == outcome.kernel.epoch
+
+
 def code_lines(outcome: CodeOutcome) -> list[str]:
     """The run for a person: a status line, the condensed outputs, where the rest is."""
     result = outcome.result
@@ -189,7 +203,13 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
         head += f"  {result.ename}" + (f": {first[:120]}" if first else "")
     lines = [head]
     if result.interrupted_by == "kernel_interrupted" and not result.kernel_killed:
-        lines.append("its outputs so far follow; the kernel keeps its variables")
+        if _kernel_kept(outcome):
+            lines.append("its outputs so far follow; the kernel keeps its variables")
+        else:
+            lines.append(
+                "its outputs so far follow; the kernel started for this command has stopped: "
+                "its variables are gone"
+            )
     if outcome.summary is not None and outcome.summary.text:
         lines.extend(outcome.summary.text.splitlines())
     if outcome.notice is not None:

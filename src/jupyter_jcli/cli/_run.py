@@ -399,9 +399,14 @@ def run_lines(
         lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")
     stopped = _interrupted_cell(outcome)
     if stopped is not None:
+        kernel_now = (  # the overview is read once the run let its kernel go
+            "the kernel keeps its variables"
+            if overview.kernel.epoch is not None
+            else "the kernel started for this run has stopped: its variables are gone"
+        )
         lines.append(
             f"interrupted: {cell_name(stopped.name)} was {_stop_words(stopped)}; its outputs "
-            "so far are saved, the later cells did not run, the kernel keeps its variables"
+            f"so far are saved, the later cells did not run, {kernel_now}"
         )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")
