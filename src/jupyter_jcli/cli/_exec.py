@@ -159,13 +159,13 @@ def run_code(
         raise hinted from err
 
 
-def kernel_hinted(err: KernelError) -> KernelError:
+def kernel_hinted(err: KernelError, *, restart_switches: bool = True) -> KernelError:
     """``err`` with the command line's way of choosing a kernelspec (``--kernel``) added to a
-    ``KERNELSPEC_NOT_FOUND`` or ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as
-    they are."""
+    ``KERNELSPEC_NOT_FOUND`` or, when a restart can switch kernelspecs (local kernels), a
+    ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as they are."""
     from jupyter_jcli.workbench import kernelspec_hint
 
-    return kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT)
+    return kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT if restart_switches else None)
 
 
 def _kernel_kept(outcome: CodeOutcome) -> bool:
