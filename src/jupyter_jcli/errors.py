@@ -99,6 +99,10 @@ class ErrorCode(StrEnum):
     WRITE_CONFLICT = "WRITE_CONFLICT"
     # Kernels
     KERNELSPEC_NOT_FOUND = "KERNELSPEC_NOT_FOUND"
+    KERNELSPEC_MISMATCH = "KERNELSPEC_MISMATCH"
+    """A kernelspec was named for a notebook whose live kernel runs another one: nothing ran
+    and nothing was remembered. Restart the kernel with that kernelspec to switch, or run
+    without naming one."""
     KERNEL_START_FAILED = "KERNEL_START_FAILED"
     KERNEL_BUSY = "KERNEL_BUSY"
     KERNEL_DIED = "KERNEL_DIED"

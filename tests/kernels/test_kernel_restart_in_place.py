@@ -80,3 +80,20 @@ async def test_a_failed_in_place_restart_leaves_the_kernel_dead(tmp_path: Path) 
         info = await kernel.info()
     assert failed.value.code == ErrorCode.SERVER_UNREACHABLE
     assert info.state == "dead" and kernel.epoch is None
+
+
+async def test_a_restart_to_a_kernelspec_not_installed_keeps_the_live_kernel(
+    tmp_path: Path,
+) -> None:
+    made: list[RestartingFake] = []
+    kernel = kernel_of(made, tmp_path)
+    with anyio.fail_after(10):
+        first = await kernel.execute("a = 1")
+        kernel.kernelspec_name = "typo"
+        with pytest.raises(KernelError) as refused:
+            await kernel.restart()
+        after = await kernel.execute("a")
+    assert refused.value.code == ErrorCode.KERNELSPEC_NOT_FOUND
+    assert refused.value.details["installed"] == ["other", "python3"]
+    assert len(made) == 1 and made[0].restarts == 0 and made[0].shutdowns == []
+    assert after.epoch == first.epoch and after.status == "ok"

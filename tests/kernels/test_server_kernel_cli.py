@@ -136,3 +136,24 @@ def test_a_run_without_keep_leaves_no_session_on_the_server(
     assert status == 0 and ran["ok"] is True
     _status, listed = jcli(jupyter_server, "kernel", "list")
     assert [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())] == []
+
+
+def test_a_restart_naming_another_or_a_missing_kernelspec_restarts_nothing(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["x = 1"], name="named")
+    status, started = jcli(jupyter_server, "kernel", "start", path)
+    assert status == 0
+    try:
+        missing = jcli(jupyter_server, "kernel", "restart", path, "--kernel", "typo")
+        other = jcli(jupyter_server, "kernel", "restart", path, "--kernel", "python2")
+        same = jcli(jupyter_server, "kernel", "restart", path, "--kernel", "python3")
+        status, listed = jcli(jupyter_server, "kernel", "list")
+    finally:
+        jcli(jupyter_server, "kernel", "stop", path)
+    assert missing[0] == 1 and missing[1]["code"] == ErrorCode.KERNELSPEC_NOT_FOUND.value
+    assert "--kernel" in missing[1]["details"]["hint"]
+    assert other[0] == 1 and other[1]["code"] == ErrorCode.KERNELSPEC_NOT_FOUND.value
+    assert same[0] == 0 and same[1]["restarted"] is True
+    mine = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+    assert [k["kernel_id"] for k in mine] == [started["kernel"]["kernel_id"]]

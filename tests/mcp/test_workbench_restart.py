@@ -182,3 +182,54 @@ async def test_a_missing_kernelspec_names_the_installed_ones_and_kernel_name(
     assert "python3" in refused["details"]["installed"]
     assert "kernel_name" in refused["details"]["hint"]
     assert fixed["cells"][0]["status"] == "ok" and fixed["kernel"]["kernelspec_name"] == "python3"
+
+
+async def test_a_kernel_name_that_cannot_be_honoured_is_refused_at_once_and_not_remembered(
+    root: Path, in_process: Path
+) -> None:
+    async with workbench_in_process(root, in_process) as session:
+        await ok(session, "create_notebook", path=NB, cells=CELLS[:1])
+        first = await ok(session, "run_stale", path=NB)
+        typo = await call(session, "run_stale", path=NB, kernel_name="typo-kernel")
+        restart_typo = await call(session, "restart_kernel", path=NB, kernel_name="typo-kernel")
+        kept = await ok(session, "inspect_variable", path=NB, name="kept")
+        restarted = await ok(session, "restart_kernel", path=NB)
+        again = await ok(session, "run_stale", path=NB)
+        overview = await ok(session, "notebook_overview", path=NB)
+    for result, refused in (typo, restart_typo):
+        assert result.is_error and refused["code"] == "KERNELSPEC_NOT_FOUND"
+        assert refused["details"]["source"] == "kernel_name"
+        assert refused["details"]["kernelspec"] == "typo-kernel"
+    assert kept["name"] == "kept"  # the live kernel and its variables survived the refusals
+    assert restarted["epoch"] != first["epoch"]
+    assert again["cells"][0]["status"] == "ok"
+    assert overview["kernel"]["kernelspec_name"] == "python3"
+
+
+async def test_a_kernel_name_other_than_the_live_kernels_is_refused(
+    root: Path, in_process: Path
+) -> None:
+    from functools import partial
+
+    from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
+
+    def two_specs() -> FakeBackend:
+        return FakeBackend(InProcessPython(), kernelspecs=["python3", "other"])
+
+    async with workbench_in_process(
+        root, in_process, backend_factory=partial(two_specs)
+    ) as session:
+        await ok(session, "create_notebook", path=NB, cells=CELLS[:1])
+        first = await ok(session, "run_stale", path=NB)
+        _, refused = await call(session, "execute_cells", path=NB, names=["kept"],
+                                kernel_name="other")  # fmt: skip
+        overview = await ok(session, "notebook_overview", path=NB)
+        switched = await ok(session, "restart_kernel", path=NB, kernel_name="other")
+        after = await ok(session, "execute_cells", path=NB, names=["kept"], kernel_name="other")
+    assert refused["code"] == "KERNELSPEC_MISMATCH"
+    assert refused["details"]["running_kernelspec"] == "python3"
+    assert "restart_kernel" in refused["details"]["hint"]
+    assert overview["kernel"]["epoch"] == first["epoch"]
+    assert overview["kernel"]["kernelspec_name"] == "python3"
+    assert switched["kernel"]["kernelspec_name"] == "other"
+    assert after["cells"][0]["status"] == "ok"

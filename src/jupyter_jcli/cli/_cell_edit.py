@@ -14,6 +14,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import emit_result
+from jupyter_jcli.cli._params import single
 from jupyter_jcli.errors import CELL_TYPES, UsageError
 
 __all__ = ["cell"]
@@ -39,6 +40,9 @@ _BEFORE = click.option(
 _AFTER = click.option(
     "--after", metavar="CELL", help=f"Place it after the cell CELL ({CELL_REF_HELP})."
 )
+_EXPECTED_REV = single(
+    "--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it."
+)  # an empty rev is a usage error naming the option, not a rev that "changed"
 _START = click.option("--start", is_flag=True, help="Place it first.")
 _END = click.option("--end", is_flag=True, help="Place it last.")
 
@@ -114,7 +118,7 @@ def cell() -> None:
 @_AFTER
 @_START
 @_END
-@click.option(
+@single(
     "--expected-rev",
     metavar="REV",
     help="With --before/--after: the anchor cell's rev (required). With --start/--end: "
@@ -137,6 +141,12 @@ def add_command(
     text = _read_source(source, source_file, required=True)
     assert text is not None
     anchor_before, anchor_after, position = _placement(before, after, start, end)
+    if (anchor_before is not None or anchor_after is not None) and expected_rev is None:
+        option = "--before" if anchor_before is not None else "--after"
+        raise UsageError(
+            f"--expected-rev (the anchor cell's rev, as you read it) is required with {option}.",
+            {"anchor": anchor_before or anchor_after, "option": "--expected-rev"},
+        )
     anchors = resolve_named(file, {"before": anchor_before, "after": anchor_after})
     from jupyter_jcli.workbench import add_cell
 
@@ -156,7 +166,7 @@ def add_command(
 @cell.command("update")
 @_FILE
 @_NAME
-@click.option("--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it.")
+@_EXPECTED_REV
 @_SOURCE
 @_SOURCE_FILE
 @_TYPE
@@ -192,7 +202,7 @@ def update_command(
 @cell.command("remove")
 @_FILE
 @_NAME
-@click.option("--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it.")
+@_EXPECTED_REV
 def remove_command(file: str, name: str, expected_rev: str) -> None:
     """Delete a cell."""
     from jupyter_jcli.workbench import remove_cell
@@ -204,7 +214,7 @@ def remove_command(file: str, name: str, expected_rev: str) -> None:
 @cell.command("move")
 @_FILE
 @_NAME
-@click.option("--expected-rev", metavar="REV", required=True, help="The cell's rev as you read it.")
+@_EXPECTED_REV
 @_BEFORE
 @_AFTER
 @_START

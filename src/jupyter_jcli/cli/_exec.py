@@ -28,9 +28,13 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import CodeOutcome
 
-__all__ = ["answer", "code_lines", "exec_command", "run_code"]
+__all__ = ["answer", "code_lines", "exec_command", "kernel_hinted", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
+_MISMATCH_HINT = (
+    "switch with `j-cli kernel restart NB --kernel NAME` (the variables are lost), or leave "
+    "out --kernel to use the live kernel"
+)
 _STDIN = "-"
 
 
@@ -130,7 +134,7 @@ def run_code(
     import anyio
 
     from jupyter_jcli.cli._run_live import interrupt_on_sigint
-    from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench
+    from jupyter_jcli.workbench import Workbench, shared_workbench
 
     async def go() -> CodeOutcome:
         from pathlib import Path
@@ -149,10 +153,33 @@ def run_code(
     try:
         return anyio.run(partial(go))
     except KernelError as err:
-        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        hinted = kernel_hinted(err)
         if hinted is err:
             raise
         raise hinted from err
+
+
+def kernel_hinted(err: KernelError, *, restart_switches: bool = True) -> KernelError:
+    """``err`` with the command line's way of choosing a kernelspec (``--kernel``) added to a
+    ``KERNELSPEC_NOT_FOUND`` or, when a restart can switch kernelspecs (local kernels), a
+    ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as they are."""
+    from jupyter_jcli.workbench import kernelspec_hint
+
+    return kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT if restart_switches else None)
+
+
+def _kernel_kept(outcome: CodeOutcome) -> bool:
+    """Whether the kernel that ran the code still runs now that the command let it go: a
+    scratch kernel never does; a notebook's local kernel when the registry still has its
+    epoch (kept, or someone else's); a server's kernel does (the server keeps it)."""
+    if outcome.notebook_path is None:
+        return False
+    if outcome.kernel.origin.server_url is not None:
+        return True
+    from jupyter_jcli.kernels import KernelRegistry
+
+    entry = KernelRegistry().live(outcome.notebook_path)
+    return entry is not None and entry.epoch == outcome.kernel.epoch
 
 
 def code_lines(outcome: CodeOutcome) -> list[str]:
@@ -176,7 +203,13 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
         head += f"  {result.ename}" + (f": {first[:120]}" if first else "")
     lines = [head]
     if result.interrupted_by == "kernel_interrupted" and not result.kernel_killed:
-        lines.append("its outputs so far follow; the kernel keeps its variables")
+        if _kernel_kept(outcome):
+            lines.append("its outputs so far follow; the kernel keeps its variables")
+        else:
+            lines.append(
+                "its outputs so far follow; the kernel started for this command has stopped: "
+                "its variables are gone"
+            )
     if outcome.summary is not None and outcome.summary.text:
         lines.extend(outcome.summary.text.splitlines())
     if outcome.notice is not None:

@@ -309,7 +309,15 @@ def restart_command(file: str, *, kernel_name: str | None, **where: str | None) 
     if server is not None:
         from jupyter_jcli.cli._kernel_server import server_restart
 
-        server_restart(server, path, _kernelspec(file, kernel_name))
+        try:
+            server_restart(server, path, _kernelspec(file, kernel_name), named=bool(kernel_name))
+        except KernelError as err:
+            from jupyter_jcli.cli._exec import kernel_hinted
+
+            hinted = kernel_hinted(err, restart_switches=False)
+            if hinted is err:
+                raise
+            raise hinted from err
         return
     was_running = KernelRegistry().live(path) is not None
 
@@ -317,7 +325,15 @@ def restart_command(file: str, *, kernel_name: str | None, **where: str | None) 
         async with shared_workbench(keep=True) as workbench:
             await workbench.restart_kernel(file, kernel_name=kernel_name)
 
-    anyio.run(restart)
+    try:
+        anyio.run(restart)  # a kernelspec not installed is refused before the kernel stops
+    except KernelError as err:
+        from jupyter_jcli.cli._exec import kernel_hinted
+
+        hinted = kernel_hinted(err)
+        if hinted is err:
+            raise
+        raise hinted from err
     entry = KernelRegistry().live(path)
     if entry is None:
         raise _not_running(path)

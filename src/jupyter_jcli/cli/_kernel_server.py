@@ -145,11 +145,14 @@ def server_stop(server: ServerConfig, path: Path | None) -> None:
         echo(f"no live kernels on {server.url}")
 
 
-def server_restart(server: ServerConfig, path: Path, spec: str) -> None:
-    """``kernel restart NB``: restart the session's kernel in place, or start a session."""
+def server_restart(server: ServerConfig, path: Path, spec: str, *, named: bool = False) -> None:
+    """``kernel restart NB``: restart the session's kernel in place, or start a session; a
+    kernelspec ``named`` with ``--kernel`` is checked first (the server has it, the session
+    runs it: a restart in place cannot switch)."""
     from jupyter_jcli.kernels import (
         DEFAULT_STARTUP_TIMEOUT,
         notebook_session,
+        require_session_kernelspec,
         restart_session,
         start_session,
     )
@@ -161,6 +164,8 @@ def server_restart(server: ServerConfig, path: Path, spec: str) -> None:
                 server, path, kernelspec=spec, timeout=DEFAULT_STARTUP_TIMEOUT
             )
             return made, False
+        if named:
+            await require_session_kernelspec(server, current, spec)
         _asking(server, current, "kernel_restarted")
         await restart_session(server, current, timeout=DEFAULT_STARTUP_TIMEOUT)
         return await notebook_session(server, path) or current, True

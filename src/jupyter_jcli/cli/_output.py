@@ -28,12 +28,12 @@ def output() -> None:
 
 
 @output.command("show")
-@click.argument("manifest", metavar="MANIFEST", type=FILE_PATH)
+@click.argument("manifests", metavar="MANIFEST...", nargs=-1, required=True, type=FILE_PATH)
 @single("--output", "output_index", type=int, metavar="K", help="Read output K (zero-based).")
 @read_window_options
 def show_command(
     *,
-    manifest: str,
+    manifests: tuple[str, ...],
     output_index: int | None,
     mime_type: str | None,
     supported_mime: tuple[str, ...],
@@ -42,10 +42,13 @@ def show_command(
 ) -> None:
     """List a run's outputs (MANIFEST: its manifest.json or folder), or read one with --output.
 
-    Reads as `j-cli notebook output` does: a text page, an image, JSON or a traceback.
+    Several MANIFESTs (as a shell expands .j-cli/outputs/*/manifest.json) list each run's
+    outputs, in the order given (-j: one document, {"runs": [listing, ...]}); --output reads
+    from one MANIFEST. Reads as `j-cli notebook output` does: a text page, an image, JSON or
+    a traceback.
     """
     from jupyter_jcli.cli._reads import read_options
-    from jupyter_jcli.errors import UsageError
+    from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
     from jupyter_jcli.outputs.manifest import open_manifest
 
     options = read_options(
@@ -53,14 +56,33 @@ def show_command(
     )
     if output_index is None and options:
         raise UsageError("--mime, --supported-mime, --offset and --limit need --output K.")
-    run = open_manifest(manifest)
+    if output_index is not None and len(manifests) > 1:
+        raise UsageError(
+            f"--output K reads from one run, but {len(manifests)} MANIFESTs were given: "
+            "give the one to read.",
+            {"manifests": list(manifests)},
+        )
+    runs = [(manifest, open_manifest(manifest)) for manifest in manifests]  # all, or none
     if output_index is None:
-        listing = run.list_outputs()
+        listings = [(manifest, run.list_outputs()) for manifest, run in runs]
         if json_mode():
-            emit_json(listing)
-        else:
+            if len(listings) == 1:
+                emit_json(listings[0][1])
+            else:
+                emit_json(
+                    {
+                        "schema_version": SCHEMA_VERSION,
+                        "status": "ok",
+                        "runs": [listing for _, listing in listings],
+                    }
+                )
+            return
+        for number, (manifest, listing) in enumerate(listings):
+            if number:
+                echo("")
             _listing_lines(listing, manifest)
         return
+    manifest, run = runs[0]
     result = run.read_output(output_index, **options)
     if json_mode():
         emit_json(result)

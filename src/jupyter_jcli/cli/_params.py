@@ -111,8 +111,38 @@ def _help_option(taken: set[str]) -> click.Option:
     )
 
 
+_JSON_NAMES = ("-j", "--json")
+
+
+def _json_after_command(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        from jupyter_jcli.cli._emit import CliState
+
+        state = ctx.find_object(CliState)
+        if state is not None:
+            state.json_mode = True
+
+
+def _json_option(taken: set[str]) -> click.Option | None:
+    """``-j``/``--json`` after a command name (``j-cli notebook overview NB -j``), as the
+    root's (a command with an option of that name keeps its own)."""
+    names = [name for name in _JSON_NAMES if name not in taken]
+    if len(names) < len(_JSON_NAMES):
+        return None
+    return click.Option(
+        names,
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        hidden=True,
+        callback=_json_after_command,
+        help="Write exactly one compact JSON document to stdout (as j-cli -j).",
+    )
+
+
 def harden(command: click.Command) -> None:
-    """Apply the shared argument rules to ``command`` and every subcommand (idempotent)."""
+    """Apply the shared argument rules to ``command`` and every subcommand (idempotent):
+    strict integers, JSON help, and ``-j`` accepted after the command's name too."""
     stack = [command]
     while stack:
         current = stack.pop()
@@ -125,6 +155,11 @@ def harden(command: click.Command) -> None:
                 current.add_help_option = False
                 taken = {opt for param in current.params for opt in param.opts}
                 current.params.append(_help_option(taken))
+            if current.name != "j-cli":  # the root has its own -j
+                taken = {opt for param in current.params for opt in param.opts}
+                json_flag = _json_option(taken)
+                if json_flag is not None:
+                    current.params.append(json_flag)
         if isinstance(current, click.Group):
             stack.extend(current.commands.values())
 

@@ -67,7 +67,6 @@ __all__ = ["run_command", "run_lines"]
 _EXIT_CELL_FAILED = 1
 _EXIT_INTERRUPTED = 130
 _INDENT = "    "
-_KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _NOT_WRITTEN = {
     "cell_changed": "outputs not saved: the cell was edited while it ran",
     "cell_removed": "outputs not saved: the cell was removed while it ran",
@@ -201,9 +200,9 @@ def run_command(
             )
         )
     except KernelError as err:
-        from jupyter_jcli.workbench import kernelspec_hint
+        from jupyter_jcli.cli._exec import kernel_hinted
 
-        hinted = kernelspec_hint(err, _KERNEL_HINT)
+        hinted = kernel_hinted(err)
         if hinted is err:
             raise
         raise hinted from err
@@ -405,9 +404,14 @@ def run_lines(
         lines.append(f"error {outcome.error['code']}: {outcome.error['message']}")
     stopped = _interrupted_cell(outcome)
     if stopped is not None:
+        kernel_now = (  # the overview is read once the run let its kernel go
+            "the kernel keeps its variables"
+            if overview.kernel.epoch is not None
+            else "the kernel started for this run has stopped: its variables are gone"
+        )
         lines.append(
             f"interrupted: {cell_name(stopped.name)} was {_stop_words(stopped)}; its outputs "
-            "so far are saved, the later cells did not run, the kernel keeps its variables"
+            f"so far are saved, the later cells did not run, {kernel_now}"
         )
     if outcome.written:
         lines.append(f"outputs saved into {outcome.notebook_path}")

@@ -43,7 +43,8 @@ def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
     selected = result.get("selected")
     if not isinstance(selected, Mapping):
         raise UsageError(
-            f"--save needs an image, but the output is a {result.get('output_type')} output.",
+            f"--save needs an image, but this output's type is {result.get('output_type')} "
+            "(read it without --save).",
             {"output_type": result.get("output_type")},
         )
     mime_type = str(selected.get("mime_type"))

@@ -44,7 +44,12 @@ from typing import TYPE_CHECKING
 from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
-    from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
+    from jupyter_jcli.kernels._backend import (
+        BackendFactory,
+        InPlaceRestart,
+        KernelBackend,
+        KernelspecCatalogue,
+    )
     from jupyter_jcli.kernels._config import (
         DEFAULT_BUSY_WAIT,
         DEFAULT_EXECUTE_TIMEOUT,
@@ -91,6 +96,7 @@ if TYPE_CHECKING:
         interrupt_session,
         notebook_session,
         notebook_sessions,
+        require_session_kernelspec,
         restart_session,
         start_session,
         stop_session,
@@ -156,6 +162,7 @@ __all__ = [
     "KernelPool",
     "KernelRegistry",
     "KernelState",
+    "KernelspecCatalogue",
     "LocalBackend",
     "LockedKernelPool",
     "LockedNotebookKernel",
@@ -184,6 +191,7 @@ __all__ = [
     "notebook_sessions",
     "process_name",
     "registry_dir",
+    "require_session_kernelspec",
     "restart_session",
     "server_config",
     "start_registered",
@@ -199,6 +207,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "BackendFactory",
         "InPlaceRestart",
         "KernelBackend",
+        "KernelspecCatalogue",
     ),
     "_evaluation": ("EvaluationResult", "ExpressionValue"),
     "_config": (
@@ -255,6 +264,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "interrupt_session",
         "notebook_session",
         "notebook_sessions",
+        "require_session_kernelspec",
         "restart_session",
         "start_session",
         "stop_session",

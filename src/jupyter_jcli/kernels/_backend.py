@@ -19,6 +19,11 @@ JupyterLab may show) may also implement :class:`InPlaceRestart`: then
 restarts it in place (same kernel, new process, new epoch; the running execution is stopped
 first) instead of a shutdown and a fresh backend, so every other client stays on it.
 
+A backend that can tell which kernelspecs it could start implements
+:class:`KernelspecCatalogue`, so a kernelspec can be checked before a live kernel is stopped
+for it (:meth:`NotebookKernel.require_kernelspec
+<jupyter_jcli.kernels.NotebookKernel.require_kernelspec>`).
+
 A server backend's calls may also raise ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
 ``SERVER_ERROR`` and (``start``) ``SERVER_PATH_OUTSIDE_ROOT``.
 """
@@ -31,7 +36,7 @@ from typing import Protocol, runtime_checkable
 
 from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
 
-__all__ = ["BackendFactory", "InPlaceRestart", "KernelBackend"]
+__all__ = ["BackendFactory", "InPlaceRestart", "KernelBackend", "KernelspecCatalogue"]
 
 
 @runtime_checkable
@@ -131,6 +136,21 @@ class InPlaceRestart(Protocol):
             KernelError: ``KERNEL_NOT_RUNNING`` when not started; ``KERNEL_START_FAILED``
                 when the new process does not answer in time (the kernel then counts as
                 dead); a transport's own codes.
+        """
+        ...
+
+
+@runtime_checkable
+class KernelspecCatalogue(Protocol):
+    """A backend that can say which kernelspecs a start could launch (see the module
+    docstring)."""
+
+    async def installed_kernelspecs(self) -> list[str] | None:
+        """The kernelspec names a start could launch, sorted; ``None`` when this backend
+        cannot tell before it starts (its start decides).
+
+        Raises:
+            KernelError: a transport's own codes (a server's ``SERVER_*``).
         """
         ...
 

@@ -249,6 +249,7 @@ def run_on_live(
             _close(backend)
     finally:
         lock.release()
+        registry.drop_if_unused(path)  # no kernel: the lock file is not left behind
 
 
 def _run(

@@ -98,6 +98,10 @@ class FakeBackend:
     def origin(self) -> KernelOrigin:
         return LOCAL_ORIGIN if self.started_with is None else self.joined_origin
 
+    async def installed_kernelspecs(self) -> list[str] | None:
+        """``kernelspecs`` (``None``: every name starts)."""
+        return None if self.kernelspecs is None else list(self.kernelspecs)
+
     async def start(
         self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path
     ) -> None:

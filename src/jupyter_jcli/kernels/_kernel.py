@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._backend import BackendFactory, InPlaceRestart, KernelBackend
+from jupyter_jcli.kernels._backend import (
+    BackendFactory,
+    InPlaceRestart,
+    KernelBackend,
+    KernelspecCatalogue,
+)
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -23,7 +28,7 @@ from jupyter_jcli.kernels._config import (
 from jupyter_jcli.kernels._evaluate import execution_result
 from jupyter_jcli.kernels._evaluation import EvaluationResult, evaluation_result
 from jupyter_jcli.kernels._hold import KernelHold
-from jupyter_jcli.kernels._local import LocalBackend
+from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
@@ -271,6 +276,44 @@ class NotebookKernel:
         self._hold.note_interrupt()
         await backend.interrupt()
 
+    async def require_kernelspec(self, name: str | None = None) -> None:
+        """Check that kernelspec ``name`` (default :attr:`kernelspec_name`) can be started
+        where this kernel runs: the live backend's :class:`~jupyter_jcli.kernels.
+        KernelspecCatalogue` when it has one, else this machine's kernelspecs for a local
+        kernel; a backend that cannot tell before it starts passes (its start decides).
+        Nothing is stopped or started.
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``); a
+                server backend's ``SERVER_*`` codes.
+        """
+        spec = self.kernelspec_name if name is None else name
+        backend = self._backend
+        if isinstance(backend, KernelspecCatalogue) and not self._dead:
+            installed = await backend.installed_kernelspecs()
+        else:
+            installed = await self._installed_when_stopped()
+        if installed is not None and spec not in installed:
+            raise KernelError(
+                ErrorCode.KERNELSPEC_NOT_FOUND,
+                f"kernelspec {spec!r} is not installed here; installed: "
+                f"{', '.join(installed) or '(none)'}",
+                {"kernelspec": spec, "installed": installed},
+            )
+
+    async def _installed_when_stopped(self) -> list[str] | None:
+        """The kernelspecs a start could launch when no backend is live: this machine's for
+        the local backend; ``None`` (the start decides) for any other factory."""
+        if self._factory is LocalBackend:
+            return await anyio.to_thread.run_sync(installed_kernelspecs)
+        return None
+
+    async def _require_switch(self) -> None:
+        """Before a restart stops a live kernel: the kernelspec it would start instead must be
+        installed (``KERNELSPEC_NOT_FOUND``, nothing stopped); the running one is."""
+        if self.epoch is not None and self.kernelspec_name != self._running_spec:
+            await self.require_kernelspec()
+
     async def restart(self) -> str:
         """Shut the kernel down (if any) and start a new one; returns the new epoch. A live
         kernel whose backend is an :class:`~jupyter_jcli.kernels.InPlaceRestart` is restarted
@@ -281,11 +324,15 @@ class NotebookKernel:
         Restarts that overlap are one: a restart that finished while this one waited for the
         kernel already gave a kernel started after this call, and its epoch is returned.
 
+        A kernelspec that is not installed (a switch to another one, :attr:`kernelspec_name`)
+        is refused before the live kernel is touched.
+
         Raises:
             KernelError: ``KERNEL_BUSY`` when the holder does not let the kernel go within
                 :data:`~jupyter_jcli.kernels.STOP_WAIT` s (nothing was restarted);
-                ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+                ``KERNELSPEC_NOT_FOUND`` (the live kernel kept), ``KERNEL_START_FAILED``.
         """
+        await self._require_switch()
         seen = self._restarts
         async with self._hold.stopping("kernel_restarted"), self._life_lock:
             if self._restarts == seen or self.epoch is None:

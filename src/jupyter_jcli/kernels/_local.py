@@ -92,8 +92,8 @@ def require_kernelspec(name: str) -> None:
     if name not in installed:
         raise KernelError(
             ErrorCode.KERNELSPEC_NOT_FOUND,
-            f"kernelspec {name!r} is not installed; install it or set the notebook's "
-            f"kernelspec to one of: {', '.join(installed) or '(none)'}",
+            f"kernelspec {name!r} is not installed here; installed: "
+            f"{', '.join(installed) or '(none)'}",
             {"kernelspec": name, "installed": installed},
         )
 
@@ -215,6 +215,10 @@ class LocalBackend(CountedReceives):
     @property
     def origin(self) -> KernelOrigin:
         return LOCAL_ORIGIN
+
+    async def installed_kernelspecs(self) -> list[str] | None:
+        """:func:`installed_kernelspecs` (:class:`~jupyter_jcli.kernels.KernelspecCatalogue`)."""
+        return await anyio.to_thread.run_sync(installed_kernelspecs)
 
     async def start(
         self, *, kernelspec_name: str, cwd: Path, startup_timeout: float, notebook_path: Path

@@ -166,6 +166,15 @@ class KernelRegistry(RegistryNotes):
             finally:
                 execution.release()
 
+    def drop_if_unused(self, notebook_path: Path) -> None:
+        """With no entry for the notebook, remove its other files (an execution lock taken by
+        a command whose kernel never started, e.g. a kernelspec not installed); nothing when
+        it has an entry or its lock is taken (its holder cleans up)."""
+        if self.path(notebook_path, ".json").exists():
+            return
+        with contextlib.suppress(KernelError), self.locked(notebook_path, timeout=0.0):
+            pass
+
     def sweep(self) -> None:
         """Remove the files of entries that are gone (left by a process that died)."""
         if not self.root.is_dir():

@@ -162,6 +162,18 @@ class ServerBackend(ExecuteRequests):
     def origin(self) -> KernelOrigin:
         return self._origin
 
+    async def installed_kernelspecs(self) -> list[str] | None:
+        """The server's kernelspecs once started (:class:`~jupyter_jcli.kernels.
+        KernelspecCatalogue`); ``None`` before: a start may join the notebook's session,
+        whatever its kernelspec, so only the start can tell.
+
+        Raises:
+            KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
+        """
+        if self._api is None:
+            return None
+        return await self._api.kernelspecs()
+
     @property
     def kernel_id(self) -> str | None:
         """The server's id of the kernel, once started."""

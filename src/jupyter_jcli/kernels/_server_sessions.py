@@ -203,6 +203,41 @@ async def interrupt_session(config: ServerConfig, session: ServerSession) -> Non
     await _kernel_action(config, session, "interrupt", "interrupting the kernel", None)
 
 
+async def require_session_kernelspec(
+    config: ServerConfig, session: ServerSession, kernelspec: str
+) -> None:
+    """Before a restart that names ``kernelspec``: the server must have it, and the session's
+    kernel must run it (a restart in place keeps the session's kernelspec, so another name
+    could not be honoured). Nothing is changed.
+
+    Raises:
+        KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``,
+            ``server_url``), ``KERNELSPEC_MISMATCH`` (details ``kernelspec``,
+            ``running_kernelspec``, ``notebook_path``); the ``SERVER_*`` codes.
+    """
+    async with _api(config) as api:
+        specs = await api.kernelspecs()
+    if kernelspec not in specs:
+        raise KernelError(
+            ErrorCode.KERNELSPEC_NOT_FOUND,
+            f"the Jupyter Server has no kernelspec {kernelspec!r}; installed: "
+            f"{', '.join(specs) or '(none)'}",
+            {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
+        )
+    if session.kernelspec is not None and session.kernelspec != kernelspec:
+        raise KernelError(
+            ErrorCode.KERNELSPEC_MISMATCH,
+            f"the notebook's session on the server runs kernelspec {session.kernelspec!r}, "
+            f"not {kernelspec!r}, and a restart keeps its kernelspec: nothing was restarted. "
+            "Stop the session and start it with that kernelspec to switch.",
+            {
+                "kernelspec": kernelspec,
+                "running_kernelspec": session.kernelspec,
+                "notebook_path": str(session.notebook_path),
+            },
+        )
+
+
 async def restart_session(config: ServerConfig, session: ServerSession, *, timeout: float) -> None:
     """Restart the session's kernel in place (same kernel id: JupyterLab stays on it).
 

@@ -46,6 +46,7 @@ from jupyter_jcli.kernels._config import (
 )
 from jupyter_jcli.kernels._entry import own_pid
 from jupyter_jcli.kernels._kernel import NotebookKernel
+from jupyter_jcli.kernels._local import installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
     ExecLock,
@@ -145,6 +146,10 @@ class SharedNotebookKernel(NotebookKernel):
                     raise
             await anyio.sleep(EXEC_POLL)
 
+    async def _installed_when_stopped(self) -> list[str] | None:
+        """This machine's kernelspecs: the supervisor starts the kernel here."""
+        return await anyio.to_thread.run_sync(installed_kernelspecs)
+
     def _join_lost(self, err: Exception) -> bool:
         """Whether ``err`` ended a join of another process's kernel that is gone or being
         stopped now (so joining again finds, or starts, another)."""
@@ -205,6 +210,7 @@ class SharedNotebookKernel(NotebookKernel):
                     if epoch is not None:
                         self.shared_registry.set_busy(self.notebook_path, epoch, None)
                 self._exec.release()
+                self.shared_registry.drop_if_unused(self.notebook_path)  # no kernel started
 
     async def _take_exec(self, busy_wait: float) -> None:
         registry, path = self.shared_registry, self.notebook_path
@@ -365,6 +371,7 @@ class SharedNotebookKernel(NotebookKernel):
                 :meth:`NotebookKernel.restart`.
         """
         await self._sync(launch=False)
+        await self._require_switch()  # before another process's cell is interrupted
         entry = self.shared_registry.live(self.notebook_path)
         if entry is not None:  # the new kernel is kept if the old one was
             self._keep = self._keep or entry.keep
@@ -386,6 +393,7 @@ class SharedNotebookKernel(NotebookKernel):
             self._stop_for_all = False
             if took:
                 self._exec.release()
+                self.shared_registry.drop_if_unused(self.notebook_path)  # none started
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, SharedBackend):

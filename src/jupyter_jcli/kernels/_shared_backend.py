@@ -108,6 +108,15 @@ class SharedBackend(CountedReceives):
     def pid(self) -> int | None:
         return self._entry.pid if self._entry is not None else None
 
+    async def installed_kernelspecs(self) -> list[str] | None:
+        """This machine's kernelspecs: the supervisor starts the kernel here
+        (:class:`~jupyter_jcli.kernels.KernelspecCatalogue`)."""
+        import anyio
+
+        from jupyter_jcli.kernels._local import installed_kernelspecs
+
+        return await anyio.to_thread.run_sync(installed_kernelspecs)
+
     @property
     def origin(self) -> KernelOrigin:
         entry = self._entry

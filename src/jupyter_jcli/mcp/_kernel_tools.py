@@ -41,8 +41,9 @@ _KERNEL_NAME: dict[str, Any] = {
     "minLength": 1,
     "description": "Kernelspec to start instead of the notebook's metadata.kernelspec.name "
     "(use it when KERNELSPEC_NOT_FOUND lists the installed ones); remembered for this "
-    "notebook by this server. A running kernel is kept: restart_kernel with kernel_name "
-    "switches.",
+    "notebook by this server once checked. A name not installed is refused "
+    "(KERNELSPEC_NOT_FOUND) and not remembered; on a live kernel of another kernelspec the "
+    "call is refused (KERNELSPEC_MISMATCH): restart_kernel with kernel_name switches.",
 }
 _RUN_OPTIONS: dict[str, Any] = {
     "timeout": _TIMEOUT,
@@ -52,6 +53,10 @@ _RUN_OPTIONS: dict[str, Any] = {
 }
 """The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
+_MISMATCH_HINT = (
+    "call restart_kernel with this kernel_name to switch (the variables are lost), or leave "
+    "kernel_name out to use the live kernel"
+)
 _RUN_NOTE = (
     "Outputs (with execution counts) are written into the .ipynb before the result returns, "
     "so any Jupyter UI shows them; the result gives per cell its status (ok, error, timeout, "
@@ -80,7 +85,7 @@ def _hinted(run: WorkbenchRun) -> WorkbenchRun:
         try:
             return await run(workbench, call)
         except KernelError as err:
-            hinted_error = kernelspec_hint(err, _KERNEL_HINT)
+            hinted_error = kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT)
             if hinted_error is err:
                 raise
             raise hinted_error from err

@@ -126,6 +126,12 @@ class Working:
 
     def check_rev(self, index: int, expected_rev: str | None) -> None:
         current = self.rev(index)
+        if not expected_rev:
+            raise UsageError(
+                f"No rev was given for cell {self.names[index]!r}: pass the rev you read "
+                "(every read shows each cell's rev).",
+                {"name": self.names[index], "index": index, "expected_rev": expected_rev},
+            )
         if expected_rev != current:
             details = self.state(index)
             details["expected_rev"] = expected_rev

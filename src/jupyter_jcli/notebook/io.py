@@ -147,6 +147,7 @@ def _parse_read(raw: bytes, path: Path) -> dict[str, Any]:
 
     The caller passes the only reference to ``raw``: it is dropped before the standard
     library parses the text (the peak stays near 2x the file)."""
+    _check_start(raw, path)
     accelerator = sys.modules.get("orjson")
     if (
         accelerator is not None
@@ -192,6 +193,7 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
             non-integer ``nbformat``, an unsupported major version, a missing or non-list
             ``cells`` or a cell that is not an object (details carry ``cell_index``).
     """
+    _check_start(raw, path)
     if exact:
         from jupyter_jcli.notebook._exact import loads_exact
 
@@ -215,6 +217,35 @@ def parse_notebook(raw: bytes, *, path: Path, exact: bool = False) -> dict[str, 
         # (one wording, ``position`` in code points), whichever command met the file.
         return _parse_document(decode_utf8(raw, path), path=path)
     return _check_document(parsed, path)
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _check_start(raw: bytes, path: Path) -> None:
+    """Refuse, in words a person can act on, the two files that are not JSON at their
+    first byte: an empty one (a save that was cut short, ``touch``) and one that starts with
+    a UTF-8 byte order mark (some Windows editors write one; JSON, nbformat and Jupyter do
+    not read it either, so the file is refused rather than silently rewritten without it).
+
+    Raises:
+        NotebookError: ``NOTEBOOK_READ_FAILED`` with details ``path`` and ``reason``
+            (``"empty"``, ``"utf8_bom"``).
+    """
+    if not raw.strip():
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"{path} is empty ({len(raw)} bytes), not a notebook: restore it (e.g. from "
+            "version control), or delete it and create one (j-cli notebook create).",
+            {"path": str(path), "reason": "empty", "size": len(raw)},
+        )
+    if raw.startswith(_UTF8_BOM):
+        raise NotebookError(
+            ErrorCode.NOTEBOOK_READ_FAILED,
+            f"{path} starts with a UTF-8 byte order mark, which JSON and Jupyter do not "
+            "read: save it as UTF-8 without a BOM (remove its first 3 bytes).",
+            {"path": str(path), "reason": "utf8_bom"},
+        )
 
 
 def _parse_document(

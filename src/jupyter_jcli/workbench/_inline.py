@@ -373,7 +373,10 @@ def scratch_spec(kernel_name: str | None) -> str:
     if kernel_name is None:
         return DEFAULT_KERNELSPEC
     if not kernel_name.strip():
-        raise UsageError("kernel_name must name a kernelspec.", {"kernel_name": kernel_name})
+        raise UsageError(
+            "The kernelspec name is blank; name an installed kernelspec.",
+            {"kernel_name": kernel_name},
+        )
     return kernel_name.strip()
 
 
@@ -409,7 +412,9 @@ async def execute_code(
     Raises:
         UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
         NotebookError: the read codes of ``Document.load``.
-        KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
+        KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNELSPEC_MISMATCH`` (a
+            notebook whose live kernel runs another kernelspec than ``kernel_name``),
+            ``KERNEL_START_FAILED``.
     """
     import anyio
 
@@ -422,12 +427,15 @@ async def execute_code(
         scratch = workbench.pool.kernel(
             scratch_kernel_path(here), kernelspec_name=scratch_spec(kernel_name)
         )
+        if not await scratch.is_alive():
+            await scratch.require_kernelspec()
         result, info = await run_code_on(scratch, code, timeout=timeout)
     else:
         loaded = await workbench._load(path)
         document = loaded.document
-        kernel = workbench._kernel(document, kernel_name)
+        kernel = await workbench._kernel(document, kernel_name)
         async with workbench._choice.explained(document), kernel.hold():
+            await workbench._startable(kernel)
             result, info = await run_code_on(kernel, code, timeout=timeout)
             # recorded before the kernel is let go: no one's cell falls between code and record
             loaded = await workbench._current(loaded)

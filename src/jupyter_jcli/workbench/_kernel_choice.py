@@ -2,8 +2,10 @@
 
 A notebook names its kernelspec in ``metadata.kernelspec.name`` (nbformat); a notebook from
 another machine often names one that is not installed here (``conda-env-…``, ``python2``).
-A caller may override it per notebook (``kernel_name``; ``j-cli run --kernel NAME``); the
-override is remembered by the workbench for that notebook.
+A caller may override it per notebook (``kernel_name``; ``j-cli run --kernel NAME``); an
+override is remembered by the workbench for that notebook only once it is known to be
+installed (:meth:`KernelChoice.override` is called after the check), so a name that cannot be
+honoured is refused at once and never comes back in a later call.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ KernelspecSource = Literal["kernel_name", "notebook_metadata", "default"]
 notebook names none)."""
 
 _WHERE: dict[KernelspecSource, str] = {
-    "kernel_name": "the kernel_name given",
+    "kernel_name": "the kernelspec asked for",
     "notebook_metadata": "the notebook's metadata.kernelspec.name",
     "default": "the default, as the notebook names none",
 }
@@ -38,17 +40,52 @@ class KernelChoice:
     def __init__(self) -> None:
         self._overrides: dict[Path, str] = {}
 
+    @staticmethod
+    def checked_name(kernel_name: str) -> str:
+        """``kernel_name`` stripped.
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` for a blank name.
+        """
+        if not kernel_name.strip():
+            raise UsageError(
+                "The kernelspec name is blank; name an installed kernelspec.",
+                {"kernel_name": kernel_name},
+            )
+        return kernel_name.strip()
+
     def override(self, document: Document, kernel_name: str | None) -> None:
-        """Remember ``kernel_name`` for the notebook (``None`` changes nothing).
+        """Remember ``kernel_name`` for the notebook (``None`` changes nothing); call it only
+        once the name is known to be installed.
 
         Raises:
             UsageError: ``USAGE_ERROR`` for a blank name.
         """
         if kernel_name is None:
             return
-        if not kernel_name.strip():
-            raise UsageError("kernel_name must name a kernelspec.", {"kernel_name": kernel_name})
-        self._overrides[document.notebook_path.resolve()] = kernel_name.strip()
+        self._overrides[document.notebook_path.resolve()] = self.checked_name(kernel_name)
+
+    def refused(self, err: KernelError, document: Document, kernel_name: str) -> KernelError:
+        """``err`` (``KERNELSPEC_NOT_FOUND`` for a caller's ``kernel_name``, not remembered)
+        said as :meth:`explained` says a missing name (``source: "kernel_name"``)."""
+        return self._not_found(err, document, (kernel_name, "kernel_name"))
+
+    @staticmethod
+    def mismatch(document: Document, kernel_name: str, running: str) -> KernelError:
+        """``KERNELSPEC_MISMATCH``: ``kernel_name`` was asked for the notebook, whose live
+        kernel runs ``running`` (details ``kernelspec``, ``running_kernelspec``,
+        ``notebook_path``)."""
+        return KernelError(
+            ErrorCode.KERNELSPEC_MISMATCH,
+            f"the notebook's live kernel runs kernelspec {running!r}, not {kernel_name!r}: "
+            "nothing ran. Restart the kernel with that kernelspec to switch (its variables "
+            "are lost), or run without naming a kernelspec to use the live kernel.",
+            {
+                "kernelspec": kernel_name,
+                "running_kernelspec": running,
+                "notebook_path": str(document.notebook_path),
+            },
+        )
 
     def kernelspec(self, document: Document) -> tuple[str, KernelspecSource]:
         """The kernelspec to start for the notebook, and where its name came from."""
@@ -71,20 +108,29 @@ class KernelChoice:
                 raise
             raise self._not_found(err, document) from err
 
-    def _not_found(self, err: KernelError, document: Document) -> KernelError:
-        spec, source = self.kernelspec(document)
+    def _not_found(
+        self,
+        err: KernelError,
+        document: Document,
+        asked: tuple[str, KernelspecSource] | None = None,
+    ) -> KernelError:
+        spec, source = self.kernelspec(document) if asked is None else asked
         installed = [str(name) for name in err.details.get("installed", [])]
         return KernelError(
             ErrorCode.KERNELSPEC_NOT_FOUND,
-            f"kernelspec {spec!r} ({_WHERE[source]}) is not installed; run the notebook "
-            f"with an installed kernelspec: {', '.join(installed) or '(none)'}",
+            f"kernelspec {spec!r} ({_WHERE[source]}) is not installed; installed: "
+            f"{', '.join(installed) or '(none)'}",
             {**err.details, "source": source, "notebook_path": str(document.notebook_path)},
         )
 
 
-def kernelspec_hint(err: KernelError, hint: str) -> KernelError:
+def kernelspec_hint(err: KernelError, hint: str, mismatch: str | None = None) -> KernelError:
     """``err`` with a front end's way of choosing the kernelspec appended (message and
-    ``details.hint``), e.g. ``"pass --kernel NAME"``; other errors are returned as is."""
-    if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
+    ``details.hint``): ``hint`` for ``KERNELSPEC_NOT_FOUND`` (e.g. ``"pass --kernel NAME"``),
+    ``mismatch`` for ``KERNELSPEC_MISMATCH`` (how to switch the live kernel); other errors
+    are returned as is."""
+    said = {ErrorCode.KERNELSPEC_NOT_FOUND: hint, ErrorCode.KERNELSPEC_MISMATCH: mismatch}
+    chosen = said.get(err.code)
+    if chosen is None:
         return err
-    return KernelError(err.code, f"{err.message}; {hint}", {**err.details, "hint": hint})
+    return KernelError(err.code, f"{err.message}; {chosen}", {**err.details, "hint": chosen})

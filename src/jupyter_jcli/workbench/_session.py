@@ -183,23 +183,28 @@ class Workbench(WorkbenchState, AsyncResource):
                 :data:`ProgressCallback`).
             include_images: return rasters as images (else described in the text).
             kernel_name: the kernelspec to start instead of the notebook's
-                ``metadata.kernelspec.name`` (e.g. when that one is not installed);
-                remembered for this notebook by this workbench. A running kernel is kept
-                (:meth:`restart_kernel` with ``kernel_name`` switches).
+                ``metadata.kernelspec.name`` (e.g. when that one is not installed); checked
+                first (not installed: ``KERNELSPEC_NOT_FOUND``; a live kernel of another
+                kernelspec: ``KERNELSPEC_MISMATCH``, as the call would not run on the kernel
+                named; :meth:`restart_kernel` with ``kernel_name`` switches), then remembered
+                for this notebook by this workbench. A refused name is not remembered.
 
         Raises:
             UsageError: ``USAGE_ERROR`` for no names, a Markdown/raw cell or a bad timeout.
             NotebookError: ``CELL_NOT_FOUND``, ``NOTEBOOK_WRITE_FAILED``, read codes.
             KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``,
-                ``installed``, ``source``), ``KERNEL_START_FAILED``.
+                ``installed``, ``source``; checked before any cell is reported running),
+                ``KERNELSPEC_MISMATCH`` (details ``kernelspec``, ``running_kernelspec``),
+                ``KERNEL_START_FAILED``.
         """
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
         options = RunOptions(timeout, on_progress, include_images)
         loaded = await self._load(path)
-        kernel = self._kernel(loaded.document, kernel_name)
+        kernel = await self._kernel(loaded.document, kernel_name)
         async with kernel.hold(), self._choice.explained(loaded.document):
+            await self._startable(kernel)
             loaded = await self._current(loaded)
             views = code_cells(loaded, names)
             batch = await self._run_cells(kernel, loaded, views, options)
@@ -242,7 +247,7 @@ class Workbench(WorkbenchState, AsyncResource):
         options = RunOptions(timeout, on_progress, include_images)
         loaded = await self._load(path)
         document = loaded.document
-        self._choice.override(document, kernel_name)
+        kernel = await self._kernel(document, kernel_name)
         if dry_run:
             info = await self._kernel_info(document)
             by_name = statuses(loaded, self._log_of(document), info.epoch)
@@ -255,9 +260,9 @@ class Workbench(WorkbenchState, AsyncResource):
                 dry_run=True,
                 still_stale=not_fresh(by_name),
             )
-        kernel = self._kernel(document)
         async with kernel.hold(), self._choice.explained(document):
             await join_to_plan(kernel, self._server)
+            await self._startable(kernel)
             loaded = await self._current(loaded)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
@@ -312,8 +317,9 @@ class Workbench(WorkbenchState, AsyncResource):
 
         Args:
             path: the notebook.
-            kernel_name: start this kernelspec instead of the notebook's (remembered, as for
-                :meth:`execute_cells`).
+            kernel_name: start this kernelspec instead of the notebook's (checked before the
+                live kernel is stopped: ``KERNELSPEC_NOT_FOUND`` keeps it and its variables;
+                remembered once checked, as for :meth:`execute_cells`).
             force: restart an ``attached`` kernel too.
 
         Raises:
@@ -324,7 +330,7 @@ class Workbench(WorkbenchState, AsyncResource):
             NotebookError: the read codes of ``Document.load``.
         """
         loaded = await self._load(path)
-        kernel = self._kernel(loaded.document, kernel_name)
+        kernel = await self._kernel(loaded.document, kernel_name, switch=True)
         info = await kernel.info()
         async with self._choice.explained(loaded.document):
             joined = self._server is not None and info.epoch is None
@@ -377,7 +383,7 @@ class Workbench(WorkbenchState, AsyncResource):
         document = await self._document(path)
         kernel = self._pool.get(document.notebook_path)
         if self._server is not None and (kernel is None or not await kernel.is_alive()):
-            kernel = self._kernel(document)
+            kernel = await self._kernel(document)
             await join(kernel)
         if kernel is None or not await kernel.is_alive():
             raise not_running(document.notebook_path)

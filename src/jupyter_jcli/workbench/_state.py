@@ -19,6 +19,7 @@ from typing import Any, Literal, TypeVar
 
 import anyio
 
+from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import (
     KernelInfo,
     KernelPool,
@@ -109,10 +110,44 @@ class WorkbenchState:
         again."""
         return await self._load(loaded.document.path)
 
-    def _kernel(self, document: Document, kernel_name: str | None = None) -> NotebookKernel:
-        self._choice.override(document, kernel_name)
+    async def _kernel(
+        self, document: Document, kernel_name: str | None = None, *, switch: bool = False
+    ) -> NotebookKernel:
+        """The notebook's kernel object, set to start the kernelspec chosen for it.
+
+        A ``kernel_name`` is checked before it is remembered (a name that cannot be honoured
+        is refused at once and never comes back in a later call): it must be installed where
+        the kernel runs, and, unless ``switch`` (a restart starts it), the notebook's live
+        kernel must run it (the call would use that kernel, not the one named).
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` for a blank name.
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (``source: "kernel_name"``),
+                ``KERNELSPEC_MISMATCH``; nothing was started, stopped or remembered.
+        """
+        path = document.notebook_path
+        if kernel_name is not None:
+            name = KernelChoice.checked_name(kernel_name)
+            kernel = self._pool.kernel(path)
+            info = await kernel.info()  # joins a kernel another process runs (never starts)
+            try:
+                await kernel.require_kernelspec(name)
+            except KernelError as err:
+                if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
+                    raise
+                raise self._choice.refused(err, document, name) from err
+            if not switch and info.epoch is not None and info.kernelspec_name != name:
+                raise KernelChoice.mismatch(document, name, info.kernelspec_name)
+            self._choice.override(document, name)
         spec, _source = self._choice.kernelspec(document)
-        return self._pool.kernel(document.notebook_path, kernelspec_name=spec)
+        return self._pool.kernel(path, kernelspec_name=spec)
+
+    async def _startable(self, kernel: NotebookKernel) -> None:
+        """With no live kernel, check that the kernelspec its start will launch is installed,
+        before anything runs or is reported running (``KERNELSPEC_NOT_FOUND``; call it
+        within :meth:`KernelChoice.explained`)."""
+        if not await kernel.is_alive():
+            await kernel.require_kernelspec()
 
     def _log(self, document: Document) -> RunLog:
         path = document.notebook_path.resolve()
