@@ -87,7 +87,7 @@ def test_a_run_killed_in_its_third_cell_keeps_the_two_cells_that_finished(
 def test_a_served_run_ended_by_sighup_keeps_the_cells_that_finished(
     tmp_path: Path, kernel_registry: Path
 ) -> None:
-    from test_exec_server import servers
+    from test_exec_server import children_of, servers
     from test_exec_server import spawn as spawn_script
     from test_exec_server_run import warm_server
 
@@ -97,6 +97,7 @@ def test_a_served_run_ended_by_sighup_keeps_the_cells_that_finished(
         child = spawn_script(tmp_path, "-j", "run", str(path))
         try:
             _wait_for_two_saved(path, child)
+            assert children_of(server) != []  # a child of the server runs the command
             child.send_signal(signal.SIGHUP)
             out, _ = child.communicate(timeout=TIMEOUT)
         finally:
