@@ -131,7 +131,7 @@ class ErrorCode(StrEnum):
     FILE_WRITE_FAILED = "FILE_WRITE_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     CANCELLED = "CANCELLED"
-    """A second Ctrl-C (SIGINT, exit status 130) or SIGTERM (exit status 143) cancelled the
+    """A second Ctrl-C (SIGINT, exit status 130), SIGTERM (143) or SIGHUP (129) cancelled the
     command before it answered: the kernel had been asked to interrupt the running code;
     what it printed since was not kept, and a cell being run keeps its saved outputs."""
     # Trusted roots of the MCP servers
