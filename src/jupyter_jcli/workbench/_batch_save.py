@@ -89,6 +89,7 @@ class BatchSaver:
         self._unrecorded: list[_Finished] = []
         self._written: dict[str, None] = {}
         self._error: Exception | None = None
+        self._record_error: Exception | None = None
         self._lock = threading.Lock()  # one write at a time (a worker thread writes)
         _RUNNING.add(self)
 
@@ -162,12 +163,15 @@ class BatchSaver:
             NotebookError: ``NOTEBOOK_WRITE_FAILED`` and the read codes of
                 ``Document.write_outputs`` when outputs could not be written, by the last
                 attempt (their runs are recorded all the same: the kernel holds their
-                state).
+                state); a failure to record a run (the registry's codes), once every run
+                was tried.
         """
         _RUNNING.discard(self)
         await self.save()
         if self._error is not None and (self._dirty or self._updates):
             raise self._error
+        if self._record_error is not None:
+            raise self._record_error
         return self.written
 
     def _write_and_record(self) -> None:
@@ -190,7 +194,10 @@ class BatchSaver:
             finally:
                 self._last_write = self._clock()
                 for done in finished:
-                    self._record(done)
+                    try:
+                        self._record(done)
+                    except Exception as err:  # raised by finish: not beside an execution
+                        self._record_error = self._record_error or err
 
     def _record(self, done: _Finished) -> None:
         view, result = done.view, done.result
