@@ -24,6 +24,13 @@ kernel registry and cache folders (no other kernel on the machine is touched):
    temporary files left beside the notebook, and commands that did not end in time
    (*hung*: then SIGKILLed).
 
+Measured on the 2-core development machine under load (``--kills 30``, seed 27: 12 SIGKILL,
+11 SIGTERM, 7 SIGHUP; 10 own, 12 live, 8 live-unserved): 127 cells finished before a kill,
+114 saved, 0 lost, 2 racing, 11 in_window (SIGKILL only), 0 corrupt, 0 records without
+saved outputs, 0 temporary files left, 0 hung. The same harness on the code that wrote only
+when a run ended (10 kills): 39 finished, 21 saved, 5 lost, 13 records without saved
+outputs.
+
 Prints the running counts on stderr and one JSON document with the totals on stdout. Not a
 test (pytest does not collect ``faults/``); run it against a checkout:
 ``python3 -m uv run python faults/killed_runs.py --kills 30``.
