@@ -141,7 +141,7 @@ class ErrorCode(StrEnum):
     FILE_WRITE_FAILED = "FILE_WRITE_FAILED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     CANCELLED = "CANCELLED"
-    """A second Ctrl-C (SIGINT, exit status 130) or SIGTERM (exit status 143) cancelled the
+    """A second Ctrl-C (SIGINT, exit status 130), SIGTERM (143) or SIGHUP (129) cancelled the
     command before it answered: the kernel had been asked to interrupt the running code;
     what it printed since was not kept, and a cell being run keeps its saved outputs."""
     # Trusted roots of the MCP servers
@@ -220,11 +220,11 @@ class UsageError(JcliError):
         super().__init__(ErrorCode.USAGE_ERROR, message, details)
 
 
-def cancelled(*, terminated: bool = False) -> JcliError:
-    """``CANCELLED``: what a command stopped by a second Ctrl-C (or by SIGTERM:
-    ``terminated``) answers with ``-j`` (the kernel was asked to interrupt the code; the
-    command gave up waiting for it)."""
-    what = "SIGTERM" if terminated else "a second Ctrl-C"
+def cancelled(*, terminated: bool = False, signal_name: str = "SIGTERM") -> JcliError:
+    """``CANCELLED``: what a command stopped by a second Ctrl-C (or by SIGTERM or SIGHUP:
+    ``terminated``, ``signal_name``) answers with ``-j`` (the kernel was asked to interrupt
+    the code; the command gave up waiting for it)."""
+    what = signal_name if terminated else "a second Ctrl-C"
     return JcliError(
         ErrorCode.CANCELLED,
         f"Cancelled by {what}: the kernel was asked to interrupt the code, and what "
@@ -233,23 +233,47 @@ def cancelled(*, terminated: bool = False) -> JcliError:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM ended the command: it unwinds as a second Ctrl-C does (the kernel interrupted
-    and let go, ``CANCELLED`` under ``-j``), and the command exits with status 143."""
+    """SIGTERM, or SIGHUP (a closed terminal, a dropped SSH session: treated as SIGTERM),
+    ended the command: it unwinds as a second Ctrl-C does (the kernel interrupted and let
+    go, ``CANCELLED`` under ``-j``), and the command exits with status 128 + the signal's
+    number (143, 129).
+
+    Args:
+        signum: the signal (``signal.SIGTERM`` or ``signal.SIGHUP``).
+    """
+
+    def __init__(self, signum: int = 15) -> None:
+        super().__init__()
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number, as the shell reports a command the signal ended."""
+        return 128 + self.signum
+
+    @property
+    def signal_name(self) -> str:
+        """``SIGTERM`` or ``SIGHUP``."""
+        return "SIGHUP" if self.signum == TERMINATING_SIGNALS[1] else "SIGTERM"
 
 
 EXIT_TERMINATED = 143
 """The exit status of a command ended by SIGTERM (128 + 15, as the shell reports it)."""
+TERMINATING_SIGNALS = (15, 1)
+"""SIGTERM and SIGHUP (their numbers on every POSIX system): both end a command as
+:class:`Terminated`."""
 
 
 def raise_terminated(signum: int, frame: object) -> None:
-    """A SIGTERM handler: raise :class:`Terminated` in the main thread."""
-    raise Terminated
+    """A SIGTERM or SIGHUP handler: raise :class:`Terminated` in the main thread."""
+    raise Terminated(signum)
 
 
 def terminate_as_cancel() -> None:
-    """From now on, SIGTERM raises :class:`Terminated` in this process (unless someone set
-    another handler than the default one)."""
+    """From now on, SIGTERM and SIGHUP raise :class:`Terminated` in this process (each unless
+    someone set another handler than the default one, or ignores it: ``nohup``)."""
     import signal
 
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, raise_terminated)
+    for signum in TERMINATING_SIGNALS:
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, raise_terminated)

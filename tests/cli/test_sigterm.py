@@ -1,6 +1,7 @@
-"""SIGTERM on a ``-j`` command that runs code on a live kernel (the click-free ``exec`` lane,
-the click ``exec`` and ``run``) ends it as a second Ctrl-C does: the kernel is interrupted
-and let go, stdout holds one ``CANCELLED`` document and the exit status is 143. Every
+"""SIGTERM (or SIGHUP) on a ``-j`` command that runs code on a live kernel (the click-free
+``exec`` lane, the click ``exec`` and ``run``) ends it as a second Ctrl-C does: the kernel is
+interrupted and let go, stdout holds one ``CANCELLED`` document and the exit status is 143
+(129). Every
 command is a real process on a real ipykernel kernel."""
 
 from __future__ import annotations
@@ -32,14 +33,16 @@ def _wait_for(marker: Path) -> None:
     time.sleep(0.5)  # the command is now waiting on the kernel
 
 
+@pytest.mark.parametrize("kill", [signal.SIGTERM, signal.SIGHUP], ids=["sigterm", "sighup"])
 @pytest.mark.parametrize(
     ("script", "command"),
     [(LANE, "exec"), (CLICK, "exec"), (CLICK, "run")],
     ids=["lane-exec", "click-exec", "click-run"],
 )
 def test_sigterm_under_json_answers_one_cancelled_document_and_leaves_the_kernel_idle(
-    tmp_path: Path, script: str, command: str
+    tmp_path: Path, script: str, command: str, kill: signal.Signals
 ) -> None:
+    """SIGHUP (a closed terminal, a dropped SSH session) is treated as SIGTERM."""
     marker = tmp_path / "running"
     code = _sleeper(marker)
     path = notebook(tmp_path, [code] if command == "run" else ["x = 1"])
@@ -49,14 +52,14 @@ def test_sigterm_under_json_answers_one_cancelled_document_and_leaves_the_kernel
         child = spawn(script, tmp_path, "-j", *args)
         try:
             _wait_for(marker)
-            child.send_signal(signal.SIGTERM)
+            child.send_signal(kill)
         finally:
             status, out = finish(child)
         entry = KernelRegistry().read(path.resolve())
         after = jcli(tmp_path, "-j", "exec", path, "--code", "6 * 7")  # not still sleeping
     finally:
         stop(path)
-    assert status == 143
+    assert status == 128 + kill
     document = one_document(out)
     assert (document["status"], document["code"]) == ("error", "CANCELLED")
     assert entry is not None and not entry.busy

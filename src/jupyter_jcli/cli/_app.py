@@ -30,7 +30,6 @@ from jupyter_jcli import __version__
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
 from jupyter_jcli.cli._params import harden
 from jupyter_jcli.errors import (
-    EXIT_TERMINATED,
     SCHEMA_VERSION,
     ErrorCode,
     JcliError,
@@ -218,10 +217,14 @@ def run(
         return EXIT_USAGE
     except click.exceptions.Abort as err:
         echo("Aborted.", err=True)
-        terminated = isinstance(err.__cause__, Terminated)  # SIGTERM, as a second Ctrl-C
+        stop = err.__cause__  # SIGTERM or SIGHUP (Terminated), as a second Ctrl-C
         if state.json_mode:  # -j promises one document, a cancelled command's too
-            emit_error(cancelled(terminated=terminated), json_mode=True)
-        return EXIT_TERMINATED if terminated else _EXIT_INTERRUPTED
+            if isinstance(stop, Terminated):
+                error = cancelled(terminated=True, signal_name=stop.signal_name)
+                emit_error(error, json_mode=True)
+            else:
+                emit_error(cancelled(), json_mode=True)
+        return stop.exit_status if isinstance(stop, Terminated) else _EXIT_INTERRUPTED
     except JcliError as err:
         emit_error(err, json_mode=state.json_mode)
         return EXIT_USAGE if err.code == ErrorCode.USAGE_ERROR else EXIT_ERROR

@@ -30,8 +30,9 @@ Protocol (one Unix stream connection per command, Linux abstract namespace, see
    and the child ends without running anything, so a command's code never runs twice; and
    a server that never answered holds none of the command's descriptors (its stdout pipe
    closes when the command ends);
-4. client → child, while it runs: ``I`` (SIGINT) and ``T`` (SIGTERM) as the client receives
-   them; the client's end closing kills the child, as a killed command dies;
+4. client → child, while it runs: ``I`` (SIGINT), ``T`` (SIGTERM) and ``H`` (SIGHUP, unless
+   the command ignores it) as the client receives them; the client's end closing kills the
+   child, as a killed command dies;
 5. child → client: ``S`` and the exit status after the answer is written, or ``F``
    (nothing ran: it could not take the descriptors, or an exec's command line is not the
    lane's).
@@ -244,20 +245,26 @@ def serve(argv: Sequence[str]) -> int | None:
 
 def _follow(sock: object, pid: int, rights: bytes) -> int | None:
     """Steps 3-5: let the child run (``G`` with ``rights``: the descriptors, as
-    ``SCM_RIGHTS`` data), pass it this process's SIGINT and SIGTERM, and return its exit
-    status (None for ``F``)."""
+    ``SCM_RIGHTS`` data), pass it this process's SIGINT, SIGTERM and SIGHUP, and return its
+    exit status (None for ``F``)."""
     import _signal
     import _socket
 
     assert isinstance(sock, _socket.socket)
 
+    tags = {_signal.SIGINT: b"I", _signal.SIGTERM: b"T", _signal.SIGHUP: b"H"}
+
     def forward(signum: int, frame: object) -> None:
         try:  # (no ``contextlib`` here: this module imports only what it must)
-            sock.sendall(b"I" if signum == _signal.SIGINT else b"T")
+            sock.sendall(tags[signum])
         except OSError:
             return
 
-    previous = {num: _signal.signal(num, forward) for num in (_signal.SIGINT, _signal.SIGTERM)}
+    previous = {  # SIGHUP only when not ignored (nohup): the child then never sees one
+        num: _signal.signal(num, forward)
+        for num in tags
+        if num != _signal.SIGHUP or _signal.getsignal(num) != _signal.SIG_IGN
+    }
     try:
         try:
             sock.sendmsg([b"G"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])

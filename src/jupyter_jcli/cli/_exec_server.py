@@ -406,11 +406,13 @@ def _become(request: _Request, fds: list[int]) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _relay_signals(conn: socket.socket) -> None:
-    """Step 4: the command's SIGINT and SIGTERM, raised in this process's main thread; the
-    command's end closing kills this process, as it would have killed the command."""
+    """Step 4: the command's SIGINT, SIGTERM and SIGHUP, raised in this process's main
+    thread; the command's end closing kills this process, as it would have killed the
+    command."""
     main = threading.main_thread().ident
     assert main is not None
     while True:
@@ -422,6 +424,8 @@ def _relay_signals(conn: socket.socket) -> None:
             signal.pthread_kill(main, signal.SIGINT)
         elif tag == b"T":
             signal.pthread_kill(main, signal.SIGTERM)
+        elif tag == b"H":
+            signal.pthread_kill(main, signal.SIGHUP)
         else:
             os.kill(os.getpid(), signal.SIGKILL)
 

@@ -77,7 +77,6 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
     notebook, code, timeout = parsed
     with _startup_objects_frozen():
         from jupyter_jcli.errors import (
-            EXIT_TERMINATED,
             ErrorCode,
             JcliError,
             Terminated,
@@ -87,7 +86,7 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
         from jupyter_jcli.outputs import serialize_json
         from jupyter_jcli.workbench._inline_live import execute_code_live
 
-    terminate_as_cancel()  # SIGTERM ends the command as a second Ctrl-C does, with a document
+    terminate_as_cancel()  # SIGTERM, SIGHUP: as a second Ctrl-C, with a document
     try:
         outcome = execute_code_live(notebook, code, timeout=timeout)
     except JcliError as err:
@@ -99,9 +98,10 @@ def fast_exec(argv: Sequence[str]) -> tuple[int, bytes] | None:
         # answer comes as for any outcome): the kernel was interrupted and let go; as click
         if sys.stderr is not None:  # (started with descriptor 2 closed)
             sys.stderr.write("\nAborted.\n")
-        terminated = isinstance(stop, Terminated)
-        status = EXIT_TERMINATED if terminated else _EXIT_INTERRUPTED
-        return status, serialize_json(cancelled(terminated=terminated).to_dict()) + b"\n"
+        if isinstance(stop, Terminated):  # SIGTERM or SIGHUP
+            error = cancelled(terminated=True, signal_name=stop.signal_name)
+            return stop.exit_status, serialize_json(error.to_dict()) + b"\n"
+        return _EXIT_INTERRUPTED, serialize_json(cancelled().to_dict()) + b"\n"
     except Exception as exc:  # the code may have run: never run it again through click
         return _EXIT_FAILED, serialize_json(JcliError.unexpected(exc).to_dict()) + b"\n"
     if outcome is None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.cli._emit import echo
-from jupyter_jcli.errors import KernelError, Terminated
+from jupyter_jcli.errors import TERMINATING_SIGNALS, KernelError, Terminated
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -105,13 +105,20 @@ class LiveView:
 async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
     """While the block runs, SIGINT interrupts every live kernel of ``pool`` (the running
     cell ends ``interrupted``, its outputs saved); a second SIGINT cancels the block
-    (``KeyboardInterrupt``), and so does SIGTERM, interrupting the kernels first if no SIGINT
-    did (:class:`~jupyter_jcli.errors.Terminated`). Yields
+    (``KeyboardInterrupt``), and so does SIGTERM or SIGHUP (a closed terminal), interrupting
+    the kernels first if no SIGINT did (:class:`~jupyter_jcli.errors.Terminated`); the cells
+    that finished are saved (each as it finished, the running one's outputs so far at the
+    batch's end). Yields
     a one-item list, ``[True]`` once a SIGINT arrived."""
     seen = [False]
     cancelled: BaseException | None = None
     error: BaseException | None = None
-    previous_term = signal.getsignal(signal.SIGTERM)
+    terminating = [  # SIGHUP as SIGTERM, unless ignored (nohup)
+        signal.Signals(signum)
+        for signum in TERMINATING_SIGNALS
+        if signal.getsignal(signum) != signal.SIG_IGN
+    ]
+    previous = {signum: signal.getsignal(signum) for signum in terminating}
     async with anyio.create_task_group() as tg:
 
         async def interrupt() -> None:
@@ -122,12 +129,12 @@ async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
 
         async def watch() -> None:
             nonlocal cancelled
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            with anyio.open_signal_receiver(signal.SIGINT, *terminating) as signals:
                 async for signum in signals:
-                    if signum == signal.SIGTERM:  # as a second Ctrl-C, interrupting first
+                    if signum in terminating:  # as a second Ctrl-C, interrupting first
                         if not seen[0]:
                             await interrupt()
-                        cancelled = Terminated()
+                        cancelled = Terminated(signum)
                     elif seen[0]:
                         cancelled = KeyboardInterrupt()
                     if cancelled is not None:
@@ -143,8 +150,9 @@ async def interrupt_on_sigint(pool: KernelPool) -> AsyncIterator[list[bool]]:
             error = exc
         finally:
             tg.cancel_scope.cancel()
-    if previous_term is not None:  # the receiver left SIGTERM at its default: kill
-        signal.signal(signal.SIGTERM, previous_term)
+    for signum, handler in previous.items():  # the receiver left them at their default
+        if handler is not None:
+            signal.signal(signum, handler)
     if error is not None:
         raise error
     if cancelled is not None:

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jupyter_jcli.errors import KernelError, Terminated, raise_terminated
+from jupyter_jcli.errors import TERMINATING_SIGNALS, KernelError, Terminated, raise_terminated
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_STARTUP_TIMEOUT,
@@ -302,7 +302,7 @@ def ctrl_c_interrupts(backend: SharedBackend, stop: StopSignal) -> Iterator[None
     ``j-cli kernel interrupt`` would: the request goes on to its reply (bounded by its
     timeout) and ends ``interrupted`` (``kernel_interrupted``) with what it printed. A second
     SIGINT raises ``KeyboardInterrupt`` (the request then settles, bounded, and the command
-    is cancelled); SIGTERM interrupts the kernel (unless a Ctrl-C did) and raises
+    is cancelled); SIGTERM (and SIGHUP alike) interrupts the kernel (unless a Ctrl-C did) and raises
     :class:`~jupyter_jcli.errors.Terminated` at once, as a second Ctrl-C would. Outside the
     main thread, or when SIGINT is not Python's default handler
     (ignored, or handled by the caller), nothing changes."""
@@ -331,17 +331,20 @@ def ctrl_c_interrupts(backend: SharedBackend, stop: StopSignal) -> Iterator[None
 
     def on_sigterm(signum: int, frame: object) -> None:
         interrupt()
-        raise Terminated
+        raise Terminated(signum)
 
     previous = signal.signal(signal.SIGINT, on_sigint)
-    terminate = signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, raise_terminated)
-    previous_term = signal.signal(signal.SIGTERM, on_sigterm) if terminate else None
+    previous_term = {  # SIGHUP as SIGTERM, unless ignored (nohup) or handled by the caller
+        signum: signal.signal(signum, on_sigterm)
+        for signum in TERMINATING_SIGNALS
+        if signal.getsignal(signum) in (signal.SIG_DFL, raise_terminated)
+    }
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        if terminate:
-            signal.signal(signal.SIGTERM, previous_term)
+        for signum, handler in previous_term.items():
+            signal.signal(signum, handler)
 
 
 def _close(backend: SharedBackend) -> None:

@@ -2,12 +2,14 @@
 
 The caller holds the kernel (``NotebookKernel.hold``) for the whole batch, so no other call
 interleaves. Cells run in the given order; the first one that does not end ``ok`` stops the
-batch (the rest are ``skipped``). Then, still holding the kernel, the outputs and execution
-counts of the cells that ran, and the display updates they sent to earlier cells, are written
-into the notebook in one atomic write (``Document.write_outputs``: outside edits are kept, a
-cell edited meanwhile is not overwritten). Outputs are stored as Jupyter stores them
-(nbformat ``split_lines``: multi-line strings of streams and of ``text/*``,
-``application/javascript`` and ``image/svg+xml`` data as lists of lines).
+batch (the rest are ``skipped``). The outputs and execution counts of the cells that ran, and
+the display updates they sent to earlier cells, are written into the notebook as the cells
+finish, at most every 2 s, and what remains once the batch ends, still holding the kernel
+(``_batch_save.BatchSaver`` over ``Document.write_outputs``: atomic writes, outside edits
+kept, a cell edited meanwhile not overwritten); a process killed mid-batch keeps the cells
+that finished. Outputs are stored as Jupyter stores them (nbformat ``split_lines``:
+multi-line strings of streams and of ``text/*``, ``application/javascript`` and
+``image/svg+xml`` data as lists of lines).
 """
 
 from __future__ import annotations
@@ -23,18 +25,18 @@ from jupyter_jcli.analysis import NotebookGraph
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import (
     SETTLE_TIMEOUT,
-    DisplayUpdate,
     ExecutionResult,
     InterruptReason,
     NotebookKernel,
     execute_timeout,
     kernel_died,
 )
-from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, OutputUpdate
+from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.workbench._batch_save import BatchSaver
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
-from jupyter_jcli.workbench._run_log import RunLog, run_keys
-from jupyter_jcli.workbench._stored import _split_bundle, file_outputs
+from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._stored import file_outputs
 
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
@@ -125,7 +127,9 @@ async def run_batch(
     max_images: int = 8,
 ) -> Batch:
     """Run ``cells`` (code cells of ``document``, in this order) on ``kernel`` (held by the
-    caller), record each run in ``log``, write the results into the notebook.
+    caller), write the results into the notebook as the cells finish (at most every
+    :data:`~jupyter_jcli.workbench._batch_save.SAVE_INTERVAL` s, and at the end) and record
+    each run in ``log`` once its write was attempted.
 
     A restart or shutdown of the kernel asked for while the batch runs stops it: the running
     cell ends ``interrupted`` (or, between two cells, the next one is reported
@@ -141,13 +145,13 @@ async def run_batch(
     # a pair that could not take the outputs (PAIR_OUT_OF_SYNC) is refused before any work
     await anyio.to_thread.run_sync(document.check_writable)
     progress = _Progress(on_progress, len(cells))
+    saver = BatchSaver(document, graph, log)
     epoch_before = kernel.epoch
     results: list[tuple[CellView, ExecutionResult]] = []
     stopped: CellView | None = None
     pending_stop: InterruptReason | None = None
     restarted = False
     written: tuple[str, ...] = ()
-    keys = run_keys(document.cells)  # runs follow the cell (its id), not its name
     try:
         for position, view in enumerate(cells):
             progress.done = position
@@ -159,7 +163,7 @@ async def run_batch(
                 stopped = view
                 break
             try:
-                result = await _execute_one(kernel, view, timeout, progress)
+                result = await _execute_one(kernel, view, timeout, progress, saver)
             except KernelError as err:  # the stop came while the kernel was starting
                 if err.details.get("stop_requested") is None:
                     raise
@@ -168,27 +172,17 @@ async def run_batch(
                 break
             restarted = restarted or result.kernel_restarted
             results.append((view, result))
-            parents = [
-                keys.get(graph.cells[p].key, graph.cells[p].key)
-                for p in graph.cells[graph.index(view.name)].parents
-            ]
-            log.record(
-                keys.get(view.name, view.name),
-                view.rev,
-                result.epoch,
-                next_seq(),
-                parents,
-                ok=result.status == "ok",
-                interrupted=result.status == "interrupted",
-            )
+            saver.add(view, result, next_seq())
             if result.status != "ok":
                 stopped = view
                 break
+            if saver.due:
+                await saver.save()
         else:
             await progress.send(float(len(cells)), f"done: {len(cells)} cells")
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_TIMEOUT):
-            written = await _write(document, results) if results else ()
+            written = await saver.finish()
     epoch = results[-1][1].epoch if results else None
     executed = _condensed(results, budget, include_images, max_images, set(written))
     executed = _with_reasons(executed, document, {view.name: view for view, _ in results})
@@ -295,14 +289,22 @@ def _asker(cell: ExecutedCell) -> str:
 
 
 async def _execute_one(
-    kernel: NotebookKernel, view: CellView, timeout: float | None, progress: _Progress
+    kernel: NotebookKernel,
+    view: CellView,
+    timeout: float | None,
+    progress: _Progress,
+    saver: BatchSaver,
 ) -> ExecutionResult:
-    if progress.callback is None:
+    """Run one cell; beside it, the progress heartbeats and the save of the cells before
+    it once it is due (:meth:`BatchSaver.save_when_due`)."""
+    if progress.callback is None and not saver.pending:
         return await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
     result: ExecutionResult | None = None
     error: Exception | None = None
-    async with anyio.create_task_group() as tg:  # the heartbeat runs beside the execution
-        tg.start_soon(progress.heartbeat, view.name)
+    async with anyio.create_task_group() as tg:  # these run beside the execution
+        if progress.callback is not None:
+            tg.start_soon(progress.heartbeat, view.name)
+        tg.start_soon(saver.save_when_due)
         try:
             result = await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
         except Exception as err:  # re-raised as is, not wrapped in an ExceptionGroup
@@ -313,33 +315,6 @@ async def _execute_one(
         raise error
     assert result is not None
     return result
-
-
-async def _write(
-    document: Document, results: Sequence[tuple[CellView, ExecutionResult]]
-) -> tuple[str, ...]:
-    """Write the batch's outputs; display updates to cells of the batch are applied to their
-    new outputs, the others go to the file's cells."""
-    pending: dict[str, CellOutputs] = {}
-    updates: list[DisplayUpdate] = []
-    for view, result in results:
-        for update in result.display_updates:
-            target = pending.get(update.cell_key)
-            if target is not None and 0 <= update.output_index < len(target.outputs):
-                output = target.outputs[update.output_index]
-                output["data"] = _split_bundle(update.data)
-                output["metadata"] = dict(update.metadata)
-            elif target is None:
-                updates.append(update)
-        pending[view.name] = CellOutputs(
-            view.rev, file_outputs(result.outputs), result.execution_count
-        )
-    file_updates = [
-        OutputUpdate(u.cell_key, u.output_index, _split_bundle(u.data), dict(u.metadata))
-        for u in updates
-        if u.cell_key not in pending
-    ]
-    return await anyio.to_thread.run_sync(document.write_outputs, pending, file_updates)
 
 
 def _condensed(

@@ -87,7 +87,11 @@ class Workbench(WorkbenchState, AsyncResource):
     """
 
     async def shutdown(self) -> None:
-        """Shut every kernel down (graceful up to 5 s each, then killed; shielded)."""
+        """Shut every kernel down (graceful up to 5 s each, then killed; shielded), once
+        the finished cells of the batches still running are saved."""
+        from jupyter_jcli.workbench._batch_save import save_running_batches
+
+        await save_running_batches()
         await self._pool.shutdown_all()
 
     async def aclose(self) -> None:
@@ -165,9 +169,10 @@ class Workbench(WorkbenchState, AsyncResource):
         The kernel is started first if none runs (``kernel_started``; a dead one is replaced:
         ``kernel_restarted``). The cells run under one hold of the kernel, so no other call
         interleaves; the first cell that does not end ``ok`` stops the call (the rest are
-        ``skipped``). Before returning, the outputs and execution counts of the cells that
-        ran, and the display updates they sent to earlier cells, are written into the
-        notebook atomically (outside edits kept; a cell edited meanwhile is not written).
+        ``skipped``). The outputs and execution counts of the cells that ran, and the
+        display updates they sent to earlier cells, are written into the notebook
+        atomically as the cells finish (at most every 2 s) and before returning (outside
+        edits kept; a cell edited meanwhile is not written).
         A kernel death is reported, not raised: the dead cell has status ``died`` and the
         outcome's ``error`` is ``KERNEL_DIED`` naming it; likewise a timeout that had to kill
         the kernel (``KERNEL_KILLED``) and a restart of the kernel by another call while
