@@ -410,13 +410,14 @@ class Document(LoadedNotebook):
                     raise_if_last(err, attempt, WRITE_ATTEMPTS)
                     continue
                 if draft.outputs is None or model is None:
-                    self.reload()
+                    self._reload(written=True)
                 else:
                     # the draft's views hold for the parsed-back model on the spliced path
                     views = draft.views if next_base is not None else None
                     self._adopt(model, written(disk, draft.outputs, stats), views=views)
                     if next_base is not None:
                         self._state.derived["base"] = (self._files[0].sha256, next_base)
+                    self._seen(written=True)
                 return draft.value
         raise AssertionError("unreachable: the last attempt returns or raises")
 
