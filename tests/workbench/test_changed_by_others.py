@@ -164,6 +164,22 @@ async def test_a_call_that_finds_another_writers_change_says_it_and_not_its_own(
     assert wb.changed_by_others(path) == f"since your last call: edited {names[2]}"
 
 
+async def test_a_change_another_writer_makes_while_a_cell_runs_is_said_by_that_run(
+    wb: Workbench, work: Path
+) -> None:
+    path = work / "nb.ipynb"
+    person = (  # the cell itself plays the person, who edits the first cell meanwhile
+        f"import nbformat\nnb = nbformat.read({str(path)!r}, as_version=4)\n"
+        f"nb.cells[0].source = 'a = 5'\nnbformat.write(nb, {str(path)!r})\nprint('saved')"
+    )
+    make_notebook(work, ["a = 1", person])
+    names = await _names(wb, path)
+    with anyio.fail_after(CALL_TIMEOUT):
+        ran = await wb.execute_cells(path, [names[1]])
+    assert ran.written == (names[1],)
+    assert wb.changed_by_others(path) == f"since your last call: edited {names[0]}"
+
+
 async def test_a_line_names_ten_cells_and_counts_the_others(wb: Workbench, work: Path) -> None:
     path = make_notebook(work, [f"x{number} = {number}" for number in range(15)])
     names = await _names(wb, path)
