@@ -8,7 +8,8 @@ resolved notebook and the checked arguments as keyword arguments (the schema's p
 are the operation's parameter names), and its outcome's JSON document becomes the reply,
 its lists of cells bounded as ``j-cli -j`` bounds them
 (:mod:`jupyter_jcli.workbench._cell_lists`: at most 100 names, ``<key>_count`` beside, a
-``notice`` naming :data:`OVERVIEW_PAGES` when one was cut).
+``notice`` naming :data:`OVERVIEW_PAGES` when one was cut), with :data:`CHANGED_BY_OTHERS`
+when the person or another program changed the notebook since the session last saw it.
 
 Images: wherever a document holds a list under ``images`` whose entries carry base64
 ``data`` of a raster MIME type (``read_cells``' condensed outputs, executions' outputs), the
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
+    "CHANGED_BY_OTHERS",
     "OVERVIEW_PAGES",
     "RESEND_IMAGES",
     "RESEND_IMAGES_SCHEMA",
@@ -55,6 +57,8 @@ __all__ = [
     "threaded",
 ]
 
+CHANGED_BY_OTHERS = "changed_by_others"
+"""The field of a result that names what others changed in the notebook since the last call."""
 OVERVIEW_PAGES = f"notebook_overview start=0 limit={CELLS_LISTED}, then its next_call"
 """Where a result's notice sends the model for the cells a bounded list left out."""
 RESEND_IMAGES = "resend_images"
@@ -69,6 +73,8 @@ SENT_BEFORE = "sent_before"
 """Value of an image entry's ``delivered_as`` when the image was sent by an earlier result."""
 SENT_IMAGES_REMEMBERED = 4096
 """Images a server remembers having sent (the oldest are forgotten first)."""
+_HEAD = ("schema_version", "status")
+"""The fields a result opens with, before :data:`CHANGED_BY_OTHERS`."""
 _IMAGE_WORDS = re.compile(r"attached as image (\d+)\b")
 
 
@@ -118,7 +124,7 @@ def threaded(function: Callable[..., Any]) -> WorkbenchRun:
                 return function(call.path, **call.arguments)
 
         outcome = await anyio.to_thread.run_sync(work)
-        return lift_images(_bounded(outcome), _sent(workbench))
+        return lift_images(_bounded(outcome, workbench, call), _sent(workbench))
 
     return run
 
@@ -144,15 +150,22 @@ def on_session(
                 outcome = await method(
                     workbench, call.path, on_progress=progress.report, **arguments
                 )
-        return lift_images(_bounded(outcome), _sent(workbench), resend=resend)
+        return lift_images(_bounded(outcome, workbench, call), _sent(workbench), resend=resend)
 
     return run
 
 
-def _bounded(outcome: Any) -> dict[str, Any]:
+def _bounded(outcome: Any, workbench: Workbench, call: Call) -> dict[str, Any]:
     """The outcome's JSON document with its lists of cells bounded, the notice naming
-    :data:`OVERVIEW_PAGES` (as ``j-cli -j`` bounds them)."""
-    return bounded_cell_lists(outcome.to_dict(), OVERVIEW_PAGES)
+    :data:`OVERVIEW_PAGES` (as ``j-cli -j`` bounds them), and, when someone else changed the
+    notebook since the session's last call on it, ``changed_by_others`` (the line of
+    ``Workbench.changed_by_others``) after ``status``."""
+    document = bounded_cell_lists(outcome.to_dict(), OVERVIEW_PAGES)
+    news = workbench.changed_by_others(call.path)
+    if news is None:
+        return document
+    head: dict[str, Any] = {k: document.pop(k) for k in _HEAD if k in document}
+    return {**head, CHANGED_BY_OTHERS: news, **document}
 
 
 def lift_images(

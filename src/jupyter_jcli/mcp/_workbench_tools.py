@@ -21,6 +21,7 @@ from jupyter_jcli.errors import CELL_TYPES
 from jupyter_jcli.mcp._arguments import check_arguments
 from jupyter_jcli.mcp._registry import RegisteredTool
 from jupyter_jcli.mcp._workbench_calls import (
+    CHANGED_BY_OTHERS,
     RESEND_IMAGES,
     RESEND_IMAGES_SCHEMA,
     WorkbenchRun,
@@ -116,6 +117,10 @@ def envelope_schema(operation: str | None) -> dict[str, Any]:
         "schema_version": {"const": 1},
         "status": {"const": "ok"},
         "path": {"type": "string"},
+        CHANGED_BY_OTHERS: {
+            "type": "string",
+            "description": "The cells someone else changed since your last call on the notebook.",
+        },
     }
     required = ["schema_version", "status"]
     if operation is not None:

@@ -26,7 +26,7 @@ from jupyter_jcli.notebook._pairs import (
     text_candidates,
 )
 from jupyter_jcli.notebook._views import CellView, cell_view
-from jupyter_jcli.notebook._warm import DocumentCache, Identity, WarmState, active_cache
+from jupyter_jcli.notebook._warm import DocumentCache, Identity, WarmState, active_cache, ticket
 from jupyter_jcli.notebook.names import assign_names
 from jupyter_jcli.notebook.revs import structure_rev
 
@@ -53,8 +53,10 @@ class LoadedNotebook:
         confine: Confinement | None = None,
         warm: WarmState | None = None,
         read_ns: int = 0,
+        drawn: int = 0,
     ) -> None:
         self._path = path
+        self._ticket = drawn
         self._confine = chosen(confine)
         self._pair = pair
         self._refusal = refusal
@@ -68,6 +70,7 @@ class LoadedNotebook:
             self._state = warm
         else:
             self._adopt(notebook, files, read_ns=read_ns)
+        self._seen(written=False)
 
     @classmethod
     def load(
@@ -99,13 +102,14 @@ class LoadedNotebook:
         target = Path(os.path.abspath(path))
         confinement = chosen(confine)
         cache = active_cache()
+        drawn = ticket()
         if cache is not None and target.suffix.lower() == ".ipynb":
             with confined(confinement):
                 state = cache.get(target)
             if state is not None:
                 return cls(
                     target, state.notebook, state.files, None, cache_dir,
-                    confine=confinement, warm=state,
+                    confine=confinement, warm=state, drawn=drawn,
                 )  # fmt: skip
         read_ns = time.time_ns()
         notebook, files, pair, refusal = read_target(
@@ -113,7 +117,7 @@ class LoadedNotebook:
         )
         return cls(
             target, notebook, files, pair, cache_dir,
-            refusal=refusal, confine=confinement, read_ns=read_ns,
+            refusal=refusal, confine=confinement, read_ns=read_ns, drawn=drawn,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ reading
@@ -226,6 +230,11 @@ class LoadedNotebook:
 
     def reload(self) -> None:
         """Re-read the file(s) from disk."""
+        self._reload()
+
+    def _reload(self, *, written: bool = False) -> None:
+        """Re-read the file(s); ``written``: what is read is what our write just wrote."""
+        self._ticket = ticket()
         read_ns = time.time_ns()
         notebook, files, pair, refusal = read_target(
             self._path, confine=self._confine, base_dir=self._base_dir
@@ -233,6 +242,14 @@ class LoadedNotebook:
         self._pair = pair
         self._refusal = refusal
         self._adopt(notebook, files, read_ns=read_ns)
+        self._seen(written=written)
+
+    def _seen(self, *, written: bool) -> None:
+        """Tell the cache's watcher (``_warm.Watcher``) of the version now held (a version
+        we wrote draws its ticket now, once written)."""
+        watcher = self._cache.watcher if self._cache is not None else None
+        if watcher is not None:
+            watcher(self, written=written, ticket=ticket() if written else self._ticket)
 
     def _refresh(self) -> bool:
         """Under the lock: re-read the target if a file changed on disk (returns whether)

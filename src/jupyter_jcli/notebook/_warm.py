@@ -27,12 +27,19 @@ existing paired text file. Its jupytext pairing metadata may name text files tha
 exist (``ipynb,md`` is common): whether they exist can change without the notebook
 changing, so every use checks that each is still absent (``_pairs.pairs_absent``).
 Pairs are read every time.
+
+A cache may carry a :data:`Watcher`: every document made under the cache tells it of each
+version of its content it takes, read from disk (a load, a reload) or written by us (a
+commit), pairs included (``_loaded``), with the version's :func:`ticket`. A long-lived
+session learns that way what its calls saw, at no cost of its own (the workbench's
+``_sightings``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import threading
 import time
 from collections import OrderedDict
@@ -40,13 +47,16 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._files import FileState
 from jupyter_jcli.notebook._open import read_regular, stat_regular
 from jupyter_jcli.notebook._pairs import pairs_absent
 from jupyter_jcli.notebook._views import CellView
+
+if TYPE_CHECKING:
+    from jupyter_jcli.notebook._loaded import LoadedNotebook
 
 __all__ = [
     "FINE_RACY_WINDOW_NS",
@@ -55,7 +65,9 @@ __all__ = [
     "DocumentCache",
     "Identity",
     "WarmState",
+    "Watcher",
     "active_cache",
+    "ticket",
     "tune_collector",
     "warm",
 ]
@@ -131,6 +143,25 @@ class _Entry:
     verified_ns: int
 
 
+_TICKETS = itertools.count(1)
+
+
+def ticket() -> int:
+    """The next number of this process's order of versions: a read draws one before it
+    reads (a warm load before it validates), a write once it has written. A version read
+    with a smaller ticket than a write's may be older than what that write wrote."""
+    return next(_TICKETS)  # one C call: atomic under the GIL
+
+
+class Watcher(Protocol):
+    """Told of each version a document takes (module docstring); called in the thread that
+    loads or writes, possibly under the notebook's write lock: quick, and raises nothing."""
+
+    def __call__(self, document: LoadedNotebook, *, written: bool, ticket: int) -> None:
+        """``document`` now holds a version read from disk (``written`` false) or one our
+        own write just wrote (``written`` true); ``ticket``: the version's :func:`ticket`."""
+
+
 class DocumentCache:
     """Loaded notebooks by path, each re-validated on every use (module docstring).
 
@@ -140,12 +171,16 @@ class DocumentCache:
 
     Args:
         max_entries: notebooks kept (least recently used dropped first).
+        watcher: told of every version the documents made under this cache take.
     """
 
-    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    def __init__(
+        self, max_entries: int = DEFAULT_MAX_ENTRIES, *, watcher: Watcher | None = None
+    ) -> None:
         self._entries: OrderedDict[Path, _Entry] = OrderedDict()
         self._lock = threading.Lock()
         self._max = max_entries
+        self.watcher = watcher
         self.hits = 0
         self.verified = 0
         self.stores = 0

@@ -418,13 +418,14 @@ class Document(LoadedNotebook):
                     raise_if_last(err, attempt, WRITE_ATTEMPTS)
                     continue
                 if draft.outputs is None or model is None:
-                    self.reload()
+                    self._reload(written=True)
                 else:
                     # the draft's views hold for the parsed-back model on the spliced path
                     views = draft.views if next_base is not None else None
                     self._adopt(model, written(disk, draft.outputs, stats), views=views)
                     if next_base is not None:
                         self._state.derived["base"] = (self._files[0].sha256, next_base)
+                    self._seen(written=True)
                 if draft.changed and self._pair is not None and self._pair.out_of_sync is None:
                     store.record_agreed_pair(self._files[0].sha256)  # both sides agree now
                 return draft.value

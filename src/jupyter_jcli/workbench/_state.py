@@ -1,6 +1,7 @@
 """The state under :class:`~jupyter_jcli.workbench.Workbench`: its kernel pool, run logs,
-kernelspec choices and warm document cache, and the internals its operations share (loading
-once per operation, the worker thread, the notebook's kernel, log and kernel info).
+kernelspec choices, warm document cache and what its calls saw of each notebook
+(``_sightings``), and the internals its operations share (loading once per operation, the
+worker thread, the notebook's kernel, log and kernel info).
 
 :class:`WorkbenchState` is the workbench's base class; the operations and their documentation
 are in :mod:`jupyter_jcli.workbench._session`.
@@ -36,6 +37,7 @@ from jupyter_jcli.workbench._outcomes import KernelOutcome
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._runs import RunOptions, kernel_outcome, not_started, run_cells
 from jupyter_jcli.workbench._shared import server_pool
+from jupyter_jcli.workbench._sightings import Sightings
 
 __all__ = ["PathArg", "WorkbenchState"]
 
@@ -62,13 +64,23 @@ class WorkbenchState:
         self._logs: dict[Path, RunLog] = {}
         self._choice = KernelChoice()
         self._seq = itertools.count(1)
-        self._documents = DocumentCache()
+        self._sightings = Sightings()
+        self._documents = DocumentCache(watcher=self._sightings)
 
     @property
     def documents(self) -> DocumentCache:
         """The warm cache of loaded notebooks (``notebook._warm``), active in every call of
         this workbench and in :meth:`warm` blocks."""
         return self._documents
+
+    def changed_by_others(self, path: PathArg) -> str | None:
+        """One short line naming the cells someone else changed (edited, added, removed,
+        moved, renamed, outputs cleared) in the notebook at ``path`` since this workbench's
+        calls last saw it (``_sightings``): ``since your last call: edited a, b; added c``,
+        at most 10 cells named, the others counted. Said once: the next call gets ``None``
+        unless more changed. ``None`` too when this workbench never saw the notebook before,
+        and for every change its own calls made. Reads nothing."""
+        return self._sightings.take(path)
 
     @contextlib.contextmanager
     def warm(self) -> Iterator[DocumentCache]:
