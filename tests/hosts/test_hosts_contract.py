@@ -192,8 +192,11 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
     )
     env = dict(os.environ)
     env["JCLI_CONTRACT"] = str(contract)
-    env["JCLI_OPENCODE_TOOL"] = str(project / ".opencode" / "tools" / "read_notebook_output.js")
-    env["JCLI_DSH_PLUGIN"] = str(project / ".dsh" / "plugins" / "jupyter-jcli.mjs")
+    env["JCLI_OPENCODE_PLUGIN"] = str(project / ".opencode" / "plugins" / "jcli.js")
+    # DSH loads .dsh/plugins/jcli.ts (plain JavaScript); Node 20 imports the same bytes as .mjs.
+    module = tmp_path / "dsh-plugin.mjs"
+    shutil.copyfile(project / ".dsh" / "plugins" / "jcli.ts", module)
+    env["JCLI_DSH_PLUGIN_MJS"] = str(module)
     run_node_tests(env, tmp_path)
 
 

@@ -1,5 +1,6 @@
-// The OpenCode tool file, loaded as OpenCode loads it (default export of `tool({...})`), with
-// `@opencode-ai/plugin` either the real package (JCLI_OPENCODE_NODE_MODULES) or a stub of `tool()`.
+// The OpenCode plugin file, loaded as OpenCode loads it (every export is a plugin function, called
+// with { client, directory, worktree, ... }, answering its hooks), with `@opencode-ai/plugin` either
+// the real package (JCLI_OPENCODE_NODE_MODULES) or a stub of `tool()`.
 import assert from "node:assert/strict"
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -37,7 +38,7 @@ tool.schema = {
 const folder = SKIP ? null : mkdtempSync(join(tmpdir(), "jcli-opencode-"))
 after(() => folder && rmSync(folder, { recursive: true, force: true }))
 
-async function loadTool() {
+async function loadPlugin() {
   writeFileSync(join(folder, "package.json"), JSON.stringify({ type: "module" }))
   const real = process.env.JCLI_OPENCODE_NODE_MODULES
   if (real) {
@@ -48,38 +49,90 @@ async function loadTool() {
     writeFileSync(join(stub, "package.json"), JSON.stringify({ name: "@opencode-ai/plugin", type: "module", main: "index.js" }))
     writeFileSync(join(stub, "index.js"), STUB)
   }
-  const file = join(folder, "read_notebook_output.js")
-  copyFileSync(process.env.JCLI_OPENCODE_TOOL, file)
-  return (await import(pathToFileURL(file).href)).default
+  const file = join(folder, "jcli.js")
+  copyFileSync(process.env.JCLI_OPENCODE_PLUGIN, file)
+  return import(pathToFileURL(file).href)
 }
+
+// What OpenCode gives a tool: the session's folders, an abort signal, and ask() (recorded here).
+function toolContext(project, asked) {
+  return {
+    directory: project,
+    worktree: project,
+    abort: new AbortController().signal,
+    async ask(request) {
+      asked.push(request)
+    },
+  }
+}
+
+test("the OpenCode plugin module exports only plugin functions", { skip: SKIP }, async () => {
+  const module = await loadPlugin()
+  // OpenCode calls every export as a plugin: one that is not a function stops the file loading.
+  assert.deepEqual(Object.keys(module), ["JupyterJcliPlugin"])
+  assert.equal(typeof module.JupyterJcliPlugin, "function")
+  const hooks = await module.JupyterJcliPlugin({ directory: loadContract().project, client: {} })
+  assert.deepEqual(Object.keys(hooks.tool), ["read_notebook_output"])
+  assert.equal(typeof hooks["tool.execute.before"], "function")
+})
 
 test("the OpenCode tool gives the MCP server's answers to the same calls", { skip: SKIP }, async () => {
   const contract = loadContract()
-  const tool = await loadTool()
+  const { JupyterJcliPlugin } = await loadPlugin()
+  const tool = (await JupyterJcliPlugin({ directory: contract.project, client: {} })).tool.read_notebook_output
   assert.equal(typeof tool.execute, "function")
   assert.deepEqual(Object.keys(tool.args).sort(), contract.arguments)
   if (!process.env.JCLI_OPENCODE_NODE_MODULES) {
     const required = Object.keys(tool.args).filter((key) => !tool.args[key].isOptional)
     assert.deepEqual(required.sort(), ["cell_index", "file_path"])
   }
-  const context = { directory: contract.project, worktree: contract.project, abort: new AbortController().signal }
   for (const item of contract.calls) {
     let got
+    const asked = []
     try {
-      const result = await tool.execute(item.args, context)
-      if (typeof result === "string") {
-        got = answer(false, JSON.parse(result), [])
-      } else {
-        const images = result.attachments.map((a) => {
-          const match = /^data:([^;]+);base64,(.*)$/s.exec(a.url)
-          assert.equal(a.mime, match[1])
-          return { mime_type: match[1], data: match[2] }
-        })
-        got = answer(false, JSON.parse(result.output), images)
-      }
+      const result = await tool.execute(item.args, toolContext(contract.project, asked))
+      // OpenCode's ToolResult: { title, output, metadata, attachments? }
+      assert.equal(typeof result.title, "string")
+      assert.equal(typeof result.output, "string")
+      const json = JSON.parse(result.output)
+      assert.deepEqual(result.metadata.source, json.source)
+      const images = (result.attachments ?? []).map((a) => {
+        const match = /^data:([^;]+);base64,(.*)$/s.exec(a.url)
+        assert.equal(a.type, "file")
+        assert.equal(a.mime, match[1])
+        return { mime_type: match[1], data: match[2] }
+      })
+      got = answer(false, json, images)
+      // it asked OpenCode's read permission for the notebook, as OpenCode's read tool does
+      assert.deepEqual(asked, [
+        { permission: "read", patterns: [join(contract.project, item.args.file_path)], always: ["*"], metadata: {} },
+      ])
     } catch (error) {
       got = answer(true, JSON.parse(error.message))
     }
     assert.deepEqual(got, item.expected, JSON.stringify(item.args))
   }
+})
+
+test("the plugin's guard blocks a raw notebook write and lets other calls through", { skip: SKIP }, async () => {
+  const contract = loadContract()
+  const { JupyterJcliPlugin } = await loadPlugin()
+  const logged = []
+  const client = { app: { log: async ({ body }) => logged.push(body) } }
+  const before = (await JupyterJcliPlugin({ directory: contract.project, client }))["tool.execute.before"]
+  const input = (tool) => ({ tool, sessionID: "s", callID: "c" })
+  await assert.rejects(
+    before(input("bash"), { args: { command: "echo {} > x.ipynb", description: "x" } }),
+    (error) => error.message.startsWith("Blocked by jupyter-jcli") && error.message.includes("x.ipynb"),
+  )
+  await assert.rejects(before(input("write"), { args: { filePath: "a.ipynb", content: "{}" } }), /Blocked by jupyter-jcli/)
+  await assert.rejects(
+    before(input("apply_patch"), { args: { patchText: "*** Begin Patch\n*** Add File: n.ipynb\n+{}\n*** End Patch" } }),
+    /Blocked by jupyter-jcli/,
+  )
+  await assert.rejects(before(input("bash"), { args: { command: "papermill a.ipynb b.ipynb" } }), /jupyter-mcp/)
+  assert.equal(await before(input("bash"), { args: { command: "ls -la" } }), undefined)
+  assert.equal(await before(input("edit"), { args: { filePath: "a.py", oldString: "a", newString: "b" } }), undefined)
+  assert.equal(await before(input("read"), { args: { filePath: "a.ipynb" } }), undefined)
+  assert.deepEqual(logged, [])
 })
