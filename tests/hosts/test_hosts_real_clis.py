@@ -176,6 +176,31 @@ def test_opencode_mcp_list_shows_the_workbench_server(
     assert (host_project / ".opencode" / "plugins" / "jcli.js").is_file()
 
 
+def test_opencode_and_codex_list_the_skill_setup_installs(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("opencode", host_project, host_env)
+    skills = json.loads(
+        run([str(npm_bin / "opencode"), "debug", "skill"], host_project, host_env, stdout_only=True)
+    )
+    (ours,) = [s for s in skills if s["name"] == "j-cli"]
+    assert ours["location"] == str(host_project / ".opencode" / "skills" / "j-cli" / "SKILL.md")
+    assert ours["description"].startswith("Work on Jupyter notebooks")
+    setup("codex", host_project, host_env)
+    user_config = Path(host_env["CODEX_HOME"]) / "config.toml"
+    user_config.write_text(f'[projects."{host_project}"]\ntrust_level = "trusted"\n')
+    prompt = run(
+        [str(npm_bin / "codex"), "debug", "prompt-input", "hi"], host_project, host_env,
+        stdout_only=True,
+    )  # fmt: skip
+    roots = dict(re.findall(r"- `(r\d+)` = `([^`]+)`", prompt.replace("\\n", "\n")))
+    (entry,) = re.findall(
+        r"- j-cli: Work on Jupyter notebooks[^\n]*?\(file: (r\d+)/j-cli/SKILL\.md\)",
+        prompt.replace("\\n", "\n"),
+    )
+    assert roots[entry] == str(host_project / ".agents" / "skills")
+
+
 def _opencode_tool(npm_bin: Path, project: Path, env: dict[str, str], **params: object) -> Any:
     """``opencode debug agent build --tool read_notebook_output --params JSON``: OpenCode runs
     the tool of our plugin itself (permission asks included), no model involved."""

@@ -74,7 +74,9 @@ def test_setup_twice_changes_nothing_and_remove_restores_every_byte(
     assert second.changes == []
     assert snapshot(project) == after_first
     for relative, data in before.items():  # nothing of anyone else's was lost
-        if relative.endswith(".ipynb") or relative.startswith((".opencode/tools/mine", ".dsh/plugins/")):
+        if relative.endswith(".ipynb") or relative.startswith(
+            (".opencode/tools/mine", ".dsh/plugins/")
+        ):
             assert after_first[relative] == data
     removed = setup_host(host, Scope.PROJECT, project, remove=True)
     assert removed.changes

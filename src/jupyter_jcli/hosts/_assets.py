@@ -5,7 +5,8 @@ An asset is a template under ``jupyter_jcli/hosts/assets/``; rendering replaces
 ``j-cli`` command, ``"__GUARDED_TOOLS__"`` with the JSON array of the tool names the guard judges
 (lower case; a plugin sends only those calls to ``j-cli hook guard``), and each
 ``// @include NAME`` line with the asset ``NAME`` (code both adapters share, such as
-``read_call.js``: the installed file stands alone). The first line of every asset carries
+``read_call.js``: the installed file stands alone). The first line of every asset (in a
+skill's ``SKILL.md``, a line of its first twelve, after the YAML front matter opens) carries
 :data:`OWNED_MARKER`: setup replaces and ``--remove`` deletes a file at the target path only
 when it carries the marker (or :data:`EARLIER_MARKER`, the mark jupyter-jcli 0.9 put on the
 plugins it wrote), never a file of someone else's.
@@ -64,8 +65,11 @@ def _asset_text(name: str) -> str:
 
 
 def _is_ours(text: str) -> bool:
-    first = text.split("\n", 1)[0]
-    return OWNED_MARKER in first or EARLIER_MARKER in first
+    """The marker on the first line; in a Markdown file with YAML front matter (a skill), on one
+    of its first lines after it."""
+    lines = text.split("\n", 12)
+    head = lines[:12] if lines[0].strip() == "---" else lines[:1]
+    return any(OWNED_MARKER in line or EARLIER_MARKER in line for line in head)
 
 
 def owned_state(path: Path, content: str) -> Literal["installed", "outdated", "absent", "foreign"]:
