@@ -158,7 +158,20 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    project = contract_project
+    env = write_contract(contract_project, tmp_path, capsys)
+    # DSH loads .dsh/plugins/jcli.ts (plain JavaScript); Node 20 imports the same bytes as .mjs.
+    module = tmp_path / "dsh-plugin.mjs"
+    shutil.copyfile(contract_project / ".dsh" / "plugins" / "jcli.ts", module)
+    env["JCLI_DSH_PLUGIN_MJS"] = str(module)
+    run_node_tests(env, tmp_path)
+
+
+def write_contract(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, str]:
+    """The MCP server's answers to :data:`CALLS` (checked against the CLI's), the OpenCode and
+    DSH plugins installed in ``project``, and the environment of the Node tests
+    (``JCLI_CONTRACT``, ``JCLI_OPENCODE_PLUGIN``)."""
     expected, arguments = anyio.run(_mcp_answers, project, tmp_path / "server.log")
     assert [a["is_error"] for a in expected] == [False] * 10 + [True] * 5
     assert expected[8]["json"]["stream"]["name"] == "stdout"
@@ -193,11 +206,7 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
     env = dict(os.environ)
     env["JCLI_CONTRACT"] = str(contract)
     env["JCLI_OPENCODE_PLUGIN"] = str(project / ".opencode" / "plugins" / "jcli.js")
-    # DSH loads .dsh/plugins/jcli.ts (plain JavaScript); Node 20 imports the same bytes as .mjs.
-    module = tmp_path / "dsh-plugin.mjs"
-    shutil.copyfile(project / ".dsh" / "plugins" / "jcli.ts", module)
-    env["JCLI_DSH_PLUGIN_MJS"] = str(module)
-    run_node_tests(env, tmp_path)
+    return env
 
 
 def run_node_tests(env: dict[str, str], cwd: Path) -> str:

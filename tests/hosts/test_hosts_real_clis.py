@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from hosts_helpers import JCLI, npm_install
+from test_hosts_contract import NODE_DIR, NOTEBOOKS, STREAM_NB, write_contract
 
 from tool_results import checked_result
 
@@ -199,6 +200,32 @@ def test_opencode_and_codex_list_the_skill_setup_installs(
         prompt.replace("\\n", "\n"),
     )
     assert roots[entry] == str(host_project / ".agents" / "skills")
+
+
+def test_the_dsh_plugin_loads_as_typescript_in_bun(
+    npm_bin: Path,
+    host_project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DSH imports ``.dsh/plugins/jcli.ts``: the DSH contract tests (``node/dsh_plugin.test.mjs``)
+    import that very file under Bun's TypeScript loader (OpenCode's binary is Bun: with
+    ``BUN_BE_BUN=1`` it runs ``bun test``, which runs ``node:test`` files)."""
+    shutil.copyfile(NOTEBOOKS / STREAM_NB, host_project / STREAM_NB)
+    monkeypatch.chdir(host_project)  # the CLI's answers are read from the project folder
+    env = write_contract(host_project, tmp_path, capsys)
+    env.update(BUN_BE_BUN="1", JCLI_DSH_PLUGIN_MJS=str(host_project / ".dsh/plugins/jcli.ts"))
+    shutil.copyfile(NODE_DIR / "contract.mjs", tmp_path / "contract.mjs")
+    shutil.copyfile(NODE_DIR / "dsh_plugin.test.mjs", tmp_path / "dsh_plugin.test.mjs")
+    done = subprocess.run(
+        [str(npm_bin / "opencode"), "test", "./dsh_plugin.test.mjs"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False,
+    )  # fmt: skip
+    report = done.stdout + done.stderr
+    print(report)
+    assert done.returncode == 0, report
+    assert re.search(r"\b5 pass\b", report) and re.search(r"\b0 fail\b", report), report
 
 
 def _opencode_tool(npm_bin: Path, project: Path, env: dict[str, str], **params: object) -> Any:
