@@ -3,7 +3,7 @@
 The read-only MCP server (through the MCP SDK's own stdio client) answers each call; the
 ``j-cli -j`` JSON that the native adapters run must give the same answers (checked through
 j-cli's entry point in this process, in the project folder); then Node's test runner drives
-the installed OpenCode tool and DSH plugin (``tests/hosts/node/``), which run ``j-cli`` as a
+the installed OpenCode and DSH plugins (``tests/hosts/node/``), which run ``j-cli`` as a
 process, with the same calls and compares their answers with the server's.
 """
 
