@@ -22,6 +22,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(folder / ".gitconfig"))
     monkeypatch.setenv("XDG_STATE_HOME", str(folder / ".local" / "state"))
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("DSH_HOME", raising=False)
     return folder
 
 

@@ -3,7 +3,7 @@
 The read-only MCP server (through the MCP SDK's own stdio client) answers each call; the
 ``j-cli -j`` JSON that the native adapters run must give the same answers (checked through
 j-cli's entry point in this process, in the project folder); then Node's test runner drives
-the installed OpenCode tool and DSH plugin (``tests/hosts/node/``), which run ``j-cli`` as a
+the installed OpenCode and DSH plugins (``tests/hosts/node/``), which run ``j-cli`` as a
 process, with the same calls and compares their answers with the server's.
 """
 
@@ -158,7 +158,20 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    project = contract_project
+    env = write_contract(contract_project, tmp_path, capsys)
+    # DSH loads .dsh/plugins/jcli.ts (plain JavaScript); Node 20 imports the same bytes as .mjs.
+    module = tmp_path / "dsh-plugin.mjs"
+    shutil.copyfile(contract_project / ".dsh" / "plugins" / "jcli.ts", module)
+    env["JCLI_DSH_PLUGIN_MJS"] = str(module)
+    run_node_tests(env, tmp_path)
+
+
+def write_contract(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, str]:
+    """The MCP server's answers to :data:`CALLS` (checked against the CLI's), the OpenCode and
+    DSH plugins installed in ``project``, and the environment of the Node tests
+    (``JCLI_CONTRACT``, ``JCLI_OPENCODE_PLUGIN``)."""
     expected, arguments = anyio.run(_mcp_answers, project, tmp_path / "server.log")
     assert [a["is_error"] for a in expected] == [False] * 10 + [True] * 5
     assert expected[8]["json"]["stream"]["name"] == "stdout"
@@ -192,9 +205,8 @@ def test_mcp_server_cli_opencode_tool_and_dsh_plugin_give_the_same_answers(
     )
     env = dict(os.environ)
     env["JCLI_CONTRACT"] = str(contract)
-    env["JCLI_OPENCODE_TOOL"] = str(project / ".opencode" / "tools" / "read_notebook_output.js")
-    env["JCLI_DSH_PLUGIN"] = str(project / ".dsh" / "plugins" / "jupyter-jcli.mjs")
-    run_node_tests(env, tmp_path)
+    env["JCLI_OPENCODE_PLUGIN"] = str(project / ".opencode" / "plugins" / "jcli.js")
+    return env
 
 
 def run_node_tests(env: dict[str, str], cwd: Path) -> str:

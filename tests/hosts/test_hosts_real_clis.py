@@ -17,11 +17,13 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hosts_helpers import JCLI, npm_install
+from test_hosts_contract import NODE_DIR, NOTEBOOKS, STREAM_NB, write_contract
 
 from tool_results import checked_result
 
@@ -84,6 +86,8 @@ def host_project(tmp_path: Path) -> Path:
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str], *, stdout_only: bool = False) -> str:
+    # PWD as a shell sets it: OpenCode looks for the project's opencode.json from $PWD up.
+    env = {**env, "PWD": str(cwd)}
     done = subprocess.run(
         args, cwd=cwd, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False
     )
@@ -170,7 +174,149 @@ def test_opencode_mcp_list_shows_the_workbench_server(
         assert "connected" in line, listing
     else:
         assert "failed" in line, listing
-    assert (host_project / ".opencode" / "tools" / "read_notebook_output.js").is_file()
+    assert (host_project / ".opencode" / "plugins" / "jcli.js").is_file()
+
+
+def test_opencode_and_codex_list_the_skill_setup_installs(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("opencode", host_project, host_env)
+    skills = json.loads(
+        run([str(npm_bin / "opencode"), "debug", "skill"], host_project, host_env, stdout_only=True)
+    )
+    (ours,) = [s for s in skills if s["name"] == "j-cli"]
+    assert ours["location"] == str(host_project / ".opencode" / "skills" / "j-cli" / "SKILL.md")
+    assert ours["description"].startswith("Work on Jupyter notebooks")
+    setup("codex", host_project, host_env)
+    user_config = Path(host_env["CODEX_HOME"]) / "config.toml"
+    user_config.write_text(f'[projects."{host_project}"]\ntrust_level = "trusted"\n')
+    prompt = run(
+        [str(npm_bin / "codex"), "debug", "prompt-input", "hi"], host_project, host_env,
+        stdout_only=True,
+    )  # fmt: skip
+    roots = dict(re.findall(r"- `(r\d+)` = `([^`]+)`", prompt.replace("\\n", "\n")))
+    (entry,) = re.findall(
+        r"- j-cli: Work on Jupyter notebooks[^\n]*?\(file: (r\d+)/j-cli/SKILL\.md\)",
+        prompt.replace("\\n", "\n"),
+    )
+    assert roots[entry] == str(host_project / ".agents" / "skills")
+
+
+def test_the_dsh_plugin_loads_as_typescript_in_bun(
+    npm_bin: Path,
+    host_project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DSH imports ``.dsh/plugins/jcli.ts``: the DSH contract tests (``node/dsh_plugin.test.mjs``)
+    import that very file under Bun's TypeScript loader (OpenCode's binary is Bun: with
+    ``BUN_BE_BUN=1`` it runs ``bun test``, which runs ``node:test`` files)."""
+    shutil.copyfile(NOTEBOOKS / STREAM_NB, host_project / STREAM_NB)
+    monkeypatch.chdir(host_project)  # the CLI's answers are read from the project folder
+    env = write_contract(host_project, tmp_path, capsys)
+    env.update(BUN_BE_BUN="1", JCLI_DSH_PLUGIN_MJS=str(host_project / ".dsh/plugins/jcli.ts"))
+    shutil.copyfile(NODE_DIR / "contract.mjs", tmp_path / "contract.mjs")
+    shutil.copyfile(NODE_DIR / "dsh_plugin.test.mjs", tmp_path / "dsh_plugin.test.mjs")
+    done = subprocess.run(
+        [str(npm_bin / "opencode"), "test", "./dsh_plugin.test.mjs"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False,
+    )  # fmt: skip
+    report = done.stdout + done.stderr
+    print(report)
+    assert done.returncode == 0, report
+    assert re.search(r"\b5 pass\b", report) and re.search(r"\b0 fail\b", report), report
+
+
+def _opencode_tool(npm_bin: Path, project: Path, env: dict[str, str], **params: object) -> Any:
+    """``opencode debug agent build --tool read_notebook_output --params JSON``: OpenCode runs
+    the tool of our plugin itself (permission asks included), no model involved."""
+    out = run(
+        [str(npm_bin / "opencode"), "debug", "agent", "build", "--tool", "read_notebook_output",
+         "--params", json.dumps(params)],
+        project,
+        env,
+        stdout_only=True,
+    )  # fmt: skip
+    return json.loads(out)["result"]
+
+
+def test_opencode_loads_our_plugin_and_runs_its_tool(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path
+) -> None:
+    setup("opencode", host_project, host_env)
+    agent = json.loads(
+        run([str(npm_bin / "opencode"), "debug", "agent", "build"], host_project, host_env,
+            stdout_only=True)
+    )  # fmt: skip
+    assert agent["tools"]["read_notebook_output"] is True
+    listing = _opencode_tool(npm_bin, host_project, host_env, file_path=NOTEBOOK, cell_index=5)
+    document = json.loads(listing["output"])
+    assert document["status"] == "ok" and document["output_count"] == 1
+    assert listing["metadata"]["source"]["path"] == str(host_project / NOTEBOOK)
+    assert listing["title"] == f"{NOTEBOOK} cell 5: outputs"
+    image = _opencode_tool(
+        npm_bin, host_project, host_env, file_path=NOTEBOOK, cell_index=9, output_index=0
+    )
+    selected = json.loads(image["output"])["selected"]
+    assert selected["delivered_as"] == "image_content" and "data" not in selected
+    (attachment,) = image["attachments"]
+    assert attachment["mime"] == "image/png"
+    assert base64.b64decode(attachment["url"].split(",", 1)[1]).startswith(b"\x89PNG")
+
+
+def test_opencode_session_runs_our_guard_and_tool(
+    npm_bin: Path, host_env: dict[str, str], host_project: Path, tmp_path: Path
+) -> None:
+    """A whole ``opencode run`` session against a scripted local model (no network): the model
+    calls our tool, then writes a notebook through bash (our guard denies it), then runs a
+    harmless command (allowed)."""
+    setup("opencode", host_project, host_env)
+    calls = [
+        {"name": "read_notebook_output", "arguments": {"file_path": NOTEBOOK, "cell_index": 5}},
+        {"name": "bash", "arguments": {"command": "echo {} > broken.ipynb", "description": "x"}},
+        {"name": "bash", "arguments": {"command": "echo ok > allowed.txt", "description": "y"}},
+    ]
+    script, port_file, log = tmp_path / "calls.json", tmp_path / "port", tmp_path / "requests.log"
+    script.write_text(json.dumps(calls))
+    model = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "scripted_model.py"), str(port_file),
+         str(log), str(script)]
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + CLI_TIMEOUT_S
+        while not (port_file.exists() and port_file.read_text()):
+            assert model.poll() is None and time.monotonic() < deadline, "no scripted model"
+            time.sleep(0.1)
+        port = int(port_file.read_text())
+        config = host_project / "opencode.json"
+        doc = json.loads(config.read_text())
+        doc["provider"] = {
+            "scripted": {
+                "npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "none"},
+                "models": {"m": {"name": "m", "tool_call": True}},
+            }
+        }
+        config.write_text(json.dumps(doc))
+        out = run(
+            [str(npm_bin / "opencode"), "run", "-m", "scripted/m", "go"], host_project, host_env
+        )
+        print(out)
+    finally:
+        model.kill()
+        model.wait(timeout=CLI_TIMEOUT_S)
+    assert not (host_project / "broken.ipynb").exists()
+    assert (host_project / "allowed.txt").read_text() == "ok\n"
+    results = {}
+    for line in log.read_text().splitlines():
+        for message in json.loads(line)["messages"]:
+            if message["role"] == "tool":
+                results[message["tool_call_id"]] = str(message["content"])
+    read, denied, allowed = (results[f"call_scripted_{n}"] for n in (2, 1, 0))
+    assert json.loads(read)["output_count"] == 1
+    assert denied.startswith("Blocked by jupyter-jcli") and "broken.ipynb" in denied
+    assert "Blocked" not in allowed
 
 
 def test_inspector_cli_calls_read_notebook_output_on_a_real_notebook(

@@ -46,7 +46,10 @@ FOREIGN: dict[str, dict[str, str]] = {
         "    }\n  }\n}\n",
         ".opencode/tools/mine.ts": "export default {}\n",
     },
-    "dsh": {".dsh/plugins/other.mjs": "export default {}\n"},
+    "dsh": {
+        ".dsh/plugins/other.mjs": "export default {}\n",
+        ".dsh/cordis.yml": "# my plugins\n- id: other\n  name: ./plugins/other.mjs\n",
+    },
     "git": {".gitignore": "__pycache__/\n*.pyc\n"},
 }
 
@@ -71,7 +74,9 @@ def test_setup_twice_changes_nothing_and_remove_restores_every_byte(
     assert second.changes == []
     assert snapshot(project) == after_first
     for relative, data in before.items():  # nothing of anyone else's was lost
-        if relative.endswith(".ipynb") or relative.startswith((".opencode/tools/mine", ".dsh/")):
+        if relative.endswith(".ipynb") or relative.startswith(
+            (".opencode/tools/mine", ".dsh/plugins/")
+        ):
             assert after_first[relative] == data
     removed = setup_host(host, Scope.PROJECT, project, remove=True)
     assert removed.changes
@@ -150,13 +155,13 @@ def test_codex_user_setup_goes_to_codex_home_and_keeps_its_style(home: Path) -> 
     assert config.read_text() == original
 
 
-def test_opencode_installs_native_tool_and_only_the_workbench_server(project: Path) -> None:
+def test_opencode_installs_its_plugin_and_only_the_workbench_server(project: Path) -> None:
     result = setup_host("opencode", Scope.PROJECT, project)
-    tool = project / ".opencode" / "tools" / "read_notebook_output.js"
-    text = tool.read_text()
+    plugin = project / ".opencode" / "plugins" / "jcli.js"
+    text = plugin.read_text()
     assert text.splitlines()[0].startswith("// Managed by jupyter-jcli")
     assert f'const JCLI = ["{BIN / "j-cli"}"]' in text
-    assert "__JCLI_ARGV__" not in text
+    assert "__JCLI_ARGV__" not in text and "__GUARDED_TOOLS__" not in text
     doc = json.loads((project / "opencode.json").read_text())
     assert doc == {
         "mcp": {
@@ -177,7 +182,7 @@ def test_opencode_user_setup_edits_an_existing_jsonc_without_comments(home: Path
     setup_host("opencode", Scope.USER)
     doc = json.loads((folder / "opencode.jsonc").read_text())
     assert doc["mcp"]["jupyter-mcp"]["command"] == [str(BIN / "jupyter-mcp")]
-    assert (folder / "tools" / "read_notebook_output.js").is_file()
+    assert (folder / "plugins" / "jcli.js").is_file()
     assert not (folder / "opencode.json").exists()
 
 
@@ -241,8 +246,8 @@ def test_a_foreign_entry_under_our_name_is_a_conflict_and_survives_remove(
     assert any("jupyter-mcp" in note for note in document["notes"])
 
 
-def test_a_foreign_file_at_the_tool_path_is_a_conflict(project: Path) -> None:
-    _write(project, {".opencode/tools/read_notebook_output.js": "export default 1\n"})
+def test_a_foreign_file_at_the_plugin_path_is_a_conflict(project: Path) -> None:
+    _write(project, {".opencode/plugins/jcli.js": "export default 1\n"})
     before = snapshot(project)
     with pytest.raises(Exception) as caught:
         setup_host("opencode", Scope.PROJECT, project)

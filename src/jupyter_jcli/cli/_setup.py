@@ -25,10 +25,15 @@ _SERVER_HOSTS = ("claude", "codex", "opencode")
 
 _HELP = {
     "claude": "Claude Code: both MCP servers (.mcp.json, approved in .claude/settings.local.json; "
-    "or ~/.claude.json) and the guard hook (.claude/settings.json).",
-    "codex": "Codex: both MCP servers and the guard hook in config.toml.",
-    "opencode": "OpenCode: the native read_notebook_output tool and jupyter-mcp (opencode.json).",
-    "dsh": "DSH: the native jupyter-jcli plugin (read_notebook_output and the guard).",
+    "or ~/.claude.json), the guard hook (.claude/settings.json) and the j-cli skill "
+    "(.claude/skills/j-cli).",
+    "codex": "Codex: both MCP servers and the guard hook in config.toml, and the j-cli skill "
+    "(.agents/skills/j-cli; or $CODEX_HOME/skills).",
+    "opencode": "OpenCode: a plugin with read_notebook_output and the guard "
+    "(.opencode/plugins/jcli.js), jupyter-mcp (opencode.json) and the j-cli skill "
+    "(.opencode/skills/j-cli).",
+    "dsh": "DSH: the plugin with read_notebook_output and the guard (.dsh/plugins/jcli.ts), "
+    "registered as the row jcli-hooks of .dsh/cordis.yml (or $DSH_HOME/cordis.patch.yml).",
     "git": "git: ignore **/.j-cli/ in a managed .gitignore block.",
 }
 

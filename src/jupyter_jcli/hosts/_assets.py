@@ -1,11 +1,15 @@
-"""Adapter files we own whole: the OpenCode tool and the DSH plugin, shipped as package data.
+"""Adapter files we own whole: the OpenCode and DSH plugins, shipped as package data.
 
 An asset is a template under ``jupyter_jcli/hosts/assets/``; rendering replaces
 ``"__JCLI_ARGV__"`` (a JSON string literal in the template) with the JSON array of the absolute
-``j-cli`` command, and each ``// @include NAME`` line with the asset ``NAME`` (code both
-adapters share, such as ``read_call.js``: the installed file stands alone). The first line of
-every asset carries :data:`OWNED_MARKER`: setup replaces and ``--remove`` deletes a file at the
-target path only when it carries the marker, never a file of someone else's.
+``j-cli`` command, ``"__GUARDED_TOOLS__"`` with the JSON array of the tool names the guard judges
+(lower case; a plugin sends only those calls to ``j-cli hook guard``), and each
+``// @include NAME`` line with the asset ``NAME`` (code both adapters share, such as
+``read_call.js``: the installed file stands alone). The first line of every asset (in a
+skill's ``SKILL.md``, a line of its first twelve, after the YAML front matter opens) carries
+:data:`OWNED_MARKER`: setup replaces and ``--remove`` deletes a file at the target path only
+when it carries the marker (or :data:`EARLIER_MARKER`, the mark jupyter-jcli 0.9 put on the
+plugins it wrote), never a file of someone else's.
 """
 
 from __future__ import annotations
@@ -21,10 +25,21 @@ from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._model import FileChange, SetupError
 from jupyter_jcli.hosts._paths import JCLI_SCRIPT, script_path
 
-__all__ = ["OWNED_MARKER", "owned_state", "plan_owned_file", "render_asset"]
+__all__ = [
+    "EARLIER_MARKER",
+    "OWNED_MARKER",
+    "owned_state",
+    "plan_owned_file",
+    "plan_retired_file",
+    "render_asset",
+]
 
 OWNED_MARKER = "Managed by jupyter-jcli"
+EARLIER_MARKER = "Managed by j-cli setup"
+"""The first line of the plugins jupyter-jcli 0.9 wrote (``// Managed by j-cli setup opencode.``,
+``// Managed by j-cli setup dsh.``): the same distribution's files, which setup replaces."""
 _PLACEHOLDER = '"__JCLI_ARGV__"'
+_GUARDED_PLACEHOLDER = '"__GUARDED_TOOLS__"'
 _INCLUDE = re.compile(r"^// @include (\S+)\n", re.MULTILINE)
 
 
@@ -32,7 +47,17 @@ def render_asset(name: str) -> str:
     """The asset ``name`` with its includes and the absolute ``j-cli`` command filled in."""
     template = _INCLUDE.sub(lambda line: _asset_text(line.group(1)), _asset_text(name))
     argv = json.dumps([str(script_path(JCLI_SCRIPT))])
-    return template.replace(_PLACEHOLDER, argv)
+    return template.replace(_PLACEHOLDER, argv).replace(
+        _GUARDED_PLACEHOLDER, json.dumps(sorted(guarded_tools()))
+    )
+
+
+def guarded_tools() -> frozenset[str]:
+    """The tool names (lower case) whose calls the guard judges: shell, edit and patch tools
+    (:mod:`jupyter_jcli.hosts.guard`), and ``notebookedit``."""
+    from jupyter_jcli.hosts import guard
+
+    return guard._EDIT_TOOLS | guard._PATCH_TOOLS | guard._SHELL_TOOLS | {"notebookedit"}
 
 
 def _asset_text(name: str) -> str:
@@ -40,8 +65,11 @@ def _asset_text(name: str) -> str:
 
 
 def _is_ours(text: str) -> bool:
-    first = text.split("\n", 1)[0]
-    return OWNED_MARKER in first
+    """The marker on the first line; in a Markdown file with YAML front matter (a skill), on one
+    of its first lines after it."""
+    lines = text.split("\n", 12)
+    head = lines[:12] if lines[0].strip() == "---" else lines[:1]
+    return any(OWNED_MARKER in line or EARLIER_MARKER in line for line in head)
 
 
 def owned_state(path: Path, content: str) -> Literal["installed", "outdated", "absent", "foreign"]:
@@ -79,3 +107,15 @@ def plan_owned_file(
     if remove:
         return None if before is None else FileChange(path, before, None, prune_dirs)
     return None if before == content else FileChange(path, before, content)
+
+
+def plan_retired_file(path: Path, prune_dirs: tuple[Path, ...] = ()) -> FileChange | None:
+    """Plan deleting a file an earlier setup wrote where setup no longer writes it (one of ours
+    by its marker); a file of someone else's there, or none, is left alone."""
+    try:
+        before = read_text(path)
+    except SetupError:
+        return None
+    if before is None or not _is_ours(before):
+        return None
+    return FileChange(path, before, None, prune_dirs)

@@ -114,7 +114,7 @@ class StatusItem:
         host: the host.
         scope: ``project`` or ``user``.
         item: what it is (``mcp:jcli-notebook-output``, ``hook:guard``,
-            ``tool:read_notebook_output``, ``plugin``, ``gitignore``).
+            ``plugin``, ``row:jcli-hooks``, ``skill:j-cli``, ``gitignore``).
         path: the file that holds it.
         state: ``installed`` (as setup would write it now), ``outdated`` (ours, but different:
             run setup again), ``absent``, ``foreign`` (someone else's entry under our name) or

@@ -1,13 +1,21 @@
-"""OpenCode: a native ``read_notebook_output`` tool, and ``jupyter-mcp`` as a local MCP server.
+"""OpenCode: a plugin (the ``read_notebook_output`` tool and the guard), and ``jupyter-mcp`` as a
+local MCP server.
 
-Files (OpenCode's formats):
+Files (OpenCode's formats; OpenCode 1.18's plugin and custom-tool docs, and the types of
+``@opencode-ai/plugin``: ``Plugin = (input, options?) => Promise<Hooks>``, a tool's ``execute``
+answers ``string | {title?, output, metadata?, attachments?}``):
 
-- the tool: ``.opencode/tools/read_notebook_output.js`` (project) or
-  ``$XDG_CONFIG_HOME/opencode/tools/read_notebook_output.js`` (user). OpenCode loads every
-  ``{tool,tools}/*.{js,ts}`` of its config folders and names a default export after the file;
-  the file imports ``tool`` from ``@opencode-ai/plugin``, which OpenCode installs into its config
-  folders itself. The tool runs ``j-cli -j notebook outputs|output`` and returns its JSON (an
-  image read returns the provenance as text and the image as an attachment).
+- the plugin: ``.opencode/plugins/jcli.js`` (project) or
+  ``$XDG_CONFIG_HOME/opencode/plugins/jcli.js`` (user). OpenCode loads every ``*.{js,ts}`` of
+  ``{plugin,plugins}/`` in its config folders and calls each export as a plugin function; the
+  file imports ``tool`` from ``@opencode-ai/plugin``, which OpenCode installs into its config
+  folders itself. Its ``tool.read_notebook_output`` runs ``j-cli -j notebook outputs|output``
+  after asking OpenCode's ``read`` permission, and answers ``{title, output, metadata}`` (an
+  image read: the provenance as text, the image as an attachment); its
+  ``tool.execute.before`` sends shell, edit and patch calls to ``j-cli hook guard`` and throws
+  on a deny. The path is the one jupyter-jcli 0.9 used, so setup replaces that version's plugin
+  (and ``--remove`` deletes it); the tool file an earlier setup of ours wrote
+  (``tools/read_notebook_output.js``) is deleted, so the tool is not registered twice.
 - the server: ``opencode.json`` (project root, or ``$XDG_CONFIG_HOME/opencode/``) ``mcp`` entry
   ``{"type": "local", "command": [ABS, "--root", PROJECT], "enabled": true}``; with a Jupyter
   Server, ``"environment": {"JUPYTER_JCLI_SERVER_TOKEN": "{env:JUPYTER_JCLI_SERVER_TOKEN}"}``
@@ -27,7 +35,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asset
+from jupyter_jcli.hosts._assets import (
+    owned_state,
+    plan_owned_file,
+    plan_retired_file,
+    render_asset,
+)
 from jupyter_jcli.hosts._entries import (
     entry_state,
     plan_json_file,
@@ -48,10 +61,11 @@ from jupyter_jcli.hosts._servers import (
 )
 from jupyter_jcli.hosts._state import Ledger
 
-__all__ = ["TOOL_ASSET", "TOOL_FILE", "plan", "status", "tool_path"]
+__all__ = ["PLUGIN_ASSET", "PLUGIN_FILE", "plan", "plugin_path", "status"]
 
-TOOL_ASSET = "opencode_read_notebook_output.js"
-TOOL_FILE = "read_notebook_output.js"
+PLUGIN_ASSET = "opencode_jupyter_jcli.js"
+PLUGIN_FILE = "jcli.js"
+_RETIRED_TOOL = ("tools", "read_notebook_output.js")
 
 
 def _folder(scope: Scope, root: Path | None) -> Path:
@@ -65,11 +79,14 @@ def config_path(scope: Scope, root: Path | None) -> Path:
     return commented if commented.exists() and not plain.exists() else plain
 
 
-def tool_path(scope: Scope, root: Path | None) -> Path:
-    """Where the native tool file goes."""
+def _base(scope: Scope, root: Path | None) -> Path:
     folder = _folder(scope, root)
-    base = folder / ".opencode" if scope is Scope.PROJECT else folder
-    return base / "tools" / TOOL_FILE
+    return folder / ".opencode" if scope is Scope.PROJECT else folder
+
+
+def plugin_path(scope: Scope, root: Path | None) -> Path:
+    """Where the plugin file goes."""
+    return _base(scope, root) / "plugins" / PLUGIN_FILE
 
 
 def _server(scope: Scope, root: Path | None, server: KernelServer | None = None) -> dict[str, Any]:
@@ -89,7 +106,8 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """
     scope, root, remove, ledger, server = request
     config = config_path(scope, root)
-    tool = tool_path(scope, root)
+    plugin = plugin_path(scope, root)
+    retired = _base(scope, root).joinpath(*_RETIRED_TOOL)
     notes: list[str] = []
     record = ledger.peek("opencode", config) if remove else ledger.record("opencode", config)
     entries = {WORKBENCH_SERVER: _server(scope, root, server)}
@@ -103,9 +121,11 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
             return
         set_named(table_at(doc, ("mcp",), config, record), entries, config, record, "mcp")
 
-    prune = (tool.parent, tool.parent.parent) if scope is Scope.PROJECT else (tool.parent,)
+    project = scope is Scope.PROJECT
+    prune = (plugin.parent, plugin.parent.parent) if project else (plugin.parent,)
     changes = [
-        plan_owned_file(tool, render_asset(TOOL_ASSET), remove, prune),
+        plan_owned_file(plugin, render_asset(PLUGIN_ASSET), remove, prune),
+        plan_retired_file(retired, (retired.parent, retired.parent.parent) if project else ()),
         plan_json_file(config, edit, record, remove=remove),
     ]
     if remove:
@@ -116,14 +136,10 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
 def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     """What of the OpenCode integration is installed in ``scope``."""
     config = config_path(scope, root)
-    tool = tool_path(scope, root)
+    plugin = plugin_path(scope, root)
     items = [
         StatusItem(
-            "opencode",
-            scope,
-            "tool:read_notebook_output",
-            tool,
-            owned_state(tool, render_asset(TOOL_ASSET)),
+            "opencode", scope, "plugin", plugin, owned_state(plugin, render_asset(PLUGIN_ASSET))
         )
     ]
     try:

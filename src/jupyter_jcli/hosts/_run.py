@@ -10,6 +10,9 @@ from jupyter_jcli.errors import UsageError
 from jupyter_jcli.hosts._files import apply_changes
 from jupyter_jcli.hosts._model import HOSTS, HostName, PlanRequest, Scope, SetupResult, StatusItem
 from jupyter_jcli.hosts._servers import KernelServer
+from jupyter_jcli.hosts._skill import SKILL_HOSTS
+from jupyter_jcli.hosts._skill import plan as skill_plan
+from jupyter_jcli.hosts._skill import status as skill_status
 from jupyter_jcli.hosts._state import load_ledger
 
 __all__ = ["SERVER_HOSTS", "setup_host", "setup_status"]
@@ -49,6 +52,7 @@ def setup_host(
     """Install (or remove) jupyter-jcli's integration with one host.
 
     Only managed configuration is written: our own keys, hook groups, files and managed blocks.
+    For Claude Code, Codex and OpenCode, the agent skill ``j-cli`` too (:mod:`._skill`).
     Running it twice changes nothing the second time; ``remove`` takes away only what setup
     wrote; ``dry_run`` plans the same changes and writes nothing.
 
@@ -86,6 +90,8 @@ def setup_host(
     request = PlanRequest(scope, root, remove, ledger, None if remove else server)
     changes, notes = module.plan(request)
     changes, notes = list(changes), list(notes)
+    if host in SKILL_HOSTS:  # the agent skill, where the host reads skills
+        changes.extend(skill_plan(host, scope, root, remove))
     if server is not None and not remove:
         notes.append(
             f"jupyter-mcp runs its kernels on {server.url}; it reads the server's token from "
@@ -113,4 +119,6 @@ def setup_status(project_root: Path | None = None) -> list[StatusItem]:
         for scope in (Scope.PROJECT, Scope.USER):
             scope_root = root if scope is Scope.PROJECT else None
             items.extend(module.status(scope, scope_root, ledgers[scope]))
+            if host in SKILL_HOSTS:
+                items.append(skill_status(host, scope, scope_root))
     return items

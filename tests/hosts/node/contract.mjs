@@ -24,33 +24,43 @@ export function answer(isError, json, images = []) {
   return { is_error: true, code: json.code, json: loose ? null : json }
 }
 
-// A simulated DSH shell service: resolve() builds a command spec, execute() starts a real
-// subprocess and returns a handle whose async result() gives { exitCode, stdout, stderr }.
-export function simulatedShell({ log = [] } = {}) {
+// A simulated DSH shell service, as jupyter-jcli 0.9.7's contract tests model DSH's: resolve(request)
+// gives a spec, execute(spec) starts the command line (request.command, run by /bin/sh -c in
+// request.workdir with request.stdin) as a real subprocess and returns a handle whose async
+// result() gives { exitCode, signal, timedOut, aborted, stdout: { text, truncated }, stderr: { text } }.
+export function simulatedShell({ log = [], cwd } = {}) {
   return {
     log,
-    async resolve(request) {
+    resolve(request) {
       log.push({ op: "resolve", request })
-      return { argv: [request.command, ...(request.args ?? [])], cwd: request.cwd, stdin: request.stdin, timeoutMs: request.timeoutMs }
+      return { ...request }
     },
     async execute(spec) {
       log.push({ op: "execute", spec })
-      const child = spawn(spec.argv[0], spec.argv.slice(1), { cwd: spec.cwd, stdio: ["pipe", "pipe", "pipe"] })
+      const child = spawn("/bin/sh", ["-c", spec.command], { cwd: spec.workdir ?? cwd, stdio: ["pipe", "pipe", "pipe"] })
       const out = []
       const err = []
-      child.stdout.on("data", (c) => out.push(c))
+      let outBytes = 0
+      let truncated = false
+      child.stdout.on("data", (c) => {
+        outBytes += c.length
+        if (spec.stdoutMaxBytes !== undefined && outBytes > spec.stdoutMaxBytes) truncated = true
+        else out.push(c)
+      })
       child.stderr.on("data", (c) => err.push(c))
       // The child may exit before it has read its stdin: writing then fails with EPIPE, emitted
       // on child.stdin (an unhandled 'error' would crash the whole test process). Like a shell
-      // (`yes | head -1`), a pipe the reader closed is no failure of its own: the command's answer
-      // is its exit status and output, which the plugin judges. Any other stdin error fails the
-      // execution (result() rejects).
+      // (`yes | head -1`), a pipe the reader closed is no failure of its own.
       let stdinError = null
       child.stdin.on("error", (error) => {
         if (error.code !== "EPIPE" && error.code !== "ECONNRESET") stdinError = error
       })
+      let timedOut = false
       const done = new Promise((resolve, reject) => {
-        const timer = setTimeout(() => child.kill("SIGKILL"), spec.timeoutMs ?? 60000)
+        const timer = setTimeout(() => {
+          timedOut = true
+          child.kill("SIGKILL")
+        }, spec.timeoutMs ?? 60000)
         child.on("error", (e) => {
           clearTimeout(timer)
           reject(e)
@@ -61,7 +71,15 @@ export function simulatedShell({ log = [] } = {}) {
             reject(stdinError)
             return
           }
-          resolve({ exitCode: code ?? signal, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") })
+          resolve({
+            exitCode: code,
+            signal,
+            timedOut,
+            aborted: false,
+            timeoutMs: spec.timeoutMs,
+            stdout: { text: Buffer.concat(out).toString("utf8"), truncated },
+            stderr: { text: Buffer.concat(err).toString("utf8") },
+          })
         })
       })
       child.stdin.end(spec.stdin ?? "")

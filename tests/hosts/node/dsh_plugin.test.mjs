@@ -1,18 +1,61 @@
-// The DSH plugin, driven with a simulated shell service and execution handle (Node's test runner).
+// The DSH plugin, loaded as DSH composes it (a Cordis plugin module: name, inject, apply(ctx, config))
+// and driven through a context shaped as jupyter-jcli 0.9.7's contract tests model DSH's: a shell
+// service whose execution handle really runs the command, a tools registry, an attachment store,
+// a logger and ctx.on(). The module is the installed `.dsh/plugins/jcli.ts` (plain JavaScript): Node
+// imports the same bytes from an .mjs copy (JCLI_DSH_PLUGIN_MJS).
 import assert from "node:assert/strict"
 import { test } from "node:test"
 import { pathToFileURL } from "node:url"
 import { SKIP, answer, loadContract, simulatedShell } from "./contract.mjs"
 
-async function loadPlugin() {
-  return import(pathToFileURL(process.env.JCLI_DSH_PLUGIN).href)
+async function loadModule() {
+  return import(pathToFileURL(process.env.JCLI_DSH_PLUGIN_MJS).href)
 }
 
-async function call(plugin, args) {
+function harness(module, { shell, config, attachments, policy, withoutTools = false } = {}) {
+  const listeners = new Map()
+  const tools = []
+  const logs = []
+  const saved = []
+  const store = attachments ?? {
+    async saveImage({ data, mediaType }) {
+      saved.push({ mediaType, data })
+      return { attachmentId: `sha:${saved.length}`, mediaType, bytes: data.byteLength, width: 1, height: 1 }
+    },
+  }
+  const services = { tools: { register: (tool) => tools.push(tool) }, attachments: store, sandboxPolicy: policy }
+  const ctx = {
+    shell,
+    logger: { warn: (message) => logs.push(String(message)) },
+    get: (key) => (withoutTools && key === "tools" ? undefined : services[key]),
+    on: (event, listener) => listeners.set(event, listener),
+  }
+  module.apply(ctx, config)
+  return { tools, logs, saved, pre: listeners.get("tools/pre-execute") }
+}
+
+function agent(cwd) {
+  const injected = []
+  return { session: { id: "s1", header: { cwd, id: "s1" } }, injected, inject: (message) => injected.push(message) }
+}
+
+function exec(name, args, options = {}) {
+  return { callId: "call-1", name, arguments: args, signal: new AbortController().signal, ...options }
+}
+
+async function call(tool, args, run, saved) {
   try {
-    const result = await plugin.tools.read_notebook_output.execute(args)
-    assert.equal(result.text, JSON.stringify(result.json))
-    return answer(false, result.json, result.images)
+    const value = await tool.execute(args, run)
+    const blocks = tool.output.render(args, value)
+    assert.equal(blocks[0].type, "text")
+    const json = JSON.parse(blocks[0].text)
+    const images = blocks.slice(1).map((block) => {
+      assert.equal(block.type, "image")
+      assert.deepEqual(block.attachment, value.selected.attachment)
+      const image = saved[Number(block.attachment.attachmentId.split(":")[1]) - 1]
+      return { mime_type: image.mediaType, data: Buffer.from(image.data).toString("base64") }
+    })
+    return answer(false, json, images)
   } catch (error) {
     assert.equal(error.name, "JcliPluginError", String(error))
     assert.equal(error.message, JSON.stringify(error.document))
@@ -20,82 +63,136 @@ async function call(plugin, args) {
   }
 }
 
-test("the DSH plugin gives the MCP server's answers to the same calls", { skip: SKIP }, async () => {
-  const contract = loadContract()
-  const module = await loadPlugin()
-  const shell = simulatedShell()
-  const plugin = module.default({ shell, cwd: contract.project })
+test("the module has the Cordis plugin shape DSH composes", { skip: SKIP }, async () => {
+  const module = await loadModule()
   assert.equal(module.name, "jupyter-jcli")
-  assert.deepEqual(Object.keys(plugin.tools.read_notebook_output.inputSchema.properties).sort(), contract.arguments)
-  for (const item of contract.calls) {
-    assert.deepEqual(await call(plugin, item.args), item.expected, JSON.stringify(item.args))
+  assert.deepEqual(module.inject, ["shell"])
+  assert.equal(typeof module.apply, "function")
+  for (const hooks of [false, true]) {
+    for (const tools of [false, true]) {
+      const h = harness(module, { shell: simulatedShell(), config: { hooks, tools } })
+      assert.equal(typeof h.pre === "function", hooks)
+      assert.equal(h.tools.length, tools ? 1 : 0)
+    }
   }
-  const ops = shell.log.map((entry) => entry.op)
-  assert.ok(ops.length >= 2 * contract.calls.length - 2, "every call went through resolve and execute")
-  assert.deepEqual(ops.slice(0, 2), ["resolve", "execute"])
+  const registered = harness(module, { shell: simulatedShell() }).tools[0]
+  assert.equal(registered.name, "read_notebook_output")
+  assert.deepEqual(registered.output.schema, {})
+  assert.equal(registered.isConcurrencySafe(), true)
+  const missing = harness(module, { shell: simulatedShell(), withoutTools: true })
+  assert.equal(missing.tools.length, 0)
+  assert.match(missing.logs[0], /no tools service/)
+  assert.throws(() => module.apply({ on() {} }), TypeError)
+  assert.throws(() => harness(module, { shell: { ...simulatedShell(), sandboxMode: "workspace-write" } }), /sandboxPolicy/)
 })
 
-test("the DSH guard awaits the result and returns the j-cli decision", { skip: SKIP }, async () => {
+test("the DSH tool gives the MCP server's answers to the same calls", { skip: SKIP }, async () => {
   const contract = loadContract()
-  const plugin = (await loadPlugin()).createPlugin({ shell: simulatedShell(), cwd: contract.project })
-  const denied = await plugin.guard({ tool_name: "shell", tool_input: { command: "papermill a.ipynb b.ipynb" } })
-  assert.equal(denied.decision, "deny")
-  assert.equal(denied.rule, "notebook-execution")
-  assert.match(denied.reason, /jupyter-mcp/)
-  const edit = await plugin.guard({ tool_name: "write", tool_input: { path: "x.ipynb", content: "{}" } })
-  assert.equal(edit.decision, "deny")
-  assert.deepEqual(await plugin.guard({ tool_name: "shell", tool_input: { command: "ls" } }), { decision: "allow" })
+  const module = await loadModule()
+  const shell = simulatedShell()
+  const h = harness(module, { shell })
+  const tool = h.tools[0]
+  assert.deepEqual(Object.keys(tool.parameters.properties).sort(), contract.arguments)
+  const run = { agent: agent(contract.project), signal: new AbortController().signal }
+  for (const item of contract.calls) {
+    assert.deepEqual(await call(tool, item.args, run, h.saved), item.expected, JSON.stringify(item.args))
+  }
+  const resolved = shell.log.filter((entry) => entry.op === "resolve").map((entry) => entry.request)
+  assert.ok(resolved.length >= contract.calls.length - 1, "every call went through the shell service")
+  for (const request of resolved) {
+    assert.equal(request.workdir, contract.project)
+    assert.equal(request.signal, run.signal)
+    assert.match(request.command, / -j notebook outputs? /)
+  }
 })
 
-test("a non-zero exit or unparseable output is an error, never a success", { skip: SKIP }, async () => {
+test("a raster without the host's attachment service is refused, not inlined", { skip: SKIP }, async () => {
   const contract = loadContract()
-  const { createPlugin } = await loadPlugin()
+  const module = await loadModule()
+  const h = harness(module, { shell: simulatedShell(), attachments: {} })
+  const image = contract.calls.find((item) => item.expected.images?.length)
+  const run = { agent: agent(contract.project), signal: new AbortController().signal }
+  await assert.rejects(h.tools[0].execute(image.args, run), (error) => error.code === "MIME_NOT_SUPPORTED")
+})
+
+test("the guard denies a raw notebook write and whole-notebook runs, and lets the rest through", { skip: SKIP }, async () => {
+  const contract = loadContract()
+  const module = await loadModule()
+  const shell = simulatedShell()
+  const requests = []
+  const policy = {
+    resolve(request) {
+      requests.push(request)
+      return { mode: "workspace-write" }
+    },
+  }
+  const h = harness(module, { shell: { ...shell, sandboxMode: "workspace-write" }, policy })
+  const a = agent(contract.project)
+  let nextCalls = 0
+  const next = async () => {
+    nextCalls++
+    return { kind: "allow" }
+  }
+  const denied = await h.pre(exec("bash", { command: "echo {} > x.ipynb" }, { agent: a }), next)
+  assert.equal(denied.kind, "deny")
+  assert.match(denied.reason, /^Blocked by jupyter-jcli/)
+  assert.equal((await h.pre(exec("bash", { command: "papermill a.ipynb b.ipynb" }, { agent: a }), next)).kind, "deny")
+  assert.equal((await h.pre(exec("write", { file_path: "x.ipynb", content: "{}" }, { agent: a }), next)).kind, "deny")
+  assert.equal(nextCalls, 0)
+  assert.deepEqual(await h.pre(exec("bash", { command: "ls -la" }, { agent: a }), next), { kind: "allow" })
+  assert.deepEqual(await h.pre(exec("read", { file_path: "x.ipynb" }, { agent: a }), next), { kind: "allow" })
+  assert.equal(nextCalls, 2)
+  assert.deepEqual(a.injected, [])
+  const guardCalls = shell.log.filter((entry) => entry.op === "resolve").map((entry) => entry.request)
+  assert.equal(guardCalls.length, 4, "an unguarded tool (read) starts no process")
+  for (const request of guardCalls) {
+    assert.match(request.command, / hook guard --host dsh$/)
+    assert.equal(request.workdir, contract.project)
+    assert.deepEqual(request.sandboxPolicy, { mode: "workspace-write" })
+    const event = JSON.parse(request.stdin)
+    assert.equal(event.hook_event_name, "PreToolUse")
+    assert.equal(event.cwd, contract.project)
+  }
+  assert.deepEqual(requests[0], { session: a.session })
+})
+
+test("the guard fails open with a diagnostic; a tool failure is an error, never a success", { skip: SKIP }, async () => {
+  const contract = loadContract()
+  const module = await loadModule()
   const node = process.execPath
-  const cases = [
-    [node, "-e", "process.stdout.write('not json')"],
-    [node, "-e", "process.stdout.write(JSON.stringify({decision: 'allow', status: 'ok'})); process.exit(3)"],
-    [node, "-e", "process.stdout.write(JSON.stringify({decision: 'maybe'}))"],
+  const scripts = [
+    "process.stdout.write('not json')",
+    "process.stdout.write(JSON.stringify({decision: 'deny', status: 'ok'})); process.exit(3)",
+    "process.stdout.write(JSON.stringify({decision: 'maybe'}))",
   ]
-  for (const command of cases) {
-    const plugin = createPlugin({ shell: simulatedShell(), cwd: contract.project, command })
-    await assert.rejects(plugin.guard({ tool_name: "shell", tool_input: { command: "ls" } }), (error) => {
-      assert.equal(error.code, "INTERNAL_ERROR")
-      return true
-    })
-    await assert.rejects(plugin.tools.read_notebook_output.execute({ file_path: "a.ipynb", cell_index: 0 }), (error) => {
+  for (const script of scripts) {
+    const h = harness(module, { shell: simulatedShell(), config: { executable: [node, "-e", script] } })
+    const a = agent(contract.project)
+    const decision = await h.pre(exec("bash", { command: "ls" }, { agent: a }), async () => ({ kind: "allow" }))
+    assert.deepEqual(decision, { kind: "allow" })
+    assert.equal(a.injected.length, 1)
+    assert.match(a.injected[0].content[0].text, /the call was allowed/)
+    assert.equal(h.logs.length, 1)
+    await assert.rejects(h.tools[0].execute({ file_path: "a.ipynb", cell_index: 0 }, { signal: new AbortController().signal }), (error) => {
       assert.equal(error.code, "INTERNAL_ERROR")
       return true
     })
   }
   const broken = {
-    async resolve(request) {
-      return request
-    },
+    resolve: (request) => request,
     async execute() {
       return { result: async () => Promise.reject(new Error("the process vanished")) }
     },
   }
-  const plugin = createPlugin({ shell: broken, cwd: contract.project })
-  await assert.rejects(plugin.guard({ tool_name: "shell", tool_input: { command: "ls" } }), /the process vanished/)
-  assert.throws(() => createPlugin({}), TypeError)
-})
-
-test("a command that exits before reading its stdin is a failure, never a crash", { skip: SKIP }, async () => {
-  // 4 MiB of event is far more than a pipe buffer, so writing it to a child that exits without
-  // reading always fails with EPIPE: the regression was an uncaught EPIPE from child.stdin.
-  const contract = loadContract()
-  const { createPlugin } = await loadPlugin()
-  const event = { tool_name: "shell", tool_input: { command: "echo " + "a".repeat(4 * 1024 * 1024) } }
-  const early = [process.execPath, "-e", "process.exit(3)"]
-  const plugin = createPlugin({ shell: simulatedShell(), cwd: contract.project, command: early })
-  await assert.rejects(plugin.guard(event), (error) => {
-    assert.equal(error.code, "INTERNAL_ERROR")
-    assert.equal(error.document.details.exit_code, 3)
-    return true
-  })
-  const handle = await simulatedShell().execute({
-    argv: [process.execPath, "-e", "process.stdout.write('early')"],
-    stdin: "x".repeat(4 * 1024 * 1024),
-  })
-  assert.deepEqual(await handle.result(), { exitCode: 0, stdout: "early", stderr: "" })
+  const h = harness(module, { shell: broken })
+  const a = agent(contract.project)
+  assert.deepEqual(await h.pre(exec("bash", { command: "ls" }, { agent: a }), async () => ({ kind: "allow" })), { kind: "allow" })
+  assert.match(a.injected[0].content[0].text, /the process vanished/)
+  await assert.rejects(h.tools[0].execute({ file_path: "a.ipynb", cell_index: 0 }, {}), (error) => error.code === "INTERNAL_ERROR")
+  const aborted = { resolve: (request) => request, async execute() { return { result: async () => ({ aborted: true }) } } }
+  const cancel = harness(module, { shell: aborted })
+  await assert.rejects(
+    cancel.pre(exec("bash", { command: "ls" }), async () => assert.fail("a cancelled call must not go on")),
+    (error) => error.name === "AbortError",
+  )
 })
