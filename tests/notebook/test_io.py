@@ -90,7 +90,7 @@ def test_reading_v4_imports_neither_nbformat_nor_jupytext() -> None:
     ("name", "detail_keys"),
     [
         ("truncated.ipynb", {"path", "position", "line", "column"}),
-        ("empty.ipynb", {"path", "position"}),
+        ("empty.ipynb", {"path", "reason", "size"}),  # 0 bytes: reason "empty"
         ("missing_cells.ipynb", {"path"}),
         ("cells_not_list.ipynb", {"path"}),
         ("cell_not_object.ipynb", {"path", "cell_index"}),

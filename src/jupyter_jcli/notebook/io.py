@@ -232,7 +232,7 @@ def _check_start(raw: bytes, path: Path) -> None:
         NotebookError: ``NOTEBOOK_READ_FAILED`` with details ``path`` and ``reason``
             (``"empty"``, ``"utf8_bom"``).
     """
-    if not raw.strip():
+    if not raw or raw.isspace():  # no copy: a notebook may be hundreds of MB
         raise NotebookError(
             ErrorCode.NOTEBOOK_READ_FAILED,
             f"{path} is empty ({len(raw)} bytes), not a notebook: restore it (e.g. from "
