@@ -207,17 +207,20 @@ def run_command(
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
         from jupyter_jcli.cli._lists import bounded
+        from jupyter_jcli.workbench import compact
 
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "operation": "run",
-                "mode": mode,
-                "ok": outcome.ok,
-                "run": bounded({**outcome.to_dict(), **extra}, file),
-                "overview": overview_document(overview, file, None),
-            }
+        emit_json(  # fields that carry nothing left out, as `exec` and the MCP text do
+            compact(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "status": "ok",
+                    "operation": "run",
+                    "mode": mode,
+                    "ok": outcome.ok,
+                    "run": bounded({**outcome.to_dict(), **extra}, file),
+                    "overview": overview_document(overview, file, None),
+                }
+            )
         )
     else:
         for line in run_lines(outcome, overview, file, statuses):

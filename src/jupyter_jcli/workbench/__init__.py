@@ -71,6 +71,7 @@ from jupyter_jcli import lazy_exports
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
     from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
+    from jupyter_jcli.workbench._envelope import compact
     from jupyter_jcli.workbench._execute import (
         DEFAULT_EXECUTE_BUDGET,
         HEARTBEAT_INTERVAL,
@@ -98,6 +99,8 @@ if TYPE_CHECKING:
         MutationOutcome,
         UndoOutcome,
         add_cell,
+        clear_outputs,
+        edit_cell_source,
         move_cell,
         remove_cell,
         undo_last,
@@ -143,6 +146,7 @@ if TYPE_CHECKING:
         SessionReadCellsResult,
     )
     from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
+    from jupyter_jcli.workbench._variables import VariablesOutcome
 
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
@@ -189,9 +193,13 @@ __all__ = [
     "SummarizeOutcome",
     "UndoOutcome",
     "VariableOutcome",
+    "VariablesOutcome",
     "Workbench",
     "add_cell",
+    "clear_outputs",
+    "compact",
     "create_notebook",
+    "edit_cell_source",
     "kernelspec_hint",
     "move_cell",
     "notebook_graph",
@@ -211,6 +219,7 @@ __all__ = [
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "_cell_run": ("CellsRun", "run_cells_with_parents"),
     "_create": ("CreateOutcome", "NewCell", "create_notebook"),
+    "_envelope": ("compact",),
     "_execute": ("DEFAULT_EXECUTE_BUDGET", "HEARTBEAT_INTERVAL", "ProgressCallback"),
     "_graph_view": ("GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"),
     "_inline": ("SUMMARY_BUDGET", "SUMMARY_MAX_OUTPUTS", "CodeOutcome"),
@@ -221,6 +230,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "MutationOutcome",
         "UndoOutcome",
         "add_cell",
+        "clear_outputs",
+        "edit_cell_source",
         "move_cell",
         "remove_cell",
         "undo_last",
@@ -255,6 +266,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "SessionReadCellsResult",
     ),
     "_summarize": ("CellSummary", "SummarizeOutcome", "summarize_cells"),
+    "_variables": ("VariablesOutcome",),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562),
 so importing the package costs nothing and a command loads only the operations it uses."""
