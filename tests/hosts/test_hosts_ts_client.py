@@ -379,7 +379,7 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
         assert [block["type"] for block in image["content"]] == ["text", "image"]
         assert image["content"][1]["mime_type"] == "image/png"
         assert documents["image"]["selected"]["delivered_as"] == "image_content"
-    assert len(declared["jupyter-mcp"]) == 16
+    assert len(declared["jupyter-mcp"]) == 20
     workbench_documents = {
         entry["label"]: _first_json(entry) for entry in by_server["jupyter-mcp"]["calls"]
     }

@@ -190,9 +190,7 @@ async def test_list_variables_lists_user_variables_silently_and_needs_a_kernel(
 ) -> None:
     async with open_session(_params(root, tmp_path), tmp_path / "err.log") as session:
         await ok(session, "create_notebook", path=NB, cells=CELLS)
-        assert (
-            await error_code(session, "list_variables", path=NB) == ErrorCode.KERNEL_NOT_RUNNING
-        )
+        assert await error_code(session, "list_variables", path=NB) == ErrorCode.KERNEL_NOT_RUNNING
         await ok(session, "execute_cells", path=NB, names=["data", "use"])
         await ok(
             session,
@@ -209,7 +207,10 @@ async def test_list_variables_lists_user_variables_silently_and_needs_a_kernel(
         assert by_name["grid"]["shape"] == [3, 4]
         assert by_name["name"]["repr"] == "'jupyter'"
         again, _ = await call(
-            session, "execute_code", path=NB, code="print([k for k in ('_variables', 'NS', 'MAX_VARS') if k in dir()])"
+            session,
+            "execute_code",
+            path=NB,
+            code="print([k for k in ('_variables', 'NS', 'MAX_VARS') if k in dir()])",
         )
         assert "[]" in _text(again)["outputs"]  # the probe left nothing in the namespace
 
