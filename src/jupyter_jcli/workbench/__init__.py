@@ -16,9 +16,10 @@ Reads (never create or change a file):
 
 Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic writes):
 
-- :func:`add_cell`, :func:`update_cell`, :func:`remove_cell`, :func:`move_cell` ->
-  :class:`MutationOutcome`, whose ``stale`` lists the cells that must re-run (rule in
-  ``workbench._stale``);
+- :func:`add_cell`, :func:`update_cell`, :func:`edit_cell_source` (find and replace, on
+  ``update_cell``; ``OLD_STRING_COUNT``), :func:`remove_cell`, :func:`move_cell`,
+  :func:`clear_outputs` -> :class:`MutationOutcome`, whose ``stale`` lists the cells that must
+  re-run (rule in ``workbench._stale``);
 - :func:`undo_last` -> :class:`UndoOutcome`.
 
 Kernel-less operations on whole notebooks:
@@ -48,10 +49,12 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   :func:`run_cells_with_parents` -> :class:`CellsRun`: named cells after their ancestors
   that are not fresh;
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
-  ``KERNEL_NOT_RUNNING``);
+  ``KERNEL_NOT_RUNNING``); ``list_variables`` -> :class:`VariablesOutcome` (every user
+  variable, bounded; ``KERNEL_NOT_RUNNING``);
 - ``execute_code`` -> :class:`CodeOutcome`: inline code (or a plain script's text) on the
   notebook's kernel or a scratch kernel, no notebook written; rich or long results saved as
-  run outputs (:mod:`jupyter_jcli.runs`).
+  run outputs (:mod:`jupyter_jcli.runs`), or with ``condensed`` (the MCP tool) condensed as
+  ``execute_cells`` gives them.
 
 ``Workbench(server=...)`` runs the kernels on a Jupyter Server
 (:func:`server_from_options` builds the config from a front end's options and the
