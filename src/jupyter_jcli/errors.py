@@ -95,6 +95,8 @@ class ErrorCode(StrEnum):
     UNDO_CONFLICT = "UNDO_CONFLICT"
     INVALID_SOURCE = "INVALID_SOURCE"
     PAIR_OUT_OF_SYNC = "PAIR_OUT_OF_SYNC"
+    # edit_cell_source: old_string occurs zero or several times (details: count)
+    OLD_STRING_COUNT = "OLD_STRING_COUNT"
     # another program kept saving the file between a write's last re-read and its replace
     WRITE_CONFLICT = "WRITE_CONFLICT"
     # Kernels

@@ -54,7 +54,7 @@ def notebook(folder: Path, sources: list[str]) -> Path:
 def test_short_text_comes_back_inline_and_creates_no_folder(here: Path) -> None:
     document = run_cli("-j", "exec", "--code", "print('hi')\n6 * 7").json()
     assert document["operation"] == "exec" and document["ok"] is True
-    assert document["inline"] is True and document["output_manifest"] is None
+    assert document["inline"] is True and "output_manifest" not in document  # null: left out
     assert document["run"]["status"] == "ok" and document["run"]["execution_count"] == 1
     assert [o["output_type"] for o in document["outputs"]] == ["stream", "execute_result"]
     assert document["summary"]["text"].endswith("42")
@@ -75,7 +75,7 @@ def test_an_error_exits_1_with_its_name_and_value(here: Path) -> None:
 @pytest.mark.kernel
 def test_an_image_is_saved_as_a_file_and_read_back_with_output_show(here: Path) -> None:
     document = run_cli("-j", "exec", "--code", PNG_CODE).json()
-    assert document["inline"] is False and document["outputs"] is None
+    assert "inline" not in document and "outputs" not in document  # false, null: left out
     manifest = Path(document["output_manifest"])
     assert manifest.is_absolute() and manifest.parent.parent == here / ".j-cli" / "outputs"
     [image] = document["files"]
@@ -119,7 +119,7 @@ def test_ten_thousand_lines_are_saved_and_summarized_within_the_budget(here: Pat
     source = here / "many.py"
     source.write_text(code, "utf-8")
     document = run_cli("-j", "exec", "--code-file", source).json()
-    assert document["inline"] is False and document["output_count"] == 1
+    assert "inline" not in document and document["output_count"] == 1
     summary = document["summary"]
     assert summary["truncated"] is True and len(summary["text"]) <= 4_000
     assert "line 0\n" in summary["text"] and "line 9999" in summary["text"]
@@ -246,7 +246,18 @@ def test_outputs_that_cannot_be_saved_still_answer_their_summary_with_the_reason
     result = run_cli("-j", "exec", "--code", PNG_CODE)
     assert result.exit_code == 1
     document = result.json()
-    assert document["ok"] is True and document["output_manifest"] is None
+    assert document["ok"] is True and "output_manifest" not in document
     assert document["save_error"]["code"] == ErrorCode.RUN_FOLDER_UNSAFE
     assert "plotted" in document["summary"]["text"]
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.kernel
+def test_a_short_exec_answer_leaves_out_the_fields_that_carry_nothing(here: Path) -> None:
+    result = run_cli("-j", "exec", "--code", "print('short')")
+    document = result.json()
+    assert document["ok"] is True and document["outputs"][0]["text"] == ["short\n"]
+    for key in ("path", "notebook_path", "output_manifest", "files", "notice", "effect"):
+        assert key not in document, key
+    assert set(document["run"]) == {"status", "execution_count", "duration_s", "epoch"}
+    assert "summary" not in document  # inline streams: the outputs are their own text

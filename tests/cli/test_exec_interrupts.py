@@ -63,7 +63,7 @@ def test_ctrl_c_on_exec_interrupts_the_kernel_and_answers_what_the_code_printed(
     assert status == 130
     assert document["run"]["status"] == "interrupted"
     assert document["run"]["interrupted_by"] == "kernel_interrupted"
-    assert document["run"]["interrupt_requested_by"] is None  # this command's own Ctrl-C
+    assert "interrupt_requested_by" not in document["run"]  # null: this command's own Ctrl-C
     assert document["inline"] is True and streamed(document) == "started\n"
     assert document["kernel"]["state"] == "idle"
     assert after.returncode == 0

@@ -52,7 +52,8 @@ def names(path: Path) -> list[str]:
 
 def ran(answer: str) -> list[str]:
     document = json.loads(answer)
-    return [c["name"] for c in document["run"]["cells"] if c["status"] != "skipped"]
+    cells = document["run"].get("cells", [])  # none ran: left out of the -j run answer
+    return [c["name"] for c in cells if c["status"] != "skipped"]
 
 
 def warm_server(path: Path, registry: Path, *command: str) -> int:

@@ -3,7 +3,7 @@
 ``@modelcontextprotocol/sdk`` (the client inside Claude Code, Cursor, VS Code) is installed
 from npm at a pinned version (:func:`hosts_helpers.npm_install`, cached). The Node script
 ``node/ts_sdk_client.mjs`` lists each server's tools, then calls every tool of ``jupyter-mcp``
-(all 16, real kernels) and ``read_notebook_output`` of ``jcli-notebook-output`` once on a
+(all 20, real kernels) and ``read_notebook_output`` of ``jcli-notebook-output`` once on a
 success path and once on an error path, on real notebooks. What the model would see is
 checked: a success validates (the SDK checks ``structuredContent`` against the tool's
 ``outputSchema`` and throws ``-32602`` on a mismatch) and carries structured content; an error
@@ -45,6 +45,44 @@ Call = tuple[str, str, dict[str, Any], "str | None"]
 def _ref(label: str, pointer: str) -> dict[str, str]:
     """An argument taken from an earlier call's structured content (see the Node script)."""
     return {"$from": label, "pointer": pointer}
+
+
+def new_tool_calls() -> list[Call]:
+    """The tools of issue 25 on the notebook ``workbench_calls`` made and ran, each on a
+    success path and an error path."""
+    return [
+        ("code", "execute_code", {"path": WORK_NB, "code": "w = 1\nprint(w)"}, None),
+        ("code-missing", "execute_code", {"path": "gone.ipynb", "code": "1"}, "FILE_NOT_FOUND"),
+        ("variables", "list_variables", {"path": WORK_NB}, None),
+        ("variables-none", "list_variables", {"path": CHAIN_NB}, "KERNEL_NOT_RUNNING"),
+        ("source-read", "notebook_overview", {"path": WORK_NB}, None),
+        (
+            "source-edit",
+            "edit_cell_source",
+            {
+                "path": WORK_NB,
+                "name": "setup",
+                "expected_rev": _ref("source-read", "/cells/0/rev"),
+                "old_string": "21",
+                "new_string": "22",
+            },
+            None,
+        ),
+        (
+            "source-edit-absent",
+            "edit_cell_source",
+            {
+                "path": WORK_NB,
+                "name": "setup",
+                "expected_rev": _ref("source-edit", "/cell/rev"),
+                "old_string": "no such text",
+                "new_string": "x",
+            },
+            "OLD_STRING_COUNT",
+        ),
+        ("clear", "clear_outputs", {"path": WORK_NB, "names": ["setup"]}, None),
+        ("clear-unknown", "clear_outputs", {"path": WORK_NB, "names": ["nope"]}, "CELL_NOT_FOUND"),
+    ]
 
 
 def workbench_calls(outside: Path) -> list[Call]:
@@ -190,6 +228,7 @@ def workbench_calls(outside: Path) -> list[Call]:
         ("chain-read", "read_cells", {"path": CHAIN_NB, "budget": 1_000}, None),  # a cut list
         *output_calls(outside),
         ("unknown-tool", "no_such_tool", {"path": WORK_NB}, "USAGE_ERROR"),
+        *new_tool_calls(),
     ]
 
 
@@ -340,7 +379,7 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
         assert [block["type"] for block in image["content"]] == ["text", "image"]
         assert image["content"][1]["mime_type"] == "image/png"
         assert documents["image"]["selected"]["delivered_as"] == "image_content"
-    assert len(declared["jupyter-mcp"]) == 16
+    assert len(declared["jupyter-mcp"]) == 20
     workbench_documents = {
         entry["label"]: _first_json(entry) for entry in by_server["jupyter-mcp"]["calls"]
     }

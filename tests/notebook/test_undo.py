@@ -344,3 +344,69 @@ def test_a_cell_put_back_whose_id_was_taken_since_gets_a_fresh_one(tmp_path: Pat
     ids = [cell["id"] for cell in _cells(path)]
     assert len(set(ids)) == 4 and ids[0] == "id-0" and ids[3] == "id-1"
     assert [cell["source"] for cell in _cells(path)] == ["v0 = 0", "v1 = 1", "v2 = 2", "w = 1"]
+
+
+def test_undo_of_clear_outputs_puts_the_outputs_back_keeping_an_edit_made_since(
+    tmp_path: Path,
+) -> None:
+    path = _copy(tmp_path)
+    document = Document.load(path)
+    with_outputs = [
+        view.name
+        for view, cell in zip(document.cells, _cells(path), strict=True)
+        if cell.get("outputs")
+    ][:2]
+    assert len(with_outputs) == 2
+    before = {
+        index: (cell["outputs"], cell["execution_count"])
+        for index, cell in enumerate(_cells(path))
+        if cell.get("outputs")
+    }
+    result = document.clear_outputs(with_outputs)
+    assert list(result.changed) == with_outputs
+    cleared = [document.cell(name).index for name in with_outputs]
+    for index in cleared:
+        assert _cells(path)[index]["outputs"] == []
+        assert _cells(path)[index]["execution_count"] is None
+    other = next(view for view in document.cells if view.name not in with_outputs)
+    document.update_cell(other.name, expected_rev=other.rev, source="edited since")
+    document.undo()  # the edit since: undone first
+    undone = Document.load(path).undo()  # merged when bytes differ; byte-exact otherwise
+    assert undone.operation == "clear_outputs"
+    for index in cleared:
+        cell = _cells(path)[index]
+        assert (cell["outputs"], cell["execution_count"]) == before[index]
+
+
+def test_undo_of_clear_outputs_through_the_cell_record_restores_them(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    document = Document.load(path)
+    name = next(
+        view.name
+        for view, cell in zip(document.cells, _cells(path), strict=True)
+        if cell.get("outputs")
+    )
+    index = document.cell(name).index
+    saved = (_cells(path)[index]["outputs"], _cells(path)[index]["execution_count"])
+    document.clear_outputs([name])
+    outside = json.loads(path.read_bytes())  # another program edits a markdown cell since
+    markdown = next(i for i, cell in enumerate(outside["cells"]) if cell["cell_type"] == "markdown")
+    outside["cells"][markdown]["source"] = "changed outside"
+    path.write_text(json.dumps(outside, indent=1), encoding="utf-8")
+    undone = Document.load(path).undo()
+    assert undone.merged  # the inverse of the record, not the saved bytes
+    cell = _cells(path)[index]
+    assert (cell["outputs"], cell["execution_count"]) == saved
+    assert "".join(_cells(path)[markdown]["source"]) == "changed outside"
+
+
+def test_clear_outputs_refuses_a_markdown_cell_and_writes_nothing(tmp_path: Path) -> None:
+    path = _copy(tmp_path)
+    document = Document.load(path)
+    code = next(view.name for view in document.cells if view.cell_type == "code")
+    markdown = next(view.name for view in document.cells if view.cell_type == "markdown")
+    before = path.read_bytes()
+    with pytest.raises(Exception) as refused:
+        document.clear_outputs([code, markdown])
+    assert getattr(refused.value, "code", None) == ErrorCode.USAGE_ERROR
+    assert path.read_bytes() == before

@@ -210,18 +210,21 @@ def run_command(
         from jupyter_jcli.cli._document_render import overview_document
         from jupyter_jcli.cli._lists import bounded
         from jupyter_jcli.cli._run_script import created_field
+        from jupyter_jcli.workbench import compact
 
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "operation": "run",
-                "mode": mode,
-                "ok": outcome.ok,
-                "run": bounded({**outcome.to_dict(), **extra}, file),
-                "overview": overview_document(overview, file, None),
-                **({"created_notebook": created_field(created)} if created else {}),
-            }
+        emit_json(  # fields that carry nothing left out, as `exec` and the MCP text do
+            compact(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "status": "ok",
+                    "operation": "run",
+                    "mode": mode,
+                    "ok": outcome.ok,
+                    "run": bounded({**outcome.to_dict(), **extra}, file),
+                    "overview": overview_document(overview, file, None),
+                    **({"created_notebook": created_field(created)} if created else {}),
+                }
+            )
         )
     else:
         for line in run_lines(outcome, overview, file, statuses):

@@ -1,15 +1,17 @@
 """The ``jupyter-mcp`` kernel tools: definitions and operations.
 
-``execute_cells``, ``run_stale``, ``restart_kernel``, ``interrupt_kernel`` and
-``inspect_variable`` act on the notebook's persistent kernel through the server's
-:class:`~jupyter_jcli.workbench._session.Workbench` (one kernel per notebook, started on the
-first execution, shut down when the server exits). Executions report progress (per cell and
+``execute_cells``, ``run_stale``, ``execute_code``, ``restart_kernel``, ``interrupt_kernel``,
+``inspect_variable`` and ``list_variables`` act on the notebook's persistent kernel through
+the server's :class:`~jupyter_jcli.workbench._session.Workbench` (one kernel per notebook,
+started on the first execution, shut down when the server exits).
+Executions report progress (per cell and
 a heartbeat) through :class:`~jupyter_jcli.mcp._progress.ProgressReporter` when the client
 asked for it; their condensed outputs' charts become ``ImageContent``.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from jupyter_jcli.errors import KernelError
@@ -22,7 +24,6 @@ from jupyter_jcli.mcp._workbench_calls import (
 )
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
 from jupyter_jcli.workbench import Workbench
-from jupyter_jcli.workbench._cell_lists import CELLS_LISTED
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
 __all__ = ["KERNEL_TOOLS"]
@@ -30,20 +31,13 @@ __all__ = ["KERNEL_TOOLS"]
 _TIMEOUT: dict[str, Any] = {
     "type": "number",
     "exclusiveMinimum": 0,
-    "description": "Seconds each cell may run (default: $JUPYTER_JCLI_EXECUTE_TIMEOUT or "
-    "600). A cell past it is interrupted and reported `timeout`; later cells do not run.",
+    "description": "Seconds per cell (default 600).",
 }
-_IMAGES: dict[str, Any] = boolean(
-    "Return charts as images (false: described in text).", default=True
-)
+_IMAGES: dict[str, Any] = boolean("False: describe charts in text.", default=True)
 _KERNEL_NAME: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
-    "description": "Kernelspec to start instead of the notebook's metadata.kernelspec.name "
-    "(use it when KERNELSPEC_NOT_FOUND lists the installed ones); remembered for this "
-    "notebook by this server once checked. A name not installed is refused "
-    "(KERNELSPEC_NOT_FOUND) and not remembered; on a live kernel of another kernelspec the "
-    "call is refused (KERNELSPEC_MISMATCH): restart_kernel with kernel_name switches.",
+    "description": "Instead of the notebook's kernelspec (restart_kernel switches a live one).",
 }
 _RUN_OPTIONS: dict[str, Any] = {
     "timeout": _TIMEOUT,
@@ -58,24 +52,18 @@ _MISMATCH_HINT = (
     "kernel_name out to use the live kernel"
 )
 _RUN_NOTE = (
-    "Outputs (with execution counts) are written into the .ipynb before the result returns, "
-    "so any Jupyter UI shows them; the result gives per cell its status (ok, error, timeout, "
-    "died, interrupted, skipped), condensed outputs (text within about 20,000 characters, "
-    "charts as images; a chart already sent in this session for the same cell rev and output "
-    "is referred to, resend_images=true sends it again), `not_written_reason` "
-    "(cell_changed, cell_removed) when a cell was edited or removed while it ran, and "
-    f"`still_stale` (lists of cells hold at most {CELLS_LISTED} names, `<list>_count` all, a "
-    "`notice` "
-    "what was left out; `skipped_count` the cells skipped after a stop). Never two "
-    "executions at once on one kernel (KERNEL_BUSY). input() fails at once. The call's "
-    "`error` says when the kernel's state was lost: KERNEL_DIED (it crashed; the next "
-    "execution starts a new one), KERNEL_KILLED (a cell ignored the interrupt after its "
-    "timeout, `kernel_killed` true, so the kernel was killed), KERNEL_RESTARTED "
-    "(restart_kernel interrupted the running cell: `interrupted_by` kernel_restarted, its "
-    "outputs so far saved). Sends progress notifications (per cell, and a heartbeat at "
-    "least every 10 s) when the request carries a progressToken. Cost: the cells' run time; "
-    "the first execution also starts the kernel (a few seconds)."
+    "Saves outputs into the .ipynb; answers per cell a status (ok, error, timeout, died, "
+    "interrupted, skipped) and condensed outputs (charts as images), then `still_stale`; "
+    "`error` when the kernel's state was lost. One run per kernel at a time (KERNEL_BUSY)."
 )
+_RUN_ALIKE = "Answers as execute_cells."
+
+
+async def _code(
+    workbench: Workbench, path: Any, *, operation: Any, condensed: bool, **arguments: Any
+) -> Any:
+    """``Workbench.execute_code`` as the ``execute_code`` tool calls it."""
+    return await workbench.execute_code(path, operation=operation, condensed=condensed, **arguments)
 
 
 def _hinted(run: WorkbenchRun) -> WorkbenchRun:
@@ -97,13 +85,11 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="execute_cells",
         title="Execute cells",
-        description="Run the named code cells, in the order given, on the notebook's "
-        "persistent kernel (started in the notebook's folder on first use); stops at the "
-        "first cell that fails. Prefer run_stale after edits: it runs exactly what is "
-        "needed. " + _RUN_NOTE,
+        description="Run the named code cells in this order on the notebook's persistent "
+        "kernel; stops at the first failure. After edits prefer run_stale. " + _RUN_NOTE,
         properties={
             "path": PATH,
-            "names": string_list("Code cell names, run in this order.", min_items=1),
+            "names": string_list("Code cells, run in this order.", min_items=1),
             **_RUN_OPTIONS,
         },
         required=("path", "names"),
@@ -114,12 +100,9 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="run_stale",
         title="Run stale cells",
-        description="Re-run exactly the cells that are not fresh (edited, failed, never "
-        "run on this kernel, or downstream of those in the dependency graph), in document "
-        "order, replaying a writer first where a cell updates a variable in place; stops at "
-        "the first error and lists what is still stale. With no live kernel that is every "
-        "code cell. dry_run=true returns the plan only (no kernel, nothing runs: cheap). "
-        + _RUN_NOTE,
+        description="Re-run exactly the cells that are not fresh (edited, failed, never run, "
+        "or depending on those), in order, with the writers they need; stops at the first "
+        "error. " + _RUN_ALIKE,
         properties={
             "path": PATH,
             "dry_run": boolean("Only return the plan.", default=False),
@@ -130,24 +113,31 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         run=_hinted(on_session(Workbench.run_stale, reports_progress=True)),
     ),
     ToolSpec(
+        name="execute_code",
+        title="Execute code",
+        description="Run scratch code on the notebook's kernel without adding a cell or "
+        "writing the file; cells whose variables it overwrites become stale. "
+        "Outputs condensed as execute_cells gives them.",
+        properties={
+            "path": PATH,
+            "code": {"type": "string", "minLength": 1},
+            "timeout": _TIMEOUT,
+        },
+        required=("path", "code"),
+        effect="execute",
+        open_world=True,
+        run=_hinted(on_session(partial(_code, operation="execute_code", condensed=True))),
+    ),
+    ToolSpec(
         name="restart_kernel",
         title="Restart the kernel",
-        description="Restart the notebook's kernel (or start one): every variable is lost "
-        "and a new epoch begins, so every code cell becomes stale (run_stale re-runs them). "
-        "Use it when the kernel state is confused or after installing a package. A cell "
-        "running meanwhile is interrupted first (`interrupted_cell`; its call reports it "
-        "`interrupted` with KERNEL_RESTARTED and saves its outputs so far). Cost: a few "
-        "seconds. A kernel shared with someone else (`kernel.attached` true, e.g. a "
-        "JupyterLab session on the Jupyter Server: their variables would be lost too) is "
-        "refused with KERNEL_SHARED unless force is true.",
+        description="Restart (or start) the notebook's kernel: variables are lost and every "
+        "code cell becomes stale; a running cell is interrupted first. A kernel shared with "
+        "someone (`kernel.attached`) is refused with KERNEL_SHARED unless force.",
         properties={
             "path": PATH,
             "kernel_name": _KERNEL_NAME,
-            "force": boolean(
-                "Restart a shared (attached) kernel too, wiping the variables of whoever else "
-                "uses it. Only when they agreed.",
-                default=False,
-            ),
+            "force": boolean("Only when its other users agreed.", default=False),
         },
         effect="destructive",
         run=_hinted(on_session(Workbench.restart_kernel)),
@@ -155,10 +145,8 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="interrupt_kernel",
         title="Interrupt the kernel",
-        description="Interrupt the cell running on the notebook's kernel (its call reports it "
-        "`interrupted`, interrupted_by kernel_interrupted, with the KeyboardInterrupt; "
-        "variables are kept, the epoch too). KERNEL_NOT_RUNNING when the notebook has no "
-        "kernel. Cheap.",
+        description="Interrupt the running cell (it ends `interrupted`); variables stay. "
+        "KERNEL_NOT_RUNNING when the notebook has no kernel.",
         properties={"path": PATH},
         effect="destructive",
         idempotent=True,
@@ -167,24 +155,26 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="inspect_variable",
         title="Inspect a variable",
-        description="Look at one live global variable of the notebook's kernel: type, "
-        "length or shape, dtype or column schema, and a bounded head/repr. Adds no cell, "
-        "leaves execution counts and history alone, imports nothing the notebook has not "
-        "imported. KERNEL_NOT_RUNNING without a kernel (run a cell first; on a Jupyter "
-        "Server the notebook's kernel, e.g. a person's JupyterLab session, is joined "
-        "instead), "
-        "VARIABLE_NOT_FOUND for an unknown name. Cheap: at most max_chars characters.",
+        description="One live global of the notebook's kernel: type, length or shape, dtype "
+        "or columns, a bounded head/repr. Runs no cell, imports nothing. KERNEL_NOT_RUNNING "
+        "(run a cell first), VARIABLE_NOT_FOUND.",
         properties={
             "path": PATH,
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "A global variable name (a Python identifier).",
-            },
-            "max_chars": integer("Bound of the repr, in characters.", minimum=1, default=2000),
+            "name": {"type": "string", "minLength": 1},
+            "max_chars": integer("Repr bound.", minimum=1, default=2000),
         },
         required=("path", "name"),
         idempotent=True,
         run=on_session(Workbench.inspect_variable),
+    ),
+    ToolSpec(
+        name="list_variables",
+        title="List variables",
+        description="Every user variable of the notebook's kernel with its type and shape, "
+        "length or short repr (bounded; `notice` says what was left out). Runs no cell, "
+        "imports nothing. KERNEL_NOT_RUNNING (run a cell first).",
+        properties={"path": PATH},
+        idempotent=True,
+        run=on_session(Workbench.list_variables),
     ),
 )

@@ -30,6 +30,7 @@ act on, or facts the rest of the view already states:
   and character counts;
 - an edit's ``previous_cell``, ``previous_structure_rev``, ``changed`` when it is just the
   cell, ``written`` when it is just the notebook;
+- ``execute_code``'s ``summary`` becomes its condensed ``text``, as ``outputs``;
 - ``inspect_variable``'s column schema as one ``name: dtype`` list, ``repr_chars`` when the
   repr is whole, and its epoch.
 
@@ -42,14 +43,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from jupyter_jcli.workbench._envelope import compact
+
 __all__ = ["model_view"]
 
-_POSITIONS = frozenset(
-    {"index", "output_index", "image", "start", "stop", "cell_index", "offset"}
-    | {"cell_count", "length", "remaining"}
-)
-"""Fields whose 0 is a position or a count the model needs (cell 0, output 0, no cells)."""
-_KEEP_FALSE = frozenset({"ok"})
 _DROP = frozenset({"schema_version", "operation", "image_count", "budget", "characters"})
 _KERNEL_DROP = frozenset({"notebook_path", "pid", "cwd"})
 _CELL_DROP = frozenset(
@@ -98,14 +95,16 @@ def model_view(document: Mapping[str, Any]) -> dict[str, Any]:
             view.pop("plan")
     elif operation == "inspect_variable":
         _variable(view)
+    elif operation == "execute_code" and isinstance(view.get("summary"), Mapping):
+        view["outputs"] = view.pop("summary").get("text", "")
     elif isinstance(view.get("cell"), Mapping) or "previous_structure_rev" in view:
         _edit(view, path)
     if isinstance(view.get("kernelspec"), Mapping):  # create_notebook
         view["kernelspec"] = view["kernelspec"].get("name")
         for key in ("language_info", "nbformat", "nbformat_minor"):
             view.pop(key, None)
-    pruned = {k: _prune(v, k) for k, v in view.items()}
-    return {k: v for k, v in pruned.items() if not _empty(k, v)}
+    pruned: dict[str, Any] = compact(view)
+    return pruned
 
 
 def _whole_count(document: Mapping[str, Any], key: str) -> bool:
@@ -175,22 +174,3 @@ def _variable(view: dict[str, Any]) -> None:
     repr_text = view.get("repr")
     if isinstance(repr_text, str) and view.get("repr_chars") == len(repr_text):
         view.pop("repr_chars")
-
-
-def _empty(key: str | None, value: Any) -> bool:
-    if value is None or value in ("", [], {}):
-        return True
-    if value is False:
-        return key not in _KEEP_FALSE
-    if value == 0 and not isinstance(value, bool):
-        return key not in _POSITIONS
-    return False
-
-
-def _prune(value: Any, key: str | None = None) -> Any:
-    if isinstance(value, Mapping):
-        pruned = {k: _prune(v, str(k)) for k, v in value.items()}
-        return {k: v for k, v in pruned.items() if not _empty(k, v)}
-    if isinstance(value, list):
-        return [_prune(item) for item in value]
-    return value

@@ -21,71 +21,28 @@ TOOL_NAME = "read_notebook_output"
 TOOL_TITLE = "Read saved notebook outputs"
 
 TOOL_DESCRIPTION = f"""\
-Read the outputs saved in a Jupyter notebook cell, exactly as stored on disk, without \
-running anything. Use it to see what a cell printed, returned, raised or drew (tables, \
-HTML, plots) when you have a .ipynb file, or a .py file paired with one through jupytext.
-
-Two steps, both cheap:
-1. Without output_index: the cell's output directory, one entry per saved output with its \
-output_type, available MIME types and the stored size in bytes of each (a few hundred bytes \
-in all). Start here.
-2. With output_index: one output. Text (streams, text/plain, text/html, text/markdown, SVG) \
-comes in pages of `limit` characters (default {DEFAULT_TEXT_LIMIT:,}) from `offset`; when \
-the page has next_offset, call again with offset = next_offset. Rasters (PNG, JPEG, WebP, GIF) \
-come back as an image (cost: the image itself). JSON values come whole. Errors give \
-ename, evalue and the traceback.
-
-MIME choice: automatic (images first, then HTML, Markdown, plain text, JSON, SVG); pass \
-mime_type to pick one (e.g. text/plain instead of a long text/html table), or \
-supported_mime_types to restrict what may be returned. Size the read from the directory's \
-byte counts before asking for a large output.
-
-cell_index and output_index are zero-based physical positions (for a .py file, among its \
-cells as jupytext reads them). Paths are absolute or relative to the server's trusted \
-roots. Errors come back as JSON with a code (e.g. CELL_NOT_FOUND, OUTPUT_NOT_FOUND, \
-MIME_NOT_FOUND, INVALID_WINDOW, PATH_NOT_ALLOWED) and details to correct the call. \
-Read-only: never executes, never writes, caches nothing."""
+Read the outputs saved in a notebook cell (.ipynb, or a .py paired with one), exactly as \
+stored, without running anything. Without output_index: the cell's output directory \
+(output_type, MIME types and stored bytes of each); start there. With output_index: one \
+output; text comes in pages of `limit` characters (default {DEFAULT_TEXT_LIMIT:,}) from \
+`offset` (go on with next_offset), rasters as an image, JSON whole, errors with their \
+traceback. MIME type: automatic (images, HTML, Markdown, plain text, JSON, SVG), or pick \
+one with mime_type, or restrict with supported_mime_types. Indexes are zero-based physical \
+positions. Read-only."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "file_path": {
-            "type": "string",
-            "minLength": 1,
-            "description": "The notebook (.ipynb) or its paired .py file: absolute, or "
-            "relative to the trusted roots.",
-        },
-        "cell_index": {
-            "type": "integer",
-            "description": "Zero-based physical cell index in that file (ranges are checked by "
-            "the protocol: CELL_NOT_FOUND, OUTPUT_NOT_FOUND, INVALID_WINDOW).",
-        },
-        "output_index": {
-            "type": "integer",
-            "description": "Zero-based index of one saved output of the cell. Omit it to "
-            "list the cell's outputs.",
-        },
-        "mime_type": {
-            "type": "string",
-            "description": "Read this MIME type of a display_data/execute_result output "
-            "instead of the automatic choice.",
-        },
-        "supported_mime_types": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Only these MIME types may be returned (automatic and explicit "
-            "choice alike).",
-        },
-        "offset": {
-            "type": "integer",
-            "default": 0,
-            "description": "First character of the text page (Unicode code points).",
-        },
+        "file_path": {"type": "string", "minLength": 1},
+        "cell_index": {"type": "integer"},
+        "output_index": {"type": "integer", "description": "Omit: list the outputs."},
+        "mime_type": {"type": "string"},
+        "supported_mime_types": {"type": "array", "items": {"type": "string"}},
+        "offset": {"type": "integer", "default": 0, "description": "In characters."},
         "limit": {
             "type": ["integer", "null"],
             "default": DEFAULT_TEXT_LIMIT,
-            "description": "Maximum characters in the text page; null: the whole text from "
-            "offset (still bounded by the transport limit: OUTPUT_TOO_LARGE).",
+            "description": "Characters; null: all (bounded: OUTPUT_TOO_LARGE).",
         },
     },
     "required": ["file_path", "cell_index"],

@@ -66,8 +66,7 @@ RESEND_IMAGES = "resend_images"
 RESEND_IMAGES_SCHEMA: dict[str, Any] = {
     "type": "boolean",
     "default": False,
-    "description": "Attach every image again, also those this server already sent in this "
-    "session for the same cell rev and output (by default those are referred to).",
+    "description": "Resend images sent before.",
 }
 SENT_BEFORE = "sent_before"
 """Value of an image entry's ``delivered_as`` when the image was sent by an earlier result."""

@@ -35,7 +35,9 @@ from jupyter_jcli.workbench import (
     SEARCH_FIELDS,
     Workbench,
     add_cell,
+    clear_outputs,
     create_notebook,
+    edit_cell_source,
     move_cell,
     remove_cell,
     search_cells,
@@ -60,21 +62,12 @@ __all__ = [
 Effect = Literal["read", "create", "edit", "destructive", "execute"]
 """How a tool touches the world; sets its annotations (see :meth:`ToolSpec.annotations`)."""
 
-PATH: dict[str, Any] = {
-    "type": "string",
-    "minLength": 1,
-    "description": "The notebook (.ipynb), or a py:percent .py paired with one: relative to "
-    "the server's root (its working directory or --root), or absolute inside it.",
-}
-_NAME = {"type": "string", "minLength": 1, "description": "The cell's name (from the overview)."}
-_REV = {
-    "type": "string",
-    "minLength": 1,
-    "description": "The cell's rev as you last read it (overview or read_cells). A stale rev "
-    "is refused with REV_MISMATCH and the current state.",
-}
-_ANCHOR_BEFORE = {"type": "string", "minLength": 1, "description": "Name of the anchor cell."}
-_POSITION = {"type": "string", "enum": ["start", "end"], "description": "Start or end."}
+PATH: dict[str, Any] = {"type": "string", "minLength": 1}
+"""The notebook argument: what it may name is said once, in notebook_overview."""
+_NAME = {"type": "string", "minLength": 1}
+_REV = {"type": "string", "minLength": 1}
+_ANCHOR = {"type": "string", "minLength": 1}
+_POSITION = {"type": "string", "enum": ["start", "end"]}
 
 
 def string_list(description: str, *, min_items: int = 0) -> dict[str, Any]:
@@ -230,26 +223,18 @@ class ToolSpec:
         )
 
 
-_EDIT_NOTE = (
-    "Writes the .ipynb atomically (and its paired .py), refuses a stale expected_rev with "
-    "REV_MISMATCH (details: the cell's current state), keeps edits other programs made in "
-    "between, and takes a snapshot for undo_last. The result gives the new rev and `stale`: "
-    f"the code cells that must re-run (run_stale does that; at most {CELLS_LISTED} names, "
-    "`stale_count` counts them all). Cheap: no kernel involved."
-)
+_EDIT_NOTE = "Edit: see notebook_overview."
 
 DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="create_notebook",
         title="Create a notebook",
-        description="Create a new .ipynb (nbformat 4.5) with optional initial cells and the "
-        "kernelspec recorded. Refuses to overwrite anything (FILE_EXISTS). Use it to start a "
-        "notebook; then notebook_overview/execute_cells work on it. Cheap, no kernel.",
+        description="Create a new .ipynb (nbformat 4.5) with optional initial cells and its "
+        "kernelspec recorded. Never overwrites (FILE_EXISTS). No kernel.",
         properties={
-            "path": {**PATH, "description": "The new .ipynb, inside the server's root."},
+            "path": PATH,
             "cells": {
                 "type": "array",
-                "description": "Initial cells, in order.",
                 "items": {
                     "type": "object",
                     "properties": {
@@ -262,12 +247,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
                 },
                 "default": [],
             },
-            "kernelspec_name": {
-                "type": "string",
-                "minLength": 1,
-                "default": "python3",
-                "description": "An installed kernelspec (KERNELSPEC_NOT_FOUND lists them).",
-            },
+            "kernelspec_name": {"type": "string", "minLength": 1, "default": "python3"},
         },
         effect="create",
         run=threaded(create_notebook),
@@ -275,49 +255,37 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="notebook_overview",
         title="Notebook overview",
-        description="Start here. One line per cell: name (the address every other tool "
-        "takes), type (given when not code), rev (pass as expected_rev to edit), first line, "
-        "what it defines and uses, parents/children in the dependency graph, lint findings, "
-        "run status (fresh, stale, error, interrupted, never_run), tldr, and the kernel's "
-        "state and epoch. "
-        f"Paged: `limit` cells from `start` (default {DEFAULT_OVERVIEW_LIMIT}); `cell_count` "
-        "is the notebook's total and `next_call` the next page. Costs about 100-200 "
-        "characters per cell; no outputs, never runs anything.",
+        description="Start here. One line per cell: name (the address other tools take), "
+        "rev, type (when not code), first line, names defined/used, parents/children, lint, "
+        "status (fresh, stale + stale_cause, error, interrupted, never_run), tldr; and the "
+        "kernel. Paged: `next_call` gives the next page. Reads only.\n"
+        "Every tool's path: a .ipynb or its paired .py, under the server's root.\n"
+        "Edits (add_cell, update_cell, edit_cell_source, remove_cell, move_cell, "
+        "clear_outputs) take the rev you read as expected_rev (a stale one: REV_MISMATCH with "
+        "the current state), write the .ipynb and paired .py atomically keeping others' edits, "
+        "are undone by undo_last, and return the new rev and `stale`: the cells run_stale "
+        "will re-run.",
         properties={
             "path": PATH,
-            "start": integer("Index of the first cell shown.", minimum=0, default=0),
-            "limit": integer("The most cells shown.", minimum=1, default=DEFAULT_OVERVIEW_LIMIT),
+            "start": integer("First cell index.", minimum=0, default=0),
+            "limit": integer("Most cells.", minimum=1, default=DEFAULT_OVERVIEW_LIMIT),
         },
         run=on_session(Workbench.notebook_overview),
     ),
     ToolSpec(
         name="read_cells",
         title="Read cells",
-        description="Sources and condensed outputs of cells chosen by name (or an index "
-        "slice start/stop; neither: all cells), fitted into `budget` characters: long "
-        "text is cut with a marker naming the exact read_notebook_output call that shows "
-        "the rest, tables come as CSV, progress bars collapsed, repeated lines counted, ANSI "
-        "removed; cell_type is given when not code; `next_call` goes on with cells left out "
-        f"(`omitted_cells` names the first {CELLS_LISTED}, `omitted_cells_count` all). "
-        "Charts come back as downscaled images (image content, not counted in the budget; one "
-        "already sent in this session for the same cell rev is referred to). Cost: at "
-        f"most `budget` characters (default {DEFAULT_READ_BUDGET:,}) plus the images. Reads "
-        "only.",
+        description="Sources and condensed outputs of cells by name, or an index slice "
+        "start/stop (neither: all), fitted into `budget` characters; a cut names the "
+        "read_notebook_output call for the rest and `next_call` continues. Charts come as "
+        f"images (at most {DEFAULT_READ_MAX_IMAGES}, outside the budget). Reads only.",
         properties={
             "path": PATH,
-            "names": string_list("The cells to show, in this order."),
-            "start": {"type": "integer", "description": "Slice start (negative from the end)."},
-            "stop": {"type": "integer", "description": "Slice end, exclusive."},
-            "budget": integer(
-                "Characters of source and output text over all cells.",
-                minimum=1,
-                default=DEFAULT_READ_BUDGET,
-            ),
-            "include_images": boolean(
-                f"Return charts as images (at most {DEFAULT_READ_MAX_IMAGES} per call); false "
-                "describes them in text instead.",
-                default=True,
-            ),
+            "names": string_list("Cells, in this order."),
+            "start": {"type": "integer", "description": "Negative: from the end."},
+            "stop": {"type": "integer"},
+            "budget": integer("Characters in all.", minimum=1, default=DEFAULT_READ_BUDGET),
+            "include_images": boolean("False: describe charts in text.", default=True),
             RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
         },
         run=on_session(Workbench.read_cells),
@@ -325,26 +293,18 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="add_cell",
         title="Add a cell",
-        description="Insert a new cell before/after a named anchor cell (expected_rev = the "
-        "anchor's rev, required) or at position start/end (default: end; expected_rev "
-        "optional = the notebook's structure_rev). Does not run it. " + _EDIT_NOTE,
+        description="Insert a cell before/after an anchor cell (expected_rev: the anchor's "
+        "rev) or at position start/end (default end; expected_rev optional: the "
+        "structure_rev). Does not run it. " + _EDIT_NOTE,
         properties={
             "path": PATH,
-            "source": {"type": "string", "description": "The new cell's source."},
+            "source": {"type": "string"},
             "cell_type": {"type": "string", "enum": CELL_TYPES, "default": "code"},
-            "name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Its name (kebab-case, unique); default derived from the source.",
-            },
-            "before": _ANCHOR_BEFORE,
-            "after": _ANCHOR_BEFORE,
+            "name": {"type": "string", "minLength": 1, "description": "Default: from source."},
+            "before": _ANCHOR,
+            "after": _ANCHOR,
             "position": _POSITION,
-            "expected_rev": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The anchor's rev, or the structure_rev for start/end.",
-            },
+            "expected_rev": {"type": "string", "minLength": 1},
         },
         required=("path", "source"),
         effect="edit",
@@ -359,23 +319,36 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
             "path": PATH,
             "name": _NAME,
             "expected_rev": _REV,
-            "source": {"type": "string", "description": "The new source."},
+            "source": {"type": "string"},
             "cell_type": {"type": "string", "enum": CELL_TYPES},
-            "new_name": {
-                "type": "string",
-                "minLength": 1,
-                "description": "A new name (kebab-case, unused); the cell keeps its rev and "
-                "its run status (a rename stales nothing).",
-            },
+            "new_name": {"type": "string", "minLength": 1},
         },
         required=("path", "name", "expected_rev"),
         effect="destructive",
         run=threaded(update_cell),
     ),
     ToolSpec(
+        name="edit_cell_source",
+        title="Edit a cell's source",
+        description="Replace old_string by new_string in a cell's source. old_string must "
+        "occur exactly once (all occurrences with replace_all), else OLD_STRING_COUNT "
+        "(details.count) and nothing changes. Result as update_cell's. " + _EDIT_NOTE,
+        properties={
+            "path": PATH,
+            "name": _NAME,
+            "expected_rev": _REV,
+            "old_string": {"type": "string", "minLength": 1},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean", "default": False},
+        },
+        required=("path", "name", "expected_rev", "old_string", "new_string"),
+        effect="destructive",
+        run=threaded(edit_cell_source),
+    ),
+    ToolSpec(
         name="remove_cell",
         title="Remove a cell",
-        description="Delete a cell (with its outputs). undo_last restores it. " + _EDIT_NOTE,
+        description="Delete a cell with its outputs (undo_last puts it back). " + _EDIT_NOTE,
         properties={"path": PATH, "name": _NAME, "expected_rev": _REV},
         required=("path", "name", "expected_rev"),
         effect="destructive",
@@ -384,14 +357,14 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="move_cell",
         title="Move a cell",
-        description="Move a cell before/after a named anchor, or to start/end (default "
-        "end). Cells whose inputs now come from elsewhere become stale. " + _EDIT_NOTE,
+        description="Move a cell before/after an anchor cell, or to position start/end "
+        "(default end). " + _EDIT_NOTE,
         properties={
             "path": PATH,
             "name": _NAME,
             "expected_rev": _REV,
-            "before": _ANCHOR_BEFORE,
-            "after": _ANCHOR_BEFORE,
+            "before": _ANCHOR,
+            "after": _ANCHOR,
             "position": _POSITION,
         },
         required=("path", "name", "expected_rev"),
@@ -399,43 +372,45 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         run=threaded(move_cell),
     ),
     ToolSpec(
+        name="clear_outputs",
+        title="Clear outputs",
+        description="Empty the saved outputs and execution counts of the named code cells "
+        "(the kernel keeps its variables). A markdown/raw cell is USAGE_ERROR, an unknown "
+        "name CELL_NOT_FOUND; then nothing changes. " + _EDIT_NOTE,
+        properties={"path": PATH, "names": string_list("Code cells.", min_items=1)},
+        required=("path", "names"),
+        effect="destructive",
+        idempotent=True,
+        run=threaded(clear_outputs),
+    ),
+    ToolSpec(
         name="undo_last",
         title="Undo the last change",
-        description="Revert the last change a jupyter-jcli tool made to the notebook (and its "
-        "paired .py): add, update, remove, move. Only what that change did goes back; outputs, "
-        "execution counts and edits made since are kept. The result lists the cells `changed` "
-        "and the cells now `stale`. Refuses with UNDO_CONFLICT (details name each cell and "
-        "field changed since that it would overwrite) unless force; UNDO_EMPTY when there is "
-        "nothing to undo. Each call undoes one more step. Cheap.",
-        properties={
-            "path": PATH,
-            "force": boolean("Overwrite the changes made since that conflict.", default=False),
-        },
+        description="Revert the last change a tool made to the notebook, one step per call; "
+        "what was written since (outputs, other edits) stays. UNDO_CONFLICT names what it "
+        "would overwrite (force overwrites it); UNDO_EMPTY: nothing to undo.",
+        properties={"path": PATH, "force": {"type": "boolean", "default": False}},
         effect="destructive",
         run=threaded(undo_last),
     ),
     ToolSpec(
         name="search_cells",
         title="Search cells",
-        description="Find cells whose source, name, cached summary or condensed output "
-        "text matches a query (substring, case-insensitive; or a Python regex). Returns "
-        "each match with its cell name, field and a snippet of the line. Use it instead of "
-        "reading a big notebook whole. Cheap; reads only.",
+        description="Find cells whose source, name, summary or condensed output text matches "
+        "a query (case-insensitive substring, or a Python regex): cell name, field and a "
+        "snippet per match. Reads only.",
         properties={
             "path": PATH,
-            "query": {"type": "string", "minLength": 1, "description": "Text or regex."},
-            "regex": {"type": "boolean", "default": False, "description": "query is a regex."},
+            "query": {"type": "string", "minLength": 1},
+            "regex": {"type": "boolean", "default": False},
             "fields": {
                 "type": "array",
                 "items": {"type": "string", "enum": list(SEARCH_FIELDS)},
                 "minItems": 1,
-                "description": "Where to search (default: all of them).",
+                "description": "Default: all.",
             },
-            "max_results": integer("Most matches returned (default 50, at most 1,000).", minimum=1),
-            "context_chars": integer(
-                "Characters of the line shown each side of a match (default 80, at most 1,000).",
-                minimum=0,
-            ),
+            "max_results": integer("Default 50, at most 1,000.", minimum=1),
+            "context_chars": integer("Default 80, at most 1,000.", minimum=0),
         },
         required=("path", "query"),
         run=threaded(search_cells),
@@ -443,15 +418,13 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="summarize_cells",
         title="Summarize cells",
-        description="Detailed summaries of cells (tldr, description, what the outputs "
-        "show), made by a small model in one batched request and cached in the cell's "
-        "metadata by content hash, so an unchanged cell is never summarized twice. Without "
-        "credentials or on failure: deterministic summaries from the cell itself, marked "
-        "with *. Cost: one API call for the cells not yet cached; writes the cache only.",
+        description="Summaries of cells (tldr, description, what the outputs show) by a small "
+        "model in one request, cached in the cell's metadata by content hash; without "
+        "credentials, deterministic ones marked *.",
         properties={
             "path": PATH,
-            "names": string_list("The cells to summarize (default: all)."),
-            "model": {"type": "string", "minLength": 1, "description": "Override the model."},
+            "names": string_list("Default: all."),
+            "model": {"type": "string", "minLength": 1},
         },
         effect="edit",
         idempotent=True,

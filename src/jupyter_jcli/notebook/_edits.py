@@ -291,6 +291,29 @@ def update_cell(
     return index
 
 
+def clear_outputs(work: Working, names: Sequence[str]) -> int:
+    """Empty the ``outputs`` and ``execution_count`` of the named code cells; returns the
+    first one's index. Every name is checked before any cell changes.
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND``.
+        UsageError: ``USAGE_ERROR`` for no names, or a Markdown or raw cell (details
+            ``cells``).
+    """
+    if not names:
+        raise UsageError("clear_outputs needs one or more cell names.")
+    indexes = [work.index_of(name) for name in dict.fromkeys(names)]
+    other = [work.names[i] for i in indexes if work.cells[i].get("cell_type") != "code"]
+    if other:
+        raise UsageError("Only code cells have outputs.", {"cells": other, "path": str(work.path)})
+    for index in indexes:
+        cell = work.cells[index]
+        if cell.get("outputs") or cell.get("execution_count") is not None:
+            work.cells[index] = {**cell, "outputs": [], "execution_count": None}
+            work.changed.append(work.names[index])
+    return indexes[0]
+
+
 def remove_cell(work: Working, name: str, *, expected_rev: str) -> int:
     """Delete a cell; returns the index it had."""
     index = work.index_of(name)

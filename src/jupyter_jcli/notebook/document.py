@@ -234,6 +234,23 @@ class Document(LoadedNotebook):
         result = self._mutate("remove_cell", edit, removes=True, check=checked)
         return _with_removed(result, removed[-1])
 
+    def clear_outputs(
+        self, names: Sequence[str], *, check: MutationCheck | None = None
+    ) -> MutationResult:
+        """Empty the saved ``outputs`` and ``execution_count`` of the named code cells: a
+        mutation (undo snapshot; ``undo`` puts them back). ``changed`` names the cells that
+        had any; ``cell`` is the first named cell.
+
+        Raises:
+            NotebookError: ``CELL_NOT_FOUND``, ``NOTEBOOK_WRITE_FAILED``.
+            UsageError: ``USAGE_ERROR`` for no names or a Markdown or raw cell (nothing
+                changes).
+        """
+        from jupyter_jcli.notebook import _edits  # the edit rules load at the first edit
+
+        edit = functools.partial(_edits.clear_outputs, names=list(names))
+        return self._mutate("clear_outputs", edit, check=check)
+
     def move_cell(
         self,
         name: str,

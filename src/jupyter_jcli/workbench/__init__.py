@@ -16,9 +16,10 @@ Reads (never create or change a file):
 
 Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic writes):
 
-- :func:`add_cell`, :func:`update_cell`, :func:`remove_cell`, :func:`move_cell` ->
-  :class:`MutationOutcome`, whose ``stale`` lists the cells that must re-run (rule in
-  ``workbench._stale``);
+- :func:`add_cell`, :func:`update_cell`, :func:`edit_cell_source` (find and replace, on
+  ``update_cell``; ``OLD_STRING_COUNT``), :func:`remove_cell`, :func:`move_cell`,
+  :func:`clear_outputs` -> :class:`MutationOutcome`, whose ``stale`` lists the cells that must
+  re-run (rule in ``workbench._stale``);
 - :func:`undo_last` -> :class:`UndoOutcome`.
 
 Kernel-less operations on whole notebooks:
@@ -48,10 +49,12 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   :func:`run_cells_with_parents` -> :class:`CellsRun`: named cells after their ancestors
   that are not fresh;
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
-  ``KERNEL_NOT_RUNNING``);
+  ``KERNEL_NOT_RUNNING``); ``list_variables`` -> :class:`VariablesOutcome` (every user
+  variable, bounded; ``KERNEL_NOT_RUNNING``);
 - ``execute_code`` -> :class:`CodeOutcome`: inline code (or a plain script's text) on the
   notebook's kernel or a scratch kernel, no notebook written; rich or long results saved as
-  run outputs (:mod:`jupyter_jcli.runs`).
+  run outputs (:mod:`jupyter_jcli.runs`), or with ``condensed`` (the MCP tool) condensed as
+  ``execute_cells`` gives them.
 
 ``Workbench(server=...)`` runs the kernels on a Jupyter Server
 (:func:`server_from_options` builds the config from a front end's options and the
@@ -71,6 +74,7 @@ from jupyter_jcli import lazy_exports
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
     from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
+    from jupyter_jcli.workbench._envelope import compact
     from jupyter_jcli.workbench._execute import (
         DEFAULT_EXECUTE_BUDGET,
         HEARTBEAT_INTERVAL,
@@ -98,6 +102,8 @@ if TYPE_CHECKING:
         MutationOutcome,
         UndoOutcome,
         add_cell,
+        clear_outputs,
+        edit_cell_source,
         move_cell,
         remove_cell,
         undo_last,
@@ -143,6 +149,7 @@ if TYPE_CHECKING:
         SessionReadCellsResult,
     )
     from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
+    from jupyter_jcli.workbench._variables import VariablesOutcome
 
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
@@ -189,9 +196,13 @@ __all__ = [
     "SummarizeOutcome",
     "UndoOutcome",
     "VariableOutcome",
+    "VariablesOutcome",
     "Workbench",
     "add_cell",
+    "clear_outputs",
+    "compact",
     "create_notebook",
+    "edit_cell_source",
     "kernelspec_hint",
     "move_cell",
     "notebook_graph",
@@ -211,6 +222,7 @@ __all__ = [
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "_cell_run": ("CellsRun", "run_cells_with_parents"),
     "_create": ("CreateOutcome", "NewCell", "create_notebook"),
+    "_envelope": ("compact",),
     "_execute": ("DEFAULT_EXECUTE_BUDGET", "HEARTBEAT_INTERVAL", "ProgressCallback"),
     "_graph_view": ("GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"),
     "_inline": ("SUMMARY_BUDGET", "SUMMARY_MAX_OUTPUTS", "CodeOutcome"),
@@ -221,6 +233,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "MutationOutcome",
         "UndoOutcome",
         "add_cell",
+        "clear_outputs",
+        "edit_cell_source",
         "move_cell",
         "remove_cell",
         "undo_last",
@@ -255,6 +269,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "SessionReadCellsResult",
     ),
     "_summarize": ("CellSummary", "SummarizeOutcome", "summarize_cells"),
+    "_variables": ("VariablesOutcome",),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562),
 so importing the package costs nothing and a command loads only the operations it uses."""

@@ -1,5 +1,6 @@
-"""The opening fields of every successful workbench result's JSON document, and the JSON
-form of the condensed outputs results carry."""
+"""The opening fields of every successful workbench result's JSON document, the JSON
+form of the condensed outputs results carry, and the one rule that drops empty fields
+(:func:`compact`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,40 @@ from jupyter_jcli.errors import SCHEMA_VERSION
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
 
-__all__ = ["condensed_dict", "ok_fields", "pair_field"]
+__all__ = ["POSITIONS", "compact", "condensed_dict", "is_empty", "ok_fields", "pair_field"]
+
+POSITIONS = frozenset(
+    {"index", "output_index", "image", "start", "stop", "cell_index", "offset"}
+    | {"cell_count", "length", "remaining"}
+)
+"""Fields whose 0 is a position or a count a reader needs (cell 0, output 0, no cells)."""
+_KEEP_FALSE = frozenset({"ok"})
+"""Fields whose ``false`` is the answer (the run failed)."""
+
+
+def is_empty(key: str | None, value: Any) -> bool:
+    """Whether ``value`` under ``key`` carries nothing: ``null``, ``""``, ``[]``, ``{}``,
+    ``false`` (except ``ok``) or ``0`` (except the :data:`POSITIONS`)."""
+    if value is None or value in ("", [], {}):
+        return True
+    if value is False:
+        return key not in _KEEP_FALSE
+    if value == 0 and not isinstance(value, bool):
+        return key not in POSITIONS
+    return False
+
+
+def compact(value: Any, key: str | None = None) -> Any:
+    """``value`` with every field that :func:`is_empty` says carries nothing left out, at
+    every depth (list items are kept, their fields pruned): the rule of ``jupyter-mcp``'s
+    model text (:mod:`jupyter_jcli.mcp._model_text`) and of ``j-cli -j exec``/``run``
+    answers. A new value; ``value`` is not modified."""
+    if isinstance(value, Mapping):
+        pruned = {k: compact(v, str(k)) for k, v in value.items()}
+        return {k: v for k, v in pruned.items() if not is_empty(k, v)}
+    if isinstance(value, list):
+        return [compact(item) for item in value]
+    return value
 
 
 def ok_fields(operation: str, path: Path) -> dict[str, Any]:

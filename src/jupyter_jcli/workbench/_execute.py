@@ -41,6 +41,7 @@ from jupyter_jcli.workbench._stored import file_outputs
 __all__ = [
     "DEFAULT_EXECUTE_BUDGET",
     "HEARTBEAT_INTERVAL",
+    "MAX_EXECUTE_IMAGES",
     "WRITE_TIMEOUT",
     "Batch",
     "ProgressCallback",
@@ -55,6 +56,8 @@ ignored (progress is advisory) and stop further calls."""
 
 DEFAULT_EXECUTE_BUDGET = 20_000
 """Characters of condensed output text returned per execution call, over all its cells."""
+MAX_EXECUTE_IMAGES = 8
+"""Rasters returned as images per execution call; later ones are described in text."""
 HEARTBEAT_INTERVAL = 5.0
 """Seconds between progress calls while one cell runs (MCP hosts want one at least every 10 s)."""
 WRITE_TIMEOUT = 30.0
@@ -124,7 +127,7 @@ async def run_batch(
     on_progress: ProgressCallback | None,
     budget: int = DEFAULT_EXECUTE_BUDGET,
     include_images: bool = True,
-    max_images: int = 8,
+    max_images: int = MAX_EXECUTE_IMAGES,
 ) -> Batch:
     """Run ``cells`` (code cells of ``document``, in this order) on ``kernel`` (held by the
     caller), write the results into the notebook as the cells finish (at most every

@@ -29,7 +29,7 @@ from jupyter_jcli.kernels import (
     process_name,
 )
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT, stays_inline
-from jupyter_jcli.workbench._envelope import condensed_dict
+from jupyter_jcli.workbench._envelope import compact, condensed_dict
 from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
 from jupyter_jcli.workbench._stored import file_outputs
 
@@ -47,6 +47,7 @@ __all__ = [
     "CodeOutcome",
     "code_origin",
     "code_outcome",
+    "condensed_summary",
     "execute_code",
     "run_code_on",
     "scratch_kernel_path",
@@ -67,7 +68,13 @@ SCRATCH_KEY = ".j-cli-scratch"
 """The name under the working directory that keys a scratch kernel in the pool (no such file
 is created: the kernel only runs in that folder)."""
 
-CodeOperation = Literal["exec", "run_script"]
+CodeOperation = Literal["exec", "run_script", "execute_code"]
+"""What ran the code: ``exec`` (``j-cli exec``), ``run_script`` (``j-cli run plain.py``),
+``execute_code`` (the MCP tool: outputs condensed as ``execute_cells`` gives them, nothing
+saved; see :func:`execute_code`'s ``condensed``)."""
+NOT_KEPT = "not kept (scratch code: print less, or run it in a cell)"
+"""What a cut of condensed scratch-code outputs says instead of a read hint: they are saved
+nowhere, so nothing can read the rest."""
 
 
 def scratch_kernel_path(cwd: Path) -> Path:
@@ -129,9 +136,27 @@ class CodeOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: the run (status, execution count, error), its condensed
-        outputs, and where the full outputs are (inline, or ``output_manifest``)."""
+        outputs, and where the full outputs are (inline, or ``output_manifest``).
+
+        Fields that carry nothing (``null``, ``false``, ``0``, empty) are left out
+        (:func:`~jupyter_jcli.workbench._envelope.compact`), and so is what the document
+        states already: the kernel's epoch (the run's ``epoch``), a scratch kernel's pool key
+        (``kernel.notebook_path``: no notebook), the summary's per-part bookkeeping; inline,
+        ``output_count`` (the ``outputs`` list) and, for streams only, the summary (its
+        text is theirs)."""
         result = self.result
-        return {
+        kernel = self.kernel.to_dict()
+        if kernel.get("epoch") == result.epoch:
+            kernel.pop("epoch")
+        if self.notebook_path is None:
+            kernel.pop("notebook_path", None)
+        summary = condensed_dict(self.summary)
+        if summary is not None:
+            summary.pop("parts")
+        streams = all(output.get("output_type") == "stream" for output in self.outputs)
+        if self.inline and streams:
+            summary = None
+        document = {
             "schema_version": SCHEMA_VERSION,
             "status": "ok",
             "operation": self.operation,
@@ -153,11 +178,11 @@ class CodeOutcome:
                 "replaced_epoch": self.replaced_epoch,
                 "replacement_kept": result.replacement_kept,
             },
-            "kernel": self.kernel.to_dict(),
-            "output_count": len(self.outputs),
+            "kernel": kernel,
+            "output_count": None if self.inline else len(self.outputs),
             "inline": self.inline,
             "outputs": self.outputs if self.inline else None,
-            "summary": condensed_dict(self.summary),
+            "summary": summary,
             "output_manifest": None if self.saved is None else str(self.saved.manifest_path),
             "run_id": None if self.saved is None else self.saved.run_id,
             "files": [] if self.saved is None else list(self.saved.files),
@@ -166,6 +191,8 @@ class CodeOutcome:
             "save_error": self.save_error,
             "effect": None if self.effect is None else self.effect.to_dict(),
         }
+        compacted: dict[str, Any] = compact(document)
+        return compacted
 
 
 def with_kernel_notes(outcome: CodeOutcome, effect: InlineEffect | None) -> CodeOutcome:
@@ -330,6 +357,33 @@ def code_outcome(
     )
 
 
+def condensed_summary(
+    outputs: Sequence[Output], *, include_images: bool
+) -> CondensedOutputs | None:
+    """Scratch code's outputs condensed as ``execute_cells`` condenses a cell's: text within
+    ``DEFAULT_EXECUTE_BUDGET`` characters, at most 8 rasters as images; each read hint says
+    :data:`NOT_KEPT` (the outputs are saved nowhere). None for no outputs."""
+    if not outputs:
+        return None
+    from jupyter_jcli.condense import CondensedOutputs, condense_outputs
+    from jupyter_jcli.workbench._execute import DEFAULT_EXECUTE_BUDGET, MAX_EXECUTE_IMAGES
+
+    condensed = condense_outputs(
+        file_outputs(outputs),
+        budget=DEFAULT_EXECUTE_BUDGET,
+        include_images=include_images,
+        max_images=MAX_EXECUTE_IMAGES,
+    )
+    return CondensedOutputs(
+        condensed.text_with_hints(lambda _hint: NOT_KEPT),
+        condensed.images,
+        condensed.parts,
+        condensed.truncated,
+        condensed.budget,
+        condensed.omitted_outputs,
+    )
+
+
 def code_origin(
     operation: CodeOperation,
     code: str,
@@ -390,6 +444,8 @@ async def execute_code(
     cwd: str | os.PathLike[str] | None = None,
     operation: CodeOperation = "exec",
     script_path: Path | None = None,
+    condensed: bool = False,
+    include_images: bool = True,
 ) -> CodeOutcome:
     """``Workbench.execute_code``: run ``code`` on the notebook's kernel (``path``), or with
     ``path=None`` on a scratch kernel started in ``cwd``, without touching any notebook.
@@ -408,6 +464,11 @@ async def execute_code(
         cwd: the command's working directory (default the process's), resolved.
         operation: ``"exec"``, or ``"run_script"`` for a plain script's text.
         script_path: the script whose text ``code`` is (the run's origin and ``path``).
+        condensed: answer the outputs condensed as ``execute_cells`` gives a cell's (text
+            within ``DEFAULT_EXECUTE_BUDGET`` characters, rasters as images, a cut saying the
+            rest is not kept) in ``summary``, saving nothing under ``cwd`` (``inline`` false,
+            no ``outputs``); for ``operation="execute_code"``.
+        include_images: with ``condensed``, rasters as base64 images (else described).
 
     Raises:
         UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
@@ -449,6 +510,15 @@ async def execute_code(
     origin = code_origin(
         operation, code, cwd=here, notebook_path=notebook_path, script_path=script_path
     )
+    if condensed:
+        summary = await anyio.to_thread.run_sync(
+            partial(condensed_summary, result.outputs, include_images=include_images)
+        )
+        outcome = CodeOutcome(
+            operation, named, notebook_path, result, info, file_outputs(result.outputs),
+            False, summary, None, None, None,
+        )  # fmt: skip
+        return with_kernel_notes(outcome, effect)
     outcome = await anyio.to_thread.run_sync(
         partial(
             code_outcome,

@@ -1,4 +1,5 @@
-"""The mutations: ``add_cell``, ``update_cell``, ``remove_cell``, ``move_cell`` and ``undo_last``.
+"""The mutations: ``add_cell``, ``update_cell`` (and ``edit_cell_source``, built on it),
+``remove_cell``, ``move_cell``, ``clear_outputs`` and ``undo_last``.
 
 Each loads the notebook, wraps the :class:`~jupyter_jcli.notebook.document.Document` mutation
 (optimistic locking by ``expected_rev``, outside-edit detection, snapshot for undo, atomic
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_fields
@@ -30,6 +32,8 @@ __all__ = [
     "MutationOutcome",
     "UndoOutcome",
     "add_cell",
+    "clear_outputs",
+    "edit_cell_source",
     "move_cell",
     "remove_cell",
     "undo_last",
@@ -292,6 +296,87 @@ def update_cell(
         lambda doc, check: doc.update_cell(name, expected_rev=expected_rev, check=check, **options),
         target=name,
     )
+
+
+def edit_cell_source(
+    path: str | os.PathLike[str],
+    name: str,
+    *,
+    expected_rev: str,
+    old_string: str,
+    new_string: str,
+    replace_all: bool = False,
+    cache_dir: Path | None = None,
+) -> MutationOutcome:
+    """Replace ``old_string`` by ``new_string`` in a cell's source: :func:`update_cell` with
+    the new source (staleness, undo snapshot, paired ``.py``, ``REV_MISMATCH`` alike), its
+    outcome's ``operation`` ``"edit_cell_source"``.
+
+    Args:
+        path: the notebook or paired ``.py``.
+        name: the cell to edit.
+        expected_rev: that cell's rev as last read.
+        old_string: the text to find (not empty); it must occur exactly once unless
+            ``replace_all``.
+        new_string: its replacement.
+        replace_all: replace every occurrence (at least one).
+        cache_dir: snapshot cache base folder.
+
+    Returns:
+        :func:`update_cell`'s outcome.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an empty ``old_string``.
+        NotebookError: ``OLD_STRING_COUNT`` when ``old_string`` occurs zero times or (without
+            ``replace_all``) several times (details ``count``, ``name``, ``rev``; nothing
+            written); the codes of :func:`update_cell` (``CELL_NOT_FOUND``,
+            ``REV_MISMATCH``...).
+    """
+    if not old_string:
+        raise UsageError("old_string must not be empty.", {"name": name})
+    view = Document.load(path, cache_dir=cache_dir).cell(name)
+    if view.rev != expected_rev:  # refused by update_cell's own check, with its details
+        update_cell(path, name, expected_rev=expected_rev, cache_dir=cache_dir, source=None)
+        view = Document.load(path, cache_dir=cache_dir).cell(name)
+    count = view.source.count(old_string)
+    if count == 0 or (count > 1 and not replace_all):
+        want = "at least once" if replace_all else "exactly once"
+        raise NotebookError(
+            ErrorCode.OLD_STRING_COUNT,
+            f"old_string occurs {count} times in cell {name!r}; it must occur {want}"
+            + ("" if count == 0 else " (add context to make it unique, or replace_all)")
+            + ". Nothing was changed.",
+            {"name": name, "rev": view.rev, "count": count, "replace_all": replace_all},
+        )
+    source = view.source.replace(old_string, new_string, -1 if replace_all else 1)
+    outcome = update_cell(path, name, expected_rev=expected_rev, cache_dir=cache_dir, source=source)
+    return replace(outcome, operation="edit_cell_source")
+
+
+def clear_outputs(
+    path: str | os.PathLike[str], names: Sequence[str], *, cache_dir: Path | None = None
+) -> MutationOutcome:
+    """Empty the saved outputs and execution counts of the named code cells (a mutation:
+    :func:`undo_last` puts them back). No cell goes stale: the kernel keeps what they did.
+
+    Args:
+        path: the notebook or paired ``.py``.
+        names: code cell names (one or more).
+        cache_dir: snapshot cache base folder.
+
+    Returns:
+        The outcome: ``changed`` names the cells that had outputs or a count (nothing is
+        written when none had); ``cell`` is None.
+
+    Raises:
+        NotebookError: ``CELL_NOT_FOUND``, and the codes of :meth:`Document.clear_outputs
+            <jupyter_jcli.notebook.document.Document.clear_outputs>`.
+        UsageError: ``USAGE_ERROR`` for no names or a Markdown or raw cell (nothing changes).
+    """
+    if isinstance(names, str) or not names:
+        raise UsageError("clear_outputs needs a list of one or more cell names.")
+    outcome = _run(path, cache_dir, lambda doc, check: doc.clear_outputs(names, check=check))
+    return replace(outcome, cell=None)
 
 
 def remove_cell(
