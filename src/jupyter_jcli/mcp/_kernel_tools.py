@@ -1,6 +1,7 @@
 """The ``jupyter-mcp`` kernel tools: definitions and operations.
 
-``execute_cells``, ``run_stale``, ``restart_kernel``, ``interrupt_kernel`` and
+``execute_cells``, ``run_stale`` (``background: true`` answers at once; ``run_status``
+follows the run), ``restart_kernel``, ``interrupt_kernel`` and
 ``inspect_variable`` act on the notebook's persistent kernel through the server's
 :class:`~jupyter_jcli.workbench._session.Workbench` (one kernel per notebook, started on the
 first execution, shut down when the server exits). Executions report progress (per cell and
@@ -15,13 +16,16 @@ from typing import Any
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._workbench_calls import (
+    BACKGROUND,
     RESEND_IMAGES,
     RESEND_IMAGES_SCHEMA,
     WorkbenchRun,
     on_session,
+    run_status,
 )
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
 from jupyter_jcli.workbench import Workbench
+from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS
 from jupyter_jcli.workbench._cell_lists import CELLS_LISTED
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
@@ -50,6 +54,7 @@ _RUN_OPTIONS: dict[str, Any] = {
     "include_images": _IMAGES,
     RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
     "kernel_name": _KERNEL_NAME,
+    BACKGROUND: boolean("Answer at once with a run_id; run_status gives the rest.", default=False),
 }
 """The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
@@ -128,6 +133,20 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         effect="execute",
         open_world=True,
         run=_hinted(on_session(Workbench.run_stale, reports_progress=True)),
+    ),
+    ToolSpec(
+        name="run_status",
+        title="Background run status",
+        description="Progress and outputs so far of a background run, its result once done; "
+        "waits up to wait_s for the end. RUN_NOT_FOUND for an unknown or expired run_id.",
+        properties={
+            "path": PATH,
+            "run_id": {"type": "string", "minLength": 1},
+            "wait_s": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_SECONDS, "default": 0},
+        },
+        required=("path", "run_id"),
+        idempotent=True,
+        run=run_status,
     ),
     ToolSpec(
         name="restart_kernel",

@@ -116,7 +116,8 @@ async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) ->
 
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()
-    await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
+    async with workbench.runs:  # background runs live as long as the server
+        await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "HEARTBEAT_INTERVAL",
     "WRITE_TIMEOUT",
     "Batch",
+    "CellCallback",
     "ProgressCallback",
     "file_outputs",
     "run_batch",
@@ -52,6 +53,10 @@ ProgressCallback = Callable[[float, "float | None", str], Awaitable[None]]
 """``(progress, total, message)``: cells finished (a fraction while one runs, growing with
 every call), the number of cells, and a line for a person. Failures of the callback are
 ignored (progress is advisory) and stop further calls."""
+
+CellCallback = Callable[[ExecutedCell], None]
+"""Called with each cell as it finishes (condensed outputs as text, images described), before
+the batch ends; for a background run's ``run_status``."""
 
 DEFAULT_EXECUTE_BUDGET = 20_000
 """Characters of condensed output text returned per execution call, over all its cells."""
@@ -125,11 +130,13 @@ async def run_batch(
     budget: int = DEFAULT_EXECUTE_BUDGET,
     include_images: bool = True,
     max_images: int = 8,
+    on_cell: CellCallback | None = None,
 ) -> Batch:
     """Run ``cells`` (code cells of ``document``, in this order) on ``kernel`` (held by the
     caller), write the results into the notebook as the cells finish (at most every
     :data:`~jupyter_jcli.workbench._batch_save.SAVE_INTERVAL` s, and at the end) and record
-    each run in ``log`` once its write was attempted.
+    each run in ``log`` once its write was attempted. ``on_cell`` gets each finished cell
+    (condensed within ``budget``, images described) as it ends.
 
     A restart or shutdown of the kernel asked for while the batch runs stops it: the running
     cell ends ``interrupted`` (or, between two cells, the next one is reported
@@ -173,6 +180,8 @@ async def run_batch(
             restarted = restarted or result.kernel_restarted
             results.append((view, result))
             saver.add(view, result, next_seq())
+            if on_cell is not None:
+                on_cell(_condensed([(view, result)], budget, False, 0, set())[0])
             if result.status != "ok":
                 stopped = view
                 break
