@@ -3,10 +3,10 @@
 The workbench tools' input schemas (see :mod:`jupyter_jcli.mcp._workbench_tools`) use a
 small subset of JSON Schema 2020-12 (https://json-schema.org/draft/2020-12): ``type``
 (``string``, ``integer``, ``number``, ``boolean``, ``array``, ``object``), ``enum``,
-``minimum``, ``exclusiveMinimum``, ``maximum``, ``minLength``, ``minItems``, ``items``, ``properties``,
-``required`` and ``additionalProperties: false``. :func:`check_arguments` enforces exactly
-that subset and reports every violation in one ``USAGE_ERROR``, so a model can fix the whole
-call at once; defaults from the schema are filled in.
+``minimum``, ``exclusiveMinimum``, ``maximum``, ``minLength``, ``minItems``, ``items``,
+``properties``, ``required`` and ``additionalProperties: false``. :func:`check_arguments`
+enforces exactly that subset and reports every violation in one ``USAGE_ERROR``, so a model
+can fix the whole call at once; defaults from the schema are filled in.
 """
 
 from __future__ import annotations
