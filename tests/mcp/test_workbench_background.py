@@ -192,3 +192,21 @@ async def test_a_long_cell_sends_progress_at_least_every_ten_seconds(
     assert len(beats) >= 3  # the cell's start, then heartbeats through its 12 s
     gaps = [b - a for a, b in zip([start, *beats], [*beats, end], strict=True)]
     assert max(gaps) <= 10.0, gaps
+
+
+@pytest.mark.kernel
+async def test_a_background_run_cut_by_the_server_exit_keeps_its_finished_cells(
+    root: Path, tmp_path: Path
+) -> None:
+    """The server exits (stdin closes) while the run waits at its gate: the cell that
+    finished is in the file, the server stopped cleanly."""
+    errlog = tmp_path / "err.log"
+    async with open_session(_params(root, tmp_path), errlog) as session:
+        await ok(session, "create_notebook", path=NB, cells=CELLS)
+        started = await ok(session, "execute_cells", path=NB, names=NAMES, background=True)
+        await _status_when(session, started["run_id"], lambda d: d["cells_count"] >= 1)
+    notebook = json.loads((root / NB).read_text(encoding="utf-8"))
+    first = "".join("".join(output.get("text", "")) for output in notebook["cells"][0]["outputs"])
+    assert "first 1" in first
+    assert notebook["cells"][2]["outputs"] == []
+    assert "Traceback" not in errlog.read_text(encoding="utf-8")
