@@ -54,7 +54,7 @@ _RUN_OPTIONS: dict[str, Any] = {
     "include_images": _IMAGES,
     RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
     "kernel_name": _KERNEL_NAME,
-    BACKGROUND: boolean("Answer at once with a run_id; run_status gives the rest.", default=False),
+    BACKGROUND: boolean("Answer at once with a run_id for run_status.", default=False),
 }
 """The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
@@ -137,8 +137,8 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="run_status",
         title="Background run status",
-        description="Progress and outputs so far of a background run, its result once done; "
-        "waits up to wait_s for the end. RUN_NOT_FOUND for an unknown or expired run_id.",
+        description="A background run's progress and outputs so far, or its result; waits up "
+        "to wait_s for its end. RUN_NOT_FOUND: unknown or expired run_id.",
         properties={
             "path": PATH,
             "run_id": {"type": "string", "minLength": 1},
