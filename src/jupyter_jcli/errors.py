@@ -117,6 +117,9 @@ class ErrorCode(StrEnum):
     KERNEL_SHARED = "KERNEL_SHARED"
     """The kernel is shared with someone else (a joined Jupyter Server session): restarting
     it needs an explicit ``force``."""
+    RUN_NOT_FOUND = "RUN_NOT_FOUND"
+    """No background run of that id on this notebook in this server (never started, or
+    forgotten among the oldest finished runs: ``details.expired`` true)."""
     # Jupyter Server backend
     SERVER_UNREACHABLE = "SERVER_UNREACHABLE"
     """The Jupyter Server could not be reached, or the connection to it was lost."""

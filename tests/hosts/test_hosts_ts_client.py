@@ -211,6 +211,18 @@ def workbench_calls(outside: Path) -> list[Call]:
             "CELL_NOT_FOUND",
         ),
         ("run-stale", "run_stale", {"path": WORK_NB}, None),
+        ("run-background", "run_stale", {"path": WORK_NB, "background": True}, None),
+        (
+            "run-status",
+            "run_status",
+            {
+                "path": WORK_NB,
+                "run_id": {"$from": "run-background", "pointer": "/run_id"},
+                "wait_s": 60,
+            },
+            None,
+        ),
+        ("run-status-unknown", "run_status", {"path": WORK_NB, "run_id": "no"}, "RUN_NOT_FOUND"),
         ("run-stale-missing", "run_stale", {"path": "missing.ipynb"}, "FILE_NOT_FOUND"),
         ("inspect", "inspect_variable", {"path": WORK_NB, "name": "y"}, None),
         (
@@ -379,7 +391,7 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
         assert [block["type"] for block in image["content"]] == ["text", "image"]
         assert image["content"][1]["mime_type"] == "image/png"
         assert documents["image"]["selected"]["delivered_as"] == "image_content"
-    assert len(declared["jupyter-mcp"]) == 20
+    assert len(declared["jupyter-mcp"]) == 21
     workbench_documents = {
         entry["label"]: _first_json(entry) for entry in by_server["jupyter-mcp"]["calls"]
     }

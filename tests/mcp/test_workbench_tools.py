@@ -42,6 +42,7 @@ ANNOTATIONS = {
     "move_cell": (False, False, False, False),
     "execute_cells": (False, True, False, True),
     "run_stale": (False, True, False, True),
+    "run_status": (True, False, True, False),
     "restart_kernel": (False, True, False, False),
     "interrupt_kernel": (False, True, True, False),
     "inspect_variable": (True, False, True, False),

@@ -3,10 +3,10 @@
 The workbench tools' input schemas (see :mod:`jupyter_jcli.mcp._workbench_tools`) use a
 small subset of JSON Schema 2020-12 (https://json-schema.org/draft/2020-12): ``type``
 (``string``, ``integer``, ``number``, ``boolean``, ``array``, ``object``), ``enum``,
-``minimum``, ``exclusiveMinimum``, ``minLength``, ``minItems``, ``items``, ``properties``,
-``required`` and ``additionalProperties: false``. :func:`check_arguments` enforces exactly
-that subset and reports every violation in one ``USAGE_ERROR``, so a model can fix the whole
-call at once; defaults from the schema are filled in.
+``minimum``, ``exclusiveMinimum``, ``maximum``, ``minLength``, ``minItems``, ``items``,
+``properties``, ``required`` and ``additionalProperties: false``. :func:`check_arguments`
+enforces exactly that subset and reports every violation in one ``USAGE_ERROR``, so a model
+can fix the whole call at once; defaults from the schema are filled in.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ def _check(value: Any, schema: Mapping[str, Any], where: str, problems: list[str
             problems.append(f"{where}: must be >= {schema['minimum']}")
         if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
             problems.append(f"{where}: must be > {schema['exclusiveMinimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            problems.append(f"{where}: must be <= {schema['maximum']}")
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         problems.append(f"{where}: must have at least {schema['minLength']} character(s)")
     if isinstance(value, list):

@@ -1,6 +1,7 @@
 """The ``jupyter-mcp`` kernel tools: definitions and operations.
 
-``execute_cells``, ``run_stale``, ``execute_code``, ``restart_kernel``, ``interrupt_kernel``,
+``execute_cells``, ``run_stale`` (``background: true`` answers at once; ``run_status``
+follows the run), ``execute_code``, ``restart_kernel``, ``interrupt_kernel``,
 ``inspect_variable`` and ``list_variables`` act on the notebook's persistent kernel through
 the server's :class:`~jupyter_jcli.workbench._session.Workbench` (one kernel per notebook,
 started on the first execution, shut down when the server exits).
@@ -17,13 +18,16 @@ from typing import Any
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._workbench_calls import (
+    BACKGROUND,
     RESEND_IMAGES,
     RESEND_IMAGES_SCHEMA,
     WorkbenchRun,
     on_session,
+    run_status,
 )
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
 from jupyter_jcli.workbench import Workbench
+from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS
 from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
 
 __all__ = ["KERNEL_TOOLS"]
@@ -44,6 +48,7 @@ _RUN_OPTIONS: dict[str, Any] = {
     "include_images": _IMAGES,
     RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
     "kernel_name": _KERNEL_NAME,
+    BACKGROUND: boolean("Answer at once with a run_id for run_status.", default=False),
 }
 """The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
@@ -127,6 +132,20 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         effect="execute",
         open_world=True,
         run=_hinted(on_session(partial(_code, operation="execute_code", condensed=True))),
+    ),
+    ToolSpec(
+        name="run_status",
+        title="Background run status",
+        description="A background run's progress and outputs so far, or its result; waits up "
+        "to wait_s for its end. RUN_NOT_FOUND: unknown or expired run_id.",
+        properties={
+            "path": PATH,
+            "run_id": {"type": "string", "minLength": 1},
+            "wait_s": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_SECONDS, "default": 0},
+        },
+        required=("path", "run_id"),
+        idempotent=True,
+        run=run_status,
     ),
     ToolSpec(
         name="restart_kernel",

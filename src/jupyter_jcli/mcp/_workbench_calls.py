@@ -30,20 +30,24 @@ import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
 from jupyter_jcli.condense._rasters import attached_as
+from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._results import IMAGE_DELIVERY, ImagePart
 from jupyter_jcli.outputs import RASTER_MIME_TYPES
+from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS, BackgroundRun
 from jupyter_jcli.workbench._cell_lists import CELLS_LISTED, bounded_cell_lists
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench._session import Workbench
 
 __all__ = [
+    "BACKGROUND",
     "CHANGED_BY_OTHERS",
     "OVERVIEW_PAGES",
     "RESEND_IMAGES",
@@ -54,9 +58,12 @@ __all__ = [
     "WorkbenchRun",
     "lift_images",
     "on_session",
+    "run_status",
     "threaded",
 ]
 
+BACKGROUND = "background"
+"""The argument of the executing tools that answers at once with a run id (``run_status``)."""
 CHANGED_BY_OTHERS = "changed_by_others"
 """The field of a result that names what others changed in the notebook since the last call."""
 OVERVIEW_PAGES = f"notebook_overview start=0 limit={CELLS_LISTED}, then its next_call"
@@ -142,16 +149,84 @@ def on_session(
     async def run(workbench: Workbench, call: Call) -> Reply:
         arguments = dict(call.arguments)
         resend = bool(arguments.pop(RESEND_IMAGES, False))
-        if not reports_progress or call.progress is None or arguments.get("dry_run"):
-            outcome = await method(workbench, call.path, **arguments)
-        else:
-            async with call.progress.heartbeat() as progress:
-                outcome = await method(
-                    workbench, call.path, on_progress=progress.report, **arguments
-                )
+        background = bool(arguments.pop(BACKGROUND, False))
+        if background and not arguments.get("dry_run"):
+            return _start_background(method, workbench, call, arguments)
+        try:
+            if not reports_progress or call.progress is None or arguments.get("dry_run"):
+                outcome = await method(workbench, call.path, **arguments)
+            else:
+                async with call.progress.heartbeat() as progress:
+                    outcome = await method(
+                        workbench, call.path, on_progress=progress.report, **arguments
+                    )
+        except KernelError as err:
+            if err.code == ErrorCode.KERNEL_BUSY:  # held by a background run: name it
+                workbench.runs.refuse_busy(_notebook(call), err)
+            raise
         return lift_images(_bounded(outcome, workbench, call), _sent(workbench), resend=resend)
 
     return run
+
+
+def _notebook(call: Call) -> Path:
+    """The ``.ipynb`` of the call's notebook (a paired ``.py`` shares its kernel)."""
+    return call.path.with_suffix(".ipynb")
+
+
+def _start_background(
+    method: Callable[..., Awaitable[Any]],
+    workbench: Workbench,
+    call: Call,
+    arguments: dict[str, Any],
+) -> Reply:
+    """Start ``method`` as a background run (:mod:`jupyter_jcli.workbench._background`);
+    the reply names its run id."""
+
+    async def work(job: BackgroundRun) -> Any:
+        return await method(
+            workbench, call.path, on_progress=job.report, on_cell=job.add_cell, **arguments
+        )
+
+    job = workbench.runs.start(call.tool, _notebook(call), work)
+    document = {
+        "schema_version": 1,
+        "status": "ok",
+        "operation": call.tool,
+        "run_id": job.run_id,
+        "state": job.state,
+        "next_call": f"run_status run_id={job.run_id} wait_s=60",
+    }
+    return Reply(document=document)
+
+
+async def run_status(workbench: Workbench, call: Call) -> Reply:
+    """``run_status``: a background run's progress and finished cells, or its final result
+    (its outcome's document; its error as the error result, ``details.run_id`` added),
+    after waiting up to ``wait_s`` for it to end.
+
+    Raises:
+        JcliError: ``RUN_NOT_FOUND``; the run's own error once it failed.
+    """
+    job = workbench.runs.get(_notebook(call), str(call.arguments["run_id"]))
+    wait_s = float(call.arguments.get("wait_s") or 0)
+    if wait_s > 0:
+        await job.wait(min(wait_s, MAX_WAIT_SECONDS))
+    if job.error is not None:
+        err = job.error
+        if isinstance(err, JcliError):
+            raise JcliError(err.code, err.message, {**err.details, "run_id": job.run_id}) from err
+        raise err
+    status = job.status()
+    head = {"schema_version": 1, "status": "ok", "operation": "run_status"}
+    if job.outcome is None:
+        return Reply(document={**head, **status})
+    final = _bounded(job.outcome, workbench, call)
+    for key in ("schema_version", "status", "operation"):
+        final.pop(key, None)
+    keep = ("run_id", "tool", "state", "elapsed_s")
+    document = {**head, **{key: status[key] for key in keep}, **final}
+    return lift_images(document, _sent(workbench))
 
 
 def _bounded(outcome: Any, workbench: Workbench, call: Call) -> dict[str, Any]:

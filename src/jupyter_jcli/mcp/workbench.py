@@ -75,7 +75,8 @@ _INSTRUCTIONS = (
     "(charts as images); edit with add_cell/update_cell/remove_cell/move_cell passing the "
     "expected_rev you read; run_stale re-runs exactly what your edits made stale; "
     "execute_cells runs named cells; inspect_variable looks at a live value without running "
-    "a cell; undo_last reverts the last edit. Paths are relative to the server's root."
+    "a cell; undo_last reverts the last edit; a long run takes background=true, then run_status. "
+    "Paths are relative to the server's root."
 )
 _SPECS = (*DOCUMENT_TOOLS, *KERNEL_TOOLS)
 
@@ -116,7 +117,8 @@ async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) ->
 
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()
-    await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
+    async with workbench.runs:  # background runs live as long as the server
+        await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:

@@ -39,11 +39,13 @@ from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._stored import file_outputs
 
 __all__ = [
+    "CELL_BUDGET",
     "DEFAULT_EXECUTE_BUDGET",
     "HEARTBEAT_INTERVAL",
     "MAX_EXECUTE_IMAGES",
     "WRITE_TIMEOUT",
     "Batch",
+    "CellCallback",
     "ProgressCallback",
     "file_outputs",
     "run_batch",
@@ -53,6 +55,12 @@ ProgressCallback = Callable[[float, "float | None", str], Awaitable[None]]
 """``(progress, total, message)``: cells finished (a fraction while one runs, growing with
 every call), the number of cells, and a line for a person. Failures of the callback are
 ignored (progress is advisory) and stop further calls."""
+
+CellCallback = Callable[[ExecutedCell], None]
+"""Called with each cell as it finishes (outputs condensed within :data:`CELL_BUDGET`
+characters, images described), before the batch ends; for a background run's ``run_status``."""
+CELL_BUDGET = 2_000
+"""Characters of condensed output text a :data:`CellCallback` gets per cell."""
 
 DEFAULT_EXECUTE_BUDGET = 20_000
 """Characters of condensed output text returned per execution call, over all its cells."""
@@ -128,11 +136,13 @@ async def run_batch(
     budget: int = DEFAULT_EXECUTE_BUDGET,
     include_images: bool = True,
     max_images: int = MAX_EXECUTE_IMAGES,
+    on_cell: CellCallback | None = None,
 ) -> Batch:
     """Run ``cells`` (code cells of ``document``, in this order) on ``kernel`` (held by the
     caller), write the results into the notebook as the cells finish (at most every
     :data:`~jupyter_jcli.workbench._batch_save.SAVE_INTERVAL` s, and at the end) and record
-    each run in ``log`` once its write was attempted.
+    each run in ``log`` once its write was attempted. ``on_cell`` gets each finished cell
+    (condensed within :data:`CELL_BUDGET`, images described) as it ends.
 
     A restart or shutdown of the kernel asked for while the batch runs stops it: the running
     cell ends ``interrupted`` (or, between two cells, the next one is reported
@@ -176,6 +186,8 @@ async def run_batch(
             restarted = restarted or result.kernel_restarted
             results.append((view, result))
             saver.add(view, result, next_seq())
+            if on_cell is not None:
+                on_cell(_condensed([(view, result)], CELL_BUDGET, False, 0, set())[0])
             if result.status != "ok":
                 stopped = view
                 break

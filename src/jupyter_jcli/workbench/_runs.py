@@ -22,6 +22,7 @@ from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._execute import (
     DEFAULT_EXECUTE_BUDGET,
     Batch,
+    CellCallback,
     ProgressCallback,
     run_batch,
 )
@@ -46,11 +47,13 @@ __all__ = [
 class RunOptions(NamedTuple):
     """How the cells of one call run: ``timeout`` per cell (seconds; ``None``:
     ``JUPYTER_JCLI_EXECUTE_TIMEOUT`` or 600), ``on_progress`` (see :data:`ProgressCallback`)
-    and ``include_images`` (rasters as images in the outcome, else described in text)."""
+    and ``include_images`` (rasters as images in the outcome, else described in text);
+    ``on_cell`` gets each finished cell (see :data:`CellCallback`)."""
 
     timeout: float | None
     on_progress: ProgressCallback | None
     include_images: bool
+    on_cell: CellCallback | None = None
 
 
 def stale_plan(loaded: Loaded, by_name: Mapping[str, CellStatus]) -> tuple[str, ...]:
@@ -121,6 +124,7 @@ async def run_cells(
         on_progress=options.on_progress,
         budget=DEFAULT_EXECUTE_BUDGET,
         include_images=options.include_images,
+        on_cell=options.on_cell,
     )
 
 

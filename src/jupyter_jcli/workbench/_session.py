@@ -30,7 +30,8 @@ from anyio.abc import AsyncResource
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import execute_timeout
-from jupyter_jcli.workbench._execute import ProgressCallback
+from jupyter_jcli.workbench._background import BackgroundRuns
+from jupyter_jcli.workbench._execute import CellCallback, ProgressCallback
 from jupyter_jcli.workbench._inline import CodeOperation, CodeOutcome, execute_code
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
@@ -89,9 +90,19 @@ class Workbench(WorkbenchState, AsyncResource):
             in a build without the Jupyter Server backend).
     """
 
+    @property
+    def runs(self) -> BackgroundRuns:
+        """The background runs of this workbench (:mod:`~jupyter_jcli.workbench._background`):
+        started only inside ``async with workbench.runs:``, whose task group they live in."""
+        runs: BackgroundRuns | None = getattr(self, "_runs", None)
+        if runs is None:
+            runs = self._runs = BackgroundRuns()
+        return runs
+
     async def shutdown(self) -> None:
         """Shut every kernel down (graceful up to 5 s each, then killed; shielded), once
-        the finished cells of the batches still running are saved."""
+        the finished cells of the batches still running (background runs included) are
+        saved."""
         from jupyter_jcli.workbench._batch_save import save_running_batches
 
         await save_running_batches()
@@ -166,6 +177,7 @@ class Workbench(WorkbenchState, AsyncResource):
         on_progress: ProgressCallback | None = None,
         include_images: bool = True,
         kernel_name: str | None = None,
+        on_cell: CellCallback | None = None,
     ) -> ExecuteOutcome:
         """Run the named code cells in the given order on the notebook's kernel.
 
@@ -196,6 +208,7 @@ class Workbench(WorkbenchState, AsyncResource):
                 kernelspec: ``KERNELSPEC_MISMATCH``, as the call would not run on the kernel
                 named; :meth:`restart_kernel` with ``kernel_name`` switches), then remembered
                 for this notebook by this workbench. A refused name is not remembered.
+            on_cell: called with each cell as it finishes (see :data:`CellCallback`).
 
         Raises:
             UsageError: ``USAGE_ERROR`` for no names, a Markdown/raw cell or a bad timeout.
@@ -208,7 +221,7 @@ class Workbench(WorkbenchState, AsyncResource):
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
-        options = RunOptions(timeout, on_progress, include_images)
+        options = RunOptions(timeout, on_progress, include_images, on_cell)
         loaded = await self._load(path)
         kernel = await self._kernel(loaded.document, kernel_name)
         async with kernel.hold(), self._choice.explained(loaded.document):
@@ -230,6 +243,7 @@ class Workbench(WorkbenchState, AsyncResource):
         on_progress: ProgressCallback | None = None,
         include_images: bool = True,
         kernel_name: str | None = None,
+        on_cell: CellCallback | None = None,
     ) -> RunStaleOutcome:
         """Run exactly the cells that are not fresh, in document order, and stop at the
         first that fails.
@@ -247,12 +261,13 @@ class Workbench(WorkbenchState, AsyncResource):
             on_progress: as for :meth:`execute_cells`.
             include_images: as for :meth:`execute_cells`.
             kernel_name: as for :meth:`execute_cells`.
+            on_cell: as for :meth:`execute_cells`.
 
         Raises:
             The codes of :meth:`execute_cells`.
         """
         execute_timeout(timeout)
-        options = RunOptions(timeout, on_progress, include_images)
+        options = RunOptions(timeout, on_progress, include_images, on_cell)
         loaded = await self._load(path)
         document = loaded.document
         kernel = await self._kernel(document, kernel_name)
