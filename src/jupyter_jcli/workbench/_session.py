@@ -53,8 +53,11 @@ from jupyter_jcli.workbench._runs import (
 )
 from jupyter_jcli.workbench._shared import join, join_to_plan, refuse_shared_restart
 from jupyter_jcli.workbench._state import PathArg, WorkbenchState
+from jupyter_jcli.workbench._variables import VariablesOutcome, probe_variables
 
 if TYPE_CHECKING:  # the status views load with the read that answers them
+    from jupyter_jcli.kernels import NotebookKernel
+    from jupyter_jcli.notebook.document import Document
     from jupyter_jcli.workbench._status_views import SessionOverview, SessionReadCellsResult
 
 __all__ = ["Workbench"]
@@ -385,6 +388,37 @@ class Workbench(WorkbenchState, AsyncResource):
             JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
         """
         expression = probe_expression(name, max_chars)
+        document, kernel = await self._live_kernel(path)
+        return await probe_variable(
+            kernel, name, expression, path=document.path, notebook_path=document.notebook_path
+        )
+
+    async def list_variables(self, path: PathArg) -> VariablesOutcome:
+        """Every user variable of the notebook's live kernel with its type and a short
+        shape, length or repr (:mod:`jupyter_jcli.workbench._variables`: IPython's names,
+        modules and ``_`` names hidden; at most 200 entries and 8,000 characters, the rest
+        counted in ``omitted`` and named in ``omitted_names``).
+
+        A silent probe, as :meth:`inspect_variable`'s: no cell, no execution count, no
+        history, nothing imported or left in the namespace.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` (no live kernel, locally), ``KERNEL_BUSY``,
+                ``KERNEL_DIED``.
+            JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
+        """
+        document, kernel = await self._live_kernel(path)
+        return await probe_variables(
+            kernel, path=document.path, notebook_path=document.notebook_path
+        )
+
+    async def _live_kernel(self, path: PathArg) -> tuple[Document, NotebookKernel]:
+        """The notebook's document and live kernel (on a server, the notebook's kernel is
+        joined when none is live here).
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when there is none.
+        """
         document = await self._document(path)
         kernel = self._pool.get(document.notebook_path)
         if self._server is not None and (kernel is None or not await kernel.is_alive()):
@@ -392,6 +426,4 @@ class Workbench(WorkbenchState, AsyncResource):
             await join(kernel)
         if kernel is None or not await kernel.is_alive():
             raise not_running(document.notebook_path)
-        return await probe_variable(
-            kernel, name, expression, path=document.path, notebook_path=document.notebook_path
-        )
+        return document, kernel
