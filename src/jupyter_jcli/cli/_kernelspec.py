@@ -44,8 +44,9 @@ def list_kernelspecs() -> list[KernelspecEntry]:
     specs: Mapping[str, Any] = KernelSpecManager().get_all_specs()
     entries: list[KernelspecEntry] = []
     for name in sorted(specs):
-        found = specs[name] if isinstance(specs[name], Mapping) else {}
-        spec = found.get("spec") if isinstance(found.get("spec"), Mapping) else {}
+        found: Mapping[str, Any] = specs[name] if isinstance(specs[name], Mapping) else {}
+        raw = found.get("spec")
+        spec: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         entries.append(
             {
                 "name": name,
