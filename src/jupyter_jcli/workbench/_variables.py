@@ -7,8 +7,9 @@ silent request (``silent: true``, ``store_history: false``; Jupyter messaging sp
 ``json``, which the kernel holds already, and imports nothing else.
 
 Listed: every global that is not IPython's own (``In``, ``Out``, ``get_ipython``, ``exit``,
-``quit`` and what the shell's ``user_ns_hidden`` names, e.g. ipykernel's ``open``), not a module and whose name does not start with ``_`` (``_``, ``_i3``, ``_5``...),
-in definition order, each with its type and one short fact: its ``shape`` (an object with an
+``quit`` and what the shell's ``user_ns_hidden`` names, e.g. ipykernel's ``open``), not a
+module and whose name does not start with ``_`` (``_``, ``_i3``, ``_5``...), in definition
+order, each with its type and one short fact: its ``shape`` (an object with an
 integer tuple ``shape``: arrays, DataFrames), else its ``length`` (sized built-ins), else a
 ``repr`` of numbers, strings, ``None`` and booleans cut to :data:`REPR_CHARS`. Bounded: at
 most :data:`MAX_VARIABLES` entries and :data:`MAX_CHARS` characters of entries; the others are
