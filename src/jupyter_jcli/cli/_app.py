@@ -81,11 +81,13 @@ _LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "exec": ("jupyter_jcli.cli._exec", "exec_command"),
     "hook": ("jupyter_jcli.cli._hook", "hook"),
     "kernel": ("jupyter_jcli.cli._kernel", "kernel"),
+    "kernelspec": ("jupyter_jcli.cli._kernelspec", "kernelspec"),
     "mcp": ("jupyter_jcli.cli._mcp", "mcp"),
     "notebook": ("jupyter_jcli.cli._notebook", "notebook"),
     "output": ("jupyter_jcli.cli._output", "output"),
     "run": ("jupyter_jcli.cli._run", "run_command"),
     "setup": ("jupyter_jcli.cli._setup", "setup"),
+    "vars": ("jupyter_jcli.cli._vars", "vars_command"),
 }
 """The root's commands that load their module when first named (or listed by ``--help``):
 ``(module, attribute)`` by command name. Every process runs one command, so it imports one

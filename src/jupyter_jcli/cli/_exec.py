@@ -74,6 +74,14 @@ def _read_code(code: str | None, code_file: str | None) -> str:
     metavar="NAME",
     help="The kernelspec to start (default: the notebook's, or python3 without NB).",
 )
+@click.option(
+    "--display-mode",
+    "display_mode",
+    type=click.Choice(["last_expr", "all", "last_expr_or_assign", "last", "none"]),
+    help="Which top-level expressions display their value, for this run only (IPython's "
+    "ast_node_interactivity; default: the kernel's, last_expr): all, last_expr_or_assign "
+    "(also a last assignment's value), last, none.",
+)
 @server_options
 def exec_command(
     notebook: str | None,
@@ -82,6 +90,7 @@ def exec_command(
     code_file: str | None,
     timeout: float | None,
     kernel_name: str | None,
+    display_mode: str | None,
     server_url: str | None,
     token: str | None,
     server_root: str | None,
@@ -98,7 +107,14 @@ def exec_command(
     server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     source = _read_code(code, code_file)
     return answer(
-        run_code(notebook, source, timeout=timeout, kernel_name=kernel_name, server=server)
+        run_code(
+            notebook,
+            source,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            display_mode=display_mode,
+            server=server,
+        )
     )
 
 
@@ -121,6 +137,7 @@ def run_code(
     *,
     timeout: float | None,
     kernel_name: str | None,
+    display_mode: str | None = None,
     operation: str = "exec",
     script_path: str | None = None,
     server: ServerConfig | None = None,
@@ -146,6 +163,7 @@ def run_code(
                 code,
                 timeout=timeout,
                 kernel_name=kernel_name,
+                display_mode=display_mode,
                 operation="run_script" if operation == "run_script" else "exec",
                 script_path=None if script_path is None else Path(script_path).resolve(),
             )

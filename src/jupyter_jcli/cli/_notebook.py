@@ -231,3 +231,12 @@ def _register_workbench_extra_commands() -> None:
 
 
 _register_workbench_extra_commands()
+
+
+def _register_map_command() -> None:
+    from jupyter_jcli.cli._map import map_command
+
+    notebook.add_command(map_command)
+
+
+_register_map_command()

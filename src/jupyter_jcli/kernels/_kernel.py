@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,6 +161,7 @@ class NotebookKernel:
         timeout: float | None = None,
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
+        prepare: Callable[[], Awaitable[object]] | None = None,
     ) -> ExecutionResult:
         """Run ``code`` as a notebook cell (history kept, execution count bumped).
 
@@ -178,6 +179,10 @@ class NotebookKernel:
                 10 s to go idle, else it is shut down (the next execute starts a new one).
             on_output: called with each output as it arrives (progress).
             busy_wait: seconds to wait while another execution holds the kernel.
+            prepare: awaited once the kernel runs (started first if need be), under the same
+                hold, right before ``code`` is sent: e.g. a silent :meth:`evaluate` that
+                sets the shell up for this one execution. What it raises ends the call
+                before ``code`` runs.
 
         Returns:
             The :class:`ExecutionResult`; ``status`` ``died`` when the kernel process ended
@@ -196,6 +201,9 @@ class NotebookKernel:
             self._hold.refuse_if_stopping()
             restarted = await self._ensure_started()
             self._hold.refuse_if_stopping()
+            if prepare is not None:
+                await prepare()
+                self._hold.refuse_if_stopping()
             backend, epoch = self._live()
             self._hold.running_cell = cell_key
             collector = OutputCollector(self._registry, cell_key)

@@ -29,7 +29,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -327,6 +327,7 @@ class SharedNotebookKernel(NotebookKernel):
         timeout: float | None = None,
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
+        prepare: Callable[[], Awaitable[object]] | None = None,
     ) -> ExecutionResult:
         """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`; a
         result that replaced a dead kernel says whether the new one is kept
@@ -345,6 +346,7 @@ class SharedNotebookKernel(NotebookKernel):
             timeout=timeout,
             on_output=each if listeners else None,
             busy_wait=busy_wait,
+            prepare=prepare,
         )
         if result.kernel_restarted and self._keep:
             result = dataclasses.replace(result, replacement_kept=True)

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import orjson
 
-from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._cell_match import CellMatch, CellMatcher
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, NotebookError
+from jupyter_jcli.notebook._cell_match import CellMatch, CellMatcher, cell_name, normalized_source
 from jupyter_jcli.notebook._pair_search import find_pair
 from jupyter_jcli.notebook._paths import (
     decode_utf8,
@@ -38,6 +38,7 @@ __all__ = [
     "PyScript",
     "find_paired_notebook",
     "jupytext_failed",
+    "map_pair",
     "map_py_cell",
     "read_pair",
     "read_py",
@@ -290,3 +291,106 @@ def map_py_cell(py_path: str | os.PathLike[str], cell_index: int) -> CellMapping
             ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``.
     """
     return resolve_py_cell(py_path, cell_index).mapping
+
+
+def _map_row(paired: PairedScript, index: int, notebook_cells: list[Any]) -> dict[str, Any]:
+    """The row of ``.py`` cell ``index`` in :func:`map_pair`'s document."""
+    cell = paired.script.cells[index]
+    spans = paired.script.line_spans
+    span = spans[index] if spans is not None else None
+    row: dict[str, Any] = {
+        "python_index": index,
+        "notebook_index": None,
+        "name": cell_name(cell),
+        "notebook_cell_id": None,
+        "type": cell.get("cell_type"),
+        "source_start_line": span[0] if span is not None else None,
+        "source_end_line": span[1] if span is not None else None,
+        "alignment": None,
+        "change": None,
+    }
+    match = paired.matches[index]
+    if isinstance(match, NotebookError):
+        row["reason"] = match.details.get("reason")
+        row["problem"] = {"code": str(match.code), "message": match.message}
+        candidates = match.details.get("candidates")
+        if candidates:
+            row["candidates"] = candidates
+        return row
+    target = notebook_cells[match.notebook_cell_index]
+    same = target.get("cell_type") == cell.get("cell_type") and normalized_source(
+        target
+    ) == normalized_source(cell)
+    cell_id = target.get("id")
+    row.update(
+        notebook_index=match.notebook_cell_index,
+        name=cell_name(target) or row["name"],
+        notebook_cell_id=cell_id if isinstance(cell_id, str) else None,
+        alignment=match.mapping,
+        change="equal" if same else "edited",
+    )
+    return row
+
+
+def map_pair(py_path: str | os.PathLike[str]) -> dict[str, Any]:
+    """How every cell of a ``.py`` file maps to its paired notebook, and by which rule.
+
+    The rules are :func:`map_py_cell`'s (one matcher, :class:`CellMatcher`): a row per
+    ``.py`` cell, in order, then one per notebook cell no ``.py`` cell maps to. A mapped row
+    has ``alignment`` (the rule: ``"id"`` or ``"content"``) and ``change`` (``"equal"``, or
+    ``"edited"`` when an id maps it to a cell whose type or source differs); an unmapped
+    ``.py`` row has ``reason`` (``no_match``, ``ambiguous_content``, ``duplicated_in_py``,
+    ``conflict``, ``duplicate_name``, ...) and ``problem`` (the ``CELL_MAPPING_UNRELIABLE``
+    refusal, ``{"code", "message"}``), with ``candidates`` when several notebook cells
+    qualified; a notebook-only row has ``python_index`` None and ``reason``
+    ``"not_mapped"``. Shapes follow jupyter-jcli 0.9.7's ``notebook map -j`` (``python_path``,
+    ``notebook_path``, ``cells`` of ``python_index``, ``notebook_index``, ``type``,
+    ``source_start_line``, ``source_end_line``, ``alignment``, ``change``); its baseline
+    fields are not given (no baseline is kept). Reads only.
+
+    Returns:
+        ``{"schema_version", "status", "operation": "notebook_map", "python_path",
+        "notebook_path", "cell_count", "notebook_cell_count", "mapped", "cells": [...]}``.
+
+    Raises:
+        NotebookError: ``NOTEBOOK_PAIR_NOT_FOUND`` (no paired notebook), the codes of
+            :func:`read_py` (``FILE_TYPE_UNSUPPORTED`` for a file that is not ``.py``) and of
+            ``read_notebook`` for the paired notebook.
+    """
+    paired = read_pair(py_path)
+    if paired.pairing_error is not None or paired.notebook is None:
+        raise paired.pairing_error or NotebookError(
+            ErrorCode.NOTEBOOK_PAIR_NOT_FOUND, f"No notebook paired with {paired.script.path}."
+        )
+    notebook_cells = [c if isinstance(c, dict) else {} for c in paired.notebook["cells"]]
+    rows = [_map_row(paired, index, notebook_cells) for index in range(paired.cell_count)]
+    mapped = {row["notebook_index"] for row in rows if row["notebook_index"] is not None}
+    for index, cell in enumerate(notebook_cells):
+        if index in mapped:
+            continue
+        cell_id = cell.get("id")
+        rows.append(
+            {
+                "python_index": None,
+                "notebook_index": index,
+                "name": cell_name(cell),
+                "notebook_cell_id": cell_id if isinstance(cell_id, str) else None,
+                "type": cell.get("cell_type"),
+                "source_start_line": None,
+                "source_end_line": None,
+                "alignment": None,
+                "change": None,
+                "reason": "not_mapped",
+            }
+        )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "status": "ok",
+        "operation": "notebook_map",
+        "python_path": str(paired.script.path),
+        "notebook_path": str(paired.notebook_path),
+        "cell_count": paired.cell_count,
+        "notebook_cell_count": len(notebook_cells),
+        "mapped": len(mapped),
+        "cells": rows,
+    }

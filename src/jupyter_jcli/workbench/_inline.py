@@ -29,6 +29,11 @@ from jupyter_jcli.kernels import (
     process_name,
 )
 from jupyter_jcli.runs import INLINE_TEXT_LIMIT, stays_inline
+from jupyter_jcli.workbench._display_mode import (
+    DisplayMode,
+    check_display_mode,
+    execute_with_display_mode,
+)
 from jupyter_jcli.workbench._envelope import compact, condensed_dict
 from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
 from jupyter_jcli.workbench._stored import file_outputs
@@ -406,12 +411,18 @@ def code_origin(
 
 
 async def run_code_on(
-    kernel: NotebookKernel, code: str, *, timeout: float | None
+    kernel: NotebookKernel,
+    code: str,
+    *,
+    timeout: float | None,
+    display_mode: DisplayMode | None = None,
 ) -> tuple[ExecutionResult, KernelInfo]:
-    """Run ``code`` on ``kernel`` (not a cell: no display-update routing) and return the
-    result with the kernel's state after it: while this caller holds the kernel, what the
-    kernel said last (``ExecutionResult.kernel_state``), not the hold's ``busy``."""
-    result = await kernel.execute(code, cell_key=None, timeout=timeout)
+    """Run ``code`` on ``kernel`` (not a cell: no display-update routing; with IPython's
+    ``display_mode`` for this execution only, :mod:`~jupyter_jcli.workbench._display_mode`)
+    and return the result with the kernel's state after it: while this caller holds the
+    kernel, what the kernel said last (``ExecutionResult.kernel_state``), not the hold's
+    ``busy``."""
+    result = await execute_with_display_mode(kernel, code, timeout=timeout, mode=display_mode)
     info = await kernel.info()
     if info.state == "busy" and result.kernel_state is not None:
         info = replace(info, state=result.kernel_state, running_cell=None)
@@ -441,6 +452,7 @@ async def execute_code(
     *,
     timeout: float | None = None,
     kernel_name: str | None = None,
+    display_mode: str | None = None,
     cwd: str | os.PathLike[str] | None = None,
     operation: CodeOperation = "exec",
     script_path: Path | None = None,
@@ -461,6 +473,10 @@ async def execute_code(
         timeout: seconds it may run (as for ``Workbench.execute_cells``).
         kernel_name: the kernelspec (of the notebook's kernel, as for ``execute_cells``; of
             the scratch kernel, default ``python3``).
+        display_mode: IPython's ``ast_node_interactivity`` for this execution only
+            (:data:`~jupyter_jcli.workbench._display_mode.DISPLAY_MODES`: ``all`` displays
+            every top-level expression, ``last_expr_or_assign`` also the value of a last
+            assignment); None keeps the kernel's setting.
         cwd: the command's working directory (default the process's), resolved.
         operation: ``"exec"``, or ``"run_script"`` for a plain script's text.
         script_path: the script whose text ``code`` is (the run's origin and ``path``).
@@ -471,7 +487,8 @@ async def execute_code(
         include_images: with ``condensed``, rasters as base64 images (else described).
 
     Raises:
-        UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name).
+        UsageError: ``USAGE_ERROR`` (bad timeout, blank kernel name, unknown display mode,
+            a display mode on a kernel without IPython).
         NotebookError: the read codes of ``Document.load``.
         KernelError: ``KERNEL_BUSY``, ``KERNELSPEC_NOT_FOUND``, ``KERNELSPEC_MISMATCH`` (a
             notebook whose live kernel runs another kernelspec than ``kernel_name``),
@@ -480,6 +497,7 @@ async def execute_code(
     import anyio
 
     execute_timeout(timeout)
+    mode = check_display_mode(display_mode)
     effect: InlineEffect | None = None
     here = Path(os.path.realpath(os.fspath(cwd) if cwd is not None else os.getcwd()))
     named: Path | None = script_path
@@ -490,14 +508,14 @@ async def execute_code(
         )
         if not await scratch.is_alive():
             await scratch.require_kernelspec()
-        result, info = await run_code_on(scratch, code, timeout=timeout)
+        result, info = await run_code_on(scratch, code, timeout=timeout, display_mode=mode)
     else:
         loaded = await workbench._load(path)
         document = loaded.document
         kernel = await workbench._kernel(document, kernel_name)
         async with workbench._choice.explained(document), kernel.hold():
             await workbench._startable(kernel)
-            result, info = await run_code_on(kernel, code, timeout=timeout)
+            result, info = await run_code_on(kernel, code, timeout=timeout, display_mode=mode)
             # recorded before the kernel is let go: no one's cell falls between code and record
             loaded = await workbench._current(loaded)
             effect = await workbench._thread(
