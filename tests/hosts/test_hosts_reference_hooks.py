@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hosts_helpers import run_json
+from hosts_helpers import run_json, snapshot
 
 from jupyter_jcli.hosts import Scope, setup_host
 
@@ -133,3 +133,60 @@ def test_a_hooks_json_that_does_not_parse_is_left_alone(project: Path) -> None:
     result = setup_host("codex", Scope.PROJECT, project)
     assert hooks_json.read_text(encoding="utf-8") == "{not json"
     assert any(str(hooks_json) in note for note in result.notes)
+
+
+def test_setup_claude_local_remove_takes_out_the_reference_hooks(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """jupyter-jcli 0.9.7's default scope was ``--local``; its users' ``--local --remove``
+    must still run (and take out what that setup wrote)."""
+    local = project / ".claude/settings.local.json"
+    _write(local, {"hooks": reference_hooks("claude")})
+    status, document = run_json(capsys, "setup", "claude", "--local", "--remove")
+    assert status == 0, document
+    assert document["scope"] == "project"
+    assert not local.exists()
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "opencode", "dsh"])
+def test_setup_local_installs_as_project(
+    host: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, document = run_json(capsys, "setup", host, "--local")
+    assert status == 0, document
+    assert document["scope"] == "project" and document["changed"]
+    assert setup_host(host, Scope.PROJECT, project).changes == []  # type: ignore[arg-type]
+
+
+def test_setup_only_skill_installs_and_removes_the_skill_alone(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, document = run_json(capsys, "setup", "claude", "--only", "skill")
+    assert status == 0, document
+    assert snapshot(project / ".claude").keys() == {"skills/j-cli/SKILL.md"}
+    assert not (project / ".mcp.json").exists()
+    status, document = run_json(capsys, "setup", "claude", "--only", "skill", "--remove")
+    assert status == 0, document
+    assert not (project / ".claude" / "skills" / "j-cli").exists()
+
+
+def test_setup_only_hook_and_tool_leave_the_skill_out(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, document = run_json(capsys, "setup", "codex", "--only", "hook", "--only", "tool")
+    assert status == 0, document
+    assert not (project / ".agents").exists()
+    assert (project / ".codex" / "config.toml").exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "only"), [("claude", ["hook"]), ("opencode", ["tool"]), ("dsh", ["skill"])]
+)
+def test_setup_only_a_selection_ours_cannot_honour_is_a_usage_error(
+    host: str, only: list[str], project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(project)
+    args = [arg for value in only for arg in ("--only", value)]
+    status, document = run_json(capsys, "setup", host, *args)
+    assert (status, document["code"]) == (2, "USAGE_ERROR")
+    assert snapshot(project) == before

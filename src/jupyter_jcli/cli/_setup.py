@@ -65,6 +65,13 @@ def _host_command(host: str) -> Callable[..., None]:
         "--project", "scope", flag_value="project", default=True, help="This project (default)."
     )
     @click.option("--user", "scope", flag_value="user", help="The user's own configuration.")
+    @click.option(
+        "--local",
+        "scope",
+        flag_value="project",
+        hidden=True,
+        help="jupyter-jcli 0.9.7's default scope, accepted as --project (docs/compatibility.md).",
+    )
     @click.option("--remove", is_flag=True, help="Remove what setup wrote.")
     @click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
     @_PROJECT_ROOT
@@ -76,6 +83,7 @@ def _host_command(host: str) -> Callable[..., None]:
         project_root: Path | None,
         server_url: str | None = None,
         server_root: str | None = None,
+        only: tuple[str, ...] = (),
     ) -> None:
         from jupyter_jcli.hosts import KernelServer, Scope, setup_host, unified_diff
 
@@ -89,6 +97,7 @@ def _host_command(host: str) -> Callable[..., None]:
             remove=remove,
             dry_run=dry_run,
             server=server,
+            only=frozenset(only),
         )
         changes = [
             {"path": str(c.path), "action": c.action, "diff": unified_diff(c)}
@@ -119,6 +128,13 @@ def _host_command(host: str) -> Callable[..., None]:
         )
 
     command.__doc__ = _HELP[host]
+    if host != "git":
+        command = click.option(
+            "--only",
+            type=click.Choice(["skill", "hook", "tool"]),
+            multiple=True,
+            help="Only this component (repeatable): skill, or hook and tool together.",
+        )(command)
     if host in _SERVER_HOSTS:
         command = click.option(
             "--server-root",

@@ -15,7 +15,12 @@ from jupyter_jcli.hosts._skill import plan as skill_plan
 from jupyter_jcli.hosts._skill import status as skill_status
 from jupyter_jcli.hosts._state import load_ledger
 
-__all__ = ["SERVER_HOSTS", "setup_host", "setup_status"]
+__all__ = ["COMPONENTS", "SERVER_HOSTS", "setup_host", "setup_status"]
+
+COMPONENTS = ("skill", "hook", "tool")
+"""What ``only`` selects (jupyter-jcli 0.9.7's ``--only`` values): the agent skill, the guard
+hook and the tools (MCP servers, or the plugin's tool). Ours installs a host's hook and tools
+together (one plugin, or one plan of its config files), so they are selected together."""
 
 SERVER_HOSTS: tuple[HostName, ...] = ("claude", "codex", "opencode")
 """The hosts that register ``jupyter-mcp``, so the ones setup can point at a Jupyter Server."""
@@ -48,6 +53,7 @@ def setup_host(
     remove: bool = False,
     dry_run: bool = False,
     server: KernelServer | None = None,
+    only: frozenset[str] = frozenset(),
 ) -> SetupResult:
     """Install (or remove) jupyter-jcli's integration with one host.
 
@@ -68,13 +74,18 @@ def setup_host(
             this Jupyter Server, the token passed through from the host's environment
             (``JUPYTER_JCLI_SERVER_TOKEN``), never written; hosts of :data:`SERVER_HOSTS`
             only. Ignored by ``remove`` (which takes back what setup wrote, whatever it was).
+        only: a subset of :data:`COMPONENTS` to install or remove; empty selects all.
+            ``{"skill"}`` is the skill alone; ``hook`` and ``tool`` go together (with or
+            without ``skill``).
 
     Returns:
         The result: the planned/applied :class:`FileChange` list (empty when nothing changes)
         and notes for the person.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for a ``server`` with a host that runs no kernel.
+        UsageError: ``USAGE_ERROR`` for a ``server`` with a host that runs no kernel, and for
+            an ``only`` that names an unknown component, ``hook`` without ``tool`` (or the
+            reverse), or ``skill`` for a host without one.
         SetupError: ``CONFIG_INVALID`` (a config does not parse; it is left untouched),
             ``CONFIG_CONFLICT`` (an entry or file under our name is someone else's),
             ``CONFIG_CHANGED`` (a file changed while planning), ``FILE_WRITE_FAILED``.
@@ -84,13 +95,14 @@ def setup_host(
             f"{host} registers no kernel server: --server-url is for {', '.join(SERVER_HOSTS)}",
             {"host": host, "hosts": list(SERVER_HOSTS)},
         )
+    with_skill, with_config = _selection(host, only)
     root = _root(scope, project_root)
     ledger = load_ledger(scope, root)
     module = _module(host)
     request = PlanRequest(scope, root, remove, ledger, None if remove else server)
-    changes, notes = module.plan(request)
+    changes, notes = module.plan(request) if with_config else ([], [])
     changes, notes = list(changes), list(notes)
-    if host in SKILL_HOSTS:  # the agent skill, where the host reads skills
+    if with_skill:  # the agent skill, where the host reads skills
         changes.extend(skill_plan(host, scope, root, remove))
     if server is not None and not remove:
         notes.append(
@@ -106,6 +118,26 @@ def setup_host(
     if not dry_run:
         apply_changes(result.changes)
     return result
+
+
+def _selection(host: HostName, only: frozenset[str]) -> tuple[bool, bool]:
+    """Whether ``only`` selects the skill, and the host's config (hook and tools)."""
+    if not only:
+        return host in SKILL_HOSTS, True
+    details = {"host": host, "only": sorted(only), "components": list(COMPONENTS)}
+    if not only <= set(COMPONENTS):
+        raise UsageError(f"--only takes {', '.join(COMPONENTS)}", details)
+    if len(only & {"hook", "tool"}) == 1:
+        raise UsageError(
+            "--only hook and --only tool go together: the guard hook and the tools are "
+            "installed as one (select both, or skill alone)",
+            details,
+        )
+    if "skill" in only and host not in SKILL_HOSTS:
+        raise UsageError(
+            f"{host} gets no skill from setup (skills: {', '.join(SKILL_HOSTS)})", details
+        )
+    return "skill" in only, "hook" in only
 
 
 def setup_status(project_root: Path | None = None) -> list[StatusItem]:
