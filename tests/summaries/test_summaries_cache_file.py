@@ -147,7 +147,8 @@ def test_set_cell_metadata_keeps_a_stored_name_and_undo_ignores_the_cache(
     assert result.cell is not None
     document.set_cell_metadata("summary", {"sorted-list": (result.cell.rev, {"hash": "x"})})
     section = json.loads(path.read_bytes())["cells"][2]["metadata"]["jupyter_mcp"]
-    assert section == {"name": "sorted-list", "summary": {"hash": "x"}}
+    # the notebook has no cell ids: the rename keeps the name the cell's runs go by
+    assert section == {"name": "sorted-list", "first_name": view.name, "summary": {"hash": "x"}}
     assert len(_snapshots(path, cache)) == 1
 
     undo(path, base_dir=cache)  # the rename goes back; the cache written since stays

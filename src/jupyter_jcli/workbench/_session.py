@@ -270,8 +270,9 @@ class Workbench(WorkbenchState, AsyncResource):
         options = RunOptions(timeout, on_progress, include_images, on_cell)
         loaded = await self._load(path)
         document = loaded.document
-        kernel = await self._kernel(document, kernel_name)
         if dry_run:
+            if kernel_name is not None:  # refused or remembered as a run would, no kernel
+                await self._kernel(document, kernel_name)
             info = await self._kernel_info(document)
             by_name = statuses(loaded, self._log_of(document), info.epoch)
             return run_stale_outcome(
@@ -283,6 +284,7 @@ class Workbench(WorkbenchState, AsyncResource):
                 dry_run=True,
                 still_stale=not_fresh(by_name),
             )
+        kernel = await self._kernel(document, kernel_name)
         async with kernel.hold(), self._choice.explained(document):
             await join_to_plan(kernel, self._server)
             await self._startable(kernel)
