@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._local_store import LocalStore
 from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
@@ -29,6 +29,7 @@ from jupyter_jcli.notebook.store import (
     SetOutputs,
     SetSource,
     apply_ops,
+    open_notebook,
     ops_between,
     rev_of,
 )
@@ -324,3 +325,16 @@ def test_operations_between_two_cell_lists_rebuild_the_second() -> None:
     ops = ops_between(before, after, [3, 1, None, 2])
     assert apply_ops(before, ops, where="demo")[0] == after
     assert any(isinstance(op, DeleteCell) and op.index == 2 for op in ops)  # a type change
+
+
+def test_open_notebook_takes_a_path_or_a_ref_of_its_store(harness: Harness) -> None:
+    document = open_notebook(harness.ref, store=harness.store)
+    assert document.ref == harness.ref
+    assert [view.name for view in document.cells] == ["load", "load-data", "double-it", "show"]
+    if harness.ref.local_path is not None:  # a local ref alone is Document.load's
+        assert type(open_notebook(harness.ref)) is Document
+        assert type(open_notebook(harness.ref.local_path)) is Document
+    else:
+        with pytest.raises(UsageError) as caught:
+            open_notebook(harness.ref)
+        assert caught.value.code == ErrorCode.USAGE_ERROR

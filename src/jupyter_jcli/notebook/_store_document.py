@@ -15,11 +15,12 @@ an undo always reverts the record on the cells now (``merged``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._files import FileState
 from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult
 from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, Document
@@ -33,7 +34,7 @@ from jupyter_jcli.notebook.store import (
     ops_between,
 )
 
-__all__ = ["StoreDocument", "open_document"]
+__all__ = ["StoreDocument", "open_document", "open_notebook"]
 
 T = TypeVar("T")
 
@@ -239,3 +240,32 @@ class StoreDocument(Document):
 def _retry(err: NotebookError) -> bool:
     """A commit refused because the notebook changed meanwhile: merge again."""
     return err.code == ErrorCode.WRITE_CONFLICT and err.details.get("reason") != "lock_timeout"
+
+
+def open_notebook(
+    target: str | os.PathLike[str] | NotebookRef,
+    *,
+    store: NotebookStore | None = None,
+    cache_dir: Path | None = None,
+) -> Document:
+    """The document of a notebook named by a path or a :class:`~.store.NotebookRef`.
+
+    A local notebook (a path, or a ``"local"`` ref without ``store``) is
+    ``Document.load(path, cache_dir=cache_dir)``: the local store's document, with its
+    ``.py`` pairing, warm cache and byte-exact undo. Any other ref is opened in ``store``
+    (:func:`open_document`).
+
+    Raises:
+        UsageError: a ref of another store without ``store``, or of another kind than it.
+        NotebookError: the read codes of ``Document.load`` or of the store.
+    """
+    if not isinstance(target, NotebookRef):
+        return Document.load(target, cache_dir=cache_dir)
+    if store is None and target.local_path is not None:
+        return Document.load(target.local_path, cache_dir=cache_dir)
+    if store is None or store.kind != target.store:
+        raise UsageError(
+            f"{target} is a notebook of the {target.store!r} store; open it with that store.",
+            {"path": target.path, "store": target.store},
+        )
+    return open_document(target, store)

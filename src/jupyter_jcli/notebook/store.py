@@ -53,27 +53,35 @@ How the three stores map onto the protocol:
   this machine (the server has none); undo records stay on this machine; the kernel runs on
   the server.
 
-An in-memory store for tests ships in :mod:`jupyter_jcli.notebook.testing`.
+An in-memory store for tests ships in :mod:`jupyter_jcli.notebook.testing`. A document of any
+store is opened with :func:`open_notebook` (a path or a local ref: ``Document.load``, the
+local store's document; another ref: a ``StoreDocument`` whose commits go through the store).
 """
 
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.revs import cell_rev
+
+if TYPE_CHECKING:
+    from jupyter_jcli.notebook._local_store import LocalStore
+    from jupyter_jcli.notebook.document import Document
 
 __all__ = [
     "CellOp",
     "DeleteCell",
     "InsertCell",
     "KernelPlace",
+    "LocalStore",
     "MoveCell",
     "NotebookRef",
     "NotebookStore",
@@ -84,10 +92,22 @@ __all__ = [
     "UndoEntry",
     "Version",
     "apply_ops",
+    "open_notebook",
     "ops_between",
     "rev_of",
     "stale_version_error",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``LocalStore`` (``_local_store``), loaded on first access (PEP 562): it brings the
+    write machinery, which a read never needs."""
+    if name == "LocalStore":
+        from jupyter_jcli.notebook._local_store import LocalStore
+
+        return LocalStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 Version = Any
 """What a store says a notebook's content is at: compared with ``==`` only (a store's own
@@ -111,10 +131,8 @@ class NotebookRef:
     location: str = ""
 
     @classmethod
-    def local(cls, path: str | Path) -> NotebookRef:
+    def local(cls, path: str | os.PathLike[str]) -> NotebookRef:
         """The ref of a file on this machine (made absolute, not resolved)."""
-        import os
-
         return cls("local", os.path.abspath(path))
 
     @property
@@ -445,3 +463,20 @@ class NotebookStore(Protocol):
     def kernel_place(self, ref: NotebookRef) -> KernelPlace:
         """Where a kernel for the notebook should run."""
         ...
+
+
+def open_notebook(
+    target: str | os.PathLike[str] | NotebookRef,
+    *,
+    store: NotebookStore | None = None,
+    cache_dir: Path | None = None,
+) -> Document:
+    """The document of a notebook named by a path or a ref (``_store_document.open_notebook``).
+
+    Raises:
+        UsageError: a ref of another store without ``store``.
+        NotebookError: the read codes of ``Document.load`` or of the store.
+    """
+    from jupyter_jcli.notebook._store_document import open_notebook as opened
+
+    return opened(target, store=store, cache_dir=cache_dir)
