@@ -338,3 +338,15 @@ def test_open_notebook_takes_a_path_or_a_ref_of_its_store(harness: Harness) -> N
         with pytest.raises(UsageError) as caught:
             open_notebook(harness.ref)
         assert caught.value.code == ErrorCode.USAGE_ERROR
+
+
+def test_the_local_store_keeps_the_undo_records_of_the_file_document(tmp_path: Path) -> None:
+    path = tmp_path / "demo.ipynb"
+    store = LocalStore()
+    store.create(store.ref(path), _notebook())
+    plain = Document.load(path)
+    plain.update_cell("show", expected_rev=plain.cell("show").rev, source="print(-y)")
+    assert [entry.operation for entry in store.undo_entries(store.ref(path))] == ["update_cell"]
+    undone = open_document(store.ref(path), store).undo()
+    assert (undone.operation, undone.remaining) == ("update_cell", 0)
+    assert Document.load(path).cell("show").source == "# show\nprint(y)"

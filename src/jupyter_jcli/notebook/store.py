@@ -36,16 +36,18 @@ How the three stores map onto the protocol:
   atomically (``_atomic``, compare before replace); undo records are the snapshot stack
   under the cache folder; the kernel runs on this machine.
 - **collaborative room** (jupyter-collaboration, ``jupyter_ydoc.YNotebook`` on ``pycrdt``):
-  read = the room's shared document after sync (``YNotebook.get()``); each operation is one
-  ``YNotebook`` cell operation inside one ``ydoc.transaction()``: ``InsertCell`` ->
-  ``ycells.insert(index, create_ycell(cell))``, ``DeleteCell`` -> ``del ycells[index]``,
-  ``MoveCell`` -> ``ycells.move(index, to)``, ``SetSource`` -> edit of the cell's ``YText``
-  ``source``, ``SetOutputs`` -> the cell's ``outputs`` ``YArray`` and ``execution_count``,
-  ``SetMetadata`` -> its ``metadata`` ``YMap``. The revs carried by the operations are checked
-  against the live cells inside that transaction; the room merges other people's edits, so
-  its version is the live cells' revs and another cell's change is no conflict. The server
-  saves the file; the lock is the transaction; undo records stay on this machine; the kernel
-  runs on the server.
+  read = the room's shared document after sync (``YNotebook.get()``, which drops the room's
+  own ``execution_status``); each operation is one change of ``YNotebook.ycells`` inside one
+  ``ydoc.transaction()``: ``InsertCell`` -> ``ycells.insert(index,
+  ynotebook.create_ycell(cell))``, ``DeleteCell`` -> ``del ycells[index]``, ``MoveCell`` ->
+  ``ycells.move(index, ...)`` (Yrs counts the destination before the cell is taken out:
+  ``to + 1`` when moving down), ``SetSource`` -> an edit of the cell's ``source`` ``Text``
+  (a diff, so the person's cursor keeps its place), ``SetOutputs`` -> the cell's ``outputs``
+  ``Array`` and its ``execution_count`` key, ``SetMetadata`` -> its ``metadata`` ``Map``.
+  The revs the operations carry are checked against the live cells inside that transaction;
+  the room merges other people's edits, so its version is the live cells' revs and another
+  cell's change is no conflict. The server saves the file; the lock is the transaction; undo
+  records stay on this machine; the kernel runs on the server.
 - **contents API** (Jupyter Server ``GET``/``PUT /api/contents/<path>``): read = ``GET`` with
   ``content=1`` (the model's ``content`` is the notebook, ``last_modified`` and the content's
   hash are the version); commit = ``GET`` again, compare, apply the operations to the JSON,
