@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -37,6 +37,7 @@ __all__ = [
     "Change",
     "Draft",
     "Fresh",
+    "mutated",
     "mutation_draft",
     "raise_if_last",
     "render_files",
@@ -119,35 +120,61 @@ def mutation_draft(
 ) -> Draft[MutationResult]:
     """A mutation of the fresh content by ``edit`` (returns the target cell's index): its
     cells, names, bytes and result, checked by ``check`` before anything is written."""
-    work = Working(
+    work, views, result = mutated(
+        fresh.base.cells,
+        fresh.names,
+        fresh.views,
         path=path,
-        cells=list(fresh.base.cells),
-        names=list(fresh.names),
+        operation=operation,
+        edit=edit,
+        removes=removes,
         nbformat_minor=fresh.nbformat_minor,
+        previous=fresh.structure_rev,
+        reloaded=fresh.reloaded,
     )
-    previous = fresh.structure_rev
-    index = edit(work)
-    _edits.persist_names(work, fresh.base.cells, fresh.views)
     outputs = fresh.render(work.cells, work.origins())
     changed = fresh.changes(outputs)
-    views = cell_views(work.cells, work.names, fresh.base.cells, fresh.views)
-    result = MutationResult(
-        operation=operation,
-        path=path,
-        cell=None if removes else views[index],
-        removed=None,
-        structure_rev=structure_rev((view.name, view.rev) for view in views),
-        previous_structure_rev=previous,
-        changed=tuple(dict.fromkeys(work.changed)),
-        reloaded=fresh.reloaded,
-        written=tuple(written_path for written_path, _before, _after in changed),
-    )
+    result = replace(result, written=tuple(written_path for written_path, _b, _a in changed))
     if check is not None:
         check(result, views)
     record = None
     if changed:
         record = record_mutation(fresh.base.cells, fresh.names, work.cells, work.names)
     return Draft(result, changed, outputs, record=record, views=views)
+
+
+def mutated(
+    cells: Sequence[dict[str, Any]],
+    names: Sequence[str],
+    views: tuple[CellView, ...],
+    *,
+    path: Path,
+    operation: str,
+    edit: Callable[[Working], int],
+    removes: bool,
+    nbformat_minor: int,
+    previous: str,
+    reloaded: bool,
+) -> tuple[Working, tuple[CellView, ...], MutationResult]:
+    """The cells, their views and the result (``written`` still empty) of ``edit`` applied
+    to ``cells`` (named ``names``, seen as ``views``; ``previous``: their structure rev),
+    with every name stored (``_edits.persist_names``). Pure: shared by every store."""
+    work = Working(path=path, cells=list(cells), names=list(names), nbformat_minor=nbformat_minor)
+    index = edit(work)
+    _edits.persist_names(work, cells, views)
+    new_views = cell_views(work.cells, work.names, cells, views)
+    result = MutationResult(
+        operation=operation,
+        path=path,
+        cell=None if removes else new_views[index],
+        removed=None,
+        structure_rev=structure_rev((view.name, view.rev) for view in new_views),
+        previous_structure_rev=previous,
+        changed=tuple(dict.fromkeys(work.changed)),
+        reloaded=reloaded,
+        written=(),
+    )
+    return work, new_views, result
 
 
 def render_files(

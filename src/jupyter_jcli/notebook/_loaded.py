@@ -29,6 +29,7 @@ from jupyter_jcli.notebook._views import CellView, cell_view
 from jupyter_jcli.notebook._warm import DocumentCache, Identity, WarmState, active_cache, ticket
 from jupyter_jcli.notebook.names import assign_names
 from jupyter_jcli.notebook.revs import structure_rev
+from jupyter_jcli.notebook.store import NotebookRef
 
 __all__ = ["LoadedNotebook"]
 
@@ -126,6 +127,11 @@ class LoadedNotebook:
     def path(self) -> Path:
         """The file the document was loaded from (absolute)."""
         return self._path
+
+    @property
+    def ref(self) -> NotebookRef:
+        """Which notebook, in which store (``store.NotebookRef``): a file of the local store."""
+        return NotebookRef.local(self._path)
 
     @property
     def notebook_path(self) -> Path:

@@ -233,14 +233,17 @@ class SnapshotStore:
         self.folder = self.base_dir / "snapshots" / key.hexdigest()
 
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
+    def lock(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         """Hold the notebook's advisory write lock (creates the stack folder), after settling
         what a killed writer left (module docstring).
 
+        Args:
+            timeout: longest wait for the lock, seconds (default :data:`LOCK_TIMEOUT`).
+
         Raises:
             NotebookError: ``WRITE_CONFLICT`` (details ``reason: "lock_timeout"``, ``path``,
-                ``timeout_s``) when another writer holds the lock for :data:`LOCK_TIMEOUT`
-                seconds; nothing was written.
+                ``timeout_s``) when another writer holds the lock for ``timeout`` seconds;
+                nothing was written.
         """
         self._ensure_folder()
         fd = os.open(self.folder / "lock", os.O_RDWR | os.O_CREAT | _NOFOLLOW, _FILE_MODE)
@@ -250,7 +253,7 @@ class SnapshotStore:
             except ImportError:  # pragma: no cover - Windows: no advisory lock, no recovery
                 yield
                 return
-            deadline = time.monotonic() + LOCK_TIMEOUT
+            deadline = time.monotonic() + timeout
             while True:
                 try:
                     fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -260,11 +263,11 @@ class SnapshotStore:
                         raise NotebookError(
                             ErrorCode.WRITE_CONFLICT,
                             f"another jupyter-jcli writer held {self.notebook_path.name}'s write"
-                            f" lock for {LOCK_TIMEOUT:g} s; nothing was changed: try again",
+                            f" lock for {timeout:g} s; nothing was changed: try again",
                             {
                                 "path": str(self.notebook_path),
                                 "reason": "lock_timeout",
-                                "timeout_s": LOCK_TIMEOUT,
+                                "timeout_s": timeout,
                             },
                         ) from None
                     time.sleep(_LOCK_POLL)

@@ -21,6 +21,7 @@ from typing import Any
 from jupyter_jcli.analysis import CellInput, NotebookGraph, build_graph
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.io import FIRST_LINE_WIDTH, first_line
+from jupyter_jcli.notebook.store import NotebookRef, NotebookStore, open_notebook
 
 __all__ = [
     "FIRST_LINE_WIDTH",
@@ -91,13 +92,21 @@ def build_cell_graph(
     return graph
 
 
-def load(path: str | os.PathLike[str], *, cache_dir: Path | None = None) -> Loaded:
-    """Load ``path`` (``.ipynb`` or paired py:percent ``.py``) and analyse it. Writes nothing.
+def load(
+    path: str | os.PathLike[str] | NotebookRef,
+    *,
+    cache_dir: Path | None = None,
+    store: NotebookStore | None = None,
+) -> Loaded:
+    """Load ``path`` (``.ipynb`` or paired py:percent ``.py``, or a notebook of ``store``
+    named by a ``NotebookRef``: ``notebook.store.open_notebook``) and analyse it. Writes
+    nothing.
 
     Raises:
-        NotebookError: the codes of :meth:`Document.load`.
+        UsageError: a ref of another store than ``store``.
+        NotebookError: the codes of :meth:`Document.load` or of the store.
     """
-    return loaded_of(Document.load(path, cache_dir=cache_dir))
+    return loaded_of(open_notebook(path, store=store, cache_dir=cache_dir))
 
 
 def loaded_of(document: Document) -> Loaded:
