@@ -14,8 +14,9 @@ of repeated values) and may refuse empty values.
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -25,6 +26,7 @@ from jupyter_jcli.cli._emit import emit_help
 __all__ = [
     "FILE_PATH",
     "FilePath",
+    "LazyGroup",
     "cell_names_option",
     "harden",
     "page_options",
@@ -127,6 +129,33 @@ def harden(command: click.Command) -> None:
                 current.params.append(_help_option(taken))
         if isinstance(current, click.Group):
             stack.extend(current.commands.values())
+
+
+class LazyGroup(click.Group):
+    """A click group whose ``lazy`` commands load their module when first named (or listed
+    by ``--help``): ``(module, attribute)`` by command name. Every process runs one command,
+    so it imports one command's module; a loaded command is hardened (:func:`harden`)."""
+
+    def __init__(
+        self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None, **attrs: Any
+    ) -> None:
+        super().__init__(*args, **attrs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, loaded or not, sorted."""
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing its module on first use."""
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self.lazy:
+            module, attribute = self.lazy[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            assert isinstance(command, click.Command)
+            harden(command)
+            self.add_command(command, cmd_name)
+        return command
 
 
 def _once(

@@ -1,10 +1,8 @@
 """Kernels shared through the registry: one kernel per notebook for every process of ours.
 
 - :class:`SharedBackend` (``_shared_backend``): a backend that joins the notebook's
-  registered kernel through its connection file (our own messaging client,
-  :mod:`~jupyter_jcli.kernels._wire`, so joining imports no ``jupyter_client``),
-  starting one through a supervisor
-  (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
+  registered kernel through its connection file (``jupyter_client``), starting one through
+  a supervisor (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
   ``origin`` names who started the kernel and carries the recorded ``epoch``, so every
   process judges freshness against the same epoch and the registry's run log (``attached``
   stays ``False``: the kernel's history is known).
@@ -37,7 +35,6 @@ from typing import TYPE_CHECKING
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._blocking import EXEC_POLL, check_leftover, stop_asked, take_exec
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -54,7 +51,13 @@ from jupyter_jcli.kernels._registry import (
 )
 from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._shared_backend import SharedBackend
-from jupyter_jcli.kernels._shared_busy import busy_record
+from jupyter_jcli.kernels._shared_busy import (
+    EXEC_POLL,
+    busy_record,
+    check_leftover,
+    stop_asked,
+    take_exec,
+)
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
@@ -182,7 +185,7 @@ class SharedNotebookKernel(NotebookKernel):
         Raises:
             KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
                 runs it, since when; ``busy_gone`` for code a killed command left running,
-                see :func:`~jupyter_jcli.kernels._blocking.check_leftover`).
+                see :func:`~jupyter_jcli.kernels._shared_busy.check_leftover`).
         """
         me = anyio.get_current_task().id
         if self._exec_task == me:
