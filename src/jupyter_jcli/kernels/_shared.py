@@ -392,9 +392,23 @@ class SharedNotebookKernel(NotebookKernel):
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, SharedBackend):
+            if not alive and backend.entry is not None:
+                self._note_lost(backend.entry)
             backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
             self._stop_for_all = backend is self._backend
         return await super()._after_run(backend, alive=alive, settled=settled)
+
+    def _note_lost(self, joined: KernelEntry) -> None:
+        """A kernel that died by itself while this object ran code on it (its entry still
+        there, not being stopped) is noted lost (``.lost``) before this object stops it for
+        everyone, as its supervisor notes it, so the command that starts the next kernel
+        says it replaces this one (and keeps it when this one was kept) whichever of the
+        two sees the death first."""
+        entry = self.shared_registry.read(self.notebook_path)
+        if entry is not None and entry.epoch == joined.epoch and entry.state in ("idle", "busy"):
+            self.shared_registry.record_lost(
+                self.notebook_path, entry.epoch, keep=entry.keep, idle_timeout=entry.idle_timeout
+            )
 
 
 class SharedKernelPool(KernelPool):
