@@ -6,7 +6,8 @@
   else (``int()`` would accept ``1_0``, `` 3 `` and non-ASCII digits such as ``٣``); anything
   else is a usage error;
 - a help option (``-h``/``--help``) that, with ``-j``, writes one JSON document instead of
-  text (:func:`jupyter_jcli.cli._emit.emit_help`).
+  text (:func:`jupyter_jcli.cli._emit.emit_help`);
+- the root's ``-j``/``--json`` switch, accepted after the command's name too.
 
 :func:`single` builds options that may be given at most once (click silently keeps the last
 of repeated values) and may refuse empty values.
@@ -21,7 +22,7 @@ from typing import Any, TypeVar
 
 import click
 
-from jupyter_jcli.cli._emit import emit_help
+from jupyter_jcli.cli._emit import CliState, emit_help
 
 __all__ = [
     "FILE_PATH",
@@ -123,10 +124,12 @@ def harden(command: click.Command) -> None:
             for param in current.params:
                 if isinstance(param.type, click.types.IntParamType):
                     param.type = strict_int(param.type)
+            taken = {opt for param in current.params for opt in param.opts}
             if current.add_help_option:
                 current.add_help_option = False
-                taken = {opt for param in current.params for opt in param.opts}
                 current.params.append(_help_option(taken))
+            if not taken & _JSON_FLAGS:  # the root's -j, also after a subcommand's name
+                current.params.append(_json_option())
         if isinstance(current, click.Group):
             stack.extend(current.commands.values())
 
@@ -156,6 +159,23 @@ class LazyGroup(click.Group):
             harden(command)
             self.add_command(command, cmd_name)
         return command
+
+
+_JSON_FLAGS = frozenset({"-j", "--json"})
+
+
+def _json_option() -> click.Option:
+    """``-j``/``--json`` on a subcommand: the root's switch, given after the command's name
+    (``j-cli notebook outputs NB --cell 0 -j``); hidden from help."""
+
+    def turn_on(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value:
+            ctx.ensure_object(CliState).json_mode = True
+
+    return click.Option(
+        ["-j", "--json"], is_flag=True, expose_value=False, is_eager=True, hidden=True,
+        callback=turn_on,
+    )  # fmt: skip
 
 
 def _once(
