@@ -233,10 +233,10 @@ def test_usage_errors_exit_2_with_code_usage_error(tmp_path: Path, args: list[st
     assert "Traceback" not in text.stderr
 
 
-def test_json_flag_placed_after_the_command_is_a_usage_error_in_json() -> None:
+def test_json_flag_placed_after_the_command_gives_the_json_document() -> None:
     run = run_cli("notebook", "outputs", EXAMPLE, "--cell", "18", "-j")
-    assert run.exit_code == 2
-    assert run.json()["code"] == ErrorCode.USAGE_ERROR
+    assert run.exit_code == 0
+    assert run.json()["status"] == "ok"
 
 
 def test_an_unexpected_exception_is_reported_as_internal_error(
