@@ -167,11 +167,18 @@ class SharedBackend(CountedReceives):
         import zmq
         from jupyter_client.asynchronous.client import AsyncKernelClient
 
+        class JoiningClient(AsyncKernelClient):
+            def _ip_default(self) -> str:
+                # the connection file names the address; ``load_connection_info`` evaluates
+                # this default anyway, and the library's own (the machine's interfaces,
+                # through psutil) costs more than the rest of the join
+                return "127.0.0.1"
+
         client: AsyncKernelClient | None = None
         try:
             if entry.connection_file is None:
                 raise ValueError("the registry entry names no connection file")
-            client = AsyncKernelClient()
+            client = JoiningClient()
             client.load_connection_file(entry.connection_file)
             client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
         except (ValueError, KeyError, TypeError, OSError, zmq.ZMQError) as exc:
