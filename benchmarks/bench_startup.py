@@ -5,15 +5,13 @@ Run from the repository root with the project's environment::
     uv run python benchmarks/bench_startup.py [--runs 20] [--no-kernel] [--baseline SRC]
 
 (a) Cold ``j-cli -j notebook output`` on ``tests/fixtures/notebooks/05.11-K-Means.ipynb``
-    (1.75 MB; its first PNG output), the venv's console script in a fresh process, against
-    the floor ``python -c "import json,sys; json.load(open(sys.argv[1]))"`` on the same file.
-    Target: at most 2x. Also the same read through the click application
-    (``python -c "from jupyter_jcli.cli import main; main()" ...``), which the console
-    script's fast lane skips, for comparison.
+    (1.75 MB; its first PNG output), the venv's console script (the click application) in a
+    fresh process, against the floor ``python -c "import json,sys; json.load(open(sys.argv[1]))"``
+    on the same file. Target (issue 23): at most 3x, median wall time (as ``bench_read.py``).
 (b) ``j-cli exec`` start-up: a fresh process importing what ``j-cli -j exec`` imports before
     the kernel answers (the click app, the exec command, the workbench operations it calls,
-    the shared kernels and our messaging client's pyzmq and asyncio), as a ratio to
-    ``python -c pass``. The whole command on a live kernel: ``bench_exec_live.py``.
+    the shared kernels, ``jupyter_client`` and asyncio), as a ratio to ``python -c pass``.
+    The whole command on a live kernel: ``bench_exec_live.py``.
 (c) Unless ``--no-kernel``: on one started kernel, the round trip of
     ``Workbench.execute_code`` (our call: hold, execute, condense, answer inline) against the
     kernel's own ``NotebookKernel.execute`` of the same code, median of ``--runs`` calls each.
@@ -46,7 +44,7 @@ NOTEBOOK = REPO / "tests" / "fixtures" / "notebooks" / "05.11-K-Means.ipynb"
 FLOOR = "import json,sys; json.load(open(sys.argv[1]))"
 EXEC_IMPORTS = (
     "import jupyter_jcli.cli._app, jupyter_jcli.cli._exec, jupyter_jcli.kernels._shared, "
-    "zmq.asyncio, anyio._backends._asyncio; "
+    "jupyter_client.asynchronous.client, anyio._backends._asyncio; "
     "from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench"
 )
 TIMEOUT = 300
@@ -132,7 +130,7 @@ def bench_kernel(runs: int) -> dict[str, float]:
 
 
 def main() -> int:
-    """Print the table; exit 1 when the cold read misses its 2x target (CPU figure)."""
+    """Print the table; exit 1 when the cold read misses its 3x target (wall figure)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--no-kernel", action="store_true", help="skip (c)")
@@ -145,9 +143,6 @@ def main() -> int:
         "python -c pass": [sys.executable, "-c", "pass"],
         "floor: json.load": [sys.executable, "-c", FLOOR, str(NOTEBOOK)],
         "j-cli -j notebook output": [str(script), *read],
-        "same read through click": [
-            sys.executable, "-c", "from jupyter_jcli.cli import main; main()", *read,
-        ],
         "j-cli exec imports": [sys.executable, "-c", EXEC_IMPORTS],
     }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="jcli-bench-") as tmp:
@@ -165,9 +160,10 @@ def main() -> int:
         base = bare if name.endswith("j-cli exec imports") else floor
         ratio = f"{figure['wall'] / base['wall']:.2f}x / {figure['cpu'] / base['cpu']:.2f}x"
         print(f"{name:<36} {figure['wall'] * 1000:8.1f} {figure['cpu'] * 1000:8.1f}  {ratio}")
-    cold = figures["j-cli -j notebook output"]["cpu"] / floor["cpu"]
-    print(f"\n(a) cold read: {cold:.2f}x the json.load floor (CPU), target 2x: "
-          f"{'PASS' if cold <= 2 else 'FAIL'}")  # fmt: skip
+    cold = figures["j-cli -j notebook output"]["wall"] / floor["wall"]
+    cold_cpu = figures["j-cli -j notebook output"]["cpu"] / floor["cpu"]
+    print(f"\n(a) cold read: {cold:.2f}x the json.load floor (wall; CPU {cold_cpu:.2f}x), "
+          f"target 3x: {'PASS' if cold <= 3 else 'FAIL'}")  # fmt: skip
     exec_ratio = figures["j-cli exec imports"]["cpu"] / bare["cpu"]
     print(f"(b) j-cli exec start-up imports: {exec_ratio:.2f}x python -c pass (CPU)")
     if not options.no_kernel:
@@ -177,7 +173,7 @@ def main() -> int:
             f"(c) execute_code {ours:.1f} ms vs the kernel's own execute {raw:.1f} ms: "
             f"{ours - raw:.1f} ms overhead per call"
         )
-    return 0 if cold <= 2 else 1
+    return 0 if cold <= 3 else 1
 
 
 if __name__ == "__main__":

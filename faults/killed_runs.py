@@ -7,8 +7,7 @@ Each round, on a fresh copy of one notebook of ten cells (each sleeps 0 to 3 s, 
 kernel registry and cache folders (no other kernel on the machine is touched):
 
 1. picks a kernel (``own``: started by the run for itself; ``live``: ``j-cli kernel start``
-   first, and the run served by the warm exec server; ``live-unserved``: the same with
-   ``JUPYTER_JCLI_EXEC_SERVER=0``) and a signal (SIGHUP, SIGTERM or SIGKILL);
+   first) and a signal (SIGHUP, SIGTERM or SIGKILL);
 2. starts the run and sends the signal at a random moment of an unkilled run's measured span
    on such a kernel (start-up included, so some kills land before any cell ran, some during
    writes; a few after the run ended: *ended_before_kill*);
@@ -25,7 +24,8 @@ kernel registry and cache folders (no other kernel on the machine is touched):
    (*hung*: then SIGKILLed).
 
 Measured on the 2-core development machine under load (``--kills 30``, seed 27: 12 SIGKILL,
-11 SIGTERM, 7 SIGHUP; 10 own, 12 live, 8 live-unserved): 127 cells finished before a kill,
+11 SIGTERM, 7 SIGHUP; 10 own, 20 live, 8 of them through the warm exec server that
+was retired since): 127 cells finished before a kill,
 114 saved, 0 lost, 2 racing, 11 in_window (SIGKILL only), 0 corrupt, 0 records without
 saved outputs, 0 temporary files left, 0 hung. The same harness on the code that wrote only
 when a run ended (10 kills): 39 finished, 21 saved, 5 lost, 13 records without saved
@@ -60,7 +60,7 @@ WRITE_SLACK = 0.75
 TIMEOUT = 120.0
 """Seconds any one command may take (a kernel start on a loaded machine included)."""
 SIGNALS = {"SIGHUP": signal.SIGHUP, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL}
-MODES = ("own", "live", "live-unserved")
+MODES = ("own", "live")
 SCRIPT = str(Path(sys.executable).parent / "j-cli")
 
 
@@ -136,8 +136,6 @@ def one_round(
     finished = folder / "finished.txt"
     path = make_notebook(folder, finished)
     env = dict(env)
-    if mode == "live-unserved":
-        env["JUPYTER_JCLI_EXEC_SERVER"] = "0"
     counts: dict[str, Any] = dict.fromkeys(
         ("ended_before_kill", "finished", "saved", "lost", "racing", "in_window",
          "saved_unfinished", "recorded_unsaved", "temp_files", "corrupt", "hung"), 0,

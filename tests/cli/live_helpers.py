@@ -23,9 +23,9 @@ SIGINT_AS_ON_A_TERMINAL = (
 """Ctrl-C raises KeyboardInterrupt in the child, as in a terminal (a child started from a
 background job may inherit SIGINT ignored)."""
 LANE = SIGINT_AS_ON_A_TERMINAL + (
-    "import sys\nsys.argv[0] = 'j-cli'\nfrom jupyter_jcli.cli._fast import entry\nentry()\n"
+    "import sys\nsys.argv[0] = 'j-cli'\nfrom jupyter_jcli.cli import main\nmain()\n"
 )
-"""The ``j-cli`` console script (its fast lanes first, then click)."""
+"""The ``j-cli`` console script's entry point (``jupyter_jcli.cli:main``)."""
 CLICK = SIGINT_AS_ON_A_TERMINAL + (
     "import runpy\nrunpy.run_module('jupyter_jcli', run_name='__main__', alter_sys=True)\n"
 )

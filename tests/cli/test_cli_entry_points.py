@@ -12,7 +12,7 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner
-from jcli_helpers import EXAMPLE, code_cell, write_notebook
+from jcli_helpers import EXAMPLE, code_cell, run_cli, write_notebook
 
 from jupyter_jcli.cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, main, run
 from jupyter_jcli.errors import ErrorCode
@@ -132,3 +132,25 @@ def test_main_embeds_in_another_click_group() -> None:
     )
     assert result.exit_code == 0, result.output
     assert "1 output" in result.output
+
+
+@pytest.mark.parametrize(
+    "late",
+    [
+        ["notebook", "outputs", str(EXAMPLE), "--cell", "18", "-j"],
+        ["notebook", "--json", "outputs", str(EXAMPLE), "--cell", "18"],
+        ["notebook", "outputs", "-j", str(EXAMPLE), "--cell", "no-such-cell"],
+    ],
+    ids=["after-the-command", "after-the-group", "an-error"],
+)
+def test_json_after_the_command_name_answers_as_before_it(late: list[str]) -> None:
+    first = run_cli("-j", *(word for word in late if word not in ("-j", "--json")))
+    answered = run_cli(*late)
+    assert (answered.exit_code, answered.stdout) == (first.exit_code, first.stdout)
+    assert answered.stdout.startswith('{"schema_version":1')
+
+
+def test_a_value_spelled_like_the_json_switch_stays_the_options_value() -> None:
+    answered = run_cli("-j", "notebook", "outputs", str(EXAMPLE), "--cell", "-j")
+    assert answered.exit_code == EXIT_ERROR
+    assert answered.json()["code"] == ErrorCode.CELL_NOT_FOUND

@@ -1,5 +1,5 @@
 """``j-cli exec`` on a live kernel when it is stopped: Ctrl-C on the command itself (the
-click-free lane and the click command alike), an interrupt asked by another command, and what
+console script and ``python -m`` alike), an interrupt asked by another command, and what
 the answer says about the kernel and about who did what. Every command is a real process on a
 real ipykernel kernel."""
 

@@ -3,13 +3,12 @@ run ended by SIGHUP (a closed terminal, treated as SIGTERM) or SIGKILL while its
 runs keeps the two cells that finished, in a whole notebook. Each test waits (bounded) until
 the file holds the second cell's outputs while the third still runs: that wait is itself
 the check that outputs are written before the run ends. Every command is a real process on
-a real ipykernel kernel: one started for the command, the live kernel of ``j-cli kernel
-start``, and a ``-j run`` served by the warm exec server."""
+a real ipykernel kernel: one started for the command, and the live kernel of ``j-cli kernel
+start``."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import time
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import nbformat
 import pytest
 from jcli_helpers import never_run_notebook as notebook
-from live_helpers import CLICK, TIMEOUT, finish, jcli, spawn, start, stop
+from live_helpers import CLICK, TIMEOUT, finish, spawn, start, stop
 
 pytestmark = pytest.mark.kernel
 
@@ -82,32 +81,3 @@ def test_a_run_killed_in_its_third_cell_keeps_the_two_cells_that_finished(
         assert (document["status"], document["code"]) == ("error", "CANCELLED")
     else:
         assert status == -signal.SIGKILL
-
-
-def test_a_served_run_ended_by_sighup_keeps_the_cells_that_finished(
-    tmp_path: Path, kernel_registry: Path
-) -> None:
-    from test_exec_server import children_of, servers
-    from test_exec_server import spawn as spawn_script
-    from test_exec_server_run import warm_server
-
-    path = _cells(tmp_path)
-    server = warm_server(path, kernel_registry, "-j", "exec", str(path), "--code", "pass")
-    try:
-        child = spawn_script(tmp_path, "-j", "run", str(path))
-        try:
-            _wait_for_two_saved(path, child)
-            assert children_of(server) != []  # a child of the server runs the command
-            child.send_signal(signal.SIGHUP)
-            out, _ = child.communicate(timeout=TIMEOUT)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.communicate(timeout=TIMEOUT)
-    finally:
-        jcli(tmp_path, "-j", "kernel", "stop", "--all")
-        for pid in servers(kernel_registry):
-            os.kill(pid, signal.SIGKILL)
-    _assert_two_finished_cells_saved(path)
-    assert child.returncode == 129, out
-    assert json.loads(out)["code"] == "CANCELLED"

@@ -1,5 +1,5 @@
-"""SIGTERM (or SIGHUP) on a ``-j`` command that runs code on a live kernel (the click-free
-``exec`` lane, the click ``exec`` and ``run``) ends it as a second Ctrl-C does: the kernel is
+"""SIGTERM (or SIGHUP) on a ``-j`` command that runs code on a live kernel (``exec`` through the
+console script and ``python -m``, ``run``) ends it as a second Ctrl-C does: the kernel is
 interrupted and let go, stdout holds one ``CANCELLED`` document and the exit status is 143
 (129). Every
 command is a real process on a real ipykernel kernel."""

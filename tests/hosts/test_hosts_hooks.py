@@ -279,12 +279,12 @@ def test_debug_writes_one_log_per_call(tmp_path: Path, monkeypatch: pytest.Monke
     assert oct(os.stat(logs).st_mode & 0o777) == oct(0o700)
 
 
-def test_the_console_script_answers_a_hook_without_click(tmp_path: Path) -> None:
+def test_the_hook_console_script_answers_without_click(tmp_path: Path) -> None:
     probe = (
         "import io, json, sys\n"
         'sys.stdin = io.TextIOWrapper(io.BytesIO(b\'{"tool_input": {"command": "ls"}}\'))\n'
-        "sys.argv = ['j-cli', '_hooks', 'notebook-exec-guard']\n"
-        "from jupyter_jcli.cli._fast import entry\n"
+        "sys.argv = ['j-cli-hook', 'notebook-exec-guard']\n"
+        "from jupyter_jcli.cli._hooks import entry\n"
         "try:\n"
         "    entry()\n"
         "except SystemExit as done:\n"
@@ -301,7 +301,6 @@ def test_the_console_script_answers_a_hook_without_click(tmp_path: Path) -> None
         "ours": [
             "jupyter_jcli",
             "jupyter_jcli.cli",
-            "jupyter_jcli.cli._fast",
             "jupyter_jcli.cli._hooks",
             "jupyter_jcli.hosts",
             "jupyter_jcli.hosts._shell_commands",

@@ -169,7 +169,6 @@ def test_a_registered_kernel_whose_port_was_taken_is_started_again_by_its_superv
         **os.environ,
         **env,
         "JUPYTER_JCLI_RUNTIME_DIR": str(registry),
-        "JUPYTER_JCLI_EXEC_SERVER": "0",
     }
 
     def j_cli(*args: str) -> dict[str, object]:

@@ -31,7 +31,9 @@ class _Clock:
 
 class _Client:
     """Answers every ``kernel_info_request`` on control; its iopub status is lost for the
-    first ``lost`` requests (published before the subscription was live)."""
+    first ``lost`` requests (published before the subscription was live). Stands for
+    ``jupyter_client``'s ``AsyncKernelClient``: its ``session.msg`` and
+    ``control_channel.send``."""
 
     def __init__(self, lost: int, *, replies: bool = True) -> None:
         self.sent: list[str] = []
@@ -39,17 +41,21 @@ class _Client:
         self._ids = (f"m{i}" for i in itertools.count())
         self._lost = lost
         self.queues: dict[str, list[dict[str, Any]]] = {"control": [], "iopub": []}
+        self.session = self
+        self.control_channel = self
 
-    async def request(self, channel: str, msg_type: str, content: dict[str, Any]) -> Any:
-        assert (channel, msg_type) == ("control", "kernel_info_request")
-        msg_id = next(self._ids)
+    def msg(self, msg_type: str) -> dict[str, Any]:
+        return {"header": {"msg_id": next(self._ids), "msg_type": msg_type}}
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert msg["header"]["msg_type"] == "kernel_info_request"
+        msg_id = msg["header"]["msg_id"]
         self.sent.append(msg_id)
         parent = {"parent_header": {"msg_id": msg_id}}
         if self._replies:
             self.queues["control"].append({**parent, "content": {"status": "ok"}})
         if len(self.sent) > self._lost:
             self.queues["iopub"].append({**parent, "content": {"execution_state": "idle"}})
-        return {"header": {"msg_id": msg_id}}
 
 
 class _Joining(SharedBackend):

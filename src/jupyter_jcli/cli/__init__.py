@@ -15,10 +15,9 @@ the process with the status. :func:`run` takes the same arguments and returns th
 Exit status: 0 on success, 1 on an error with a catalogue code (see :mod:`jupyter_jcli.errors`),
 2 on a usage error (code ``USAGE_ERROR``).
 
-Start-up stays fast: the console script (:func:`jupyter_jcli.cli._fast.entry`) serves the
-protocol's two JSON reads without importing click, and the names here load the click
-application on first use; each command's module loads when that command runs, and heavy
-modules (jupytext for ``.py`` files, nbformat for nbformat 3) only when needed.
+Start-up stays fast: the names here load the click application on first use; each command's
+module loads when that command runs, and heavy modules (jupytext for ``.py`` files, nbformat
+for nbformat 3) only when needed.
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ anything unexpected                        1       ``INTERNAL_ERROR``
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ import click
 
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
-from jupyter_jcli.cli._params import harden
+from jupyter_jcli.cli._params import LazyGroup, harden
 from jupyter_jcli.errors import (
     SCHEMA_VERSION,
     ErrorCode,
@@ -89,12 +88,10 @@ _LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "setup": ("jupyter_jcli.cli._setup", "setup"),
     "vars": ("jupyter_jcli.cli._vars", "vars_command"),
 }
-"""The root's commands that load their module when first named (or listed by ``--help``):
-``(module, attribute)`` by command name. Every process runs one command, so it imports one
-command's module."""
+"""The root's commands that load their module when first named (:class:`LazyGroup`)."""
 
 
-class JcliGroup(click.Group):
+class JcliGroup(LazyGroup):
     """The root command: a click group whose ``main()`` is the one error boundary.
 
     Calling it (``main()``, ``main(["-j", ...])``) or invoking it through
@@ -117,29 +114,11 @@ class JcliGroup(click.Group):
             sys.exit(status)
         return status
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        """Every command name, loaded or not, sorted."""
-        names = set(super().list_commands(ctx))
-        if self is cli:
-            names.update(_LAZY_COMMANDS)
-        return sorted(names)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """The command ``cmd_name``, importing its module on first use (hardened like the
-        others: strict integers, JSON help)."""
-        command = super().get_command(ctx, cmd_name)
-        if command is None and self is cli and cmd_name in _LAZY_COMMANDS:
-            module, attribute = _LAZY_COMMANDS[cmd_name]
-            command = getattr(importlib.import_module(module), attribute)
-            assert isinstance(command, click.Command)
-            harden(command)
-            self.add_command(command, cmd_name)
-        return command
-
 
 @click.group(
     cls=JcliGroup,
     name="j-cli",
+    lazy=_LAZY_COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.option(

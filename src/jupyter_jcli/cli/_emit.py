@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -14,15 +13,17 @@ from jupyter_jcli.outputs import replace_surrogates, serialize_json
 __all__ = ["CliState", "dumps", "echo", "emit_error", "emit_help", "emit_json", "json_mode"]
 
 
-@dataclass
 class CliState:
-    """Per-invocation settings shared by every command (the click context object).
+    """Per-invocation settings shared by every command (the click context object); a plain
+    class: the only dataclass a read would build (``dataclasses`` and its generated methods
+    cost a cold read more than the rest of its settings).
 
     Attributes:
         json_mode: True when ``-j``/``--json`` was given.
     """
 
-    json_mode: bool = False
+    def __init__(self, json_mode: bool = False) -> None:
+        self.json_mode = json_mode
 
 
 def json_mode() -> bool:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import CodeOutcome
 
-__all__ = ["answer", "code_lines", "exec_command", "kernel_hinted", "run_code"]
+__all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernel_hinted", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _MISMATCH_HINT = (
@@ -36,6 +36,8 @@ _MISMATCH_HINT = (
     "out --kernel to use the live kernel"
 )
 _STDIN = "-"
+_EXIT_FAILED = 1
+_EXIT_INTERRUPTED = 130
 
 
 def _read_code(code: str | None, code_file: str | None) -> str:
@@ -120,15 +122,22 @@ def exec_command(
 
 def answer(outcome: CodeOutcome) -> int:
     """Print the outcome (its document with ``-j``, else :func:`code_lines`) and return the
-    exit status (:func:`~jupyter_jcli.cli._fast_exec.exit_status`)."""
-    from jupyter_jcli.cli._fast_exec import exit_status
-
+    exit status (:func:`exit_status`)."""
     if json_mode():
         emit_json(outcome.to_dict())
     else:
         for line in code_lines(outcome):
             echo(line)
     return exit_status(outcome)
+
+
+def exit_status(outcome: CodeOutcome) -> int:
+    """The exit status of an exec: 0 when the code ran to the end and its outputs are where
+    the answer says; 130 when an interrupt stopped it (from another command:
+    ``j-cli kernel interrupt``), as for ``j-cli run``; else 1."""
+    if outcome.ok and outcome.save_error is None:
+        return 0
+    return _EXIT_INTERRUPTED if outcome.result.status == "interrupted" else _EXIT_FAILED
 
 
 def run_code(

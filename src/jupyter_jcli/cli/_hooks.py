@@ -2,10 +2,10 @@
 hook command line (see :mod:`jupyter_jcli.hosts.hooks` for the guards, payloads and exit
 statuses).
 
-The console scripts serve it without importing click (:func:`serve`, called by
-:func:`jupyter_jcli.cli._fast.entry` and :func:`entry`); the click app has a hidden ``_hooks``
-command that calls the same function, for ``python -m jupyter_jcli _hooks ...`` and
-``click.testing.CliRunner``. The command is hidden from ``--help``: hosts call it, people do not.
+The ``j-cli-hook`` console script serves it without importing click (:func:`entry`, which calls
+:func:`serve`); the click app has a hidden ``_hooks`` command that calls the same function, for
+``j-cli _hooks ...``, ``python -m jupyter_jcli _hooks ...`` and ``click.testing.CliRunner``.
+The command is hidden from ``--help``: hosts call it, people do not.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
-from jupyter_jcli.cli._params import FILE_PATH, page_options, single
+from jupyter_jcli.cli._params import FILE_PATH, LazyGroup, page_options, single
 from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.errors import UsageError
 
@@ -55,7 +55,19 @@ def read_window_options(command: F) -> F:
     return command
 
 
-@click.group()
+@click.group(
+    cls=LazyGroup,
+    lazy={
+        "overview": ("jupyter_jcli.cli._document", "overview_command"),
+        "graph": ("jupyter_jcli.cli._document", "graph_command"),
+        "read": ("jupyter_jcli.cli._document", "read_command"),
+        "undo": ("jupyter_jcli.cli._document", "undo_command"),
+        "create": ("jupyter_jcli.cli._workbench_extra", "create_command"),
+        "search": ("jupyter_jcli.cli._workbench_extra", "search_command"),
+        "summarize": ("jupyter_jcli.cli._workbench_extra", "summarize_command"),
+        "map": ("jupyter_jcli.cli._map", "map_command"),
+    },
+)
 def notebook() -> None:
     """Read a notebook: cells, saved outputs, overview, dependency graph; undo an edit.
 
@@ -202,41 +214,3 @@ def show_command(file: str, cells: tuple[str, ...], start: int, limit: int) -> N
         emit_json(show_document(file, cells, start=start, limit=limit))
         return
     show_text(file, cells, start=start, limit=limit)
-
-
-def _register_workbench_commands() -> None:
-    from jupyter_jcli.cli._document import (
-        graph_command,
-        overview_command,
-        read_command,
-        undo_command,
-    )
-
-    for command in (overview_command, graph_command, read_command, undo_command):
-        notebook.add_command(command)
-
-
-_register_workbench_commands()
-
-
-def _register_workbench_extra_commands() -> None:
-    from jupyter_jcli.cli._workbench_extra import (
-        create_command,
-        search_command,
-        summarize_command,
-    )
-
-    for command in (create_command, search_command, summarize_command):
-        notebook.add_command(command)
-
-
-_register_workbench_extra_commands()
-
-
-def _register_map_command() -> None:
-    from jupyter_jcli.cli._map import map_command
-
-    notebook.add_command(map_command)
-
-
-_register_map_command()

@@ -6,7 +6,8 @@
   else (``int()`` would accept ``1_0``, `` 3 `` and non-ASCII digits such as ``٣``); anything
   else is a usage error;
 - a help option (``-h``/``--help``) that, with ``-j``, writes one JSON document instead of
-  text (:func:`jupyter_jcli.cli._emit.emit_help`).
+  text (:func:`jupyter_jcli.cli._emit.emit_help`);
+- the root's ``-j``/``--json`` switch, accepted after the command's name too.
 
 :func:`single` builds options that may be given at most once (click silently keeps the last
 of repeated values) and may refuse empty values.
@@ -14,17 +15,19 @@ of repeated values) and may refuse empty values.
 
 from __future__ import annotations
 
+import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
 
-from jupyter_jcli.cli._emit import emit_help
+from jupyter_jcli.cli._emit import CliState, emit_help
 
 __all__ = [
     "FILE_PATH",
     "FilePath",
+    "LazyGroup",
     "cell_names_option",
     "harden",
     "page_options",
@@ -111,35 +114,6 @@ def _help_option(taken: set[str]) -> click.Option:
     )
 
 
-_JSON_NAMES = ("-j", "--json")
-
-
-def _json_after_command(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    if value:
-        from jupyter_jcli.cli._emit import CliState
-
-        state = ctx.find_object(CliState)
-        if state is not None:
-            state.json_mode = True
-
-
-def _json_option(taken: set[str]) -> click.Option | None:
-    """``-j``/``--json`` after a command name (``j-cli notebook overview NB -j``), as the
-    root's (a command with an option of that name keeps its own)."""
-    names = [name for name in _JSON_NAMES if name not in taken]
-    if len(names) < len(_JSON_NAMES):
-        return None
-    return click.Option(
-        names,
-        is_flag=True,
-        expose_value=False,
-        is_eager=True,
-        hidden=True,
-        callback=_json_after_command,
-        help="Write exactly one compact JSON document to stdout (as j-cli -j).",
-    )
-
-
 def harden(command: click.Command) -> None:
     """Apply the shared argument rules to ``command`` and every subcommand (idempotent):
     strict integers, JSON help, and ``-j`` accepted after the command's name too."""
@@ -151,17 +125,58 @@ def harden(command: click.Command) -> None:
             for param in current.params:
                 if isinstance(param.type, click.types.IntParamType):
                     param.type = strict_int(param.type)
+            taken = {opt for param in current.params for opt in param.opts}
             if current.add_help_option:
                 current.add_help_option = False
-                taken = {opt for param in current.params for opt in param.opts}
                 current.params.append(_help_option(taken))
-            if current.name != "j-cli":  # the root has its own -j
-                taken = {opt for param in current.params for opt in param.opts}
-                json_flag = _json_option(taken)
-                if json_flag is not None:
-                    current.params.append(json_flag)
+            if not taken & _JSON_FLAGS:  # the root's -j, also after a subcommand's name
+                current.params.append(_json_option())
         if isinstance(current, click.Group):
             stack.extend(current.commands.values())
+
+
+class LazyGroup(click.Group):
+    """A click group whose ``lazy`` commands load their module when first named (or listed
+    by ``--help``): ``(module, attribute)`` by command name. Every process runs one command,
+    so it imports one command's module; a loaded command is hardened (:func:`harden`)."""
+
+    def __init__(
+        self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None, **attrs: Any
+    ) -> None:
+        super().__init__(*args, **attrs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, loaded or not, sorted."""
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing its module on first use."""
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self.lazy:
+            module, attribute = self.lazy[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            assert isinstance(command, click.Command)
+            harden(command)
+            self.add_command(command, cmd_name)
+        return command
+
+
+_JSON_FLAGS = frozenset({"-j", "--json"})
+
+
+def _json_option() -> click.Option:
+    """``-j``/``--json`` on a subcommand: the root's switch, given after the command's name
+    (``j-cli notebook outputs NB --cell 0 -j``); hidden from help."""
+
+    def turn_on(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value:
+            ctx.ensure_object(CliState).json_mode = True
+
+    return click.Option(
+        ["-j", "--json"], is_flag=True, expose_value=False, is_eager=True, hidden=True,
+        callback=turn_on,
+    )  # fmt: skip
 
 
 def _once(

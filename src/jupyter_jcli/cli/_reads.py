@@ -1,7 +1,5 @@
-"""The bodies of ``j-cli notebook outputs`` and ``j-cli notebook output``, without click.
-
-Both the click commands (:mod:`jupyter_jcli.cli._notebook`) and the start-up fast lane
-(:mod:`jupyter_jcli.cli._fast`) call these, so the two paths give the same documents.
+"""The bodies of ``j-cli notebook outputs`` and ``j-cli notebook output``, without click
+(the click commands, :mod:`jupyter_jcli.cli._notebook`, call these).
 """
 
 from __future__ import annotations

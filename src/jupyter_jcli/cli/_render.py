@@ -11,8 +11,6 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import orjson
-
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo
 
@@ -43,6 +41,8 @@ def strip_ansi(text: str) -> str:
 
 def pretty_json(value: Any) -> str:
     """``value`` as indented JSON text (two spaces), integers beyond 64 bits kept exact."""
+    import orjson  # only for text mode: a ``-j`` read never pays for its import
+
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:  # orjson cannot write integers beyond 64 bits; the stdlib can

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._types import KernelMessage
-    from jupyter_jcli.kernels._wire import Channel
 
-__all__ = ["RECEIVE_DRAIN", "CountedReceives", "ExecuteRequests", "execute_request_content"]
+__all__ = [
+    "RECEIVE_DRAIN",
+    "Channel",
+    "CountedReceives",
+    "ExecuteRequests",
+    "execute_request_content",
+]
+
+Channel = Literal["shell", "control", "iopub"]
+"""The kernel channels a backend receives from (stdin is never offered)."""
 
 RECEIVE_DRAIN = 2.0
 """Seconds a shutdown waits for receives in progress to return before it closes the channels
@@ -113,7 +121,7 @@ class CountedReceives(ExecuteRequests):
         progress."""
         if not self._receiving:
             return
-        import anyio  # only with a receive in progress: the exec lane runs without an event loop
+        import anyio
 
         with anyio.CancelScope(shield=True), anyio.move_on_after(RECEIVE_DRAIN):
             while self._receiving:

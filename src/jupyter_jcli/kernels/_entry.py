@@ -45,21 +45,9 @@ def program() -> str:
     return Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
 
 
-_command_pid: list[int] = []
-
-
 def own_pid() -> int:
-    """The pid this process records and recognises itself by in the registry: its own, or,
-    in a child of the warm exec server (``cli._exec_server``), the pid of the command it
-    runs for (see :func:`serve_for`)."""
-    return _command_pid[0] if _command_pid else os.getpid()
-
-
-def serve_for(pid: int) -> None:
-    """Record this process under ``pid`` from now on: a warm exec server's child runs one
-    command for the process ``pid``, which a person launched and may signal (it passes its
-    signals on), and dies when that process ends, so both have the same lifetime."""
-    _command_pid[:] = [pid]
+    """The pid this process records and recognises itself by in the registry."""
+    return os.getpid()
 
 
 def process_name() -> str:

@@ -20,14 +20,12 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._channels import CountedReceives
+from jupyter_jcli.kernels._channels import Channel, CountedReceives
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
-
-    from jupyter_jcli.kernels._wire import Channel
 
 __all__ = [
     "START_ATTEMPTS",

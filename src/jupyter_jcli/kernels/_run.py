@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -340,15 +339,7 @@ def _ended(
 
 
 def _shielded() -> contextlib.AbstractContextManager[object]:
-    """A cancel scope that shields the interrupt of an abandoned request from cancellation,
-    inside an event loop; without one (a request driven to its end by
-    :func:`~jupyter_jcli.kernels._blocking.drive`) nothing can cancel it."""
-    asyncio = sys.modules.get("asyncio")  # the event loop anyio runs on here
-    try:
-        if asyncio is None or asyncio.get_running_loop() is None:
-            return contextlib.nullcontext()
-    except RuntimeError:
-        return contextlib.nullcontext()
+    """A cancel scope that shields the interrupt of an abandoned request from cancellation."""
     import anyio
 
     return anyio.CancelScope(shield=True)

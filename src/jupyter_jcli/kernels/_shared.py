@@ -1,10 +1,8 @@
 """Kernels shared through the registry: one kernel per notebook for every process of ours.
 
 - :class:`SharedBackend` (``_shared_backend``): a backend that joins the notebook's
-  registered kernel through its connection file (our own messaging client,
-  :mod:`~jupyter_jcli.kernels._wire`, so joining imports no ``jupyter_client``),
-  starting one through a supervisor
-  (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
+  registered kernel through its connection file (``jupyter_client``), starting one through
+  a supervisor (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
   ``origin`` names who started the kernel and carries the recorded ``epoch``, so every
   process judges freshness against the same epoch and the registry's run log (``attached``
   stays ``False``: the kernel's history is known).
@@ -37,7 +35,6 @@ from typing import TYPE_CHECKING
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._blocking import EXEC_POLL, check_leftover, stop_asked, take_exec
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -55,7 +52,13 @@ from jupyter_jcli.kernels._registry import (
 )
 from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._shared_backend import SharedBackend
-from jupyter_jcli.kernels._shared_busy import busy_record
+from jupyter_jcli.kernels._shared_busy import (
+    EXEC_POLL,
+    busy_record,
+    check_leftover,
+    stop_asked,
+    take_exec,
+)
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
@@ -187,7 +190,7 @@ class SharedNotebookKernel(NotebookKernel):
         Raises:
             KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
                 runs it, since when; ``busy_gone`` for code a killed command left running,
-                see :func:`~jupyter_jcli.kernels._blocking.check_leftover`).
+                see :func:`~jupyter_jcli.kernels._shared_busy.check_leftover`).
         """
         me = anyio.get_current_task().id
         if self._exec_task == me:
@@ -399,9 +402,23 @@ class SharedNotebookKernel(NotebookKernel):
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, SharedBackend):
+            if not alive and backend.entry is not None:
+                self._note_lost(backend.entry)
             backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
             self._stop_for_all = backend is self._backend
         return await super()._after_run(backend, alive=alive, settled=settled)
+
+    def _note_lost(self, joined: KernelEntry) -> None:
+        """A kernel that died by itself while this object ran code on it (its entry still
+        there, not being stopped) is noted lost (``.lost``) before this object stops it for
+        everyone, as its supervisor notes it, so the command that starts the next kernel
+        says it replaces this one (and keeps it when this one was kept) whichever of the
+        two sees the death first."""
+        entry = self.shared_registry.read(self.notebook_path)
+        if entry is not None and entry.epoch == joined.epoch and entry.state in ("idle", "busy"):
+            self.shared_registry.record_lost(
+                self.notebook_path, entry.epoch, keep=entry.keep, idle_timeout=entry.idle_timeout
+            )
 
 
 class SharedKernelPool(KernelPool):

@@ -7,17 +7,19 @@ See :mod:`jupyter_jcli.kernels._shared` for the kernel and pool built on it.
 from __future__ import annotations
 
 import contextlib
+import queue
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._channels import CountedReceives
+from jupyter_jcli.kernels._channels import Channel, CountedReceives
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
 from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
-from jupyter_jcli.kernels._wire import Channel, WireClient, WireError, read_connection
+
+if TYPE_CHECKING:
+    from jupyter_client.asynchronous.client import AsyncKernelClient
 
 __all__ = ["SharedBackend"]
 
@@ -41,12 +43,15 @@ waits."""
 
 @contextlib.contextmanager
 def _channel_errors(doing: str) -> Iterator[None]:
-    """A socket error or a closed channel while ``doing``: ``KERNEL_NOT_RUNNING`` from it."""
+    """A socket error or a closed channel while ``doing`` (what ``jupyter_client`` or ``zmq``
+    raise for a kernel or channel that went away): ``KERNEL_NOT_RUNNING`` from it."""
     import zmq
 
     try:
         yield
-    except (zmq.ZMQError, WireError, OSError) as exc:
+    except KernelError:
+        raise
+    except (zmq.ZMQError, OSError, RuntimeError) as exc:
         reason = f"{type(exc).__name__}: {exc}"
         raise KernelError(
             ErrorCode.KERNEL_NOT_RUNNING, f"{doing} failed: {reason}", {"reason": reason}
@@ -54,9 +59,9 @@ def _channel_errors(doing: str) -> Iterator[None]:
 
 
 class SharedBackend(CountedReceives):
-    """The notebook's registered kernel, joined through its connection file with our own
-    messaging client (:class:`~jupyter_jcli.kernels._wire.WireClient`: shell, iopub and
-    control; stdin is never offered, so ``input()`` fails at once).
+    """The notebook's registered kernel, joined through its connection file with
+    ``jupyter_client``'s ``AsyncKernelClient`` (shell, iopub and control; stdin is never
+    offered, so ``input()`` fails at once).
 
     Implements :class:`~jupyter_jcli.kernels.KernelBackend`. A shutdown never closes a
     channel under a receive in progress: receives started after it began raise
@@ -67,9 +72,6 @@ class SharedBackend(CountedReceives):
         keep: a kernel this backend starts outlives it (else it is stopped at shutdown).
         idle_timeout: seconds a kernel this backend starts may stay idle.
         attach_only: join a running kernel only; never start one (``KERNEL_NOT_RUNNING``).
-        blocking: join with a blocking client (``WireClient(blocking=True)``): with
-            ``attach_only`` and no stop of the shared kernel, every coroutine of this backend
-            then runs without an event loop (:func:`~jupyter_jcli.kernels._blocking.drive`).
         record_use: record this process among the kernel's users when it joins, and drop it
             at shutdown (``False``: the caller records both, with its busy record:
             ``KernelRegistry.set_busy(..., user=...)``).
@@ -82,18 +84,16 @@ class SharedBackend(CountedReceives):
         keep: bool,
         idle_timeout: float,
         attach_only: bool = False,
-        blocking: bool = False,
         record_use: bool = True,
     ) -> None:
         super().__init__()
         self._record_use = record_use
         self._registry_ = registry
-        self._blocking = blocking
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = attach_only
         self._entry: KernelEntry | None = None
-        self._client: WireClient | None = None
+        self._client: AsyncKernelClient | None = None
         self.stop_on_shutdown = False
         """Whether :meth:`shutdown` stops the shared kernel (it does for a kernel this
         backend started and does not keep, and when told to: a restart, a kill), rather
@@ -163,7 +163,7 @@ class SharedBackend(CountedReceives):
         self.stop_on_shutdown = started and not self._keep
         details = {"notebook_path": str(notebook_path), "epoch": entry.epoch}
         try:
-            self._client = self._connect(entry, details, blocking=self._blocking)
+            self._client = self._connect(entry, details)
             await self._heartbeat(self._client, startup_timeout, details)
         except BaseException:
             await self.shutdown(now=True, timeout=1.0)
@@ -172,19 +172,27 @@ class SharedBackend(CountedReceives):
             self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
 
     @staticmethod
-    def _connect(entry: KernelEntry, details: Mapping[str, Any], *, blocking: bool) -> WireClient:
+    def _connect(entry: KernelEntry, details: Mapping[str, Any]) -> AsyncKernelClient:
         import zmq
+        from jupyter_client.asynchronous.client import AsyncKernelClient
 
-        client: WireClient | None = None
+        class JoiningClient(AsyncKernelClient):
+            def _ip_default(self) -> str:
+                # the connection file names the address; ``load_connection_info`` evaluates
+                # this default anyway, and the library's own (the machine's interfaces,
+                # through psutil) costs more than the rest of the join
+                return "127.0.0.1"
+
+        client: AsyncKernelClient | None = None
         try:
             if entry.connection_file is None:
-                raise WireError("the registry entry names no connection file")
-            info = read_connection(entry.connection_file)
-            client = WireClient(info, uuid.uuid4().hex, blocking=blocking)
-            client.open()
-        except (WireError, zmq.ZMQError) as exc:
+                raise ValueError("the registry entry names no connection file")
+            client = JoiningClient()
+            client.load_connection_file(entry.connection_file)
+            client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
+        except (ValueError, KeyError, TypeError, OSError, zmq.ZMQError) as exc:
             if client is not None:
-                client.close()  # the channels opened before the failure
+                client.stop_channels()  # the channels opened before the failure
             reason = f"{type(exc).__name__}: {exc}"
             raise KernelError(
                 ErrorCode.KERNEL_START_FAILED,
@@ -193,7 +201,9 @@ class SharedBackend(CountedReceives):
             ) from exc
         return client
 
-    async def _heartbeat(self, client: WireClient, timeout: float, details: dict[str, str]) -> None:
+    async def _heartbeat(
+        self, client: AsyncKernelClient, timeout: float, details: dict[str, str]
+    ) -> None:
         """``kernel_info`` over control until an iopub status of one of these requests
         arrives, so this client's iopub subscription is live before the first execution.
 
@@ -222,8 +232,7 @@ class SharedBackend(CountedReceives):
                 if awaiting_reply and not await self.is_alive():
                     break  # a whole try without a reply, and its process is gone
                 with _channel_errors("asking the kernel for kernel_info"):
-                    sent = await client.request("control", "kernel_info_request", {})
-                asked.add(sent["header"]["msg_id"])
+                    asked.add(_kernel_info(client, "control"))
                 next_ask, awaiting_reply = now + per_try, True
             reply = await self._receive("control", _POLL) if awaiting_reply else None
             if reply is not None and _parent_id(reply) in asked:
@@ -251,7 +260,7 @@ class SharedBackend(CountedReceives):
         ``True`` as well when the kernel is gone (nothing runs on it)."""
         client = self._joined()
         with _channel_errors("asking the kernel for kernel_info"):
-            msg_id = (await client.request("shell", "kernel_info_request", {}))["header"]["msg_id"]
+            msg_id = _kernel_info(client, "shell")
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             reply = await self._receive("shell", min(left, _SHELL_POLL))
@@ -285,13 +294,13 @@ class SharedBackend(CountedReceives):
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close this process's channels; stop the shared kernel too when
-        :attr:`stop_on_shutdown`. Never raises. Suspends (needs an event loop) only to wait
-        for a receive in progress or to stop the shared kernel."""
+        :attr:`stop_on_shutdown`. Never raises."""
         entry, client = self._entry, self._client
         self._client = None
         if client is not None:
             await self._receives_drained()
-            client.close()
+            with contextlib.suppress(Exception):  # a half-open channel: nothing left to close
+                client.stop_channels()
         if entry is None:
             return
         path = Path(entry.notebook_path)
@@ -309,19 +318,37 @@ class SharedBackend(CountedReceives):
             pass  # a locked entry: the supervisor still stops the kernel when idle
 
     async def _send_execute_request(self, content: dict[str, Any]) -> str:
+        client = self._joined()
         with _channel_errors("sending an execute_request"):
-            msg = await self._joined().request("shell", "execute_request", content)
-        return str(msg["header"]["msg_id"])
+            return str(client.execute(**content))
 
     async def _take(self, channel: Channel, timeout: float) -> KernelMessage | None:
         client = self._joined()
-        with _channel_errors(f"receiving from the {channel} channel"):
-            return await client.receive(channel, timeout)
+        get = {
+            "iopub": client.get_iopub_msg,
+            "shell": client.get_shell_msg,
+            "control": client.get_control_msg,
+        }
+        try:
+            with _channel_errors(f"receiving from the {channel} channel"):
+                msg: dict[str, Any] = await get[channel](timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+        return msg
 
-    def _joined(self) -> WireClient:
+    def _joined(self) -> AsyncKernelClient:
         if self._client is None:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not joined")
         return self._client
+
+
+def _kernel_info(client: AsyncKernelClient, channel: Channel) -> str:
+    """Send a ``kernel_info_request`` on ``channel`` (``shell`` or ``control``); its
+    ``msg_id``."""
+    msg = client.session.msg("kernel_info_request")
+    target = client.control_channel if channel == "control" else client.shell_channel
+    target.send(msg)
+    return str(msg["header"]["msg_id"])
 
 
 def _parent_id(msg: KernelMessage) -> object:

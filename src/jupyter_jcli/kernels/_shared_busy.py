@@ -1,17 +1,21 @@
 """What a notebook's kernel is busy with, as the registry records it (``KernelEntry.busy``)
 and as ``KERNEL_BUSY`` tells another process that wants it: the cell (or inline code), the
-command running it, its process id and since when."""
+command running it, its process id and since when; and the policy around it: taking the
+notebook's execution lock (:func:`take_exec`), refusing to queue behind code a killed command
+left running (:func:`check_leftover`), the stops asked elsewhere (:func:`stop_asked`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._config import STOP_WAIT
 from jupyter_jcli.kernels._entry import (
     KernelEntry,
     own_pid,
@@ -20,17 +24,35 @@ from jupyter_jcli.kernels._entry import (
     process_name,
     user_pid,
 )
+from jupyter_jcli.kernels._registry_notes import asked_stop
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._flock import ExecLock
+    from jupyter_jcli.kernels._registry import KernelRegistry
+    from jupyter_jcli.kernels._shared_backend import SharedBackend
+    from jupyter_jcli.kernels._types import AskedStop
 
 __all__ = [
+    "EXEC_POLL",
+    "LEFTOVER_PROBE",
     "busy_error",
     "busy_facts",
     "busy_record",
+    "check_leftover",
     "command_words",
     "interrupt_registered",
     "leftover_cause",
     "running_words",
+    "stop_asked",
     "stop_words",
+    "take_exec",
 ]
+
+EXEC_POLL = 0.05
+"""Seconds between two tries of the execution lock while another process holds it."""
+LEFTOVER_PROBE = 3.0
+"""Seconds, at least, a command gives the kernel to answer on its shell when the registry
+says a command that ended (killed) was running code on it (:func:`check_leftover`)."""
 
 
 def busy_record(cell: str | None) -> dict[str, Any]:
@@ -186,3 +208,75 @@ def interrupt_registered(entry: KernelEntry) -> None:
             f"interrupting the kernel failed: {exc}",
             {"notebook_path": entry.notebook_path},
         ) from exc
+
+
+async def take_exec(
+    lock: ExecLock,
+    registry: KernelRegistry,
+    notebook_path: Path,
+    busy_wait: float,
+    sleep: Callable[[float], Awaitable[None]],
+) -> None:
+    """Take the notebook's execution lock within ``busy_wait`` s, polling every
+    :data:`EXEC_POLL` s with ``sleep``; a kernel being stopped extends the wait by
+    :data:`~jupyter_jcli.kernels.STOP_WAIT` once (its holder lets it go as it stops).
+
+    Raises:
+        KernelError: ``KERNEL_BUSY`` (its details: :func:`busy_error`).
+    """
+    deadline = time.monotonic() + max(busy_wait, 0.0)
+    extended = False
+    while not lock.try_acquire():
+        if time.monotonic() >= deadline:
+            entry = registry.read(notebook_path)
+            if not extended and entry is not None and entry.state == "stopping":
+                extended = True
+                deadline = time.monotonic() + STOP_WAIT
+                continue
+            raise busy_error(notebook_path, entry, busy_wait)
+        await sleep(EXEC_POLL)
+
+
+async def check_leftover(
+    registry: KernelRegistry, notebook_path: Path, backend: SharedBackend, busy_wait: float
+) -> None:
+    """Refuse to queue code behind the code of a command that ended (killed, ``kill -9``)
+    while it ran on the kernel: the registry still holds that command's ``busy`` record.
+
+    Its code may have run on (a kernel outlives a command): what it did is recorded once in
+    the run log as a change of any name (every cell run before reads ``stale``, never fresh,
+    with that cause). Then the kernel is asked on its shell (:meth:`SharedBackend.shell_free`,
+    within ``busy_wait`` s and at least :data:`LEFTOVER_PROBE` s): when it answers, that code
+    has ended and its record is dropped; else ``KERNEL_BUSY`` (``busy_gone``), naming the
+    command and how to stop its code, with nothing sent to the kernel but the probe.
+    """
+    entry = registry.read(notebook_path)
+    busy = entry.busy if entry is not None else None
+    pid = (busy or {}).get("pid")
+    if entry is None or busy is None or not isinstance(pid, int):
+        return
+    if pid == own_pid() or pid_alive(pid):
+        return
+    if not busy.get("noted"):
+        facts = busy_facts(entry)
+        if facts is None:  # not reached: ``busy`` is a record with a pid
+            return
+        cause = leftover_cause(facts)
+        with contextlib.suppress(KernelError):
+            registry.record_change(
+                notebook_path, {"epoch": entry.epoch, "names": None, "cause": cause}
+            )
+            registry.set_busy(notebook_path, entry.epoch, {**busy, "noted": True})
+    if await backend.shell_free(max(busy_wait, LEFTOVER_PROBE)):
+        with contextlib.suppress(KernelError):
+            registry.set_busy(notebook_path, entry.epoch, None, of=pid)
+        return
+    raise busy_error(notebook_path, entry, busy_wait, gone=True)
+
+
+def stop_asked(
+    registry: KernelRegistry, notebook_path: Path, epoch: str, since: float
+) -> AskedStop | None:
+    """The interrupt, restart or shutdown the registry records for the kernel of ``epoch``
+    since ``since`` (``KernelRegistry.record_interrupt``), else None."""
+    return asked_stop(registry.interrupt_since(notebook_path, epoch, since))

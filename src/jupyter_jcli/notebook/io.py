@@ -12,7 +12,7 @@ Nothing here writes: no file, cache or folder is created by a read.
 Two parsers, one per use:
 
 - :func:`read_notebook`, the saved-output protocol's read (``j-cli notebook outputs|output``
-  in the console script's fast lane and through click, ``read_notebook_output`` in both MCP
+  through click, ``read_notebook_output`` in both MCP
   servers, a ``.py`` pair's notebook), gives the standard library's result at every file
   size: ``json.loads`` of the decoded text. One rule in every process, so a response's values
   (integers of any size kept exact) and a broken file's error details (``position``,

@@ -3,7 +3,7 @@
 The protocol's bytes are the standard library's compact JSON: ``json.dumps(value,
 separators=(",", ":"), ensure_ascii=False)`` encoded as UTF-8 (the reference jupyter-jcli
 0.9.7 measures responses and JSON values the same way). One serialiser, so every process
-that serves a request (the console script's fast lane, the click commands, both MCP servers)
+that serves a request (the click commands, both MCP servers)
 writes and measures the same bytes: a size decides paging and truncation, and serialisers
 differ (orjson writes ``0.00001`` where Python writes ``1e-05``). The ``json`` module is also
 what a fresh process has cheapest: importing orjson costs more than serialising a response.

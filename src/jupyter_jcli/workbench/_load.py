@@ -21,7 +21,7 @@ from typing import Any
 from jupyter_jcli.analysis import CellInput, NotebookGraph, build_graph
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.io import FIRST_LINE_WIDTH, first_line
-from jupyter_jcli.notebook.store import NotebookRef, NotebookStore, open_notebook
+from jupyter_jcli.notebook.store import NotebookRef, NotebookStore
 
 __all__ = [
     "FIRST_LINE_WIDTH",
@@ -106,6 +106,10 @@ def load(
         UsageError: a ref of another store than ``store``.
         NotebookError: the codes of :meth:`Document.load` or of the store.
     """
+    if store is None and not isinstance(path, NotebookRef):  # a local path: no store module
+        return loaded_of(Document.load(path, cache_dir=cache_dir))
+    from jupyter_jcli.notebook.store import open_notebook
+
     return loaded_of(open_notebook(path, store=store, cache_dir=cache_dir))
 
 

@@ -1,6 +1,6 @@
-"""A registered kernel joined through our own messaging client (``kernels._wire``): two
-pools on one registry (two processes' views) run code, streams, errors and displays on the
-same kernel, interrupt it and see it die, without ``jupyter_client`` in the join."""
+"""A registered kernel joined through its connection file (``SharedBackend``): two pools on
+one registry (two processes' views) run code, streams, errors and displays on the same
+kernel, interrupt it and see it die."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import anyio
 import pytest
 
 from jupyter_jcli.kernels import KernelRegistry, SharedBackend, SharedKernelPool
-from jupyter_jcli.kernels._wire import WireClient
 
 pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
 
@@ -56,7 +55,6 @@ async def test_a_second_pool_joins_the_registered_kernel_and_sees_its_state(
             result = await kernel.execute("print(shared + 1)\nshared + 2")
             backend = kernel._backend
             assert isinstance(backend, SharedBackend)
-            assert isinstance(backend._client, WireClient)
             assert result.epoch == first.epoch and not result.kernel_restarted
             assert result.status == "ok"
             assert [o["output_type"] for o in result.outputs] == ["stream", "execute_result"]
@@ -66,7 +64,7 @@ async def test_a_second_pool_joins_the_registered_kernel_and_sees_its_state(
         assert await starter.kernel(notebook).is_alive()  # the joiner left it running
 
 
-async def test_errors_stderr_and_displays_arrive_through_the_wire_client(
+async def test_errors_stderr_and_displays_arrive_through_the_joined_kernel(
     starter: SharedKernelPool, notebook: Path
 ) -> None:
     code = (
