@@ -41,14 +41,14 @@ _IMAGES: dict[str, Any] = boolean("False: describe charts in text.", default=Tru
 _KERNEL_NAME: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
-    "description": "Instead of the notebook's kernelspec (restart_kernel switches a live one).",
+    "description": "Another kernelspec than the notebook's.",
 }
 _RUN_OPTIONS: dict[str, Any] = {
     "timeout": _TIMEOUT,
     "include_images": _IMAGES,
     RESEND_IMAGES: RESEND_IMAGES_SCHEMA,
     "kernel_name": _KERNEL_NAME,
-    BACKGROUND: boolean("Answer at once with a run_id for run_status.", default=False),
+    BACKGROUND: boolean("Answer at once with a run_id (see run_status).", default=False),
 }
 """The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
@@ -57,9 +57,8 @@ _MISMATCH_HINT = (
     "kernel_name out to use the live kernel"
 )
 _RUN_NOTE = (
-    "Saves outputs into the .ipynb; answers per cell a status (ok, error, timeout, died, "
-    "interrupted, skipped) and condensed outputs (charts as images), then `still_stale`; "
-    "`error` when the kernel's state was lost. One run per kernel at a time (KERNEL_BUSY)."
+    "Saves outputs in the .ipynb; answers each cell's status and condensed outputs, then "
+    "`still_stale`. One run per kernel at a time (KERNEL_BUSY)."
 )
 _RUN_ALIKE = "Answers as execute_cells."
 
@@ -90,8 +89,8 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="execute_cells",
         title="Execute cells",
-        description="Run the named code cells in this order on the notebook's persistent "
-        "kernel; stops at the first failure. After edits prefer run_stale. " + _RUN_NOTE,
+        description="Run the named code cells in order on the notebook's kernel; stops at the "
+        "first failure (after edits, prefer run_stale). " + _RUN_NOTE,
         properties={
             "path": PATH,
             "names": string_list("Code cells, run in this order.", min_items=1),
@@ -120,9 +119,8 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="execute_code",
         title="Execute code",
-        description="Run scratch code on the notebook's kernel without adding a cell or "
-        "writing the file; cells whose variables it overwrites become stale. "
-        "Outputs condensed as execute_cells gives them.",
+        description="Run scratch code on the notebook's kernel: no cell added, the file "
+        "untouched; cells whose variables it overwrites become stale.",
         properties={
             "path": PATH,
             "code": {"type": "string", "minLength": 1},
@@ -136,8 +134,8 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="run_status",
         title="Background run status",
-        description="A background run's progress and outputs so far, or its result; waits up "
-        "to wait_s for its end. RUN_NOT_FOUND: unknown or expired run_id.",
+        description="A background run's progress and outputs so far, or its result (waits up "
+        "to wait_s for it).",
         properties={
             "path": PATH,
             "run_id": {"type": "string", "minLength": 1},
@@ -150,9 +148,9 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="restart_kernel",
         title="Restart the kernel",
-        description="Restart (or start) the notebook's kernel: variables are lost and every "
-        "code cell becomes stale; a running cell is interrupted first. A kernel shared with "
-        "someone (`kernel.attached`) is refused with KERNEL_SHARED unless force.",
+        description="Restart (or start) the notebook's kernel: variables are lost, every code "
+        "cell becomes stale, a running cell is interrupted. A shared kernel "
+        "(`kernel.attached`) needs force (else KERNEL_SHARED).",
         properties={
             "path": PATH,
             "kernel_name": _KERNEL_NAME,
@@ -175,7 +173,7 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         name="inspect_variable",
         title="Inspect a variable",
         description="One live global of the notebook's kernel: type, length or shape, dtype "
-        "or columns, a bounded head/repr. Runs no cell, imports nothing. KERNEL_NOT_RUNNING "
+        "or columns, a bounded head/repr; runs no cell. KERNEL_NOT_RUNNING "
         "(run a cell first), VARIABLE_NOT_FOUND.",
         properties={
             "path": PATH,
@@ -190,8 +188,8 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         name="list_variables",
         title="List variables",
         description="Every user variable of the notebook's kernel with its type and shape, "
-        "length or short repr (bounded; `notice` says what was left out). Runs no cell, "
-        "imports nothing. KERNEL_NOT_RUNNING (run a cell first).",
+        "length or short repr (bounded), as inspect_variable probes. KERNEL_NOT_RUNNING (run a "
+        "cell first).",
         properties={"path": PATH},
         idempotent=True,
         run=on_session(Workbench.list_variables),

@@ -26,9 +26,8 @@ stored, without running anything. Without output_index: the cell's output direct
 (output_type, MIME types and stored bytes of each); start there. With output_index: one \
 output; text comes in pages of `limit` characters (default {DEFAULT_TEXT_LIMIT:,}) from \
 `offset` (go on with next_offset), rasters as an image, JSON whole, errors with their \
-traceback. MIME type: automatic (images, HTML, Markdown, plain text, JSON, SVG), or pick \
-one with mime_type, or restrict with supported_mime_types. Indexes are zero-based physical \
-positions. Read-only."""
+traceback. MIME type: automatic, or pick one with mime_type, or restrict with \
+supported_mime_types. Indexes are zero-based."""
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",

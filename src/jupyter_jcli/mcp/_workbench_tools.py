@@ -223,13 +223,13 @@ class ToolSpec:
         )
 
 
-_EDIT_NOTE = "Edit: see notebook_overview."
+_EDIT_NOTE = "See notebook_overview."
 
 DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="create_notebook",
         title="Create a notebook",
-        description="Create a new .ipynb (nbformat 4.5) with optional initial cells and its "
+        description="Create a new .ipynb with optional initial cells and its "
         "kernelspec recorded. Never overwrites (FILE_EXISTS). No kernel.",
         properties={
             "path": PATH,
@@ -257,14 +257,13 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         title="Notebook overview",
         description="Start here. One line per cell: name (the address other tools take), "
         "rev, type (when not code), first line, names defined/used, parents/children, lint, "
-        "status (fresh, stale + stale_cause, error, interrupted, never_run), tldr; and the "
-        "kernel. Paged: `next_call` gives the next page. Reads only.\n"
+        "status (fresh, stale, error, interrupted, never_run), tldr; and the kernel. Paged "
+        "(`next_call`).\n"
         "Every tool's path: a .ipynb or its paired .py, under the server's root.\n"
         "Edits (add_cell, update_cell, edit_cell_source, remove_cell, move_cell, "
-        "clear_outputs) take the rev you read as expected_rev (a stale one: REV_MISMATCH with "
-        "the current state), write the .ipynb and paired .py atomically keeping others' edits, "
-        "are undone by undo_last, and return the new rev and `stale`: the cells run_stale "
-        "will re-run.",
+        "clear_outputs) take the rev you read as expected_rev (stale: REV_MISMATCH), run "
+        "nothing, write atomically keeping others' edits, are undone by undo_last, and return "
+        "the new rev and `stale`: what run_stale re-runs.",
         properties={
             "path": PATH,
             "start": integer("First cell index.", minimum=0, default=0),
@@ -278,7 +277,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         description="Sources and condensed outputs of cells by name, or an index slice "
         "start/stop (neither: all), fitted into `budget` characters; a cut names the "
         "read_notebook_output call for the rest and `next_call` continues. Charts come as "
-        f"images (at most {DEFAULT_READ_MAX_IMAGES}, outside the budget). Reads only.",
+        f"images (at most {DEFAULT_READ_MAX_IMAGES}, outside the budget).",
         properties={
             "path": PATH,
             "names": string_list("Cells, in this order."),
@@ -295,7 +294,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         title="Add a cell",
         description="Insert a cell before/after an anchor cell (expected_rev: the anchor's "
         "rev) or at position start/end (default end; expected_rev optional: the "
-        "structure_rev). Does not run it. " + _EDIT_NOTE,
+        "structure_rev). " + _EDIT_NOTE,
         properties={
             "path": PATH,
             "source": {"type": "string"},
@@ -314,7 +313,7 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
         name="update_cell",
         title="Update a cell",
         description="Replace a cell's source, change its type and/or rename it (omitted "
-        "parts stay). Does not run it. " + _EDIT_NOTE,
+        "parts stay). " + _EDIT_NOTE,
         properties={
             "path": PATH,
             "name": _NAME,
@@ -348,7 +347,8 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="remove_cell",
         title="Remove a cell",
-        description="Delete a cell with its outputs (undo_last puts it back). " + _EDIT_NOTE,
+        description="Delete a cell and its outputs (undo_last restores it); cells reading from it "
+        "become stale. " + _EDIT_NOTE,
         properties={"path": PATH, "name": _NAME, "expected_rev": _REV},
         required=("path", "name", "expected_rev"),
         effect="destructive",
@@ -396,9 +396,8 @@ DOCUMENT_TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="search_cells",
         title="Search cells",
-        description="Find cells whose source, name, summary or condensed output text matches "
-        "a query (case-insensitive substring, or a Python regex): cell name, field and a "
-        "snippet per match. Reads only.",
+        description="Find cells whose source, name, summary or output text matches a query "
+        "(substring, any case, or a regex): a snippet per match.",
         properties={
             "path": PATH,
             "query": {"type": "string", "minLength": 1},
