@@ -443,7 +443,7 @@ class Document(LoadedNotebook):
                     if next_base is not None:
                         self._state.derived["base"] = (self._files[0].sha256, next_base)
                     self._seen(written=True)
-                if draft.changed and self._pair is not None and self._pair.out_of_sync is None:
+                if draft.changed and self._pair is not None and _agree_after_write(self._pair):
                     store.record_agreed_pair(self._files[0].sha256)  # both sides agree now
                 return draft.value
         raise AssertionError("unreachable: the last attempt returns or raises")
@@ -512,3 +512,11 @@ class Document(LoadedNotebook):
 
 def _with_removed(result: MutationResult, removed: CellView) -> MutationResult:
     return replace(result, removed=removed)
+
+
+def _agree_after_write(pair: Any) -> bool:
+    """Whether a pair's two files agree once a write went through: they agreed before it, or
+    the write took the text file's inputs (only the text file had changed since the last
+    write of ours: ``writes: "take_text"``), so the notebook now holds them too."""
+    facts = pair.out_of_sync
+    return facts is None or facts.get("writes") == "take_text"
