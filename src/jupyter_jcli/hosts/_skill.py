@@ -70,8 +70,13 @@ def skill_dir(host: HostName, scope: Scope, root: Path | None) -> Path:
 
 
 def _earlier_files(folder: Path) -> dict[str, str] | None:
-    """The files jupyter-jcli 0.9.7's skill install listed (relative path -> text), when its list
-    is there and every file is unchanged; None without such a list.
+    """The files jupyter-jcli 0.9.7's skill install left (relative path -> content), when its
+    list is there and every listed file is unchanged; None without such a list.
+
+    Files are compared by their bytes (SHA-256), never decoded: the content is the bytes as
+    ``surrogateescape`` text, which :func:`._files.apply_changes` compares byte for byte. The
+    bytecode pip compiles (``__pycache__/*.pyc``), listed or not, goes with the rest whatever its
+    hash (another Python recompiles it).
 
     Raises:
         SetupError: ``CONFIG_CONFLICT`` (details ``path``) when a listed file was changed or
@@ -102,17 +107,28 @@ def _earlier_files(folder: Path) -> dict[str, str] | None:
         if relative.is_absolute() or ".." in relative.parts:
             raise conflict
         path = folder.joinpath(*relative.parts)
+        bytecode = _is_bytecode(relative)
         try:
             content = path.read_bytes()
+        except FileNotFoundError as err:
+            if bytecode:
+                continue
+            raise conflict from err
         except OSError as err:
             raise conflict from err
-        if hashlib.sha256(content).hexdigest() != digest:
+        if not bytecode and hashlib.sha256(content).hexdigest() != digest:
             raise conflict
-        try:
-            found[str(relative)] = content.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise conflict from err
+        found[str(relative)] = content.decode("utf-8", "surrogateescape")
+    for path in folder.rglob("*.pyc"):
+        relative = PurePosixPath(path.relative_to(folder).as_posix())
+        if _is_bytecode(relative) and path.is_file() and str(relative) not in found:
+            found[str(relative)] = path.read_bytes().decode("utf-8", "surrogateescape")
     return found
+
+
+def _is_bytecode(relative: PurePosixPath) -> bool:
+    """Whether ``relative`` is compiled bytecode (``__pycache__/NAME.pyc``)."""
+    return relative.suffix == ".pyc" and relative.parent.name == "__pycache__"
 
 
 def plan(host: HostName, scope: Scope, root: Path | None, remove: bool) -> list[FileChange]:
