@@ -508,3 +508,53 @@ def test_git_round_trip_is_byte_identical(project: Path, original: str) -> None:
     setup_host("git", Scope.PROJECT, project)
     setup_host("git", Scope.PROJECT, project, remove=True)
     assert snapshot(project) == before
+
+
+def _reference_server(host: str, args: list[str], extra: str = "") -> str:
+    """The ``jcli-notebook-output`` entry jupyter-jcli 0.9.7's setup registered (through
+    ``claude mcp add`` / ``codex mcp add``), as its host wrote it."""
+    if host == "claude":
+        entry = {"type": "stdio", "command": "j-cli", "args": args, "env": {}}
+        if extra:
+            entry["env"] = {"X": extra}
+        return json.dumps({"mcpServers": {"jcli-notebook-output": entry}, "numStartups": 3})
+    quoted = ", ".join(json.dumps(a) for a in args)
+    text = 'model = "o3"\n\n[mcp_servers.jcli-notebook-output]\ncommand = "j-cli"\n'
+    text += f"args = [{quoted}]\n"
+    return text + (f'cwd = "{extra}"\n' if extra else "")
+
+
+@pytest.mark.parametrize("host", ["claude", "codex"])
+@pytest.mark.parametrize("scope", [Scope.PROJECT, Scope.USER])
+def test_the_server_entry_of_jupyter_jcli_0_9_is_replaced_and_removed(
+    project: Path, home: Path, host: str, scope: Scope
+) -> None:
+    if scope is Scope.PROJECT:
+        args = ["mcp", "serve", "--root", str(project)]
+        config = project / (".mcp.json" if host == "claude" else ".codex/config.toml")
+    else:
+        args = ["mcp", "serve"]
+        config = home / (".claude.json" if host == "claude" else ".codex/config.toml")
+    root = project if scope is Scope.PROJECT else None
+
+    def servers() -> dict[str, Any]:
+        text = config.read_text()
+        doc = json.loads(text) if host == "claude" else tomlkit.parse(text).unwrap()
+        return doc.get("mcpServers" if host == "claude" else "mcp_servers", {})
+
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(_reference_server(host, args))
+    setup_host(host, scope, root)  # type: ignore[arg-type]
+    assert servers()["jcli-notebook-output"]["command"] == str(BIN / "jcli-notebook-output")
+    setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
+    config.write_text(_reference_server(host, args))
+    setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
+    assert "jcli-notebook-output" not in servers()
+    # anything beyond what that setup wrote is the person's: a conflict, and remove leaves it
+    config.write_text(_reference_server(host, args, extra="/tmp"))
+    before = config.read_bytes()
+    with pytest.raises(SetupError) as caught:
+        setup_host(host, scope, root)  # type: ignore[arg-type]
+    assert caught.value.code == "CONFIG_CONFLICT"
+    setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
+    assert config.read_bytes() == before

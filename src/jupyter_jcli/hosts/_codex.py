@@ -242,6 +242,7 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
                 table.get(name) if isinstance(table, MutableMapping) else None,
                 servers[name],
                 recorded.get(f"mcp_servers/{name}"),
+                name,
             ),
         )
         for name in SERVER_NAMES
