@@ -199,7 +199,6 @@ def test_git_block_ignores_run_outputs(project: Path) -> None:
         ("claude", ".mcp.json", '{"mcpServers": {"a": }', "syntax"),
         ("claude", ".claude/settings.json", "[1, 2]", "not an object"),
         ("codex", ".codex/config.toml", "[mcp_servers\ncommand = 1\n", None),
-        ("opencode", "opencode.json", '{\n  // mine\n  "mcp": {}\n}\n', "comments"),
         (
             "git",
             ".gitignore",
@@ -558,3 +557,34 @@ def test_the_server_entry_of_jupyter_jcli_0_9_is_replaced_and_removed(
     assert caught.value.code == "CONFIG_CONFLICT"
     setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
     assert config.read_bytes() == before
+
+
+@pytest.mark.parametrize("scope", [Scope.PROJECT, Scope.USER])
+def test_a_jsonc_config_is_left_alone_unless_it_must_change_then_the_entry_is_given(
+    project: Path, home: Path, capsys: pytest.CaptureFixture[str], scope: Scope
+) -> None:
+    if scope is Scope.PROJECT:
+        config, args, flags = project / "opencode.json", ["--root", str(project)], []
+    else:
+        config, args, flags = home / ".config" / "opencode" / "opencode.jsonc", [], ["--user"]
+    config.parent.mkdir(parents=True, exist_ok=True)
+    original = '{\n  // mine\n  "theme": "dark", /* kept */\n}\n'
+    config.write_text(original)
+    folders = (project, home)
+    before = [snapshot(f) for f in folders]
+    status, document = run_json(capsys, "setup", "opencode", *flags)
+    assert (status, document["code"]) == (1, "CONFIG_INVALID")
+    assert document["details"]["reason"] == "comments"
+    assert [snapshot(f) for f in folders] == before
+    status, document = run_json(capsys, "setup", "opencode", *flags, "--remove")
+    assert status == 0, "nothing of ours in the file: it need not change"
+    assert [snapshot(f) for f in folders] == before
+    # the person adds the entry by hand: setup installs the rest and leaves the file as it is
+    entry = {"type": "local", "command": [str(BIN / "jupyter-mcp"), *args], "enabled": True}
+    by_hand = original.replace("/* kept */", f'"mcp": {{"jupyter-mcp": {json.dumps(entry)}}},')
+    config.write_text(by_hand)
+    status, document = run_json(capsys, "setup", "opencode", *flags)
+    assert status == 0
+    assert config.read_text() == by_hand
+    plugins = config.parent / (".opencode/plugins" if scope is Scope.PROJECT else "plugins")
+    assert (plugins / "jcli.js").exists()

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._jsonconf import JsonDoc, dump_json, load_json
+from jupyter_jcli.hosts._jsonconf import JsonDoc, dump_json, is_plain_json, load_json, load_jsonc
 from jupyter_jcli.hosts._jsonedit import patch_json_text, same_json
 from jupyter_jcli.hosts._model import FileChange, SetupError
 from jupyter_jcli.hosts._servers import READONLY_SERVER, is_guard_command
@@ -335,6 +335,7 @@ def plan_json_file(
     remove: bool,
     prune_dirs: tuple[Path, ...] = (),
     emptied_by_edit: Callable[[], bool] | None = None,
+    by_hand: Callable[[JsonDoc], str] | None = None,
 ) -> FileChange | None:
     """Plan one JSON file's change: read, parse, apply ``edit`` to a copy, splice the difference
     into the text (:func:`patch_json_text`: the rest keeps its bytes).
@@ -343,16 +344,30 @@ def plan_json_file(
     created it and nothing is left in it, or when ``emptied_by_edit`` says the edit took out
     entries someone's setup wrote there (jupyter-jcli 0.9.7's hooks) and nothing is left.
 
+    With ``by_hand``, the file is read as JSONC (comments, trailing commas): such a file is
+    left alone when the edit changes nothing, and refused when it would (setup does not rewrite
+    it without its comments), with ``by_hand(edited)`` (what to write there by hand) in the
+    message.
+
     Returns:
         None when the edit changes nothing (so a second setup writes nothing); else the change.
 
     Raises:
-        SetupError: ``CONFIG_INVALID`` when the file does not parse; whatever ``edit`` raises.
+        SetupError: ``CONFIG_INVALID`` when the file does not parse, or (details ``reason:
+            "comments"``) when it is JSONC and must change; whatever ``edit`` raises.
     """
     before = read_text(path)
-    doc = load_json(path, before)
+    jsonc = by_hand is not None and not is_plain_json(before)
+    doc = load_jsonc(path, before) if jsonc else load_json(path, before)
     edited = copy.deepcopy(doc)
     edit(edited)
+    if jsonc and by_hand is not None and not same_json(edited, doc):
+        raise SetupError(
+            ErrorCode.CONFIG_INVALID,
+            f"{path} has comments (JSONC), which j-cli setup does not rewrite; nothing was "
+            f"written. {by_hand(edited)}",
+            {"path": str(path), "reason": "comments"},
+        )
     if before is None:
         if not edited or remove:
             return None
