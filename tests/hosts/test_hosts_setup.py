@@ -588,3 +588,30 @@ def test_a_jsonc_config_is_left_alone_unless_it_must_change_then_the_entry_is_gi
     assert config.read_text() == by_hand
     plugins = config.parent / (".opencode/plugins" if scope is Scope.PROJECT else "plugins")
     assert (plugins / "jcli.js").exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "relative", "block"),
+    [
+        ("codex", ".codex/.gitignore", "# >>> j-cli local tool >>>\n/config.toml\n"
+         "# <<< j-cli local tool <<<\n"),
+        ("claude", ".claude/skills/.gitignore", "# >>> j-cli local skill >>>\n/j-cli/\n"
+         "# <<< j-cli local skill <<<\n"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("remove", [False, True])
+def test_the_ignore_lines_of_jupyter_jcli_0_9_local_setup_are_taken_out(
+    project: Path, host: str, relative: str, block: str, remove: bool
+) -> None:
+    ignore = project / relative
+    _write(project, {relative: block})
+    setup_host(host, Scope.PROJECT, project, remove=remove)  # type: ignore[arg-type]
+    assert not ignore.exists()
+    mine = "*.log\n"
+    _write(project, {relative: mine + "\n" + block})
+    setup_host(host, Scope.PROJECT, project, remove=remove)  # type: ignore[arg-type]
+    assert ignore.read_text() == mine
+    edited = block.replace("\n#", "\n/mine/\n#", 1)  # a block the person changed is theirs
+    _write(project, {relative: edited})
+    setup_host(host, Scope.PROJECT, project, remove=remove)  # type: ignore[arg-type]
+    assert ignore.read_text() == edited

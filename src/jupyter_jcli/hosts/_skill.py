@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asset
+from jupyter_jcli.hosts._blocks import plan_reference_ignore
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._model import FileChange, HostName, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import claude_config_dir, codex_home, xdg_config_home
@@ -149,6 +150,9 @@ def plan(host: HostName, scope: Scope, root: Path | None, remove: bool) -> list[
         path = folder / name
         inner = tuple(p for p in path.parents if p != folder and folder in p.parents)
         changes.append(FileChange(path, text, None, inner))
+    if scope is Scope.PROJECT:  # the ignore line 0.9.7's --local put beside its skill
+        ignore = plan_reference_ignore(skills, {"skill": ["/j-cli/"]}, prune[1:])
+        changes += [ignore] if ignore is not None else []
     skill = folder / "SKILL.md"
     if "SKILL.md" in earlier:
         content = None if remove else render_asset(SKILL_ASSET)
