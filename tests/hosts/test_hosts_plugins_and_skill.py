@@ -319,3 +319,44 @@ def test_the_skill_names_only_tools_the_workbench_server_has(tmp_path: Path) -> 
     section = SKILL_TEXT.split("## The jupyter-mcp tools", 1)[1]
     named = set(re.findall(r"`([a-z]+(?:_[a-z]+)+)`", section)) - {"expected_rev"}
     assert named == names, (named - names, names - named)
+
+
+def _pip_installed_earlier_skill(folder: Path, listed_bytecode: bool) -> None:
+    """A skill as a pip-installed jupyter-jcli 0.9.7 left it: pip compiled its script, so the
+    folder (and, depending on the install, the list) holds ``__pycache__/*.pyc`` (not UTF-8)."""
+    files: dict[str, bytes] = {
+        "SKILL.md": b"---\nname: j-cli\ndescription: old\n---\n",
+        "scripts/tool.py": b"#!/usr/bin/env python3\n",
+        "scripts/__pycache__/tool.cpython-312.pyc": b"\xcb\r\r\n\x00\x00\x00\x00\xe3\xff",
+    }
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    listed = {n: d for n, d in files.items() if listed_bytecode or not n.endswith(".pyc")}
+    digests = {n: hashlib.sha256(d).hexdigest() for n, d in listed.items()}
+    listing = {"schema": 1, "source": "jupyter-jcli:j-cli", "files": digests}
+    (folder / ".j-cli-managed.json").write_text(json.dumps(listing))
+
+
+@pytest.mark.parametrize("listed_bytecode", [True, False])
+def test_setup_replaces_and_removes_a_pip_installed_skill_of_jupyter_jcli_0_9(
+    project: Path, listed_bytecode: bool
+) -> None:
+    folder = project / ".claude" / "skills" / "j-cli"
+    _pip_installed_earlier_skill(folder, listed_bytecode)
+    setup_host("claude", Scope.PROJECT, project)
+    assert sorted(str(p.relative_to(folder)) for p in folder.rglob("*")) == ["SKILL.md"]
+    setup_host("claude", Scope.PROJECT, project, remove=True)
+    _pip_installed_earlier_skill(folder, listed_bytecode)
+    setup_host("claude", Scope.PROJECT, project, remove=True)
+    assert not folder.exists()
+    # a recompiled .pyc (another Python) does not count as a change; a changed script does
+    _pip_installed_earlier_skill(folder, listed_bytecode)
+    (folder / "scripts" / "__pycache__" / "tool.cpython-312.pyc").write_bytes(b"\x00\x01")
+    setup_host("claude", Scope.PROJECT, project, remove=True)
+    assert not folder.exists()
+    _pip_installed_earlier_skill(folder, listed_bytecode)
+    (folder / "scripts" / "tool.py").write_text("# mine\n")
+    before = snapshot(project)
+    assert _code(lambda: setup_host("claude", Scope.PROJECT, project)) == "CONFIG_CONFLICT"
+    assert snapshot(project) == before

@@ -199,7 +199,6 @@ def test_git_block_ignores_run_outputs(project: Path) -> None:
         ("claude", ".mcp.json", '{"mcpServers": {"a": }', "syntax"),
         ("claude", ".claude/settings.json", "[1, 2]", "not an object"),
         ("codex", ".codex/config.toml", "[mcp_servers\ncommand = 1\n", None),
-        ("opencode", "opencode.json", '{\n  // mine\n  "mcp": {}\n}\n', "comments"),
         (
             "git",
             ".gitignore",
@@ -508,3 +507,111 @@ def test_git_round_trip_is_byte_identical(project: Path, original: str) -> None:
     setup_host("git", Scope.PROJECT, project)
     setup_host("git", Scope.PROJECT, project, remove=True)
     assert snapshot(project) == before
+
+
+def _reference_server(host: str, args: list[str], extra: str = "") -> str:
+    """The ``jcli-notebook-output`` entry jupyter-jcli 0.9.7's setup registered (through
+    ``claude mcp add`` / ``codex mcp add``), as its host wrote it."""
+    if host == "claude":
+        entry = {"type": "stdio", "command": "j-cli", "args": args, "env": {}}
+        if extra:
+            entry["env"] = {"X": extra}
+        return json.dumps({"mcpServers": {"jcli-notebook-output": entry}, "numStartups": 3})
+    quoted = ", ".join(json.dumps(a) for a in args)
+    text = 'model = "o3"\n\n[mcp_servers.jcli-notebook-output]\ncommand = "j-cli"\n'
+    text += f"args = [{quoted}]\n"
+    return text + (f'cwd = "{extra}"\n' if extra else "")
+
+
+@pytest.mark.parametrize("host", ["claude", "codex"])
+@pytest.mark.parametrize("scope", [Scope.PROJECT, Scope.USER])
+def test_the_server_entry_of_jupyter_jcli_0_9_is_replaced_and_removed(
+    project: Path, home: Path, host: str, scope: Scope
+) -> None:
+    if scope is Scope.PROJECT:
+        args = ["mcp", "serve", "--root", str(project)]
+        config = project / (".mcp.json" if host == "claude" else ".codex/config.toml")
+    else:
+        args = ["mcp", "serve"]
+        config = home / (".claude.json" if host == "claude" else ".codex/config.toml")
+    root = project if scope is Scope.PROJECT else None
+
+    def servers() -> dict[str, Any]:
+        text = config.read_text()
+        doc = json.loads(text) if host == "claude" else tomlkit.parse(text).unwrap()
+        return doc.get("mcpServers" if host == "claude" else "mcp_servers", {})
+
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(_reference_server(host, args))
+    setup_host(host, scope, root)  # type: ignore[arg-type]
+    assert servers()["jcli-notebook-output"]["command"] == str(BIN / "jcli-notebook-output")
+    setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
+    config.write_text(_reference_server(host, args))
+    setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
+    assert "jcli-notebook-output" not in servers()
+    # anything beyond what that setup wrote is the person's: a conflict, and remove leaves it
+    config.write_text(_reference_server(host, args, extra="/tmp"))
+    before = config.read_bytes()
+    with pytest.raises(SetupError) as caught:
+        setup_host(host, scope, root)  # type: ignore[arg-type]
+    assert caught.value.code == "CONFIG_CONFLICT"
+    setup_host(host, scope, root, remove=True)  # type: ignore[arg-type]
+    assert config.read_bytes() == before
+
+
+@pytest.mark.parametrize("scope", [Scope.PROJECT, Scope.USER])
+def test_a_jsonc_config_is_left_alone_unless_it_must_change_then_the_entry_is_given(
+    project: Path, home: Path, capsys: pytest.CaptureFixture[str], scope: Scope
+) -> None:
+    if scope is Scope.PROJECT:
+        config, args, flags = project / "opencode.json", ["--root", str(project)], []
+    else:
+        config, args, flags = home / ".config" / "opencode" / "opencode.jsonc", [], ["--user"]
+    config.parent.mkdir(parents=True, exist_ok=True)
+    original = '{\n  // mine\n  "theme": "dark", /* kept */\n}\n'
+    config.write_text(original)
+    folders = (project, home)
+    before = [snapshot(f) for f in folders]
+    status, document = run_json(capsys, "setup", "opencode", *flags)
+    assert (status, document["code"]) == (1, "CONFIG_INVALID")
+    assert document["details"]["reason"] == "comments"
+    assert [snapshot(f) for f in folders] == before
+    status, document = run_json(capsys, "setup", "opencode", *flags, "--remove")
+    assert status == 0, "nothing of ours in the file: it need not change"
+    assert [snapshot(f) for f in folders] == before
+    # the person adds the entry by hand: setup installs the rest and leaves the file as it is
+    entry = {"type": "local", "command": [str(BIN / "jupyter-mcp"), *args], "enabled": True}
+    by_hand = original.replace("/* kept */", f'"mcp": {{"jupyter-mcp": {json.dumps(entry)}}},')
+    config.write_text(by_hand)
+    status, document = run_json(capsys, "setup", "opencode", *flags)
+    assert status == 0
+    assert config.read_text() == by_hand
+    plugins = config.parent / (".opencode/plugins" if scope is Scope.PROJECT else "plugins")
+    assert (plugins / "jcli.js").exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "relative", "block"),
+    [
+        ("codex", ".codex/.gitignore", "# >>> j-cli local tool >>>\n/config.toml\n"
+         "# <<< j-cli local tool <<<\n"),
+        ("claude", ".claude/skills/.gitignore", "# >>> j-cli local skill >>>\n/j-cli/\n"
+         "# <<< j-cli local skill <<<\n"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("remove", [False, True])
+def test_the_ignore_lines_of_jupyter_jcli_0_9_local_setup_are_taken_out(
+    project: Path, host: str, relative: str, block: str, remove: bool
+) -> None:
+    ignore = project / relative
+    _write(project, {relative: block})
+    setup_host(host, Scope.PROJECT, project, remove=remove)  # type: ignore[arg-type]
+    assert not ignore.exists()
+    mine = "*.log\n"
+    _write(project, {relative: mine + "\n" + block})
+    setup_host(host, Scope.PROJECT, project, remove=remove)  # type: ignore[arg-type]
+    assert ignore.read_text() == mine
+    edited = block.replace("\n#", "\n/mine/\n#", 1)  # a block the person changed is theirs
+    _write(project, {relative: edited})
+    setup_host(host, Scope.PROJECT, project, remove=remove)  # type: ignore[arg-type]
+    assert ignore.read_text() == edited

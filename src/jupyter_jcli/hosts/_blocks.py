@@ -13,10 +13,21 @@ setup added before it, so set-then-remove gives back the original text.
 
 from __future__ import annotations
 
-from jupyter_jcli.errors import ErrorCode
-from jupyter_jcli.hosts._model import SetupError
+import re
+from pathlib import Path
 
-__all__ = ["BLOCK_BEGIN", "BLOCK_END", "find_block", "remove_block", "set_block"]
+from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.hosts._files import read_text
+from jupyter_jcli.hosts._model import FileChange, SetupError
+
+__all__ = [
+    "BLOCK_BEGIN",
+    "BLOCK_END",
+    "find_block",
+    "plan_reference_ignore",
+    "remove_block",
+    "set_block",
+]
 
 BLOCK_BEGIN = ">>> jupyter-jcli (managed by `j-cli setup`; do not edit) >>>"
 BLOCK_END = "<<< jupyter-jcli <<<"
@@ -73,3 +84,36 @@ def remove_block(text: str, prefix: str = "#") -> str:
         start -= 1
     kept = lines[:start] + lines[end + 1 :]
     return "".join(kept)
+
+
+def _reference_block(component: str, entries: list[str]) -> re.Pattern[str]:
+    lines = [f"# >>> j-cli local {component} >>>", *entries, f"# <<< j-cli local {component} <<<"]
+    body = "\n".join(re.escape(line) for line in lines)
+    return re.compile(rf"(?m)(?:^\n)?^{body}(?:\n|\Z)")
+
+
+def plan_reference_ignore(
+    folder: Path, blocks: dict[str, list[str]], prune: tuple[Path, ...] = ()
+) -> FileChange | None:
+    """The change that takes out of ``folder/.gitignore`` the blocks jupyter-jcli 0.9.7's
+    ``--local`` setup wrote there (``# >>> j-cli local COMPONENT >>>``, its exact lines, ``# <<<
+    j-cli local COMPONENT <<<``, and the blank line it put before), for each ``component ->
+    lines`` of ``blocks``; a block with other lines is the person's and stays. A file left empty
+    is deleted (that setup deletes it too), with the ``prune`` folders when they are empty.
+    None when there is nothing of it.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` when the file exists but cannot be read as text.
+    """
+    path = folder / ".gitignore"
+    before = read_text(path)
+    if before is None:
+        return None
+    after = before
+    for component, entries in blocks.items():
+        after = _reference_block(component, entries).sub("", after, count=1)
+    if after == before:
+        return None
+    if not after.strip():
+        return FileChange(path, before, None, prune)
+    return FileChange(path, before, after)

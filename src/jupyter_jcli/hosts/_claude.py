@@ -240,7 +240,7 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
             continue
         table = doc.get("mcpServers")
         current = table.get(name) if isinstance(table, dict) else None
-        state = entry_state(current, servers[name], recorded.get(f"mcpServers/{name}"))
+        state = entry_state(current, servers[name], recorded.get(f"mcpServers/{name}"), name)
         items.append(StatusItem("claude", scope, f"mcp:{name}", servers_file, state))
     settings = _load_or_none(settings_file)
     if settings is None:

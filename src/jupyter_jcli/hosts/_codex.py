@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.hosts._blocks import plan_reference_ignore
 from jupyter_jcli.hosts._entries import (
     entry_state,
     hook_group_state,
@@ -116,7 +117,13 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
     """
     changes, notes = _plan_config(request)
     change = _plan_reference_hooks(request.scope, request.root, request.remove, notes)
-    return (changes if change is None else [*changes, change]), notes
+    changes += [change] if change is not None else []
+    if request.scope is Scope.PROJECT:  # the ignore lines 0.9.7's --local put in .codex/
+        folder = config_path(request.scope, request.root).parent
+        blocks = {"tool": ["/config.toml"]}  # its /hooks.json block may guard the person's hooks
+        ignore = plan_reference_ignore(folder, blocks, (folder,))
+        changes += [ignore] if ignore is not None else []
+    return changes, notes
 
 
 def reference_hooks_path(scope: Scope, root: Path | None) -> Path:
@@ -242,6 +249,7 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
                 table.get(name) if isinstance(table, MutableMapping) else None,
                 servers[name],
                 recorded.get(f"mcp_servers/{name}"),
+                name,
             ),
         )
         for name in SERVER_NAMES

@@ -7,7 +7,8 @@ under our name is someone else's: never overwritten (``CONFIG_CONFLICT``) and ne
 hook is ours when its command is our guard; a name in a list is ours only when the ledger says
 setup added it; a container (object, table, list) is removed only when setup created it and it
 is empty again. The hooks jupyter-jcli 0.9.7's setup wrote are recognised by its own marker
-(:func:`remove_reference_hooks`): setup replaces them with ours and ``--remove`` takes them out.
+(:func:`remove_reference_hooks`): setup replaces them with ours and ``--remove`` takes them out;
+so is the ``jcli-notebook-output`` server entry it registered (:func:`is_reference_server`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import Any, Literal
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._jsonconf import JsonDoc, dump_json, load_json
+from jupyter_jcli.hosts._jsonconf import JsonDoc, dump_json, is_plain_json, load_json, load_jsonc
 from jupyter_jcli.hosts._jsonedit import patch_json_text, same_json
 from jupyter_jcli.hosts._model import FileChange, SetupError
-from jupyter_jcli.hosts._servers import is_guard_command
+from jupyter_jcli.hosts._servers import READONLY_SERVER, is_guard_command
 from jupyter_jcli.hosts._state import FileRecord
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "add_items",
     "entry_state",
     "hook_group_state",
+    "is_reference_server",
     "list_at",
     "plain_value",
     "plan_json_file",
@@ -127,9 +129,12 @@ def prune_created(doc: MutableMapping[str, Any], record: FileRecord) -> None:
             del node[keys[-1]]
 
 
-def entry_state(current: object, desired: Mapping[str, Any], recorded: object = None) -> EntryState:
+def entry_state(
+    current: object, desired: Mapping[str, Any], recorded: object = None, name: str | None = None
+) -> EntryState:
     """How an existing named entry compares with the one setup would write (``desired``) and
-    the one the ledger says setup wrote (``recorded``)."""
+    the one the ledger says setup wrote (``recorded``); under ``name``, the entry jupyter-jcli
+    0.9.7's setup registered (:func:`is_reference_server`) is ``outdated`` (ours to replace)."""
     if current is None:
         return "absent"
     plain = plain_value(current)
@@ -137,7 +142,34 @@ def entry_state(current: object, desired: Mapping[str, Any], recorded: object = 
         return "installed"
     if recorded is not None and same_json(plain, plain_value(recorded)):
         return "outdated"
+    if name is not None and is_reference_server(name, plain):
+        return "outdated"
     return "foreign"
+
+
+def is_reference_server(name: str, entry: object) -> bool:
+    """Whether ``entry``, under ``name``, is exactly the MCP server jupyter-jcli 0.9.7's setup
+    registered (through ``claude mcp add`` / ``codex mcp add``): only ``jcli-notebook-output``,
+    ``command`` ``j-cli``, ``args`` ``["mcp", "serve"]`` (user scope) or ``["mcp", "serve",
+    "--root", ABSOLUTE]``, ``type`` ``stdio`` or none, ``env`` empty or none, nothing else."""
+    if name != READONLY_SERVER or not isinstance(entry, Mapping):
+        return False
+    if set(entry) - {"type", "command", "args", "env"}:
+        return False
+    args = entry.get("args")
+    rooted = (
+        isinstance(args, list)
+        and len(args) == 4
+        and args[:3] == ["mcp", "serve", "--root"]
+        and isinstance(args[3], str)
+        and Path(args[3]).is_absolute()
+    )
+    return (
+        entry.get("type", "stdio") == "stdio"
+        and entry.get("command") == "j-cli"
+        and (args == ["mcp", "serve"] or rooted)
+        and entry.get("env") in (None, {})
+    )
 
 
 def set_named(
@@ -156,7 +188,7 @@ def set_named(
     written = record.setdefault("entries", {})
     for name, desired in entries.items():
         key = f"{prefix}/{name}"
-        state = entry_state(table.get(name), desired, written.get(key))
+        state = entry_state(table.get(name), desired, written.get(key), name)
         if state == "foreign":
             raise SetupError(
                 ErrorCode.CONFIG_CONFLICT,
@@ -181,7 +213,7 @@ def remove_named(
     written = record.get("entries", {})
     for name, desired in entries.items():
         current = table.get(name)
-        state = entry_state(current, desired, written.get(f"{prefix}/{name}"))
+        state = entry_state(current, desired, written.get(f"{prefix}/{name}"), name)
         if state in ("installed", "outdated"):
             del table[name]
         elif state == "foreign":
@@ -303,6 +335,7 @@ def plan_json_file(
     remove: bool,
     prune_dirs: tuple[Path, ...] = (),
     emptied_by_edit: Callable[[], bool] | None = None,
+    by_hand: Callable[[JsonDoc], str] | None = None,
 ) -> FileChange | None:
     """Plan one JSON file's change: read, parse, apply ``edit`` to a copy, splice the difference
     into the text (:func:`patch_json_text`: the rest keeps its bytes).
@@ -311,16 +344,30 @@ def plan_json_file(
     created it and nothing is left in it, or when ``emptied_by_edit`` says the edit took out
     entries someone's setup wrote there (jupyter-jcli 0.9.7's hooks) and nothing is left.
 
+    With ``by_hand``, the file is read as JSONC (comments, trailing commas): such a file is
+    left alone when the edit changes nothing, and refused when it would (setup does not rewrite
+    it without its comments), with ``by_hand(edited)`` (what to write there by hand) in the
+    message.
+
     Returns:
         None when the edit changes nothing (so a second setup writes nothing); else the change.
 
     Raises:
-        SetupError: ``CONFIG_INVALID`` when the file does not parse; whatever ``edit`` raises.
+        SetupError: ``CONFIG_INVALID`` when the file does not parse, or (details ``reason:
+            "comments"``) when it is JSONC and must change; whatever ``edit`` raises.
     """
     before = read_text(path)
-    doc = load_json(path, before)
+    jsonc = by_hand is not None and not is_plain_json(before)
+    doc = load_jsonc(path, before) if jsonc else load_json(path, before)
     edited = copy.deepcopy(doc)
     edit(edited)
+    if jsonc and by_hand is not None and not same_json(edited, doc):
+        raise SetupError(
+            ErrorCode.CONFIG_INVALID,
+            f"{path} has comments (JSONC), which j-cli setup does not rewrite; nothing was "
+            f"written. {by_hand(edited)}",
+            {"path": str(path), "reason": "comments"},
+        )
     if before is None:
         if not edited or remove:
             return None

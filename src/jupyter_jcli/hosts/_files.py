@@ -50,8 +50,40 @@ def read_text(path: Path) -> str | None:
         ) from err
 
 
+def _bytes(text: str | None) -> bytes | None:
+    """A change's text as the bytes of the file (binary files are held as ``surrogateescape``
+    text)."""
+    return None if text is None else text.encode("utf-8", "surrogateescape")
+
+
+def _snapshot(path: Path) -> bytes | None:
+    """The file's bytes now, None when it does not exist.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` when it cannot be read (see :func:`read_text`).
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        read_text(path)  # raises the error that explains it
+        raise
+
+
+def _is_binary(text: str | None) -> bool:
+    try:
+        (text or "").encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def unified_diff(change: FileChange) -> str:
-    """The change as a unified diff (``/dev/null`` stands for a missing file)."""
+    """The change as a unified diff (``/dev/null`` stands for a missing file); a binary file
+    (compiled bytecode an earlier version left) is one line saying so."""
+    if _is_binary(change.before) or _is_binary(change.after):
+        return f"Binary file {change.path} {change.action}d\n"
     before = change.before or ""
     after = change.after or ""
     return "".join(
@@ -75,7 +107,7 @@ def apply_changes(changes: Iterable[FileChange]) -> None:
     """
     planned = list(changes)
     for change in planned:
-        if read_text(change.path) != change.before:
+        if _snapshot(change.path) != _bytes(change.before):
             raise SetupError(
                 ErrorCode.CONFIG_CHANGED,
                 f"{change.path} changed while setup was running; nothing was written. "
@@ -99,7 +131,7 @@ def _apply_one(change: FileChange) -> None:
                     break  # not empty (someone else's files) or already gone
             return
         change.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(change.path, change.after.encode("utf-8"))
+        atomic_write_bytes(change.path, change.after.encode("utf-8", "surrogateescape"))
     except JcliError as err:
         raise SetupError(
             ErrorCode.FILE_WRITE_FAILED, err.message, {"path": str(change.path)}

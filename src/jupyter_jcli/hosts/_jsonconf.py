@@ -1,7 +1,8 @@
 """JSON config files (``.mcp.json``, ``settings.json``, ``opencode.json``): parse, and dump a
 new file (2-space indent). Existing files are edited in place by :mod:`._jsonedit`, which keeps
-every byte it does not have to change. JSONC (OpenCode's ``opencode.jsonc``) is read when it has no
-comments; a file with comments is refused rather than rewritten without them.
+every byte it does not have to change. JSONC (OpenCode reads comments and trailing commas in
+``opencode.json`` and ``opencode.jsonc``) is read by :func:`load_jsonc`; setup never rewrites such
+a file without its comments (see :func:`._entries.plan_json_file`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, cast
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._model import SetupError
 
-__all__ = ["JsonDoc", "dump_json", "load_json"]
+__all__ = ["JsonDoc", "dump_json", "is_plain_json", "load_json", "load_jsonc"]
 
 JsonDoc = dict[str, Any]
 """A parsed JSON config: always an object at the top level."""
@@ -38,7 +39,7 @@ def load_json(path: Path, text: str | None) -> JsonDoc:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        reason = "comments" if _has_comments(text) else "syntax"
+        reason = "comments" if has_comments(text) else "syntax"
         message = (
             f"{path} has comments, which j-cli setup cannot keep; edit it by hand or remove the "
             "comments. It was left untouched."
@@ -60,6 +61,20 @@ def load_json(path: Path, text: str | None) -> JsonDoc:
     return cast(JsonDoc, doc)
 
 
+def load_jsonc(path: Path, text: str | None) -> JsonDoc:
+    """Parse a JSONC config (``//`` and ``/* */`` comments, trailing commas) as OpenCode does.
+
+    Raises:
+        SetupError: ``CONFIG_INVALID`` as :func:`load_json` when, without its comments and
+            trailing commas, the text is not a JSON object.
+    """
+    try:
+        return load_json(path, text)
+    except SetupError:
+        assert text is not None  # a missing file parses
+        return load_json(path, _plain_json(text))
+
+
 def dump_json(doc: JsonDoc, original: str | None) -> str:
     """Serialise ``doc`` in the style of ``original`` (indent width, final newline)."""
     indent: int | str = 2
@@ -74,10 +89,49 @@ def dump_json(doc: JsonDoc, original: str | None) -> str:
     return text + "\n" if final_newline else text
 
 
-def _has_comments(text: str) -> bool:
+def is_plain_json(text: str | None) -> bool:
+    """Whether ``text`` is plain JSON (no JSONC comments or trailing commas), or missing."""
+    if text is None or not text.strip():
+        return True
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def has_comments(text: str) -> bool:
     """Whether ``text`` has ``//`` or ``/* */`` comments outside JSON strings."""
-    in_string = False
-    escaped = False
+    return _plain_json(text, stop_at_comment=True) is None
+
+
+_CLOSER = re.compile(r"[ \t\r\n]*[}\]]")
+
+
+def _outside_strings(text: str) -> list[tuple[int, str]]:
+    """Each character of ``text`` outside JSON strings, with its index."""
+    found: list[tuple[int, str]] = []
+    in_string = escaped = False
+    for i, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        else:
+            found.append((i, char))
+    return found
+
+
+def _plain_json(text: str, stop_at_comment: bool = False) -> str | None:
+    """``text`` with its comments blanked and its trailing commas dropped (outside strings);
+    with ``stop_at_comment``, None when it has a comment (else ``text`` unchanged)."""
+    chars = list(text)
+    in_string = escaped = False
     i = 0
     while i < len(text):
         char = text[i]
@@ -91,6 +145,20 @@ def _has_comments(text: str) -> bool:
         elif char == '"':
             in_string = True
         elif char == "/" and text[i + 1 : i + 2] in ("/", "*"):
-            return True
+            if stop_at_comment:
+                return None
+            line = text[i + 1] == "/"
+            end = text.find("\n" if line else "*/", i + 2)
+            end = len(text) if end < 0 else end + (0 if line else 2)
+            for j in range(i, end):
+                chars[j] = text[j] if text[j] in "\r\n" else " "
+            i = end
+            continue
         i += 1
-    return False
+    if stop_at_comment:
+        return text
+    blanked = "".join(chars)
+    for i, char in _outside_strings(blanked):
+        if char == "," and _CLOSER.match(blanked, i + 1):
+            chars[i] = " "
+    return "".join(chars)

@@ -22,9 +22,12 @@ answers ``string | {title?, output, metadata?, attachments?}``):
   too: OpenCode substitutes ``{env:VAR}`` anywhere in its config with the variable's value
   (empty when unset) when it loads it, so the token is never in the file. An existing
   ``opencode.jsonc`` is edited instead when there is no ``opencode.json`` (OpenCode writes one in
-  the user folder), but only when it has no comments: setup cannot edit JSONC comments, so a
-  file with ``//`` or ``/* */`` comments is refused (``CONFIG_INVALID``, details
-  ``reason: "comments"``) and left untouched; add the entry by hand there.
+  the user folder). OpenCode reads both as JSONC; setup does not rewrite a file with comments
+  (or trailing commas): when ours is already there as setup would write it (or, on ``--remove``,
+  nothing of ours is), the file is left alone; otherwise setup stops (``CONFIG_INVALID``,
+  details ``reason: "comments"``), writes nothing, and its message gives the exact member to
+  add to ``"mcp"`` by hand. jupyter-jcli 0.9.7's setup wrote only its plugin file, never this
+  file.
 
 ``jcli-notebook-output`` is not registered here: the native tool is OpenCode's
 ``read_notebook_output``, and a second one from MCP would only duplicate it.
@@ -32,6 +35,7 @@ answers ``string | {title?, output, metadata?, attachments?}``):
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +54,7 @@ from jupyter_jcli.hosts._entries import (
     table_at,
 )
 from jupyter_jcli.hosts._files import read_text
-from jupyter_jcli.hosts._jsonconf import JsonDoc, load_json
+from jupyter_jcli.hosts._jsonconf import JsonDoc, load_jsonc
 from jupyter_jcli.hosts._model import FileChange, PlanRequest, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import xdg_config_home
 from jupyter_jcli.hosts._servers import (
@@ -121,12 +125,24 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
             return
         set_named(table_at(doc, ("mcp",), config, record), entries, config, record, "mcp")
 
+    def by_hand(edited: JsonDoc) -> str:
+        if remove:
+            return (
+                f'Take "{WORKBENCH_SERVER}" out of its "mcp" object there by hand, then run '
+                "setup --remove again."
+            )
+        entry = json.dumps({WORKBENCH_SERVER: edited["mcp"][WORKBENCH_SERVER]}, indent=2)
+        return (
+            f'Add this member to its "mcp" object by hand (create "mcp" if missing), then run '
+            f"setup again:\n{entry[1:-1].strip()}"
+        )
+
     project = scope is Scope.PROJECT
     prune = (plugin.parent, plugin.parent.parent) if project else (plugin.parent,)
     changes = [
         plan_owned_file(plugin, render_asset(PLUGIN_ASSET), remove, prune),
         plan_retired_file(retired, (retired.parent, retired.parent.parent) if project else ()),
-        plan_json_file(config, edit, record, remove=remove),
+        plan_json_file(config, edit, record, remove=remove, by_hand=by_hand),
     ]
     if remove:
         ledger.forget("opencode", config)
@@ -143,7 +159,7 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
         )
     ]
     try:
-        doc = load_json(config, read_text(config))
+        doc = load_jsonc(config, read_text(config))
     except SetupError:
         items.append(StatusItem("opencode", scope, f"mcp:{WORKBENCH_SERVER}", config, "invalid"))
         return items

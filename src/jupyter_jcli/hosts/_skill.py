@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._assets import owned_state, plan_owned_file, render_asset
+from jupyter_jcli.hosts._blocks import plan_reference_ignore
 from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._model import FileChange, HostName, Scope, SetupError, StatusItem
 from jupyter_jcli.hosts._paths import claude_config_dir, codex_home, xdg_config_home
@@ -70,8 +71,13 @@ def skill_dir(host: HostName, scope: Scope, root: Path | None) -> Path:
 
 
 def _earlier_files(folder: Path) -> dict[str, str] | None:
-    """The files jupyter-jcli 0.9.7's skill install listed (relative path -> text), when its list
-    is there and every file is unchanged; None without such a list.
+    """The files jupyter-jcli 0.9.7's skill install left (relative path -> content), when its
+    list is there and every listed file is unchanged; None without such a list.
+
+    Files are compared by their bytes (SHA-256), never decoded: the content is the bytes as
+    ``surrogateescape`` text, which :func:`._files.apply_changes` compares byte for byte. The
+    bytecode pip compiles (``__pycache__/*.pyc``), listed or not, goes with the rest whatever its
+    hash (another Python recompiles it).
 
     Raises:
         SetupError: ``CONFIG_CONFLICT`` (details ``path``) when a listed file was changed or
@@ -102,17 +108,28 @@ def _earlier_files(folder: Path) -> dict[str, str] | None:
         if relative.is_absolute() or ".." in relative.parts:
             raise conflict
         path = folder.joinpath(*relative.parts)
+        bytecode = _is_bytecode(relative)
         try:
             content = path.read_bytes()
+        except FileNotFoundError as err:
+            if bytecode:
+                continue
+            raise conflict from err
         except OSError as err:
             raise conflict from err
-        if hashlib.sha256(content).hexdigest() != digest:
+        if not bytecode and hashlib.sha256(content).hexdigest() != digest:
             raise conflict
-        try:
-            found[str(relative)] = content.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise conflict from err
+        found[str(relative)] = content.decode("utf-8", "surrogateescape")
+    for path in folder.rglob("*.pyc"):
+        relative = PurePosixPath(path.relative_to(folder).as_posix())
+        if _is_bytecode(relative) and path.is_file() and str(relative) not in found:
+            found[str(relative)] = path.read_bytes().decode("utf-8", "surrogateescape")
     return found
+
+
+def _is_bytecode(relative: PurePosixPath) -> bool:
+    """Whether ``relative`` is compiled bytecode (``__pycache__/NAME.pyc``)."""
+    return relative.suffix == ".pyc" and relative.parent.name == "__pycache__"
 
 
 def plan(host: HostName, scope: Scope, root: Path | None, remove: bool) -> list[FileChange]:
@@ -133,6 +150,9 @@ def plan(host: HostName, scope: Scope, root: Path | None, remove: bool) -> list[
         path = folder / name
         inner = tuple(p for p in path.parents if p != folder and folder in p.parents)
         changes.append(FileChange(path, text, None, inner))
+    if scope is Scope.PROJECT:  # the ignore line 0.9.7's --local put beside its skill
+        ignore = plan_reference_ignore(skills, {"skill": ["/j-cli/"]}, prune[1:])
+        changes += [ignore] if ignore is not None else []
     skill = folder / "SKILL.md"
     if "SKILL.md" in earlier:
         content = None if remove else render_asset(SKILL_ASSET)
