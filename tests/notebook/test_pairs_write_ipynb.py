@@ -353,3 +353,24 @@ def test_the_commands_a_refusal_gives_make_the_pair_agree_keeping_the_side_asked
     assert agreed.cells[0].source == kept_source
     agreed.update_cell(target.name, expected_rev=target.rev, source="y = x + 2")
     assert _ipynb_sources(ipynb)[0] == kept_source
+
+
+def test_the_edit_the_script_then_run_it_loop_stays_open_edit_after_edit(tmp_path: Path) -> None:
+    """A run's output write that took the .py's inputs leaves the sides agreed: the next .py
+    edit is taken again, and the one after (the trial found the third refused)."""
+    from jupyter_jcli.notebook.document import CellOutputs
+
+    ipynb, py = _pair(tmp_path)
+    document = Document.load(py)
+    cell = document.cell("l")
+    document.update_cell("l", expected_rev=cell.rev, source="L = [1, 2]")  # a write of ours
+    for word in ("jupyter", "again", "more"):
+        py.write_text(py.read_text().replace("sorted('", f"sorted('{word}"))
+        _make_newer(py, ipynb)
+        run = Document.load(py)
+        assert run.pair_out_of_sync is not None
+        assert run.pair_out_of_sync["writes"] == "take_text", word
+        target = run.cell("x-sort")
+        output = {"output_type": "stream", "name": "stdout", "text": [word]}
+        run.write_outputs({"x-sort": CellOutputs(target.rev, [output], 1)})  # as a run does
+        assert any(f"sorted('{word}" in source for source in _ipynb_sources(ipynb)), word
