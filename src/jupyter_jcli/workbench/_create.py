@@ -163,7 +163,7 @@ def _check_target(target: Path) -> None:
 def _exists(target: Path) -> NotebookError:
     return NotebookError(
         ErrorCode.FILE_EXISTS,
-        f"{target} already exists; create_notebook never overwrites (edit it or pick another "
+        f"{target} already exists; creating a notebook never overwrites (edit it or pick another "
         "name).",
         {"path": str(target)},
     )
