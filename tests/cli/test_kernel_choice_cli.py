@@ -112,6 +112,8 @@ def test_run_and_exec_refuse_a_kernelspec_other_than_the_live_kernels(
 
     run = jcli_json("run", path, "--kernel", other_kernelspec)
     exec_ = jcli_json("exec", path, "--kernel", other_kernelspec, "--code", "v = 0")
+    start = jcli_json("kernel", "start", path, "--kernel", other_kernelspec)
+    assert start[0] == 1 and start[1]["code"] == ErrorCode.KERNELSPEC_MISMATCH  # not ignored
     text = jcli("run", path, "--kernel", other_kernelspec)
     switched = jcli_json("kernel", "restart", path, "--kernel", other_kernelspec)
     after = jcli_json("run", path, "--kernel", other_kernelspec)

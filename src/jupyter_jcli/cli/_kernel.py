@@ -182,6 +182,18 @@ def start_command(
         )
 
     entry, started = anyio.run(start)
+    if not started and kernel_name and entry.kernelspec != kernel_name:
+        raise KernelError(
+            ErrorCode.KERNELSPEC_MISMATCH,
+            f"the notebook's kernel already runs kernelspec {entry.kernelspec!r}, not "
+            f"{kernel_name!r}: to switch (its variables are lost), j-cli kernel restart "
+            f"{file} --kernel {kernel_name}",
+            {
+                "kernelspec": kernel_name,
+                "running_kernelspec": entry.kernelspec,
+                "notebook_path": str(path),
+            },
+        )
     _report("kernel_start", entry, started, "started")
 
 
