@@ -232,8 +232,9 @@ def cancelled(*, terminated: bool = False, signal_name: str = "SIGTERM") -> Jcli
     what = signal_name if terminated else "a second Ctrl-C"
     return JcliError(
         ErrorCode.CANCELLED,
-        f"Cancelled by {what}: the kernel was asked to interrupt the code, and what "
-        "it printed since was not kept.",
+        f"Cancelled by {what}: the kernel was asked to interrupt the code. A run's cells "
+        "that finished were saved with their outputs as it went; the interrupted code's "
+        "output was not kept (a cell keeps the outputs it had saved before).",
     )
 
 

@@ -79,6 +79,7 @@ def test_a_restart_with_a_kernelspec_not_installed_keeps_the_live_kernel(
     assert status == 1 and refused["code"] == ErrorCode.KERNELSPEC_NOT_FOUND
     assert refused["details"]["source"] == "kernel_name"
     assert "--kernel" in refused["details"]["hint"]
+    assert "pass --kernel" not in refused["message"]  # it was passed: pick an installed one
     after = live(path)
     assert (after["pid"], after["epoch"]) == (before["pid"], before["epoch"])
     assert code == 0 and answer["run"]["status"] == "ok"
@@ -99,6 +100,8 @@ def test_run_and_exec_refuse_a_kernelspec_not_installed_on_a_live_kernel(
     for status, refused in (run, exec_):
         assert status == 1 and refused["code"] == ErrorCode.KERNELSPEC_NOT_FOUND
         assert refused["details"]["kernelspec"] == "typo"
+        assert refused["details"]["source"] == "kernel_name"
+        assert "pass --kernel" not in refused["message"]
     assert live(path)["epoch"] == before["epoch"]
     value = jcli_json("exec", path, "--code", "v")[1]
     assert "42" in json.dumps(value["outputs"])  # the refused `v = 0` never ran
@@ -122,9 +125,19 @@ def test_run_and_exec_refuse_a_kernelspec_other_than_the_live_kernels(
         assert status == 1 and refused["code"] == ErrorCode.KERNELSPEC_MISMATCH
         assert refused["details"]["running_kernelspec"] == "python3"
         assert "j-cli kernel restart" in refused["details"]["hint"]
+        assert "Restart the kernel with that kernelspec" not in refused["message"]  # said once
     assert text.returncode == 1 and "KERNELSPEC_MISMATCH" in text.stderr
     assert switched[0] == 0 and switched[1]["kernel"]["kernelspec"] == other_kernelspec
     assert after[0] == 0 and after[1]["run"]["kernel"]["kernelspec_name"] == other_kernelspec
+
+
+def test_exec_without_a_notebook_of_a_kernelspec_not_installed_hints_the_installed(
+    tmp_path: Path,
+) -> None:
+    status, refused = jcli_json("exec", "--kernel", "typo", "--code", "1")
+    assert status == 1 and refused["code"] == ErrorCode.KERNELSPEC_NOT_FOUND
+    assert refused["details"]["source"] == "kernel_name"
+    assert "pass --kernel" not in refused["message"]  # it was passed: pick an installed one
 
 
 def test_a_run_with_a_kernelspec_not_installed_reports_nothing_running(tmp_path: Path) -> None:

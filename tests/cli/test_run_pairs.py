@@ -131,3 +131,33 @@ def test_every_read_of_an_out_of_sync_pair_says_so(here: Path) -> None:
             assert "pair out of sync" in text.stdout
     assert _jupytext("--sync", ipynb) == 0
     assert "pair_out_of_sync" not in run_cli("-j", "notebook", "overview", ipynb).json()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("graph",), ("search", "print"), ("summarize",)],
+    ids=["graph", "search", "summarize"],
+)
+def test_graph_search_and_summarize_of_an_out_of_sync_pair_say_so(
+    here: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    """The trial's leftover of item 7: these reads showed the .py's cells without a word."""
+    from jupyter_jcli.workbench._script import prepare_script
+
+    monkeypatch.setenv("JUPYTER_MCP_DISABLE_SUMMARIES", "1")
+    script = here / "s.py"
+    script.write_text(SCRIPT, "utf-8")
+    prepare_script(script)
+    ipynb = here / "s.ipynb"
+    _edit_first_cell(ipynb, "x = 10\nprint(x)")
+    before = (ipynb.read_bytes(), script.read_bytes())
+    for path in (script, ipynb):
+        document = run_cli("-j", "notebook", command[0], path, *command[1:]).json()
+        facts = document["pair_out_of_sync"]
+        assert (facts["shown"], facts["newer"], facts["writes"]) == ("text", "notebook", "refused")
+        text = run_cli("notebook", command[0], path, *command[1:])
+        assert text.exit_code == 0
+        assert "pair out of sync" in text.stdout + text.stderr
+    assert (ipynb.read_bytes(), script.read_bytes()) == before
+    assert _jupytext("--sync", ipynb) == 0
+    assert "pair_out_of_sync" not in run_cli("-j", "notebook", command[0], ipynb).json()

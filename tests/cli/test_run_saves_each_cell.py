@@ -79,5 +79,7 @@ def test_a_run_killed_in_its_third_cell_keeps_the_two_cells_that_finished(
         assert status == 129
         document = json.loads(out)
         assert (document["status"], document["code"]) == ("error", "CANCELLED")
+        # the finished cells were saved: the message no longer says nothing was kept
+        assert "what it printed since was not kept" not in document["message"]
     else:
         assert status == -signal.SIGKILL

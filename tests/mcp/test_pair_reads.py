@@ -51,8 +51,13 @@ async def test_every_read_says_the_pair_is_out_of_sync_and_runs_are_refused(
     before = (ipynb.read_bytes(), py.read_bytes())
     async with workbench_in_process(tmp_path / "root", in_process) as session:
         for path in ("p.ipynb", "p.py"):
-            for tool in ("notebook_overview", "read_cells"):
-                facts = (await ok(session, tool, path=path))["pair_out_of_sync"]
+            for tool, arguments in (
+                ("notebook_overview", {}),
+                ("read_cells", {}),
+                ("search_cells", {"query": "x"}),
+                ("summarize_cells", {}),
+            ):
+                facts = (await ok(session, tool, path=path, **arguments))["pair_out_of_sync"]
                 assert (facts["shown"], facts["newer"], facts["writes"]) == (
                     "text",
                     "notebook",

@@ -73,7 +73,8 @@ def overview_command(file: str, start: int, limit: int) -> None:
 def graph_command(file: str, graph_format: str) -> None:
     """The dependency DAG between code cells (edges carry the names that flow).
 
-    With -j the document holds the rendered text (mermaid, dot) and the graph as data.
+    With -j the document holds the rendered text (mermaid, dot) and the graph as data. For
+    a pair whose sides disagree, the warning line goes to stderr.
     """
     from jupyter_jcli.workbench import GRAPH_FORMATS, notebook_graph
 
@@ -82,6 +83,10 @@ def graph_command(file: str, graph_format: str) -> None:
     if json_mode():
         emit_json(result.to_dict())
         return
+    from jupyter_jcli.cli._document_render import pair_lines
+
+    for line in pair_lines(result.pair_out_of_sync):  # on stderr: stdout stays Mermaid/DOT
+        echo(line, err=True)
     if result.text is not None:
         echo(result.text, nl=False)
         return

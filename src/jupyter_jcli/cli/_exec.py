@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernel_hinted", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
+_NAMED_HINT = "give --kernel one of details.installed"
 _MISMATCH_HINT = (
     "switch with `j-cli kernel restart NB --kernel NAME` (the variables are lost), or leave "
     "out --kernel to use the live kernel"
@@ -192,7 +193,8 @@ def kernel_hinted(err: KernelError, *, restart_switches: bool = True) -> KernelE
     ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as they are."""
     from jupyter_jcli.workbench import kernelspec_hint
 
-    return kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT if restart_switches else None)
+    mismatch = _MISMATCH_HINT if restart_switches else None
+    return kernelspec_hint(err, _KERNEL_HINT, mismatch, named=_NAMED_HINT)
 
 
 def _kernel_kept(outcome: CodeOutcome) -> bool:

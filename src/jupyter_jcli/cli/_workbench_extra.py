@@ -48,6 +48,9 @@ def search_lines(outcome: SearchOutcome) -> list[str]:
         f"{outcome.path}: {len(outcome.matches)} matches for {kind} {outcome.query!r} in "
         f"{len(outcome.cells)} cells (searched: {', '.join(outcome.fields)})"
     ]
+    from jupyter_jcli.cli._document_render import cell_name, pair_lines
+
+    lines.extend(pair_lines(outcome.pair_out_of_sync))
     for m in outcome.matches:
         where: str = m.field
         if m.output_index is not None:
@@ -57,8 +60,6 @@ def search_lines(outcome: SearchOutcome) -> list[str]:
         lines.append(f"[{m.index}] {m.name} · {where} · {m.line}:{m.column}  {m.snippet}")
     if outcome.truncated:
         lines.append("more matches exist: raise --max-results or narrow the pattern")
-    from jupyter_jcli.cli._document_render import cell_name
-
     for name, field in outcome.clipped:
         lines.append(
             f"note: only the start of the {field} of {cell_name(name)} was searched (too long)"
@@ -68,7 +69,9 @@ def search_lines(outcome: SearchOutcome) -> list[str]:
 
 def summarize_lines(outcome: SummarizeOutcome) -> list[str]:
     """Each cell's tldr, description and output summary, then what was cached."""
-    lines: list[str] = []
+    from jupyter_jcli.cli._document_render import pair_lines
+
+    lines: list[str] = pair_lines(outcome.pair_out_of_sync)
     reasons: set[str] = set()
     for c in outcome.cells:
         s = c.summary

@@ -52,6 +52,7 @@ _RUN_OPTIONS: dict[str, Any] = {
 }
 """The options both executing tools take, after their own."""
 _KERNEL_HINT = "pass kernel_name (one of details.installed) to start another kernelspec"
+_NAMED_HINT = "give kernel_name one of details.installed"
 _MISMATCH_HINT = (
     "call restart_kernel with this kernel_name to switch (the variables are lost), or leave "
     "kernel_name out to use the live kernel"
@@ -77,7 +78,7 @@ def _hinted(run: WorkbenchRun) -> WorkbenchRun:
         try:
             return await run(workbench, call)
         except KernelError as err:
-            hinted_error = kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT)
+            hinted_error = kernelspec_hint(err, _KERNEL_HINT, _MISMATCH_HINT, named=_NAMED_HINT)
             if hinted_error is err:
                 raise
             raise hinted_error from err

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_jcli.analysis import GraphDict, to_dot, to_mermaid
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import load
 
 __all__ = ["GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"]
@@ -31,6 +32,7 @@ class GraphResult:
         text: the Mermaid or DOT text; for ``json``, ``None``.
         graph: the graph as data (cells with effects, parents and children by name; edges
             with the names flowing along them; lint findings), for every format.
+        pair_out_of_sync: as :class:`~jupyter_jcli.workbench.Overview` has it.
     """
 
     path: Path
@@ -38,6 +40,7 @@ class GraphResult:
     format: GraphFormat
     text: str | None
     graph: GraphDict
+    pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document. ``text`` is present for mermaid and dot; ``graph`` always."""
@@ -45,6 +48,7 @@ class GraphResult:
             **ok_fields("notebook_graph", self.path),
             "structure_rev": self.structure_rev,
             "format": self.format,
+            **pair_field(self.pair_out_of_sync),
         }
         if self.text is not None:
             doc["text"] = self.text
@@ -90,4 +94,5 @@ def notebook_graph(
         format=format,
         text=text,
         graph=loaded.graph.to_dict(),
+        pair_out_of_sync=loaded.document.pair_out_of_sync,
     )

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from jupyter_jcli.errors import SCHEMA_VERSION, JcliError, UsageError
+from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.kernels import (
     DEFAULT_KERNELSPEC,
     ExecutionResult,
@@ -507,7 +507,15 @@ async def execute_code(
             scratch_kernel_path(here), kernelspec_name=scratch_spec(kernel_name)
         )
         if not await scratch.is_alive():
-            await scratch.require_kernelspec()
+            try:
+                await scratch.require_kernelspec()
+            except KernelError as err:  # say where the name came from, as for a notebook
+                if err.code != ErrorCode.KERNELSPEC_NOT_FOUND:
+                    raise
+                source = "default" if kernel_name is None else "kernel_name"
+                details = {**err.details, "source": source}
+                raise KernelError(err.code, err.message, details) from err
+
         result, info = await run_code_on(scratch, code, timeout=timeout, display_mode=mode)
     else:
         loaded = await workbench._load(path)

@@ -33,6 +33,14 @@ _WHERE: dict[KernelspecSource, str] = {
 }
 
 
+_MISMATCH_ADVICE = (
+    "Restart the kernel with that kernelspec to switch (its variables are lost), or run "
+    "without naming a kernelspec to use the live kernel."
+)
+"""How ``KERNELSPEC_MISMATCH`` says to go on, unless a front end says it its way
+(:func:`kernelspec_hint` replaces it: the advice is given once)."""
+
+
 class KernelChoice:
     """The kernelspec per notebook: the caller's override if one was given, else the
     notebook's own."""
@@ -78,8 +86,7 @@ class KernelChoice:
         return KernelError(
             ErrorCode.KERNELSPEC_MISMATCH,
             f"the notebook's live kernel runs kernelspec {running!r}, not {kernel_name!r}: "
-            "nothing ran. Restart the kernel with that kernelspec to switch (its variables "
-            "are lost), or run without naming a kernelspec to use the live kernel.",
+            f"nothing ran. {_MISMATCH_ADVICE}",
             {
                 "kernelspec": kernel_name,
                 "running_kernelspec": running,
@@ -124,13 +131,22 @@ class KernelChoice:
         )
 
 
-def kernelspec_hint(err: KernelError, hint: str, mismatch: str | None = None) -> KernelError:
+def kernelspec_hint(
+    err: KernelError, hint: str, mismatch: str | None = None, *, named: str | None = None
+) -> KernelError:
     """``err`` with a front end's way of choosing the kernelspec appended (message and
-    ``details.hint``): ``hint`` for ``KERNELSPEC_NOT_FOUND`` (e.g. ``"pass --kernel NAME"``),
-    ``mismatch`` for ``KERNELSPEC_MISMATCH`` (how to switch the live kernel); other errors
-    are returned as is."""
-    said = {ErrorCode.KERNELSPEC_NOT_FOUND: hint, ErrorCode.KERNELSPEC_MISMATCH: mismatch}
-    chosen = said.get(err.code)
+    ``details.hint``): for ``KERNELSPEC_NOT_FOUND``, ``hint`` (e.g. ``"pass --kernel NAME"``),
+    or ``named`` when the missing name is the one the caller gave (``details.source``
+    ``kernel_name``: it was passed already); ``mismatch`` for ``KERNELSPEC_MISMATCH`` (how
+    to switch the live kernel, in place of the generic advice); other errors as they are."""
+    if err.code == ErrorCode.KERNELSPEC_NOT_FOUND:
+        asked = named is not None and err.details.get("source") == "kernel_name"
+        chosen = named if asked else hint
+    elif err.code == ErrorCode.KERNELSPEC_MISMATCH:
+        chosen = mismatch
+    else:
+        chosen = None
     if chosen is None:
         return err
-    return KernelError(err.code, f"{err.message}; {chosen}", {**err.details, "hint": chosen})
+    message = err.message.removesuffix(f" {_MISMATCH_ADVICE}").removesuffix(".")
+    return KernelError(err.code, f"{message}; {chosen}", {**err.details, "hint": chosen})

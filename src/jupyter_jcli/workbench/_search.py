@@ -22,8 +22,9 @@ a deadline (:mod:`jupyter_jcli.workbench._search_pattern`).
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +32,7 @@ from typing import Any, Literal
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import outputs_of
 from jupyter_jcli.workbench._search_pattern import compile_query
 
@@ -132,6 +133,7 @@ class SearchOutcome:
         truncated: more matches exist than ``max_results``.
         cell_count: cells in the notebook.
         clipped: ``(cell name, field)`` of texts searched only up to their bound.
+        pair_out_of_sync: as :class:`~jupyter_jcli.workbench.Overview` has it.
     """
 
     path: Path
@@ -142,6 +144,7 @@ class SearchOutcome:
     truncated: bool
     cell_count: int
     clipped: tuple[tuple[str, SearchField], ...]
+    pair_out_of_sync: Mapping[str, Any] | None = dataclasses.field(default=None, kw_only=True)
 
     @property
     def cells(self) -> tuple[str, ...]:
@@ -158,6 +161,7 @@ class SearchOutcome:
             "match_count": len(self.matches),
             "truncated": self.truncated,
             "cell_count": self.cell_count,
+            **pair_field(self.pair_out_of_sync),
             "cells": list(self.cells),
             "clipped": [{"name": name, "field": field} for name, field in self.clipped],
             "matches": [match.to_dict() for match in self.matches],
@@ -232,6 +236,7 @@ def search_cells(
         truncated=truncated,
         cell_count=len(document.cells),
         clipped=tuple(clipped),
+        pair_out_of_sync=document.pair_out_of_sync,
     )
 
 

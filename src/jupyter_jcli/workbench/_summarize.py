@@ -16,15 +16,15 @@ from __future__ import annotations
 import copy
 import os
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 
 __all__ = ["CellSummary", "SummarizeOutcome", "summarize_cells"]
 
@@ -81,12 +81,14 @@ class SummarizeOutcome:
         written: names of the cells whose summary cache was written to the file, in
             document order (empty when nothing new came from the model, and for a
             py:percent ``path``, see :func:`~jupyter_jcli.summaries.write_summary_cache`).
+        pair_out_of_sync: as :class:`~jupyter_jcli.workbench.Overview` has it.
     """
 
     path: Path
     model: str
     cells: tuple[CellSummary, ...]
     written: tuple[str, ...]
+    pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (``counts``: cells by ``llm``, ``fallback`` and ``cached``)."""
@@ -100,6 +102,7 @@ class SummarizeOutcome:
                 "cached": sum(1 for cell in self.cells if cell.cached),
             },
             "written": list(self.written),
+            **pair_field(self.pair_out_of_sync),
             "cells": [cell.to_dict() for cell in self.cells],
         }
 
@@ -149,6 +152,7 @@ def summarize_cells(
         model=chosen_model,
         cells=tuple(_cell(view, found[key]) for view, key in zip(selected, keys, strict=True)),
         written=written,
+        pair_out_of_sync=document.pair_out_of_sync,
     )
 
 
