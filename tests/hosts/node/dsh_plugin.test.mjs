@@ -213,3 +213,53 @@ test("the guard fails open with a diagnostic; a tool failure is an error, never 
     (error) => error.name === "AbortError",
   )
 })
+
+test("the model sees jupyter-jcli 0.9.7's text shape: a listing's rows, a read's payload then its facts", { skip: SKIP }, async () => {
+  const contract = loadContract()
+  const module = await loadModule()
+  const h = harness(module, { shell: simulatedShell() })
+  const tool = h.tools[0]
+  const run = { agent: agent(contract.project), signal: new AbortController().signal }
+  const listing = contract.calls.find((item) => item.args.output_index === undefined && !item.expected.is_error)
+  const listed = await tool.execute(listing.args, run)
+  const [rows, ...rest] = tool.output.render(listing.args, listed)
+  assert.deepEqual(rest, [])
+  const shown = JSON.parse(rows.text)
+  assert.deepEqual(shown.provenance, { path: listed.source.path, cell: listed.source.cell_index })
+  assert.deepEqual(shown.outputs.map((row) => [row.index, row.type, row.mime]),
+    listed.outputs.map((entry) => [entry.output_index, entry.output_type, entry.available_mime_types]))
+  const text = contract.calls.find((item) => !item.expected.is_error && item.expected.json.selected?.encoding === "utf-8")
+  const read = await tool.execute(text.args, run)
+  const [payload, facts] = tool.output.render(text.args, read)
+  assert.deepEqual(payload, { type: "text", text: read.selected.data })
+  const metadata = JSON.parse(facts.text)
+  assert.equal(metadata.output.type, read.output_type)
+  assert.equal(metadata.output.mime, read.selected.mime_type)
+  assert.equal(metadata.provenance.output, read.source.output_index)
+  assert.equal(facts.text.includes("schema_version"), false)
+})
+
+test("an edit of a paired script runs the pair guards before and after; an unrelated file none", { skip: SKIP }, async () => {
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs")
+  const { join } = await import("node:path")
+  const { tmpdir } = await import("node:os")
+  const module = await loadModule()
+  const folder = mkdtempSync(join(tmpdir(), "jcli-dsh-pair-"))
+  try {
+    writeFileSync(join(folder, "book.ipynb"), "{}")
+    const shell = simulatedShell()
+    const h = harness(module, { shell })
+    const a = agent(folder)
+    const downstream = { kind: "accept", additionalContexts: [] }
+    for (const file_path of ["book.py", "notes.md", "other.py"]) {
+      const call = exec("edit", { file_path, old_string: "a", new_string: "b" }, { agent: a })
+      assert.deepEqual(await h.pre(call, async () => ({ kind: "allow" })), { kind: "allow" })
+      assert.equal(await h.post(call, {}, async () => downstream), downstream)
+    }
+    const commands = shell.log.filter((entry) => entry.op === "resolve").map((entry) => entry.request.command.split(" ").slice(1).join(" "))
+    assert.deepEqual(commands, ["_hooks pair-drift-guard-pre --platform dsh", "_hooks pair-drift-guard-post --platform dsh"])
+    assert.deepEqual(a.injected, [])
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+})

@@ -1,6 +1,6 @@
 // Managed by jupyter-jcli: `j-cli setup dsh` writes this file, `j-cli setup dsh --remove` deletes it.
 //
-// DSH plugin "jupyter-jcli": the `read_notebook_output` tool (the same one-tool contract as the
+// DSH plugin "jcli-dsh" (jupyter-jcli 0.9.7's name and contract): the `read_notebook_output` tool (the same one-tool contract as the
 // read-only MCP server `jcli-notebook-output`) and the notebook guard. Plain JavaScript (also valid
 // TypeScript: DSH loads it from `.dsh/plugins/jcli.ts`, registered by the row `jcli-hooks` of
 // `.dsh/cordis.yml`).
@@ -18,18 +18,28 @@
 //   ctx.get("attachments").saveImage({ data, mediaType }) -> { attachmentId, mediaType, bytes, width, height }
 //   ctx.get("sandboxPolicy").resolve({ session? }) when the shell confines commands (ctx.shell.sandboxMode)
 //   ctx.on("tools/pre-execute", (exec, next) -> decision)   exec: { callId, name, arguments, agent?, signal }
+//   ctx.on("tools/post-execute", (exec, result, next) -> decision)   decision.additionalContexts: messages
 //   ctx.logger.warn(message)
 //
 // The tool resolves to the saved-output protocol document (a raster read: its base64 saved as a
-// host attachment, `selected.delivered_as: "image_content"` and `selected.attachment`); its
-// output.render gives the model the JSON as text (and the image). A failure throws a
+// host attachment, `selected.delivered_as: "image_content"` and `selected.attachment`). Its
+// output.render gives the model 0.9.7's text shape: a listing as one JSON text
+// {provenance, outputs: [{index, type, mime, name?, ename?, evalue?}]}; a read as the payload
+// (raw text, compact JSON, stream text, error JSON, or the image) then one JSON text
+// {provenance, output: {type, mime?, available?, name?, page?}}. A failure throws a
 // JcliPluginError whose message is the error JSON ({"status": "error", "code": ...}): a non-zero
 // exit or output that is not that JSON is never a success.
 //
-// The guard: a shell, edit or patch tool call goes to `j-cli hook guard --host dsh` (stdin: the
-// call as a hook event; stdout: one JSON line {"decision": "allow"|"deny", "reason"}); a deny
-// answers { kind: "deny", reason } without calling next(). The guard fails open: when it cannot
-// answer, the call goes ahead (next()) and the failure is logged and shown to the agent.
+// The guard, routed as 0.9.7's plugin routes it: `bash` runs `j-cli _hooks notebook-exec-guard
+// --platform dsh` then `python-run-guard`; `edit`/`write` of a `.ipynb`, or of a `.py` beside
+// one, runs `pair-drift-guard-pre` (and `pair-drift-guard-post` after a paired `.py`: it never
+// decides), any other file none; the other shell, edit and patch tools and NotebookEdit run our
+// `j-cli hook guard --host dsh` (stdout: one JSON line {"decision": "allow"|"deny", "reason"}).
+// stdin: the call as a Claude-shaped hook event. `_hooks` exit 2 (reason: stderr, else the
+// structured deny on stdout) or exit 0 with a structured deny answers { kind: "deny", reason }
+// without calling next(). The guard fails open: when it cannot answer, the call goes ahead and a
+// diagnostic (at most diagnosticMaxChars, source {kind: "jcli-dsh"}) is logged and injected (pre)
+// or prepended to the downstream decision's additionalContexts (post).
 
 import { statSync } from "node:fs"
 import { extname, resolve as resolvePath } from "node:path"
