@@ -225,7 +225,7 @@ def test_the_dsh_plugin_loads_as_typescript_in_bun(
     report = done.stdout + done.stderr
     print(report)
     assert done.returncode == 0, report
-    assert re.search(r"\b5 pass\b", report) and re.search(r"\b0 fail\b", report), report
+    assert re.search(r"\b7 pass\b", report) and re.search(r"\b0 fail\b", report), report
 
 
 def _opencode_tool(npm_bin: Path, project: Path, env: dict[str, str], **params: object) -> Any:
