@@ -8,6 +8,7 @@ client, or as a plain HTTP client where the token is what is tested.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import psutil
 import pytest
 from workbench_client import error_code, ok
@@ -109,6 +111,35 @@ async def test_python_client_reads_edits_and_runs_a_cell_then_sigterm_stops_the_
         assert "x = 41" in (root / NB).read_text()
         assert server.stop(signal.SIGTERM) == -signal.SIGTERM
     assert not _alive(pid)
+
+
+@pytest.mark.kernel
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_a_signal_during_a_running_cell_stops_the_server_and_its_kernel(
+    root: Path, tmp_path: Path, sig: signal.Signals
+) -> None:
+    started = tmp_path / "cell-started"
+    code = f"import time\nopen({str(started)!r}, 'w').close()\ntime.sleep(600)"
+    with running_http_server("jupyter-mcp", root, tmp_path) as server:
+        with anyio.fail_after(WAIT_SECONDS):
+            async with http_session(server.url, server.token) as session:
+                await ok(session, "execute_code", path=NB, code="1")  # the kernel is up
+                kernels = psutil.Process(server.process.pid).children(recursive=True)
+                assert kernels
+                async with anyio.create_task_group() as group:
+                    group.start_soon(_call_quietly, session, code)
+                    while not started.exists():
+                        await anyio.sleep(0.1)
+                    returncode = await anyio.to_thread.run_sync(server.stop, sig)
+                    group.cancel_scope.cancel()
+    assert returncode == -sig
+    assert not [kernel for kernel in kernels if _alive(kernel.pid)]
+
+
+async def _call_quietly(session: Any, code: str) -> None:
+    """A call the server's stop interrupts (whatever the client then sees)."""
+    with contextlib.suppress(Exception):
+        await session.call_tool("execute_code", {"path": NB, "code": code})
 
 
 @pytest.mark.kernel
