@@ -161,8 +161,9 @@ def add_transport_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="HTTP: a Host header to accept besides 127.0.0.1/localhost (a reverse proxy's "
-        "name, e.g. the JupyterHub's; repeatable).",
+        help="HTTP on a loopback --host: a Host header to accept besides 127.0.0.1/localhost "
+        "(a reverse proxy's name, e.g. the JupyterHub's; repeatable). A non-loopback --host "
+        "checks no Host header.",
     )
 
 
