@@ -24,7 +24,6 @@ PENDING = frozenset(
         "docs/guides/stores.md",
         "docs/guides/jupyterhub.md",
         "docs/guides/enterprise-gateway.md",
-        "docs/guides/mcp-over-http.md",
         "docs/guides/jupyterlab.md",
     }
 )
