@@ -128,7 +128,9 @@ class ContentsStore:
         self._client = httpx.Client(
             headers=headers, timeout=httpx.Timeout(timeout), verify=verify, follow_redirects=False
         )
-        self._last: dict[str, StoreRead] = {}
+        self._last: dict[str, tuple[Version, bytes]] = {}
+        """Per ref key, the version and the answer of its last read: the base of a commit at
+        that version (parsed again, so no caller's change to a read can reach the server)."""
         self._hashes = True
         self._guard = threading.Lock()
 
@@ -156,7 +158,15 @@ class ContentsStore:
                 the server), and the codes of the module docstring.
         """
         path = self._path(ref)
-        model = self._model(self._request("GET", path, {"content": "1", "hash": "1"}), path)
+        raw = self._request("GET", path, {"content": "1", "hash": "1"})
+        read = self._parsed(raw, path)
+        with self._guard:
+            self._last[ref.key] = (read.version, raw)
+        return read
+
+    def _parsed(self, raw: bytes, path: str) -> StoreRead:
+        """The notebook of a ``GET`` answer with content, and its version."""
+        model = self._model(_json(raw, path), path)
         content = model.get("content")
         if not isinstance(content, dict) or not isinstance(content.get("cells"), list):
             raise _server_error(path, 200, "the notebook model has no cells")
@@ -165,10 +175,7 @@ class ContentsStore:
             metadata = cell.get("metadata") if isinstance(cell, dict) else None
             if isinstance(metadata, dict):
                 metadata.pop("trusted", None)
-        read = StoreRead(content, version)
-        with self._guard:
-            self._last[ref.key] = read
-        return read
+        return StoreRead(content, version)
 
     def commit(
         self,
@@ -188,9 +195,10 @@ class ContentsStore:
         """
         path = self._path(ref)
         with self._guard:
-            base = self._last.get(ref.key)
+            last = self._last.get(ref.key)
         checked = False
-        if base is None or base.version != expected_version:
+        base = self._parsed(last[1], path) if last and last[0] == expected_version else None
+        if base is None:
             base = self.read(ref)
             if base.version != expected_version:
                 raise stale_version_error(ref)
@@ -233,7 +241,7 @@ class ContentsStore:
             NotebookError: ``FILE_EXISTS``; the codes of the module docstring.
         """
         path = self._path(ref)
-        if self._request("GET", path, {"content": "0"}, missing_ok=True) is not None:
+        if self._request("GET", path, {"content": "0"}, missing_ok=True):
             raise NotebookError(
                 ErrorCode.FILE_EXISTS, f"{path} already exists on {self.base_url}.", {"path": path}
             )
@@ -295,7 +303,9 @@ class ContentsStore:
         """Refuse (``WRITE_CONFLICT``) unless the server's notebook is still at ``expected``:
         its hash alone when the server gives one, else the whole notebook."""
         if self._hashes:
-            model = self._model(self._request("GET", path, {"content": "0", "hash": "1"}), path)
+            model = self._model(
+                _json(self._request("GET", path, {"content": "0", "hash": "1"}), path), path
+            )
             if model.get("hash"):
                 if self._version(model) != expected:
                     raise stale_version_error(ref)
@@ -336,8 +346,8 @@ class ContentsStore:
         *,
         body: bytes | None = None,
         missing_ok: bool = False,
-    ) -> Any:
-        """One request, its answer's JSON (``None`` for a 404 with ``missing_ok``)."""
+    ) -> bytes:
+        """One request, its answer's body (``b""`` for a 404 with ``missing_ok``)."""
         import httpx
 
         url = self.base_url + "api/contents/" + quote(path, safe="/")
@@ -369,7 +379,7 @@ class ContentsStore:
                 {"path": path, "server_url": self.base_url, "reason": reason},
             ) from err
         if status == 404 and missing_ok:
-            return None
+            return b""
         said = _message(bytes(raw))
         if status == 404:
             raise NotebookError(
@@ -387,10 +397,14 @@ class ContentsStore:
             )
         if not 200 <= status < 300:
             raise _server_error(path, status, said)
-        try:
-            return json.loads(bytes(raw))
-        except ValueError:
-            raise _server_error(path, status, "the answer is not JSON") from None
+        return bytes(raw)
+
+
+def _json(raw: bytes, path: str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise _server_error(path, 200, "the answer is not JSON") from None
 
 
 def _message(raw: bytes) -> str | None:
