@@ -153,11 +153,23 @@ class ContentsStore:
     def read(self, ref: NotebookRef) -> StoreRead:
         """The notebook and its :class:`ContentsVersion` (``GET``). Writes nothing.
 
+        When this store read the notebook before and the server gives hashes, the hash is
+        asked first (``content=0``: the server neither parses nor validates the notebook) and
+        the last answer is used again while it is unchanged.
+
         Raises:
             NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED`` (not a notebook for
                 the server), and the codes of the module docstring.
         """
         path = self._path(ref)
+        with self._guard:
+            last = self._last.get(ref.key)
+        if last is not None and self._hashes:
+            probe = self._model(
+                _json(self._request("GET", path, {"content": "0", "hash": "1"}), path), path
+            )
+            if probe.get("hash") and self._version(probe) == last[0]:
+                return self._parsed(last[1], path)
         raw = self._request("GET", path, {"content": "1", "hash": "1"})
         read = self._parsed(raw, path)
         with self._guard:
