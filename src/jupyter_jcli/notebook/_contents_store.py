@@ -19,7 +19,8 @@ JupyterHub user server, a remote server), read and written through its REST cont
   between its last comparison and the rename) is the same in kind. Writers on this machine
   are serialised by :meth:`ContentsStore.lock` (an advisory ``flock`` in the cache folder,
   keyed by ``NotebookRef.key``); the server has no lock. What a commit returns is read after
-  the ``PUT``.
+  the ``PUT``. A ``PUT`` whose answer is lost (``SERVER_UNREACHABLE``, a timeout) may have
+  been written: no undo record is kept for it, and the next read shows what the server holds.
 - **create**: ``PUT`` of a new model after a ``GET`` found none (``FILE_EXISTS`` otherwise;
   the same window: the API has no create-only write).
 - **undo records** stay on this machine, in the snapshot stack of the ref's key
