@@ -207,3 +207,34 @@ def test_a_notebook_on_a_jupyterhub_user_server_is_read_edited_and_undone(
         refused.read(refused.ref(path))
     assert caught.value.code == ErrorCode.SERVER_AUTH_FAILED
     _only_cache_written(agent)
+
+
+def test_a_server_without_hashes_is_versioned_by_its_content(
+    tmp_path: Path, agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server_helpers import NO_COLLABORATION, running_server
+
+    tests = str(Path(__file__).parent.parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([tests, os.environ.get("PYTHONPATH", "")]))
+    manager = "--ServerApp.contents_manager_class=nohash_contents.NoHashContentsManager"
+    root = tmp_path / "root"
+    root.mkdir()
+    path = _on_server(root, ["# load\nx = 1", "# show\nprint(x)"])
+    with (
+        running_server(root, tmp_path / "work", extra_args=[*NO_COLLABORATION, manager]) as server,
+        ContentsStore(server.url, server.token) as store,
+        server.client() as client,
+    ):
+        read = store.read(store.ref(path))
+        assert read.version.digest.startswith("content-sha256:")
+        document = open_document(store.ref(path), store)
+        document.update_cell("show", expected_rev=document.cell("show").rev, source="print(1)")
+        assert _saved_sources(root / path)[1] == "print(1)"
+        rev = document.cell("show").rev
+        theirs = client.get(f"api/contents/{path}").json()["content"]
+        theirs["cells"][1]["source"] = "print('theirs')"
+        _put(client, path, theirs)
+        with pytest.raises(NotebookError) as caught:
+            document.update_cell("show", expected_rev=rev, source="")
+    assert caught.value.code == ErrorCode.REV_MISMATCH
+    assert _saved_sources(root / path)[1] == "print('theirs')"
