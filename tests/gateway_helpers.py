@@ -5,8 +5,9 @@ the project's environment: :func:`enterprise_gateway_python` creates one for it 
 ``python -m venv`` and ``pip install`` (PyPI only) under a cache folder
 (``$JUPYTER_JCLI_TEST_CACHE``, else ``~/.cache/jupyter-jcli-tests``), once: later runs, and
 the other pytest-xdist workers, reuse it (a lock file serialises the creation; a marker file
-written last says it is complete). Creating it took 57 s on the 2-core CI machine (pip
-downloading from PyPI, 349 MB installed), bounded here by :data:`INSTALL_WAIT`.
+written last says it is complete). Creating it took 57 s, and 162 s with pip's cache off
+(``PIP_NO_CACHE_DIR=1``: every wheel downloaded from PyPI), on the shared 2-core machine;
+349 MB installed. It is bounded here by :data:`INSTALL_WAIT`.
 
 :func:`running_enterprise_gateway` starts ``jupyter enterprisegateway`` from that environment
 on 127.0.0.1 (:func:`server_helpers.start_server`), its kernels from a test kernelspec folder

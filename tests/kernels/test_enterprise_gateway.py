@@ -29,7 +29,7 @@ pytestmark = [
     pytest.mark.server,
     pytest.mark.kernel,
     pytest.mark.anyio,
-    # the first test to use the gateway may create its environment (57 s measured)
+    # the first test to use the gateway may create its environment (57 to 162 s measured)
     pytest.mark.timeout(INSTALL_WAIT + 300),
 ]
 
