@@ -184,9 +184,10 @@ class ServerBackend(ExecuteRequests):
 
         Raises:
             KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``),
-                ``KERNEL_START_FAILED`` (not ready in time), ``SERVER_PATH_OUTSIDE_ROOT``,
-                ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``. Nothing this
-                backend created is left on the server.
+                ``KERNEL_START_FAILED`` (not ready in time), ``KERNEL_START_REFUSED`` (the
+                server's reason: a gateway refusing ``KERNEL_USERNAME``),
+                ``SERVER_PATH_OUTSIDE_ROOT``, ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
+                ``SERVER_ERROR``. Nothing this backend created is left on the server.
         """
         api = ServerApi(self.config)
         self._api = api
