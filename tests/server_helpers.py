@@ -17,7 +17,7 @@ import ssl
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,9 @@ START_WAIT = 60.0
 """Seconds a server may take to answer after it was started."""
 STOP_WAIT = 15.0
 """Seconds a server may take to exit after SIGTERM before it is killed."""
+NO_COLLABORATION = ("--ServerApp.jpserver_extensions={'jupyter_server_ydoc': False}",)
+"""Options of a Jupyter Server without real-time collaboration (no rooms: the contents
+API is the only way to its notebooks), the jupyter-collaboration extension being installed."""
 
 
 def free_port() -> int:
@@ -173,13 +176,15 @@ def start_server(
     kind: Kind = "server",
     base_url: str = "/",
     tls: bool = False,
+    extra_args: Sequence[str] = (),
     program: list[str] | None = None,
     env: dict[str, str] | None = None,
 ) -> RunningServer:
     """Start a server whose root is ``root`` (a gateway runs in ``root``), its runtime
     and log files under ``work``; wait until it answers. ``tls``: HTTPS with a self-signed
-    certificate for 127.0.0.1 (``openssl`` makes it). ``program``: the command that starts
-    it (needed for ``enterprisegateway``); ``env``: variables added to its environment.
+    certificate for 127.0.0.1 (``openssl`` makes it). ``extra_args``: more command-line
+    options (e.g. :data:`NO_COLLABORATION`). ``program``: the command that starts it (needed
+    for ``enterprisegateway``); ``env``: variables added to its environment.
 
     Raises:
         RuntimeError: it exited or did not answer within :data:`START_WAIT` s.
@@ -220,6 +225,7 @@ def start_server(
             f"--KernelGatewayApp.base_url={base_url}",
             "--KernelGatewayApp.api=kernel_gateway.jupyter_websocket",
         ]
+    args += list(extra_args)
     cafile = self_signed_certificate(work) if tls else None
     if cafile is not None:
         args += [
@@ -262,12 +268,20 @@ def running_server(
     kind: Kind = "server",
     base_url: str = "/",
     tls: bool = False,
+    extra_args: Sequence[str] = (),
     program: list[str] | None = None,
     env: dict[str, str] | None = None,
 ) -> Iterator[RunningServer]:
     """:func:`start_server`, always stopped at the end of the block."""
     server = start_server(
-        root, work, kind=kind, base_url=base_url, tls=tls, program=program, env=env
+        root,
+        work,
+        kind=kind,
+        base_url=base_url,
+        tls=tls,
+        extra_args=extra_args,
+        program=program,
+        env=env,
     )
     try:
         yield server

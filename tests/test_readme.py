@@ -1,6 +1,7 @@
-"""The README's examples run as pasted, in order, and print what the README says they print.
+"""The examples of the README and of every page under ``docs/`` run as pasted and print what
+the page says they print.
 
-How the README is read (the rules a README edit must keep):
+How a page is read (the rules an edit must keep):
 
 - Blocks fenced ```` ```sh ````, ```` ```bash ```` or ```` ```python ```` are examples and run,
   unless preceded (as the last non-blank line before the fence) by
@@ -17,12 +18,17 @@ How the README is read (the rules a README edit must keep):
   comment (on its line, or on the comment lines right below it) must show that value: its
   ``repr`` (string subclasses such as error codes shown as plain strings) must match the
   comment, ``...`` and ``…`` standing for any text.
-- Before the first block, the Quick start's ``j-cli`` command runs (the Quick start block
-  itself installs uv and runs the test suite, so it is marked skip): every later example sees
+- The README's examples run in order, in one project folder. Before the first, the Quick
+  start's ``j-cli`` command runs (the Quick start block itself installs uv and runs the test
+  suite, so it is marked skip): every later example sees
   ``examples/05.04-Feature-Engineering.ipynb`` re-executed, as a reader who followed the Quick
   start does, until an example's ``git checkout examples/`` puts the shipped outputs back (the
   project folder is a git repository holding the shipped ``examples/``, as a checkout is), so
   what the README shows of them (an image's pixel size) is checked against the shipped file.
+- Each example of a page under ``docs/`` is one test, named by its page and section
+  (``docs/guides/live-kernels.md#which-kernelspec``, ``-2`` for a section's second example),
+  run alone in a fresh project folder holding the shipped ``examples/``: an example there
+  starts what it needs (a kernel, a file) and needs no other example before it.
 
 Everything runs against a temporary project folder and a temporary home (``j-cli setup``
 writes there), with summaries disabled and the undo cache in the temporary folder.
@@ -45,6 +51,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 EXAMPLES = REPO / "examples"
 STEP_TIMEOUT_S = 300
 """Longest any one README command or Python block may take."""
@@ -63,27 +70,30 @@ _SHELL_PRELUDE = (
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced code block: its language (``sh``/``python``/other), text, the README line
-    of its first code line, the section heading above it, and the skip marker's text."""
+    """One fenced code block: its language (``sh``/``python``/other), text, the page's line
+    of its first code line, the section heading above it, the skip marker's text, and the
+    page (its path from the repository's root)."""
 
     language: str
     code: str
     line: int
     section: str
     skip: str | None
+    page: str = "README.md"
 
 
 @dataclass(frozen=True)
 class Command:
-    """One shell command of a block, its README line and the output lines it must print."""
+    """One shell command of a block, its page and line, and the output lines it must print."""
 
     text: str
     line: int
     expected: tuple[str, ...]
+    page: str = "README.md"
 
 
-def readme_blocks(text: str) -> list[Block]:
-    """Every fenced code block of a Markdown text, in order."""
+def readme_blocks(text: str, page: str = "README.md") -> list[Block]:
+    """Every fenced code block of a Markdown text (of ``page``), in order."""
     blocks: list[Block] = []
     lines = text.splitlines()
     section = ""
@@ -104,7 +114,7 @@ def readme_blocks(text: str) -> list[Block]:
             end += 1
         language = _LANGUAGES.get(fence.group(1), fence.group(1) or "text")
         code = "\n".join(lines[index + 1 : end]) + "\n"
-        blocks.append(Block(language, code, index + 2, section, skip))
+        blocks.append(Block(language, code, index + 2, section, skip, page))
         index = end + 1
     return blocks
 
@@ -119,13 +129,13 @@ def shell_commands(block: Block) -> list[Command]:
         if not line.strip() or line.lstrip().startswith("#"):
             index += 1
             continue
-        assert not line.rstrip().endswith("\\"), f"README line {block.line + index}: one line"
+        assert not line.rstrip().endswith("\\"), f"{block.page} line {block.line + index}: one line"
         expected: list[str] = []
         follow = index + 1
         while follow < len(lines) and lines[follow].startswith("#"):
             expected.append(lines[follow][1:].strip())
             follow += 1
-        commands.append(Command(line, block.line + index, tuple(expected)))
+        commands.append(Command(line, block.line + index, tuple(expected), block.page))
         index = follow
     return commands
 
@@ -171,10 +181,10 @@ def check(value, expected, line):
     shown = " ".join(repr(plain(value)).split())
     parts = re.split(r"…|\.\.\.", " ".join(expected.split()))
     if not re.fullmatch(".*".join(re.escape(p) for p in parts), shown, re.DOTALL):
-        sys.exit(f"README line {line}: the value is {shown!r}; the README says {expected!r}")
+        sys.exit(f"{page} line {line}: the value is {shown!r}; the page says {expected!r}")
     print(f"readme-check line {line}: ok")
 
-path, first = sys.argv[1], int(sys.argv[2])
+path, first, page = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 source = open(path, encoding="utf-8").read()
 lines = source.splitlines()
 comments = {}
@@ -204,7 +214,7 @@ class Checks(ast.NodeTransformer):
         return ast.copy_location(ast.Expr(call), node)
 
 tree = ast.fix_missing_locations(Checks().visit(ast.parse(source)))
-exec(compile(tree, "README.md", "exec"), {"__name__": "__main__", "__readme_check__": check})
+exec(compile(tree, page, "exec"), {"__name__": "__main__", "__readme_check__": check})
 """
 
 
@@ -253,7 +263,7 @@ def _step(args: list[str], project: Path, env: dict[str, str]) -> subprocess.Com
 
 def _run_command(command: Command, project: Path, env: dict[str, str]) -> None:
     done = _step(["bash", "-c", _SHELL_PRELUDE + command.text], project, env)
-    where = f"README line {command.line}: {command.text}"
+    where = f"{command.page} line {command.line}: {command.text}"
     assert done.returncode == 0, f"{where}\nexit {done.returncode}\n{done.stderr[-3000:]}"
     missing = missing_lines(command.expected, done.stdout)
     assert not missing, f"{where}\ndoes not print {missing}\nstdout:\n{done.stdout[-3000:]}"
@@ -264,8 +274,10 @@ def _run_python(block: Block, project: Path, env: dict[str, str], tmp_path: Path
     script.write_text(block.code, encoding="utf-8")
     harness = tmp_path / "readme_harness.py"
     harness.write_text(_PYTHON_HARNESS, encoding="utf-8")
-    done = _step([sys.executable, str(harness), str(script), str(block.line)], project, env)
-    where = f"README Python block at line {block.line}"
+    done = _step(
+        [sys.executable, str(harness), str(script), str(block.line), block.page], project, env
+    )
+    where = f"{block.page}: Python block at line {block.line}"
     assert done.returncode == 0, f"{where}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done.stdout.count("readme-check line ")
 
@@ -302,7 +314,7 @@ def _quick_start_command(blocks: list[Block]) -> Command:
     block = next(b for b in blocks if b.section == "Quick start")
     first = shell_commands(block)[0]
     found = _QUICK_START_COMMAND.search(first.text)
-    assert found, f"README line {first.line}: no `uv run j-cli ...` in the Quick start"
+    assert found, f"README.md line {first.line}: no `uv run j-cli ...` in the Quick start"
     return Command(f"uv run {found.group(1)}", first.line, ())
 
 
@@ -310,15 +322,48 @@ def _examples(blocks: list[Block]) -> list[Block]:
     return [block for block in blocks if block.language in ("sh", "python")]
 
 
-def test_every_readme_example_is_runnable_or_marked_with_a_reason() -> None:
-    blocks = _examples(readme_blocks(README.read_text(encoding="utf-8")))
-    assert len(blocks) >= 5
-    for block in blocks:
+def doc_pages() -> list[Path]:
+    """Every Markdown page under ``docs/``, in path order."""
+    return sorted(DOCS.rglob("*.md"))
+
+
+def _section_slug(section: str) -> str:
+    return re.sub(r"[^\w\- ]", "", section.strip().lower()).replace(" ", "-") or "top"
+
+
+def doc_examples() -> list[tuple[str, Block]]:
+    """Every example of ``docs/`` that runs, with its test id: ``page#section`` (the
+    section's GitHub anchor), ``-2``, ``-3``... for a section's later examples."""
+    examples: list[tuple[str, Block]] = []
+    for path in doc_pages():
+        page = path.relative_to(REPO).as_posix()
+        seen: dict[str, int] = {}
+        for block in _examples(readme_blocks(path.read_text(encoding="utf-8"), page)):
+            name = f"{page}#{_section_slug(block.section)}"
+            seen[name] = seen.get(name, 0) + 1
+            if block.skip is None:
+                examples.append((name if seen[name] == 1 else f"{name}-{seen[name]}", block))
+    return examples
+
+
+@pytest.mark.parametrize(
+    "path", [README, *doc_pages()], ids=lambda path: path.relative_to(REPO).as_posix()
+)
+def test_every_example_is_runnable_or_marked_with_a_reason(path: Path) -> None:
+    page = path.relative_to(REPO).as_posix()
+    for block in _examples(readme_blocks(path.read_text(encoding="utf-8"), page)):
         if block.skip is not None:
-            assert re.search(r"skip \(.+\)", block.skip), f"line {block.line}: give a reason"
+            assert re.search(r"skip \(.+\)", block.skip), f"{page} line {block.line}: a reason"
         elif block.language == "sh":
             for command in shell_commands(block):
-                assert "NB.ipynb" not in command.text, f"line {command.line}: a placeholder"
+                assert "NB.ipynb" not in command.text, f"{page} line {command.line}: a placeholder"
+
+
+def test_the_readme_and_the_docs_hold_examples_that_run() -> None:
+    readme = [b for b in _examples(readme_blocks(README.read_text("utf-8"))) if b.skip is None]
+    assert len(readme) >= 3
+    ids = [name for name, _ in doc_examples()]
+    assert len(ids) >= 10 and len(ids) == len(set(ids)), ids
 
 
 @pytest.mark.parametrize(
@@ -366,6 +411,30 @@ def test_the_readme_examples_run_in_order_on_a_fresh_copy_of_the_examples(
                 checks += len(command.expected)
         else:
             checks += _run_python(block, project, env, tmp_path)
-    assert commands >= 15 and checks >= 8, (commands, checks)
+    assert commands >= 8 and checks >= 10, (commands, checks)
     assert _tree_digest(EXAMPLES) == repo_examples
     assert (project / ".mcp.json").is_file()  # setup wrote into the temporary project
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize(
+    "block", [block for _, block in doc_examples()], ids=[name for name, _ in doc_examples()]
+)
+def test_each_docs_example_runs_alone_on_a_fresh_copy_of_the_examples(
+    block: Block, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    _shipped_examples(project)
+    repo_examples = _tree_digest(EXAMPLES)
+    env = _environment(tmp_path)
+    _checkout(project, env)
+    if block.language == "sh":
+        commands = shell_commands(block)
+        assert commands, f"{block.page} line {block.line}: an empty example"
+        for command in commands:
+            _run_command(command, project, env)
+    else:
+        _run_python(block, project, env, tmp_path)
+    assert _tree_digest(EXAMPLES) == repo_examples

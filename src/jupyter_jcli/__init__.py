@@ -1,8 +1,9 @@
 """jupyter-jcli: safe, cheap Jupyter notebook work for coding agents and people.
 
-The package is layered (see ``ARCHITECTURE.md``): ``errors`` at the bottom, then ``outputs``
-(the saved-output protocol), ``notebook`` (the document), ``analysis``, ``condense`` and the
-front ends (``cli``). Importing this package imports nothing heavy.
+The package is layered; the one description of the layers is the import-linter contract
+(``[tool.importlinter]`` in ``pyproject.toml``, enforced by ``lint-imports``), and
+``docs/contributing/architecture.md`` says what each package owns. Importing this package
+imports nothing heavy.
 
 :func:`lazy_exports` is here, not in a submodule, so that a package using it (``kernels``,
 ``workbench``) loads no other module of ours when it is imported.

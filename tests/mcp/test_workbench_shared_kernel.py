@@ -120,7 +120,7 @@ def test_the_server_options_reach_the_backend_factory(
         asked.append(server)
         return python_backend
 
-    async def fake_serve(roots: tuple[Path, ...], *, workbench: Any) -> None:
+    async def fake_serve(roots: tuple[Path, ...], *, workbench: Any, transport: Any) -> None:
         served.append((roots, workbench))
 
     monkeypatch.setattr(kernels, "backend_factory", factory)
@@ -144,7 +144,7 @@ def test_the_token_comes_from_the_environment(
         asked.append(server)
         return python_backend
 
-    async def fake_serve(roots: tuple[Path, ...], *, workbench: Any) -> None:
+    async def fake_serve(roots: tuple[Path, ...], *, workbench: Any, transport: Any) -> None:
         return None
 
     monkeypatch.setattr(kernels, "backend_factory", factory)
@@ -162,7 +162,7 @@ def test_without_a_url_the_server_serves_local_kernels(
     def refuse(server: ServerConfig | None) -> kernels.BackendFactory:
         raise AssertionError("asked for a server backend")
 
-    async def fake_serve(roots: tuple[Path, ...], *, workbench: Any) -> None:
+    async def fake_serve(roots: tuple[Path, ...], *, workbench: Any, transport: Any) -> None:
         served.append(workbench)
 
     monkeypatch.setattr(kernels, "backend_factory", refuse)

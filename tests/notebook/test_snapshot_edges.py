@@ -107,3 +107,21 @@ def test_a_write_waits_for_the_write_lock_at_most_its_timeout_and_changes_nothin
         holder.kill()
         holder.wait(timeout=10)
     Document.load(path).add_cell("y = 2")  # the lock is free again: the write goes through
+
+
+def test_a_keyed_stack_drops_a_record_a_killed_writer_left_pending(cache: Path) -> None:
+    """A server notebook's stack (no file on this machine): a pending record cannot be
+    checked against a file, so the next lock holder deletes it rather than make undo revert
+    a change that may never have reached the server."""
+    key = "contents:http://127.0.0.1:8888/:work/demo.ipynb"
+    stack = SnapshotStore.keyed(key, "demo.ipynb")
+    record = {"format": 1, "cells": []}
+    with stack.lock(1.0):
+        stack.commit(stack.prepare("add_cell", (), record))
+        stack.prepare("update_cell", (), record)  # the writer is killed here
+    with stack.lock(1.0):
+        pass
+    assert [snapshot.operation for snapshot in stack.snapshots()] == ["add_cell"]
+    assert stack.folder.parent == cache / "snapshots"
+    assert (stack.folder / "target.txt").read_text(encoding="utf-8") == key + "\n"
+    assert SnapshotStore.keyed(key, "other name").folder == stack.folder

@@ -1,12 +1,14 @@
 """The notebook store contract: every store (the local file, the in-memory store of
-``notebook.testing``) reads, commits cell operations at a version, refuses a stale version or
-a changed cell without changing anything, locks with a timeout and keeps undo records; and the
-document operations behave the same over each of them."""
+``notebook.testing``, the contents API of a real Jupyter Server) reads, commits cell
+operations at a version, refuses a stale version or a changed cell without changing anything,
+locks with a timeout and keeps undo records; and the document operations behave the same over
+each of them."""
 
 from __future__ import annotations
 
 import copy
 import json
+import secrets
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from jupyter_jcli.notebook._local_store import LocalStore
 from jupyter_jcli.notebook.document import CellOutputs, Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
 from jupyter_jcli.notebook.store import (
+    ContentsStore,
     DeleteCell,
     InsertCell,
     MoveCell,
@@ -34,9 +37,19 @@ from jupyter_jcli.notebook.store import (
     rev_of,
 )
 from jupyter_jcli.notebook.testing import MemoryStore, open_document
+from remote_servers import contents_server  # noqa: F401  (a fixture)
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
 STREAM = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+
+
+def _joined(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Outputs with multiline text joined: nbformat holds ``["ran\\n"]`` and ``"ran\\n"``
+    alike, and a Jupyter Server answers with the joined form."""
+    return [
+        {**output, "text": "".join(output["text"])} if "text" in output else output
+        for output in outputs
+    ]
 
 
 def _notebook() -> dict[str, Any]:
@@ -68,6 +81,7 @@ class Harness:
     store: NotebookStore
     ref: NotebookRef
     outside: Callable[[dict[str, Any]], None]
+    kernel_where: str = "local"
 
 
 @pytest.fixture(autouse=True)
@@ -77,7 +91,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture(params=["local", "memory"])
+@pytest.fixture(params=["local", "memory", pytest.param("contents", marks=pytest.mark.server)])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
     if request.param == "local":
         store = LocalStore()
@@ -90,6 +104,18 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
             path.write_text(json.dumps(notebook, indent=1) + "\n", encoding="utf-8")
 
         yield Harness(store, ref, save)
+    elif request.param == "contents":  # a notebook only in a real server's root
+        server = request.getfixturevalue("contents_server")
+        (server.root / "work").mkdir(exist_ok=True)
+        with ContentsStore(server.url, server.token) as contents, server.client() as client:
+            ref = contents.ref(f"work/demo-{secrets.token_hex(4)}.ipynb")
+            contents.create(ref, _notebook())
+
+            def put(notebook: dict[str, Any]) -> None:  # another client's save
+                model = {"type": "notebook", "format": "json", "content": notebook}
+                assert client.put(f"api/contents/{ref.path}", json=model).status_code == 200
+
+            yield Harness(contents, ref, put, "server")
     else:
         memory = MemoryStore()
         ref = NotebookRef("memory", "work/demo.ipynb")
@@ -142,7 +168,7 @@ def test_a_commit_at_the_version_read_applies_every_operation(harness: Harness) 
     assert [cell["id"] for cell in got] == ["e5", "b2", "c3", "d4"]
     assert "".join(got[1]["source"]) == "x = 10"
     assert got[2]["metadata"] == {"tags": ["keep"]}
-    assert (got[3]["outputs"], got[3]["execution_count"]) == (STREAM, 4)
+    assert (_joined(got[3]["outputs"]), got[3]["execution_count"]) == (_joined(STREAM), 4)
 
 
 def test_a_commit_at_a_stale_version_is_a_conflict_and_changes_nothing(harness: Harness) -> None:
@@ -191,8 +217,8 @@ def test_the_lock_times_out_while_another_writer_holds_it(harness: Harness) -> N
         pass
 
 
-def test_a_kernel_runs_on_this_machine(harness: Harness) -> None:
-    assert harness.store.kernel_place(harness.ref).where == "local"
+def test_a_kernel_runs_where_the_store_says(harness: Harness) -> None:
+    assert harness.store.kernel_place(harness.ref).where == harness.kernel_where
 
 
 # ---------------------------------------------------------------------- documents over it
@@ -229,7 +255,7 @@ def test_outputs_and_caches_are_written_without_an_undo_record(harness: Harness)
         "show",
     )
     cells = harness.store.read(harness.ref).notebook["cells"]
-    assert (cells[2]["outputs"], cells[2]["execution_count"]) == (STREAM, 3)
+    assert (_joined(cells[2]["outputs"]), cells[2]["execution_count"]) == (_joined(STREAM), 3)
     assert cells[3]["metadata"]["jupyter_mcp"]["deps"] == ["y"]
     assert harness.store.undo_entries(harness.ref) == []
 
@@ -266,7 +292,9 @@ def test_undo_reverts_the_newest_edit_and_keeps_what_was_written_since(harness: 
     undone = document.undo()
     assert (undone.operation, undone.remaining, undone.merged) == ("update_cell", 0, True)
     assert _sources(harness) == original
-    assert harness.store.read(harness.ref).notebook["cells"][2]["outputs"] == STREAM
+    assert _joined(harness.store.read(harness.ref).notebook["cells"][2]["outputs"]) == _joined(
+        STREAM
+    )
     with pytest.raises(NotebookError) as caught:
         document.undo()
     assert caught.value.code == ErrorCode.UNDO_EMPTY

@@ -70,7 +70,10 @@ def _host_command(host: str) -> Callable[..., None]:
         "scope",
         flag_value="project",
         hidden=True,
-        help="jupyter-jcli 0.9.7's default scope, accepted as --project (docs/compatibility.md).",
+        help=(
+            "jupyter-jcli 0.9.7's default scope, accepted as --project "
+            "(docs/reference/compatibility.md)."
+        ),
     )
     @click.option("--remove", is_flag=True, help="Remove what setup wrote.")
     @click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")

@@ -1,6 +1,7 @@
 """The MCP front ends of jupyter-jcli and the plumbing they share.
 
-Servers (each a stdio MCP server on the official ``mcp`` SDK):
+Servers (each a stdio MCP server on the official ``mcp`` SDK, or a streamable HTTP one
+behind a bearer token with ``--transport streamable-http``: :mod:`jupyter_jcli.mcp._http`):
 
 - :mod:`jupyter_jcli.mcp.readonly`: ``jcli-notebook-output``, the read-only
   ``read_notebook_output`` tool over the saved-output protocol.

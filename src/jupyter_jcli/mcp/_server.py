@@ -6,9 +6,11 @@
 resolve the call's notebook with :func:`jupyter_jcli.mcp._roots.resolve_notebook`, run the
 operation with every file it opens confined to the roots, render the reply; any failure
 becomes the error result of :func:`jupyter_jcli.mcp._results.exception_result`).
-:func:`serve` runs a server on stdio (:mod:`jupyter_jcli.mcp._stdio`) with an optional
-cleanup run on exit and on SIGTERM, SIGINT or SIGHUP; :func:`main` is both console scripts'
-``[--root PATH ...]`` parsing and error exit. Logs go to stderr, never stdout (JSON-RPC).
+:func:`serve` runs a server on stdio (:mod:`jupyter_jcli.mcp._stdio`) or, given an
+:class:`~jupyter_jcli.mcp._http.HttpTransport`, over streamable HTTP
+(:mod:`jupyter_jcli.mcp._http`), with an optional cleanup run on exit and on SIGTERM, SIGINT
+or SIGHUP; :func:`main` is both console scripts' ``[--root PATH ...]`` and transport option
+parsing and error exit. Logs go to stderr, never stdout (JSON-RPC).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -32,6 +34,12 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from jupyter_jcli import __version__
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+from jupyter_jcli.mcp._http import (
+    HttpTransport,
+    add_transport_options,
+    serve_http,
+    transport_from_options,
+)
 from jupyter_jcli.mcp._progress import ProgressReporter, heartbeat_interval
 from jupyter_jcli.mcp._registry import Call, RegisteredTool, Reply
 from jupyter_jcli.mcp._results import exception_result, json_text
@@ -170,15 +178,30 @@ async def _exit_on_signal(cleanup: Callable[[], Awaitable[None]]) -> None:
             return
 
 
-async def serve(server: Server[Any], cleanup: Callable[[], Awaitable[None]] | None = None) -> None:
-    """Serve ``server`` over this process's stdin/stdout until stdin closes.
+async def serve(
+    server: Server[Any],
+    cleanup: Callable[[], Awaitable[None]] | None = None,
+    *,
+    transport: HttpTransport | None = None,
+) -> None:
+    """Serve ``server`` over this process's stdin/stdout until stdin closes, or over
+    streamable HTTP until a signal arrives.
 
     Args:
         server: the server object.
         cleanup: run when the server exits, bounded by :data:`SHUTDOWN_SECONDS`: when stdin
             closes, and on SIGTERM, SIGINT or SIGHUP (then the signal's default action).
-            None: nothing to clean up, signals keep their default action.
+            None: nothing to clean up, signals keep their default action (stdio).
+        transport: None for stdio; else where and how to serve over HTTP
+            (:func:`jupyter_jcli.mcp._http.serve_http`).
+
+    Raises:
+        JcliError: ``USAGE_ERROR`` when the HTTP address cannot be bound.
     """
+    if transport is not None:
+        bounded = partial(_cleanup, cleanup) if cleanup is not None else None
+        await serve_http(server, transport, bounded)
+        return
     if cleanup is None:
         await serve_stdio(server)
         return
@@ -198,8 +221,12 @@ def configure_logging() -> None:
     )
 
 
-Serve = Callable[[tuple[Path, ...]], Awaitable[None]]
-"""Serves with the resolved roots until stdin closes."""
+class Serve(Protocol):
+    """Serves with the resolved roots until stdin closes (stdio) or a signal arrives (HTTP)."""
+
+    def __call__(
+        self, roots: tuple[Path, ...], /, *, transport: HttpTransport | None = None
+    ) -> Awaitable[None]: ...
 
 
 def main(
@@ -213,7 +240,8 @@ def main(
     add_options: Callable[[argparse.ArgumentParser], None] | None = None,
     prepare: Callable[[argparse.Namespace], Serve] | None = None,
 ) -> int:
-    """A console script: parse ``[--root PATH ...]`` (and a server's own options), set up
+    """A console script: parse ``[--root PATH ...]``, the transport options
+    (:func:`jupyter_jcli.mcp._http.add_transport_options`) and a server's own options, set up
     logging, serve.
 
     Args:
@@ -229,13 +257,14 @@ def main(
             serving starts, so a bad option is reported at start-up).
 
     Returns:
-        0 when stdin closes; 2 when a ``--root`` does not exist or ``prepare`` raises
-        ``USAGE_ERROR``, 1 for another error of ``prepare`` (the error JSON is written to
-        stderr, since stdout belongs to JSON-RPC).
+        0 when stdin closes; 2 when a ``--root`` does not exist, or the transport options or
+        ``prepare`` raise ``USAGE_ERROR`` (an HTTP address that cannot be bound too), 1 for
+        another error (the error JSON is written to stderr, since stdout belongs to JSON-RPC).
     """
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--root", action="append", default=[], metavar="PATH", help=root_help)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
+    add_transport_options(parser)
     if add_options is not None:
         add_options(parser)
     options = parser.parse_args(argv)
@@ -247,9 +276,10 @@ def main(
         print(json_text(err.to_dict()), file=sys.stderr)
         return 2
     try:
+        transport = transport_from_options(options)
         serve_roots = prepare(options) if prepare is not None else run
+        anyio.run(partial(serve_roots, transport=transport), roots)
     except JcliError as err:
         print(json_text(err.to_dict()), file=sys.stderr)
         return 2 if err.code == ErrorCode.USAGE_ERROR else 1
-    anyio.run(serve_roots, roots)
     return 0

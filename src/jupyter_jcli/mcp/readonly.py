@@ -17,6 +17,10 @@ Results and errors follow :mod:`jupyter_jcli.mcp._results`. Every stdin line get
 even one that is not JSON (see :mod:`jupyter_jcli.mcp._stdio`). Only JSON-RPC goes to stdout
 (the SDK's stdio transport points fd 1 at stderr while serving); logs go to stderr.
 
+Over HTTP (``--transport streamable-http``, see :mod:`jupyter_jcli.mcp._http`) the tool is
+served at ``/mcp`` behind a required bearer token; the client's roots name folders on the
+client's machine there, so give ``--root``.
+
 Run as ``jcli-notebook-output [--root PATH ...]``, ``j-cli mcp serve [--root PATH ...]`` or
 ``python -m jupyter_jcli.mcp.readonly [--root PATH ...]``.
 """
@@ -39,6 +43,7 @@ from pydantic import ValidationError
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.mcp import _server
+from jupyter_jcli.mcp._http import HttpTransport
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._roots import roots_from_uris
 from jupyter_jcli.mcp._server import configure_logging, fixed_roots
@@ -143,13 +148,17 @@ def _client_declares_roots(ctx: ServerRequestContext[Any]) -> bool:
     return capabilities is not None and capabilities.roots is not None
 
 
-async def serve(roots: Sequence[Path] | None = None) -> None:
-    """Serve MCP over this process's stdin/stdout until stdin closes.
+async def serve(
+    roots: Sequence[Path] | None = None, *, transport: HttpTransport | None = None
+) -> None:
+    """Serve MCP over this process's stdin/stdout until stdin closes (or over streamable HTTP
+    until a signal arrives).
 
     Args:
         roots: resolved trusted roots; None or empty: the client's roots.
+        transport: None for stdio; else the HTTP host, port and token.
     """
-    await _server.serve(build_server(roots))
+    await _server.serve(build_server(roots), transport=transport)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -157,7 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _server.main(
         argv,
         prog=SERVER_NAME,
-        description="Read-only MCP server (stdio): the read_notebook_output tool.",
+        description="Read-only MCP server (stdio, or streamable HTTP with a bearer token): "
+        "the read_notebook_output tool.",
         root_help="A trusted folder (repeatable). Without it, the client's roots are used.",
         run=serve,
     )

@@ -28,6 +28,10 @@ are fresh for both. Every kernel the server started is shut down when it exits (
 joined keep running): when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first,
 then the signal's default action).
 
+Over HTTP (``--transport streamable-http [--host H] [--port N] [--token-file PATH]``, see
+:mod:`jupyter_jcli.mcp._http`) the same tools and roots are served at ``/mcp`` behind a
+required bearer token; its kernels are stopped the same way on SIGTERM, SIGINT or SIGHUP.
+
 Run as ``jupyter-mcp [--root PATH ...]``, ``j-cli mcp workbench [--root PATH ...]`` or
 ``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``. With ``--server-url URL`` (or
 ``JUPYTER_JCLI_SERVER_URL``) the kernels run on that Jupyter Server (JupyterLab, JupyterHub,
@@ -52,6 +56,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from jupyter_jcli.mcp import _server
+from jupyter_jcli.mcp._http import HttpTransport
 from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
@@ -106,21 +111,31 @@ def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
     )
 
 
-async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) -> None:
-    """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives;
-    every kernel is shut down either way (bounded by :data:`SHUTDOWN_SECONDS`).
+async def serve(
+    roots: Sequence[Path],
+    *,
+    workbench: Workbench | None = None,
+    transport: HttpTransport | None = None,
+) -> None:
+    """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives (or
+    over streamable HTTP until a signal arrives); every kernel is shut down either way
+    (bounded by :data:`SHUTDOWN_SECONDS`).
 
     Args:
         roots: the resolved trusted roots.
         workbench: the kernels to serve (default: :func:`shared_workbench`, the local
             registry's kernels).
+        transport: None for stdio; else the HTTP host, port and token
+            (:mod:`jupyter_jcli.mcp._http`).
     """
     from jupyter_jcli.notebook._warm import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()
     async with workbench.runs:  # background runs live as long as the server
-        await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
+        await _server.serve(
+            build_server(roots, workbench), cleanup=workbench.shutdown, transport=transport
+        )
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
@@ -146,12 +161,14 @@ def _prepare(options: argparse.Namespace) -> Serve:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``jupyter-mcp [--root PATH ...] [--server-url URL [--token T] [--server-root DIR]]``:
-    see :func:`jupyter_jcli.mcp._server.main`."""
+    """``jupyter-mcp [--root PATH ...] [--server-url URL [--token T] [--server-root DIR]]
+    [--transport streamable-http [--host H] [--port N] [--token-file PATH]]``: see
+    :func:`jupyter_jcli.mcp._server.main`."""
     return _server.main(
         argv,
         prog=SERVER_NAME,
-        description="Kernel-attached MCP server (stdio): the jupyter-jcli workbench tools.",
+        description="Kernel-attached MCP server (stdio, or streamable HTTP with a bearer "
+        "token): the jupyter-jcli workbench tools.",
         root_help="The folder tool paths are relative to and confined to (repeatable; "
         "default: the working directory).",
         run=serve,

@@ -228,9 +228,24 @@ class SnapshotStore:
 
     def __init__(self, notebook_path: Path, *, base_dir: Path | None = None) -> None:
         self.notebook_path = Path(os.path.realpath(notebook_path))
-        key = hashlib.sha256(str(self.notebook_path).encode("utf-8", "surrogatepass"))
+        self._target = str(self.notebook_path)
+        key = hashlib.sha256(self._target.encode("utf-8", "surrogatepass"))
         self.base_dir = base_dir or cache_dir()
         self.folder = self.base_dir / "snapshots" / key.hexdigest()
+
+    @classmethod
+    def keyed(cls, key: str, name: str, *, base_dir: Path | None = None) -> SnapshotStore:
+        """The stack of a notebook that is no file on this machine (a server's notebook),
+        named by ``key`` (``store.NotebookRef.key``; kept in ``target.txt``) and called
+        ``name`` in messages. Its snapshots hold no file, only the cell-level record; a
+        pending one left by a killed writer is deleted (whether that write happened cannot
+        be told from here, and a lost record is better than a record of nothing)."""
+        store = cls(Path(name), base_dir=base_dir)
+        store.notebook_path = Path(name)
+        store._target = key
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        store.folder = store.base_dir / "snapshots" / digest
+        return store
 
     @contextlib.contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
@@ -426,8 +441,10 @@ class SnapshotStore:
             if not entry.name.startswith(_PENDING) or not entry.is_dir():
                 continue
             snapshot = _read_manifest(entry, seq=0)
-            written = snapshot is not None and all(
-                sha256_or_none(item.path) == item.after_sha256 for item in snapshot.files
+            written = (
+                snapshot is not None
+                and bool(snapshot.files)
+                and all(sha256_or_none(item.path) == item.after_sha256 for item in snapshot.files)
             )
             if snapshot is not None and written:
                 with contextlib.suppress(NotebookError):
@@ -447,7 +464,7 @@ class SnapshotStore:
         target = self.folder / "target.txt"
         if not target.exists():
             with contextlib.suppress(FileExistsError):
-                write_private(target, os.fsencode(self.notebook_path) + b"\n")
+                write_private(target, os.fsencode(self._target) + b"\n")
 
 
 def undo(

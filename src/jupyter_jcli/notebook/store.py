@@ -48,12 +48,14 @@ How the three stores map onto the protocol:
   the room merges other people's edits, so its version is the live cells' revs and another
   cell's change is no conflict. The server saves the file; the lock is the transaction; undo
   records stay on this machine; the kernel runs on the server.
-- **contents API** (Jupyter Server ``GET``/``PUT /api/contents/<path>``): read = ``GET`` with
-  ``content=1`` (the model's ``content`` is the notebook, ``last_modified`` and the content's
-  hash are the version); commit = ``GET`` again, compare, apply the operations to the JSON,
-  ``PUT`` with ``type: "notebook"``; create = ``PUT`` of a new model; the lock is local to
-  this machine (the server has none); undo records stay on this machine; the kernel runs on
-  the server.
+- **contents API** (:class:`~jupyter_jcli.notebook._contents_store.ContentsStore`,
+  ``kind="contents"``, Jupyter Server ``GET``/``PUT /api/contents/<path>``): read = ``GET``
+  with ``content=1&hash=1`` (the model's ``content`` is the notebook, the server's ``hash``,
+  else a hash of the content, is the version); commit = apply the operations to the JSON,
+  check the version again, ``PUT`` with ``type: "notebook"`` (the API has no conditional
+  write: a save landing between the check and the ``PUT`` is overwritten, see there);
+  create = ``PUT`` of a new model; the lock is local to this machine (the server has none);
+  undo records stay on this machine; the kernel runs on the server.
 
 An in-memory store for tests ships in :mod:`jupyter_jcli.notebook.testing`. A document of any
 store is opened with :func:`open_notebook` (a path or a local ref: ``Document.load``, the
@@ -75,11 +77,13 @@ from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.revs import cell_rev
 
 if TYPE_CHECKING:
+    from jupyter_jcli.notebook._contents_store import ContentsStore
     from jupyter_jcli.notebook._local_store import LocalStore
     from jupyter_jcli.notebook.document import Document
 
 __all__ = [
     "CellOp",
+    "ContentsStore",
     "DeleteCell",
     "InsertCell",
     "KernelPlace",
@@ -102,12 +106,17 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``LocalStore`` (``_local_store``), loaded on first access (PEP 562): it brings the
-    write machinery, which a read never needs."""
+    """``LocalStore`` (``_local_store``) and ``ContentsStore`` (``_contents_store``),
+    loaded on first access (PEP 562): they bring the write machinery and ``httpx``, which a
+    read of a local notebook never needs."""
     if name == "LocalStore":
         from jupyter_jcli.notebook._local_store import LocalStore
 
         return LocalStore
+    if name == "ContentsStore":
+        from jupyter_jcli.notebook._contents_store import ContentsStore
+
+        return ContentsStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -8,7 +8,7 @@ cache anything. File-level entry points live in ``jupyter_jcli.outputs.notebook`
 
 The response shapes are those of the reference jupyter-jcli 0.9.7 (its ``outputs`` package),
 so adapters written for it work unchanged; the fields marked *ours* only add information.
-The deliberate differences are listed in the README ("Compatibility with jupyter-jcli 0.9.7").
+The deliberate differences are listed in ``docs/reference/compatibility.md``.
 
 Success responses (schema version 1). Every one is
 ``{"schema_version": 1, "status": "ok", "source": {...}, ...}``, where ``source`` is a copy

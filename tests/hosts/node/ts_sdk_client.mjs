@@ -1,15 +1,17 @@
-// Calls MCP tools through the official TypeScript SDK's Client over stdio, the client inside
-// Claude Code, Cursor, VS Code and the MCP Inspector, and reports what each call gave.
-// Run by tests/hosts/test_hosts_ts_client.py:
+// Calls MCP tools through the official TypeScript SDK's Client over stdio (or over streamable
+// HTTP), the client inside Claude Code, Cursor, VS Code and the MCP Inspector, and reports what
+// each call gave. Run by tests/hosts/test_hosts_ts_client.py and test_hosts_ts_http.py:
 //   node ts_sdk_client.mjs PLAN.json
 // env JCLI_MCP_SDK_DIR: the npm prefix holding @modelcontextprotocol/sdk.
 //
 // PLAN: {"servers": [{"name", "command", "args", "cwd", "env", "calls": [
-//   {"label", "tool", "arguments"}]}]}. An argument value {"$from": LABEL, "pointer": "/a/0/b"}
+//   {"label", "tool", "arguments"}]}]}; a server with "url" (and "headers") is reached by the
+// SDK's StreamableHTTPClientTransport instead of being spawned. An argument value {"$from": LABEL, "pointer": "/a/0/b"}
 // is replaced by that JSON pointer into the structuredContent of the earlier call LABEL.
 // Before its calls, each server's tools are listed (as a host does; the SDK then validates
 // every result against the tool's outputSchema).
 //
+// A server the client cannot connect to reports {"name", "connect_error": {"code", "message"}}.
 // Report on stdout: {"servers": [{"name", "tools": [{"name", "has_output_schema"}], "calls": [
 //   {"label", "tool", "threw": false, "is_error", "has_structured_content",
 //    "structured_content", "content": [{"type", "text"?, "mime_type"?, "data_length"?}]}
@@ -23,6 +25,7 @@ const CALL_TIMEOUT_MS = 180000
 const sdk = createRequire(join(process.env.JCLI_MCP_SDK_DIR, "package.json"))
 const { Client } = sdk("@modelcontextprotocol/sdk/client/index.js")
 const { StdioClientTransport } = sdk("@modelcontextprotocol/sdk/client/stdio.js")
+const { StreamableHTTPClientTransport } = sdk("@modelcontextprotocol/sdk/client/streamableHttp.js")
 
 function pointerInto(value, pointer) {
   let here = value
@@ -59,16 +62,26 @@ function describeBlock(block) {
   return { type: block.type }
 }
 
-async function runServer(server) {
-  const transport = new StdioClientTransport({
+function transportFor(server) {
+  if (server.url) {
+    return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers ?? {} } })
+  }
+  return new StdioClientTransport({
     command: server.command,
     args: server.args,
     cwd: server.cwd,
     env: server.env,
     stderr: "inherit",
   })
+}
+
+async function runServer(server) {
   const client = new Client({ name: "jcli-ts-sdk-test", version: "1.0.0" }, { capabilities: {} })
-  await client.connect(transport)
+  try {
+    await client.connect(transportFor(server))
+  } catch (error) {
+    return { name: server.name, connect_error: { code: error?.code ?? null, message: String(error?.message ?? error) } }
+  }
   const report = { name: server.name, tools: [], calls: [] }
   const earlier = new Map()
   try {
