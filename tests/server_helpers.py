@@ -1,4 +1,5 @@
-"""Real Jupyter servers for tests: ``jupyter server`` and ``jupyter kernelgateway`` as child
+"""Real Jupyter servers for tests: ``jupyter server``, ``jupyter kernelgateway`` and
+``jupyter enterprisegateway`` (from its own virtual environment: ``gateway_helpers``) as child
 processes on 127.0.0.1, a free port, a random token, a temporary root and runtime folder.
 
 :func:`start_server` waits (bounded) until the server answers with the token;
@@ -26,6 +27,8 @@ import httpx
 
 from jupyter_jcli.kernels import ServerConfig
 
+Kind = Literal["server", "kernelgateway", "enterprisegateway"]
+
 START_WAIT = 60.0
 """Seconds a server may take to answer after it was started."""
 STOP_WAIT = 15.0
@@ -46,7 +49,7 @@ def free_port() -> int:
 class RunningServer:
     """One server child process and how to reach it."""
 
-    kind: Literal["server", "kernelgateway"]
+    kind: Kind
     url: str
     token: str
     root: Path
@@ -56,6 +59,10 @@ class RunningServer:
     args: list[str] = field(default_factory=list)
     cafile: Path | None = None
     """The self-signed certificate of a server started with TLS."""
+    program: list[str] = field(default_factory=list)
+    """The command that starts the server, before ``args`` (empty: this Python's module)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables added to the server's environment."""
 
     def config(self, *, token: str | None = None, root: Path | None = None) -> ServerConfig:
         """A :class:`ServerConfig` for this server (its token and root unless given; with
@@ -102,20 +109,36 @@ class RunningServer:
             self.kill()
         else:
             self.stop()
-        fresh = _launch(self.kind, self.args, self.log, self.runtime_dir, self.root)
+        fresh = _launch(
+            self.kind,
+            self.args,
+            self.log,
+            self.runtime_dir,
+            self.root,
+            program=self.program,
+            extra_env=self.env,
+        )
         self.process = fresh
         _wait_ready(self)
 
 
 def _launch(
-    kind: str, args: list[str], log: Path, runtime_dir: Path, root: Path
+    kind: str,
+    args: list[str],
+    log: Path,
+    runtime_dir: Path,
+    root: Path,
+    *,
+    program: list[str],
+    extra_env: dict[str, str],
 ) -> subprocess.Popen[bytes]:
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime_dir), "PYTHONUNBUFFERED": "1"}
     env["JUPYTER_CONFIG_DIR"] = str(runtime_dir.parent / "config")
+    env.update(extra_env)
     module = "jupyter_server" if kind == "server" else "kernel_gateway"
     with log.open("ab") as sink:
         return subprocess.Popen(
-            [sys.executable, "-m", module, *args],
+            [*(program or (sys.executable, "-m", module)), *args],
             stdout=sink,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -150,15 +173,18 @@ def start_server(
     root: Path,
     work: Path,
     *,
-    kind: Literal["server", "kernelgateway"] = "server",
+    kind: Kind = "server",
     base_url: str = "/",
     tls: bool = False,
     extra_args: Sequence[str] = (),
+    program: list[str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> RunningServer:
-    """Start a server whose root is ``root`` (a kernel gateway runs in ``root``), its runtime
+    """Start a server whose root is ``root`` (a gateway runs in ``root``), its runtime
     and log files under ``work``; wait until it answers. ``tls``: HTTPS with a self-signed
     certificate for 127.0.0.1 (``openssl`` makes it). ``extra_args``: more command-line
-    options (e.g. :data:`NO_COLLABORATION`).
+    options (e.g. :data:`NO_COLLABORATION`). ``program``: the command that starts it (needed
+    for ``enterprisegateway``); ``env``: variables added to its environment.
 
     Raises:
         RuntimeError: it exited or did not answer within :data:`START_WAIT` s.
@@ -182,6 +208,14 @@ def start_server(
             # server meant for big outputs must.
             "--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0",
         ]
+    elif kind == "enterprisegateway":  # `jupyter enterprisegateway --ip ... --port ...`
+        args = [
+            "--EnterpriseGatewayApp.ip=127.0.0.1",
+            f"--EnterpriseGatewayApp.port={port}",
+            "--EnterpriseGatewayApp.port_retries=0",
+            f"--EnterpriseGatewayApp.auth_token={token}",
+            f"--EnterpriseGatewayApp.base_url={base_url}",
+        ]
     else:
         args = [
             "--KernelGatewayApp.ip=127.0.0.1",
@@ -200,8 +234,11 @@ def start_server(
         ]
     log = work / f"{kind}-{port}.log"
     url = f"{'https' if tls else 'http'}://127.0.0.1:{port}{base_url}"
-    process = _launch(kind, args, log, runtime_dir, root)
-    server = RunningServer(kind, url, token, root, runtime_dir, process, log, args, cafile)
+    program, env = program or [], env or {}
+    process = _launch(kind, args, log, runtime_dir, root, program=program, extra_env=env)
+    server = RunningServer(
+        kind, url, token, root, runtime_dir, process, log, args, cafile, program, env
+    )
     _wait_ready(server)
     return server
 
@@ -228,13 +265,24 @@ def running_server(
     root: Path,
     work: Path,
     *,
-    kind: Literal["server", "kernelgateway"] = "server",
+    kind: Kind = "server",
     base_url: str = "/",
     tls: bool = False,
     extra_args: Sequence[str] = (),
+    program: list[str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[RunningServer]:
     """:func:`start_server`, always stopped at the end of the block."""
-    server = start_server(root, work, kind=kind, base_url=base_url, tls=tls, extra_args=extra_args)
+    server = start_server(
+        root,
+        work,
+        kind=kind,
+        base_url=base_url,
+        tls=tls,
+        extra_args=extra_args,
+        program=program,
+        env=env,
+    )
     try:
         yield server
     finally:

@@ -106,6 +106,11 @@ class ErrorCode(StrEnum):
     and nothing was remembered. Restart the kernel with that kernelspec to switch, or run
     without naming one."""
     KERNEL_START_FAILED = "KERNEL_START_FAILED"
+    KERNEL_START_REFUSED = "KERNEL_START_REFUSED"
+    """A Jupyter Server or gateway that accepted the token answered the request to start a
+    kernel with an HTTP error (``details``: ``status``, the server's ``reason``, the
+    ``kernel_username`` sent): Enterprise Gateway refusing the user (``EG_UNAUTHORIZED_USERS``,
+    ``root`` by default; ``EG_AUTHORIZED_USERS``), its kernel limit, a failed launch."""
     KERNEL_BUSY = "KERNEL_BUSY"
     KERNEL_DIED = "KERNEL_DIED"
     KERNEL_KILLED = "KERNEL_KILLED"

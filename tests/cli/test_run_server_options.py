@@ -28,6 +28,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(CACHE_DIR_ENV, str(folder))
     for name in ("URL", "TOKEN", "ROOT"):
         monkeypatch.delenv(f"JUPYTER_JCLI_SERVER_{name}", raising=False)
+    monkeypatch.delenv("JUPYTER_JCLI_KERNEL_USERNAME", raising=False)
     return folder
 
 
@@ -131,7 +132,27 @@ def test_mcp_workbench_refuses_a_bad_url_as_json(tmp_path: Path) -> None:
 
 
 def test_the_server_options_are_in_the_help_of_every_command_that_runs_code() -> None:
-    for command in (("run",), ("mcp", "workbench")):
+    for command in (("run",), ("exec",), ("mcp", "workbench")):
         shown = run_cli(*command, "--help").stdout
-        for flag in ("--server-url URL", "--token TOKEN", "--server-root DIR"):
+        for flag in (
+            "--server-url URL",
+            "--token TOKEN",
+            "--server-root DIR",
+            "--kernel-username NAME",
+        ):
             assert flag in shown, (command, flag)
+
+
+def test_the_kernel_username_option_and_variable_reach_the_server_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = fake_server(monkeypatch)
+    url = "http://127.0.0.1:8888/"
+    given = run_cli(
+        "-j", "run", notebook(tmp_path), "--server-url", url, "--kernel-username", "ana"
+    )
+    assert given.exit_code == 0, given.stdout
+    monkeypatch.setenv("JUPYTER_JCLI_KERNEL_USERNAME", "bo")
+    from_env = run_cli("-j", "run", notebook(tmp_path), "--server-url", url)
+    assert from_env.exit_code == 0, from_env.stdout
+    assert [s.kernel_username for s in asked if s] == ["ana", "ana", "bo", "bo"]

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from jupyter_jcli.cli._server_options import server_from, server_options
+from jupyter_jcli.cli._server_options import given_kernel_username, server_from, server_options
 
 __all__ = ["mcp"]
 
@@ -83,6 +83,7 @@ def workbench(
         ("--server-url", server_url),
         ("--token", token),
         ("--server-root", server_root),
+        ("--kernel-username", given_kernel_username()),
     ):
         if value is not None:
             args += [flag, value]

@@ -6,9 +6,10 @@ Joining: :meth:`ServerBackend.start` maps the notebook to the server's path
 the server has a session for that path (JupyterLab has the notebook open), its kernel is
 used: ``origin.attached``, ``started_by`` naming the session. Otherwise a session is
 created (``POST api/sessions``, ``type: notebook``), so JupyterLab shows and reuses the
-same kernel; a server without a sessions API to list (Jupyter Kernel Gateway) gets
-``POST api/kernels``, with ``env.KERNEL_WORKING_DIR`` (the notebook's folder, which
-Enterprise Gateway makes the kernel's working directory).
+same kernel; a server without a sessions API to list (Kernel and Enterprise Gateway) gets
+``POST api/kernels`` with ``env`` ``KERNEL_USERNAME`` (``ServerConfig.kernel_username``)
+and ``KERNEL_WORKING_DIR`` (the notebook's folder: Enterprise Gateway's container kernels
+start there only with ``EG_MIRROR_WORKING_DIRS=true``; its local kernels ignore it).
 :meth:`~ServerBackend.shutdown` deletes only what this backend created: a joined kernel is
 only disconnected, never stopped. :meth:`~ServerBackend.restart` restarts the kernel in place
 (``POST api/kernels/{id}/restart``): the kernel keeps its id, so JupyterLab stays on it.
@@ -57,13 +58,14 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._channels import ExecuteRequests
-from jupyter_jcli.kernels._server_config import ServerConfig
+from jupyter_jcli.kernels._server_config import ServerConfig, kernel_username
 from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
     CONNECT_TIMEOUT,
     ServerApi,
     auth_headers,
     kernel_path,
+    named_id,
     server_errors,
     ssl_context,
 )
@@ -108,17 +110,6 @@ def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
 def _started_by(session: Mapping[str, Any]) -> str:
     name, ident = session.get("name"), session.get("id")
     return f"server session {name!r} ({ident})" if name else f"server session {ident}"
-
-
-def _kernel_id(model: object, doing: str) -> str:
-    ident = model.get("id") if isinstance(model, dict) else None
-    if not isinstance(ident, str) or not ident:
-        raise KernelError(
-            ErrorCode.SERVER_ERROR,
-            f"{doing}: the Jupyter Server's answer names no kernel id",
-            {"reason": "no kernel id"},
-        )
-    return ident
 
 
 class ServerBackend(ExecuteRequests):
@@ -193,9 +184,10 @@ class ServerBackend(ExecuteRequests):
 
         Raises:
             KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``),
-                ``KERNEL_START_FAILED`` (not ready in time), ``SERVER_PATH_OUTSIDE_ROOT``,
-                ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``. Nothing this
-                backend created is left on the server.
+                ``KERNEL_START_FAILED`` (not ready in time), ``KERNEL_START_REFUSED`` (the
+                server's reason: a gateway refusing ``KERNEL_USERNAME``),
+                ``SERVER_PATH_OUTSIDE_ROOT``, ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
+                ``SERVER_ERROR``. Nothing this backend created is left on the server.
         """
         api = ServerApi(self.config)
         self._api = api
@@ -255,19 +247,14 @@ class ServerBackend(ExecuteRequests):
                 "name": notebook_path.name,
                 "kernel": {"name": spec},
             }
-            model = await api.request(
-                "POST", "api/sessions", "creating the notebook's session", body=body, timeout=limit
-            )
-            session_id = _kernel_id(model, "creating the notebook's session")
+            session_id, model = await api.create_session(body, limit)
             self._created = f"api/sessions/{quote(session_id, safe='')}"
-            self._kernel_id = _kernel_id(model.get("kernel"), "creating the notebook's session")
+            self._kernel_id = named_id(model.get("kernel"), "creating the notebook's session")
             self._notebook = notebook_path
         else:
-            body = {"name": spec, "env": {KERNEL_WORKING_DIR: str(cwd)}}
-            model = await api.request(
-                "POST", "api/kernels", "starting a kernel", body=body, timeout=limit
-            )
-            self._kernel_id = _kernel_id(model, "starting a kernel")
+            user = kernel_username(self.config)
+            env = {KERNEL_WORKING_DIR: str(cwd), **({"KERNEL_USERNAME": user} if user else {})}
+            self._kernel_id = await api.start_kernel(spec, env, limit)
             self._created = kernel_path(self._kernel_id)
         self._origin = KernelOrigin(kernel_id=self._kernel_id, server_url=self.config.url)
 

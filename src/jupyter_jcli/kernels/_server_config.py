@@ -2,7 +2,8 @@
 
 :class:`ServerConfig` is where a Jupyter Server is and how to authenticate to it;
 :func:`server_config` builds one from command-line options and the environment
-(``JUPYTER_JCLI_SERVER_URL``, ``JUPYTER_JCLI_SERVER_TOKEN``, ``JUPYTER_JCLI_SERVER_ROOT``);
+(``JUPYTER_JCLI_SERVER_URL``, ``JUPYTER_JCLI_SERVER_TOKEN``, ``JUPYTER_JCLI_SERVER_ROOT``,
+``JUPYTER_JCLI_KERNEL_USERNAME``);
 :func:`backend_factory` gives the :data:`~jupyter_jcli.kernels.BackendFactory` for a config
 (``None``: :class:`~jupyter_jcli.kernels.LocalBackend`).
 """
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import functools
+import getpass
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,11 +22,13 @@ from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels._backend import BackendFactory
 
 __all__ = [
+    "KERNEL_USERNAME_ENV",
     "SERVER_ROOT_ENV",
     "SERVER_TOKEN_ENV",
     "SERVER_URL_ENV",
     "ServerConfig",
     "backend_factory",
+    "kernel_username",
     "server_config",
 ]
 
@@ -35,6 +39,8 @@ SERVER_TOKEN_ENV = "JUPYTER_JCLI_SERVER_TOKEN"
 passes a token, so it never lands in a host's config file)."""
 SERVER_ROOT_ENV = "JUPYTER_JCLI_SERVER_ROOT"
 """Environment variable: the local folder the server's root maps to (as ``--server-root``)."""
+KERNEL_USERNAME_ENV = "JUPYTER_JCLI_KERNEL_USERNAME"
+"""Environment variable: the ``KERNEL_USERNAME`` sent to a gateway (as ``--kernel-username``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +55,36 @@ class ServerConfig:
         verify: verify TLS certificates (``True``), or the path of a CA bundle to verify with.
         server_root: the local folder that is the server's root (notebook paths are mapped
             to server paths relative to it); ``None``: ask the server for its ``root_dir``.
+        kernel_username: the ``KERNEL_USERNAME`` a kernel started through ``POST api/kernels``
+            (a gateway) gets in its ``env``: the user Enterprise Gateway authorizes, and
+            impersonates where it is set up to; ``None``: the local user's name
+            (:func:`kernel_username`).
     """
 
     url: str
     token: str | None = None
     verify: bool | str = True
     server_root: Path | None = None
+    kernel_username: str | None = None
 
     def __repr__(self) -> str:
         token = None if self.token is None else "***"
         return (
             f"ServerConfig(url={self.url!r}, token={token!r}, verify={self.verify!r}, "
-            f"server_root={self.server_root!r})"
+            f"server_root={self.server_root!r}, kernel_username={self.kernel_username!r})"
         )
+
+
+def kernel_username(config: ServerConfig) -> str | None:
+    """The ``KERNEL_USERNAME`` to send: the configured one, else this process's user name
+    (:func:`getpass.getuser`: ``$LOGNAME``, ``$USER``, ..., then the password database);
+    ``None`` when neither is known (nothing is sent, and the gateway picks its own)."""
+    if config.kernel_username:
+        return config.kernel_username
+    try:
+        return getpass.getuser() or None
+    except (KeyError, OSError):  # a uid without a name (3.13 raises OSError, older KeyError)
+        return None
 
 
 def server_config(
@@ -69,6 +92,7 @@ def server_config(
     token: str | None = None,
     server_root: str | os.PathLike[str] | None = None,
     *,
+    kernel_username: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ServerConfig | None:
     """The server to use from options, falling back to the environment variables.
@@ -84,6 +108,7 @@ def server_config(
     url = url or env.get(SERVER_URL_ENV) or None
     token = token or env.get(SERVER_TOKEN_ENV) or None
     root = server_root or env.get(SERVER_ROOT_ENV) or None
+    username = kernel_username or env.get(KERNEL_USERNAME_ENV) or None
     if url is None:
         if server_root:
             raise UsageError("--server-root needs --server-url", {"option": "server_root"})
@@ -117,6 +142,7 @@ def server_config(
         url=base,
         token=token,
         server_root=Path(root).expanduser().resolve() if root is not None else None,
+        kernel_username=username,
     )
 
 

@@ -14,6 +14,12 @@ chained ``from`` the original::
     HTTP 401 / 403 (REST or the WebSocket handshake)          -> SERVER_AUTH_FAILED
     any other unexpected status or document                  -> SERVER_ERROR
 
+:func:`start_refusals` narrows it for the request that starts a kernel: the token was
+accepted a moment before (listing the kernelspecs), so an HTTP error status there is the
+server refusing that kernel (``KERNEL_START_REFUSED``, naming the server's reason): Enterprise
+Gateway refuses a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` (``root`` by default) or
+missing from a non-empty ``EG_AUTHORIZED_USERS`` with HTTP 403, and a kernel limit too.
+
 ``httpx`` and ``websockets`` are imported inside the functions that use them.
 """
 
@@ -37,8 +43,10 @@ __all__ = [
     "ServerApi",
     "auth_headers",
     "kernel_path",
+    "named_id",
     "server_errors",
     "ssl_context",
+    "start_refusals",
 ]
 
 REQUEST_TIMEOUT = 30.0
@@ -96,6 +104,45 @@ def server_errors(doing: str, server_url: str) -> Iterator[None]:
             ErrorCode.SERVER_UNREACHABLE,
             f"{doing}: the Jupyter Server at {server_url} could not be reached ({reason})",
             {"server_url": server_url, "reason": reason},
+        ) from exc
+
+
+@contextmanager
+def start_refusals(doing: str, server_url: str, kernel_username: str | None) -> Iterator[None]:
+    """Around the request that starts a kernel (``POST api/kernels`` or ``api/sessions``),
+    made after the server accepted the token: its HTTP error status becomes
+    ``KERNEL_START_REFUSED`` (see the module docstring); every other error passes unchanged.
+
+    Raises:
+        KernelError: ``KERNEL_START_REFUSED``, details ``status``, ``path``, ``reason`` (the
+            server's own words, when it gave them), ``server_url`` and ``kernel_username``
+            (the ``KERNEL_USERNAME`` sent, when one was).
+    """
+    try:
+        yield
+    except KernelError as exc:
+        status = exc.details.get("status")
+        if exc.code not in (ErrorCode.SERVER_ERROR, ErrorCode.SERVER_AUTH_FAILED):
+            raise
+        if not isinstance(status, int) or status < 400:
+            raise
+        said = exc.details.get("reason")
+        details = {**exc.details, "server_url": server_url}
+        advice = ""
+        if kernel_username is not None:
+            details["kernel_username"] = kernel_username
+            if status in (401, 403):
+                advice = (
+                    f"; a gateway may refuse the kernel's user (KERNEL_USERNAME "
+                    f"{kernel_username!r}): pass one it authorizes with --kernel-username "
+                    "or JUPYTER_JCLI_KERNEL_USERNAME"
+                )
+        raise KernelError(
+            ErrorCode.KERNEL_START_REFUSED,
+            f"{doing}: the server refused to start the kernel (HTTP {status}"
+            + (f": {said})" if said else ")")
+            + advice,
+            details,
         ) from exc
 
 
@@ -232,6 +279,32 @@ class ServerApi:
             )
         return [item for item in answer if isinstance(item, dict)]
 
+    async def create_session(
+        self, body: Mapping[str, Any], timeout: float
+    ) -> tuple[str, dict[str, Any]]:
+        """``POST api/sessions`` (bounded by ``timeout`` s): the new session's id and model
+        (its kernel's id: :func:`named_id` of ``model.get("kernel")``).
+
+        Raises:
+            KernelError: ``KERNEL_START_REFUSED`` (:func:`start_refusals`); as the class says.
+        """
+        doing = "creating the notebook's session"
+        with start_refusals(doing, self.config.url, None):
+            model = await self.request("POST", "api/sessions", doing, body=body, timeout=timeout)
+        return named_id(model, doing), model
+
+    async def start_kernel(self, spec: str, env: Mapping[str, str], timeout: float) -> str:
+        """``POST api/kernels`` of kernelspec ``spec`` with ``env`` (a gateway passes its
+        ``KERNEL_*`` variables to the kernel), bounded by ``timeout`` s: the kernel's id.
+
+        Raises:
+            KernelError: ``KERNEL_START_REFUSED`` (:func:`start_refusals`); as the class says.
+        """
+        doing, body = "starting a kernel", {"name": spec, "env": dict(env)}
+        with start_refusals(doing, self.config.url, env.get("KERNEL_USERNAME")):
+            model = await self.request("POST", "api/kernels", doing, body=body, timeout=timeout)
+        return named_id(model, doing)
+
     async def kernel(self, kernel_id: str) -> dict[str, Any] | None:
         """The kernel's model, or ``None`` when the server has no such kernel (404)."""
         answer = await self.request(
@@ -246,14 +319,36 @@ def kernel_path(kernel_id: str, action: str | None = None) -> str:
     return f"{path}/{action}" if action else path
 
 
+def named_id(model: object, doing: str) -> str:
+    """The ``id`` of a kernel or session model the server answered with.
+
+    Raises:
+        KernelError: ``SERVER_ERROR`` when it names none.
+    """
+    ident = model.get("id") if isinstance(model, dict) else None
+    if not isinstance(ident, str) or not ident:
+        raise KernelError(
+            ErrorCode.SERVER_ERROR,
+            f"{doing}: the Jupyter Server's answer names no kernel id",
+            {"reason": "no kernel id"},
+        )
+    return ident
+
+
 def _said(response: httpx.Response) -> str | None:
     """The server's own explanation of an error status (``message`` or ``reason`` of its JSON
-    error document), cut to 300 characters."""
+    error document, and the last line of its ``traceback`` when it sends one, as Enterprise
+    Gateway does for an unexpected exception), cut to 300 characters."""
     try:
         document = response.json()
     except ValueError:
         return None
     if not isinstance(document, dict):
         return None
-    said = document.get("message") or document.get("reason")
-    return str(said)[:300] if said else None
+    said = str(document.get("message") or document.get("reason") or "")
+    trace = document.get("traceback")
+    last = (
+        trace.strip().splitlines()[-1].strip() if isinstance(trace, str) and trace.strip() else ""
+    )
+    said = f"{said} ({last})" if said and last else said or last
+    return said[:300] or None

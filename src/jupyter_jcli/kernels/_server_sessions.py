@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._server_config import ServerConfig
-from jupyter_jcli.kernels._server_http import ServerApi, kernel_path
+from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, start_refusals
 from jupyter_jcli.kernels._server_ledger import ServerLedger
 from jupyter_jcli.kernels._server_paths import server_path, server_root
 
@@ -138,7 +138,8 @@ async def start_session(
 
     Raises:
         KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``),
-            ``KERNEL_START_FAILED`` (a server without sessions), the codes of
+            ``KERNEL_START_FAILED`` (a server without sessions), ``KERNEL_START_REFUSED``
+            (the server answered the start with an error), the codes of
             :func:`notebook_session`.
     """
     path = server_path(notebook_path, server_root(config))
@@ -161,13 +162,11 @@ async def start_session(
                 {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
             )
         body = {"path": path, "type": "notebook", "name": notebook_path.name}
-        model = await api.request(
-            "POST",
-            "api/sessions",
-            "starting the notebook's session",
-            body={**body, "kernel": {"name": kernelspec}},
-            timeout=timeout,
-        )
+        doing, kernel = "starting the notebook's session", {"name": kernelspec}
+        with start_refusals(doing, config.url, None):
+            model = await api.request(
+                "POST", "api/sessions", doing, body={**body, "kernel": kernel}, timeout=timeout
+            )
         made = _session(model, server_root(config), config.url) if isinstance(model, dict) else None
         if made is None:
             raise KernelError(

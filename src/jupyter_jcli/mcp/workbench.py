@@ -37,7 +37,9 @@ Run as ``jupyter-mcp [--root PATH ...]``, ``j-cli mcp workbench [--root PATH ...
 ``JUPYTER_JCLI_SERVER_URL``) the kernels run on that Jupyter Server (JupyterLab, JupyterHub,
 Kernel Gateway, Enterprise Gateway), authenticated by ``--token`` or, better (a command
 line is visible to other users), ``JUPYTER_JCLI_SERVER_TOKEN``; ``--server-root DIR`` (or
-``JUPYTER_JCLI_SERVER_ROOT``) is the local folder the server's root is. A bad URL fails at
+``JUPYTER_JCLI_SERVER_ROOT``) is the local folder the server's root is; ``--kernel-username
+NAME`` (or ``JUPYTER_JCLI_KERNEL_USERNAME``; default the local user) is the
+``KERNEL_USERNAME`` a gateway's kernels start with. A bad URL fails at
 start-up (``USAGE_ERROR``, exit 2); the token is never logged or echoed.
 """
 
@@ -137,15 +139,24 @@ async def serve(
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``."""
+    """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``, ``--kernel-username
+    NAME``."""
     group = parser.add_argument_group("Jupyter Server")
     group.add_argument("--server-url", metavar="URL", help=SERVER_OPTION_HELP["server_url"])
     group.add_argument("--token", metavar="TOKEN", help=SERVER_OPTION_HELP["token"])
     group.add_argument("--server-root", metavar="DIR", help=SERVER_OPTION_HELP["server_root"])
+    group.add_argument(
+        "--kernel-username", metavar="NAME", help=SERVER_OPTION_HELP["kernel_username"]
+    )
 
 
 def _prepare(options: argparse.Namespace) -> Serve:
-    server = server_from_options(options.server_url, options.token, options.server_root)
+    server = server_from_options(
+        options.server_url,
+        options.token,
+        options.server_root,
+        kernel_username=options.kernel_username,
+    )
     return partial(serve, workbench=shared_workbench(server=server))
 
 

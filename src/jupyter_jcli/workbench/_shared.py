@@ -50,9 +50,11 @@ SERVER_OPTION_HELP = {
     "command line is visible to other users.",
     "server_root": "The local folder that is the server's root (notebook paths are mapped "
     "relative to it); default $JUPYTER_JCLI_SERVER_ROOT, else the server's own root_dir.",
+    "kernel_username": "The KERNEL_USERNAME a gateway's kernels start with (Enterprise "
+    "Gateway authorizes it); default $JUPYTER_JCLI_KERNEL_USERNAME, else the local user's name.",
 }
-"""The help of ``--server-url``, ``--token`` and ``--server-root`` (``jupyter-mcp`` and
-``j-cli``; option name -> help)."""
+"""The help of ``--server-url``, ``--token``, ``--server-root`` and ``--kernel-username``
+(``jupyter-mcp``; option name -> help)."""
 
 _PLACEHOLDER = re.compile(
     r"\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}"  # Claude Code
@@ -66,10 +68,12 @@ def server_from_options(
     token: str | None,
     server_root: str | os.PathLike[str] | None,
     *,
+    kernel_username: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ServerConfig | None:
-    """The server a front end's ``--server-url``/``--token``/``--server-root`` (or the
-    ``JUPYTER_JCLI_SERVER_*`` variables) name: :func:`jupyter_jcli.kernels.server_config`,
+    """The server a front end's ``--server-url``/``--token``/``--server-root`` and
+    ``--kernel-username`` (or the ``JUPYTER_JCLI_*`` variables) name:
+    :func:`jupyter_jcli.kernels.server_config`,
     plus one check for the way hosts pass the token (``j-cli setup`` writes a reference to
     ``JUPYTER_JCLI_SERVER_TOKEN``, never its value): a token that is still such a reference
     means the host did not expand it, and sending it would only fail later as a wrong token.
@@ -78,7 +82,9 @@ def server_from_options(
         UsageError: ``USAGE_ERROR`` for a bad URL, a root without a URL, or an
             unexpanded token reference (details ``option``; the token is never echoed).
     """
-    server = kernels.server_config(url, token, server_root, environ=environ)
+    server = kernels.server_config(
+        url, token, server_root, kernel_username=kernel_username, environ=environ
+    )
     if server is not None and server.token and _PLACEHOLDER.fullmatch(server.token.strip()):
         raise UsageError(
             "the server token is an unexpanded reference to an environment variable: the "
