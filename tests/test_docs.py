@@ -22,7 +22,6 @@ ERROR_CODES = DOCS / "reference" / "error-codes.md"
 PENDING = frozenset(
     {
         "docs/guides/stores.md",
-        "docs/guides/enterprise-gateway.md",
         "docs/guides/jupyterlab.md",
     }
 )
