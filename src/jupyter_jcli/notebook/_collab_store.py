@@ -166,9 +166,20 @@ class CollabStore:
         Raises:
             NotebookError: the codes of :meth:`room`.
         """
+        import orjson
+        from jupyter_ydoc.utils import cast_all
+
         room = self.room(ref)
         with room.lock:
-            notebook = room.notebook.get()
+            cells = room.cells()
+            meta: dict[str, Any] = room.notebook._ymeta.to_py() or {}
+            cast_all(meta, float, int)  # Y.js numbers are floats
+            notebook = {
+                "cells": orjson.loads(orjson.dumps(cells)),  # a copy, fast
+                "metadata": meta.get("metadata", {}),
+                "nbformat": int(meta.get("nbformat", 4)),
+                "nbformat_minor": int(meta.get("nbformat_minor", 5)),
+            }
             version = _version(room, _light(room))
         return StoreRead(notebook, version)
 
@@ -308,12 +319,8 @@ def _quote(path: str) -> str:
 def _light(room: Room) -> list[dict[str, Any]]:
     """Each live cell's id, type and source (what revs and the version are made of)."""
     return [
-        {
-            "id": ycell.get("id"),
-            "cell_type": ycell.get("cell_type"),
-            "source": str(ycell.get("source", "")),
-        }
-        for ycell in room.notebook.ycells
+        {"id": cell.get("id"), "cell_type": cell.get("cell_type"), "source": cell.get("source")}
+        for cell in room.cells()
     ]
 
 
