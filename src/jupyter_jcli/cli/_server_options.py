@@ -9,6 +9,7 @@ anything starts. The token is never printed (not in ``--help``, not in an error)
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -17,7 +18,13 @@ import click
 if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
 
-__all__ = ["server_from", "server_options"]
+__all__ = ["STORE_CHOICES", "current_server", "server_from", "server_options", "store_options"]
+
+_SERVER_KEY = "jupyter_jcli.server"
+
+STORE_CHOICES = ("auto", "local", "collab", "contents")
+"""The values of ``--store`` (``notebook.stores.STORE_KINDS``; kept here so ``--help`` loads
+nothing)."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -29,6 +36,14 @@ _HELP = {
     "server_root": "The local folder that is the server's root (default: "
     "$JUPYTER_JCLI_SERVER_ROOT, else the root_dir the server reports).",
 }
+
+
+_STORE_HELP = (
+    "Where the notebook is read and written (default: $JUPYTER_JCLI_STORE, else auto): local "
+    "(the file here), collab (the server's live collaborative document), contents (the "
+    "server's contents API); auto: collab when the server has real-time collaboration, else "
+    "contents when no --server-root is given and the path is no file here, else local."
+)
 
 
 def server_options(command: _F) -> _F:
@@ -54,3 +69,53 @@ def server_from(
     from jupyter_jcli.workbench import server_from_options
 
     return server_from_options(server_url, token, server_root)
+
+
+def store_options(command: _F) -> _F:
+    """Add ``--store auto|local|collab|contents`` (default ``$JUPYTER_JCLI_STORE``, else
+    ``auto``) to a command that names a notebook, plus ``--server-url``, ``--token`` and
+    ``--server-root`` unless it has them (it then does not receive them). The command runs
+    with the store choice they name active (``notebook.stores.using_store``), so every
+    notebook it opens by path opens in that store; without a server, or with ``--store
+    local``, nothing changes (local files). Put it directly under the ``@command`` line.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an unknown store (also from the variable), or
+            ``collab``/``contents`` without a server URL, before the command does anything.
+    """
+    params = getattr(command, "__click_params__", [])
+    passes_server = any(param.name == "server_url" for param in params)
+
+    @functools.wraps(command)
+    def run(*args: Any, store: str | None = None, **kwargs: Any) -> Any:
+        names = ("server_url", "token", "server_root")
+        server = [kwargs[name] if passes_server else kwargs.pop(name) for name in names]
+        from jupyter_jcli.notebook.stores import using_store
+        from jupyter_jcli.workbench import stores_from_options
+
+        config = server_from(*server)
+        click.get_current_context().meta[_SERVER_KEY] = config
+        choice = stores_from_options(store, config)
+        with using_store(None if choice.local_only else choice):
+            return command(*args, **kwargs)
+
+    wrapped: Any = run
+    if not passes_server:
+        wrapped = server_options(wrapped)
+    return click.option(  # type: ignore[no-any-return]
+        "--store",
+        "store",
+        metavar="|".join(STORE_CHOICES),
+        default=None,
+        help=_STORE_HELP,
+    )(wrapped)
+
+
+def current_server() -> ServerConfig | None:
+    """The server the running command's options named (:func:`store_options` resolved it),
+    else the one the environment names."""
+    context = click.get_current_context(silent=True)
+    if context is not None and _SERVER_KEY in context.meta:
+        config: ServerConfig | None = context.meta[_SERVER_KEY]
+        return config
+    return server_from(None, None, None)

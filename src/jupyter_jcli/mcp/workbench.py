@@ -54,7 +54,13 @@ from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
-from jupyter_jcli.workbench import SERVER_OPTION_HELP, server_from_options
+from jupyter_jcli.notebook.stores import STORE_KINDS, StoreChoice, using_store
+from jupyter_jcli.workbench import (
+    SERVER_OPTION_HELP,
+    STORE_OPTION_HELP,
+    server_from_options,
+    stores_from_options,
+)
 from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._sharing import shared_workbench
 
@@ -104,7 +110,12 @@ def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
     )
 
 
-async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) -> None:
+async def serve(
+    roots: Sequence[Path],
+    *,
+    workbench: Workbench | None = None,
+    stores: StoreChoice | None = None,
+) -> None:
     """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives;
     every kernel is shut down either way (bounded by :data:`SHUTDOWN_SECONDS`).
 
@@ -112,18 +123,22 @@ async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) ->
         roots: the resolved trusted roots.
         workbench: the kernels to serve (default: :func:`shared_workbench`, the local
             registry's kernels).
+        stores: the store each tool's notebook opens in (``--store``; ``None``: local
+            files), active for every call.
     """
     from jupyter_jcli.notebook._warm import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
-    workbench = workbench if workbench is not None else shared_workbench()
-    async with workbench.runs:  # background runs live as long as the server
-        await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
+    with using_store(None if stores is None or stores.local_only else stores):
+        workbench = workbench if workbench is not None else shared_workbench()
+        async with workbench.runs:  # background runs live as long as the server
+            await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``."""
+    """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``, ``--store KIND``."""
     group = parser.add_argument_group("Jupyter Server")
+    group.add_argument("--store", metavar="|".join(STORE_KINDS), help=STORE_OPTION_HELP)
     group.add_argument("--server-url", metavar="URL", help=SERVER_OPTION_HELP["server_url"])
     group.add_argument("--token", metavar="TOKEN", help=SERVER_OPTION_HELP["token"])
     group.add_argument("--server-root", metavar="DIR", help=SERVER_OPTION_HELP["server_root"])
@@ -131,7 +146,10 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
 
 def _prepare(options: argparse.Namespace) -> Serve:
     server = server_from_options(options.server_url, options.token, options.server_root)
-    return partial(serve, workbench=shared_workbench(server=server))
+    stores = stores_from_options(options.store, server)  # USAGE_ERROR before serving
+    with using_store(None if stores.local_only else stores):  # the workbench takes it
+        workbench = shared_workbench(server=server)
+    return partial(serve, workbench=workbench, stores=stores)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

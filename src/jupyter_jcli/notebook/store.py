@@ -77,12 +77,16 @@ from jupyter_jcli.notebook.revs import cell_rev
 if TYPE_CHECKING:
     from jupyter_jcli.notebook._local_store import LocalStore
     from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.live import LiveCell, LiveOutputs
+    from jupyter_jcli.notebook.stores import StoreChoice, open_store, resolve_ref
 
 __all__ = [
     "CellOp",
     "DeleteCell",
     "InsertCell",
     "KernelPlace",
+    "LiveCell",
+    "LiveOutputs",
     "LocalStore",
     "MoveCell",
     "NotebookRef",
@@ -90,12 +94,15 @@ __all__ = [
     "SetMetadata",
     "SetOutputs",
     "SetSource",
+    "StoreChoice",
     "StoreRead",
     "UndoEntry",
     "Version",
     "apply_ops",
     "open_notebook",
+    "open_store",
     "ops_between",
+    "resolve_ref",
     "rev_of",
     "stale_version_error",
 ]
@@ -108,6 +115,14 @@ def __getattr__(name: str) -> Any:
         from jupyter_jcli.notebook._local_store import LocalStore
 
         return LocalStore
+    if name in ("LiveCell", "LiveOutputs"):
+        from jupyter_jcli.notebook import live
+
+        return getattr(live, name)
+    if name in ("StoreChoice", "open_store", "resolve_ref"):
+        from jupyter_jcli.notebook import stores
+
+        return getattr(stores, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
