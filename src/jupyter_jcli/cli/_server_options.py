@@ -10,6 +10,7 @@ anything starts. The token is never printed (not in ``--help``, not in an error)
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["STORE_CHOICES", "current_server", "server_from", "server_options", "store_options"]
 
 _SERVER_KEY = "jupyter_jcli.server"
+_SERVER_URL_ENV = "JUPYTER_JCLI_SERVER_URL"  # kernels.SERVER_URL_ENV, without loading kernels
+_STORE_ENV = "JUPYTER_JCLI_STORE"  # notebook.stores.STORE_ENV
 
 STORE_CHOICES = ("auto", "local", "collab", "contents")
 """The values of ``--store`` (``notebook.stores.STORE_KINDS``; kept here so ``--help`` loads
@@ -77,7 +80,10 @@ def store_options(command: _F) -> _F:
     ``--server-root`` unless it has them (it then does not receive them). The command runs
     with the store choice they name active (``notebook.stores.using_store``), so every
     notebook it opens by path opens in that store; without a server, or with ``--store
-    local``, nothing changes (local files). Put it directly under the ``@command`` line.
+    local``, nothing changes (local files). With neither ``--store``, the variable nor a
+    server, the choice active where the command is run is kept (a program that runs the
+    command line in its process under ``notebook.stores.using_store``). Put it directly
+    under the ``@command`` line.
 
     Raises:
         UsageError: ``USAGE_ERROR`` for an unknown store (also from the variable), or
@@ -90,12 +96,20 @@ def store_options(command: _F) -> _F:
     def run(*args: Any, store: str | None = None, **kwargs: Any) -> Any:
         names = ("server_url", "token", "server_root")
         server = [kwargs[name] if passes_server else kwargs.pop(name) for name in names]
-        from jupyter_jcli.notebook.stores import using_store
-        from jupyter_jcli.workbench import stores_from_options
+        from jupyter_jcli.notebook.stores import StoreChoice, using_store
 
-        config = server_from(*server)
+        config = None
+        if any(value is not None for value in server) or os.environ.get(_SERVER_URL_ENV):
+            config = server_from(*server)  # loads the server modules: only with a server
         click.get_current_context().meta[_SERVER_KEY] = config
-        choice = stores_from_options(store, config)
+        if config is None:
+            choice = StoreChoice(store)
+        else:
+            from jupyter_jcli.workbench import stores_from_options
+
+            choice = stores_from_options(store, config)
+        if choice.local_only and store is None and not os.environ.get(_STORE_ENV):
+            return command(*args, **kwargs)  # nothing named: a caller's active choice holds
         with using_store(None if choice.local_only else choice):
             return command(*args, **kwargs)
 

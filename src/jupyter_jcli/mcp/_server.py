@@ -103,15 +103,21 @@ async def _dispatch(
 
 
 def store_path(given: str) -> Path | None:
-    """For a tool's notebook that opens in a server store (the active ``--store`` choice:
-    ``collab`` or ``contents``), the path that names it there: ``given`` is the server's
-    path (relative to the server's root), not confined by the local roots (the server
-    decides what its user may open); else ``None``: a local file, checked against the
-    roots. Blocking (the ``auto`` probe): call it from a worker thread."""
+    """For a tool's notebook that opens in another store than the local one (the active
+    ``--store`` choice: ``collab`` or ``contents``; a test's memory store), the path that
+    names it there: for a server store ``given`` is the server's path (relative to the
+    server's root), not confined by the local roots (the server decides what its user may
+    open); else ``None``: a local file, checked against the roots. Blocking (the ``auto``
+    probe): call it from a worker thread."""
     choice = active_choice()
-    if choice is None or choice.local_only or choice.kind_for(given) not in SERVER_STORES:
+    if choice is None or choice.local_only:
         return None
-    return Path(given) if os.path.isabs(given) else choice.path_root / given
+    kind = choice.kind_for(given)
+    if kind == "local":
+        return None
+    if kind not in SERVER_STORES or os.path.isabs(given):  # another store: its own path
+        return Path(given)
+    return choice.path_root / given
 
 
 def build_server(

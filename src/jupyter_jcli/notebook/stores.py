@@ -94,9 +94,10 @@ def collab_available(
     a ``404`` saying the file does not exist is an answer too). Asked once per server URL
     in this process; the answer is kept.
 
+    No answer within ``timeout`` s is ``False`` (not kept: asked again next time).
+
     Raises:
-        JcliError: ``SERVER_UNREACHABLE`` (no answer within ``timeout`` s),
-            ``SERVER_AUTH_FAILED`` (401/403); nothing is kept.
+        JcliError: ``SERVER_AUTH_FAILED`` (401/403); nothing is kept.
     """
     base = server_url.rstrip("/")
     with _probe_lock:
@@ -113,24 +114,29 @@ def collab_available(
             headers=headers,
             timeout=timeout,
         )
-    except httpx.HTTPError as exc:
-        raise JcliError(
-            ErrorCode.SERVER_UNREACHABLE,
-            f"the Jupyter Server at {server_url} did not answer ({type(exc).__name__})",
-            {"server_url": server_url},
-        ) from exc
+    except httpx.HTTPError:
+        return False  # no answer: not known to collaborate (not kept; the kernel or the
+        # contents store reports the server unreachable with its own code)
     if response.status_code in (401, 403):
         raise JcliError(
             ErrorCode.SERVER_AUTH_FAILED,
             f"the Jupyter Server at {server_url} refused the token ({response.status_code})",
             {"server_url": server_url, "status": response.status_code},
         )
-    answered = response.is_success or (
-        response.status_code == 404 and "does not exist" in response.text
-    )
+    answered = response.is_success or (response.status_code == 404 and _file_missing(response))
     with _probe_lock:
         _probed[base] = answered
     return answered
+
+
+def _file_missing(response: Any) -> bool:
+    """The collaboration handler's own 404 (a JSON ``message``: the file does not exist),
+    not the server's page for an unknown route."""
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and "does not exist" in str(body.get("message", ""))
 
 
 def resolve_ref(
@@ -238,7 +244,7 @@ class StoreChoice:
         """The kind of store ``path_text`` opens in (``auto`` resolved; module docstring).
 
         Raises:
-            JcliError: the probe's ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``.
+            JcliError: the probe's ``SERVER_AUTH_FAILED``.
         """
         if self._fixed is not None or self.kind != "auto":
             return self.kind
@@ -330,7 +336,7 @@ def open_store(
 
     Raises:
         UsageError: ``USAGE_ERROR`` (unknown kind; a server kind without ``server_url``).
-        JcliError: the probe's ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``.
+        JcliError: the probe's ``SERVER_AUTH_FAILED``.
     """
     choice = StoreChoice(
         kind, server_url=server_url, token=token, server_root=server_root, timeout=timeout
