@@ -98,6 +98,12 @@ def test_open_notebook_of_a_path_opens_it_in_the_active_store(
     assert type(open_notebook("nb.ipynb")) is Document  # nothing active: the file
 
 
+def test_auto_never_picks_a_store_this_build_lacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stores, "_built", lambda kind: False)
+    choice = StoreChoice("auto", server_url="http://127.0.0.1:9/", environ={})
+    assert choice.kind_for("missing.ipynb") == "local"
+
+
 def test_kernel_paths_of_server_refs_lie_under_the_path_root(tmp_path: Path) -> None:
     choice = StoreChoice("auto", server_url="http://h:1/", path_root=tmp_path, environ={})
     ref = NotebookRef("collab", "sub/nb.ipynb", "http://h:1/")
@@ -115,6 +121,7 @@ def test_auto_picks_collab_only_on_a_server_with_collaboration(
     root.mkdir()
     (root / "nb.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     monkeypatch.setattr(stores, "_probed", {})
+    monkeypatch.setattr(stores, "_built", lambda kind: True)  # the choice, not the stores
     here = tmp_path / "elsewhere"
     here.mkdir()
     monkeypatch.chdir(here)

@@ -54,7 +54,7 @@ from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
-from jupyter_jcli.notebook.stores import STORE_KINDS, StoreChoice, using_store
+from jupyter_jcli.notebook.stores import STORE_KINDS, using_store
 from jupyter_jcli.workbench import (
     SERVER_OPTION_HELP,
     STORE_OPTION_HELP,
@@ -110,12 +110,7 @@ def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
     )
 
 
-async def serve(
-    roots: Sequence[Path],
-    *,
-    workbench: Workbench | None = None,
-    stores: StoreChoice | None = None,
-) -> None:
+async def serve(roots: Sequence[Path], *, workbench: Workbench | None = None) -> None:
     """Serve MCP over this process's stdin/stdout until stdin closes or a signal arrives;
     every kernel is shut down either way (bounded by :data:`SHUTDOWN_SECONDS`).
 
@@ -123,14 +118,14 @@ async def serve(
         roots: the resolved trusted roots.
         workbench: the kernels to serve (default: :func:`shared_workbench`, the local
             registry's kernels).
-        stores: the store each tool's notebook opens in (``--store``; ``None``: local
-            files), active for every call.
+            Its store choice (``Workbench.stores``: ``--store``) is active for every
+            call, so each tool's notebook opens in the store it names.
     """
     from jupyter_jcli.notebook._warm import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
-    with using_store(None if stores is None or stores.local_only else stores):
-        workbench = workbench if workbench is not None else shared_workbench()
+    workbench = workbench if workbench is not None else shared_workbench()
+    with using_store(workbench.stores):
         async with workbench.runs:  # background runs live as long as the server
             await _server.serve(build_server(roots, workbench), cleanup=workbench.shutdown)
 
@@ -149,7 +144,7 @@ def _prepare(options: argparse.Namespace) -> Serve:
     stores = stores_from_options(options.store, server)  # USAGE_ERROR before serving
     with using_store(None if stores.local_only else stores):  # the workbench takes it
         workbench = shared_workbench(server=server)
-    return partial(serve, workbench=workbench, stores=stores)
+    return partial(serve, workbench=workbench)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

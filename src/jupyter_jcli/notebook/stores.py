@@ -15,7 +15,7 @@ contents    the Jupyter Server's contents API (``_contents_store.ContentsStore``
 auto        local without a server URL; with one: collab when the server answers
             ``PUT /api/collaboration/session/<path>`` (asked once per server and process),
             else contents when no ``--server-root`` is given and the path is no file here,
-            else local (the behaviour before stores)
+            else local (the behaviour before stores); a store this build lacks is skipped
 ==========  ==================================================================================
 
 A server store names a notebook by its path relative to the server's root (``/``
@@ -252,9 +252,9 @@ class StoreChoice:
             return "local"
         text = os.fspath(path_text)
         server_path = _server_path_guess(text, self.path_root)
-        if collab_available(self.server_url, server_path, self.token):
+        if _built("collab") and collab_available(self.server_url, server_path, self.token):
             return "collab"
-        if self.server_root is None and not os.path.exists(text):
+        if _built("contents") and self.server_root is None and not os.path.exists(text):
             return "contents"
         return "local"
 
@@ -285,6 +285,20 @@ class StoreChoice:
             return ref.local_path
         base = self.path_root if ref.store in SERVER_STORES else Path(os.getcwd())
         return base.joinpath(*PurePosixPath(ref.path).parts)
+
+
+_MODULES = {
+    "collab": "jupyter_jcli.notebook._collab_store",
+    "contents": "jupyter_jcli.notebook._contents_store",
+}
+
+
+def _built(kind: str) -> bool:
+    """Whether this build has the store of ``kind`` (``auto`` never picks a store it cannot
+    open; an explicit ``--store`` of a missing one is refused when opened)."""
+    from importlib.util import find_spec
+
+    return find_spec(_MODULES[kind]) is not None
 
 
 def _server_path_guess(text: str, root: Path) -> str:
