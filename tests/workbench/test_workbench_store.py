@@ -20,7 +20,13 @@ from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.notebook.live import LiveOutputs
 from jupyter_jcli.notebook.store import NotebookRef
 from jupyter_jcli.notebook.testing import MemoryStore
-from jupyter_jcli.workbench import Workbench, add_cell, undo_last, update_cell
+from jupyter_jcli.workbench import (
+    Workbench,
+    add_cell,
+    create_notebook,
+    undo_last,
+    update_cell,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -180,3 +186,18 @@ async def test_a_store_with_live_outputs_is_fed_each_output_while_the_cell_runs(
     assert store.events[-1][2] == "ok"
     outputs = store.read(NotebookRef("memory", PATH)).notebook["cells"][0]["outputs"]
     assert [output["output_type"] for output in outputs] == ["stream", "execute_result"]
+
+
+async def test_create_notebook_creates_it_in_the_store(elsewhere: Path) -> None:
+    store = MemoryStore({PATH: _notebook("x = 1")})
+    async with _workbench(store, elsewhere) as wb:
+        with wb.warm():
+            created = create_notebook("work/new.ipynb", cells=[{"source": "y = 2"}])
+            with pytest.raises(JcliError) as caught:
+                create_notebook(PATH)
+        assert caught.value.code == ErrorCode.FILE_EXISTS
+        assert [cell.name for cell in created.cells] == [
+            cell.name for cell in (await wb.notebook_overview("work/new.ipynb")).cells
+        ]
+    cells = store.read(NotebookRef("memory", "work/new.ipynb")).notebook["cells"]
+    assert [cell["source"] for cell in cells] == ["y = 2"]
