@@ -19,6 +19,7 @@ from jupyter_jcli.kernels import KernelPool
 from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.notebook.live import LiveOutputs
 from jupyter_jcli.notebook.store import NotebookRef
+from jupyter_jcli.notebook.stores import StoreChoice
 from jupyter_jcli.notebook.testing import MemoryStore
 from jupyter_jcli.workbench import (
     Workbench,
@@ -201,3 +202,32 @@ async def test_create_notebook_creates_it_in_the_store(elsewhere: Path) -> None:
         ]
     cells = store.read(NotebookRef("memory", "work/new.ipynb")).notebook["cells"]
     assert [cell["source"] for cell in cells] == ["y = 2"]
+
+
+class ServerLikeStore(MemoryStore):
+    """A MemoryStore whose refs are those of a server store (kind ``contents``): paths are
+    mapped relative to the choice's server root, as for the contents API's store."""
+
+    kind = "contents"
+
+
+async def test_a_server_store_notebook_is_reloaded_by_its_ref_after_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, here = tmp_path / "root", tmp_path / "elsewhere"
+    here.mkdir()
+    monkeypatch.chdir(here)  # the current folder is not the server's root
+    store = ServerLikeStore()
+    store.create(NotebookRef("contents", "sub/nb.ipynb"), _notebook("print(3)"))
+    choice = StoreChoice.of(store, path_root=root)
+    pool = KernelPool(backend_factory=python_backend)
+    async with Workbench(cache_dir=tmp_path / "cache", pool=pool, store=choice) as wb:
+        with anyio.fail_after(WAIT):
+            ran = await wb.run_stale(root / "sub" / "nb.ipynb")
+        assert ran.ok
+        assert wb._kernel_path((await wb._load(root / "sub" / "nb.ipynb")).document) == (
+            root / "sub" / "nb.ipynb"
+        )
+    cells = store.read(NotebookRef("contents", "sub/nb.ipynb")).notebook["cells"]
+    assert "".join(cells[0]["outputs"][0]["text"]) == "3\n"
+    assert not root.exists()

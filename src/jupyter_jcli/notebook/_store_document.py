@@ -272,6 +272,11 @@ def open_notebook(
         target = resolve_ref(target, store, server_root=choice.path_root if choice else None)
     if store is None and target.local_path is not None:
         return Document.load(target.local_path, cache_dir=cache_dir)
+    if store is None:  # a ref of another store: the active choice's store of its kind
+        from jupyter_jcli.notebook.stores import active_choice
+
+        choice = active_choice()
+        store = None if choice is None else choice.store_of(target)
     if store is None or store.kind != target.store:
         raise UsageError(
             f"{target} is a notebook of the {target.store!r} store; open it with that store.",

@@ -271,6 +271,21 @@ class StoreChoice:
                 )
         return store
 
+    def store_of(self, ref: NotebookRef) -> NotebookStore | None:
+        """The store of this choice that holds ``ref`` (``None``: a local ref, or a kind
+        this choice does not open)."""
+        if self._fixed is not None:
+            return self._fixed if self._fixed.kind == ref.store else None
+        if ref.store not in SERVER_STORES or not self.server_url:
+            return None
+        with self._lock:
+            store = self._stores.get(ref.store)
+            if store is None:
+                store = self._stores[ref.store] = _new_store(
+                    ref.store, self.server_url, self.token, self.timeout
+                )
+        return store
+
     def ref_for(self, path_text: str | os.PathLike[str]) -> tuple[NotebookStore, NotebookRef]:
         """The store ``path_text`` opens in and the notebook's ref there."""
         store = self.store_for(path_text)

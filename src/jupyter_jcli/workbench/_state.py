@@ -141,7 +141,8 @@ class WorkbenchState:
         """``loaded`` as the file is now, once the kernel is held: the same content when the
         file did not change (a validation of the warm cache, nothing parsed), else loaded
         again."""
-        return await self._load(loaded.document.path)
+        document = loaded.document  # a notebook of another store: by its ref
+        return await self._load(getattr(document, "ref", None) or document.path)
 
     async def _kernel(
         self, document: Document, kernel_name: str | None = None, *, switch: bool = False
