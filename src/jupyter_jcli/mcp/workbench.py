@@ -5,7 +5,11 @@ A stdio MCP server (official ``mcp`` SDK, low-level ``Server``) over
 one persistent kernel per notebook. Multi-notebook: every tool takes the notebook ``path``,
 relative to the server's root (its working directory, or ``--root``; several ``--root`` are
 allowed) or absolute inside it; anything outside is refused with ``PATH_NOT_ALLOWED``
-(:mod:`jupyter_jcli.mcp._roots`).
+(:mod:`jupyter_jcli.mcp._roots`). With ``--store`` (or ``JUPYTER_JCLI_STORE``; ``auto``
+by default, :mod:`jupyter_jcli.notebook.stores`) a notebook may open in a server's store
+(``collab``: the live collaborative document; ``contents``): its ``path`` is then the
+server's path, relative to the server's root, and it is confined by the server (what the
+token may open), not by the roots (``_server.store_path``).
 
 Tools: the document tools of :mod:`jupyter_jcli.mcp._workbench_tools`, the kernel tools of
 :mod:`jupyter_jcli.mcp._kernel_tools` and ``read_notebook_output``, the exact saved-output
