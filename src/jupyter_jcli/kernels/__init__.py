@@ -121,6 +121,7 @@ if TYPE_CHECKING:
         KernelMessage,
         KernelOrigin,
         KernelState,
+        MessageCallback,
         Output,
         OutputCallback,
     )
@@ -166,6 +167,7 @@ __all__ = [
     "LocalBackend",
     "LockedKernelPool",
     "LockedNotebookKernel",
+    "MessageCallback",
     "NotebookKernel",
     "Output",
     "OutputCallback",
@@ -296,6 +298,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "KernelMessage",
         "KernelOrigin",
         "KernelState",
+        "MessageCallback",
         "Output",
         "OutputCallback",
     ),

@@ -38,6 +38,7 @@ from jupyter_jcli.kernels._types import (
     InterruptReason,
     KernelInfo,
     KernelState,
+    MessageCallback,
     OutputCallback,
 )
 
@@ -162,6 +163,7 @@ class NotebookKernel:
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
         prepare: Callable[[], Awaitable[object]] | None = None,
+        on_message: MessageCallback | None = None,
     ) -> ExecutionResult:
         """Run ``code`` as a notebook cell (history kept, execution count bumped).
 
@@ -178,6 +180,8 @@ class NotebookKernel:
                 uses ``JUPYTER_JCLI_EXECUTE_TIMEOUT`` or 600 s. Then the kernel gets up to
                 10 s to go idle, else it is shut down (the next execute starts a new one).
             on_output: called with each output as it arrives (progress).
+            on_message: called with each iopub message of the run as it arrives, before
+                it is translated (a live document's sink: :data:`MessageCallback`).
             busy_wait: seconds to wait while another execution holds the kernel.
             prepare: awaited once the kernel runs (started first if need be), under the same
                 hold, right before ``code`` is sent: e.g. a silent :meth:`evaluate` that
@@ -209,7 +213,12 @@ class NotebookKernel:
             collector = OutputCollector(self._registry, cell_key)
             try:
                 outcome = await self._request(
-                    backend, code, collector=collector, timeout=limit, on_output=on_output
+                    backend,
+                    code,
+                    collector=collector,
+                    timeout=limit,
+                    on_output=on_output,
+                    on_message=on_message,
                 )
             finally:
                 collector.finish()

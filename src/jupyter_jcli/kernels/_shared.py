@@ -67,6 +67,7 @@ from jupyter_jcli.kernels._types import (
     AskedStop,
     ExecutionResult,
     InterruptReason,
+    MessageCallback,
     Output,
     OutputCallback,
 )
@@ -331,6 +332,7 @@ class SharedNotebookKernel(NotebookKernel):
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
         prepare: Callable[[], Awaitable[object]] | None = None,
+        on_message: MessageCallback | None = None,
     ) -> ExecutionResult:
         """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`; a
         result that replaced a dead kernel says whether the new one is kept
@@ -350,6 +352,7 @@ class SharedNotebookKernel(NotebookKernel):
             on_output=each if listeners else None,
             busy_wait=busy_wait,
             prepare=prepare,
+            on_message=on_message,
         )
         if result.kernel_restarted and self._keep:
             result = dataclasses.replace(result, replacement_kept=True)
