@@ -2,9 +2,9 @@
 
 :meth:`CollabStore.live_outputs(ref, cell_id) <jupyter_jcli.notebook._collab_store.CollabStore>`
 gives a :class:`LiveRoomCell` sink (the ``notebook.live.LiveCell`` protocol) for the code
-cell whose nbformat ``id`` is ``cell_id``. The execution path feeds it the ``content`` of each iopub message of the run (Jupyter messaging
-spec, "IOPub"), as JupyterLab's output area writes them into the shared cell
-(``@jupyter/ydoc`` ``YCodeCell``)::
+cell whose nbformat ``id`` is ``cell_id``. The execution path feeds it the ``content`` of each
+iopub message of the run (Jupyter messaging spec, "IOPub"), as JupyterLab's output area
+writes them into the shared cell (``@jupyter/ydoc`` ``YCodeCell``)::
 
     with store.live_outputs(ref, cell_id) as sink:   # execution_state "running", outputs
         for msg in iopub:                            # cleared, execution_count None
