@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._collab_room import LoopThread, Room, check_schema
+from jupyter_jcli.notebook._collab_protocol import check_schema
+from jupyter_jcli.notebook._collab_room import LoopThread, Room
 
 
 @pytest.fixture

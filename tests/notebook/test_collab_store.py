@@ -273,6 +273,26 @@ def test_a_dropped_room_websocket_is_reopened_and_our_edit_lands_once(
     assert _live(store, ref) == wanted
 
 
+def test_a_drop_between_our_transaction_and_its_acknowledgement_resyncs_it_once(
+    name: str, store: CollabStore, person: Person, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = store.ref(name)
+    room = store.room(ref)
+    flush = room.flush
+
+    def dropped_then_flush() -> None:  # the connection goes down mid-edit
+        room.drop()
+        flush()
+
+    monkeypatch.setattr(room, "flush", dropped_then_flush)
+    document = open_document(ref, store)
+    document.update_cell("show", expected_rev=document.cell("show").rev, source="print(3)")
+    wanted = [SOURCES[0], SOURCES[1], "print(3)"]
+    person.wait_for(lambda them: them.sources() == wanted)
+    monkeypatch.undo()
+    assert _live(store, ref) == wanted
+
+
 def test_a_restarted_server_is_joined_afresh_and_an_old_version_is_refused(
     tmp_path: Path,
 ) -> None:

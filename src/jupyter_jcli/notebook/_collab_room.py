@@ -30,30 +30,28 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
+from jupyter_jcli.notebook._collab_protocol import (
+    RoomError,
+    check_schema,
+    no_collaboration,
+    refusal,
+    session_url,
+    unreachable,
+)
 
-__all__ = ["LoopThread", "Room", "RoomError", "session_url"]
+__all__ = ["LoopThread", "Room"]
 
 T = TypeVar("T")
 
 _RECONNECT_PAUSE = 0.2
 """Seconds between two attempts to open a dropped room again."""
-
-
-class RoomError(NotebookError):
-    """The room could not be reached or refused us (a ``NotebookError`` with a code)."""
-
-
-def session_url(base_url: str, path: str) -> str:
-    """The session request URL of the notebook at server path ``path``."""
-    return f"{base_url.rstrip('/')}/api/collaboration/session/{quote(path)}"
 
 
 class LoopThread:
@@ -220,7 +218,7 @@ class Room:
             if self._failure is not None:
                 raise self._failure
             if self._closed or time.monotonic() >= deadline:
-                raise _unreachable(self, "the room did not answer in time")
+                raise unreachable(self, "the room did not answer in time")
 
     def flush(self) -> None:
         """Wait (bounded) until the room's server has applied every update we sent.
@@ -248,13 +246,13 @@ class Room:
                 ):
                     left = deadline - time.monotonic()
                     if left <= 0:
-                        raise _unreachable(self, "the room did not acknowledge our change")
+                        raise unreachable(self, "the room did not acknowledge our change")
                     self._ack_changed.wait(min(left, 0.1))
                 if self._acks >= target and self._connection == connection:
                     self._unacked = False
                     return
             if time.monotonic() >= deadline:
-                raise _unreachable(self, "the room did not acknowledge our change")
+                raise unreachable(self, "the room did not acknowledge our change")
 
     def close(self) -> None:
         """Leave the room (bounded); the document stays readable."""
@@ -283,7 +281,7 @@ class Room:
                     return
             except Exception:  # a dropped connection: try again
                 if first:
-                    self._failure = _unreachable(self, "the room's WebSocket failed")
+                    self._failure = unreachable(self, "the room's WebSocket failed")
                     return
             first = False
             self._synced.clear()
@@ -303,7 +301,7 @@ class Room:
                     json={"format": "json", "type": "notebook"},
                 )
         except httpx.HTTPError as err:
-            raise _unreachable(self, f"{type(err).__name__}: {err}") from err
+            raise unreachable(self, f"{type(err).__name__}: {err}") from err
         if answer.status_code in (401, 403):
             raise RoomError(
                 ErrorCode.SERVER_AUTH_FAILED,
@@ -362,7 +360,7 @@ class Room:
                 self._synced.clear()
         code, reason = socket.close_code, socket.close_reason or ""
         if code is not None:
-            _refusal(self, code, reason)
+            refusal(self, code, reason)
 
     async def _receive(self, socket: Any, queue: asyncio.Queue[bytes]) -> None:
         from pycrdt import YMessageType, YSyncMessageType
@@ -396,104 +394,3 @@ async def _send(socket: Any, queue: asyncio.Queue[bytes]) -> None:
     while True:
         message = await queue.get()
         await socket.send(message)
-
-
-def _refusal(room: Room, code: int, reason: str) -> None:
-    """Raise for a close of the room that is a refusal, not a drop."""
-    if code == 1003:
-        payload: Any = None
-        with contextlib.suppress(ValueError):
-            payload = json.loads(reason)
-        why = payload.get("reason") if isinstance(payload, dict) else reason
-        if why == "version_mismatch":
-            raise RoomError(
-                ErrorCode.COLLAB_VERSION_MISMATCH,
-                f"The Jupyter Server at {room.base_url} serves another collaborative document "
-                "version; nothing was read or written.",
-                {"url": room.base_url, "expected": expected_schema(), "found": None},
-            )
-        if why == "unknown_session":
-            return  # a restarted server: the next attempt asks for a session again
-        raise RoomError(
-            ErrorCode.SERVER_ERROR,
-            f"The Jupyter Server at {room.base_url} could not open the room of {room.path}.",
-            {"url": room.base_url, "path": room.path, "close_code": code, "reason": why},
-        )
-    if code == 4404:
-        raise RoomError(
-            ErrorCode.FILE_NOT_FOUND,
-            f"No notebook {room.path} on the Jupyter Server at {room.base_url}.",
-            {"path": room.path, "url": room.base_url},
-        )
-    if code in (4400, 4500):
-        raise RoomError(
-            ErrorCode.SERVER_ERROR,
-            f"The Jupyter Server at {room.base_url} could not load {room.path} into its room.",
-            {"url": room.base_url, "path": room.path, "close_code": code},
-        )
-
-
-def expected_schema() -> str:
-    """The collaborative notebook schema version of the installed jupyter-ydoc."""
-    from jupyter_ydoc import YNotebook
-
-    return str(YNotebook().version)
-
-
-def check_schema(room: Room) -> None:
-    """Refuse a room whose document is not of our jupyter-ydoc's notebook schema.
-
-    The schema shows in the document itself: a notebook of jupyter-ydoc >= 3 (schema 2.0.0)
-    keeps ``meta`` as a map with ``nbformat``, each cell as a map whose ``source`` is a text
-    and whose ``metadata`` is a map, and a stream output's ``text`` as a text; jupyter-ydoc
-    1 and 2 (schema 1.0.0) keep a stream output as plain JSON inside a map.
-
-    Raises:
-        NotebookError: ``COLLAB_VERSION_MISMATCH`` (details ``expected``, ``found``).
-    """
-    from pycrdt import Map, Text
-
-    found = ""
-    with room.lock:
-        meta = room.notebook._ymeta
-        if len(room.notebook.ycells) or "nbformat" in meta:
-            if not isinstance(meta.get("metadata", Map()), Map):
-                found = "meta.metadata is not a map"
-            for ycell in room.notebook.ycells:
-                if found:
-                    break
-                if not isinstance(ycell, Map) or not isinstance(ycell.get("source"), Text):
-                    found = "a cell's source is not a text"
-                    break
-                for output in ycell.get("outputs", None) or ():
-                    if (
-                        isinstance(output, Map)
-                        and output.get("output_type") == "stream"
-                        and not isinstance(output.get("text"), Text)
-                    ):
-                        found = "a stream output's text is not a text"
-    if found:
-        raise RoomError(
-            ErrorCode.COLLAB_VERSION_MISMATCH,
-            f"The notebook {room.path} on {room.base_url} is a collaborative document of "
-            f"another jupyter-ydoc major ({found}); nothing was read or written.",
-            {"url": room.base_url, "expected": expected_schema(), "found": found},
-        )
-
-
-def no_collaboration(base_url: str, status: int | None) -> NotebookError:
-    """``COLLAB_UNAVAILABLE``: the server does not serve collaboration sessions."""
-    return RoomError(
-        ErrorCode.COLLAB_UNAVAILABLE,
-        f"The Jupyter Server at {base_url} has no real-time collaboration "
-        "(jupyter-collaboration): its live document cannot be opened.",
-        {"url": base_url, "status": status},
-    )
-
-
-def _unreachable(room: Room, why: str) -> NotebookError:
-    return RoomError(
-        ErrorCode.SERVER_UNREACHABLE,
-        f"The room of {room.path} on {room.base_url} could not be reached: {why}.",
-        {"url": room.base_url, "path": room.path, "timeout_s": room.timeout},
-    )
