@@ -21,7 +21,9 @@ the rev the previous edit returned), ``run_stale`` (re-runs ``work`` and ``dep``
 kernel's execute time as the workbench measured it) is the overhead figure. The single
 figure is the same loop by one agent on one notebook on the same server, half of it before
 the concurrent phase and half after (load from elsewhere on the machine hits both alike);
-it makes as many ``execute_cells`` calls as one concurrent agent.
+it makes as many ``execute_cells`` calls as one concurrent agent. With ``--parallel`` each
+agent works on its notebooks at once (concurrent tool calls in one session, as a host making
+parallel tool calls): outputs of several notebooks then cross one ``jupyter-mcp`` together.
 
 Printed: p50/p90 overhead of both, p90(many)/p90(single) against the goal (at most 2x; a
 slow figure is printed as MISSED but does not change the exit status), the peak RSS
@@ -35,6 +37,7 @@ once the agents exit, and no kernel or ``jupyter-mcp`` process outlives the run.
 
     uv run python benchmarks/bench_many_notebooks.py     # --notebooks 20 --agents 4 --rounds 6
     uv run python benchmarks/bench_many_notebooks.py --notebooks 4 --agents 2 --rounds 2
+    uv run python benchmarks/bench_many_notebooks.py --parallel
 """
 
 from __future__ import annotations
@@ -250,6 +253,11 @@ class Agent:
                 self.start_retries += 1
             self._note_run(notebook, document)
 
+    async def rounds(self, notebook: str, count: int) -> None:
+        """``count`` rounds on one notebook."""
+        for _ in range(count):
+            await self.round(notebook)
+
     async def round(self, notebook: str) -> None:
         """Edit ``work``, ``run_stale``, then the measured ``execute_cells`` of ``ping``."""
         path = f"{notebook}.ipynb"
@@ -426,9 +434,14 @@ async def _many(
             agents.append(agent)
             await agent.warm_up()
             await arrive("warm", all_warm)
-            for _ in range(options.rounds):
-                for notebook in agent.notebooks:
-                    await agent.round(notebook)
+            if options.parallel:
+                async with anyio.create_task_group() as calls:
+                    for notebook in agent.notebooks:
+                        calls.start_soon(agent.rounds, notebook, options.rounds)
+            else:
+                for _ in range(options.rounds):
+                    for notebook in agent.notebooks:
+                        await agent.round(notebook)
             await arrive("done", all_done)
 
     async with anyio.create_task_group() as group:
@@ -487,6 +500,13 @@ def _orphans(marker: str) -> list[int]:
     return found
 
 
+_STARTED = time.perf_counter()
+
+
+def _progress(what: str) -> None:
+    print(f"[{time.perf_counter() - _STARTED:6.1f} s] {what}", file=sys.stderr, flush=True)
+
+
 def _percentile(values: list[float], share: float) -> float:
     return sorted(values)[int(share * (len(values) - 1))]
 
@@ -496,6 +516,12 @@ def main() -> int:
     parser.add_argument("--notebooks", type=int, default=20)
     parser.add_argument("--agents", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=6, help="rounds over each notebook")
+    parser.add_argument(
+        "--parallel",
+        action="store_true",
+        help="each agent works on its notebooks at once (concurrent tool calls in one "
+        "session, as a host making parallel tool calls), not one after the other",
+    )
     options = parser.parse_args()
     if options.agents < 1 or options.notebooks < options.agents or options.rounds < 2:
         parser.error("need 1 <= agents <= notebooks and rounds >= 2")
@@ -506,12 +532,16 @@ def main() -> int:
         root.mkdir()
         work.mkdir()
         server = start_server(root, work)
+        _progress("Jupyter Server started")
         try:
             figures = anyio.run(_measure, server, root, work, options)
+            _progress("agents done")
             problems = figures.problems + _after_run(server, figures, root)
+            _progress("saved notebooks and kernels checked")
             server_peak = _vm_hwm_mb(server.process.pid)
         finally:
             server.stop()
+            _progress("Jupyter Server stopped")
         deadline = time.monotonic() + CLEANUP_WAIT
         while _orphans(folder) and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -522,7 +552,8 @@ def main() -> int:
     ratio = _percentile(many, 0.9) / _percentile(single, 0.9)
     print(
         f"{options.notebooks} notebooks, {options.agents} agents (one jupyter-mcp each), "
-        f"{options.rounds} rounds; one Jupyter Server; {figures.duration_s:.0f} s"
+        f"{options.rounds} rounds{' (parallel calls per agent)' if options.parallel else ''}; "
+        f"one Jupyter Server; {figures.duration_s:.0f} s"
     )
     print("execute_cells overhead (wall minus the cell's duration_s):")
     for label, values in (("single (1 agent, 1 notebook)", single), ("many", many)):
