@@ -303,6 +303,12 @@ def _params(server: RunningServer, root: Path, cache: Path) -> StdioServerParame
     )
 
 
+def _cmdline(entry: Path) -> str:
+    """The command line of the process ``/proc/PID`` (any bytes; raises ``OSError`` once
+    it is gone)."""
+    return (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+
+
 def _children() -> dict[int, str]:
     """This process's child processes: pid to command line."""
     found: dict[int, str] = {}
@@ -311,7 +317,7 @@ def _children() -> dict[int, str]:
             continue
         try:
             stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cmdline = _cmdline(entry)
         except OSError:
             continue
         if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
@@ -492,7 +498,7 @@ def _orphans(marker: str) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                cmdline = _cmdline(entry)
             except OSError:
                 continue
             if marker in cmdline:
