@@ -207,6 +207,11 @@ def start_server(
             # (JupyterLab too, which shows the server's warning instead): lift it, as a
             # server meant for big outputs must.
             "--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0",
+            # jupyter-collaboration (a dev dependency, loaded by every server) keeps its file
+            # ids, Y updates and session records under the work folder, not in the root.
+            f"--BaseFileIdManager.db_path={work / 'file_id_manager.db'}",
+            f"--SQLiteYStore.db_path={work / 'ystore.db'}",
+            f"--YDocExtension.session_store_path={work / 'collaboration_sessions.json'}",
         ]
     elif kind == "enterprisegateway":  # `jupyter enterprisegateway --ip ... --port ...`
         args = [

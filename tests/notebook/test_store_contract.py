@@ -1,8 +1,9 @@
 """The notebook store contract: every store (the local file, the in-memory store of
-``notebook.testing``, the contents API of a real Jupyter Server) reads, commits cell
-operations at a version, refuses a stale version or a changed cell without changing anything,
-locks with a timeout and keeps undo records; and the document operations behave the same over
-each of them."""
+``notebook.testing``, the contents API of a real Jupyter Server, the collaborative room of a
+real Jupyter Server with jupyter-collaboration, whose other writer is a person's
+jupyter-nbmodel-client) reads, commits cell operations at a version, refuses a stale version
+or a changed cell without changing anything, locks with a timeout and keeps undo records; and
+the document operations behave the same over each of them."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from jupyter_jcli.notebook.testing import MemoryStore, open_document
 from remote_servers import contents_server  # noqa: F401  (a fixture)
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
-STREAM = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+STREAM = [{"output_type": "stream", "name": "stdout", "text": "ran\n"}]
 
 
 def _joined(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -91,9 +92,27 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture(params=["local", "memory", pytest.param("contents", marks=pytest.mark.server)])
+@pytest.fixture(scope="module")
+def collab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from server_helpers import running_server
+
+    root = tmp_path_factory.mktemp("collab-root")
+    with running_server(root, tmp_path_factory.mktemp("collab-work")) as server:
+        yield server
+
+
+@pytest.fixture(
+    params=[
+        "local",
+        "memory",
+        pytest.param("contents", marks=pytest.mark.server),
+        pytest.param("collab", marks=pytest.mark.server),
+    ]
+)
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
-    if request.param == "local":
+    if request.param == "collab":
+        yield from _collab_harness(request.getfixturevalue("collab_server"), tmp_path)
+    elif request.param == "local":
         store = LocalStore()
         path = tmp_path / "work" / "demo.ipynb"
         path.parent.mkdir()
@@ -125,6 +144,37 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
             memory.replace(ref, notebook)
 
         yield Harness(memory, ref, replace)
+
+
+def _collab_harness(server: Any, tmp_path: Path) -> Iterator[Harness]:
+    from collab_helpers import Person, wait_until
+    from jupyter_jcli.notebook.store import CollabStore
+
+    name = f"{tmp_path.name}.ipynb"  # a fresh notebook per test on the shared server
+    with CollabStore(server.url, server.token, timeout=20.0) as store:
+        ref = store.ref(name)
+        store.create(ref, _notebook())
+        person = Person(server.url, server.token, name)
+
+        def typed(notebook: dict[str, Any]) -> None:  # the person edits in the room
+            mine = store.read(ref).notebook["cells"]
+            seen = ["".join(cell["source"]) for cell in mine]
+            person.wait_for(lambda them: them.sources() == seen)  # they edit what they see
+            ids = [cell["id"] for cell in notebook["cells"]]
+            if ids != [cell["id"] for cell in mine]:  # a move: as JupyterLab, delete + insert
+                moved = next(i for i, cell in enumerate(mine) if cell["id"] != ids[i])
+                origin = next(i for i, cell in enumerate(mine) if cell["id"] == ids[moved])
+                person.move(origin, moved)
+            for index, (old, new) in enumerate(zip(mine, notebook["cells"], strict=True)):
+                if old["id"] == new["id"] and old["source"] != new["source"]:
+                    person.set_source(index, "".join(new["source"]))
+            wanted = ["".join(cell["source"]) for cell in notebook["cells"]]
+            wait_until(lambda: _sources(Harness(store, ref, typed)) == wanted)
+
+        try:
+            yield Harness(store, ref, typed, "server")
+        finally:
+            person.close()
 
 
 def _sources(harness: Harness) -> list[str]:
@@ -173,7 +223,12 @@ def test_a_commit_at_the_version_read_applies_every_operation(harness: Harness) 
 
 def test_a_commit_at_a_stale_version_is_a_conflict_and_changes_nothing(harness: Harness) -> None:
     read = harness.store.read(harness.ref)
-    _edit_outside(harness, 3, "print('theirs')")
+    if harness.ref.store == "collab":  # the room merges another cell's edit: moving cells
+        notebook = copy.deepcopy(read.notebook)  # is what makes its version stale
+        notebook["cells"].insert(0, notebook["cells"].pop(3))
+        harness.outside(notebook)
+    else:
+        _edit_outside(harness, 3, "print('theirs')")
     before = harness.store.read(harness.ref)
     cell = read.notebook["cells"][1]
     with pytest.raises(NotebookError) as caught:
@@ -181,6 +236,18 @@ def test_a_commit_at_a_stale_version_is_a_conflict_and_changes_nothing(harness: 
     assert caught.value.code == ErrorCode.WRITE_CONFLICT
     assert caught.value.details["reason"] == "version_changed"
     assert harness.store.read(harness.ref) == before
+
+
+def test_a_room_merges_another_cells_edit_into_a_commit_at_the_version_read(
+    harness: Harness,
+) -> None:
+    if harness.ref.store != "collab":
+        pytest.skip("only a collaborative room merges concurrent edits of other cells")
+    read = harness.store.read(harness.ref)
+    _edit_outside(harness, 3, "print('theirs')")
+    cell = read.notebook["cells"][1]
+    harness.store.commit(harness.ref, read.version, [SetSource(1, rev_of(cell), "x = 9")])
+    assert _sources(harness)[1:] == ["x = 9", "# double it\ny = x * 2", "print('theirs')"]
 
 
 def test_an_operation_on_a_cell_whose_rev_differs_is_a_conflict(harness: Harness) -> None:
