@@ -69,7 +69,8 @@ def _asking(server: ServerConfig, session: ServerSession, reason: str) -> None:
     command running it ends it ``interrupted`` and names us, as with a local kernel."""
     from jupyter_jcli.kernels import ServerLedger, process_name
 
-    ServerLedger(server.url).record_interrupt(session.notebook_path, process_name(), reason)
+    ledger = ServerLedger(server.url)
+    ledger.record_interrupt(session.notebook_path, None, process_name(), reason)
 
 
 async def _session_or_fail(server: ServerConfig, path: Path) -> ServerSession:

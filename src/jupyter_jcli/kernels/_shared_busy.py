@@ -102,8 +102,10 @@ def busy_error(
     Its details: ``notebook_path``, ``running_cell`` (``None`` for inline code or when
     unknown), ``running`` (``"cell NAME"``, ``"inline code"``, or ``None`` when the registry
     does not say), ``busy_by`` (who, :func:`process_name`), ``busy_pid``, ``busy_command``,
-    ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``."""
-    facts = busy_facts(entry) or {}
+    ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``. With no record of what
+    runs (``entry`` ``None``: no registered kernel, or a server kernel's lock) ``busy_by`` is
+    ``"another process"``."""
+    facts = busy_facts(entry) or {"busy_by": "another process"}
     command, pid, stamp = facts.get("busy_command"), facts.get("busy_pid"), facts.get("busy_since")
     what, by = running_words(facts), facts.get("busy_command_words", "another command")
     if gone:
