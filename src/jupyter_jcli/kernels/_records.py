@@ -1,21 +1,15 @@
 """The records a kernel shares with every process of ours on it: one protocol, three stores.
 
-A notebook's kernel is one thing to every process that runs cells on it (each ``j-cli``
-command, ``jupyter-mcp``), so what ran on it, what code outside the cells changed and which
-stop another process asked for are kept outside any one process. :class:`KernelRecords` is
-that keeping, whatever holds it:
-
-- :class:`~jupyter_jcli.kernels.KernelRegistry`: the local registry's files (a kernel this
-  machine runs, joined through its connection file);
-- :class:`~jupyter_jcli.kernels.ServerLedger`: the ledger of a Jupyter Server's kernels;
-- :class:`~jupyter_jcli.kernels.testing.MemoryRecords`: in memory, for tests (two objects on
-  one ``MemoryRecords`` stand for two processes).
-
-A :class:`~jupyter_jcli.kernels.KernelPool` owns its records (``pool.records``, ``None`` for
-kernels of this process alone); its kernels read stops asked elsewhere from them and the
-workbench keeps its run log in them. Run and change records have the registry's shapes
-(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`,
-:meth:`~jupyter_jcli.kernels.KernelRegistry.record_change`).
+What ran on a notebook's kernel, the code run outside its cells and the stops another
+process asked for are kept outside any one process (each ``j-cli`` command, ``jupyter-mcp``)
+by a :class:`KernelRecords`: :class:`~jupyter_jcli.kernels.KernelRegistry`'s files (a kernel
+of this machine), a Jupyter Server's :class:`~jupyter_jcli.kernels.ServerLedger`, or, for
+tests, :class:`~jupyter_jcli.kernels.testing.MemoryRecords`. A
+:class:`~jupyter_jcli.kernels.KernelPool` owns its records (``pool.records``; ``None``: kernels
+of this process alone): its kernels read stops asked elsewhere there and the workbench keeps
+its run log there. Records have the registry's shapes
+(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`, ``record_change``); every method is
+bounded (each store's lock has a timeout).
 """
 
 from __future__ import annotations
@@ -27,32 +21,23 @@ __all__ = ["KernelRecords", "RecordsEntry"]
 
 
 class RecordsEntry(Protocol):
-    """What a records entry says about the notebook's kernel (the registry's
-    :class:`~jupyter_jcli.kernels.KernelEntry`, the ledger's ``LedgerEntry``)."""
+    """A notebook's entry: the ``epoch`` its records are of, the last ``seq`` handed out
+    (orders records across processes) and ``changes`` (code run outside the cells)."""
 
     @property
-    def epoch(self) -> str | None:
-        """The epoch the records are of."""
-        ...
-
+    def epoch(self) -> str | None: ...
     @property
-    def seq(self) -> int:
-        """The last sequence number handed out (orders records across processes)."""
-        ...
-
+    def seq(self) -> int: ...
     @property
-    def changes(self) -> list[dict[str, Any]]:
-        """Code run outside the cells on :attr:`epoch`, oldest first."""
-        ...
+    def changes(self) -> list[dict[str, Any]]: ...
 
 
 class KernelRecords(Protocol):
-    """The records of the kernels of one place (module docstring). Every method is bounded
-    (each store's lock has a timeout) and says nothing new to a kernel."""
+    """The records of the kernels of one place (module docstring)."""
 
     def holds(self, notebook_path: Path) -> bool:
-        """Whether these records keep the notebook's runs now; ``False``: the process
-        that runs the kernel keeps them (a server kernel without a ledger entry)."""
+        """Whether they keep the notebook's runs now (``False``: the process running the
+        kernel keeps them, e.g. a server kernel without a ledger entry)."""
         ...
 
     def read(self, notebook_path: Path) -> RecordsEntry | None:
