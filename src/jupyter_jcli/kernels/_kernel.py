@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -120,6 +121,9 @@ class NotebookKernel:
         self._locks = locks
         self._exec = ExecLock(locks.path(self.notebook_path, ".exec")) if locks else None
         self._exec_task: int | None = None
+        self._keep = False
+        """Whether a kernel this object starts outlives the process (a kept registry kernel:
+        a result that replaced a dead kernel says ``replacement_kept``)."""
         self.listeners: list[OutputCallback] = []
         """Also given every output of every execution, as it arrives (a front end's live
         view of a run: ``j-cli run`` on a terminal)."""
@@ -243,7 +247,8 @@ class NotebookKernel:
             The :class:`ExecutionResult`; ``status`` ``died`` when the kernel process ended
             (the caller reports ``KERNEL_DIED`` naming the cell); ``interrupted`` when an
             interrupt, restart or shutdown stopped it (``interrupted_by``);
-            ``kernel_killed`` when the kernel would not stop on interrupt and was killed.
+            ``kernel_killed`` when the kernel would not stop on interrupt and was killed;
+            ``replacement_kept`` when it replaced a dead kernel with a kept one.
 
         Raises:
             KernelError: ``KERNEL_BUSY`` (also when a restart or shutdown is waiting for the
@@ -270,10 +275,13 @@ class NotebookKernel:
             finally:
                 collector.finish()
             killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
-            return execution_result(
+            result = execution_result(
                 outcome, collector, epoch, restarted=restarted, killed=killed,
                 replaced_epoch=self._replaced_epoch,
             )  # fmt: skip
+        if result.kernel_restarted and self._keep:
+            result = dataclasses.replace(result, replacement_kept=True)
+        return result
 
     async def evaluate(
         self,

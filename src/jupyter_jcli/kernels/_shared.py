@@ -24,10 +24,9 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,10 +59,6 @@ from jupyter_jcli.kernels._shared_busy import (
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
-)
-from jupyter_jcli.kernels._types import (
-    ExecutionResult,
-    OutputCallback,
 )
 
 if TYPE_CHECKING:
@@ -302,30 +297,6 @@ class SharedNotebookKernel(NotebookKernel):
         is not running it (never starts one)."""
         await self._sync(launch=False)
         return await super().is_alive()
-
-    async def execute(
-        self,
-        code: str,
-        *,
-        cell_key: str | None = None,
-        timeout: float | None = None,
-        on_output: OutputCallback | None = None,
-        busy_wait: float = DEFAULT_BUSY_WAIT,
-        prepare: Callable[[], Awaitable[object]] | None = None,
-    ) -> ExecutionResult:
-        """:meth:`NotebookKernel.execute`; a result that replaced a dead kernel says whether
-        the new one is kept (``replacement_kept``)."""
-        result = await super().execute(
-            code,
-            cell_key=cell_key,
-            timeout=timeout,
-            on_output=on_output,
-            busy_wait=busy_wait,
-            prepare=prepare,
-        )
-        if result.kernel_restarted and self._keep:
-            result = dataclasses.replace(result, replacement_kept=True)
-        return result
 
     async def _request(
         self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
