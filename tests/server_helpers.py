@@ -1,5 +1,6 @@
-"""Real Jupyter servers for tests: ``jupyter server`` and ``jupyter kernelgateway`` as child
-processes on 127.0.0.1, a free port, a random token, a temporary root and runtime folder.
+"""Real Jupyter servers for tests: ``jupyter server``, ``jupyter lab`` and ``jupyter
+kernelgateway`` as child processes on 127.0.0.1, a free port, a random token, a temporary root
+and runtime folder.
 
 :func:`start_server` waits (bounded) until the server answers with the token;
 :meth:`RunningServer.stop` always ends it (terminate, then kill). Imported by the server
@@ -26,6 +27,10 @@ import httpx
 
 from jupyter_jcli.kernels import ServerConfig
 
+ServerKind = Literal["server", "lab", "kernelgateway"]
+"""``server``: ``jupyter server``; ``lab``: ``jupyter lab`` (the same server with JupyterLab's
+page, for a browser); ``kernelgateway``: ``jupyter kernelgateway``."""
+
 START_WAIT = 60.0
 """Seconds a server may take to answer after it was started."""
 STOP_WAIT = 15.0
@@ -43,7 +48,7 @@ def free_port() -> int:
 class RunningServer:
     """One server child process and how to reach it."""
 
-    kind: Literal["server", "kernelgateway"]
+    kind: ServerKind
     url: str
     token: str
     root: Path
@@ -109,7 +114,7 @@ def _launch(
 ) -> subprocess.Popen[bytes]:
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime_dir), "PYTHONUNBUFFERED": "1"}
     env["JUPYTER_CONFIG_DIR"] = str(runtime_dir.parent / "config")
-    module = "jupyter_server" if kind == "server" else "kernel_gateway"
+    module = {"server": "jupyter_server", "lab": "jupyterlab"}.get(kind, "kernel_gateway")
     with log.open("ab") as sink:
         return subprocess.Popen(
             [sys.executable, "-m", module, *args],
@@ -147,7 +152,7 @@ def start_server(
     root: Path,
     work: Path,
     *,
-    kind: Literal["server", "kernelgateway"] = "server",
+    kind: ServerKind = "server",
     base_url: str = "/",
     tls: bool = False,
 ) -> RunningServer:
@@ -161,7 +166,7 @@ def start_server(
     port, token = free_port(), secrets.token_hex(16)
     runtime_dir = work / "runtime"
     runtime_dir.mkdir(parents=True, exist_ok=True)
-    if kind == "server":
+    if kind in ("server", "lab"):
         args = [
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}",
@@ -177,6 +182,23 @@ def start_server(
             # server meant for big outputs must.
             "--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0",
         ]
+        if kind == "lab":
+            # Never ask the page's user about news (a notification over the notebook).
+            notification = work / "lab-settings" / "@jupyterlab" / "apputils-extension"
+            notification.mkdir(parents=True, exist_ok=True)
+            (notification / "notification.jupyterlab-settings").write_text(
+                '{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8"
+            )
+            args += [
+                # The page's settings and workspace of this run only; no call to the network
+                # (news, update check) from the server or the page.
+                f"--LabApp.user_settings_dir={work / 'lab-settings'}",
+                f"--LabApp.workspaces_dir={work / 'lab-workspaces'}",
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                # The collaboration's file ids of this run only (not the user's data folder).
+                f"--BaseFileIdManager.db_path={work / 'file_id_manager.db'}",
+            ]
     else:
         args = [
             "--KernelGatewayApp.ip=127.0.0.1",
@@ -222,7 +244,7 @@ def running_server(
     root: Path,
     work: Path,
     *,
-    kind: Literal["server", "kernelgateway"] = "server",
+    kind: ServerKind = "server",
     base_url: str = "/",
     tls: bool = False,
 ) -> Iterator[RunningServer]:
