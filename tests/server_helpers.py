@@ -155,10 +155,12 @@ def start_server(
     kind: ServerKind = "server",
     base_url: str = "/",
     tls: bool = False,
+    collaboration: bool = True,
 ) -> RunningServer:
     """Start a server whose root is ``root`` (a kernel gateway runs in ``root``), its runtime
     and log files under ``work``; wait until it answers. ``tls``: HTTPS with a self-signed
-    certificate for 127.0.0.1 (``openssl`` makes it).
+    certificate for 127.0.0.1 (``openssl`` makes it). ``collaboration``: with
+    jupyter-collaboration's rooms (its files under ``work``), or with that extension off.
 
     Raises:
         RuntimeError: it exited or did not answer within :data:`START_WAIT` s.
@@ -181,6 +183,11 @@ def start_server(
             # (JupyterLab too, which shows the server's warning instead): lift it, as a
             # server meant for big outputs must.
             "--ZMQChannelsWebsocketConnection.iopub_data_rate_limit=0",
+            # jupyter-collaboration (a dev dependency, loaded by every server) keeps its file
+            # ids, Y updates and session records under the work folder, not in the root.
+            f"--BaseFileIdManager.db_path={work / 'file_id_manager.db'}",
+            f"--SQLiteYStore.db_path={work / 'ystore.db'}",
+            f"--YDocExtension.session_store_path={work / 'collaboration_sessions.json'}",
         ]
         if kind == "lab":
             # Never ask the page's user about news (a notification over the notebook).
@@ -196,9 +203,9 @@ def start_server(
                 f"--LabApp.workspaces_dir={work / 'lab-workspaces'}",
                 "--LabApp.news_url=None",
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                # The collaboration's file ids of this run only (not the user's data folder).
-                f"--BaseFileIdManager.db_path={work / 'file_id_manager.db'}",
             ]
+        if not collaboration:
+            args.append("--ServerApp.jpserver_extensions={'jupyter_server_ydoc': False}")
     else:
         args = [
             "--KernelGatewayApp.ip=127.0.0.1",
@@ -247,9 +254,12 @@ def running_server(
     kind: ServerKind = "server",
     base_url: str = "/",
     tls: bool = False,
+    collaboration: bool = True,
 ) -> Iterator[RunningServer]:
     """:func:`start_server`, always stopped at the end of the block."""
-    server = start_server(root, work, kind=kind, base_url=base_url, tls=tls)
+    server = start_server(
+        root, work, kind=kind, base_url=base_url, tls=tls, collaboration=collaboration
+    )
     try:
         yield server
     finally:

@@ -129,6 +129,16 @@ class ErrorCode(StrEnum):
     """The Jupyter Server answered a request with an unexpected status or document."""
     SERVER_PATH_OUTSIDE_ROOT = "SERVER_PATH_OUTSIDE_ROOT"
     """The notebook is not under the Jupyter Server's root folder, so it has no server path."""
+    COLLAB_UNAVAILABLE = "COLLAB_UNAVAILABLE"
+    """The Jupyter Server has no real-time collaboration (``PUT /api/collaboration/session``
+    is not served: jupyter-collaboration is not installed or is disabled), so the notebook's
+    live document cannot be opened: use the local or contents store, or install
+    jupyter-collaboration on the server."""
+    COLLAB_VERSION_MISMATCH = "COLLAB_VERSION_MISMATCH"
+    """The server's collaborative document is not of the jupyter-ydoc schema this
+    jupyter-jcli speaks (details ``expected``, ``found``): another jupyter-ydoc major on the
+    server. Nothing was read or written: install a jupyter-jcli whose jupyter-ydoc major
+    matches the server's."""
     # Run outputs (``.j-cli/outputs/<run-id>/``)
     RUN_MANIFEST_INVALID = "RUN_MANIFEST_INVALID"
     """The file is not a run manifest of ours (not JSON, no ``managed_by`` marker, a bad

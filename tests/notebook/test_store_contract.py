@@ -1,7 +1,9 @@
 """The notebook store contract: every store (the local file, the in-memory store of
-``notebook.testing``) reads, commits cell operations at a version, refuses a stale version or
-a changed cell without changing anything, locks with a timeout and keeps undo records; and the
-document operations behave the same over each of them."""
+``notebook.testing``, the collaborative room of a real Jupyter Server with
+jupyter-collaboration, whose other writer is a person's jupyter-nbmodel-client) reads,
+commits cell operations at a version, refuses a stale version or a changed cell without
+changing anything, locks with a timeout and keeps undo records; and the document operations
+behave the same over each of them."""
 
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from jupyter_jcli.notebook.store import (
 from jupyter_jcli.notebook.testing import MemoryStore, open_document
 
 NOTEBOOKS = Path(__file__).parent.parent / "fixtures" / "notebooks"
-STREAM = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+STREAM = [{"output_type": "stream", "name": "stdout", "text": "ran\n"}]
 
 
 def _notebook() -> dict[str, Any]:
@@ -77,9 +79,20 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
-@pytest.fixture(params=["local", "memory"])
+@pytest.fixture(scope="module")
+def collab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from server_helpers import running_server
+
+    root = tmp_path_factory.mktemp("collab-root")
+    with running_server(root, tmp_path_factory.mktemp("collab-work")) as server:
+        yield server
+
+
+@pytest.fixture(params=["local", "memory", pytest.param("collab", marks=pytest.mark.server)])
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
-    if request.param == "local":
+    if request.param == "collab":
+        yield from _collab_harness(request.getfixturevalue("collab_server"), tmp_path)
+    elif request.param == "local":
         store = LocalStore()
         path = tmp_path / "work" / "demo.ipynb"
         path.parent.mkdir()
@@ -99,6 +112,32 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
             memory.replace(ref, notebook)
 
         yield Harness(memory, ref, replace)
+
+
+def _collab_harness(server: Any, tmp_path: Path) -> Iterator[Harness]:
+    from collab_helpers import Person, wait_until
+    from jupyter_jcli.notebook.store import CollabStore
+
+    name = f"{tmp_path.name}.ipynb"  # a fresh notebook per test on the shared server
+    with CollabStore(server.url, server.token, timeout=20.0) as store:
+        ref = store.ref(name)
+        store.create(ref, _notebook())
+        person = Person(server.url, server.token, name)
+
+        def typed(notebook: dict[str, Any]) -> None:  # the person edits in the room
+            mine = store.read(ref).notebook["cells"]
+            seen = ["".join(cell["source"]) for cell in mine]
+            person.wait_for(lambda them: them.sources() == seen)  # they edit what they see
+            for index, (old, new) in enumerate(zip(mine, notebook["cells"], strict=True)):
+                if old["source"] != new["source"]:
+                    person.set_source(index, "".join(new["source"]))
+            wanted = ["".join(cell["source"]) for cell in notebook["cells"]]
+            wait_until(lambda: _sources(Harness(store, ref, typed)) == wanted)
+
+        try:
+            yield Harness(store, ref, typed)
+        finally:
+            person.close()
 
 
 def _sources(harness: Harness) -> list[str]:
@@ -191,8 +230,9 @@ def test_the_lock_times_out_while_another_writer_holds_it(harness: Harness) -> N
         pass
 
 
-def test_a_kernel_runs_on_this_machine(harness: Harness) -> None:
-    assert harness.store.kernel_place(harness.ref).where == "local"
+def test_a_kernel_runs_on_this_machine_or_on_the_server(harness: Harness) -> None:
+    place = harness.store.kernel_place(harness.ref)
+    assert place.where == ("server" if harness.ref.store == "collab" else "local")
 
 
 # ---------------------------------------------------------------------- documents over it

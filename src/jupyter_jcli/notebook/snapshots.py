@@ -232,6 +232,17 @@ class SnapshotStore:
         self.base_dir = base_dir or cache_dir()
         self.folder = self.base_dir / "snapshots" / key.hexdigest()
 
+    @classmethod
+    def keyed(cls, key: str, *, base_dir: Path | None = None) -> SnapshotStore:
+        """The stack of a notebook that is no file on this machine, named by ``key`` (a
+        ``NotebookRef.key``): its snapshots hold the cell-level records only."""
+        store = cls.__new__(cls)
+        store.notebook_path = Path(key)
+        store.base_dir = base_dir or cache_dir()
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        store.folder = store.base_dir / "snapshots" / digest
+        return store
+
     @contextlib.contextmanager
     def lock(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         """Hold the notebook's advisory write lock (creates the stack folder), after settling

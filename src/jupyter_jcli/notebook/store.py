@@ -35,19 +35,22 @@ How the three stores map onto the protocol:
   parsed JSON with the cells' bytes kept (``_writebase``/``_layout``) and replace the file
   atomically (``_atomic``, compare before replace); undo records are the snapshot stack
   under the cache folder; the kernel runs on this machine.
-- **collaborative room** (jupyter-collaboration, ``jupyter_ydoc.YNotebook`` on ``pycrdt``):
+- **collaborative room** (jupyter-collaboration, ``jupyter_ydoc.YNotebook`` on ``pycrdt``;
+  :class:`~jupyter_jcli.notebook._collab_store.CollabStore`, ``kind="collab"``):
   read = the room's shared document after sync (``YNotebook.get()``, which drops the room's
-  own ``execution_status``); each operation is one change of ``YNotebook.ycells`` inside one
+  own ``execution_state``); each operation is one change of ``YNotebook.ycells`` inside one
   ``ydoc.transaction()``: ``InsertCell`` -> ``ycells.insert(index,
   ynotebook.create_ycell(cell))``, ``DeleteCell`` -> ``del ycells[index]``, ``MoveCell`` ->
-  ``ycells.move(index, ...)`` (Yrs counts the destination before the cell is taken out:
-  ``to + 1`` when moving down), ``SetSource`` -> an edit of the cell's ``source`` ``Text``
-  (a diff, so the person's cursor keeps its place), ``SetOutputs`` -> the cell's ``outputs``
-  ``Array`` and its ``execution_count`` key, ``SetMetadata`` -> its ``metadata`` ``Map``.
-  The revs the operations carry are checked against the live cells inside that transaction;
-  the room merges other people's edits, so its version is the live cells' revs and another
-  cell's change is no conflict. The server saves the file; the lock is the transaction; undo
-  records stay on this machine; the kernel runs on the server.
+  a delete and an insert of the same cell (as jupyter-ydoc does: JupyterLab's Y.js 13 has
+  no move), ``SetSource`` -> an edit of the cell's ``source`` ``Text`` (a diff, so the
+  person's cursor keeps its place), ``SetOutputs`` -> the cell's ``outputs`` ``Array`` and
+  its ``execution_count`` key, ``SetMetadata`` -> its ``metadata`` ``Map``. The revs the
+  operations carry are checked against the live cells inside that transaction; the version
+  is the live cells' ids and revs in order (``_collab_store.CollabVersion``), so a commit
+  at an older version is refused and ``StoreDocument`` merges again on the live cells,
+  which keeps the person's edit. The server saves the file; the lock is local to this
+  machine (other writers are kept apart by the rev checks); undo records stay on this
+  machine; the kernel runs on the server.
 - **contents API** (Jupyter Server ``GET``/``PUT /api/contents/<path>``): read = ``GET`` with
   ``content=1`` (the model's ``content`` is the notebook, ``last_modified`` and the content's
   hash are the version); commit = ``GET`` again, compare, apply the operations to the JSON,
@@ -75,11 +78,13 @@ from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.revs import cell_rev
 
 if TYPE_CHECKING:
+    from jupyter_jcli.notebook._collab_store import CollabStore
     from jupyter_jcli.notebook._local_store import LocalStore
     from jupyter_jcli.notebook.document import Document
 
 __all__ = [
     "CellOp",
+    "CollabStore",
     "DeleteCell",
     "InsertCell",
     "KernelPlace",
@@ -102,12 +107,17 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``LocalStore`` (``_local_store``), loaded on first access (PEP 562): it brings the
-    write machinery, which a read never needs."""
+    """``LocalStore`` (``_local_store``) and ``CollabStore`` (``_collab_store``), loaded on
+    first access (PEP 562): they bring the write machinery and the collaboration client,
+    which a read of a local notebook never needs."""
     if name == "LocalStore":
         from jupyter_jcli.notebook._local_store import LocalStore
 
         return LocalStore
+    if name == "CollabStore":
+        from jupyter_jcli.notebook._collab_store import CollabStore
+
+        return CollabStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
