@@ -1,9 +1,10 @@
 """The notebook the person sees (issue 24), in a real browser: JupyterLab with
 jupyter-collaboration in Debian's headless Chromium (marker ``server``). The person has the
-notebook open; the agent adds a cell through the notebook's collaborative room and streams
-its output into it; the person's page shows the new cell and each chunk of its output while
-it streams, without a reload and without a dialog (JupyterLab's "file changed on disk" one
-among them), also after the server saved the file. A screenshot of the page is kept under
+notebook open; the agent, through our collaborative store (``CollabStore``: a cell added by
+``StoreDocument.add_cell``, its output streamed through ``live_outputs``), adds a cell and
+streams its output into it; the person's page shows the new cell and each chunk of its output
+while it streams, without a reload and without a dialog (JupyterLab's "file changed on disk"
+one among them), also after the server saved the file. A screenshot of the page is kept under
 ``test-artifacts/browser/`` (the run's summary prints its path).
 
 Every wait is bounded; the browser, its driver and the server are always ended.
@@ -11,7 +12,6 @@ Every wait is bounded; the browser, its driver and the server are always ended.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
@@ -86,37 +86,32 @@ def wait_for(what: str, check: Callable[[], Any], timeout: float = WAIT) -> Any:
         time.sleep(0.1)
 
 
-async def standin_agent(
-    server: RunningServer, sent: threading.Event, seen: threading.Event
-) -> None:
-    """The agent, played by jupyter-nbmodel-client (not our code): add a code cell at the end
-    through the room, then stream its output into it in chunks, the way a running cell's
-    stdout arrives (one stream output whose text grows). After the first chunk it waits
-    until the page shows it, so the page is seen showing output while the cell still runs."""
-    from jupyter_nbmodel_client import NbModelClient, get_jupyter_notebook_websocket_url
-    from pycrdt import Map, Text
+def agent(server: RunningServer, cache: Path, sent: threading.Event, seen: threading.Event) -> None:
+    """The agent, through our collaborative store: add a code cell at the end of the
+    notebook (``StoreDocument.add_cell``, one transaction on the room's document), then
+    stream its output into it through the store's live-outputs sink, chunk by chunk as a
+    running cell's iopub ``stream`` messages arrive, and finish with the final outputs. After
+    the first chunk it waits until the page shows it, so the page is seen showing output
+    while the cell still runs."""
+    from jupyter_jcli.notebook.store import CollabStore, open_notebook
 
-    url = get_jupyter_notebook_websocket_url(server.url, NOTEBOOK, token=server.token)
-    async with NbModelClient(url) as notebook:
-        await asyncio.wait_for(notebook.wait_until_synced(), WAIT)
-        index = notebook.add_code_cell(AGENT_SOURCE)
-        ydoc = notebook._doc
-        cell = ydoc.ycells[index]
-        with ydoc.ydoc.transaction():
-            cell["execution_state"] = "running"
-            text = Text(CHUNKS[0])
-            cell["outputs"].append(Map({"output_type": "stream", "name": "stdout", "text": text}))
-        sent.set()
-        if not await asyncio.to_thread(seen.wait, WAIT):
-            raise AssertionError("the page did not show the first chunk")
-        for chunk in CHUNKS[1:]:
-            await asyncio.sleep(CHUNK_GAP)
-            text.insert(len(text), chunk)
-        with ydoc.ydoc.transaction():
-            cell["execution_count"] = 1
-            cell["execution_state"] = "idle"
-        # Give the room the last update before the connection closes.
-        await asyncio.sleep(0.5)
+    with CollabStore(server.url, server.token, timeout=WAIT, base_dir=cache) as store:
+        ref = store.ref(NOTEBOOK)
+        added = open_notebook(ref, store=store).add_cell(AGENT_SOURCE, position="end")
+        assert added.cell is not None
+        cell_id = store.read(ref).notebook["cells"][added.cell.index]["id"]
+        with store.live_outputs(ref, cell_id) as sink:
+            sink.message("execute_input", {"code": AGENT_SOURCE, "execution_count": 1})
+            sink.message("stream", {"name": "stdout", "text": CHUNKS[0]})
+            sent.set()
+            if not seen.wait(WAIT):
+                raise AssertionError("the page did not show the first chunk")
+            for chunk in CHUNKS[1:]:
+                time.sleep(CHUNK_GAP)
+                sink.message("stream", {"name": "stdout", "text": chunk})
+            final = {"output_type": "stream", "name": "stdout", "text": "".join(CHUNKS)}
+            sink.finish([final], 1)
+            assert not sink.lost
 
 
 def run_in_thread(work: Callable[[], Any]) -> tuple[threading.Thread, list[BaseException]]:
@@ -166,7 +161,7 @@ def test_person_sees_the_agents_cell_and_its_streamed_output(
             driver.execute_script(WATCH_JS, "before-the-agent")
 
             sent, seen = threading.Event(), threading.Event()
-            agent, errors = run_in_thread(lambda: asyncio.run(standin_agent(lab, sent, seen)))
+            running, errors = run_in_thread(lambda: agent(lab, tmp_path / "cache", sent, seen))
             assert sent.wait(WAIT) or errors, "the agent did not add its cell"
             assert not errors, errors
             first = wait_for(
@@ -179,8 +174,8 @@ def test_person_sees_the_agents_cell_and_its_streamed_output(
                 "every chunk in the page",
                 lambda: [c for c in cells() if c["output"].strip() == "".join(CHUNKS).strip()],
             )
-            agent.join(WAIT)
-            assert not agent.is_alive(), "the agent did not finish"
+            running.join(WAIT)
+            assert not running.is_alive(), "the agent did not finish"
             assert not errors, errors
 
             # The server saves the room to the file; the page must not take that for an
