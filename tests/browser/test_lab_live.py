@@ -24,7 +24,9 @@ import pytest
 from browser_helpers import PAGE_LOAD_WAIT, chromium, chromium_paths
 from server_helpers import RunningServer, running_server, write_notebook
 
-pytestmark = pytest.mark.server
+# A declared timeout above the default 300 s starts it first on a pytest-xdist worker
+# (tests/conftest.py), so it never runs alone at the end of a parallel run.
+pytestmark = [pytest.mark.server, pytest.mark.timeout(360)]
 
 NOTEBOOK = "live.ipynb"
 PERSON_SOURCE = "x = 1"
