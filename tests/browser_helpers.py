@@ -28,6 +28,8 @@ WINDOW = (1280, 900)
 """The browser window's fixed size (CSS pixels), so screenshots compare across runs."""
 PAGE_LOAD_WAIT = 120.0
 """Seconds a page may take to load (JupyterLab's bundle on a loaded 2-core machine)."""
+_MANAGER_ENV = "SE_MANAGER_PATH"
+"""Where selenium looks for selenium-manager first."""
 
 
 def chromium_paths() -> tuple[str, str] | None:
@@ -77,12 +79,22 @@ def chromium(profile: Path) -> Iterator[WebDriver]:
     service = webdriver.ChromeService(
         executable_path=driver_path, popen_kw={"start_new_session": True}
     )
+    # selenium-manager (which may download a browser or a driver) must never run: with the
+    # driver's path given it is skipped; should that change, it fails on this missing file
+    # instead of downloading anything.
+    before = os.environ.get(_MANAGER_ENV)
+    os.environ[_MANAGER_ENV] = str(profile / "no-selenium-manager")
     try:
         driver = webdriver.Chrome(options=options, service=service)
     except BaseException:
         if getattr(service, "process", None) is not None:
             _kill_group(service.process)
         raise
+    finally:
+        if before is None:
+            del os.environ[_MANAGER_ENV]
+        else:
+            os.environ[_MANAGER_ENV] = before
     process = service.process
     try:
         driver.set_page_load_timeout(PAGE_LOAD_WAIT)
