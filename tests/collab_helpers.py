@@ -92,6 +92,17 @@ class Person:
         """Delete a cell."""
         self.call(lambda: self.client.delete_cell(index))
 
+    def move(self, index: int, to: int) -> None:
+        """Move the cell at ``index`` to ``to`` (a delete and an insert, as JupyterLab)."""
+
+        def move() -> None:
+            cell = self.client._doc.get_cell(index)
+            with self.client._lock, self.client._doc.ydoc.transaction():
+                del self.client._doc.ycells[index]
+                self.client._doc.ycells.insert(to, self.client._doc.create_ycell(cell))
+
+        self.call(move)
+
     def insert(self, index: int, source: str) -> None:
         """Insert a code cell."""
         self.call(lambda: self.client.insert_code_cell(index, source))

@@ -128,8 +128,13 @@ def _collab_harness(server: Any, tmp_path: Path) -> Iterator[Harness]:
             mine = store.read(ref).notebook["cells"]
             seen = ["".join(cell["source"]) for cell in mine]
             person.wait_for(lambda them: them.sources() == seen)  # they edit what they see
+            ids = [cell["id"] for cell in notebook["cells"]]
+            if ids != [cell["id"] for cell in mine]:  # a move: as JupyterLab, delete + insert
+                moved = next(i for i, cell in enumerate(mine) if cell["id"] != ids[i])
+                origin = next(i for i, cell in enumerate(mine) if cell["id"] == ids[moved])
+                person.move(origin, moved)
             for index, (old, new) in enumerate(zip(mine, notebook["cells"], strict=True)):
-                if old["source"] != new["source"]:
+                if old["id"] == new["id"] and old["source"] != new["source"]:
                     person.set_source(index, "".join(new["source"]))
             wanted = ["".join(cell["source"]) for cell in notebook["cells"]]
             wait_until(lambda: _sources(Harness(store, ref, typed)) == wanted)
@@ -186,7 +191,12 @@ def test_a_commit_at_the_version_read_applies_every_operation(harness: Harness) 
 
 def test_a_commit_at_a_stale_version_is_a_conflict_and_changes_nothing(harness: Harness) -> None:
     read = harness.store.read(harness.ref)
-    _edit_outside(harness, 3, "print('theirs')")
+    if harness.ref.store == "collab":  # the room merges another cell's edit: moving cells
+        notebook = copy.deepcopy(read.notebook)  # is what makes its version stale
+        notebook["cells"].insert(0, notebook["cells"].pop(3))
+        harness.outside(notebook)
+    else:
+        _edit_outside(harness, 3, "print('theirs')")
     before = harness.store.read(harness.ref)
     cell = read.notebook["cells"][1]
     with pytest.raises(NotebookError) as caught:
@@ -194,6 +204,18 @@ def test_a_commit_at_a_stale_version_is_a_conflict_and_changes_nothing(harness: 
     assert caught.value.code == ErrorCode.WRITE_CONFLICT
     assert caught.value.details["reason"] == "version_changed"
     assert harness.store.read(harness.ref) == before
+
+
+def test_a_room_merges_another_cells_edit_into_a_commit_at_the_version_read(
+    harness: Harness,
+) -> None:
+    if harness.ref.store != "collab":
+        pytest.skip("only a collaborative room merges concurrent edits of other cells")
+    read = harness.store.read(harness.ref)
+    _edit_outside(harness, 3, "print('theirs')")
+    cell = read.notebook["cells"][1]
+    harness.store.commit(harness.ref, read.version, [SetSource(1, rev_of(cell), "x = 9")])
+    assert _sources(harness)[1:] == ["x = 9", "# double it\ny = x * 2", "print('theirs')"]
 
 
 def test_an_operation_on_a_cell_whose_rev_differs_is_a_conflict(harness: Harness) -> None:

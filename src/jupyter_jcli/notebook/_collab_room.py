@@ -287,8 +287,9 @@ class Room:
         return body
 
     async def _connect_once(self, first: bool) -> None:
-        from pycrdt import YMessageType, YSyncMessageType, create_sync_message
+        from pycrdt import create_sync_message
         from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed
 
         session = await self._session()
         same = session["sessionId"] == self.session_id
@@ -311,21 +312,9 @@ class Room:
                 self._connection += 1
             sender = asyncio.ensure_future(_send(socket, queue))
             try:
-                async for message in socket:
-                    if isinstance(message, str) or not message:
-                        continue
-                    if message[0] != YMessageType.SYNC:
-                        continue
-                    reply = self._apply(message)
-                    if reply is not None:
-                        queue.put_nowait(reply)
-                    if message[1] == YSyncMessageType.SYNC_STEP2:
-                        with self._ack_changed:
-                            self._acks += 1
-                            self._ack_changed.notify_all()
-                        if not self._synced.is_set():
-                            check_schema(self)
-                            self._synced.set()
+                await self._receive(socket, queue)
+            except ConnectionClosed:
+                pass
             finally:
                 sender.cancel()
                 self._socket, self._queue = None, None
@@ -333,6 +322,23 @@ class Room:
         code, reason = socket.close_code, socket.close_reason or ""
         if code is not None:
             _refusal(self, code, reason)
+
+    async def _receive(self, socket: Any, queue: asyncio.Queue[bytes]) -> None:
+        from pycrdt import YMessageType, YSyncMessageType
+
+        async for message in socket:
+            if isinstance(message, str) or not message or message[0] != YMessageType.SYNC:
+                continue
+            reply = self._apply(message)
+            if reply is not None:
+                queue.put_nowait(reply)
+            if message[1] == YSyncMessageType.SYNC_STEP2:
+                with self._ack_changed:
+                    self._acks += 1
+                    self._ack_changed.notify_all()
+                if not self._synced.is_set():
+                    check_schema(self)
+                    self._synced.set()
 
     def _apply(self, message: bytes) -> bytes | None:
         from pycrdt import handle_sync_message

@@ -5,15 +5,16 @@ its file (``store.NotebookStore``; the mapping is in the ``store`` module docstr
 ``CollabStore(base_url, token)`` keeps one connection per room for its life (``_collab_room``:
 a background event-loop thread; :meth:`CollabStore.close` or ``with`` ends them). A read is the
 room's document (``YNotebook.get()``) and its :class:`CollabVersion`. A commit is one
-``ydoc.transaction()`` under the room's lock: the version and the revs the operations carry are
-checked against the live cells first (``apply_ops`` on the cells' type and source: a conflict
-changes nothing), then the operations are applied to the shared cells (a source as a minimal
-diff of its text, ``YNotebook.set_cell(source=...)``, so a person's cursor keeps its place), and
-the commit returns once the room's server acknowledged the update (``Room.flush``). The server
-saves the file; this store never writes it. Undo records are kept on this machine (a
-``SnapshotStore`` keyed by the ref, holding the cell-level records only); the lock is that
-stack's advisory lock (one writer of a notebook at a time on this machine: other writers are
-kept apart by the rev checks inside the transaction).
+``ydoc.transaction()`` under the room's lock: the cells and the revs the operations carry are
+checked against the live cells first (``apply_ops`` on the cells' type and source; a metadata
+write needs only its cell in place; a conflict changes nothing), then the operations are
+applied to the shared cells (a source as a minimal diff of its text,
+``YNotebook.set_cell(source=...)``, so a person's cursor keeps its place), and the commit
+returns once the room's server acknowledged the update (``Room.flush``). The server saves the
+file; this store never writes it. Undo records are kept on this machine (a ``SnapshotStore``
+keyed by the ref, holding the cell-level records only); the lock is that stack's advisory lock
+(one writer of a notebook at a time on this machine: other writers are kept apart by the rev
+checks inside the transaction).
 """
 
 from __future__ import annotations
@@ -53,13 +54,27 @@ __all__ = ["CollabStore", "CollabVersion"]
 @dataclass(frozen=True)
 class CollabVersion:
     """The version of a live notebook: the room's document generation (a fresh join after a
-    server restart is a new one) and a digest of every cell's id and rev in order. A person's
+    server restart is a new one) and digests of every cell's id and rev in order. A person's
     edit of any cell's source, an inserted, deleted or moved cell change it; outputs,
     metadata and the execution state (which a running cell changes many times a second) do
-    not, so a write of outputs never waits on them."""
+    not, so a write of outputs never waits on them. A commit needs only the same cells
+    (:meth:`same_cells`): the revs of the cells it changes are checked one by one, and a
+    person's typing in another cell is merged by the room (never lost, never a conflict)."""
 
     generation: int
+    structure: str
+    """A digest of the cells' ids in order."""
     digest: str
+    """A digest of the cells' ids and revs in order."""
+
+    def same_cells(self, other: object) -> bool:
+        """Whether ``other`` has the same cells in the same order in the same document (a
+        change of another cell's source is merged by the room, not a conflict)."""
+        return (
+            isinstance(other, CollabVersion)
+            and other.generation == self.generation
+            and other.structure == self.structure
+        )
 
 
 class CollabStore:
@@ -170,8 +185,10 @@ class CollabStore:
         acknowledged by the room's server before it returns.
 
         Raises:
-            NotebookError: ``WRITE_CONFLICT`` (``version_changed``, ``cell_changed``: nothing
-                applied); ``NOTEBOOK_WRITE_FAILED`` (the undo record); ``SERVER_UNREACHABLE``
+            NotebookError: ``WRITE_CONFLICT`` (``version_changed``: cells inserted, deleted or
+                moved, or a new document since ``expected_version``; ``cell_changed``: a
+                changed cell's rev differs; nothing applied); ``NOTEBOOK_WRITE_FAILED`` (the
+                undo record); ``SERVER_UNREACHABLE``
                 (the room did not acknowledge in time: the change is in our copy of the
                 document and is sent on a resync, or lost if the server restarted).
         """
@@ -183,9 +200,9 @@ class CollabStore:
         try:
             with room.lock:
                 light = _light(room)
-                if _version(room, light) != expected_version:
+                if not _version(room, light).same_cells(expected_version):
                     raise stale_version_error(ref)
-                apply_ops(light, ops, where=str(ref))  # the rev checks: raises, changes nothing
+                _check_ops(light, ops, where=str(ref))  # raises, changes nothing
                 if ops:
                     with room.doc.transaction(origin="jupyter-jcli"):
                         for op in ops:
@@ -301,10 +318,29 @@ def _light(room: Room) -> list[dict[str, Any]]:
 
 
 def _version(room: Room, light: list[dict[str, Any]]) -> CollabVersion:
-    digest = hashlib.sha256()
+    structure, digest = hashlib.sha256(), hashlib.sha256()
     for cell in light:
+        structure.update(f"{cell['id']}\n".encode("utf-8", "surrogatepass"))
         digest.update(f"{cell['id']}\0{rev_of(cell)}\n".encode("utf-8", "surrogatepass"))
-    return CollabVersion(room.generation, digest.hexdigest())
+    return CollabVersion(room.generation, structure.hexdigest(), digest.hexdigest())
+
+
+def _check_ops(light: list[dict[str, Any]], ops: Sequence[CellOp], *, where: str) -> None:
+    """The rev checks of ``apply_ops``, operation by operation on the live cells, except
+    that a metadata write (cell names, dependency caches) needs only its cell in place: the
+    person's typing in that cell is no conflict for it (the cells are the ones read, in the
+    same order: ``CollabVersion.same_cells``).
+
+    Raises:
+        NotebookError: ``WRITE_CONFLICT`` (``cell_changed``).
+    """
+    work = light
+    for op in ops:
+        if isinstance(op, SetMetadata):
+            if not 0 <= op.index < len(work):
+                apply_ops(work, [op], where=where)  # raises the out-of-range conflict
+            continue
+        work, _origins = apply_ops(work, [op], where=where)
 
 
 def _apply(room: Room, op: CellOp) -> None:
