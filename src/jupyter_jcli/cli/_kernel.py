@@ -27,7 +27,7 @@ import anyio
 import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._server_options import server_from, server_options
+from jupyter_jcli.cli._server_options import server_from, server_options, store_options
 from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
 
 if TYPE_CHECKING:
@@ -91,6 +91,7 @@ def kernel() -> None:
 
 
 @kernel.command("start")
+@store_options
 @click.argument("file", metavar="NB")
 @click.option(
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
@@ -159,6 +160,7 @@ def _started_by(entry: KernelEntry) -> str:
 
 
 @kernel.command("stop")
+@store_options
 @click.argument("file", metavar="NB", required=False)
 @click.option("--all", "stop_all", is_flag=True, help="Stop every live kernel.")
 @server_options
@@ -184,6 +186,7 @@ def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> No
 
 
 @kernel.command("restart")
+@store_options
 @click.argument("file", metavar="NB")
 @click.option(
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
@@ -215,6 +218,7 @@ def restart_command(file: str, *, kernel_name: str | None, **where: str | None) 
 
 
 @kernel.command("interrupt")
+@store_options
 @click.argument("file", metavar="NB")
 @server_options
 def interrupt_command(file: str, **where: str | None) -> None:

@@ -132,9 +132,10 @@ def _kernelspec(file: str | Path, kernel_name: str | None) -> str:
     if kernel_name:
         return kernel_name
     from jupyter_jcli.kernels import kernelspec_name_from_metadata
-    from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.store import open_notebook
 
-    return kernelspec_name_from_metadata(Document.load(file).notebook_dict().get("metadata"))
+    document = open_notebook(file)  # in the command's store (--store)
+    return kernelspec_name_from_metadata(document.notebook_dict().get("metadata"))
 
 
 def live_kernel_not_running(path: Path) -> KernelError:
