@@ -1,6 +1,7 @@
-"""Real Jupyter servers for tests: ``jupyter server``, ``jupyter kernelgateway`` and
-``jupyter enterprisegateway`` (from its own virtual environment: ``gateway_helpers``) as child
-processes on 127.0.0.1, a free port, a random token, a temporary root and runtime folder.
+"""Real Jupyter servers for tests: ``jupyter server``, ``jupyter lab``, ``jupyter
+kernelgateway`` and ``jupyter enterprisegateway`` (from its own virtual environment:
+``gateway_helpers``) as child processes on 127.0.0.1, a free port, a random token, a temporary
+root and runtime folder.
 
 :func:`start_server` waits (bounded) until the server answers with the token;
 :meth:`RunningServer.stop` always ends it (terminate, then kill). Imported by the server
@@ -27,7 +28,10 @@ import httpx
 
 from jupyter_jcli.kernels import ServerConfig
 
-Kind = Literal["server", "kernelgateway", "enterprisegateway"]
+Kind = Literal["server", "lab", "kernelgateway", "enterprisegateway"]
+"""``server``: ``jupyter server``; ``lab``: ``jupyter lab`` (the same server with JupyterLab's
+page, for a browser); ``kernelgateway``: ``jupyter kernelgateway``; ``enterprisegateway``:
+``jupyter enterprisegateway`` (``program`` names it)."""
 
 START_WAIT = 60.0
 """Seconds a server may take to answer after it was started."""
@@ -135,7 +139,7 @@ def _launch(
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime_dir), "PYTHONUNBUFFERED": "1"}
     env["JUPYTER_CONFIG_DIR"] = str(runtime_dir.parent / "config")
     env.update(extra_env)
-    module = "jupyter_server" if kind == "server" else "kernel_gateway"
+    module = {"server": "jupyter_server", "lab": "jupyterlab"}.get(kind, "kernel_gateway")
     with log.open("ab") as sink:
         return subprocess.Popen(
             [*(program or (sys.executable, "-m", module)), *args],
@@ -192,7 +196,7 @@ def start_server(
     port, token = free_port(), secrets.token_hex(16)
     runtime_dir = work / "runtime"
     runtime_dir.mkdir(parents=True, exist_ok=True)
-    if kind == "server":
+    if kind in ("server", "lab"):
         args = [
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}",
@@ -213,6 +217,21 @@ def start_server(
             f"--SQLiteYStore.db_path={work / 'ystore.db'}",
             f"--YDocExtension.session_store_path={work / 'collaboration_sessions.json'}",
         ]
+        if kind == "lab":
+            # Never ask the page's user about news (a notification over the notebook).
+            notification = work / "lab-settings" / "@jupyterlab" / "apputils-extension"
+            notification.mkdir(parents=True, exist_ok=True)
+            (notification / "notification.jupyterlab-settings").write_text(
+                '{"fetchNews": "false", "checkForUpdates": false}', encoding="utf-8"
+            )
+            args += [
+                # The page's settings and workspace of this run only; no call to the network
+                # (news, update check) from the server or the page.
+                f"--LabApp.user_settings_dir={work / 'lab-settings'}",
+                f"--LabApp.workspaces_dir={work / 'lab-workspaces'}",
+                "--LabApp.news_url=None",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ]
     elif kind == "enterprisegateway":  # `jupyter enterprisegateway --ip ... --port ...`
         args = [
             "--EnterpriseGatewayApp.ip=127.0.0.1",

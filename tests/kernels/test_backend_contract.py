@@ -2,9 +2,12 @@
 
 Each test runs once per backend in :data:`BACKENDS`, through :class:`NotebookKernel` (the
 shared execution loop above every backend): the local backend (a real ipykernel, marker
-``kernel``), the shipped fake (:mod:`jupyter_jcli.kernels.testing`, in-process) and the
+``kernel``), the shipped fake (:mod:`jupyter_jcli.kernels.testing`, in-process), the
 Jupyter Server backend on a real ``jupyter server`` (marker ``server``, fixture
-``jupyter_server`` of ``conftest.py``); the sentences do not change. Every wait is bounded.
+``jupyter_server`` of ``conftest.py``) and :class:`~jupyter_jcli.kernels.SharedBackend`, the
+default of both front ends (a registry kernel joined through its connection file, started
+by a supervisor; marker ``kernel``, a registry folder of the test's own); the sentences do
+not change. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ import anyio
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels import BackendFactory, KernelBackend, NotebookKernel, Output
+from jupyter_jcli.kernels import (
+    BackendFactory,
+    KernelBackend,
+    KernelRegistry,
+    NotebookKernel,
+    Output,
+    SharedKernelPool,
+)
 from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
 from server_helpers import RunningServer
 
@@ -48,10 +58,28 @@ def _fake(request: pytest.FixtureRequest) -> BackendFactory:
     return factory
 
 
+MakeKernel = Callable[[Path, str], NotebookKernel]
+"""A notebook's kernel object for a path and a kernelspec, not started."""
+
+
+def _of(factory: BackendFactory) -> MakeKernel:
+    def make(path: Path, spec: str) -> NotebookKernel:
+        return NotebookKernel(path, kernelspec_name=spec, backend_factory=factory)
+
+    return make
+
+
+def _shared(request: pytest.FixtureRequest) -> MakeKernel:
+    tmp_path: Path = request.getfixturevalue("tmp_path")
+    pool = SharedKernelPool(registry=KernelRegistry(tmp_path / "registry"))
+    return lambda path, spec: pool.kernel(path, kernelspec_name=spec)
+
+
 BACKENDS = [
-    pytest.param(_local, id="local", marks=pytest.mark.kernel),
-    pytest.param(_fake, id="fake"),
-    pytest.param(_server, id="server", marks=pytest.mark.server),
+    pytest.param(lambda request: _of(_local(request)), id="local", marks=pytest.mark.kernel),
+    pytest.param(lambda request: _of(_fake(request)), id="fake"),
+    pytest.param(lambda request: _of(_server(request)), id="server", marks=pytest.mark.server),
+    pytest.param(_shared, id="shared", marks=pytest.mark.kernel),
 ]
 
 
@@ -61,14 +89,14 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(params=BACKENDS)
-def factory(request: pytest.FixtureRequest) -> BackendFactory:
-    make: Callable[[pytest.FixtureRequest], BackendFactory] = request.param
+def make_kernel(request: pytest.FixtureRequest) -> MakeKernel:
+    make: Callable[[pytest.FixtureRequest], MakeKernel] = request.param
     return make(request)
 
 
 @pytest.fixture
-async def kernel(factory: BackendFactory, tmp_path: Path) -> AsyncIterator[NotebookKernel]:
-    kernel = NotebookKernel(tmp_path / "nb.ipynb", backend_factory=factory)
+async def kernel(make_kernel: MakeKernel, tmp_path: Path) -> AsyncIterator[NotebookKernel]:
+    kernel = make_kernel(tmp_path / "nb.ipynb", "python3")
     try:
         yield kernel
     finally:
@@ -105,11 +133,9 @@ async def test_the_first_execution_starts_the_kernel_in_the_notebook_folder(
 
 
 async def test_a_missing_kernelspec_is_refused_listing_the_installed_ones(
-    factory: BackendFactory, tmp_path: Path
+    make_kernel: MakeKernel, tmp_path: Path
 ) -> None:
-    kernel = NotebookKernel(
-        tmp_path / "nb.ipynb", kernelspec_name="no-such-kernel", backend_factory=factory
-    )
+    kernel = make_kernel(tmp_path / "nb.ipynb", "no-such-kernel")
     with anyio.fail_after(WAIT), pytest.raises(KernelError) as refused:
         await kernel.execute("1")
     assert refused.value.code == ErrorCode.KERNELSPEC_NOT_FOUND

@@ -1,4 +1,4 @@
-"""Kernels whose executions exclude every other process of ours (``LockedKernelPool``, the
+"""Kernels whose executions exclude every other process of ours (``KernelPool(locks=...)``, the
 pool of server kernels): the registry's execution lock is taken around each hold."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels import KernelRegistry, LockedKernelPool
+from jupyter_jcli.kernels import KernelPool, KernelRegistry
 from jupyter_jcli.kernels.testing import python_backend
 
 pytestmark = pytest.mark.anyio
@@ -28,8 +28,8 @@ async def test_a_second_process_holding_the_notebooks_kernel_gets_kernel_busy(
     registry = KernelRegistry(tmp_path / "registry")
     notebook = tmp_path / "nb.ipynb"
     # Two pools on one registry stand for two processes: each opens its own lock file.
-    first = LockedKernelPool(backend_factory=python_backend, registry=registry)
-    second = LockedKernelPool(backend_factory=python_backend, registry=registry)
+    first = KernelPool(backend_factory=python_backend, locks=registry)
+    second = KernelPool(backend_factory=python_backend, locks=registry)
     with anyio.fail_after(WAIT):
         async with first, second:
             async with first.kernel(notebook).hold():
@@ -48,8 +48,8 @@ async def test_a_hold_is_reentrant_within_its_task_and_other_notebooks_are_free(
     tmp_path: Path,
 ) -> None:
     registry = KernelRegistry(tmp_path / "registry")
-    pool = LockedKernelPool(backend_factory=python_backend, registry=registry)
-    other = LockedKernelPool(backend_factory=python_backend, registry=registry)
+    pool = KernelPool(backend_factory=python_backend, locks=registry)
+    other = KernelPool(backend_factory=python_backend, locks=registry)
     with anyio.fail_after(WAIT):
         async with pool, other:
             kernel = pool.kernel(tmp_path / "a.ipynb")

@@ -129,8 +129,9 @@ def test_auto_picks_collab_only_on_a_server_with_collaboration(
     here = tmp_path / "elsewhere"
     here.mkdir()
     monkeypatch.chdir(here)
-    extra = () if collaboration else NO_COLLABORATION
-    with running_server(root, tmp_path / "work", extra_args=extra) as server:
+    with running_server(
+        root, tmp_path / "work", extra_args=() if collaboration else NO_COLLABORATION
+    ) as server:
         remote = StoreChoice("auto", server_url=server.url, token=server.token, environ={})
         shared = StoreChoice(
             "auto", server_url=server.url, token=server.token, server_root=root, environ={}

@@ -279,7 +279,6 @@ async def _run(
     server: ServerConfig | None = None,
 ) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any], dict[str, CellStatus]]:
     from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
-    from jupyter_jcli.kernels import SharedNotebookKernel
     from jupyter_jcli.workbench import run_cells_with_parents, shared_workbench
 
     view = LiveView() if show_progress else None
@@ -288,10 +287,8 @@ async def _run(
     async with shared_workbench(
         keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait, server=server
     ) as workbench:
-        if view is not None:
-            kernel = workbench.pool.kernel(_notebook(file))
-            if isinstance(kernel, SharedNotebookKernel):
-                kernel.listeners.append(view.output)
+        if view is not None and server is None:  # a registry kernel's outputs, live
+            workbench.pool.kernel(_notebook(file)).listeners.append(view.output)
         outcome: ExecuteOutcome
         async with interrupt_on_sigint(workbench.pool) as interrupted:
             if mode == "stale":

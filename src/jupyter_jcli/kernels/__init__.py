@@ -21,6 +21,10 @@
   :mod:`jupyter_jcli.kernels.testing` ships a fake backend for tests (scripted replies, or
   cells run in-process), so everything above the backend runs without a kernel process:
   ``KernelPool(backend_factory=...)``.
+- :class:`KernelRecords`: what the processes of ours on one kernel share (runs, changes,
+  stops asked): :class:`KernelRegistry`'s files, :class:`ServerLedger`, or
+  :class:`~jupyter_jcli.kernels.testing.MemoryRecords`; ``KernelPool(records=...,
+  locks=...)`` makes its kernels share them and take one cross-process execution lock.
 - :class:`KernelRegistry`: the live kernels of this machine, one per notebook, shared by every
   process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`SharedKernelPool` /
   :class:`SharedNotebookKernel` / :class:`SharedBackend` join a notebook's registered kernel
@@ -68,8 +72,8 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._evaluation import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._kernel import NotebookKernel
     from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
-    from jupyter_jcli.kernels._locked import LockedKernelPool, LockedNotebookKernel
     from jupyter_jcli.kernels._pool import KernelPool
+    from jupyter_jcli.kernels._records import KernelRecords
     from jupyter_jcli.kernels._registry import (
         DEFAULT_IDLE_TIMEOUT,
         IDLE_TIMEOUT_ENV,
@@ -161,12 +165,11 @@ __all__ = [
     "KernelMessage",
     "KernelOrigin",
     "KernelPool",
+    "KernelRecords",
     "KernelRegistry",
     "KernelState",
     "KernelspecCatalogue",
     "LocalBackend",
-    "LockedKernelPool",
-    "LockedNotebookKernel",
     "MessageCallback",
     "NotebookKernel",
     "Output",
@@ -180,6 +183,7 @@ __all__ = [
     "SharedKernelPool",
     "SharedNotebookKernel",
     "backend_factory",
+    "busy_facts",
     "command_words",
     "execute_timeout",
     "idle_timeout",
@@ -232,10 +236,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "LocalBackend",
         "installed_kernelspecs",
     ),
-    "_locked": (
-        "LockedKernelPool",
-        "LockedNotebookKernel",
-    ),
+    "_records": ("KernelRecords",),
     "_pool": ("KernelPool",),
     "_registry": (
         "DEFAULT_IDLE_TIMEOUT",
@@ -276,7 +277,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "SharedNotebookKernel",
     ),
     "_shared_backend": ("SharedBackend",),
-    "_shared_busy": ("command_words", "stop_words"),
+    "_shared_busy": ("busy_facts", "command_words", "stop_words"),
     "_supervisor": (
         "interrupt_registered",
         "start_registered",

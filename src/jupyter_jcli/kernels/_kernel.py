@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -25,10 +27,13 @@ from jupyter_jcli.kernels._config import (
     SHUTDOWN_TIMEOUT,
     execute_timeout,
 )
+from jupyter_jcli.kernels._entry import process_name
 from jupyter_jcli.kernels._evaluate import execution_result
 from jupyter_jcli.kernels._evaluation import EvaluationResult, evaluation_result
+from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
+from jupyter_jcli.kernels._registry_notes import asked_stop
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
@@ -39,17 +44,24 @@ from jupyter_jcli.kernels._types import (
     KernelInfo,
     KernelState,
     MessageCallback,
+    Output,
     OutputCallback,
 )
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from jupyter_jcli.kernels._records import KernelRecords
+    from jupyter_jcli.kernels._registry import KernelRegistry
+
 __all__ = ["NotebookKernel"]
 
 
 class NotebookKernel:
-    """The kernel of one notebook, started lazily on the first :meth:`execute`.
+    """The kernel of one notebook, started lazily on the first :meth:`execute`: a transport
+    (``backend_factory``: a local kernel, one joined through the registry's connection file,
+    a Jupyter Server's WebSocket) and, for a kernel other processes of ours share, its
+    ``records`` and ``locks``.
 
     The kernel runs in the notebook's folder. Each start and restart mints a new epoch (a
     random hex id): results are stamped with it and freshness is judged against it (see
@@ -71,6 +83,15 @@ class NotebookKernel:
             attribute later takes effect at the next start or restart.
         backend_factory: makes one backend per kernel life (default: :class:`LocalBackend`).
         startup_timeout: seconds a start may take.
+        records: what every process on the kernel shares
+            (:class:`~jupyter_jcli.kernels.KernelRecords`): a stop another process recorded
+            there ends a running execution ``interrupted``, naming who asked. ``None``: a
+            kernel of this process alone.
+        locks: the registry whose execution lock (``<key>.exec``) every :meth:`hold` also
+            takes, so two of our processes never execute on the notebook's kernel at once
+            (the second waits, then gets ``KERNEL_BUSY``:
+            :func:`~jupyter_jcli.kernels._shared_busy.take_exec`). ``None``: no lock
+            across processes.
     """
 
     def __init__(
@@ -80,6 +101,8 @@ class NotebookKernel:
         kernelspec_name: str = DEFAULT_KERNELSPEC,
         backend_factory: BackendFactory = LocalBackend,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        records: KernelRecords | None = None,
+        locks: KernelRegistry | None = None,
     ) -> None:
         self.notebook_path = Path(notebook_path).resolve()
         self.cwd = self.notebook_path.parent
@@ -95,6 +118,19 @@ class NotebookKernel:
         self._registry = DisplayRegistry()
         self._restarts = 0
         self._replaced_epoch: str | None = None
+        self.records = records
+        self._locks = locks
+        self._exec = ExecLock(locks.path(self.notebook_path, ".exec")) if locks else None
+        self._exec_task: int | None = None
+        self._keep = False
+        """Whether a kernel this object starts outlives the process (a kept registry kernel:
+        a result that replaced a dead kernel says ``replacement_kept``)."""
+        self.listeners: list[OutputCallback] = []
+        """Also given every output of every execution, as it arrives (a front end's live
+        view of a run: ``j-cli run`` on a terminal)."""
+        self.process_wait = 0.0
+        """Seconds a hold waits for another process executing on the kernel (at least the
+        hold's own ``busy_wait``) before ``KERNEL_BUSY``."""
 
     @property
     def epoch(self) -> str | None:
@@ -147,12 +183,34 @@ class NotebookKernel:
         Args:
             busy_wait: seconds to wait for another holder to finish; 0 refuses at once.
 
+        With ``locks``, the hold also takes the notebook's execution lock across processes
+        (held for the whole batch; released when the hold ends or the process dies).
+
         Raises:
             KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
-                ``busy_for_s``, ``busy_wait_s``) when the kernel stays held.
+                ``busy_for_s``, ``busy_wait_s``) when the kernel stays held; across
+                processes, those of :func:`~jupyter_jcli.kernels._shared_busy.busy_error`.
         """
+        exec_lock = self._exec
+        me = anyio.get_current_task().id
         async with self._hold.hold(busy_wait=busy_wait):
-            yield
+            if exec_lock is None or self._locks is None or self._exec_task == me:
+                yield
+                return
+            from jupyter_jcli.kernels._shared_busy import take_exec
+
+            wait = max(busy_wait, self.process_wait)
+            await take_exec(exec_lock, self._locks, self.notebook_path, wait, anyio.sleep)
+            self._exec_task = me
+            try:
+                yield
+            finally:
+                self._exec_task = None
+                checkpoint = getattr(self._backend, "checkpoint", None)
+                if self.records is not None and checkpoint is not None:
+                    with anyio.CancelScope(shield=True):
+                        await checkpoint()  # a server kernel: what ran counts for the next
+                exec_lock.release()
 
     async def execute(
         self,
@@ -179,7 +237,8 @@ class NotebookKernel:
             timeout: seconds before the run is interrupted and reported ``timeout``; ``None``
                 uses ``JUPYTER_JCLI_EXECUTE_TIMEOUT`` or 600 s. Then the kernel gets up to
                 10 s to go idle, else it is shut down (the next execute starts a new one).
-            on_output: called with each output as it arrives (progress).
+            on_output: called with each output as it arrives (progress), after
+                :attr:`listeners`.
             on_message: called with each iopub message of the run as it arrives, before
                 it is translated (a live document's sink: :data:`MessageCallback`).
             busy_wait: seconds to wait while another execution holds the kernel.
@@ -192,7 +251,8 @@ class NotebookKernel:
             The :class:`ExecutionResult`; ``status`` ``died`` when the kernel process ended
             (the caller reports ``KERNEL_DIED`` naming the cell); ``interrupted`` when an
             interrupt, restart or shutdown stopped it (``interrupted_by``);
-            ``kernel_killed`` when the kernel would not stop on interrupt and was killed.
+            ``kernel_killed`` when the kernel would not stop on interrupt and was killed;
+            ``replacement_kept`` when it replaced a dead kernel with a kept one.
 
         Raises:
             KernelError: ``KERNEL_BUSY`` (also when a restart or shutdown is waiting for the
@@ -201,6 +261,7 @@ class NotebookKernel:
             UsageError: ``USAGE_ERROR`` for an invalid timeout.
         """
         limit = execute_timeout(timeout)
+        on_output = _fan_out([*self.listeners, *([on_output] if on_output else [])])
         async with self.hold(busy_wait=busy_wait):
             self._hold.refuse_if_stopping()
             restarted = await self._ensure_started()
@@ -223,10 +284,13 @@ class NotebookKernel:
             finally:
                 collector.finish()
             killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
-            return execution_result(
+            result = execution_result(
                 outcome, collector, epoch, restarted=restarted, killed=killed,
                 replaced_epoch=self._replaced_epoch,
             )  # fmt: skip
+        if result.kernel_restarted and self._keep:
+            result = dataclasses.replace(result, replacement_kept=True)
+        return result
 
     async def evaluate(
         self,
@@ -278,7 +342,9 @@ class NotebookKernel:
 
     async def interrupt(self) -> None:
         """Interrupt the running execution: it ends ``interrupted`` (``kernel_interrupted``,
-        with the ``KeyboardInterrupt`` error output) unless it catches the interrupt.
+        with the ``KeyboardInterrupt`` error output) unless it catches the interrupt. The
+        interrupt is recorded in :attr:`records` first, so another process running a cell
+        on a shared kernel reports it ``interrupted``, not ``error``.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists.
@@ -290,8 +356,17 @@ class NotebookKernel:
                 "no live kernel to interrupt",
                 {"notebook_path": str(self.notebook_path)},
             )
+        self._record_stop(self._epoch, "kernel_interrupted")
         self._hold.note_interrupt()
         await backend.interrupt()
+
+    def _record_stop(self, epoch: str | None, reason: InterruptReason) -> None:
+        """Note in :attr:`records` (before asking the kernel) that this process stops the
+        kernel of ``epoch``, so another process running a cell on it ends that cell
+        ``interrupted``, naming who asked; best effort."""
+        if epoch is not None and self.records is not None:
+            with contextlib.suppress(KernelError):
+                self.records.record_interrupt(self.notebook_path, epoch, process_name(), reason)
 
     async def require_kernelspec(self, name: str | None = None) -> None:
         """Check that kernelspec ``name`` (default :attr:`kernelspec_name`) can be started
@@ -391,10 +466,12 @@ class NotebookKernel:
             return await run_request(backend, code, signal=signal, **options)
 
     def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
-        """The stop another process asked of the kernel of ``epoch`` at or
-        after ``since`` (Unix time, s): none for a kernel of this process alone (a shared
-        kernel reads its registry)."""
-        return None
+        """The stop another process asked of the kernel of ``epoch`` at or after ``since``
+        (Unix time, s), as its :attr:`records` say: none for a kernel of this process alone."""
+        records = self.records
+        return asked_stop(
+            records.interrupt_since(self.notebook_path, epoch, since) if records else None
+        )
 
     def forget_cell(self, cell_key: str) -> None:
         """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
@@ -469,3 +546,18 @@ class NotebookKernel:
             self._dead = True
             await backend.shutdown(now=True, timeout=SHUTDOWN_TIMEOUT)
         return alive and not settled
+
+
+def _fan_out(callbacks: list[OutputCallback]) -> OutputCallback | None:
+    """One callback giving each output to every one of ``callbacks`` in turn (``None`` for
+    none)."""
+    if len(callbacks) < 2:
+        return callbacks[0] if callbacks else None
+
+    async def each(output: Output) -> None:
+        for callback in callbacks:
+            result = callback(output)
+            if result is not None:
+                await result
+
+    return each

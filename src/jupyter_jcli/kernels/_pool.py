@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import AsyncResource
@@ -12,6 +13,10 @@ from jupyter_jcli.kernels._backend import BackendFactory
 from jupyter_jcli.kernels._config import DEFAULT_STARTUP_TIMEOUT
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import LocalBackend
+
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._records import KernelRecords
+    from jupyter_jcli.kernels._registry import KernelRegistry
 
 __all__ = ["KernelPool"]
 
@@ -26,6 +31,14 @@ class KernelPool(AsyncResource):
     Args:
         backend_factory: makes one backend per kernel life (default: :class:`LocalBackend`).
         startup_timeout: seconds a kernel start may take.
+        records: the records its kernels share with other processes
+            (:class:`~jupyter_jcli.kernels.KernelRecords`: a Jupyter Server's
+            :class:`~jupyter_jcli.kernels.ServerLedger`, the registry, or
+            :class:`~jupyter_jcli.kernels.testing.MemoryRecords`); the workbench keeps the
+            notebooks' run logs there. ``None``: kernels of this process alone.
+        locks: the registry whose execution lock each kernel's hold takes (two of our
+            processes never execute on one notebook's kernel at once: a server kernel is
+            reachable by every process that knows the server); ``None``: none.
     """
 
     def __init__(
@@ -33,9 +46,13 @@ class KernelPool(AsyncResource):
         *,
         backend_factory: BackendFactory = LocalBackend,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        records: KernelRecords | None = None,
+        locks: KernelRegistry | None = None,
     ) -> None:
         self._factory = backend_factory
         self._startup_timeout = startup_timeout
+        self.records = records
+        self.locks = locks
         self._kernels: dict[Path, NotebookKernel] = {}
 
     def kernel(
@@ -62,7 +79,11 @@ class KernelPool(AsyncResource):
         """A new (unstarted) kernel object for the resolved ``path`` (subclasses make
         other kinds)."""
         return NotebookKernel(
-            path, backend_factory=self._factory, startup_timeout=self._startup_timeout
+            path,
+            backend_factory=self._factory,
+            startup_timeout=self._startup_timeout,
+            records=self.records,
+            locks=self.locks,
         )
 
     def get(self, notebook_path: str | os.PathLike[str]) -> NotebookKernel | None:

@@ -23,13 +23,32 @@ from jupyter_jcli.kernels._types import AskedStop, InterruptReason
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._registry import KernelEntry
 
-__all__ = ["LOST_TTL", "MAX_CHANGES", "RegistryNotes", "asked_since", "asked_stop"]
+__all__ = [
+    "LOST_TTL",
+    "MAX_CHANGES",
+    "RegistryNotes",
+    "add_change",
+    "asked_since",
+    "asked_stop",
+]
 
 LOST_TTL = 86_400.0
 """Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
 MAX_CHANGES = 32
 """Changes of inline code kept per entry (older ones already count through newer ones)."""
 _SCHEMA = 1
+
+
+def add_change(entry: Any, change: dict[str, Any]) -> int:
+    """Append ``change`` (code run outside the cells) to ``entry.changes`` with the next
+    ``entry.seq``, which it returns; keep the latest :data:`MAX_CHANGES` and none older than
+    the last change that may have written any name (``names`` ``None``: it overwrote
+    everything the older ones did). One rule for every records store."""
+    entry.seq += 1
+    kept = [*entry.changes, {**change, "seq": entry.seq}]
+    last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
+    entry.changes = kept[last_all:][-MAX_CHANGES:]
+    return int(entry.seq)
 
 
 def asked_since(asked: object, epoch: str, since: float) -> dict[str, Any] | None:
@@ -81,11 +100,7 @@ class RegistryNotes:
 
         def apply(entry: KernelEntry) -> None:
             nonlocal assigned
-            entry.seq += 1
-            assigned = entry.seq
-            kept = [*entry.changes, {**change, "seq": assigned}]
-            last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
-            entry.changes = kept[last_all:][-MAX_CHANGES:]
+            assigned = add_change(entry, change)
 
         self.update(notebook_path, apply, epoch=str(change["epoch"]))
         return assigned
@@ -115,6 +130,21 @@ class RegistryNotes:
         (Unix time, s), else ``None``."""
         entry = self.read(notebook_path)
         return asked_since(entry.interrupt if entry is not None else None, epoch, since)
+
+    def holds(self: _Registry, notebook_path: Path) -> bool:
+        """Always ``True``: the registry keeps every run of its kernels (none without an
+        entry: no registered kernel, nothing is fresh)."""
+        return True
+
+    def running(self: _Registry, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
+        """What another process runs on the registered kernel of ``epoch`` (its ``busy``
+        record: :func:`~jupyter_jcli.kernels._shared_busy.busy_facts`), else ``None``."""
+        from jupyter_jcli.kernels._shared_busy import busy_facts
+
+        entry = self.read(notebook_path)
+        if entry is None or entry.epoch != epoch or entry.state != "busy":
+            return None
+        return busy_facts(entry)
 
     def record_lost(
         self: _Registry,

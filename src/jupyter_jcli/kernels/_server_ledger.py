@@ -51,7 +51,7 @@ from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._flock import flock_path
 from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
-from jupyter_jcli.kernels._registry_notes import MAX_CHANGES, asked_since
+from jupyter_jcli.kernels._registry_notes import add_change, asked_since
 from jupyter_jcli.kernels._run_file import forget_runs, log_run, read_runs, remove_runs
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]
@@ -254,16 +254,19 @@ class ServerLedger:
 
         self._update(notebook_path, change)
 
-    def record_interrupt(self, notebook_path: Path, who: str, reason: str) -> None:
-        """Note that ``who`` asks the notebook's kernel to stop its running request
-        (``reason``: ``kernel_interrupted``, ``kernel_restarted``, ``kernel_shutdown``),
-        before asking the server, so the process running the cell ends it ``interrupted``
-        and names who asked (:meth:`interrupt_since`), as for a local kernel."""
+    def record_interrupt(
+        self, notebook_path: Path, epoch: str | None, who: str, reason: str
+    ) -> None:
+        """Note that ``who`` asks the notebook's kernel of ``epoch`` (``None``: the one
+        the ledger names) to stop its running request (``reason``: ``kernel_interrupted``,
+        ``kernel_restarted``, ``kernel_shutdown``), before asking the server, so the process
+        running the cell ends it ``interrupted`` and names who asked
+        (:meth:`interrupt_since`), as for a local kernel."""
 
         command = process_command()
 
         def change(entry: LedgerEntry) -> None:
-            if entry.epoch is not None:
+            if entry.epoch is not None and epoch in (None, entry.epoch):
                 at = time.time()
                 entry.interrupt = {
                     "epoch": entry.epoch, "who": who, "command": command, "reason": reason,
@@ -279,6 +282,16 @@ class ServerLedger:
         s), else ``None``."""
         entry = self._read(notebook_path)
         return asked_since(entry.interrupt if entry is not None else None, epoch, since)
+
+    def holds(self, notebook_path: Path) -> bool:
+        """Whether the ledger keeps the notebook's runs: it has an entry (a server session
+        every command finds); else the process running the kernel keeps them (a kernel
+        gateway's kernel lives only as long as that process)."""
+        return self.read(notebook_path) is not None
+
+    def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
+        """``None``: the ledger does not record what runs (the server runs it)."""
+        return None
 
     def forget(self, notebook_path: Path, kernel_id: str | None = None) -> None:
         """Remove the entry and its run log (the kernel was stopped); with ``kernel_id``,
@@ -328,12 +341,6 @@ class ServerLedger:
     def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
         """Append one run of code outside the cells (the registry's shape and trimming);
         returns its ``seq``, ``-1`` without an entry."""
-
-        def add(entry: LedgerEntry) -> int:
-            entry.seq += 1
-            kept = [*entry.changes, {**change, "seq": entry.seq}]
-            last_all = max((i for i, c in enumerate(kept) if c.get("names") is None), default=0)
-            entry.changes = kept[last_all:][-MAX_CHANGES:]
-            return entry.seq
-
-        return self._append(notebook_path, str(change["epoch"]), add)
+        return self._append(
+            notebook_path, str(change["epoch"]), lambda entry: add_change(entry, change)
+        )

@@ -24,10 +24,9 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,7 +47,6 @@ from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
     ExecLock,
     KernelRegistry,
-    process_name,
 )
 from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._shared_backend import SharedBackend
@@ -56,20 +54,11 @@ from jupyter_jcli.kernels._shared_busy import (
     EXEC_POLL,
     busy_record,
     check_leftover,
-    stop_asked,
     take_exec,
 )
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
-)
-from jupyter_jcli.kernels._types import (
-    AskedStop,
-    ExecutionResult,
-    InterruptReason,
-    MessageCallback,
-    Output,
-    OutputCallback,
 )
 
 if TYPE_CHECKING:
@@ -109,21 +98,17 @@ class SharedNotebookKernel(NotebookKernel):
             kernelspec_name=kernelspec_name,
             backend_factory=self._new_backend,
             startup_timeout=startup_timeout,
+            records=registry,
+            locks=registry,
         )
         self.shared_registry = registry
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = False
-        self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
-        self._exec_task: int | None = None
+        self._exec_lock = ExecLock(registry.path(self.notebook_path, ".exec"))
+        self._exec = self._exec_lock
         self._stop_for_all = False
         self._joining: SharedBackend | None = None
-        self.process_wait = 0.0
-        """Seconds a hold waits for another process executing on the kernel (at least the
-        hold's own ``busy_wait``) before ``KERNEL_BUSY``."""
-        self.listeners: list[OutputCallback] = []
-        """Also given every output of every execution, as it arrives (a front end's live
-        view of a run: ``j-cli run`` on a terminal)."""
 
     def _new_backend(self) -> KernelBackend:
         backend = self._joining = SharedBackend(
@@ -180,45 +165,48 @@ class SharedNotebookKernel(NotebookKernel):
         if isinstance(backend, SharedBackend) and entry is not None:
             with contextlib.suppress(KernelError):
                 backend.stop_on_shutdown = stop_if_unused(
-                    self.shared_registry, self.notebook_path, entry.epoch, execution=self._exec
+                    self.shared_registry, self.notebook_path, entry.epoch, execution=self._exec_lock
                 )
         await super()._stop(now=now)
 
     @asynccontextmanager
     async def hold(self, *, busy_wait: float = DEFAULT_BUSY_WAIT) -> AsyncIterator[None]:
-        """Hold the kernel in this process and across processes (the execution lock).
+        """Hold the kernel in this process and across processes (the execution lock, see
+        :meth:`NotebookKernel.hold`), joined to the registered kernel.
 
         Raises:
             KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
                 runs it, since when; ``busy_gone`` for code a killed command left running,
                 see :func:`~jupyter_jcli.kernels._shared_busy.check_leftover`).
         """
-        me = anyio.get_current_task().id
-        if self._exec_task == me:
+        if self._exec_task == anyio.get_current_task().id:
             yield
             return
-        async with super().hold(busy_wait=busy_wait):
-            await self._take_exec(max(busy_wait, self.process_wait))
-            self._exec_task = me
-            try:
-                await self._sync(launch=True)
-                backend = self._backend
-                if isinstance(backend, SharedBackend) and backend.entry is not None:
-                    wait = max(busy_wait, self.process_wait)
-                    await check_leftover(self.shared_registry, self.notebook_path, backend, wait)
-                yield
-            finally:
-                self._exec_task = None
-                epoch = self._epoch
-                with anyio.CancelScope(shield=True), contextlib.suppress(KernelError):
-                    if epoch is not None:
-                        self.shared_registry.set_busy(self.notebook_path, epoch, None)
-                self._exec.release()
+        took = False
+        try:
+            async with super().hold(busy_wait=busy_wait):
+                took = True
+                try:
+                    await self._sync(launch=True)
+                    backend = self._backend
+                    if isinstance(backend, SharedBackend) and backend.entry is not None:
+                        wait = max(busy_wait, self.process_wait)
+                        await check_leftover(
+                            self.shared_registry, self.notebook_path, backend, wait
+                        )
+                    yield
+                finally:
+                    epoch = self._epoch
+                    with anyio.CancelScope(shield=True), contextlib.suppress(KernelError):
+                        if epoch is not None:
+                            self.shared_registry.set_busy(self.notebook_path, epoch, None)
+        finally:
+            if took:
                 self.shared_registry.drop_if_unused(self.notebook_path)  # no kernel started
 
     async def _take_exec(self, busy_wait: float) -> None:
         registry, path = self.shared_registry, self.notebook_path
-        await take_exec(self._exec, registry, path, busy_wait, anyio.sleep)
+        await take_exec(self._exec_lock, registry, path, busy_wait, anyio.sleep)
 
     async def _sync(self, *, launch: bool) -> None:
         """Join the registered kernel when it is not the one this object runs (another
@@ -298,23 +286,10 @@ class SharedNotebookKernel(NotebookKernel):
             self._keep = True
             self._idle = idle_timeout if idle_timeout is not None else self._idle
 
-    def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
-        """The interrupt, restart or shutdown the registry records for the kernel of
-        ``epoch`` since ``since`` (``KernelRegistry.record_interrupt``)."""
-        return stop_asked(self.shared_registry, self.notebook_path, epoch, since)
-
-    def _record_stop(self, epoch: str | None, reason: InterruptReason) -> None:
-        if epoch is not None:
-            with contextlib.suppress(KernelError):
-                self.shared_registry.record_interrupt(
-                    self.notebook_path, epoch, process_name(), reason
-                )
-
     async def interrupt(self) -> None:
-        """:meth:`NotebookKernel.interrupt`, recorded in the registry first so that another
-        process running the cell reports it ``interrupted``, not ``error``."""
+        """:meth:`NotebookKernel.interrupt` (recorded in the registry first), once joined to
+        the registered kernel."""
         await self._sync(launch=False)
-        self._record_stop(self._epoch, "kernel_interrupted")
         await super().interrupt()
 
     async def is_alive(self) -> bool:
@@ -322,41 +297,6 @@ class SharedNotebookKernel(NotebookKernel):
         is not running it (never starts one)."""
         await self._sync(launch=False)
         return await super().is_alive()
-
-    async def execute(
-        self,
-        code: str,
-        *,
-        cell_key: str | None = None,
-        timeout: float | None = None,
-        on_output: OutputCallback | None = None,
-        busy_wait: float = DEFAULT_BUSY_WAIT,
-        prepare: Callable[[], Awaitable[object]] | None = None,
-        on_message: MessageCallback | None = None,
-    ) -> ExecutionResult:
-        """:meth:`NotebookKernel.execute`, its outputs also given to :attr:`listeners`; a
-        result that replaced a dead kernel says whether the new one is kept
-        (``replacement_kept``)."""
-        listeners = [*self.listeners, *([on_output] if on_output is not None else [])]
-
-        async def each(output: Output) -> None:
-            for listener in listeners:
-                result = listener(output)
-                if result is not None:
-                    await result
-
-        result = await super().execute(
-            code,
-            cell_key=cell_key,
-            timeout=timeout,
-            on_output=each if listeners else None,
-            busy_wait=busy_wait,
-            prepare=prepare,
-            on_message=on_message,
-        )
-        if result.kernel_restarted and self._keep:
-            result = dataclasses.replace(result, replacement_kept=True)
-        return result
 
     async def _request(
         self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
@@ -385,8 +325,8 @@ class SharedNotebookKernel(NotebookKernel):
             self._keep = self._keep or entry.keep
             self._idle = entry.idle_timeout
         took = False
-        if not self._exec.held:
-            if entry is not None and self._exec.taken_elsewhere():
+        if not self._exec_lock.held:
+            if entry is not None and self._exec_lock.taken_elsewhere():
                 self._record_stop(entry.epoch, "kernel_restarted")
                 with contextlib.suppress(KernelError):
                     interrupt_registered(entry)
@@ -400,7 +340,7 @@ class SharedNotebookKernel(NotebookKernel):
         finally:
             self._stop_for_all = False
             if took:
-                self._exec.release()
+                self._exec_lock.release()
                 self.shared_registry.drop_if_unused(self.notebook_path)  # none started
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
@@ -448,8 +388,9 @@ class SharedKernelPool(KernelPool):
         busy_wait: float = 0.0,
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
     ) -> None:
-        super().__init__(startup_timeout=startup_timeout)
-        self.registry = registry if registry is not None else KernelRegistry()
+        registry = registry if registry is not None else KernelRegistry()
+        super().__init__(startup_timeout=startup_timeout, records=registry, locks=registry)
+        self.registry = registry
         self.keep = keep
         self.busy_wait = busy_wait
         self.idle_timeout = resolve_idle_timeout(idle_timeout) if idle_timeout is not None else None

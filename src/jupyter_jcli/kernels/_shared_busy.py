@@ -2,7 +2,8 @@
 and as ``KERNEL_BUSY`` tells another process that wants it: the cell (or inline code), the
 command running it, its process id and since when; and the policy around it: taking the
 notebook's execution lock (:func:`take_exec`), refusing to queue behind code a killed command
-left running (:func:`check_leftover`), the stops asked elsewhere (:func:`stop_asked`)."""
+left running (:func:`check_leftover`). Stops asked elsewhere are in the kernel's records
+(:class:`~jupyter_jcli.kernels.KernelRecords`)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,11 @@ from jupyter_jcli.kernels._entry import (
     process_name,
     user_pid,
 )
-from jupyter_jcli.kernels._registry_notes import asked_stop
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._flock import ExecLock
     from jupyter_jcli.kernels._registry import KernelRegistry
     from jupyter_jcli.kernels._shared_backend import SharedBackend
-    from jupyter_jcli.kernels._types import AskedStop
 
 __all__ = [
     "EXEC_POLL",
@@ -43,7 +42,6 @@ __all__ = [
     "interrupt_registered",
     "leftover_cause",
     "running_words",
-    "stop_asked",
     "stop_words",
     "take_exec",
 ]
@@ -102,8 +100,10 @@ def busy_error(
     Its details: ``notebook_path``, ``running_cell`` (``None`` for inline code or when
     unknown), ``running`` (``"cell NAME"``, ``"inline code"``, or ``None`` when the registry
     does not say), ``busy_by`` (who, :func:`process_name`), ``busy_pid``, ``busy_command``,
-    ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``."""
-    facts = busy_facts(entry) or {}
+    ``busy_since`` (ISO 8601 UTC), ``busy_wait_s``, ``busy_gone``. With no record of what
+    runs (``entry`` ``None``: no registered kernel, or a server kernel's lock) ``busy_by`` is
+    ``"another process"``."""
+    facts = busy_facts(entry) or {"busy_by": "another process"}
     command, pid, stamp = facts.get("busy_command"), facts.get("busy_pid"), facts.get("busy_since")
     what, by = running_words(facts), facts.get("busy_command_words", "another command")
     if gone:
@@ -272,11 +272,3 @@ async def check_leftover(
             registry.set_busy(notebook_path, entry.epoch, None, of=pid)
         return
     raise busy_error(notebook_path, entry, busy_wait, gone=True)
-
-
-def stop_asked(
-    registry: KernelRegistry, notebook_path: Path, epoch: str, since: float
-) -> AskedStop | None:
-    """The interrupt, restart or shutdown the registry records for the kernel of ``epoch``
-    since ``since`` (``KernelRegistry.record_interrupt``), else None."""
-    return asked_stop(registry.interrupt_since(notebook_path, epoch, since))

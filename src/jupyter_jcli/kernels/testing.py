@@ -28,6 +28,12 @@ can be driven end to end without ipykernel. Two ways to say what the kernel does
       async with Workbench(pool=KernelPool(backend_factory=python_backend)) as wb:
           ...
 
+Records shared between processes (:class:`~jupyter_jcli.kernels.KernelRecords`) are faked
+with :class:`MemoryRecords`: ``KernelPool(backend_factory=..., records=MemoryRecords())``;
+two pools on one ``MemoryRecords`` (and a fake kernel of one ``origin.epoch``) stand for two
+processes on one shared kernel: one's runs count in the other's run log, and a stop one
+records ends the other's running cell ``interrupted``.
+
 A kernel someone else started (a person's JupyterLab session a Jupyter Server backend
 joins) is faked with ``origin``: ``python_backend(origin=KernelOrigin(attached=True,
 started_by=...), python=shared)`` with one :class:`InProcessPython` for every join, so each
@@ -53,12 +59,15 @@ from jupyter_jcli.kernels._fake_python import (
     StdinNotImplementedError,
     python_backend,
 )
+from jupyter_jcli.kernels._fake_records import MemoryEntry, MemoryRecords
 
 __all__ = [
     "FAKE_KERNELSPECS",
     "FakeBackend",
     "FakeRequest",
     "InProcessPython",
+    "MemoryEntry",
+    "MemoryRecords",
     "Reaction",
     "StdinNotImplementedError",
     "message",

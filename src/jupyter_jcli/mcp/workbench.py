@@ -135,10 +135,10 @@ async def serve(
         roots: the resolved trusted roots.
         workbench: the kernels to serve (default: :func:`shared_workbench`, the local
             registry's kernels).
-        transport: None for stdio; else the HTTP host, port and token
-            (:mod:`jupyter_jcli.mcp._http`).
             Its store choice (``Workbench.stores``: ``--store``) is active for every
             call, so each tool's notebook opens in the store it names.
+        transport: None for stdio; else the HTTP host, port and token
+            (:mod:`jupyter_jcli.mcp._http`).
     """
     from jupyter_jcli.notebook._warm import tune_collector
 

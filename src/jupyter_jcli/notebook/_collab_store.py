@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import posixpath
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -313,10 +312,7 @@ class CollabStore:
         return ref.path.strip("/")
 
     def _snapshots(self, ref: NotebookRef) -> SnapshotStore:
-        path = self._path(ref)
-        return SnapshotStore.keyed(
-            self.ref(path).key, posixpath.basename(path) or path, base_dir=self._base_dir
-        )
+        return SnapshotStore.keyed(self.ref(self._path(ref)).key, base_dir=self._base_dir)
 
 
 def _quote(path: str) -> str:

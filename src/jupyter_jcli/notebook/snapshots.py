@@ -234,12 +234,16 @@ class SnapshotStore:
         self.folder = self.base_dir / "snapshots" / key.hexdigest()
 
     @classmethod
-    def keyed(cls, key: str, name: str, *, base_dir: Path | None = None) -> SnapshotStore:
+    def keyed(
+        cls, key: str, name: str | None = None, *, base_dir: Path | None = None
+    ) -> SnapshotStore:
         """The stack of a notebook that is no file on this machine (a server's notebook),
         named by ``key`` (``store.NotebookRef.key``; kept in ``target.txt``) and called
-        ``name`` in messages. Its snapshots hold no file, only the cell-level record; a
-        pending one left by a killed writer is deleted (whether that write happened cannot
-        be told from here, and a lost record is better than a record of nothing)."""
+        ``name`` in messages (default ``key``). Its snapshots hold no file, only the
+        cell-level record; a pending one left by a killed writer is deleted (whether that
+        write happened cannot be told from here, and a lost record is better than a record
+        of nothing)."""
+        name = key if name is None else name
         store = cls(Path(name), base_dir=base_dir)
         store.notebook_path = Path(name)
         store._target = key

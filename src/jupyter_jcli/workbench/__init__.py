@@ -48,6 +48,10 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   process: ``j-cli``, ``jupyter-mcp``), run logs shared (:class:`SharedRunLog`);
   :func:`run_cells_with_parents` -> :class:`CellsRun`: named cells after their ancestors
   that are not fresh;
+- the notebooks' live kernels, outside any one workbench (what ``j-cli kernel`` runs):
+  :func:`start_live_kernel`, :func:`list_live_kernels`, :func:`stop_live_kernels`,
+  :func:`restart_live_kernel`, :func:`interrupt_live_kernel` (the registry's kernels, or a
+  Jupyter Server's sessions), each kernel as JSON by :func:`kernel_dict`;
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
   ``KERNEL_NOT_RUNNING``); ``list_variables`` -> :class:`VariablesOutcome` (every user
   variable, bounded; ``KERNEL_NOT_RUNNING``);
@@ -97,6 +101,15 @@ if TYPE_CHECKING:
         VariableOutcome,
     )
     from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
+    from jupyter_jcli.workbench._live_kernels import (
+        interrupt_live_kernel,
+        kernel_dict,
+        kernel_notebook_path,
+        list_live_kernels,
+        restart_live_kernel,
+        start_live_kernel,
+        stop_live_kernels,
+    )
     from jupyter_jcli.workbench._mutations import (
         CellRef,
         MutationOutcome,
@@ -210,18 +223,25 @@ __all__ = [
     "compact",
     "create_notebook",
     "edit_cell_source",
+    "interrupt_live_kernel",
+    "kernel_dict",
+    "kernel_notebook_path",
     "kernelspec_hint",
+    "list_live_kernels",
     "move_cell",
     "notebook_graph",
     "notebook_overview",
     "read_cells",
     "remove_cell",
+    "restart_live_kernel",
     "run_cells_with_parents",
     "saved_outputs",
     "search_cells",
     "server_from_options",
     "shared_workbench",
     "stale_between",
+    "start_live_kernel",
+    "stop_live_kernels",
     "stores_from_options",
     "summarize_cells",
     "undo_last",
@@ -256,6 +276,15 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "ExecuteOutcome",
         "KernelOutcome",
         "RunStaleOutcome",
+    ),
+    "_live_kernels": (
+        "interrupt_live_kernel",
+        "kernel_dict",
+        "kernel_notebook_path",
+        "list_live_kernels",
+        "restart_live_kernel",
+        "start_live_kernel",
+        "stop_live_kernels",
     ),
     "_overview": ("DEFAULT_OVERVIEW_LIMIT", "CellOverview", "Overview", "notebook_overview"),
     "_read": (

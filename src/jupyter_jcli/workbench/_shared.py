@@ -151,17 +151,20 @@ def stores_from_options(
 
 def server_pool(server: ServerConfig) -> KernelPool:
     """A pool whose kernels live on ``server`` (:func:`jupyter_jcli.kernels.backend_factory`),
-    each execution holding the notebook's cross-process execution lock
-    (:class:`~jupyter_jcli.kernels.LockedKernelPool`): two of our processes never run cells
-    on one notebook's server kernel at once (the second gets ``KERNEL_BUSY``).
+    each execution holding the notebook's cross-process execution lock (``locks``: the
+    registry's): two of our processes never run cells on one notebook's server kernel at
+    once (the second gets ``KERNEL_BUSY``); its records are the server's
+    :class:`~jupyter_jcli.kernels.ServerLedger`.
 
     Raises:
         KernelError: the codes of ``backend_factory`` (``SERVER_UNREACHABLE`` in a build
             without the Jupyter Server backend).
     """
     factory = kernels.backend_factory(server)
-    return kernels.LockedKernelPool(
-        backend_factory=factory, ledger=kernels.ServerLedger(server.url)
+    return KernelPool(
+        backend_factory=factory,
+        records=kernels.ServerLedger(server.url),
+        locks=kernels.KernelRegistry(),
     )
 
 

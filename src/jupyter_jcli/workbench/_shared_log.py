@@ -1,4 +1,5 @@
-"""The run log kept in the registry entry of a notebook's shared kernel: what every process
+"""The run log kept in a pool's records (:class:`~jupyter_jcli.kernels.KernelRecords`: the
+registry entry of a notebook's shared kernel, a Jupyter Server's ledger): what every process
 on that kernel sees (see :mod:`jupyter_jcli.workbench._sharing`)."""
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from jupyter_jcli.analysis import RunRecord, StateChange
 from jupyter_jcli.workbench._run_log import RunLog
 
-if TYPE_CHECKING:  # a log of a local kernel (the ``j-cli exec`` lane's) loads no server code
-    from jupyter_jcli.kernels._registry import KernelRegistry
-    from jupyter_jcli.kernels._server_ledger import ServerLedger
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels import KernelRecords
 
 __all__ = ["SharedRunLog"]
 
@@ -56,19 +56,25 @@ def _in_seq_order(
 
 
 class SharedRunLog(RunLog):
-    """The run log kept in the notebook's registry entry (see
-    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), or for a Jupyter Server kernel
-    in its :class:`~jupyter_jcli.kernels.ServerLedger` (the same shapes).
+    """The run log kept in the notebook's records (see
+    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`): the registry entry, a Jupyter
+    Server's :class:`~jupyter_jcli.kernels.ServerLedger` entry (the same shapes), or
+    :class:`~jupyter_jcli.kernels.testing.MemoryRecords`. While the records do not keep the
+    notebook's runs (:meth:`~jupyter_jcli.kernels.KernelRecords.holds`: a kernel gateway's
+    kernel, a backend that keeps no ledger entry) this process's runs are the log.
 
     Args:
-        registry: the registry, or the server's ledger.
+        registry: the records (a pool's ``records``).
         notebook_path: the resolved notebook path.
     """
 
-    def __init__(self, registry: KernelRegistry | ServerLedger, notebook_path: Path) -> None:
+    def __init__(self, registry: KernelRecords, notebook_path: Path) -> None:
         super().__init__()
         self._registry = registry
         self._path = notebook_path
+
+    def _kept(self) -> bool:
+        return self._registry.holds(self._path)
 
     def _stored_run(self, record: RunRecord) -> int:
         """Store ``record`` in the entry of the kernel it ran on; the ``seq`` the registry
@@ -89,7 +95,9 @@ class SharedRunLog(RunLog):
 
     def records(self) -> list[RunRecord]:
         """The records of the registered kernel's epoch, oldest first (none when the
-        notebook has no registered kernel)."""
+        notebook has no registered kernel); this process's when the records keep none."""
+        if not self._kept():
+            return RunLog.records(self)
         return _in_seq_order(self._registry.runs(self._path), _run_record)
 
     def _stored_change(self, change: StateChange) -> int:
@@ -103,13 +111,18 @@ class SharedRunLog(RunLog):
 
     def changes(self) -> list[StateChange]:
         """The registered kernel's runs of code outside the cells, oldest first."""
+        if not self._kept():
+            return RunLog.changes(self)
         entry = self._registry.read(self._path)
         return [] if entry is None else _in_seq_order(entry.changes, _state_change)
 
     def stamp(self) -> str:
         """The registered kernel's epoch and last run number: another process's run (the
         registry hands out ``seq`` across processes) or a new kernel changes it, so statuses
-        kept by it are never those of an older state of the shared log."""
+        kept by it are never those of an older state of the shared log; this process's log
+        version when the records keep none."""
+        if not self._kept():
+            return RunLog.stamp(self)
         entry = self._registry.read(self._path)
         if entry is None:
             return f"none:{self.version}"

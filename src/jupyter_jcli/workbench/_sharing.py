@@ -12,10 +12,9 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from jupyter_jcli.analysis import RunRecord, StateChange
 from jupyter_jcli.kernels import (
     KernelPool,
-    LockedKernelPool,
+    KernelRegistry,
     ServerConfig,
     ServerLedger,
     SharedKernelPool,
@@ -24,50 +23,19 @@ from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._shared_log import SharedRunLog
 
-__all__ = ["ServerRunLog", "SharedRunLog", "run_log_for", "shared_workbench"]
-
-
-class ServerRunLog(SharedRunLog):
-    """The run log of a Jupyter Server kernel: its :class:`~jupyter_jcli.kernels.ServerLedger`
-    entry when the notebook has one (a server session, found by every command), else this
-    process's runs (a kernel gateway's kernel, or a backend that keeps no ledger: the kernel
-    lives only as long as this process).
-
-    Args:
-        ledger: the server's ledger.
-        notebook_path: the resolved notebook path.
-    """
-
-    def __init__(self, ledger: ServerLedger, notebook_path: Path) -> None:
-        super().__init__(ledger, notebook_path)
-        self._ledger = ledger
-
-    def _kept(self) -> bool:
-        return self._ledger.read(self._path) is not None
-
-    def records(self) -> list[RunRecord]:
-        """The ledger's records, else this process's."""
-        return super().records() if self._kept() else RunLog.records(self)
-
-    def changes(self) -> list[StateChange]:
-        """The ledger's runs of code outside the cells, else this process's."""
-        return super().changes() if self._kept() else RunLog.changes(self)
-
-    def stamp(self) -> str:
-        """As :meth:`SharedRunLog.stamp`, or this process's log version."""
-        return super().stamp() if self._kept() else RunLog.stamp(self)
+__all__ = ["SharedRunLog", "run_log_for", "shared_workbench"]
 
 
 def run_log_for(
     pool: KernelPool, notebook_path: Path, server: ServerConfig | None = None
 ) -> RunLog:
-    """The run log of a notebook's kernels in ``pool``: the registry's for a shared pool,
-    the server's ledger for kernels on ``server``, else a log of this process's runs."""
-    if isinstance(pool, SharedKernelPool):
-        return SharedRunLog(pool.registry, notebook_path)
-    if server is not None:
-        return ServerRunLog(ServerLedger(server.url), notebook_path)
-    return RunLog()
+    """The run log of a notebook's kernels in ``pool``: kept in the pool's records (the
+    registry's, a server's ledger), in the ledger of ``server`` for a pool that keeps none,
+    else a log of this process's runs."""
+    records = pool.records
+    if records is None and server is not None:
+        records = ServerLedger(server.url)
+    return RunLog() if records is None else SharedRunLog(records, notebook_path)
 
 
 def shared_workbench(
@@ -103,8 +71,11 @@ def shared_workbench(
     if server is not None and keep:
         from jupyter_jcli.kernels import KeptServerBackend  # the server's modules: only here
 
-        ledger = ServerLedger(server.url)
-        kept = LockedKernelPool(backend_factory=partial(KeptServerBackend, server), ledger=ledger)
+        kept = KernelPool(
+            backend_factory=partial(KeptServerBackend, server),
+            records=ServerLedger(server.url),
+            locks=KernelRegistry(),
+        )
         return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
         return Workbench(cache_dir=cache_dir, server=server)

@@ -26,7 +26,6 @@ from jupyter_jcli.kernels import (
     KernelPool,
     NotebookKernel,
     ServerConfig,
-    SharedKernelPool,
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
 from jupyter_jcli.notebook.document import CellView, Document
@@ -194,7 +193,7 @@ class WorkbenchState:
     def _log_of(self, document: Document) -> RunLog | None:
         """The notebook's run log if it has one: always for a shared pool (the registry's
         log holds other processes' runs too), else once this workbench ran a cell."""
-        if isinstance(self._pool, SharedKernelPool) or self._server is not None:
+        if self._pool.records is not None or self._server is not None:
             return self._log(document)
         return self._logs.get(self._kernel_path(document).resolve())
 
@@ -214,14 +213,10 @@ class WorkbenchState:
     def _kernel_busy(self, document: Document, epoch: str | None) -> dict[str, Any] | None:
         """What the registry says the kernel of ``epoch`` runs (``busy_facts``), ``None``
         when it records nothing running or the kernels are not the registry's."""
-        if epoch is None or not isinstance(self._pool, SharedKernelPool):
+        records = self._pool.records
+        if epoch is None or records is None:
             return None
-        from jupyter_jcli.kernels._shared_busy import busy_facts
-
-        entry = self._pool.registry.read(self._kernel_path(document).resolve())
-        if entry is None or entry.epoch != epoch or entry.state != "busy":
-            return None
-        return busy_facts(entry)
+        return records.running(self._kernel_path(document).resolve(), epoch)
 
     async def _kernel_outcome(
         self,

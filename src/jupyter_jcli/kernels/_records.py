@@ -1,0 +1,74 @@
+"""The records a kernel shares with every process of ours on it: one protocol, three stores.
+
+What ran on a notebook's kernel, the code run outside its cells and the stops another
+process asked for are kept outside any one process (each ``j-cli`` command, ``jupyter-mcp``)
+by a :class:`KernelRecords`: :class:`~jupyter_jcli.kernels.KernelRegistry`'s files (a kernel
+of this machine), a Jupyter Server's :class:`~jupyter_jcli.kernels.ServerLedger`, or, for
+tests, :class:`~jupyter_jcli.kernels.testing.MemoryRecords`. A
+:class:`~jupyter_jcli.kernels.KernelPool` owns its records (``pool.records``; ``None``: kernels
+of this process alone): its kernels read stops asked elsewhere there and the workbench keeps
+its run log there. Records have the registry's shapes
+(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`, ``record_change``); every method is
+bounded (each store's lock has a timeout).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["KernelRecords", "RecordsEntry"]
+
+
+class RecordsEntry(Protocol):
+    """A notebook's entry: the ``epoch`` its records are of, the last ``seq`` handed out
+    (orders records across processes) and ``changes`` (code run outside the cells)."""
+
+    @property
+    def epoch(self) -> str | None: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def changes(self) -> list[dict[str, Any]]: ...
+
+
+class KernelRecords(Protocol):
+    """The records of the kernels of one place (module docstring)."""
+
+    def holds(self, notebook_path: Path) -> bool:
+        """Whether they keep the notebook's runs now (``False``: the process running the
+        kernel keeps them, e.g. a server kernel without a ledger entry)."""
+        ...
+
+    def read(self, notebook_path: Path) -> RecordsEntry | None:
+        """The notebook's entry, ``None`` without one."""
+        ...
+
+    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+        """The latest run per cell on the entry's epoch, oldest first."""
+        ...
+
+    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+        """Append one run; its ``seq``, ``-1`` when nothing was recorded."""
+        ...
+
+    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
+        """Append one run of code outside the cells; its ``seq``, ``-1`` as above."""
+        ...
+
+    def record_interrupt(self, notebook_path: Path, epoch: str, who: str, reason: str) -> None:
+        """Note that ``who`` asks the kernel of ``epoch`` to stop (``reason``: an
+        :data:`~jupyter_jcli.kernels.InterruptReason`), before asking it."""
+        ...
+
+    def interrupt_since(
+        self, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The stop recorded for the kernel of ``epoch`` at or after ``since`` (Unix time,
+        s): ``{"epoch", "who", "command", "reason", "at"}``, else ``None``."""
+        ...
+
+    def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
+        """What another process runs on the kernel of ``epoch`` (the facts of
+        ``KERNEL_BUSY``), ``None`` when the records do not say."""
+        ...
