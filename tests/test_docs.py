@@ -22,7 +22,6 @@ ERROR_CODES = DOCS / "reference" / "error-codes.md"
 PENDING = frozenset(
     {
         "docs/guides/stores.md",
-        "docs/guides/jupyterlab.md",
     }
 )
 """Pages written on other branches at the same time, linked before they land: a link to one
