@@ -262,6 +262,58 @@ async def test_the_person_sees_a_running_cells_output_stream_in_before_the_run_e
                and _texts((_saved_cells(server, name) or [{}, {}])[1]) == full)  # fmt: skip
 
 
+DISPLAYS = """import time
+from IPython.display import clear_output, display
+shown = display('v0', display_id=True)
+for i in range(1, 4):
+    time.sleep(0.4)
+    shown.update(f'v{i}')
+print('gone', flush=True)
+time.sleep(0.4)
+clear_output(wait=True)
+print('kept', flush=True)
+time.sleep(0.4)"""
+
+
+@pytest.mark.parametrize("front", FRONT_ENDS)
+async def test_display_updates_and_clear_output_reach_the_person_as_jupyterlab_shows_them(
+    front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
+) -> None:
+    person.set_source(1, DISPLAYS)
+    seen: list[list[tuple[str, str]]] = []
+    watching = threading.Event()
+    watching.set()
+
+    def look() -> list[tuple[str, str]]:
+        shown = []
+        for output in person.client._doc.ycells[1]["outputs"]:
+            data = output.get("data") or {}
+            text = str(data.get("text/plain", "")) or str(output.get("text", ""))
+            shown.append((str(output.get("output_type")), text))
+        return shown
+
+    def watch() -> None:
+        while watching.is_set():
+            seen.append(person.call(look))
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    async with agent(front, server, tmp_path / "cache") as bot:
+        cell = await _until_read(bot, name, 1, DISPLAYS)
+        watcher.start()
+        try:
+            await bot.ok("execute_cells", path=name, names=[cell["name"]])
+        finally:
+            watching.clear()
+            watcher.join(10.0)
+    displayed = [texts for texts in seen if any(kind == "display_data" for kind, _ in texts)]
+    assert all(sum(kind == "display_data" for kind, _ in texts) == 1 for texts in displayed)
+    assert {text for texts in displayed for kind, text in texts if kind == "display_data"} > {
+        "'v0'"
+    }  # updated in place while it ran
+    assert any(("stream", "gone\n") in texts for texts in seen)
+    assert person.call(look) == [("stream", "kept\n")]  # cleared at the next output
+
+
 @pytest.mark.parametrize("front", FRONT_ENDS)
 async def test_the_agents_new_and_edited_cells_reach_the_person_in_the_room(
     front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
