@@ -234,3 +234,12 @@ async def test_a_server_store_notebook_is_reloaded_by_its_ref_after_a_run(
     cells = store.read(NotebookRef("contents", "sub/nb.ipynb")).notebook["cells"]
     assert "".join(cells[0]["outputs"][0]["text"]) == "3\n"
     assert not root.exists()
+
+
+def test_a_server_stores_kernels_run_on_its_server(tmp_path: Path) -> None:
+    choice = StoreChoice("collab", server_url="http://127.0.0.1:9", token="t", environ={})
+    workbench = Workbench(cache_dir=tmp_path / "cache", store=choice)
+    assert workbench.server is not None
+    assert (workbench.server.url, workbench.server.token) == ("http://127.0.0.1:9/", "t")
+    local = Workbench(cache_dir=tmp_path / "cache", store=StoreChoice("local", environ={}))
+    assert local.server is None
