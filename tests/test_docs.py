@@ -21,7 +21,6 @@ ERROR_CODES = DOCS / "reference" / "error-codes.md"
 
 PENDING = frozenset(
     {
-        "docs/guides/stores.md",
         "docs/guides/jupyterlab.md",
     }
 )
