@@ -139,15 +139,21 @@ def test_an_exec_is_refused_with_kernel_busy_while_another_exec_holds_the_kernel
 ) -> None:
     path = notebook(tmp_path, ["x = 1"])
     start(path)
+    done = tmp_path / "done"  # the holder runs until both refusals are in (at most 120 s)
+    hold = (
+        "import os, time\ndeadline = time.monotonic() + 120\n"
+        f"while not os.path.exists({str(done)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)"
+    )
     holder = subprocess.Popen(
-        [sys.executable, "-m", "jupyter_jcli", "-j", "exec", str(path), "--code",
-         "import time; time.sleep(8)"],
+        [sys.executable, "-m", "jupyter_jcli", "-j", "exec", str(path), "--code", hold],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
     )  # fmt: skip
     try:
         _wait_busy(KernelRegistry(), path)
         served = script(tmp_path, "-j", "exec", path, "--code", "x")
         clicked = click_path(tmp_path, "-j", "exec", path, "--code", "x")
+        done.touch()
         holder.communicate(timeout=TIMEOUT)
     finally:
         reap(holder)

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
 from jupyter_jcli.kernels import ServerConfig, server_config
 from jupyter_jcli.kernels._server_config import kernel_username
 from jupyter_jcli.kernels._server_http import ServerApi
@@ -48,6 +48,17 @@ def test_the_kernel_username_is_the_option_then_the_variable_then_the_local_user
     assert neither.kernel_username is None
     assert kernel_username(neither) == getpass.getuser()
     assert "ana" in repr(given)
+
+
+@pytest.mark.parametrize(
+    ("url", "name"), [(URL, ""), (URL, "  "), (None, "ana")], ids=["empty", "blank", "no-server"]
+)
+def test_a_kernel_username_that_cannot_be_sent_is_a_usage_error(url: str | None, name: str) -> None:
+    # An empty name fell back to the local user (root: refused by a gateway, for a reason
+    # the user did not choose); without a server it was silently ignored.
+    with pytest.raises(UsageError) as caught:
+        server_config(url, kernel_username=name, environ={})
+    assert caught.value.code == ErrorCode.USAGE_ERROR
 
 
 def api_answering(status: int, document: dict[str, Any], sent: list[Any]) -> ServerApi:

@@ -69,3 +69,13 @@ async def test_a_running_run_holds_its_notebook_and_a_failed_one_keeps_its_error
         assert run.state == "failed"
         assert isinstance(run.error, KernelError)
         assert runs.running_on(NB) is None
+
+
+async def test_an_error_that_ends_the_block_comes_out_as_itself_with_its_code() -> None:
+    # jupyter-mcp serves inside `async with workbench.runs`: a port it cannot bind must reach
+    # main's `except JcliError` (one coded line), not a traceback of an exception group.
+    refused = JcliError(ErrorCode.USAGE_ERROR, "cannot serve on 127.0.0.1:1")
+    with pytest.raises(JcliError) as caught:
+        async with BackgroundRuns():
+            raise refused
+    assert caught.value is refused

@@ -102,16 +102,23 @@ def server_config(
 
     Raises:
         UsageError: ``USAGE_ERROR`` for a URL that is not ``http``/``https`` with a host, a
-            root given without a URL, or a root that is not a folder here.
+            root or a kernel user name given without a URL, an empty kernel user name, or a
+            root that is not a folder here.
     """
     env = os.environ if environ is None else environ
     url = url or env.get(SERVER_URL_ENV) or None
     token = token or env.get(SERVER_TOKEN_ENV) or None
     root = server_root or env.get(SERVER_ROOT_ENV) or None
     username = kernel_username or env.get(KERNEL_USERNAME_ENV) or None
+    if kernel_username is not None and not kernel_username.strip():
+        raise UsageError(  # an empty name would silently fall back to the local user's
+            "--kernel-username needs a user name", {"option": "kernel_username"}
+        )
     if url is None:
         if server_root:
             raise UsageError("--server-root needs --server-url", {"option": "server_root"})
+        if kernel_username is not None:  # local kernels have no KERNEL_USERNAME to send
+            raise UsageError("--kernel-username needs --server-url", {"option": "kernel_username"})
         return None
     try:
         parts = urlsplit(url)

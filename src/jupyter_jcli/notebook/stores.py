@@ -12,7 +12,8 @@ kind        the notebook opens in
 local       the file on this machine (``Document.load``: pairing, warm cache, undo snapshots)
 collab      the Jupyter Server's collaborative room (``_collab_store.CollabStore``)
 contents    the Jupyter Server's contents API (``_contents_store.ContentsStore``)
-auto        local without a server URL; with one: collab when the server answers
+auto        local without a server URL, or for a file here outside the server's root;
+            else collab when the server answers
             ``PUT /api/collaboration/session/<path>`` (asked once per server and process),
             else contents when no ``--server-root`` is given and the path is no file here,
             else local (the behaviour before stores)
@@ -251,7 +252,13 @@ class StoreChoice:
         if not self.server_url:
             return "local"
         text = os.fspath(path_text)
-        server_path = _server_path_guess(text, self.path_root)
+        absolute = Path(os.path.abspath(text))
+        try:
+            server_path = absolute.relative_to(self.path_root).as_posix()
+        except ValueError:
+            if absolute.exists():  # a file here, outside the server's root: no server path
+                return "local"
+            server_path = PurePosixPath(text).as_posix().lstrip("/")
         if collab_available(self.server_url, server_path, self.token):
             return "collab"
         if self.server_root is None and not os.path.exists(text):
@@ -300,14 +307,6 @@ class StoreChoice:
             return ref.local_path
         base = self.path_root if ref.store in SERVER_STORES else Path(os.getcwd())
         return base.joinpath(*PurePosixPath(ref.path).parts)
-
-
-def _server_path_guess(text: str, root: Path) -> str:
-    absolute = Path(os.path.abspath(text))
-    try:
-        return absolute.relative_to(root).as_posix()
-    except ValueError:
-        return PurePosixPath(text).as_posix().lstrip("/")
 
 
 def _new_store(kind: str, server_url: str | None, token: str | None, timeout: float) -> Any:

@@ -144,7 +144,16 @@ class BackgroundRuns:
         group, self._group = self._group, None
         if group is not None:
             group.cancel_scope.cancel()  # the shutdown before this saved what ran
-            await group.__aexit__(exc_type, exc, tb)
+            try:
+                await group.__aexit__(exc_type, exc, tb)
+            except BaseException as raised:
+                # The group wraps the error that ended the block (a server that could not
+                # bind its port, ...) in an exception group: raise it as it came, so the
+                # caller's ``except JcliError`` sees its code.
+                inner = getattr(raised, "exceptions", None)
+                if exc is not None and inner is not None and list(inner) == [exc]:
+                    raise exc from None
+                raise
 
     def start(
         self, tool: str, notebook_path: Path, work: Callable[[BackgroundRun], Awaitable[Any]]
