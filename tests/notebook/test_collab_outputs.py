@@ -13,7 +13,7 @@ import pytest
 
 from collab_helpers import Person, wait_until
 from jupyter_jcli.errors import ErrorCode, NotebookError
-from jupyter_jcli.notebook._collab_outputs import LiveOutputs
+from jupyter_jcli.notebook._collab_outputs import LiveRoomCell
 from jupyter_jcli.notebook.store import CollabStore
 from server_helpers import RunningServer, running_server, write_notebook
 
@@ -48,8 +48,8 @@ def _code(cell_id: str, source: str = "print(1)") -> dict[str, Any]:
     }
 
 
-def _sink(room: _Room, cell_id: str = "c2") -> LiveOutputs:
-    return LiveOutputs(room, cell_id, where="demo")  # type: ignore[arg-type]
+def _sink(room: _Room, cell_id: str = "c2") -> LiveRoomCell:
+    return LiveRoomCell(room, cell_id, where="demo")  # type: ignore[arg-type]
 
 
 def test_entering_marks_the_cell_running_and_clears_its_outputs() -> None:

@@ -98,10 +98,15 @@ def test_open_notebook_of_a_path_opens_it_in_the_active_store(
     assert type(open_notebook("nb.ipynb")) is Document  # nothing active: the file
 
 
-def test_auto_never_picks_a_store_this_build_lacks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stores, "_built", lambda kind: False)
-    choice = StoreChoice("auto", server_url="http://127.0.0.1:9/", environ={})
-    assert choice.kind_for("missing.ipynb") == "local"
+def test_auto_and_collab_open_the_collaborative_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jupyter_jcli.notebook.store import CollabStore
+
+    url = "http://127.0.0.1:9"
+    monkeypatch.setattr(stores, "_probed", {url: True})  # the server answered the probe
+    for kind in ("auto", "collab"):
+        store = StoreChoice(kind, server_url=f"{url}/", environ={}).store_for("nb.ipynb")
+        assert isinstance(store, CollabStore)
+        store.close()
 
 
 def test_kernel_paths_of_server_refs_lie_under_the_path_root(tmp_path: Path) -> None:
@@ -121,7 +126,6 @@ def test_auto_picks_collab_only_on_a_server_with_collaboration(
     root.mkdir()
     (root / "nb.ipynb").write_text(json.dumps(NOTEBOOK), encoding="utf-8")
     monkeypatch.setattr(stores, "_probed", {})
-    monkeypatch.setattr(stores, "_built", lambda kind: True)  # the choice, not the stores
     here = tmp_path / "elsewhere"
     here.mkdir()
     monkeypatch.chdir(here)

@@ -72,26 +72,23 @@ class LiveMemoryStore(MemoryStore):
 
 
 class _Sink:
+    """A ``notebook.live.LiveCell`` that records what it is given."""
+
     def __init__(self, events: list[tuple[str, str, object]], cell_id: str) -> None:
         self.events, self.cell_id = events, cell_id
 
-    def stream(self, name: str, text: str) -> None:
-        self.events.append((self.cell_id, "stream", (name, text)))
+    def __enter__(self) -> _Sink:
+        self.events.append((self.cell_id, "running", None))
+        return self
 
-    def display(self, output: dict[str, Any]) -> None:
-        self.events.append((self.cell_id, "display", output["output_type"]))
+    def __exit__(self, *exc: object) -> None:
+        self.events.append((self.cell_id, "idle", None))
 
-    def update_display(self, display_id: str, output: dict[str, Any]) -> None:
-        self.events.append((self.cell_id, "update_display", display_id))
+    def message(self, msg_type: str, content: dict[str, Any]) -> None:
+        self.events.append((self.cell_id, msg_type, dict(content)))
 
-    def clear_output(self, wait: bool) -> None:
-        self.events.append((self.cell_id, "clear_output", wait))
-
-    def execution_count(self, count: int | None) -> None:
-        self.events.append((self.cell_id, "execution_count", count))
-
-    def finish(self, status: str) -> None:
-        self.events.append((self.cell_id, "finish", status))
+    def finish(self, outputs: list[dict[str, Any]], execution_count: int | None) -> None:
+        self.events.append((self.cell_id, "finish", (outputs, execution_count)))
 
 
 def _workbench(store: MemoryStore, tmp_path: Path) -> Workbench:
@@ -180,13 +177,19 @@ async def test_a_store_with_live_outputs_is_fed_each_output_while_the_cell_runs(
         with anyio.fail_after(WAIT):
             assert (await wb.run_stale(PATH)).ok
     kinds = [kind for cell_id, kind, _ in store.events if cell_id == "c0"]
-    streamed = "".join(str(value[1]) for _, kind, value in store.events if kind == "stream")  # type: ignore[index]
+    streamed = "".join(
+        str(value["text"])  # type: ignore[index]
+        for _, kind, value in store.events
+        if kind == "stream"
+    )
     assert streamed == "a\nb\n"
-    assert "display" in kinds  # the execute_result
-    assert kinds[-2:] == ["execution_count", "finish"]
-    assert store.events[-1][2] == "ok"
+    assert kinds[0] == "running" and "execute_result" in kinds
+    assert kinds[-2:] == ["finish", "idle"]
     outputs = store.read(NotebookRef("memory", PATH)).notebook["cells"][0]["outputs"]
     assert [output["output_type"] for output in outputs] == ["stream", "execute_result"]
+    final, count = store.events[-2][2]  # type: ignore[misc]
+    assert [output["output_type"] for output in final] == ["stream", "execute_result"]
+    assert count is not None
 
 
 async def test_create_notebook_creates_it_in_the_store(elsewhere: Path) -> None:
@@ -231,3 +234,12 @@ async def test_a_server_store_notebook_is_reloaded_by_its_ref_after_a_run(
     cells = store.read(NotebookRef("contents", "sub/nb.ipynb")).notebook["cells"]
     assert "".join(cells[0]["outputs"][0]["text"]) == "3\n"
     assert not root.exists()
+
+
+def test_a_server_stores_kernels_run_on_its_server(tmp_path: Path) -> None:
+    choice = StoreChoice("collab", server_url="http://127.0.0.1:9", token="t", environ={})
+    workbench = Workbench(cache_dir=tmp_path / "cache", store=choice)
+    assert workbench.server is not None
+    assert (workbench.server.url, workbench.server.token) == ("http://127.0.0.1:9/", "t")
+    local = Workbench(cache_dir=tmp_path / "cache", store=StoreChoice("local", environ={}))
+    assert local.server is None

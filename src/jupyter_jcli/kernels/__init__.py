@@ -125,6 +125,7 @@ if TYPE_CHECKING:
         KernelMessage,
         KernelOrigin,
         KernelState,
+        MessageCallback,
         Output,
         OutputCallback,
     )
@@ -169,6 +170,7 @@ __all__ = [
     "KernelState",
     "KernelspecCatalogue",
     "LocalBackend",
+    "MessageCallback",
     "NotebookKernel",
     "Output",
     "OutputCallback",
@@ -297,6 +299,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "KernelMessage",
         "KernelOrigin",
         "KernelState",
+        "MessageCallback",
         "Output",
         "OutputCallback",
     ),

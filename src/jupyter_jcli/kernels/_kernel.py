@@ -43,6 +43,7 @@ from jupyter_jcli.kernels._types import (
     InterruptReason,
     KernelInfo,
     KernelState,
+    MessageCallback,
     Output,
     OutputCallback,
 )
@@ -220,6 +221,7 @@ class NotebookKernel:
         on_output: OutputCallback | None = None,
         busy_wait: float = DEFAULT_BUSY_WAIT,
         prepare: Callable[[], Awaitable[object]] | None = None,
+        on_message: MessageCallback | None = None,
     ) -> ExecutionResult:
         """Run ``code`` as a notebook cell (history kept, execution count bumped).
 
@@ -237,6 +239,8 @@ class NotebookKernel:
                 10 s to go idle, else it is shut down (the next execute starts a new one).
             on_output: called with each output as it arrives (progress), after
                 :attr:`listeners`.
+            on_message: called with each iopub message of the run as it arrives, before
+                it is translated (a live document's sink: :data:`MessageCallback`).
             busy_wait: seconds to wait while another execution holds the kernel.
             prepare: awaited once the kernel runs (started first if need be), under the same
                 hold, right before ``code`` is sent: e.g. a silent :meth:`evaluate` that
@@ -270,7 +274,12 @@ class NotebookKernel:
             collector = OutputCollector(self._registry, cell_key)
             try:
                 outcome = await self._request(
-                    backend, code, collector=collector, timeout=limit, on_output=on_output
+                    backend,
+                    code,
+                    collector=collector,
+                    timeout=limit,
+                    on_output=on_output,
+                    on_message=on_message,
                 )
             finally:
                 collector.finish()

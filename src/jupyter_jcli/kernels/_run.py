@@ -31,6 +31,7 @@ from jupyter_jcli.kernels._types import (
     ExecutionStatus,
     InterruptReason,
     KernelMessage,
+    MessageCallback,
     OutputCallback,
 )
 
@@ -127,6 +128,7 @@ class _Waiter:
     collector: OutputCollector
     on_output: OutputCallback | None
     signal: StopSignal
+    on_message: MessageCallback | None = None
     idle: bool = field(default=False, init=False)
     idle_at: float = field(default=0.0, init=False)
     reply: dict[str, Any] | None = field(default=None, init=False)
@@ -181,6 +183,8 @@ class _Waiter:
             return True
         if _parent_id(msg) != self.msg_id:
             return True
+        if self.on_message is not None:
+            self.on_message(message_type(msg), dict(msg.get("content") or {}))
         out = self.collector.handle(msg)
         if out is not None and self.on_output is not None:
             result = self.on_output(out)
@@ -230,6 +234,7 @@ class RequestOptions(_RequestRequired, total=False):
     layers that forward them unchanged (``**options: Unpack[RequestOptions]``)."""
 
     on_output: OutputCallback | None
+    on_message: MessageCallback | None
     silent: bool
     user_expressions: dict[str, str] | None
 
@@ -241,6 +246,7 @@ async def run_request(
     collector: OutputCollector,
     timeout: float,
     on_output: OutputCallback | None = None,
+    on_message: MessageCallback | None = None,
     silent: bool = False,
     user_expressions: dict[str, str] | None = None,
     signal: StopSignal | None = None,
@@ -263,6 +269,7 @@ async def run_request(
         collector: receives every iopub message of the request.
         timeout: seconds the code may run.
         on_output: called with each output (see :data:`OutputCallback`).
+        on_message: called with each iopub message (see :data:`MessageCallback`).
         silent: ``silent: true, store_history: false`` (no execution count, no history).
         user_expressions: ``{name: expression}`` evaluated after the code.
         signal: requests from outside the execution (see :class:`StopSignal`).
@@ -278,12 +285,12 @@ async def run_request(
         user_expressions=user_expressions or {},
     )
     signal = signal if signal is not None else StopSignal()
-    waiter = _Waiter(backend, msg_id, collector, on_output, signal)
+    waiter = _Waiter(backend, msg_id, collector, on_output, signal, on_message)
     try:
         ending = await waiter.until(started + timeout)
     except BaseException:
         with _shielded():
-            waiter.on_output = None
+            waiter.on_output = waiter.on_message = None
             await _settle(waiter, SETTLE_TIMEOUT)
         raise
     settled = alive = True

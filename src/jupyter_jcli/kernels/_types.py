@@ -17,6 +17,7 @@ __all__ = [
     "KernelMessage",
     "KernelOrigin",
     "KernelState",
+    "MessageCallback",
     "Output",
     "OutputCallback",
 ]
@@ -33,6 +34,13 @@ KernelMessage = Mapping[str, Any]
 OutputCallback = Callable[[Output], "Awaitable[None] | None"]
 """Called with each output as one iopub message produced it (a stream chunk, a display, an
 error, or a display update rendered as ``display_data``). May be sync or async."""
+
+MessageCallback = Callable[[str, dict[str, Any]], None]
+"""Called with each iopub message of a request as it arrives, before it is translated: its
+``msg_type`` and ``content`` (Jupyter messaging spec, "IOPub"; ``status`` messages are not
+given). For a sink that applies the messaging rules to a live document itself
+(``notebook.live``: ``clear_output``, ``update_display_data``, ``execute_input``). Sync.
+"""
 
 ExecutionStatus = Literal["ok", "error", "timeout", "died", "interrupted"]
 """``ok``: ran to the end; ``error``: raised (``ename``/``evalue`` set); ``timeout``: ran past

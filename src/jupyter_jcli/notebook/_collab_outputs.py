@@ -1,10 +1,10 @@
 """Outputs streamed into a live cell of a collaborative room while it runs.
 
 :meth:`CollabStore.live_outputs(ref, cell_id) <jupyter_jcli.notebook._collab_store.CollabStore>`
-gives a :class:`LiveOutputs` sink for the code cell whose nbformat ``id`` is ``cell_id``. The
-execution path feeds it the ``content`` of each iopub message of the run (Jupyter messaging
-spec, "IOPub"), as JupyterLab's output area writes them into the shared cell
-(``@jupyter/ydoc`` ``YCodeCell``)::
+gives a :class:`LiveRoomCell` sink (the ``notebook.live.LiveCell`` protocol) for the code
+cell whose nbformat ``id`` is ``cell_id``. The execution path feeds it the ``content`` of each
+iopub message of the run (Jupyter messaging spec, "IOPub"), as JupyterLab's output area
+writes them into the shared cell (``@jupyter/ydoc`` ``YCodeCell``)::
 
     with store.live_outputs(ref, cell_id) as sink:   # execution_state "running", outputs
         for msg in iopub:                            # cleared, execution_count None
@@ -23,7 +23,7 @@ cell's outputs exactly the final list (written once: nothing is appended twice) 
 
 Each write is one transaction on the room's document; the room's server forwards it to every
 person at once. The cell is found by its ``id`` at every write: when a person deleted it, the
-sink stops writing (:attr:`LiveOutputs.lost` becomes true) and nothing lands in another
+sink stops writing (:attr:`LiveRoomCell.lost` becomes true) and nothing lands in another
 cell. ``finish`` waits (bounded) until the room's server has the outputs.
 """
 
@@ -38,7 +38,7 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 if TYPE_CHECKING:
     from jupyter_jcli.notebook._collab_room import Room
 
-__all__ = ["LiveOutputs", "youtput"]
+__all__ = ["LiveRoomCell", "same_outputs", "youtput"]
 
 
 def youtput(output: dict[str, Any]) -> Any:
@@ -64,7 +64,7 @@ def _plain(youtput_: Any) -> dict[str, Any]:
     return result
 
 
-class LiveOutputs:
+class LiveRoomCell:
     """The sink of one running cell's outputs (module docstring). Use it as a context
     manager.
 
@@ -89,7 +89,7 @@ class LiveOutputs:
 
     # ------------------------------------------------------------------ life
 
-    def __enter__(self) -> LiveOutputs:
+    def __enter__(self) -> LiveRoomCell:
         with self._room.lock:
             ycell = self._find()
             if ycell is None or ycell.get("cell_type") != "code":
@@ -151,11 +151,9 @@ class LiveOutputs:
 
         def final(ycell: Any) -> None:
             youtputs = ycell["outputs"]
-            now = [_plain(item) for item in youtputs]
-            wanted = [{k: v for k, v in o.items() if k != "transient"} for o in outputs]
-            if [_normal(o) for o in now] != [_normal(o) for o in wanted]:
+            if not same_outputs(youtputs, outputs):
                 youtputs.clear()
-                youtputs.extend([youtput(o) for o in wanted])
+                youtputs.extend([youtput(o) for o in outputs])
             count = float(execution_count) if execution_count is not None else None
             if ycell.get("execution_count") != count:
                 ycell["execution_count"] = count
@@ -263,9 +261,24 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else "".join(value)
 
 
+def same_outputs(youtputs: Any, outputs: list[dict[str, Any]]) -> bool:
+    """Whether the shared ``outputs`` array already holds ``outputs`` (multiline strings
+    joined, the kernel protocol's ``transient`` left out): a final write that finds them
+    changes nothing, so they are in the document once."""
+    if youtputs is None or not hasattr(youtputs, "__len__") or len(youtputs) != len(outputs):
+        return False
+    return [_normal(_plain(item)) for item in youtputs] == [_normal(o) for o in outputs]
+
+
 def _normal(output: dict[str, Any]) -> dict[str, Any]:
-    """An output with its multiline strings joined (nbformat allows a list or a string)."""
-    made = dict(output)
+    """An output with its multiline strings joined (nbformat allows a list or a string) and
+    no ``transient``."""
+    made = {key: value for key, value in output.items() if key != "transient"}
     if "text" in made:
         made["text"] = _text(made["text"])
+    if isinstance(made.get("data"), dict):
+        made["data"] = {
+            mime: _text(value) if isinstance(value, list) and mime != "application/json" else value
+            for mime, value in made["data"].items()
+        }
     return made

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._collab_room import LoopThread, Room
@@ -47,6 +47,9 @@ from jupyter_jcli.notebook.store import (
     rev_of,
     stale_version_error,
 )
+
+if TYPE_CHECKING:
+    from jupyter_jcli.notebook._collab_outputs import LiveRoomCell
 
 __all__ = ["CollabStore", "CollabVersion"]
 
@@ -285,15 +288,17 @@ class CollabStore:
         path = self._path(ref)
         return KernelPlace("server", url=self.base_url, cwd=path.rpartition("/")[0])
 
-    def live_outputs(self, ref: NotebookRef, cell_id: str) -> Any:
-        """A sink writing a running cell's outputs into the live cell (``_collab_outputs``).
+    def live_outputs(self, ref: NotebookRef, cell_id: str) -> LiveRoomCell:
+        """The sink writing a running cell's outputs into the live cell
+        (``notebook.live.LiveCell``, ``_collab_outputs``); entering it raises
+        ``CELL_NOT_FOUND`` when no live code cell has that id.
 
         Raises:
-            NotebookError: the codes of :meth:`room`; ``CELL_NOT_FOUND`` (no cell of that id).
+            NotebookError: the codes of :meth:`room`.
         """
-        from jupyter_jcli.notebook._collab_outputs import LiveOutputs
+        from jupyter_jcli.notebook._collab_outputs import LiveRoomCell
 
-        return LiveOutputs(self.room(ref), cell_id, where=str(ref))
+        return LiveRoomCell(self.room(ref), cell_id, where=str(ref))
 
     # ------------------------------------------------------------------ helpers
 
@@ -384,17 +389,19 @@ def _apply(room: Room, op: CellOp) -> None:
             if ymeta.get(key) != value:
                 ymeta[key] = copy.deepcopy(value)
     else:
-        from jupyter_jcli.notebook._collab_outputs import youtput
+        from jupyter_jcli.notebook._collab_outputs import same_outputs, youtput
 
         ycell = ycells[op.index]
         youtputs = ycell.get("outputs")
-        made = [youtput(output) for output in op.outputs]
+        outputs = list(op.outputs)
         if youtputs is None or not hasattr(youtputs, "extend"):
             from pycrdt import Array
 
-            ycell["outputs"] = Array(made)
-        else:
+            ycell["outputs"] = Array([youtput(output) for output in outputs])
+        elif not same_outputs(youtputs, outputs):  # streamed already: written once
             youtputs.clear()
-            youtputs.extend(made)
+            youtputs.extend([youtput(output) for output in outputs])
         count = op.execution_count
-        ycell["execution_count"] = float(count) if count is not None else None
+        value = float(count) if count is not None else None
+        if ycell.get("execution_count") != value:
+            ycell["execution_count"] = value

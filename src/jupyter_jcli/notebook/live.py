@@ -1,30 +1,27 @@
 """Outputs streamed into a store's live cell while it runs: the optional :class:`LiveOutputs`.
 
-A store whose notebook someone watches as it changes (the collaborative room) may offer
-``live_outputs(ref, cell_id) -> LiveOutputs | None``; the workbench's execution path then
-feeds each output of a running cell to that sink as the kernel's iopub messages arrive
-(translated by ``kernels._translate``; Jupyter messaging spec, "IOPub"), and commits the
-final outputs through the store once, as for every store (the sink's :meth:`finish` lets the
-store drop what it streamed, so they are in the document once). A store without the method
-(local, contents, memory) is not streamed to. The method names follow the messages:
+A store whose notebook someone watches as it changes (the collaborative room) offers
+``live_outputs(ref, cell_id) -> LiveCell``; the workbench's execution path then, for each code
+cell it runs::
 
-=====================  ==================================================================
-:meth:`~LiveOutputs.stream`          a ``stream`` message (name ``stdout``/``stderr``, text)
-:meth:`~LiveOutputs.display`         ``display_data`` or ``execute_result`` (whole output)
-:meth:`~LiveOutputs.update_display`  ``update_display_data`` (``transient.display_id``)
-:meth:`~LiveOutputs.clear_output`    ``clear_output`` (``wait``)
-:meth:`~LiveOutputs.execution_count` ``execute_input``'s ``execution_count``
-:meth:`~LiveOutputs.finish`          the cell ended (``ok``, ``error``, ``aborted`` ...)
-=====================  ==================================================================
+    with sink:                                   # the cell shows "running", outputs cleared
+        ...kernel.execute(..., on_message=sink.message)   # each iopub message as it arrives
+        sink.finish(result.outputs, result.execution_count)  # the final outputs, once
+    # leaving the block: the cell is idle again
 
-Today the workbench feeds what the kernel layer's ``on_output`` surfaces: :meth:`stream`,
-:meth:`display` (an ``update_display_data`` arrives there as a ``display_data``; a
-``clear_output`` is not surfaced), then :meth:`execution_count` and :meth:`finish`. A sink
-implements all six, so feeding the other two needs no change of this protocol.
+and commits the final outputs through the store as for every store (that commit finds them
+already there and changes nothing, so they are in the document once). A store without the
+method (local, contents, memory) is not streamed to. :meth:`LiveCell.message` takes the
+``msg_type`` and ``content`` of each iopub message of the run (Jupyter messaging spec,
+"IOPub"): ``stream`` (merged into the cell's last stream output of that name, as JupyterLab
+shows it), ``display_data``, ``execute_result``, ``error``, ``update_display_data`` (by
+``transient.display_id``), ``clear_output`` (``wait``) and ``execute_input`` (the execution
+count); other types are ignored.
 
-Every method is called on the event loop of the run; a sink must not block for long (the room
-applies each change in its own transaction) and must never raise for a gone cell (the person
-deleted it: the outputs are then written nowhere).
+Every method is called on the thread of the run and must not block for long (each change is
+one transaction on the live document), except :meth:`LiveCell.finish`, which waits (bounded)
+until the store has the outputs and is run off the event loop. A sink never raises for a gone
+cell (the person deleted it): its outputs are then written nowhere.
 """
 
 from __future__ import annotations
@@ -32,37 +29,40 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from jupyter_jcli.notebook.store import NotebookRef
 
 __all__ = ["LiveCell", "LiveOutputs", "live_sink"]
 
 
 class LiveCell(Protocol):
-    """The sink of one running cell (module docstring)."""
+    """The sink of one running cell (module docstring); a context manager.
 
-    def stream(self, name: str, text: str) -> None:
-        """Append ``text`` to the cell's ``name`` stream (merged into its last stream
-        output of that name, as JupyterLab shows it)."""
+    Entering marks the cell running (outputs cleared, no execution count); leaving marks it
+    idle. Entering raises ``NotebookError`` ``CELL_NOT_FOUND`` when no code cell has the id.
+    """
+
+    def __enter__(self) -> LiveCell: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def message(self, msg_type: str, content: dict[str, Any]) -> None:
+        """Write one iopub message's ``content`` into the cell (module docstring)."""
         ...
 
-    def display(self, output: dict[str, Any]) -> None:
-        """Add an nbformat ``display_data`` or ``execute_result`` output."""
-        ...
+    def finish(self, outputs: list[dict[str, Any]], execution_count: int | None) -> None:
+        """Make the cell's outputs exactly ``outputs`` (written only where they differ from
+        what was streamed) and its execution count; wait (bounded) until the store has them.
 
-    def update_display(self, display_id: str, output: dict[str, Any]) -> None:
-        """Replace the outputs shown for ``display_id`` with ``output``'s data."""
-        ...
-
-    def clear_output(self, wait: bool) -> None:
-        """Clear the cell's outputs (``wait``: at the next output)."""
-        ...
-
-    def execution_count(self, count: int | None) -> None:
-        """The cell's execution count, as the kernel gave it."""
-        ...
-
-    def finish(self, status: str) -> None:
-        """The cell's run ended with ``status``; the final outputs come in the commit."""
+        Raises:
+            NotebookError: ``SERVER_UNREACHABLE`` (not acknowledged in time).
+        """
         ...
 
 
@@ -71,8 +71,8 @@ class LiveOutputs(Protocol):
     """A store that streams a running cell's outputs into its live document."""
 
     def live_outputs(self, ref: NotebookRef, cell_id: str) -> LiveCell | None:
-        """The sink for the cell with nbformat id ``cell_id`` of ``ref`` (``None``: the
-        cell is gone or nobody watches; nothing is streamed)."""
+        """The sink for the code cell with nbformat id ``cell_id`` of ``ref`` (``None``:
+        nothing is streamed)."""
         ...
 
 

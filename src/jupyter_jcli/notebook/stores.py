@@ -16,7 +16,7 @@ auto        local without a server URL, or for a file here outside the server's 
             else collab when the server answers
             ``PUT /api/collaboration/session/<path>`` (asked once per server and process),
             else contents when no ``--server-root`` is given and the path is no file here,
-            else local (the behaviour before stores); a store this build lacks is skipped
+            else local (the behaviour before stores)
 ==========  ==================================================================================
 
 A server store names a notebook by its path relative to the server's root (``/``
@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from jupyter_jcli.errors import ErrorCode, JcliError, NotebookError, UsageError
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 
 if TYPE_CHECKING:
     from jupyter_jcli.notebook.store import NotebookRef, NotebookStore
@@ -259,9 +259,9 @@ class StoreChoice:
             if absolute.exists():  # a file here, outside the server's root: no server path
                 return "local"
             server_path = PurePosixPath(text).as_posix().lstrip("/")
-        if _built("collab") and collab_available(self.server_url, server_path, self.token):
+        if collab_available(self.server_url, server_path, self.token):
             return "collab"
-        if _built("contents") and self.server_root is None and not os.path.exists(text):
+        if self.server_root is None and not os.path.exists(text):
             return "contents"
         return "local"
 
@@ -309,20 +309,6 @@ class StoreChoice:
         return base.joinpath(*PurePosixPath(ref.path).parts)
 
 
-_MODULES = {
-    "collab": "jupyter_jcli.notebook._collab_store",
-    "contents": "jupyter_jcli.notebook._contents_store",
-}
-
-
-def _built(kind: str) -> bool:
-    """Whether this build has the store of ``kind`` (``auto`` never picks a store it cannot
-    open; an explicit ``--store`` of a missing one is refused when opened)."""
-    from importlib.util import find_spec
-
-    return find_spec(_MODULES[kind]) is not None
-
-
 def _new_store(kind: str, server_url: str | None, token: str | None, timeout: float) -> Any:
     """The store of ``kind``; the server stores are imported by name, on first use."""
     if kind == "local":
@@ -330,24 +316,13 @@ def _new_store(kind: str, server_url: str | None, token: str | None, timeout: fl
 
         return LocalStore()
     assert server_url is not None
-    try:
-        if kind == "collab":
-            from jupyter_jcli.notebook._collab_store import (  # type: ignore[import-not-found,unused-ignore]
-                CollabStore,
-            )
+    if kind == "collab":
+        from jupyter_jcli.notebook._collab_store import CollabStore
 
-            return CollabStore(server_url, token, timeout=timeout)
-        from jupyter_jcli.notebook._contents_store import (  # type: ignore[import-not-found,unused-ignore]
-            ContentsStore,
-        )
+        return CollabStore(server_url, token, timeout=timeout)
+    from jupyter_jcli.notebook._contents_store import ContentsStore
 
-        return ContentsStore(server_url, token, timeout=timeout)
-    except ImportError as exc:
-        raise NotebookError(
-            ErrorCode.USAGE_ERROR,
-            f"the {kind} store is not in this build of jupyter-jcli",
-            {"option": "store", "value": kind},
-        ) from exc
+    return ContentsStore(server_url, token, timeout=timeout)
 
 
 def open_store(

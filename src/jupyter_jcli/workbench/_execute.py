@@ -14,16 +14,16 @@ multi-line strings of streams and of ``text/*``, ``application/javascript`` and
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import anyio
 
 from jupyter_jcli.analysis import NotebookGraph
-from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.errors import ErrorCode, KernelError, NotebookError
 from jupyter_jcli.kernels import (
     SETTLE_TIMEOUT,
     ExecutionResult,
@@ -318,41 +318,56 @@ async def _execute_one(
     live: LiveCell | None = None,
 ) -> ExecutionResult:
     """Run one cell; beside it, the progress heartbeats and the save of the cells before
-    it once it is due (:meth:`BatchSaver.save_when_due`); each output streamed into
-    ``live`` as it arrives (``notebook.live``)."""
-    on_output = None if live is None else partial(_to_live, live)
+    it once it is due (:meth:`BatchSaver.save_when_due`); each iopub message written into
+    ``live`` as it arrives and its final outputs once at the end (``notebook.live``)."""
     if progress.callback is None and not saver.pending and live is None:
         return await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
     result: ExecutionResult | None = None
     error: Exception | None = None
-    async with anyio.create_task_group() as tg:  # these run beside the execution
-        if progress.callback is not None:
-            tg.start_soon(progress.heartbeat, view.name)
-        tg.start_soon(saver.save_when_due)
-        try:
-            result = await kernel.execute(
-                view.source, cell_key=view.name, timeout=timeout, on_output=on_output
-            )
-        except Exception as err:  # re-raised as is, not wrapped in an ExceptionGroup
-            error = err
-        finally:
-            tg.cancel_scope.cancel()
-    if live is not None:
-        live.execution_count(None if result is None else result.execution_count)
-        live.finish("failed" if result is None else result.status)
+    with _streaming(live) as sink:
+        async with anyio.create_task_group() as tg:  # these run beside the execution
+            if progress.callback is not None:
+                tg.start_soon(progress.heartbeat, view.name)
+            tg.start_soon(saver.save_when_due)
+            try:
+                result = await kernel.execute(
+                    view.source,
+                    cell_key=view.name,
+                    timeout=timeout,
+                    on_message=None if sink is None else sink.message,
+                )
+            except Exception as err:  # re-raised as is, not wrapped in an ExceptionGroup
+                error = err
+            finally:
+                tg.cancel_scope.cancel()
+        if sink is not None and result is not None:  # waits for the store: off the loop
+            outputs = file_outputs(result.outputs)
+            await anyio.to_thread.run_sync(sink.finish, outputs, result.execution_count)
     if error is not None:
         raise error
     assert result is not None
     return result
 
 
-def _to_live(live: LiveCell, output: dict[str, Any]) -> None:
-    """One output of the running cell (as ``kernels`` translated its iopub message) to the
-    store's live cell: a stream chunk is appended, anything else shown."""
-    if output.get("output_type") == "stream":
-        live.stream(str(output.get("name", "stdout")), str(output.get("text", "")))
-    else:
-        live.display(output)
+@contextlib.contextmanager
+def _streaming(live: LiveCell | None) -> Iterator[LiveCell | None]:
+    """``live`` entered (the cell shows running) for the block, left after it (idle);
+    ``None`` when there is none or its cell is gone before the run (the person deleted it:
+    nothing is streamed, and the commit of the outputs finds no cell to write)."""
+    if live is None:
+        yield None
+        return
+    try:
+        sink = live.__enter__()
+    except NotebookError as err:
+        if err.code != ErrorCode.CELL_NOT_FOUND:
+            raise
+        yield None
+        return
+    try:
+        yield sink
+    finally:
+        live.__exit__(None, None, None)
 
 
 def _condensed(

@@ -34,7 +34,7 @@ from jupyter_jcli.kernels import (
     ServerConfig,
 )
 from jupyter_jcli.notebook.store import NotebookStore
-from jupyter_jcli.notebook.stores import StoreChoice, store_kind
+from jupyter_jcli.notebook.stores import SERVER_STORES, StoreChoice, store_kind
 
 __all__ = [
     "SERVER_OPTION_HELP",
@@ -115,6 +115,17 @@ def store_choice_of(store: NotebookStore | StoreChoice | None) -> StoreChoice | 
     if store is None or isinstance(store, StoreChoice):
         return store
     return StoreChoice.of(store)
+
+
+def server_of_store(choice: StoreChoice | None) -> ServerConfig | None:
+    """The server a store choice's kernels run on (``NotebookStore.kernel_place``: a
+    ``collab`` or ``contents`` store's notebook is the server's, so is its kernel), else
+    ``None`` (``local``, ``auto`` or a fixed store: the kernels the caller's ``server``
+    names)."""
+    if choice is None or choice.kind not in SERVER_STORES or not choice.server_url:
+        return None
+    url = choice.server_url if choice.server_url.endswith("/") else choice.server_url + "/"
+    return ServerConfig(url, choice.token, server_root=choice.server_root)
 
 
 def stores_from_options(

@@ -37,7 +37,7 @@ from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import KernelOutcome
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._runs import RunOptions, kernel_outcome, not_started, run_cells
-from jupyter_jcli.workbench._shared import server_pool, store_choice_of
+from jupyter_jcli.workbench._shared import server_of_store, server_pool, store_choice_of
 from jupyter_jcli.workbench._sightings import Sightings
 
 __all__ = ["PathArg", "WorkbenchState"]
@@ -59,9 +59,11 @@ class WorkbenchState:
         store: NotebookStore | StoreChoice | None = None,
     ) -> None:
         self._cache_dir = cache_dir
-        self._server = server
         # no store given: the choice active where it is built (a j-cli command's --store)
         self._stores = store_choice_of(store) if store is not None else active_choice()
+        if server is None and pool is None:  # a server store's kernels run on its server
+            server = server_of_store(self._stores)
+        self._server = server
         if pool is None:
             pool = server_pool(server) if server is not None else KernelPool()
         self._pool = pool
