@@ -10,6 +10,7 @@ tests as ``server_helpers`` (``tests/`` is on ``sys.path`` through ``tests/conft
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import socket
@@ -179,12 +180,16 @@ def start_server(
     extra_args: Sequence[str] = (),
     program: list[str] | None = None,
     env: dict[str, str] | None = None,
+    collaboration: bool = True,
 ) -> RunningServer:
     """Start a server whose root is ``root`` (a gateway runs in ``root``), its runtime
     and log files under ``work``; wait until it answers. ``tls``: HTTPS with a self-signed
     certificate for 127.0.0.1 (``openssl`` makes it). ``extra_args``: more command-line
     options (e.g. :data:`NO_COLLABORATION`). ``program``: the command that starts it (needed
     for ``enterprisegateway``); ``env``: variables added to its environment.
+    ``collaboration=False``: without the real-time collaboration extension
+    (``jupyter_server_ydoc``, on by default in this environment), as a server without
+    jupyter-collaboration.
 
     Raises:
         RuntimeError: it exited or did not answer within :data:`START_WAIT` s.
@@ -192,6 +197,11 @@ def start_server(
     port, token = free_port(), secrets.token_hex(16)
     runtime_dir = work / "runtime"
     runtime_dir.mkdir(parents=True, exist_ok=True)
+    if not collaboration:  # the user config folder (_launch's) outranks the sys-prefix one
+        config = work / "config"
+        config.mkdir(parents=True, exist_ok=True)
+        off = {"ServerApp": {"jpserver_extensions": {"jupyter_server_ydoc": False}}}
+        (config / "jupyter_server_config.json").write_text(json.dumps(off), encoding="utf-8")
     if kind == "server":
         args = [
             "--ServerApp.ip=127.0.0.1",
@@ -271,6 +281,7 @@ def running_server(
     extra_args: Sequence[str] = (),
     program: list[str] | None = None,
     env: dict[str, str] | None = None,
+    collaboration: bool = True,
 ) -> Iterator[RunningServer]:
     """:func:`start_server`, always stopped at the end of the block."""
     server = start_server(
@@ -282,6 +293,7 @@ def running_server(
         extra_args=extra_args,
         program=program,
         env=env,
+        collaboration=collaboration,
     )
     try:
         yield server

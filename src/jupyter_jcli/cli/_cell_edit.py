@@ -15,6 +15,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import emit_result
 from jupyter_jcli.cli._params import single
+from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import CELL_TYPES, UsageError
 
 __all__ = ["cell"]
@@ -109,6 +110,7 @@ def cell() -> None:
 
 
 @cell.command("add")
+@store_options
 @_FILE
 @_SOURCE
 @_SOURCE_FILE
@@ -164,6 +166,7 @@ def add_command(
 
 
 @cell.command("update")
+@store_options
 @_FILE
 @_NAME
 @_EXPECTED_REV
@@ -200,6 +203,7 @@ def update_command(
 
 
 @cell.command("remove")
+@store_options
 @_FILE
 @_NAME
 @_EXPECTED_REV
@@ -212,6 +216,7 @@ def remove_command(file: str, name: str, expected_rev: str) -> None:
 
 
 @cell.command("move")
+@store_options
 @_FILE
 @_NAME
 @_EXPECTED_REV

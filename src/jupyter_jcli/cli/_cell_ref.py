@@ -169,9 +169,9 @@ def document_cell_names(file: str) -> tuple[str, list[str]]:
     Raises:
         NotebookError: the read codes of :meth:`jupyter_jcli.notebook.document.Document.load`.
     """
-    from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.store import open_notebook
 
-    document = Document.load(file)
+    document = open_notebook(file)  # in the command's store (--store)
     return str(document.path), [view.name for view in document.cells]
 
 

@@ -198,7 +198,7 @@ def summarize_cells(
             (details ``bytes``, ``max_transport_bytes`` and a smaller ``limit``).
     """
     from jupyter_jcli.cli._cell_ref import loaded_cell_names
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.workbench import saved_outputs as open_notebook
 
     loaded = open_notebook(file_path)
     start, limit = _check_page(start, limit, loaded.cell_count)

@@ -14,6 +14,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 from jupyter_jcli.cli._params import cell_names_option, page_options
+from jupyter_jcli.cli._server_options import store_options
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import SessionOverview
@@ -24,6 +25,7 @@ _FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
 
 
 @click.command("overview")
+@store_options
 @_FILE
 @page_options(
     "Index of the first cell shown.",
@@ -42,10 +44,10 @@ def overview_command(file: str, start: int, limit: int) -> None:
     """
     import anyio
 
-    from jupyter_jcli.cli._server_options import server_from
+    from jupyter_jcli.cli._server_options import current_server
     from jupyter_jcli.workbench import shared_workbench
 
-    server = server_from(None, None, None)  # $JUPYTER_JCLI_SERVER_URL, as for j-cli run
+    server = current_server()  # --server-url, else $JUPYTER_JCLI_SERVER_URL, as for j-cli run
 
     async def read() -> SessionOverview:
         async with shared_workbench(server=server) as workbench:
@@ -61,6 +63,7 @@ def overview_command(file: str, start: int, limit: int) -> None:
 
 
 @click.command("graph")
+@store_options
 @_FILE
 @click.option(
     "--format",
@@ -94,6 +97,7 @@ def graph_command(file: str, graph_format: str) -> None:
 
 
 @click.command("read")
+@store_options
 @_FILE
 @cell_names_option(
     f"Show this cell ({CELL_REF_HELP}; repeatable, in this order). Default: every cell."
@@ -127,6 +131,7 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
 
 
 @click.command("undo")
+@store_options
 @_FILE
 @click.option(
     "--force",

@@ -21,7 +21,7 @@ import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
-from jupyter_jcli.cli._server_options import server_from, server_options
+from jupyter_jcli.cli._server_options import server_from, server_options, store_options
 from jupyter_jcli.errors import KernelError, UsageError
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ def _read_code(code: str | None, code_file: str | None) -> str:
 
 
 @click.command("exec")
+@store_options
 @click.argument("notebook", metavar="[NB]", required=False, type=FILE_PATH)
 @single("--code", allow_empty=True, metavar="TEXT", help="The code to run.")
 @single(

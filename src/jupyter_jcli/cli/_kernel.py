@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._server_options import server_from, server_options
+from jupyter_jcli.cli._server_options import server_from, server_options, store_options
 from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, KernelError, UsageError
 
 if TYPE_CHECKING:
@@ -101,9 +101,10 @@ def _kernelspec(file: str, kernel_name: str | None) -> str:
     if kernel_name:
         return kernel_name
     from jupyter_jcli.kernels import kernelspec_name_from_metadata
-    from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.store import open_notebook
 
-    return kernelspec_name_from_metadata(Document.load(file).notebook_dict().get("metadata"))
+    document = open_notebook(file)  # in the command's store (--store)
+    return kernelspec_name_from_metadata(document.notebook_dict().get("metadata"))
 
 
 def _not_running(path: Path) -> KernelError:
@@ -141,6 +142,7 @@ def kernel() -> None:
 
 
 @kernel.command("start")
+@store_options
 @click.argument("file", metavar="NB")
 @click.option(
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
@@ -255,6 +257,7 @@ def _started_by(entry: KernelEntry) -> str:
 
 
 @kernel.command("stop")
+@store_options
 @click.argument("file", metavar="NB", required=False)
 @click.option("--all", "stop_all", is_flag=True, help="Stop every live kernel.")
 @server_options
@@ -303,6 +306,7 @@ def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> No
 
 
 @kernel.command("restart")
+@store_options
 @click.argument("file", metavar="NB")
 @click.option(
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
@@ -361,6 +365,7 @@ def restart_command(file: str, *, kernel_name: str | None, **where: str | None) 
 
 
 @kernel.command("interrupt")
+@store_options
 @click.argument("file", metavar="NB")
 @server_options
 def interrupt_command(file: str, **where: str | None) -> None:

@@ -62,8 +62,19 @@ def serve(roots: tuple[str, ...]) -> None:
     "working directory)."
 )
 @server_options
+@click.option(
+    "--store",
+    metavar="auto|local|collab|contents",
+    default=None,
+    help="Where notebooks are read and written (default: $JUPYTER_JCLI_STORE, else auto); "
+    "see docs/guides/stores.md.",
+)
 def workbench(
-    roots: tuple[str, ...], server_url: str | None, token: str | None, server_root: str | None
+    roots: tuple[str, ...],
+    server_url: str | None,
+    token: str | None,
+    server_root: str | None,
+    store: str | None,
 ) -> None:
     """The kernel-attached server `jupyter-mcp`: the workbench tools, a kernel per notebook.
 
@@ -74,8 +85,10 @@ def workbench(
     import sys
 
     from jupyter_jcli.mcp.workbench import main as serve_workbench
+    from jupyter_jcli.notebook.stores import store_kind
 
     server_from(server_url, token, server_root)  # a bad URL: USAGE_ERROR, here, as JSON
+    store_kind(store)  # an unknown store too
     args: list[str] = []
     for root in roots:
         args += ["--root", root]
@@ -84,6 +97,7 @@ def workbench(
         ("--token", token),
         ("--server-root", server_root),
         ("--kernel-username", given_kernel_username()),
+        ("--store", store),
     ):
         if value is not None:
             args += [flag, value]

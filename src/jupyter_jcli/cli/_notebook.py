@@ -16,6 +16,7 @@ from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, LazyGroup, page_options, single
 from jupyter_jcli.cli._reads import read_options, split_mime_types
+from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import UsageError
 
 __all__ = ["notebook", "read_window_options", "split_mime_types"]
@@ -76,6 +77,7 @@ def notebook() -> None:
 
 
 @notebook.command("cells")
+@store_options
 @_FILE
 @single(
     "--start",
@@ -105,6 +107,7 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 
 
 @notebook.command("outputs")
+@store_options
 @_FILE
 @_CELL
 def outputs_command(file: str, cell_ref: str) -> None:
@@ -117,6 +120,7 @@ def outputs_command(file: str, cell_ref: str) -> None:
 
 
 @notebook.command("output")
+@store_options
 @_FILE
 @_CELL
 @single(
@@ -186,6 +190,7 @@ def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> 
 
 
 @notebook.command("show")
+@store_options
 @_FILE
 @click.option(
     "--cell",

@@ -66,7 +66,7 @@ def list_cell_outputs(file: str, cell_ref: str) -> dict[str, Any]:
         OutputProtocolError: the protocol's codes; ``CELL_NOT_FOUND`` for an unknown name.
     """
     from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.workbench import saved_outputs as open_notebook
 
     loaded = open_notebook(file)
     return loaded.list_outputs(resolve_loaded_cell(loaded, cell_ref))
@@ -81,7 +81,7 @@ def read_cell_output(
         OutputProtocolError: the protocol's codes; ``CELL_NOT_FOUND`` for an unknown name.
     """
     from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.workbench import saved_outputs as open_notebook
 
     loaded = open_notebook(file)
     return loaded.read_output(resolve_loaded_cell(loaded, cell_ref), output_index, **options)

@@ -51,7 +51,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._server_options import server_from, server_options
+from jupyter_jcli.cli._server_options import server_from, server_options, store_options
 from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ _NOT_WRITTEN = {
 
 
 @click.command("run")
+@store_options
 @click.argument("file", metavar="FILE", type=click.Path(path_type=str))
 @click.option("--stale", "stale", is_flag=True, help="Run the cells that are not fresh (default).")
 @click.option("--all", "run_all", is_flag=True, help="Run every code cell, top to bottom.")
@@ -347,9 +348,9 @@ def _notebook(file: str) -> str:
 async def _code_cells(file: str) -> list[str]:
     import anyio
 
-    from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.store import open_notebook
 
-    document = await anyio.to_thread.run_sync(Document.load, file)
+    document = await anyio.to_thread.run_sync(open_notebook, file)
     return [view.name for view in document.cells if view.cell_type == "code"]
 
 

@@ -12,6 +12,8 @@ is the ``KERNEL_USERNAME`` a gateway's kernels are started with; the commands ne
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,7 +22,22 @@ import click
 if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
 
-__all__ = ["given_kernel_username", "server_from", "server_options"]
+__all__ = [
+    "STORE_CHOICES",
+    "current_server",
+    "given_kernel_username",
+    "server_from",
+    "server_options",
+    "store_options",
+]
+
+_SERVER_KEY = "jupyter_jcli.server"
+_SERVER_URL_ENV = "JUPYTER_JCLI_SERVER_URL"  # kernels.SERVER_URL_ENV, without loading kernels
+_STORE_ENV = "JUPYTER_JCLI_STORE"  # notebook.stores.STORE_ENV
+
+STORE_CHOICES = ("auto", "local", "collab", "contents")
+"""The values of ``--store`` (``notebook.stores.STORE_KINDS``; kept here so ``--help`` loads
+nothing)."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -43,6 +60,14 @@ _USERNAME_KEY = "jupyter_jcli.kernel_username"
 def _keep_username(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value is not None:
         ctx.meta[_USERNAME_KEY] = value
+
+
+_STORE_HELP = (
+    "Where the notebook is read and written (default: $JUPYTER_JCLI_STORE, else auto): local "
+    "(the file here), collab (the server's live collaborative document), contents (the "
+    "server's contents API); auto: collab when the server has real-time collaboration, else "
+    "contents when no --server-root is given and the path is no file here, else local."
+)
 
 
 def server_options(command: _F) -> _F:
@@ -88,3 +113,64 @@ def given_kernel_username() -> str | None:
     ctx = click.get_current_context(silent=True)
     value = ctx.find_root().meta.get(_USERNAME_KEY) if ctx is not None else None
     return value if isinstance(value, str) else None
+
+
+def store_options(command: _F) -> _F:
+    """Add ``--store auto|local|collab|contents`` (default ``$JUPYTER_JCLI_STORE``, else
+    ``auto``) to a command that names a notebook, plus ``--server-url``, ``--token`` and
+    ``--server-root`` unless it has them (it then does not receive them). The command runs
+    with the store choice they name active (``notebook.stores.using_store``), so every
+    notebook it opens by path opens in that store; without a server, or with ``--store
+    local``, nothing changes (local files). With neither ``--store``, the variable nor a
+    server, the choice active where the command is run is kept (a program that runs the
+    command line in its process under ``notebook.stores.using_store``). Put it directly
+    under the ``@command`` line.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an unknown store (also from the variable), or
+            ``collab``/``contents`` without a server URL, before the command does anything.
+    """
+    params = getattr(command, "__click_params__", [])
+    passes_server = any(param.name == "server_url" for param in params)
+
+    @functools.wraps(command)
+    def run(*args: Any, store: str | None = None, **kwargs: Any) -> Any:
+        names = ("server_url", "token", "server_root")
+        server = [kwargs[name] if passes_server else kwargs.pop(name) for name in names]
+        from jupyter_jcli.notebook.stores import StoreChoice, using_store
+
+        config = None
+        if any(value is not None for value in server) or os.environ.get(_SERVER_URL_ENV):
+            config = server_from(*server)  # loads the server modules: only with a server
+        click.get_current_context().meta[_SERVER_KEY] = config
+        if config is None:
+            choice = StoreChoice(store)
+        else:
+            from jupyter_jcli.workbench import stores_from_options
+
+            choice = stores_from_options(store, config)
+        if choice.local_only and store is None and not os.environ.get(_STORE_ENV):
+            return command(*args, **kwargs)  # nothing named: a caller's active choice holds
+        with using_store(None if choice.local_only else choice):
+            return command(*args, **kwargs)
+
+    wrapped: Any = run
+    if not passes_server:
+        wrapped = server_options(wrapped)
+    return click.option(  # type: ignore[no-any-return]
+        "--store",
+        "store",
+        metavar="|".join(STORE_CHOICES),
+        default=None,
+        help=_STORE_HELP,
+    )(wrapped)
+
+
+def current_server() -> ServerConfig | None:
+    """The server the running command's options named (:func:`store_options` resolved it),
+    else the one the environment names."""
+    context = click.get_current_context(silent=True)
+    if context is not None and _SERVER_KEY in context.meta:
+        config: ServerConfig | None = context.meta[_SERVER_KEY]
+        return config
+    return server_from(None, None, None)

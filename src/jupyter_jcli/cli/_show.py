@@ -155,7 +155,7 @@ def show_document(
             ``j-cli -j notebook output`` to read its outputs one by one).
     """
     from jupyter_jcli.cli._cells import file_source
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.workbench import saved_outputs as open_notebook
 
     loaded = open_notebook(file_arg)
     _, indexes = _cells_to_show(loaded, cells)
@@ -235,7 +235,7 @@ def show_text(
             cell), all before anything is printed; errors of single
             cells or outputs are printed in place and the tour goes on.
     """
-    from jupyter_jcli.outputs.notebook import open_notebook
+    from jupyter_jcli.workbench import saved_outputs as open_notebook
 
     loaded = open_notebook(file_arg)
     by_index, indexes = _cells_to_show(loaded, cells)

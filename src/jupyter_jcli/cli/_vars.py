@@ -18,7 +18,7 @@ import click
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import emit_result
 from jupyter_jcli.cli._params import FILE_PATH
-from jupyter_jcli.cli._server_options import server_from, server_options
+from jupyter_jcli.cli._server_options import server_from, server_options, store_options
 
 __all__ = ["variable_lines", "vars_command"]
 
@@ -28,6 +28,7 @@ _FACT_WIDTH = 60
 
 
 @click.command("vars")
+@store_options
 @click.argument("notebook", metavar="NB", type=FILE_PATH)
 @server_options
 def vars_command(

@@ -14,6 +14,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import emit_result
 from jupyter_jcli.cli._params import cell_names_option
+from jupyter_jcli.cli._server_options import store_options
 
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import CreateOutcome, SearchOutcome, SummarizeOutcome
@@ -97,6 +98,7 @@ def summarize_lines(outcome: SummarizeOutcome) -> list[str]:
 
 
 @click.command("create")
+@store_options
 @_FILE
 @click.option(
     "--kernel",
@@ -126,6 +128,7 @@ def create_command(file: str, kernelspec_name: str, sources: tuple[str, ...]) ->
 
 
 @click.command("search")
+@store_options
 @_FILE
 @click.argument("pattern", metavar="PATTERN")
 @click.option("--regex", is_flag=True, help="PATTERN is a Python regular expression.")
@@ -174,6 +177,7 @@ def search_command(
 
 
 @click.command("summarize")
+@store_options
 @_FILE
 @cell_names_option(
     f"Summarize this cell ({CELL_REF_HELP}; repeatable, in this order). "

@@ -118,11 +118,12 @@ def _read(
     path: Path, *, cell_index: int, output_index: int | None, read_options: dict[str, Any]
 ) -> dict[str, Any]:
     """One saved-output protocol call on the resolved notebook. Blocking."""
-    from jupyter_jcli.outputs.notebook import list_notebook_outputs, read_notebook_output
+    from jupyter_jcli.workbench import saved_outputs  # the active store's (--store)
 
+    loaded = saved_outputs(path)
     if output_index is None:
-        return list_notebook_outputs(path, cell_index)
-    return read_notebook_output(path, cell_index, output_index, **read_options)
+        return loaded.list_outputs(cell_index)
+    return loaded.read_output(cell_index, output_index, **read_options)
 
 
 async def _operation(call: Call) -> Reply:

@@ -45,6 +45,7 @@ from jupyter_jcli.mcp._registry import Call, RegisteredTool, Reply
 from jupyter_jcli.mcp._results import exception_result, json_text
 from jupyter_jcli.mcp._roots import confined_to, resolve_notebook, roots_from_paths
 from jupyter_jcli.mcp._stdio import serve_stdio
+from jupyter_jcli.notebook.stores import SERVER_STORES, active_choice
 
 __all__ = [
     "SHUTDOWN_SECONDS",
@@ -96,11 +97,35 @@ async def _dispatch(
     if progress_token_from_params(ctx.params) is not None:
         progress = ProgressReporter(ctx.session.report_progress, interval=heartbeat_interval())
     given = str(arguments.pop(tool.path_argument))
+    choice = active_choice()
+    served = None
+    if choice is not None and not choice.local_only:
+        served = await anyio.to_thread.run_sync(store_path, given)
+    if served is not None:  # a notebook of a server store: confined by the server
+        return await tool.operation(Call(tool.name, served, arguments, trusted, progress))
     with confined_to(trusted):  # every file the operation opens, checked where opened
         path = await anyio.to_thread.run_sync(
             partial(resolve_notebook, given, trusted, must_exist=tool.must_exist)
         )
         return await tool.operation(Call(tool.name, path, arguments, trusted, progress))
+
+
+def store_path(given: str) -> Path | None:
+    """For a tool's notebook that opens in another store than the local one (the active
+    ``--store`` choice: ``collab`` or ``contents``; a test's memory store), the path that
+    names it there: for a server store ``given`` is the server's path (relative to the
+    server's root), not confined by the local roots (the server decides what its user may
+    open); else ``None``: a local file, checked against the roots. Blocking (the ``auto``
+    probe): call it from a worker thread."""
+    choice = active_choice()
+    if choice is None or choice.local_only:
+        return None
+    kind = choice.kind_for(given)
+    if kind == "local":
+        return None
+    if kind not in SERVER_STORES or os.path.isabs(given):  # another store: its own path
+        return Path(given)
+    return choice.path_root / given
 
 
 def build_server(

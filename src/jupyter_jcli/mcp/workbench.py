@@ -5,7 +5,11 @@ A stdio MCP server (official ``mcp`` SDK, low-level ``Server``) over
 one persistent kernel per notebook. Multi-notebook: every tool takes the notebook ``path``,
 relative to the server's root (its working directory, or ``--root``; several ``--root`` are
 allowed) or absolute inside it; anything outside is refused with ``PATH_NOT_ALLOWED``
-(:mod:`jupyter_jcli.mcp._roots`).
+(:mod:`jupyter_jcli.mcp._roots`). With ``--store`` (or ``JUPYTER_JCLI_STORE``; ``auto``
+by default, :mod:`jupyter_jcli.notebook.stores`) a notebook may open in a server's store
+(``collab``: the live collaborative document; ``contents``): its ``path`` is then the
+server's path, relative to the server's root, and it is confined by the server (what the
+token may open), not by the roots (``_server.store_path``).
 
 Tools: the document tools of :mod:`jupyter_jcli.mcp._workbench_tools`, the kernel tools of
 :mod:`jupyter_jcli.mcp._kernel_tools` and ``read_notebook_output``, the exact saved-output
@@ -61,7 +65,13 @@ from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
-from jupyter_jcli.workbench import SERVER_OPTION_HELP, server_from_options
+from jupyter_jcli.notebook.stores import STORE_KINDS, using_store
+from jupyter_jcli.workbench import (
+    SERVER_OPTION_HELP,
+    STORE_OPTION_HELP,
+    server_from_options,
+    stores_from_options,
+)
 from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._sharing import shared_workbench
 
@@ -127,21 +137,25 @@ async def serve(
             registry's kernels).
         transport: None for stdio; else the HTTP host, port and token
             (:mod:`jupyter_jcli.mcp._http`).
+            Its store choice (``Workbench.stores``: ``--store``) is active for every
+            call, so each tool's notebook opens in the store it names.
     """
     from jupyter_jcli.notebook._warm import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()
-    async with workbench.runs:  # background runs live as long as the server
-        await _server.serve(
-            build_server(roots, workbench), cleanup=workbench.shutdown, transport=transport
-        )
+    with using_store(workbench.stores):
+        async with workbench.runs:  # background runs live as long as the server
+            await _server.serve(
+                build_server(roots, workbench), cleanup=workbench.shutdown, transport=transport
+            )
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
     """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``, ``--kernel-username
-    NAME``."""
+    NAME``, ``--store KIND``."""
     group = parser.add_argument_group("Jupyter Server")
+    group.add_argument("--store", metavar="|".join(STORE_KINDS), help=STORE_OPTION_HELP)
     group.add_argument("--server-url", metavar="URL", help=SERVER_OPTION_HELP["server_url"])
     group.add_argument("--token", metavar="TOKEN", help=SERVER_OPTION_HELP["token"])
     group.add_argument("--server-root", metavar="DIR", help=SERVER_OPTION_HELP["server_root"])
@@ -157,7 +171,10 @@ def _prepare(options: argparse.Namespace) -> Serve:
         options.server_root,
         kernel_username=options.kernel_username,
     )
-    return partial(serve, workbench=shared_workbench(server=server))
+    stores = stores_from_options(options.store, server)  # USAGE_ERROR before serving
+    with using_store(None if stores.local_only else stores):  # the workbench takes it
+        workbench = shared_workbench(server=server)
+    return partial(serve, workbench=workbench)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,6 +8,10 @@ Submodules (imported on demand, so this package stays cheap to import):
 - :mod:`jupyter_jcli.notebook.store`: the store seam: where a notebook lives (``NotebookRef``,
   the ``NotebookStore`` protocol over cell operations, ``LocalStore`` for files on this
   machine, ``open_notebook``), and how a collaborative room and the contents API map onto it.
+- :mod:`jupyter_jcli.notebook.stores`: which store a notebook opens in (``--store``,
+  ``$JUPYTER_JCLI_STORE``: ``StoreChoice``, ``open_store``, ``resolve_ref``, ``using_store``).
+- :mod:`jupyter_jcli.notebook.live`: ``LiveOutputs``, the optional sink a store offers for
+  the outputs of a running cell.
 - :mod:`jupyter_jcli.notebook.testing`: ``MemoryStore``, an in-memory store for tests.
 """
 

@@ -250,7 +250,9 @@ def open_notebook(
 ) -> Document:
     """The document of a notebook named by a path or a :class:`~.store.NotebookRef`.
 
-    A local notebook (a path, or a ``"local"`` ref without ``store``) is
+    A path is resolved to a ref of ``store``, or of the store the active
+    ``stores.StoreChoice`` gives for it (``stores.using_store``; none: a local file). A
+    path opening in the local store, or a ``"local"`` ref without ``store``, is
     ``Document.load(path, cache_dir=cache_dir)``: the local store's document, with its
     ``.py`` pairing, warm cache and byte-exact undo. Any other ref is opened in ``store``
     (:func:`open_document`).
@@ -260,9 +262,21 @@ def open_notebook(
         NotebookError: the read codes of ``Document.load`` or of the store.
     """
     if not isinstance(target, NotebookRef):
-        return Document.load(target, cache_dir=cache_dir)
+        from jupyter_jcli.notebook.stores import active_choice, resolve_ref
+
+        choice = active_choice() if store is None else None
+        if choice is not None:
+            store = choice.store_for(target)
+        if store is None or store.kind == "local":  # a file: the local document
+            return Document.load(target, cache_dir=cache_dir)
+        target = resolve_ref(target, store, server_root=choice.path_root if choice else None)
     if store is None and target.local_path is not None:
         return Document.load(target.local_path, cache_dir=cache_dir)
+    if store is None:  # a ref of another store: the active choice's store of its kind
+        from jupyter_jcli.notebook.stores import active_choice
+
+        choice = active_choice()
+        store = None if choice is None else choice.store_of(target)
     if store is None or store.kind != target.store:
         raise UsageError(
             f"{target} is a notebook of the {target.store!r} store; open it with that store.",

@@ -80,6 +80,8 @@ if TYPE_CHECKING:
     from jupyter_jcli.notebook._contents_store import ContentsStore
     from jupyter_jcli.notebook._local_store import LocalStore
     from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.live import LiveCell, LiveOutputs
+    from jupyter_jcli.notebook.stores import StoreChoice, open_store, resolve_ref
 
 __all__ = [
     "CellOp",
@@ -87,6 +89,8 @@ __all__ = [
     "DeleteCell",
     "InsertCell",
     "KernelPlace",
+    "LiveCell",
+    "LiveOutputs",
     "LocalStore",
     "MoveCell",
     "NotebookRef",
@@ -94,12 +98,15 @@ __all__ = [
     "SetMetadata",
     "SetOutputs",
     "SetSource",
+    "StoreChoice",
     "StoreRead",
     "UndoEntry",
     "Version",
     "apply_ops",
     "open_notebook",
+    "open_store",
     "ops_between",
+    "resolve_ref",
     "rev_of",
     "stale_version_error",
 ]
@@ -117,6 +124,14 @@ def __getattr__(name: str) -> Any:
         from jupyter_jcli.notebook._contents_store import ContentsStore
 
         return ContentsStore
+    if name in ("LiveCell", "LiveOutputs"):
+        from jupyter_jcli.notebook import live
+
+        return getattr(live, name)
+    if name in ("StoreChoice", "open_store", "resolve_ref"):
+        from jupyter_jcli.notebook import stores
+
+        return getattr(stores, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -488,6 +503,14 @@ def open_notebook(
         UsageError: a ref of another store without ``store``.
         NotebookError: the read codes of ``Document.load`` or of the store.
     """
+    if store is None and not isinstance(target, NotebookRef):
+        from jupyter_jcli.notebook.stores import active_choice
+
+        choice = active_choice()
+        if choice is None or choice.local_only:  # a file: no store machinery to load
+            from jupyter_jcli.notebook.document import Document
+
+            return Document.load(target, cache_dir=cache_dir)
     from jupyter_jcli.notebook._store_document import open_notebook as opened
 
     return opened(target, store=store, cache_dir=cache_dir)

@@ -48,9 +48,9 @@ def write_summary_cache(
         NotebookError: ``FILE_NOT_FOUND``, ``FILE_TYPE_UNSUPPORTED``, ``NOTEBOOK_READ_FAILED``,
             ``NOTEBOOK_PAIR_NOT_FOUND``, ``NOTEBOOK_WRITE_FAILED`` (see ``Document``).
     """
-    from jupyter_jcli.notebook.document import Document
+    from jupyter_jcli.notebook.store import open_notebook
 
-    document = Document.load(path, cache_dir=cache_dir)
+    document = open_notebook(path, cache_dir=cache_dir)  # in the active store (--store)
     if document.paired_py is not None:
         return ()
     cells: list[dict[str, Any]] = document.notebook_dict()["cells"]

@@ -139,7 +139,12 @@ if TYPE_CHECKING:
         search_cells,
     )
     from jupyter_jcli.workbench._session import Workbench
-    from jupyter_jcli.workbench._shared import SERVER_OPTION_HELP, server_from_options
+    from jupyter_jcli.workbench._shared import (
+        SERVER_OPTION_HELP,
+        STORE_OPTION_HELP,
+        server_from_options,
+        stores_from_options,
+    )
     from jupyter_jcli.workbench._sharing import SharedRunLog, shared_workbench
     from jupyter_jcli.workbench._stale import stale_between
     from jupyter_jcli.workbench._status_views import (
@@ -148,6 +153,7 @@ if TYPE_CHECKING:
         SessionReadCell,
         SessionReadCellsResult,
     )
+    from jupyter_jcli.workbench._store_outputs import saved_outputs
     from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
     from jupyter_jcli.workbench._variables import VariablesOutcome
 
@@ -162,6 +168,7 @@ __all__ = [
     "MIN_CELL_SHARE",
     "SEARCH_FIELDS",
     "SERVER_OPTION_HELP",
+    "STORE_OPTION_HELP",
     "SUMMARY_BUDGET",
     "SUMMARY_MAX_OUTPUTS",
     "CellOverview",
@@ -210,10 +217,12 @@ __all__ = [
     "read_cells",
     "remove_cell",
     "run_cells_with_parents",
+    "saved_outputs",
     "search_cells",
     "server_from_options",
     "shared_workbench",
     "stale_between",
+    "stores_from_options",
     "summarize_cells",
     "undo_last",
     "update_cell",
@@ -259,9 +268,15 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     ),
     "_search": ("SEARCH_FIELDS", "SearchField", "SearchMatch", "SearchOutcome", "search_cells"),
     "_session": ("Workbench",),
-    "_shared": ("SERVER_OPTION_HELP", "server_from_options"),
+    "_shared": (
+        "SERVER_OPTION_HELP",
+        "STORE_OPTION_HELP",
+        "server_from_options",
+        "stores_from_options",
+    ),
     "_sharing": ("SharedRunLog", "shared_workbench"),
     "_stale": ("stale_between",),
+    "_store_outputs": ("saved_outputs",),
     "_status_views": (
         "SessionCellOverview",
         "SessionOverview",

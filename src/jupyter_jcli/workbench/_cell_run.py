@@ -17,9 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-
-from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome
 from jupyter_jcli.workbench._session import Workbench
@@ -74,8 +71,8 @@ async def run_cells_with_parents(
     Raises:
         The codes of :meth:`Workbench.execute_cells`.
     """
-    document = await anyio.to_thread.run_sync(Document.load, path)
-    kernel = workbench.pool.kernel(document.notebook_path)
+    document = await workbench._document(path)
+    kernel = workbench.pool.kernel(workbench._kernel_path(document))
     async with kernel.hold():  # the plan and the run see one kernel state
         await join_to_plan(kernel, workbench.server)
         overview = await workbench.notebook_overview(path)

@@ -33,6 +33,8 @@ from jupyter_jcli.errors import (
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.notebook.io import create_file
 from jupyter_jcli.notebook.names import assign_names, set_stored_name, validate_name
+from jupyter_jcli.notebook.store import NotebookRef, NotebookStore, open_notebook
+from jupyter_jcli.notebook.stores import active_choice
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._mutations import CellRef
 
@@ -120,19 +122,29 @@ def create_notebook(
     Raises:
         NotebookError: ``FILE_TYPE_UNSUPPORTED`` (suffix not ``.ipynb``), ``FILE_NOT_FOUND``
             (the parent folder is missing), ``FILE_EXISTS`` (something is already at
-            ``path``), ``INVALID_NAME``, ``NAME_CONFLICT`` (two initial cells with one name),
+            ``path``; in another store than the local files: the store's ``FILE_EXISTS``),
+            ``INVALID_NAME``, ``NAME_CONFLICT`` (two initial cells with one name),
             ``INVALID_CELL_TYPE``, ``NOTEBOOK_WRITE_FAILED``.
         KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``).
         UsageError: ``USAGE_ERROR`` for a cell mapping without a string ``source`` or with
             unknown keys.
     """
     target = Path(os.path.abspath(path))
-    _check_target(target)
+    in_store = _store_of(path)
+    if in_store is None:
+        _check_target(target)
+    elif target.suffix.lower() != ".ipynb":
+        _check_target(target)  # FILE_TYPE_UNSUPPORTED
     specs = [_as_new_cell(cell, number) for number, cell in enumerate(cells)]
     kernelspec = _kernelspec(kernelspec_name)
     notebook = _build(specs, kernelspec)
-    _write_new(target, notebook)
-    document = Document.load(target, cache_dir=cache_dir)
+    if in_store is None:
+        _write_new(target, notebook)
+        document = Document.load(target, cache_dir=cache_dir)
+    else:  # another store than the local files (the active --store): it creates it
+        store, ref = in_store
+        store.create(ref, notebook)
+        document = open_notebook(ref, store=store)
     return CreateOutcome(
         path=document.path,
         kernelspec=dict(kernelspec),
@@ -141,6 +153,16 @@ def create_notebook(
         cells=tuple(CellRef.of(view) for view in document.cells),
         structure_rev=document.structure_rev,
     )
+
+
+def _store_of(path: str | os.PathLike[str]) -> tuple[NotebookStore, NotebookRef] | None:
+    """The store and ref ``path`` is created in when the active store choice
+    (``notebook.stores``) opens it elsewhere than in a local file, else ``None``."""
+    choice = active_choice()
+    if choice is None or choice.local_only:
+        return None
+    store, ref = choice.ref_for(path)
+    return None if store.kind == "local" else (store, ref)
 
 
 def _check_target(target: Path) -> None:

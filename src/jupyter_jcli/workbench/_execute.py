@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import anyio
@@ -32,6 +33,7 @@ from jupyter_jcli.kernels import (
     kernel_died,
 )
 from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.notebook.live import LiveCell, live_sink
 from jupyter_jcli.workbench._batch_save import BatchSaver
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
@@ -176,7 +178,10 @@ async def run_batch(
                 stopped = view
                 break
             try:
-                result = await _execute_one(kernel, view, timeout, progress, saver)
+                live = live_sink(
+                    getattr(document, "store", None), getattr(document, "ref", None), view.cell_id
+                )
+                result = await _execute_one(kernel, view, timeout, progress, saver, live=live)
             except KernelError as err:  # the stop came while the kernel was starting
                 if err.details.get("stop_requested") is None:
                     raise
@@ -309,10 +314,14 @@ async def _execute_one(
     timeout: float | None,
     progress: _Progress,
     saver: BatchSaver,
+    *,
+    live: LiveCell | None = None,
 ) -> ExecutionResult:
     """Run one cell; beside it, the progress heartbeats and the save of the cells before
-    it once it is due (:meth:`BatchSaver.save_when_due`)."""
-    if progress.callback is None and not saver.pending:
+    it once it is due (:meth:`BatchSaver.save_when_due`); each output streamed into
+    ``live`` as it arrives (``notebook.live``)."""
+    on_output = None if live is None else partial(_to_live, live)
+    if progress.callback is None and not saver.pending and live is None:
         return await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
     result: ExecutionResult | None = None
     error: Exception | None = None
@@ -321,15 +330,29 @@ async def _execute_one(
             tg.start_soon(progress.heartbeat, view.name)
         tg.start_soon(saver.save_when_due)
         try:
-            result = await kernel.execute(view.source, cell_key=view.name, timeout=timeout)
+            result = await kernel.execute(
+                view.source, cell_key=view.name, timeout=timeout, on_output=on_output
+            )
         except Exception as err:  # re-raised as is, not wrapped in an ExceptionGroup
             error = err
         finally:
             tg.cancel_scope.cancel()
+    if live is not None:
+        live.execution_count(None if result is None else result.execution_count)
+        live.finish("failed" if result is None else result.status)
     if error is not None:
         raise error
     assert result is not None
     return result
+
+
+def _to_live(live: LiveCell, output: dict[str, Any]) -> None:
+    """One output of the running cell (as ``kernels`` translated its iopub message) to the
+    store's live cell: a stream chunk is appended, anything else shown."""
+    if output.get("output_type") == "stream":
+        live.stream(str(output.get("name", "stdout")), str(output.get("text", "")))
+    else:
+        live.display(output)
 
 
 def _condensed(

@@ -21,7 +21,7 @@ from typing import Any
 from jupyter_jcli.analysis import CellInput, NotebookGraph, build_graph
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.io import FIRST_LINE_WIDTH, first_line
-from jupyter_jcli.notebook.store import NotebookRef, NotebookStore
+from jupyter_jcli.notebook.store import NotebookRef, NotebookStore, open_notebook
 
 __all__ = [
     "FIRST_LINE_WIDTH",
@@ -30,6 +30,7 @@ __all__ = [
     "first_line",
     "load",
     "loaded_of",
+    "open_document",
     "outputs_of",
 ]
 
@@ -102,15 +103,25 @@ def load(
     named by a ``NotebookRef``: ``notebook.store.open_notebook``) and analyse it. Writes
     nothing.
 
+    Without ``store``, a path opens in the active store choice (``notebook.stores``).
+
     Raises:
         UsageError: a ref of another store than ``store``.
         NotebookError: the codes of :meth:`Document.load` or of the store.
     """
-    if store is None and not isinstance(path, NotebookRef):  # a local path: no store module
-        return loaded_of(Document.load(path, cache_dir=cache_dir))
-    from jupyter_jcli.notebook.store import open_notebook
-
     return loaded_of(open_notebook(path, store=store, cache_dir=cache_dir))
+
+
+def open_document(
+    path: str | os.PathLike[str] | NotebookRef, *, cache_dir: Path | None = None
+) -> Document:
+    """The document of ``path`` in the active store (``notebook.stores.using_store``; none:
+    the local file, ``Document.load``). Writes nothing.
+
+    Raises:
+        NotebookError: the read codes of :meth:`Document.load` or of the store.
+    """
+    return open_notebook(path, cache_dir=cache_dir)
 
 
 def loaded_of(document: Document) -> Loaded:

@@ -18,7 +18,7 @@ from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_fields
-from jupyter_jcli.workbench._load import build_cell_graph
+from jupyter_jcli.workbench._load import build_cell_graph, open_document
 from jupyter_jcli.workbench._run_log import ID_PREFIX, run_keys
 from jupyter_jcli.workbench._stale import stale_between
 
@@ -173,7 +173,7 @@ def _run(
     *,
     target: str | None = None,
 ) -> MutationOutcome:
-    document = Document.load(path, cache_dir=cache_dir)
+    document = open_document(path, cache_dir=cache_dir)
     before_cells = document.cells
     previous = next((view for view in before_cells if view.name == target), None)
     stale: list[str] = []
@@ -334,10 +334,10 @@ def edit_cell_source(
     """
     if not old_string:
         raise UsageError("old_string must not be empty.", {"name": name})
-    view = Document.load(path, cache_dir=cache_dir).cell(name)
+    view = open_document(path, cache_dir=cache_dir).cell(name)
     if view.rev != expected_rev:  # refused by update_cell's own check, with its details
         update_cell(path, name, expected_rev=expected_rev, cache_dir=cache_dir, source=None)
-        view = Document.load(path, cache_dir=cache_dir).cell(name)
+        view = open_document(path, cache_dir=cache_dir).cell(name)
     count = view.source.count(old_string)
     if count == 0 or (count > 1 and not replace_all):
         want = "at least once" if replace_all else "exactly once"
@@ -455,7 +455,7 @@ def undo_last(
             <jupyter_jcli.notebook.document.Document.undo>` and of
             :meth:`Document.load <jupyter_jcli.notebook.document.Document.load>`.
     """
-    document = Document.load(path, cache_dir=cache_dir)
+    document = open_document(path, cache_dir=cache_dir)
     before_cells = document.cells
     result = document.undo(force=force)
     # an undone rename stales nothing (the undo names it also for a cell without an id)

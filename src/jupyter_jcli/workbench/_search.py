@@ -33,7 +33,7 @@ from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
-from jupyter_jcli.workbench._load import outputs_of
+from jupyter_jcli.workbench._load import open_document, outputs_of
 from jupyter_jcli.workbench._search_pattern import compile_query
 
 __all__ = [
@@ -216,7 +216,7 @@ def search_cells(
     _check_int("max_results", max_results, 1, MAX_SEARCH_RESULTS)
     _check_int("context_chars", context_chars, 0, MAX_SEARCH_CONTEXT)
     pattern = compile_query(query, regex=bool(regex))
-    document = Document.load(path)
+    document = open_document(path)
     texts, clipped = _texts(document, chosen)
     found = pattern.find([item.text for item in texts], max_results + 1)
     truncated = len(found) > max_results

@@ -84,6 +84,16 @@ class Workbench(WorkbenchState, AsyncResource):
             a person already runs are joined (``attached``), and ``inspect_variable`` and
             ``restart_kernel`` join the notebook's kernel when none is live. ``None`` (the
             default): local kernels. A ``pool`` given too is used as it is.
+        store: where notebooks are read and written: a ``NotebookStore`` (every notebook
+            in it; a path names a notebook of it through ``notebook.stores.resolve_ref``)
+            or a ``StoreChoice`` (:func:`stores_from_options`; ``auto`` picks per notebook).
+            Every operation opens its notebook through ``notebook.store.open_notebook``,
+            so reads, edits, undo and the outputs of runs go through the store; a notebook
+            of another store than the local one has no warm cache, and its kernel, run
+            log and registry entry are keyed by ``StoreChoice.kernel_path`` (a server
+            store's notebook: its path under the server's root, the same session path
+            the server knows). ``None`` (the default): the choice active where the
+            workbench is built (``notebook.stores.using_store``), else local files.
 
     Raises:
         KernelError: the codes of ``backend_factory`` for ``server`` (``SERVER_UNREACHABLE``
@@ -384,7 +394,7 @@ class Workbench(WorkbenchState, AsyncResource):
             NotebookError: the read codes of ``Document.load``.
         """
         loaded = await self._load(path)
-        kernel = self._pool.get(loaded.document.notebook_path)
+        kernel = self._pool.get(self._kernel_path(loaded.document))
         if kernel is None:
             raise not_running(loaded.document.notebook_path)
         info = await kernel.info()
@@ -445,7 +455,7 @@ class Workbench(WorkbenchState, AsyncResource):
             KernelError: ``KERNEL_NOT_RUNNING`` when there is none.
         """
         document = await self._document(path)
-        kernel = self._pool.get(document.notebook_path)
+        kernel = self._pool.get(self._kernel_path(document))
         if self._server is not None and (kernel is None or not await kernel.is_alive()):
             kernel = await self._kernel(document)
             await join(kernel)

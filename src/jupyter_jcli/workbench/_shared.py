@@ -33,14 +33,28 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     ServerConfig,
 )
+from jupyter_jcli.notebook.store import NotebookStore
+from jupyter_jcli.notebook.stores import StoreChoice, store_kind
 
 __all__ = [
     "SERVER_OPTION_HELP",
+    "STORE_OPTION_HELP",
     "join",
     "refuse_shared_restart",
     "server_from_options",
     "server_pool",
+    "store_choice_of",
+    "stores_from_options",
 ]
+
+STORE_OPTION_HELP = (
+    "Where notebooks are read and written: auto (default; $JUPYTER_JCLI_STORE), local (the "
+    "file here), collab (the server's live collaborative document), contents (the server's "
+    "contents API). auto: local without a server URL, else collab when the server has "
+    "real-time collaboration, else contents when no --server-root is given and the path is "
+    "no file here, else local."
+)
+"""The help of ``--store`` (``jupyter-mcp`` and ``j-cli``)."""
 
 SERVER_OPTION_HELP = {
     "server_url": "Run the kernels on this Jupyter Server (JupyterLab, JupyterHub "
@@ -93,6 +107,46 @@ def server_from_options(
             {"option": "token", "variable": SERVER_TOKEN_ENV},
         )
     return server
+
+
+def store_choice_of(store: NotebookStore | StoreChoice | None) -> StoreChoice | None:
+    """``store`` as a :class:`~jupyter_jcli.notebook.stores.StoreChoice` (a store: every
+    notebook in it; ``None`` stays ``None``: local files)."""
+    if store is None or isinstance(store, StoreChoice):
+        return store
+    return StoreChoice.of(store)
+
+
+def stores_from_options(
+    store: str | None,
+    server: ServerConfig | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> StoreChoice:
+    """The store choice a front end's ``--store`` (or ``$JUPYTER_JCLI_STORE``) and its
+    server (:func:`server_from_options`) name; local paths of a server store are taken
+    relative to the root the kernel layer maps notebooks with (``--server-root``, the
+    server's own ``root_dir``, else the current folder), so a notebook and its kernel's
+    session agree.
+
+    Raises:
+        UsageError: ``USAGE_ERROR``: an unknown store; ``collab`` or ``contents`` without a
+            server URL; the kernel layer's refusal of a ``--server-root`` that is not the
+            server's.
+    """
+    kind = store_kind(store, environ=environ)
+    if server is None or kind == "local":
+        return StoreChoice(kind, environ=environ)
+    from jupyter_jcli.kernels._server_paths import server_root
+
+    return StoreChoice(
+        kind,
+        server_url=server.url,
+        token=server.token,
+        server_root=server.server_root,
+        path_root=server_root(server),
+        environ=environ,
+    )
 
 
 def server_pool(server: ServerConfig) -> KernelPool:

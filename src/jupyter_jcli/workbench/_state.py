@@ -30,13 +30,15 @@ from jupyter_jcli.kernels import (
 )
 from jupyter_jcli.notebook._warm import DocumentCache, warm
 from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.notebook.store import NotebookStore, open_notebook
+from jupyter_jcli.notebook.stores import StoreChoice, active_choice, using_store
 from jupyter_jcli.workbench._execute import Batch
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import KernelOutcome
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._runs import RunOptions, kernel_outcome, not_started, run_cells
-from jupyter_jcli.workbench._shared import server_pool
+from jupyter_jcli.workbench._shared import server_pool, store_choice_of
 from jupyter_jcli.workbench._sightings import Sightings
 
 __all__ = ["PathArg", "WorkbenchState"]
@@ -55,9 +57,12 @@ class WorkbenchState:
         cache_dir: Path | None = None,
         pool: KernelPool | None = None,
         server: ServerConfig | None = None,
+        store: NotebookStore | StoreChoice | None = None,
     ) -> None:
         self._cache_dir = cache_dir
         self._server = server
+        # no store given: the choice active where it is built (a j-cli command's --store)
+        self._stores = store_choice_of(store) if store is not None else active_choice()
         if pool is None:
             pool = server_pool(server) if server is not None else KernelPool()
         self._pool = pool
@@ -82,11 +87,17 @@ class WorkbenchState:
         and for every change its own calls made. Reads nothing."""
         return self._sightings.take(path)
 
+    @property
+    def stores(self) -> StoreChoice | None:
+        """The store each notebook opens in (``None``: every path is a local file)."""
+        return self._stores
+
     @contextlib.contextmanager
     def warm(self) -> Iterator[DocumentCache]:
-        """Make this workbench's document cache the active one for the block (a server runs
-        its kernel-less operations inside it, so they share the cache)."""
-        with warm(self._documents) as cache:
+        """Make this workbench's document cache and store choice the active ones for the
+        block (a server runs its kernel-less operations inside it, so they share the cache
+        and open every notebook in the workbench's store)."""
+        with warm(self._documents) as cache, using_store(self._stores):
             assert cache is not None
             yield cache
 
@@ -110,7 +121,17 @@ class WorkbenchState:
         return await anyio.to_thread.run_sync(call)
 
     async def _document(self, path: PathArg) -> Document:
-        return await self._thread(partial(Document.load, path, cache_dir=self._cache_dir))
+        return await self._thread(partial(open_notebook, path, cache_dir=self._cache_dir))
+
+    def _kernel_path(self, document: Document) -> Path:
+        """The path that keys the notebook's kernel, run log and registry entry: a local
+        document's ``.ipynb``; a notebook of another store its ref's
+        (``StoreChoice.kernel_path``: under the server's root for a server store)."""
+        ref = getattr(document, "ref", None)
+        if ref is None or ref.local_path is not None:
+            return document.notebook_path
+        choice = self._stores or StoreChoice.of(document.store)  # type: ignore[attr-defined]
+        return choice.kernel_path(ref)
 
     async def _load(self, path: PathArg) -> Loaded:
         """The notebook and its graph, loaded once for the operation (warm)."""
@@ -120,7 +141,8 @@ class WorkbenchState:
         """``loaded`` as the file is now, once the kernel is held: the same content when the
         file did not change (a validation of the warm cache, nothing parsed), else loaded
         again."""
-        return await self._load(loaded.document.path)
+        document = loaded.document  # a notebook of another store: by its ref
+        return await self._load(getattr(document, "ref", None) or document.path)
 
     async def _kernel(
         self, document: Document, kernel_name: str | None = None, *, switch: bool = False
@@ -137,7 +159,7 @@ class WorkbenchState:
             KernelError: ``KERNELSPEC_NOT_FOUND`` (``source: "kernel_name"``),
                 ``KERNELSPEC_MISMATCH``; nothing was started, stopped or remembered.
         """
-        path = document.notebook_path
+        path = self._kernel_path(document)
         if kernel_name is not None:
             name = KernelChoice.checked_name(kernel_name)
             kernel = self._pool.kernel(path)
@@ -162,7 +184,7 @@ class WorkbenchState:
             await kernel.require_kernelspec()
 
     def _log(self, document: Document) -> RunLog:
-        path = document.notebook_path.resolve()
+        path = self._kernel_path(document).resolve()
         if path not in self._logs:  # the registry's log for a shared pool
             from jupyter_jcli.workbench._sharing import run_log_for
 
@@ -174,15 +196,15 @@ class WorkbenchState:
         log holds other processes' runs too), else once this workbench ran a cell."""
         if isinstance(self._pool, SharedKernelPool) or self._server is not None:
             return self._log(document)
-        return self._logs.get(document.notebook_path.resolve())
+        return self._logs.get(self._kernel_path(document).resolve())
 
     async def _kernel_info(self, document: Document) -> KernelInfo:
         """The notebook's kernel; ``busy`` with the registry's running cell when another
         process runs code on it, or a command that ended (killed) left its code running:
         this process's own hold knows only its own executions."""
-        kernel = self._pool.get(document.notebook_path)
+        kernel = self._pool.get(self._kernel_path(document))
         if kernel is None:
-            return not_started(document.notebook_path, self._choice.kernelspec(document)[0])
+            return not_started(self._kernel_path(document), self._choice.kernelspec(document)[0])
         info = await kernel.info()
         busy = self._kernel_busy(document, info.epoch)
         if info.state != "idle" or busy is None:
@@ -196,7 +218,7 @@ class WorkbenchState:
             return None
         from jupyter_jcli.kernels._shared_busy import busy_facts
 
-        entry = self._pool.registry.read(document.notebook_path.resolve())
+        entry = self._pool.registry.read(self._kernel_path(document).resolve())
         if entry is None or entry.epoch != epoch or entry.state != "busy":
             return None
         return busy_facts(entry)

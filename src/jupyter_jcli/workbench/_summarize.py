@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.notebook._views import address_fields
-from jupyter_jcli.notebook.document import CellView, Document
+from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.workbench._load import open_document
 
 __all__ = ["CellSummary", "SummarizeOutcome", "summarize_cells"]
 
@@ -134,7 +135,7 @@ def summarize_cells(
     """
     from jupyter_jcli import summaries
 
-    document = Document.load(path)
+    document = open_document(path)
     if names is None:
         selected = [view for view in document.cells if view.cell_type in _DEFAULT_TYPES]
     else:
