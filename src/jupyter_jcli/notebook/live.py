@@ -17,7 +17,12 @@ store drop what it streamed, so they are in the document once). A store without 
 :meth:`~LiveOutputs.finish`          the cell ended (``ok``, ``error``, ``aborted`` ...)
 =====================  ==================================================================
 
-Every method is called on the thread of the run; a sink must not block for long (the room
+Today the workbench feeds what the kernel layer's ``on_output`` surfaces: :meth:`stream`,
+:meth:`display` (an ``update_display_data`` arrives there as a ``display_data``; a
+``clear_output`` is not surfaced), then :meth:`execution_count` and :meth:`finish`. A sink
+implements all six, so feeding the other two needs no change of this protocol.
+
+Every method is called on the event loop of the run; a sink must not block for long (the room
 applies each change in its own transaction) and must never raise for a gone cell (the person
 deleted it: the outputs are then written nowhere).
 """

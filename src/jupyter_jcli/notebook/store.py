@@ -503,14 +503,15 @@ def open_notebook(
         UsageError: a ref of another store without ``store``.
         NotebookError: the read codes of ``Document.load`` or of the store.
     """
-    if store is None and not isinstance(target, NotebookRef):
+    local = target.local_path if isinstance(target, NotebookRef) else target
+    if store is None and local is not None:
         from jupyter_jcli.notebook.stores import active_choice
 
         choice = active_choice()
-        if choice is None or choice.local_only:  # a file: no store machinery to load
-            from jupyter_jcli.notebook.document import Document
+        if choice is None or choice.local_only or isinstance(target, NotebookRef):
+            from jupyter_jcli.notebook.document import Document  # a file: no store machinery
 
-            return Document.load(target, cache_dir=cache_dir)
+            return Document.load(local, cache_dir=cache_dir)
     from jupyter_jcli.notebook._store_document import open_notebook as opened
 
     return opened(target, store=store, cache_dir=cache_dir)
