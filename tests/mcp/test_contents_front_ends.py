@@ -248,3 +248,27 @@ def test_j_cli_works_on_a_jupyterhub_user_servers_notebook(
     assert _sources(root, path) == SOURCES
     assert _stdout(root, path, 1) == f"41 {root / Path(path).parent}\n"  # outputs kept
     _nothing_written(agent)
+
+
+async def test_jupyter_mcp_auto_keeps_a_notebook_under_its_root_local(
+    contents_server: RunningServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``auto`` with a server takes the contents store only for a path that is no file
+    here: a tool's relative path is relative to ``--root``, not to the process's folder."""
+    agent = _agent(tmp_path)
+    write_notebook(agent, SOURCES, "local")
+    env = server_env(tmp_path / "cache", JUPYTER_JCLI_SERVER_TOKEN=contents_server.token)
+    env.pop("JUPYTER_JCLI_STORE", None)
+    params = StdioServerParameters(
+        command=_console_script("jupyter-mcp"),
+        args=["--root", str(agent), "--server-url", contents_server.url],
+        cwd=tmp_path,  # not the root
+        env=env,
+    )
+    async with open_session(params, tmp_path / "mcp.log") as session:
+        revs = _names(await ok(session, "notebook_overview", path="local.ipynb"))
+        await ok(session, "update_cell", path="local.ipynb", name="show",
+                 expected_rev=revs["show"], source="# show\nprint(x * 2)")  # fmt: skip
+    assert _sources(agent, "local.ipynb")[1] == "# show\nprint(x * 2)"
+    assert not (contents_server.root / "local.ipynb").exists()
