@@ -272,3 +272,39 @@ async def test_jupyter_mcp_auto_keeps_a_notebook_under_its_root_local(
                  expected_rev=revs["show"], source="# show\nprint(x * 2)")  # fmt: skip
     assert _sources(agent, "local.ipynb")[1] == "# show\nprint(x * 2)"
     assert not (contents_server.root / "local.ipynb").exists()
+
+
+def test_j_cli_runs_a_paired_script_on_the_server_through_its_jupytext(
+    contents_server: RunningServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A paired ``.py`` on the server is read and written by the server's jupytext; ``j-cli
+    run`` of it runs its notebook's cells (it is no local script to run whole)."""
+    import jupytext
+    import nbformat
+
+    root, agent = contents_server.root, _agent(tmp_path)
+    folder = root / f"pair-{secrets.token_hex(4)}"
+    folder.mkdir()
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    notebook.metadata["jupytext"] = {"formats": "ipynb,py:percent"}
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in SOURCES]
+    jupytext.write(notebook, folder / "demo.ipynb")
+    jupytext.write(notebook, folder / "demo.py", fmt="py:percent")
+    script, path = f"{folder.name}/demo.py", f"{folder.name}/demo.ipynb"
+    env = server_env(
+        tmp_path / "cache",
+        JUPYTER_JCLI_SERVER_URL=contents_server.url,
+        JUPYTER_JCLI_SERVER_TOKEN=contents_server.token,
+    )
+    code, overview = _jcli(agent, env, "notebook", "overview", script)
+    assert code == 0, overview
+    code, edited = _jcli(agent, env, "cell", "update", script, "show", "--expected-rev",
+                         _names(overview)["show"], "--source", "# show\nprint(x * 2)")  # fmt: skip
+    assert code == 0, edited
+    assert "print(x * 2)" in (folder / "demo.py").read_text(encoding="utf-8")
+    code, ran = _jcli(agent, env, "run", script)
+    assert code == 0 and ran["ok"] is True, ran
+    assert _stdout(root, path, 1) == "40\n"
+    _nothing_written(agent)
