@@ -164,7 +164,7 @@ def run_command(
     mode = modes[0] if modes else "stale"
     created: ScriptPlan | None = None  # the notebook run script.py created for the script
     server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
-    if file.lower().endswith(".py"):  # a notebook script goes on below, once paired
+    if file.lower().endswith(".py") and _local(file):  # a notebook script: below, once paired
         from jupyter_jcli.cli._run_script import run_plain_script
 
         script = run_plain_script(file, timeout=timeout, kernel_name=kernel_name, modes=modes)
@@ -477,3 +477,12 @@ def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:
     head = f"{overview.path}: {overview.cell_count:,} cells ({summary or 'no code'})"
     more = more_cells_line(overview, file_arg, None)
     return [head, *overview_table(overview), *([more] if more else [])]
+
+
+def _local(file: str) -> bool:
+    """Whether ``file`` opens as a file here (no active server store takes it: a server's
+    ``.py`` is read as a notebook by the server's jupytext, or refused by its store)."""
+    from jupyter_jcli.notebook.stores import active_choice
+
+    choice = active_choice()
+    return choice is None or choice.local_only or choice.kind_for(file) == "local"

@@ -100,7 +100,7 @@ async def _dispatch(
     choice = active_choice()
     served = None
     if choice is not None and not choice.local_only:
-        served = await anyio.to_thread.run_sync(store_path, given)
+        served = await anyio.to_thread.run_sync(store_path, given, trusted)
     if served is not None:  # a notebook of a server store: confined by the server
         return await tool.operation(Call(tool.name, served, arguments, trusted, progress))
     with confined_to(trusted):  # every file the operation opens, checked where opened
@@ -110,22 +110,31 @@ async def _dispatch(
         return await tool.operation(Call(tool.name, path, arguments, trusted, progress))
 
 
-def store_path(given: str) -> Path | None:
+def store_path(given: str, roots: Sequence[Path] = ()) -> Path | None:
     """For a tool's notebook that opens in another store than the local one (the active
     ``--store`` choice: ``collab`` or ``contents``; a test's memory store), the path that
     names it there: for a server store ``given`` is the server's path (relative to the
     server's root), not confined by the local roots (the server decides what its user may
-    open); else ``None``: a local file, checked against the roots. Blocking (the ``auto``
+    open); else ``None``: a local file, checked against the roots. ``auto`` does not take
+    the contents store for a path that is a file under one of ``roots`` (a tool's relative
+    path is relative to the roots, not to this process's folder). Blocking (the ``auto``
     probe): call it from a worker thread."""
     choice = active_choice()
     if choice is None or choice.local_only:
         return None
     kind = choice.kind_for(given)
-    if kind == "local":
+    if kind == "local" or (kind == "contents" and choice.kind == "auto" and _in(given, roots)):
         return None
     if kind not in SERVER_STORES or os.path.isabs(given):  # another store: its own path
         return Path(given)
     return choice.path_root / given
+
+
+def _in(given: str, roots: Sequence[Path]) -> bool:
+    """Whether ``given`` names an existing file here: absolute, or under one of ``roots``."""
+    path = Path(given)
+    candidates = [path] if path.is_absolute() else [root / path for root in roots]
+    return any(candidate.is_file() for candidate in candidates)
 
 
 def build_server(
