@@ -224,6 +224,31 @@ async def test_the_agent_reads_the_persons_unsaved_change_and_a_stale_rev_is_ref
 async def test_the_person_sees_a_running_cells_output_stream_in_before_the_run_ends(
     front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
 ) -> None:
+    await _streams_into_the_persons_view(front, server, name, person, tmp_path)
+
+
+@pytest.mark.parametrize("front", FRONT_ENDS)
+async def test_a_notebook_without_cell_ids_streams_into_the_persons_view_too(
+    front: str, server: RunningServer, tmp_path: Path
+) -> None:
+    # nbformat 4.4 (the bundled example's): the room gives its cells ids but drops them on
+    # read, so the run found no id and streamed nothing until the end (a trial's finding).
+    path = write_notebook(server.root, SOURCES, f"{tmp_path.name}-v4.4")
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    notebook["nbformat_minor"] = 4
+    for cell in notebook["cells"]:
+        cell.pop("id", None)
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    person = Person(server.url, server.token, path.name)
+    try:
+        await _streams_into_the_persons_view(front, server, path.name, person, tmp_path)
+    finally:
+        person.close()
+
+
+async def _streams_into_the_persons_view(
+    front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
+) -> None:
     person.set_source(1, TICKS)
     seen: list[tuple[str | None, str, float | None]] = []
     watching = threading.Event()

@@ -144,6 +144,20 @@ def test_auto_picks_collab_only_on_a_server_with_collaboration(
             with pytest.raises(JcliError) as caught:
                 bad.kind_for("nb.ipynb")
             assert caught.value.code == ErrorCode.SERVER_AUTH_FAILED
+            monkeypatch.setattr(stores, "_probed", {})
+            # --store contents beside rooms: its PUT would go beneath the live document (a
+            # trial lost a person's typing so): refused before anything is read or written.
+            contents = StoreChoice(
+                "contents", server_url=server.url, token=server.token, environ={}
+            )
+            with pytest.raises(JcliError) as refused:
+                contents.store_for("nb.ipynb")
+            assert refused.value.code == ErrorCode.USAGE_ERROR
+            assert refused.value.details["reason"] == "server_has_rooms"
         else:
+            contents = StoreChoice(
+                "contents", server_url=server.url, token=server.token, environ={}
+            )
+            assert contents.store_for("nb.ipynb").kind == "contents"
             assert remote.kind_for("nb.ipynb") == "contents"  # no such file here
             assert shared.kind_for(root / "nb.ipynb") == "local"  # the root is a folder here

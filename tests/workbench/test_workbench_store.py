@@ -67,8 +67,15 @@ class LiveMemoryStore(MemoryStore):
         super().__init__(notebooks)
         self.events: list[tuple[str, str, object]] = []
 
-    def live_outputs(self, ref: NotebookRef, cell_id: str) -> _Sink:
-        return _Sink(self.events, cell_id)
+    def live_outputs(
+        self,
+        ref: NotebookRef,
+        cell_id: str | None,
+        *,
+        index: int | None = None,
+        rev: str | None = None,
+    ) -> _Sink:
+        return _Sink(self.events, cell_id or f"#{index}")
 
 
 class _Sink:

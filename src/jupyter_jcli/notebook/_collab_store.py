@@ -288,17 +288,35 @@ class CollabStore:
         path = self._path(ref)
         return KernelPlace("server", url=self.base_url, cwd=path.rpartition("/")[0])
 
-    def live_outputs(self, ref: NotebookRef, cell_id: str) -> LiveRoomCell:
+    def live_outputs(
+        self,
+        ref: NotebookRef,
+        cell_id: str | None,
+        *,
+        index: int | None = None,
+        rev: str | None = None,
+    ) -> LiveRoomCell | None:
         """The sink writing a running cell's outputs into the live cell
         (``notebook.live.LiveCell``, ``_collab_outputs``); entering it raises
         ``CELL_NOT_FOUND`` when no live code cell has that id.
+
+        A notebook before nbformat 4.5 shows its cells without ids, but the room gives every
+        cell one (``YNotebook.create_ycell``) and drops it on read: without ``cell_id`` the
+        cell at ``index`` is taken by its room id when its rev is still ``rev``, else
+        ``None`` (the person changed the cells meanwhile: nothing is streamed; the final
+        outputs are committed by rev as for every store).
 
         Raises:
             NotebookError: the codes of :meth:`room`.
         """
         from jupyter_jcli.notebook._collab_outputs import LiveRoomCell
 
-        return LiveRoomCell(self.room(ref), cell_id, where=str(ref))
+        room = self.room(ref)
+        if cell_id is None:
+            cell_id = _room_id_at(room, index, rev)
+            if cell_id is None:
+                return None
+        return LiveRoomCell(room, cell_id, where=str(ref))
 
     # ------------------------------------------------------------------ helpers
 
@@ -313,6 +331,20 @@ class CollabStore:
 
     def _snapshots(self, ref: NotebookRef) -> SnapshotStore:
         return SnapshotStore.keyed(self.ref(self._path(ref)).key, base_dir=self._base_dir)
+
+
+def _room_id_at(room: Room, index: int | None, rev: str | None) -> str | None:
+    """The room's id of the cell at ``index`` if its rev is ``rev``, else ``None``."""
+    if index is None or rev is None:
+        return None
+    with room.lock:
+        ycells = room.notebook.ycells
+        if not 0 <= index < len(ycells):
+            return None
+        ycell = ycells[index]
+        cell = {"cell_type": ycell.get("cell_type"), "source": str(ycell.get("source", ""))}
+        found = ycell.get("id")
+        return found if isinstance(found, str) and rev_of(cell) == rev else None
 
 
 def _quote(path: str) -> str:

@@ -70,15 +70,33 @@ class LiveCell(Protocol):
 class LiveOutputs(Protocol):
     """A store that streams a running cell's outputs into its live document."""
 
-    def live_outputs(self, ref: NotebookRef, cell_id: str) -> LiveCell | None:
-        """The sink for the code cell with nbformat id ``cell_id`` of ``ref`` (``None``:
-        nothing is streamed)."""
+    def live_outputs(
+        self,
+        ref: NotebookRef,
+        cell_id: str | None,
+        *,
+        index: int | None = None,
+        rev: str | None = None,
+    ) -> LiveCell | None:
+        """The sink for the code cell with nbformat id ``cell_id`` of ``ref``, or, for a
+        cell without an id (nbformat < 4.5), the cell at ``index`` while its rev is ``rev``
+        (``None``: nothing is streamed)."""
         ...
 
 
-def live_sink(store: object, ref: NotebookRef | None, cell_id: str | None) -> LiveCell | None:
-    """``store.live_outputs(ref, cell_id)`` when the store offers it, else ``None``; a sink
-    that cannot be opened streams nothing (the run's outputs are committed all the same)."""
-    if ref is None or not cell_id or not isinstance(store, LiveOutputs):
+def live_sink(
+    store: object,
+    ref: NotebookRef | None,
+    cell_id: str | None,
+    *,
+    index: int | None = None,
+    rev: str | None = None,
+) -> LiveCell | None:
+    """``store.live_outputs(ref, cell_id, index=..., rev=...)`` when the store offers it,
+    else ``None``; a sink that cannot be opened streams nothing (the run's outputs are
+    committed all the same)."""
+    if ref is None or not isinstance(store, LiveOutputs):
         return None
-    return store.live_outputs(ref, cell_id)
+    if not cell_id and (index is None or rev is None):
+        return None
+    return store.live_outputs(ref, cell_id or None, index=index, rev=rev)

@@ -11,7 +11,8 @@ kind        the notebook opens in
 ==========  ==================================================================================
 local       the file on this machine (``Document.load``: pairing, warm cache, undo snapshots)
 collab      the Jupyter Server's collaborative room (``_collab_store.CollabStore``)
-contents    the Jupyter Server's contents API (``_contents_store.ContentsStore``)
+contents    the Jupyter Server's contents API (``_contents_store.ContentsStore``); refused
+            on a server with real-time collaboration (its rooms would lose people's typing)
 auto        local without a server URL, or for a file here outside the server's root;
             else collab when the server answers
             ``PUT /api/collaboration/session/<path>`` (asked once per server and process),
@@ -270,6 +271,8 @@ class StoreChoice:
         if self._fixed is not None:
             return self._fixed
         kind = self.kind_for(path_text)
+        if kind == "contents" and self.server_url:
+            self._refuse_contents_beside_rooms(os.fspath(path_text))
         with self._lock:
             store = self._stores.get(kind)
             if store is None:
@@ -277,6 +280,29 @@ class StoreChoice:
                     kind, self.server_url, self.token, self.timeout
                 )
         return store
+
+    def _refuse_contents_beside_rooms(self, text: str) -> None:
+        """``--store contents`` on a server with real-time collaboration would ``PUT`` the
+        file beneath its open rooms: the room then overwrites what people type, or our
+        write (a trial lost a person's typing so). Refused; the room is the way in.
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` (details ``option: "store"``, ``reason:
+                "server_has_rooms"``).
+        """
+        assert self.server_url is not None
+        absolute = Path(os.path.abspath(text))
+        try:
+            server_path = absolute.relative_to(self.path_root).as_posix()
+        except ValueError:
+            server_path = PurePosixPath(text).as_posix().lstrip("/")
+        if collab_available(self.server_url, server_path, self.token):
+            raise UsageError(
+                f"the Jupyter Server at {self.server_url} has real-time collaboration: a write "
+                "through its contents API would go beneath the notebook's live document and "
+                "lose what people type in it; use --store collab (or auto)",
+                {"option": "store", "value": "contents", "reason": "server_has_rooms"},
+            )
 
     def store_of(self, ref: NotebookRef) -> NotebookStore | None:
         """The store of this choice that holds ``ref`` (``None``: a local ref, or a kind

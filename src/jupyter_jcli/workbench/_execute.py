@@ -179,7 +179,11 @@ async def run_batch(
                 break
             try:
                 live = live_sink(
-                    getattr(document, "store", None), getattr(document, "ref", None), view.cell_id
+                    getattr(document, "store", None),
+                    getattr(document, "ref", None),
+                    view.cell_id,
+                    index=view.index,
+                    rev=view.rev,
                 )
                 result = await _execute_one(kernel, view, timeout, progress, saver, live=live)
             except KernelError as err:  # the stop came while the kernel was starting
