@@ -40,6 +40,7 @@ from jupyter_jcli.notebook.store import (
     NotebookRef,
     SetMetadata,
     SetSource,
+    StoreChange,
     StoreRead,
     UndoEntry,
     Version,
@@ -186,15 +187,7 @@ class CollabStore:
             version = _version(room, _light(room))
         return StoreRead(notebook, version)
 
-    def commit(
-        self,
-        ref: NotebookRef,
-        expected_version: Version,
-        ops: Sequence[CellOp],
-        *,
-        undo: tuple[str, dict[str, Any]] | None = None,
-        pop: UndoEntry | None = None,
-    ) -> StoreRead:
+    def commit(self, ref: NotebookRef, expected_version: Version, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``: one transaction on the room's document,
         acknowledged by the room's server before it returns.
 
@@ -206,6 +199,7 @@ class CollabStore:
                 (the room did not acknowledge in time: the change is in our copy of the
                 document and is sent on a resync, or lost if the server restarted).
         """
+        ops, undo, pop = change.ops, change.undo, change.pop
         room = self.room(ref)
         snapshots = self._snapshots(ref)
         pending = None
@@ -278,10 +272,7 @@ class CollabStore:
 
     def undo_entries(self, ref: NotebookRef) -> list[UndoEntry]:
         """The notebook's undo records on this machine, oldest first. Creates nothing."""
-        return [
-            UndoEntry(snapshot.operation, snapshot.record(), snapshot)
-            for snapshot in self._snapshots(ref).snapshots()
-        ]
+        return self._snapshots(ref).undo_entries()
 
     def kernel_place(self, ref: NotebookRef) -> KernelPlace:
         """A kernel on the server, started in the notebook's server folder."""
