@@ -43,7 +43,6 @@ from jupyter_jcli.notebook.store import (
     StoreChange,
     StoreRead,
     UndoEntry,
-    Version,
     apply_ops,
     rev_of,
     stale_version_error,
@@ -187,13 +186,13 @@ class CollabStore:
             version = _version(room, _light(room))
         return StoreRead(notebook, version)
 
-    def commit(self, ref: NotebookRef, expected_version: Version, change: StoreChange) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``: one transaction on the room's document,
         acknowledged by the room's server before it returns.
 
         Raises:
             NotebookError: ``WRITE_CONFLICT`` (``version_changed``: cells inserted, deleted or
-                moved, or a new document since ``expected_version``; ``cell_changed``: a
+                moved, or a new document since ``change.version``; ``cell_changed``: a
                 changed cell's rev differs; nothing applied); ``NOTEBOOK_WRITE_FAILED`` (the
                 undo record); ``SERVER_UNREACHABLE``
                 (the room did not acknowledge in time: the change is in our copy of the
@@ -208,7 +207,7 @@ class CollabStore:
         try:
             with room.lock:
                 light = _light(room)
-                if not _version(room, light).same_cells(expected_version):
+                if not _version(room, light).same_cells(change.version):
                     raise stale_version_error(ref)
                 _check_ops(light, ops, where=str(ref))  # raises, changes nothing
                 if ops:

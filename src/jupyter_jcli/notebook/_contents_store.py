@@ -190,7 +190,7 @@ class ContentsStore:
                 metadata.pop("trusted", None)
         return StoreRead(content, version)
 
-    def commit(self, ref: NotebookRef, expected_version: Version, change: StoreChange) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit`` and the module docstring (the window).
 
         Raises:
@@ -203,17 +203,17 @@ class ContentsStore:
         with self._guard:
             last = self._last.get(ref.key)
         checked = False
-        base = self._parsed(last[1], path) if last and last[0] == expected_version else None
+        base = self._parsed(last[1], path) if last and last[0] == change.version else None
         if base is None:
             base = self.read(ref)
-            if base.version != expected_version:
+            if base.version != change.version:
                 raise stale_version_error(ref)
             checked = True
         cells, _origins = apply_ops(base.notebook["cells"], ops, where=str(ref))
         records = self._records(ref)
         if not ops:
             if not checked:
-                self._check(ref, path, expected_version)
+                self._check(ref, path, change.version)
             if pop is not None:
                 records.discard(pop.handle)
             return base
@@ -223,7 +223,7 @@ class ContentsStore:
         pending = records.prepare(undo[0], (), undo[1]) if undo is not None else None
         try:
             if not checked:
-                self._check(ref, path, expected_version)
+                self._check(ref, path, change.version)
             self._request("PUT", path, body=body)
             written = self.read(ref)
         except BaseException:

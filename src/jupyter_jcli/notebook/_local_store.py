@@ -31,7 +31,6 @@ from jupyter_jcli.notebook.store import (
     StoreChange,
     StoreRead,
     UndoEntry,
-    Version,
     apply_ops,
     stale_version_error,
 )
@@ -95,7 +94,7 @@ class LocalStore:
         )
         return StoreRead(notebook, LocalVersion.of(files))
 
-    def commit(self, ref: NotebookRef, expected_version: Version, change: StoreChange) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``; also the refusals of a write of the content
         (``PAIR_OUT_OF_SYNC``, a read-only file's ``NOTEBOOK_WRITE_FAILED``)."""
         from jupyter_jcli.notebook._commit import Draft, render_files, write_draft
@@ -104,7 +103,7 @@ class LocalStore:
         path = self._path(ref)
         with confined(self._confine):
             notebook, files, pair, refusal = read_target(path, base_dir=self._base_dir)
-            if LocalVersion.of(files) != expected_version:
+            if LocalVersion.of(files) != change.version:
                 raise stale_version_error(ref)
             if refusal is not None:
                 raise NotebookError(refusal.code, refusal.message, refusal.details)

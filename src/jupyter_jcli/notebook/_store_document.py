@@ -52,6 +52,8 @@ class StoreDocument(Document):
     """A :class:`Document` over a store (module docstring). Create with
     :func:`open_document`."""
 
+    _warm_cached = False  # the warm cache knows files only
+
     def __init__(self, ref: NotebookRef, store: NotebookStore, read: StoreRead) -> None:
         self._ref = ref
         self._store = store
@@ -98,17 +100,6 @@ class StoreDocument(Document):
         self._version = read.version
         self._adopt(read.notebook, (), views=views)
 
-    def _adopt(
-        self,
-        notebook: dict[str, Any],
-        files: tuple[FileState, ...],
-        *,
-        read_ns: int = 0,
-        views: tuple[CellView, ...] | None = None,
-    ) -> None:
-        self._cache = None  # the warm cache knows files only
-        super()._adopt(notebook, files, read_ns=read_ns, views=views)
-
     # ------------------------------------------------------------------ writes
 
     def _attempts(self, attempt: Callable[[bool], tuple[T, StoreChange]]) -> T:
@@ -123,7 +114,7 @@ class StoreDocument(Document):
                 if not change.ops and change.pop is None:
                     return value
                 try:
-                    read = self._store.commit(self._ref, self._version, change)
+                    read = self._store.commit(self._ref, change)
                 except NotebookError as err:
                     if not _retry(err) or number == WRITE_ATTEMPTS - 1:
                         raise
@@ -164,7 +155,9 @@ class StoreDocument(Document):
             if check is not None:
                 check(result, views)
             record = record_mutation(cells, self._names, work.cells, work.names)
-            return result, StoreChange(ops, undo=(operation, record) if ops else None)
+            return result, StoreChange(
+                self._version, ops, undo=(operation, record) if ops else None
+            )
 
         return self._attempts(attempt)
 
@@ -179,12 +172,12 @@ class StoreDocument(Document):
             cells = list(before)
             names = tuple(change(self._views, cells))
             if not names:
-                return names, StoreChange(())
+                return names, StoreChange(self._version, ())
             if store_names:
                 from jupyter_jcli.notebook._outputs import store_names as store
 
                 store(self._views, cells)
-            return names, StoreChange(ops_between(before, cells, range(len(cells))))
+            return names, StoreChange(self._version, ops_between(before, cells, range(len(cells))))
 
         return self._attempts(attempt)
 
@@ -231,7 +224,7 @@ class StoreDocument(Document):
                 conflicts=conflicts,
                 renamed=reverted.renamed,
             )
-            return result, StoreChange(ops, pop=newest)
+            return result, StoreChange(self._version, ops, pop=newest)
 
         result = self._attempts(attempt)
         return undone_names(result, touched[-1], self._names)

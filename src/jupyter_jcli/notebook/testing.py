@@ -37,7 +37,6 @@ from jupyter_jcli.notebook.store import (
     StoreChange,
     StoreRead,
     UndoEntry,
-    Version,
     apply_ops,
     stale_version_error,
 )
@@ -77,11 +76,11 @@ class MemoryStore:
                 )
             return StoreRead(copy.deepcopy(notebook), self._versions[ref.path])
 
-    def commit(self, ref: NotebookRef, expected_version: Version, change: StoreChange) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``."""
         with self._guard:
             key = self._key(ref)
-            if key not in self._notebooks or self._versions[key] != expected_version:
+            if key not in self._notebooks or self._versions[key] != change.version:
                 raise stale_version_error(ref)
             notebook = self._notebooks[key]
             cells, _origins = apply_ops(notebook["cells"], change.ops, where=str(ref))
