@@ -108,45 +108,6 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects, SyntaxErrorInfo
 
-__all__ = [
-    "ARG_MUTATING_FUNCTIONS",
-    "BUILTIN_NAMES",
-    "CELL_TYPES",
-    "MAX_ANALYZED_SOURCE",
-    "MUTATING_METHODS",
-    "POLYSEMOUS_METHODS",
-    "PURE_WHEN_DISPLAYED",
-    "CallTimeEffects",
-    "CellDict",
-    "CellEffects",
-    "CellInput",
-    "CellNode",
-    "CellStatus",
-    "CodeWrites",
-    "EdgeDict",
-    "Finding",
-    "FindingDict",
-    "FindingKind",
-    "Freshness",
-    "GraphDict",
-    "NotebookGraph",
-    "RunRecord",
-    "StateChange",
-    "SyntaxErrorInfo",
-    "analyze_cell",
-    "build_graph",
-    "cell_freshness",
-    "clear_cache",
-    "code_writes",
-    "fresh_cells",
-    "is_history_name",
-    "overwriting_changes",
-    "overwritten_cells",
-    "rerun_plan",
-    "stale_after_edit",
-    "to_dot",
-    "to_mermaid",
-]
 
 _PUBLIC = {
     "_build": (
@@ -210,6 +171,5 @@ _PUBLIC = {
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a process loads only the analysis it uses (the ``j-cli exec`` lane: no rendering)."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

@@ -95,6 +95,7 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.kernels._server_kept import KeptServerBackend
     from jupyter_jcli.kernels._server_ledger import ServerLedger
+    from jupyter_jcli.kernels._server_paths import server_root
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
         interrupt_session,
@@ -107,7 +108,13 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
     from jupyter_jcli.kernels._shared_backend import SharedBackend
-    from jupyter_jcli.kernels._shared_busy import command_words, stop_words
+    from jupyter_jcli.kernels._shared_busy import (
+        busy_facts,
+        command_words,
+        leftover_cause,
+        running_words,
+        stop_words,
+    )
     from jupyter_jcli.kernels._supervisor import (
         interrupt_registered,
         start_registered,
@@ -130,83 +137,6 @@ if TYPE_CHECKING:
         OutputCallback,
     )
 
-__all__ = [
-    "DEFAULT_BUSY_WAIT",
-    "DEFAULT_EXECUTE_TIMEOUT",
-    "DEFAULT_IDLE_TIMEOUT",
-    "DEFAULT_KERNELSPEC",
-    "DEFAULT_STARTUP_TIMEOUT",
-    "EXECUTE_TIMEOUT_ENV",
-    "IDLE_TIMEOUT_ENV",
-    "KERNEL_WORKING_DIR",
-    "POLL_INTERVAL",
-    "RUNTIME_DIR_ENV",
-    "SERVER_ROOT_ENV",
-    "SERVER_TOKEN_ENV",
-    "SERVER_URL_ENV",
-    "SETTLE_TIMEOUT",
-    "SHUTDOWN_TIMEOUT",
-    "STOP_GRACE",
-    "STOP_WAIT",
-    "AskedStop",
-    "BackendFactory",
-    "DisplayRegistry",
-    "DisplayUpdate",
-    "EvaluationResult",
-    "ExecutionResult",
-    "ExecutionStatus",
-    "ExpressionValue",
-    "InPlaceRestart",
-    "InterruptReason",
-    "KeptServerBackend",
-    "KernelBackend",
-    "KernelEntry",
-    "KernelInfo",
-    "KernelMessage",
-    "KernelOrigin",
-    "KernelPool",
-    "KernelRecords",
-    "KernelRegistry",
-    "KernelState",
-    "KernelspecCatalogue",
-    "LocalBackend",
-    "MessageCallback",
-    "NotebookKernel",
-    "Output",
-    "OutputCallback",
-    "OutputCollector",
-    "ServerBackend",
-    "ServerConfig",
-    "ServerLedger",
-    "ServerSession",
-    "SharedBackend",
-    "SharedKernelPool",
-    "SharedNotebookKernel",
-    "backend_factory",
-    "busy_facts",
-    "command_words",
-    "execute_timeout",
-    "idle_timeout",
-    "installed_kernelspecs",
-    "interrupt_registered",
-    "interrupt_session",
-    "kernel_died",
-    "kernelspec_name_from_metadata",
-    "message_type",
-    "notebook_session",
-    "notebook_sessions",
-    "process_name",
-    "registry_dir",
-    "require_session_kernelspec",
-    "restart_session",
-    "server_config",
-    "start_registered",
-    "start_session",
-    "stop_for_everyone",
-    "stop_registered",
-    "stop_session",
-    "stop_words",
-]
 
 _PUBLIC: dict[str, tuple[str, ...]] = {
     "_backend": (
@@ -261,6 +191,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "server_config",
     ),
     "_server_kept": ("KeptServerBackend",),
+    "_server_paths": ("server_root",),
     "_server_ledger": ("ServerLedger",),
     "_server_sessions": (
         "ServerSession",
@@ -277,7 +208,13 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "SharedNotebookKernel",
     ),
     "_shared_backend": ("SharedBackend",),
-    "_shared_busy": ("busy_facts", "command_words", "stop_words"),
+    "_shared_busy": (
+        "busy_facts",
+        "command_words",
+        "leftover_cause",
+        "running_words",
+        "stop_words",
+    ),
     "_supervisor": (
         "interrupt_registered",
         "start_registered",
@@ -307,6 +244,5 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 joining a live kernel loads neither the Jupyter Server backend nor ``jupyter_client``."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

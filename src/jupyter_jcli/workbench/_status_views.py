@@ -19,7 +19,7 @@ from typing import Any
 
 from jupyter_jcli.analysis import CellStatus, RunRecord, StateChange
 from jupyter_jcli.kernels import KernelInfo
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.workbench._load import Loaded
 from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
@@ -196,7 +196,7 @@ class _LeftoverLog(RunLog):
         return self._log.records()
 
     def changes(self) -> list[StateChange]:
-        from jupyter_jcli.kernels._shared_busy import leftover_cause
+        from jupyter_jcli.kernels import leftover_cause
 
         changes = self._log.changes()
         seqs = [record.seq for record in self._log.records()] + [c.seq for c in changes]
