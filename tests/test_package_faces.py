@@ -51,7 +51,7 @@ def _faces(package: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
             target = node.targets[0]
         if isinstance(target, ast.Name) and target.id == "_PUBLIC":
             value = ast.literal_eval(node.value)  # type: ignore[union-attr]
-            table = {_home(package, module): set(names) for module, names in value.items()}
+            table = {_home(package, module): set(names.split()) for module, names in value.items()}
     # Typing helpers the face itself uses are not public names.
     imported.pop("typing", None)
     imported.pop("collections.abc", None)

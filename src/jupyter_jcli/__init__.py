@@ -13,7 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # imported by every console script first: no ``typing`` import
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 __version__ = "0.1.0"
@@ -22,7 +22,7 @@ __all__ = ["__version__", "lazy_exports"]
 
 
 def lazy_exports(
-    namespace: dict[str, Any], public: Mapping[str, Sequence[str]]
+    namespace: dict[str, Any], public: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """The ``__getattr__``, ``__dir__`` (PEP 562) and ``__all__`` of the package whose
     ``globals()`` is ``namespace``, from its one table of public names: importing the package
@@ -35,18 +35,22 @@ def lazy_exports(
     that the two agree (``tests/test_package_faces.py``)::
 
         if TYPE_CHECKING:
-            from jupyter_jcli.kernels._pool import KernelPool
+            from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
 
-        _PUBLIC = {"_pool": ("KernelPool",)}
-        __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)
+        _PUBLIC = {"_local": "LocalBackend installed_kernelspecs"}
+
+        if not TYPE_CHECKING:  # mypy sees no __getattr__, so an unknown name is an error
+            __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)
 
     Args:
         namespace: the package's ``globals()`` (its ``__name__``).
-        public: per module, the public names it gives; a key without a dot is a submodule of
-            the package (``"_pool"``), one with a dot a module of ours (``"jupyter_jcli.errors"``).
+        public: per module, the public names it gives, separated by spaces (as
+            :func:`collections.namedtuple` takes its fields); a key without a dot is a submodule
+            of the package (``"_pool"``), one with a dot a module of ours
+            (``"jupyter_jcli.errors"``).
     """
     package = namespace["__name__"]
-    home = {name: module for module, names in public.items() for name in names}
+    home = {name: module for module, names in public.items() for name in names.split()}
 
     def __getattr__(name: str) -> Any:
         module = home.get(name)

@@ -110,63 +110,19 @@ if TYPE_CHECKING:
 
 
 _PUBLIC = {
-    "_build": (
-        "build_graph",
-        "clear_cache",
-    ),
-    "_cell": (
-        "CELL_TYPES",
-        "MAX_ANALYZED_SOURCE",
-        "analyze_cell",
-    ),
-    "_graph": (
-        "CellDict",
-        "CellInput",
-        "CellNode",
-        "EdgeDict",
-        "GraphDict",
-        "NotebookGraph",
-    ),
-    "_lint": (
-        "Finding",
-        "FindingDict",
-        "FindingKind",
-    ),
-    "_mutations": (
-        "ARG_MUTATING_FUNCTIONS",
-        "MUTATING_METHODS",
-        "POLYSEMOUS_METHODS",
-        "PURE_WHEN_DISPLAYED",
-    ),
-    "_names": (
-        "BUILTIN_NAMES",
-        "is_history_name",
-    ),
-    "_overwrites": (
-        "CodeWrites",
-        "code_writes",
-        "overwritten_cells",
-    ),
-    "_render": (
-        "to_dot",
-        "to_mermaid",
-    ),
+    "_build": "build_graph clear_cache",
+    "_cell": "CELL_TYPES MAX_ANALYZED_SOURCE analyze_cell",
+    "_graph": "CellDict CellInput CellNode EdgeDict GraphDict NotebookGraph",
+    "_lint": "Finding FindingDict FindingKind",
+    "_mutations": "ARG_MUTATING_FUNCTIONS MUTATING_METHODS POLYSEMOUS_METHODS PURE_WHEN_DISPLAYED",
+    "_names": "BUILTIN_NAMES is_history_name",
+    "_overwrites": "CodeWrites code_writes overwritten_cells",
+    "_render": "to_dot to_mermaid",
     "_staleness": (
-        "CellStatus",
-        "Freshness",
-        "RunRecord",
-        "StateChange",
-        "cell_freshness",
-        "fresh_cells",
-        "overwriting_changes",
-        "rerun_plan",
-        "stale_after_edit",
+        "CellStatus Freshness RunRecord StateChange cell_freshness fresh_cells overwriting_changes "
+        "rerun_plan stale_after_edit"
     ),
-    "_types": (
-        "CallTimeEffects",
-        "CellEffects",
-        "SyntaxErrorInfo",
-    ),
+    "_types": "CallTimeEffects CellEffects SyntaxErrorInfo",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a process loads only the analysis it uses (the ``j-cli exec`` lane: no rendering)."""

@@ -28,7 +28,9 @@ TYPE_CHECKING = False  # the console script imports this package first: no ``typ
 if TYPE_CHECKING:
     from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, JcliGroup, cli, main, run
 
-_PUBLIC = {"_app": ("EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run")}
+_PUBLIC = {
+    "_app": "EXIT_ERROR EXIT_OK EXIT_USAGE JcliGroup cli main run",
+}
 """The click application's names, imported on first use (PEP 562)."""
 
 if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo

@@ -48,20 +48,14 @@ if TYPE_CHECKING:
     from jupyter_jcli.condense._rasters import attached_as
 
 _PUBLIC = {
-    "_budget": ("UNBOUNDED", "allocate"),
-    "_condense": ("DEFAULT_BUDGET", "DEFAULT_MAX_IMAGES", "condense_outputs"),
-    "_images": ("DEFAULT_IMAGE_MAX_BYTES", "DEFAULT_IMAGE_MAX_PIXELS"),
+    "_budget": "UNBOUNDED allocate",
+    "_condense": "DEFAULT_BUDGET DEFAULT_MAX_IMAGES condense_outputs",
+    "_images": "DEFAULT_IMAGE_MAX_BYTES DEFAULT_IMAGE_MAX_PIXELS",
     "_model": (
-        "CondensedImage",
-        "CondensedImageDict",
-        "CondensedOutputs",
-        "CondensedOutputsDict",
-        "CondensedPart",
-        "CondensedPartDict",
-        "PartKind",
-        "ReadHint",
+        "CondensedImage CondensedImageDict CondensedOutputs CondensedOutputsDict CondensedPart "
+        "CondensedPartDict PartKind ReadHint"
     ),
-    "_rasters": ("attached_as",),
+    "_rasters": "attached_as",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a process loads the condensing code only when it condenses."""

@@ -35,18 +35,10 @@ if TYPE_CHECKING:
     from jupyter_jcli.hosts._servers import KernelServer
 
 _PUBLIC = {
-    "_files": ("unified_diff",),
-    "_model": (
-        "HOSTS",
-        "FileChange",
-        "HostName",
-        "Scope",
-        "SetupError",
-        "SetupResult",
-        "StatusItem",
-    ),
-    "_run": ("setup_host", "setup_status"),
-    "_servers": ("KernelServer",),
+    "_files": "unified_diff",
+    "_model": "HOSTS FileChange HostName Scope SetupError SetupResult StatusItem",
+    "_run": "setup_host setup_status",
+    "_servers": "KernelServer",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562)."""
 

@@ -138,107 +138,42 @@ if TYPE_CHECKING:
     )
 
 
-_PUBLIC: dict[str, tuple[str, ...]] = {
-    "_backend": (
-        "BackendFactory",
-        "InPlaceRestart",
-        "KernelBackend",
-        "KernelspecCatalogue",
-    ),
-    "_evaluation": ("EvaluationResult", "ExpressionValue"),
+_PUBLIC = {
+    "_backend": "BackendFactory InPlaceRestart KernelBackend KernelspecCatalogue",
+    "_evaluation": "EvaluationResult ExpressionValue",
     "_config": (
-        "DEFAULT_BUSY_WAIT",
-        "DEFAULT_EXECUTE_TIMEOUT",
-        "DEFAULT_KERNELSPEC",
-        "DEFAULT_STARTUP_TIMEOUT",
-        "EXECUTE_TIMEOUT_ENV",
-        "POLL_INTERVAL",
-        "SETTLE_TIMEOUT",
-        "SHUTDOWN_TIMEOUT",
-        "STOP_GRACE",
-        "STOP_WAIT",
-        "execute_timeout",
-        "kernelspec_name_from_metadata",
+        "DEFAULT_BUSY_WAIT DEFAULT_EXECUTE_TIMEOUT DEFAULT_KERNELSPEC DEFAULT_STARTUP_TIMEOUT "
+        "EXECUTE_TIMEOUT_ENV POLL_INTERVAL SETTLE_TIMEOUT SHUTDOWN_TIMEOUT STOP_GRACE STOP_WAIT "
+        "execute_timeout kernelspec_name_from_metadata"
     ),
-    "_errors": ("kernel_died",),
-    "_kernel": ("NotebookKernel",),
-    "_local": (
-        "LocalBackend",
-        "installed_kernelspecs",
-    ),
-    "_records": ("KernelRecords",),
-    "_pool": ("KernelPool",),
+    "_errors": "kernel_died",
+    "_kernel": "NotebookKernel",
+    "_local": "LocalBackend installed_kernelspecs",
+    "_records": "KernelRecords",
+    "_pool": "KernelPool",
     "_registry": (
-        "DEFAULT_IDLE_TIMEOUT",
-        "IDLE_TIMEOUT_ENV",
-        "RUNTIME_DIR_ENV",
-        "KernelEntry",
-        "KernelRegistry",
-        "idle_timeout",
-        "process_name",
-        "registry_dir",
+        "DEFAULT_IDLE_TIMEOUT IDLE_TIMEOUT_ENV RUNTIME_DIR_ENV KernelEntry KernelRegistry "
+        "idle_timeout process_name registry_dir"
     ),
-    "_server": (
-        "KERNEL_WORKING_DIR",
-        "ServerBackend",
-    ),
+    "_server": "KERNEL_WORKING_DIR ServerBackend",
     "_server_config": (
-        "SERVER_ROOT_ENV",
-        "SERVER_TOKEN_ENV",
-        "SERVER_URL_ENV",
-        "ServerConfig",
-        "backend_factory",
-        "server_config",
+        "SERVER_ROOT_ENV SERVER_TOKEN_ENV SERVER_URL_ENV ServerConfig backend_factory server_config"
     ),
-    "_server_kept": ("KeptServerBackend",),
-    "_server_paths": ("server_root",),
-    "_server_ledger": ("ServerLedger",),
+    "_server_kept": "KeptServerBackend",
+    "_server_paths": "server_root",
+    "_server_ledger": "ServerLedger",
     "_server_sessions": (
-        "ServerSession",
-        "interrupt_session",
-        "notebook_session",
-        "notebook_sessions",
-        "require_session_kernelspec",
-        "restart_session",
-        "start_session",
-        "stop_session",
+        "ServerSession interrupt_session notebook_session notebook_sessions "
+        "require_session_kernelspec restart_session start_session stop_session"
     ),
-    "_shared": (
-        "SharedKernelPool",
-        "SharedNotebookKernel",
-    ),
-    "_shared_backend": ("SharedBackend",),
-    "_shared_busy": (
-        "busy_facts",
-        "command_words",
-        "leftover_cause",
-        "running_words",
-        "stop_words",
-    ),
-    "_supervisor": (
-        "interrupt_registered",
-        "start_registered",
-        "stop_for_everyone",
-        "stop_registered",
-    ),
-    "_translate": (
-        "DisplayRegistry",
-        "OutputCollector",
-        "message_type",
-    ),
+    "_shared": "SharedKernelPool SharedNotebookKernel",
+    "_shared_backend": "SharedBackend",
+    "_shared_busy": "busy_facts command_words leftover_cause running_words stop_words",
+    "_supervisor": "interrupt_registered start_registered stop_for_everyone stop_registered",
+    "_translate": "DisplayRegistry OutputCollector message_type",
     "_types": (
-        "AskedStop",
-        "DisplayUpdate",
-        "ExecutionResult",
-        "ExecutionStatus",
-        "InterruptReason",
-        "KernelInfo",
-        "KernelMessage",
-        "KernelOrigin",
-        "KernelState",
-        "MessageCallback",
-        "Output",
-        "OutputCallback",
+        "AskedStop DisplayUpdate ExecutionResult ExecutionStatus InterruptReason KernelInfo "
+        "KernelMessage KernelOrigin KernelState MessageCallback Output OutputCallback"
     ),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so

@@ -48,21 +48,12 @@ if TYPE_CHECKING:
 
 _PUBLIC = {
     "_results": (
-        "IMAGE_DELIVERY",
-        "ImagePart",
-        "error_result",
-        "exception_result",
-        "json_result",
-        "json_text",
-        "protocol_result",
+        "IMAGE_DELIVERY ImagePart error_result exception_result json_result json_text "
+        "protocol_result"
     ),
     "_roots": (
-        "ensure_inside_roots",
-        "ensure_pair_inside_roots",
-        "find_root",
-        "resolve_in_roots",
-        "roots_from_paths",
-        "roots_from_uris",
+        "ensure_inside_roots ensure_pair_inside_roots find_root resolve_in_roots roots_from_paths "
+        "roots_from_uris"
     ),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562)."""

@@ -33,15 +33,15 @@ if TYPE_CHECKING:
     from jupyter_jcli.notebook.io import cell_source, parse_notebook, read_notebook
 
 _PUBLIC = {
-    "_atomic": ("atomic_write_bytes",),
-    "_descriptors": ("file_kind",),
-    "_edits": ("AddOptions", "MoveOptions", "UpdateOptions"),
-    "_loaded": ("LoadedNotebook",),
-    "_open": ("Confinement", "confined"),
-    "_pair_search": ("notebook_formats",),
-    "_views": ("address_fields",),
-    "_warm": ("DocumentCache", "tune_collector", "warm"),
-    "io": ("cell_source", "parse_notebook", "read_notebook"),
+    "_atomic": "atomic_write_bytes",
+    "_descriptors": "file_kind",
+    "_edits": "AddOptions MoveOptions UpdateOptions",
+    "_loaded": "LoadedNotebook",
+    "_open": "Confinement confined",
+    "_pair_search": "notebook_formats",
+    "_views": "address_fields",
+    "_warm": "DocumentCache tune_collector warm",
+    "io": "cell_source parse_notebook read_notebook",
 }
 """Per module, the names other packages use beside the public modules above; each is
 imported on first access (PEP 562)."""

@@ -123,13 +123,13 @@ if TYPE_CHECKING:
 
 
 _PUBLIC = {
-    "jupyter_jcli.errors": ("SCHEMA_VERSION", "OutputProtocolError"),
-    "_directory": ("list_outputs",),
-    "_jsonsafe": ("MAX_JSON_DEPTH", "replace_surrogates", "serialize_json"),
-    "_limits": ("DEFAULT_TEXT_LIMIT", "MAX_TRANSPORT_BYTES"),
-    "_mime": ("TEXT_ENCODING", "select_mime_type"),
-    "_raster": ("RASTER_MIME_TYPES", "Raster", "decode_raster"),
-    "_read": ("read_output",),
+    "jupyter_jcli.errors": "SCHEMA_VERSION OutputProtocolError",
+    "_directory": "list_outputs",
+    "_jsonsafe": "MAX_JSON_DEPTH replace_surrogates serialize_json",
+    "_limits": "DEFAULT_TEXT_LIMIT MAX_TRANSPORT_BYTES",
+    "_mime": "TEXT_ENCODING select_mime_type",
+    "_raster": "RASTER_MIME_TYPES Raster decode_raster",
+    "_read": "read_output",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a process that only writes JSON (``serialize_json``: the ``j-cli exec`` lane) loads neither

@@ -43,19 +43,13 @@ if TYPE_CHECKING:
 
 
 _PUBLIC = {
-    "_folders": ("OUTPUTS_NAME", "ROOT_NAME", "outputs_folder"),
+    "_folders": "OUTPUTS_NAME ROOT_NAME outputs_folder",
     "_retention": (
-        "DEFAULT_MAX_RUNS",
-        "DEFAULT_RETENTION_DAYS",
-        "MAX_RUNS_ENV",
-        "RETENTION_DAYS_ENV",
-        "CleanReport",
-        "KeptEntry",
-        "clean_runs",
-        "retention_settings",
+        "DEFAULT_MAX_RUNS DEFAULT_RETENTION_DAYS MAX_RUNS_ENV RETENTION_DAYS_ENV CleanReport "
+        "KeptEntry clean_runs retention_settings"
     ),
-    "_inline": ("INLINE_ITEM_LIMIT", "INLINE_TEXT_LIMIT", "stays_inline", "text_size"),
-    "_store": ("SavedRun", "new_run_id", "save_run"),
+    "_inline": "INLINE_ITEM_LIMIT INLINE_TEXT_LIMIT stays_inline text_size",
+    "_store": "SavedRun new_run_id save_run",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a run whose outputs stay inline loads neither the saving nor the retention code."""

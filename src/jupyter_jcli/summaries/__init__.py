@@ -54,34 +54,17 @@ if TYPE_CHECKING:
     )
 
 _PUBLIC = {
-    "_cache": (
-        "CACHE_FIELD",
-        "CacheEntry",
-        "cache_entry",
-        "cached_summary",
-        "with_cached_summary",
-    ),
-    "_fallback": ("fallback_summary",),
-    "_file": ("write_summary_cache",),
-    "_keys": ("SUMMARY_KEY_LENGTH", "summary_key"),
-    "_llm": ("DISABLE_ENV",),
+    "_cache": "CACHE_FIELD CacheEntry cache_entry cached_summary with_cached_summary",
+    "_fallback": "fallback_summary",
+    "_file": "write_summary_cache",
+    "_keys": "SUMMARY_KEY_LENGTH summary_key",
+    "_llm": "DISABLE_ENV",
     "_model": (
-        "DESCRIPTION_MAX",
-        "FALLBACK_MARK",
-        "OUTPUT_SUMMARY_MAX",
-        "TLDR_MAX",
-        "FallbackReason",
-        "Summary",
-        "SummaryDict",
-        "SummarySource",
+        "DESCRIPTION_MAX FALLBACK_MARK OUTPUT_SUMMARY_MAX TLDR_MAX FallbackReason Summary "
+        "SummaryDict SummarySource"
     ),
     "_summarize": (
-        "DEFAULT_MAX_REQUESTS",
-        "DEFAULT_MODEL",
-        "DEFAULT_TIMEOUT",
-        "MODEL_ENV",
-        "resolve_model",
-        "summarize_cells",
+        "DEFAULT_MAX_REQUESTS DEFAULT_MODEL DEFAULT_TIMEOUT MODEL_ENV resolve_model summarize_cells"
     ),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562)."""

@@ -180,81 +180,43 @@ if TYPE_CHECKING:
     from jupyter_jcli.workbench._variables import VariablesOutcome
 
 
-_PUBLIC: dict[str, tuple[str, ...]] = {
-    "_background": ("MAX_WAIT_SECONDS", "BackgroundRun"),
-    "_cell_lists": ("CELL_LISTS", "CELLS_LISTED", "SKIPPED_RUNS", "bounded_cell_lists"),
-    "_cell_run": ("CellsRun", "run_cells_with_parents"),
-    "_create": ("CreateOutcome", "NewCell", "create_notebook"),
-    "_envelope": ("compact",),
-    "_execute": ("DEFAULT_EXECUTE_BUDGET", "HEARTBEAT_INTERVAL", "ProgressCallback"),
-    "_graph_view": ("GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"),
-    "_inline": ("SUMMARY_BUDGET", "SUMMARY_MAX_OUTPUTS", "CodeOutcome"),
-    "_inspect": ("DEFAULT_INSPECT_MAX_CHARS", "ColumnInfo", "VariableOutcome"),
-    "_kernel_choice": ("kernelspec_hint",),
+_PUBLIC = {
+    "_background": "MAX_WAIT_SECONDS BackgroundRun",
+    "_cell_lists": "CELL_LISTS CELLS_LISTED SKIPPED_RUNS bounded_cell_lists",
+    "_cell_run": "CellsRun run_cells_with_parents",
+    "_create": "CreateOutcome NewCell create_notebook",
+    "_envelope": "compact",
+    "_execute": "DEFAULT_EXECUTE_BUDGET HEARTBEAT_INTERVAL ProgressCallback",
+    "_graph_view": "GRAPH_FORMATS GraphFormat GraphResult notebook_graph",
+    "_inline": "SUMMARY_BUDGET SUMMARY_MAX_OUTPUTS CodeOutcome",
+    "_inspect": "DEFAULT_INSPECT_MAX_CHARS ColumnInfo VariableOutcome",
+    "_kernel_choice": "kernelspec_hint",
     "_mutations": (
-        "CellRef",
-        "MutationOutcome",
-        "UndoOutcome",
-        "add_cell",
-        "clear_outputs",
-        "edit_cell_source",
-        "move_cell",
-        "remove_cell",
-        "undo_last",
-        "update_cell",
+        "CellRef MutationOutcome UndoOutcome add_cell clear_outputs edit_cell_source move_cell "
+        "remove_cell undo_last update_cell"
     ),
     "_outcomes": (
-        "CellRunStatus",
-        "ErrorEntry",
-        "ExecutedCell",
-        "ExecuteOutcome",
-        "KernelOutcome",
-        "RunStaleOutcome",
+        "CellRunStatus ErrorEntry ExecutedCell ExecuteOutcome KernelOutcome RunStaleOutcome"
     ),
     "_live_kernels": (
-        "interrupt_live_kernel",
-        "kernel_dict",
-        "kernel_notebook_path",
-        "list_live_kernels",
-        "restart_live_kernel",
-        "start_live_kernel",
-        "stop_live_kernels",
+        "interrupt_live_kernel kernel_dict kernel_notebook_path list_live_kernels "
+        "restart_live_kernel start_live_kernel stop_live_kernels"
     ),
-    "_overview": (
-        "DEFAULT_OVERVIEW_LIMIT",
-        "CellOverview",
-        "Overview",
-        "check_start",
-        "notebook_overview",
-    ),
+    "_overview": "DEFAULT_OVERVIEW_LIMIT CellOverview Overview check_start notebook_overview",
     "_read": (
-        "DEFAULT_READ_BUDGET",
-        "DEFAULT_READ_MAX_IMAGES",
-        "MIN_CELL_SHARE",
-        "ReadCell",
-        "ReadCellsResult",
-        "read_cells",
+        "DEFAULT_READ_BUDGET DEFAULT_READ_MAX_IMAGES MIN_CELL_SHARE ReadCell ReadCellsResult "
+        "read_cells"
     ),
-    "_script": ("ScriptPlan", "prepare_script"),
-    "_search": ("SEARCH_FIELDS", "SearchField", "SearchMatch", "SearchOutcome", "search_cells"),
-    "_session": ("Workbench",),
-    "_shared": (
-        "SERVER_OPTION_HELP",
-        "STORE_OPTION_HELP",
-        "server_from_options",
-        "stores_from_options",
-    ),
-    "_sharing": ("SharedRunLog", "shared_workbench"),
-    "_stale": ("stale_between",),
-    "_store_outputs": ("saved_outputs",),
-    "_status_views": (
-        "SessionCellOverview",
-        "SessionOverview",
-        "SessionReadCell",
-        "SessionReadCellsResult",
-    ),
-    "_summarize": ("CellSummary", "SummarizeOutcome", "summarize_cells"),
-    "_variables": ("VariablesOutcome",),
+    "_script": "ScriptPlan prepare_script",
+    "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
+    "_session": "Workbench",
+    "_shared": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
+    "_sharing": "SharedRunLog shared_workbench",
+    "_stale": "stale_between",
+    "_store_outputs": "saved_outputs",
+    "_status_views": "SessionCellOverview SessionOverview SessionReadCell SessionReadCellsResult",
+    "_summarize": "CellSummary SummarizeOutcome summarize_cells",
+    "_variables": "VariablesOutcome",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562),
 so importing the package costs nothing and a command loads only the operations it uses."""
