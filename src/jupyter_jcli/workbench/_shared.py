@@ -148,7 +148,7 @@ def stores_from_options(
     kind = store_kind(store, environ=environ)
     if server is None or kind == "local":
         return StoreChoice(kind, environ=environ)
-    from jupyter_jcli.kernels._server_paths import server_root
+    from jupyter_jcli.kernels import server_root
 
     return StoreChoice(
         kind,

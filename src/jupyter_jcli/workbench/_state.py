@@ -27,7 +27,7 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     ServerConfig,
 )
-from jupyter_jcli.notebook._warm import DocumentCache, warm
+from jupyter_jcli.notebook import DocumentCache, warm
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.store import NotebookStore, open_notebook
 from jupyter_jcli.notebook.stores import StoreChoice, active_choice, using_store

@@ -195,7 +195,7 @@ class _LeftoverLog(RunLog):
         return self._log.records()
 
     def changes(self) -> list[StateChange]:
-        from jupyter_jcli.kernels._shared_busy import leftover_cause
+        from jupyter_jcli.kernels import leftover_cause
 
         changes = self._log.changes()
         seqs = [record.seq for record in self._log.records()] + [c.seq for c in changes]
