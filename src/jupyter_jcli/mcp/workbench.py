@@ -70,10 +70,10 @@ from jupyter_jcli.workbench import (
     SERVER_OPTION_HELP,
     STORE_OPTION_HELP,
     server_from_options,
+    shared_workbench,
     stores_from_options,
 )
 from jupyter_jcli.workbench._session import Workbench
-from jupyter_jcli.workbench._sharing import shared_workbench
 
 __all__ = [
     "SERVER_NAME",
