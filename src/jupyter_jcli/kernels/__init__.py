@@ -93,7 +93,6 @@ if TYPE_CHECKING:
         backend_factory,
         server_config,
     )
-    from jupyter_jcli.kernels._server_kept import KeptServerBackend
     from jupyter_jcli.kernels._server_ledger import ServerLedger
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
@@ -158,7 +157,6 @@ __all__ = [
     "ExpressionValue",
     "InPlaceRestart",
     "InterruptReason",
-    "KeptServerBackend",
     "KernelBackend",
     "KernelEntry",
     "KernelInfo",
@@ -260,7 +258,6 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "backend_factory",
         "server_config",
     ),
-    "_server_kept": ("KeptServerBackend",),
     "_server_ledger": ("ServerLedger",),
     "_server_sessions": (
         "ServerSession",

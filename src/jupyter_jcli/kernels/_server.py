@@ -66,6 +66,7 @@ from jupyter_jcli.kernels._server_http import (
     auth_headers,
     kernel_path,
     named_id,
+    no_sessions,
     server_errors,
     ssl_context,
 )
@@ -121,10 +122,21 @@ class ServerBackend(ExecuteRequests):
         protocols: the WebSocket subprotocols offered (default: the v1 binary framing); the
             server picks one, or the legacy JSON framing when it knows none of them (``()``
             offers none: always legacy).
+        keep: the kernel outlives this backend (``j-cli run --server-url URL --keep``): a
+            session for the notebook is created when the server has none (a server without
+            sessions: ``KERNEL_START_FAILED``) and left running at shutdown, so later
+            commands, ``j-cli kernel list``, ``stop`` and JupyterLab find it there.
     """
 
-    def __init__(self, config: ServerConfig, *, protocols: Sequence[str] = (V1_PROTOCOL,)):
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        protocols: Sequence[str] = (V1_PROTOCOL,),
+        keep: bool = False,
+    ):
         self.config = config
+        self._keep = keep
         self._protocols = tuple(protocols)
         self._api: ServerApi | None = None
         self._channels: KernelChannels | None = None
@@ -203,6 +215,8 @@ class ServerBackend(ExecuteRequests):
                 self._framing = channels.protocol
                 await channels.wait_ready(startup_timeout)
                 await self._adopt(api, channels)
+                if self._keep:
+                    self._created = None  # the session stays when we leave
         except TimeoutError as exc:
             await self.shutdown(now=True, timeout=2.0)
             raise KernelError(
@@ -232,14 +246,9 @@ class ServerBackend(ExecuteRequests):
                     server_url=self.config.url,
                 )
                 return
-        installed = await api.kernelspecs()
-        if spec not in installed:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"the Jupyter Server has no kernelspec {spec!r}; set the notebook's "
-                f"kernelspec to one of: {', '.join(installed) or '(none)'}",
-                {"kernelspec": spec, "installed": installed, "server_url": self.config.url},
-            )
+        if sessions is None and self._keep:
+            raise no_sessions(self.config.url)
+        await api.require_kernelspec(spec)
         if path is not None:
             body: dict[str, Any] = {
                 "path": path,

@@ -44,6 +44,7 @@ __all__ = [
     "auth_headers",
     "kernel_path",
     "named_id",
+    "no_sessions",
     "server_errors",
     "ssl_context",
     "start_refusals",
@@ -190,6 +191,12 @@ class ServerApi:
         except Exception:  # closing a pool whose server went away must not fail a shutdown
             return
 
+    async def __aenter__(self) -> ServerApi:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
     async def request(
         self,
         method: str,
@@ -246,6 +253,22 @@ class ServerApi:
             )
         return sorted(specs)
 
+    async def require_kernelspec(self, spec: str) -> None:
+        """Check that the server can start kernelspec ``spec``.
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``,
+                ``server_url``); as the class says.
+        """
+        installed = await self.kernelspecs()
+        if spec not in installed:
+            raise KernelError(
+                ErrorCode.KERNELSPEC_NOT_FOUND,
+                f"the Jupyter Server has no kernelspec {spec!r}; set the notebook's "
+                f"kernelspec to one of: {', '.join(installed) or '(none)'}",
+                {"kernelspec": spec, "installed": installed, "server_url": self.config.url},
+            )
+
     async def sessions(self) -> list[dict[str, Any]] | None:
         """The server's sessions; ``None`` when it has no sessions API to list (HTTP 404, or
         403 as Jupyter Kernel Gateway answers unless kernel listing is enabled).
@@ -257,20 +280,15 @@ class ServerApi:
         Raises:
             KernelError: ``SERVER_AUTH_FAILED`` when the token is refused; as the class says.
         """
-        with server_errors("listing the server's sessions", self.config.url):
-            response = await self._client.get("api/sessions")
-        if response.status_code == 403:
-            await self.kernelspecs()  # a refused token is refused here too: SERVER_AUTH_FAILED
-        if response.status_code in (403, 404):
-            return None
-        if response.status_code >= 400:
-            raise _status_error(
-                response.status_code, "api/sessions", "listing sessions", _said(response)
-            )
         try:
-            answer = response.json()
-        except ValueError:
-            answer = None
+            answer = await self.request("GET", "api/sessions", "listing sessions", missing_ok=True)
+        except KernelError as exc:
+            if exc.details.get("status") != 403:
+                raise
+            await self.kernelspecs()  # a refused token is refused here too: SERVER_AUTH_FAILED
+            return None
+        if answer is None:
+            return None
         if not isinstance(answer, list):
             raise KernelError(
                 ErrorCode.SERVER_ERROR,
@@ -317,6 +335,16 @@ def kernel_path(kernel_id: str, action: str | None = None) -> str:
     """``api/kernels/{id}`` (or ``.../{action}``), the id URL-escaped."""
     path = f"api/kernels/{quote(kernel_id, safe='')}"
     return f"{path}/{action}" if action else path
+
+
+def no_sessions(server_url: str) -> KernelError:
+    """``KERNEL_START_FAILED`` for a kernel meant to outlive us on a server without sessions."""
+    return KernelError(
+        ErrorCode.KERNEL_START_FAILED,
+        "this server keeps no sessions (a kernel gateway): its kernels live only as long as "
+        "the command that starts them",
+        {"server_url": server_url, "reason": "no sessions API"},
+    )
 
 
 def named_id(model: object, doing: str) -> str:

@@ -11,8 +11,6 @@ way. A server with no sessions to list (Jupyter Kernel Gateway) has no notebook 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -20,7 +18,7 @@ from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._server_config import ServerConfig
-from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, start_refusals
+from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions, start_refusals
 from jupyter_jcli.kernels._server_ledger import ServerLedger
 from jupyter_jcli.kernels._server_paths import server_path, server_root
 
@@ -91,15 +89,6 @@ def _session(model: dict[str, Any], root: Path, url: str) -> ServerSession | Non
     )
 
 
-@asynccontextmanager
-async def _api(config: ServerConfig) -> AsyncIterator[ServerApi]:
-    api = ServerApi(config)
-    try:
-        yield api
-    finally:
-        await api.aclose()
-
-
 async def _sessions(api: ServerApi, config: ServerConfig) -> list[ServerSession]:
     root = server_root(config)
     found = (_session(model, root, config.url) for model in await api.sessions() or ())
@@ -112,7 +101,7 @@ async def notebook_sessions(config: ServerConfig) -> list[ServerSession]:
     Raises:
         KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
     """
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         return await _sessions(api, config)
 
 
@@ -123,7 +112,7 @@ async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerS
         KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
     """
     path = server_path(notebook_path, server_root(config))
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         return next((s for s in await _sessions(api, config) if s.path == path), None)
 
 
@@ -143,24 +132,13 @@ async def start_session(
             :func:`notebook_session`.
     """
     path = server_path(notebook_path, server_root(config))
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         if await api.sessions() is None:
-            raise KernelError(
-                ErrorCode.KERNEL_START_FAILED,
-                "this server keeps no sessions (a kernel gateway): its kernels live only as "
-                "long as the command that starts them",
-                {"server_url": config.url, "reason": "no sessions API"},
-            )
+            raise no_sessions(config.url)
         current = next((s for s in await _sessions(api, config) if s.path == path), None)
         if current is not None:
             return current, False
-        specs = await api.kernelspecs()
-        if kernelspec not in specs:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"the Jupyter Server cannot start kernelspec {kernelspec!r}",
-                {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
-            )
+        await api.require_kernelspec(kernelspec)
         body = {"path": path, "type": "notebook", "name": notebook_path.name}
         doing, kernel = "starting the notebook's session", {"name": kernelspec}
         with start_refusals(doing, config.url, None):
@@ -185,7 +163,7 @@ async def stop_session(config: ServerConfig, session: ServerSession) -> None:
     Raises:
         KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
     """
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         where = f"api/sessions/{quote(session.session_id, safe='')}"
         await api.request("DELETE", where, "stopping the notebook's session", missing_ok=True)
     with contextlib.suppress(KernelError, OSError):
@@ -214,15 +192,8 @@ async def require_session_kernelspec(
             ``server_url``), ``KERNELSPEC_MISMATCH`` (details ``kernelspec``,
             ``running_kernelspec``, ``notebook_path``); the ``SERVER_*`` codes.
     """
-    async with _api(config) as api:
-        specs = await api.kernelspecs()
-    if kernelspec not in specs:
-        raise KernelError(
-            ErrorCode.KERNELSPEC_NOT_FOUND,
-            f"the Jupyter Server has no kernelspec {kernelspec!r}; installed: "
-            f"{', '.join(specs) or '(none)'}",
-            {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
-        )
+    async with ServerApi(config) as api:
+        await api.require_kernelspec(kernelspec)
     if session.kernelspec is not None and session.kernelspec != kernelspec:
         raise KernelError(
             ErrorCode.KERNELSPEC_MISMATCH,
@@ -249,7 +220,7 @@ async def restart_session(config: ServerConfig, session: ServerSession, *, timeo
 async def _kernel_action(
     config: ServerConfig, session: ServerSession, action: str, doing: str, timeout: float | None
 ) -> None:
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         if await api.kernel(session.kernel_id) is None:
             raise KernelError(
                 ErrorCode.KERNEL_NOT_RUNNING,

@@ -169,7 +169,7 @@ def shared_workbench(
     With ``server`` the kernels are that Jupyter Server's instead (``Workbench(server=...)``):
     the server's sessions are then the place every process finds a notebook's kernel;
     ``keep`` leaves the notebook's session on the server
-    (:class:`~jupyter_jcli.kernels.KeptServerBackend`: ``j-cli kernel list --server-url``
+    (:class:`~jupyter_jcli.kernels.ServerBackend` with ``keep``: ``j-cli kernel list --server-url``
     shows it), and ``idle_timeout`` and ``busy_wait`` (settings of the local registry) do
     not apply.
 
@@ -186,10 +186,10 @@ def shared_workbench(
         UsageError: ``USAGE_ERROR`` for an idle timeout that is not a number > 0.
     """
     if server is not None and keep:
-        from jupyter_jcli.kernels import KeptServerBackend  # the server's modules: only here
+        from jupyter_jcli.kernels import ServerBackend  # the server's modules: only here
 
         kept = KernelPool(
-            backend_factory=partial(KeptServerBackend, server),
+            backend_factory=partial(ServerBackend, server, keep=True),
             records=ServerLedger(server.url),
             locks=KernelRegistry(),
         )
