@@ -92,6 +92,7 @@ if TYPE_CHECKING:
         ServerConfig,
         backend_factory,
         server_config,
+        server_root,
     )
     from jupyter_jcli.kernels._server_ledger import ServerLedger
     from jupyter_jcli.kernels._server_sessions import (
@@ -198,6 +199,7 @@ __all__ = [
     "require_session_kernelspec",
     "restart_session",
     "server_config",
+    "server_root",
     "start_registered",
     "start_session",
     "stop_for_everyone",
@@ -257,6 +259,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "ServerConfig",
         "backend_factory",
         "server_config",
+        "server_root",
     ),
     "_server_ledger": ("ServerLedger",),
     "_server_sessions": (

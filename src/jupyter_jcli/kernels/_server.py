@@ -2,7 +2,7 @@
 Gateway, reached with REST (start, interrupt, restart, stop) and its WebSocket (messages).
 
 Joining: :meth:`ServerBackend.start` maps the notebook to the server's path
-(:mod:`~jupyter_jcli.kernels._server_paths`; a server without sessions needs no path). When
+(:func:`~jupyter_jcli.kernels.server_root`; a server without sessions needs no path). When
 the server has a session for that path (JupyterLab has the notebook open), its kernel is
 used: ``origin.attached``, ``started_by`` naming the session. Otherwise a session is
 created (``POST api/sessions``, ``type: notebook``), so JupyterLab shows and reuses the
@@ -58,7 +58,12 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._channels import ExecuteRequests
-from jupyter_jcli.kernels._server_config import ServerConfig, kernel_username
+from jupyter_jcli.kernels._server_config import (
+    ServerConfig,
+    kernel_username,
+    server_path,
+    server_root,
+)
 from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
     CONNECT_TIMEOUT,
@@ -71,7 +76,6 @@ from jupyter_jcli.kernels._server_http import (
     ssl_context,
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
-from jupyter_jcli.kernels._server_paths import server_path, server_root
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
@@ -250,13 +254,7 @@ class ServerBackend(ExecuteRequests):
             raise no_sessions(self.config.url)
         await api.require_kernelspec(spec)
         if path is not None:
-            body: dict[str, Any] = {
-                "path": path,
-                "type": "notebook",
-                "name": notebook_path.name,
-                "kernel": {"name": spec},
-            }
-            session_id, model = await api.create_session(body, limit)
+            session_id, model = await api.create_session(path, notebook_path.name, spec, limit)
             self._created = f"api/sessions/{quote(session_id, safe='')}"
             self._kernel_id = named_id(model.get("kernel"), "creating the notebook's session")
             self._notebook = notebook_path
@@ -439,7 +437,8 @@ class ServerBackend(ExecuteRequests):
 
     async def _leave_ledger(self, api: ServerApi, process: str | None, *, deleting: bool) -> None:
         """Forget the notebook's ledger when we delete its kernel, else leave its witness
-        (bounded by :data:`LIVENESS_TIMEOUT`; never raises)."""
+        (none after a restart of ours, or while the kernel is busy); bounded by
+        :data:`LIVENESS_TIMEOUT`, never raises."""
         notebook, ident = self._notebook, self._kernel_id
         if notebook is None or ident is None:
             return
@@ -448,8 +447,10 @@ class ServerBackend(ExecuteRequests):
             if deleting:
                 ledger.forget(notebook)
             else:
-                model = await api.kernel(ident)
-                ledger.leave_model(notebook, ident, self._epoch, model, process)
+                model = await api.kernel(ident) or {}  # not while someone's cell runs:
+                seen = witness(model.get("last_activity"), process)
+                if self._epoch and seen and model.get("execution_state") != "busy":
+                    ledger.leave(notebook, ident, self._epoch, seen)
 
     def _live(self) -> KernelChannels:
         if self._channels is None:

@@ -298,15 +298,18 @@ class ServerApi:
         return [item for item in answer if isinstance(item, dict)]
 
     async def create_session(
-        self, body: Mapping[str, Any], timeout: float
+        self, path: str, name: str, spec: str, timeout: float
     ) -> tuple[str, dict[str, Any]]:
-        """``POST api/sessions`` (bounded by ``timeout`` s): the new session's id and model
-        (its kernel's id: :func:`named_id` of ``model.get("kernel")``).
+        """``POST api/sessions`` of a notebook (server ``path``, file ``name``; ``type:
+        notebook`` as JupyterLab creates it) on kernelspec ``spec``, bounded by ``timeout``
+        s: the new session's id and model (its kernel's id: :func:`named_id` of
+        ``model.get("kernel")``).
 
         Raises:
             KernelError: ``KERNEL_START_REFUSED`` (:func:`start_refusals`); as the class says.
         """
         doing = "creating the notebook's session"
+        body = {"path": path, "type": "notebook", "name": name, "kernel": {"name": spec}}
         with start_refusals(doing, self.config.url, None):
             model = await self.request("POST", "api/sessions", doing, body=body, timeout=timeout)
         return named_id(model, doing), model

@@ -42,7 +42,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,26 +224,6 @@ class ServerLedger:
                 entry.epoch, entry.witness = epoch, last_activity
 
         self._update(notebook_path, change)
-
-    def leave_model(
-        self,
-        notebook_path: Path,
-        kernel_id: str,
-        epoch: str | None,
-        model: Mapping[str, Any] | None,
-        process: str | None,
-    ) -> None:
-        """:meth:`leave` with the witness of the kernel's server ``model``; nothing without
-        an epoch (a restart of ours since), a model, or while the kernel is busy (someone
-        else's cell runs)."""
-        seen = witness((model or {}).get("last_activity"), process)
-        if (
-            epoch is not None
-            and seen is not None
-            and model
-            and model.get("execution_state") != "busy"
-        ):
-            self.leave(notebook_path, kernel_id, epoch, seen)
 
     def start_afresh(self, notebook_path: Path) -> None:
         """Forget the runs (the kernel restarted: none of them holds any more)."""

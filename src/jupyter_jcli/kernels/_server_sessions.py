@@ -17,10 +17,9 @@ from typing import Any
 from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._server_config import ServerConfig
-from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions, start_refusals
+from jupyter_jcli.kernels._server_config import ServerConfig, server_path, server_root
+from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions
 from jupyter_jcli.kernels._server_ledger import ServerLedger
-from jupyter_jcli.kernels._server_paths import server_path, server_root
 
 __all__ = [
     "ServerSession",
@@ -89,9 +88,9 @@ def _session(model: dict[str, Any], root: Path, url: str) -> ServerSession | Non
     )
 
 
-async def _sessions(api: ServerApi, config: ServerConfig) -> list[ServerSession]:
+def _parsed(models: list[dict[str, Any]] | None, config: ServerConfig) -> list[ServerSession]:
     root = server_root(config)
-    found = (_session(model, root, config.url) for model in await api.sessions() or ())
+    found = (_session(model, root, config.url) for model in models or ())
     return sorted((s for s in found if s is not None), key=lambda s: str(s.notebook_path))
 
 
@@ -102,7 +101,7 @@ async def notebook_sessions(config: ServerConfig) -> list[ServerSession]:
         KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
     """
     async with ServerApi(config) as api:
-        return await _sessions(api, config)
+        return _parsed(await api.sessions(), config)
 
 
 async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerSession | None:
@@ -112,8 +111,7 @@ async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerS
         KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
     """
     path = server_path(notebook_path, server_root(config))
-    async with ServerApi(config) as api:
-        return next((s for s in await _sessions(api, config) if s.path == path), None)
+    return next((s for s in await notebook_sessions(config) if s.path == path), None)
 
 
 async def start_session(
@@ -133,26 +131,22 @@ async def start_session(
     """
     path = server_path(notebook_path, server_root(config))
     async with ServerApi(config) as api:
-        if await api.sessions() is None:
+        models = await api.sessions()
+        if models is None:
             raise no_sessions(config.url)
-        current = next((s for s in await _sessions(api, config) if s.path == path), None)
+        current = next((s for s in _parsed(models, config) if s.path == path), None)
         if current is not None:
             return current, False
         await api.require_kernelspec(kernelspec)
-        body = {"path": path, "type": "notebook", "name": notebook_path.name}
-        doing, kernel = "starting the notebook's session", {"name": kernelspec}
-        with start_refusals(doing, config.url, None):
-            model = await api.request(
-                "POST", "api/sessions", doing, body={**body, "kernel": kernel}, timeout=timeout
-            )
-        made = _session(model, server_root(config), config.url) if isinstance(model, dict) else None
-        if made is None:
-            raise KernelError(
-                ErrorCode.SERVER_ERROR,
-                "the Jupyter Server's new session names no kernel",
-                {"path": "api/sessions", "server_url": config.url},
-            )
-        return made, True
+        _, model = await api.create_session(path, notebook_path.name, kernelspec, timeout)
+    made = _session(model, server_root(config), config.url)
+    if made is None:
+        raise KernelError(
+            ErrorCode.SERVER_ERROR,
+            "the Jupyter Server's new session names no kernel",
+            {"path": "api/sessions", "server_url": config.url},
+        )
+    return made, True
 
 
 async def stop_session(config: ServerConfig, session: ServerSession) -> None:

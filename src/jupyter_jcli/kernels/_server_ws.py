@@ -144,12 +144,8 @@ class KernelChannels:
         not known gone."""
         deadline = time.monotonic() + RECONNECT_WINDOW + 1.0
         while self.usable and not self._connected.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not await self._changed_by(deadline):
                 break
-            changed = self._changed
-            with anyio.move_on_after(remaining):
-                await changed.wait()
         return self.usable and self._connected.is_set()
 
     async def send(self, msg: KernelMessage, channel: str = "shell", *, ours: bool = True) -> None:
@@ -199,12 +195,8 @@ class KernelChannels:
             if inbox:
                 return inbox.popleft()
             self._check()
-            changed = self._changed
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not await self._changed_by(deadline):
                 return None
-            with anyio.move_on_after(remaining):
-                await changed.wait()
 
     async def close(self) -> None:
         """Stop the reader and close the WebSocket, bounded; never raises. Receives waiting
@@ -242,12 +234,11 @@ class KernelChannels:
             self._probes.add(probe["header"]["msg_id"])
             await self.send(probe, "control", ours=False)
             until = time.monotonic() + PROBE_RESEND
-            while self.usable and (left := until - time.monotonic()) > 0:
+            while self.usable:
                 if self._probe_replied and self._probe_idle:
                     return True
-                changed = self._changed
-                with anyio.move_on_after(left):
-                    await changed.wait()
+                if not await self._changed_by(until):
+                    break
             if self.usable and not self._probe_replied:
                 with anyio.move_on_after(PROBE_RESEND), contextlib.suppress(KernelError):
                     if await self._kernel_gone():
@@ -295,6 +286,16 @@ class KernelChannels:
                 f"the kernel's connection is lost: {self.lost.message}",
                 {"reason": self.lost.code.value},
             )
+
+    async def _changed_by(self, deadline: float) -> bool:
+        """Wait for the next change until ``deadline`` (``time.monotonic``); ``False`` when
+        it had passed."""
+        remaining, changed = deadline - time.monotonic(), self._changed
+        if remaining <= 0:
+            return False
+        with anyio.move_on_after(remaining):
+            await changed.wait()
+        return True
 
     def _wake(self) -> None:
         changed, self._changed = self._changed, anyio.Event()
