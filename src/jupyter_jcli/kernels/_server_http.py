@@ -1,26 +1,23 @@
 """The Jupyter Server REST API, and the server backend's one error boundary.
 
-REST paths (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html), all
-joined to the configured base URL (its path prefix kept, e.g. JupyterHub's ``/user/NAME/``):
-``api/kernelspecs``, ``api/kernels`` (start, get, ``interrupt``, ``restart``, delete) and
-``api/sessions`` (list, create, delete). The token goes in the ``Authorization: token ...``
-header, never in a URL, so no error detail can carry it.
+REST paths (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html) are
+joined to the configured base URL (its path prefix kept, e.g. JupyterHub's ``/user/NAME/``).
+The token goes in the ``Authorization: token ...`` header, never in a URL, so no error detail
+can carry it.
 
 :func:`server_errors` is the boundary: whatever ``httpx``, ``websockets``, the socket or TLS
-layer raises while talking to the server leaves the server modules as a :class:`KernelError`
-chained ``from`` the original::
+layer raises while talking to the server leaves as a :class:`KernelError` chained ``from``
+the original::
 
     connection refused, DNS, TLS, timeout, lost connection   -> SERVER_UNREACHABLE
     HTTP 401 / 403 (REST or the WebSocket handshake)          -> SERVER_AUTH_FAILED
     any other unexpected status or document                  -> SERVER_ERROR
 
-:func:`start_refusals` narrows it for the request that starts a kernel: the token was
-accepted a moment before (listing the kernelspecs), so an HTTP error status there is the
-server refusing that kernel (``KERNEL_START_REFUSED``, naming the server's reason): Enterprise
-Gateway refuses a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` (``root`` by default) or
-missing from a non-empty ``EG_AUTHORIZED_USERS`` with HTTP 403, and a kernel limit too.
-
-``httpx`` and ``websockets`` are imported inside the functions that use them.
+:func:`start_refusals` narrows it for the request that starts a kernel, made after the token
+was accepted: an error status there is the server refusing that kernel
+(``KERNEL_START_REFUSED``, with the server's reason), as Enterprise Gateway does (HTTP 403)
+for a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` or missing from a non-empty
+``EG_AUTHORIZED_USERS``, or over a kernel limit.
 """
 
 from __future__ import annotations
@@ -46,6 +43,7 @@ __all__ = [
     "named_id",
     "no_sessions",
     "server_errors",
+    "session_body",
     "ssl_context",
     "start_refusals",
 ]
@@ -298,18 +296,15 @@ class ServerApi:
         return [item for item in answer if isinstance(item, dict)]
 
     async def create_session(
-        self, path: str, name: str, spec: str, timeout: float
+        self, body: Mapping[str, Any], timeout: float
     ) -> tuple[str, dict[str, Any]]:
-        """``POST api/sessions`` of a notebook (server ``path``, file ``name``; ``type:
-        notebook`` as JupyterLab creates it) on kernelspec ``spec``, bounded by ``timeout``
-        s: the new session's id and model (its kernel's id: :func:`named_id` of
-        ``model.get("kernel")``).
+        """``POST api/sessions`` (a :func:`session_body`), bounded by ``timeout`` s: the new
+        session's id and model (its kernel's id: :func:`named_id` of ``model.get("kernel")``).
 
         Raises:
             KernelError: ``KERNEL_START_REFUSED`` (:func:`start_refusals`); as the class says.
         """
         doing = "creating the notebook's session"
-        body = {"path": path, "type": "notebook", "name": name, "kernel": {"name": spec}}
         with start_refusals(doing, self.config.url, None):
             model = await self.request("POST", "api/sessions", doing, body=body, timeout=timeout)
         return named_id(model, doing), model
@@ -338,6 +333,12 @@ def kernel_path(kernel_id: str, action: str | None = None) -> str:
     """``api/kernels/{id}`` (or ``.../{action}``), the id URL-escaped."""
     path = f"api/kernels/{quote(kernel_id, safe='')}"
     return f"{path}/{action}" if action else path
+
+
+def session_body(path: str, name: str, spec: str) -> dict[str, Any]:
+    """The ``POST api/sessions`` body of a notebook (server ``path``, file ``name``) on
+    kernelspec ``spec``: ``type: notebook``, as JupyterLab creates it."""
+    return {"path": path, "type": "notebook", "name": name, "kernel": {"name": spec}}
 
 
 def no_sessions(server_url: str) -> KernelError:

@@ -1,11 +1,10 @@
-"""A Jupyter Server's notebook kernels as the live kernels of ``j-cli kernel``: the server's
-sessions (``api/sessions``) for notebooks under its root, started, listed, interrupted,
-restarted and stopped through its REST API.
+"""A Jupyter Server's notebook sessions (``api/sessions``) as the live kernels of ``j-cli
+kernel``: started, listed, interrupted, restarted and stopped through its REST API.
 
 On a server the sessions are the registry: a kernel started here (a new session, as
-JupyterLab makes one) stays until someone stops it or the server culls it, and JupyterLab
-shows and reuses it; a session a person opened is listed, interrupted and stopped the same
-way. A server with no sessions to list (Jupyter Kernel Gateway) has no notebook kernels.
+JupyterLab makes one) stays until someone stops it or the server culls it, and a session a
+person opened is handled the same way. A server without sessions (Kernel Gateway) has no
+notebook kernels.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._server_config import ServerConfig, server_path, server_root
-from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions
+from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions, session_body
 from jupyter_jcli.kernels._server_ledger import ServerLedger
 
 __all__ = [
@@ -138,7 +137,8 @@ async def start_session(
         if current is not None:
             return current, False
         await api.require_kernelspec(kernelspec)
-        _, model = await api.create_session(path, notebook_path.name, kernelspec, timeout)
+        body = session_body(path, notebook_path.name, kernelspec)
+        _, model = await api.create_session(body, timeout)
     made = _session(model, server_root(config), config.url)
     if made is None:
         raise KernelError(

@@ -1,27 +1,20 @@
-"""A kernel's channels over its Jupyter Server WebSocket (``api/kernels/{id}/channels``).
-
-Both framings are spoken (:mod:`~jupyter_jcli.kernels._server_frames`), whichever the
-server selects during the handshake.
+"""A kernel's channels over its Jupyter Server WebSocket (``api/kernels/{id}/channels``), in
+whichever framing the server selects (:mod:`~jupyter_jcli.kernels._server_frames`).
 
 :class:`KernelChannels` owns the connection: one reader task routes shell replies and this
 client's iopub messages to two inboxes (a joined kernel broadcasts every client's iopub
-traffic; messages answering other clients' requests are dropped there, so nothing piles up
-while we are idle). A dropped connection is reopened with the same client session id, so
-Jupyter Server replays what it buffered for us (it buffers while a kernel has no other
-client); when the kernel is gone or the server stays away past :data:`RECONNECT_WINDOW`, the
-channels are lost: receives hand out what is queued, then raise ``KERNEL_NOT_RUNNING``. The
-reconnect asks the server first (``GET api/kernels/{id}``): a 404 there or in the WebSocket
-handshake ends it at once (the kernel is gone, say after a restart of the whole server).
+traffic; other clients' messages are dropped there). A dropped connection is reopened with
+the same client session id, so Jupyter Server replays what it buffered for us; when the
+server says the kernel is gone (``GET api/kernels/{id}`` or the handshake answer 404) or
+stays away past :data:`RECONNECT_WINDOW`, the channels are lost: receives hand out what is
+queued, then raise ``KERNEL_NOT_RUNNING``.
 
-What Jupyter Server sends when a kernel's process ends (``jupyter_client``'s shutdown: an
-interrupt, then a ``shutdown_request`` on control, which ipykernel answers and broadcasts on
-iopub as ``shutdown_reply``; its restarter's ``restarting``/``dead`` statuses when the process
-died by itself; a new process's parent-less ``starting``) marks the kernel :attr:`gone` while
-:attr:`KernelChannels.watching`, when it is about the process that answered our last probe
-(:attr:`KernelChannels.process`, the ``header.session`` its messages carry). We never send a
-``shutdown_request``: a broadcast ``shutdown_reply`` is someone else's shutdown or restart
-(the server's own, or another client's), or the farewell of the process a restart of ours
-replaced.
+While :attr:`KernelChannels.watching`, a lifecycle message about the process that answered
+our last probe (:attr:`KernelChannels.process`, its ``header.session``) marks the kernel
+:attr:`~KernelChannels.gone`: its broadcast ``shutdown_reply`` (we never send a
+``shutdown_request``, so it is someone else's shutdown or restart, or the farewell of the
+process a restart of ours replaced), the server restarter's ``restarting``/``dead``, or a
+new process's parent-less ``starting``.
 """
 
 from __future__ import annotations
