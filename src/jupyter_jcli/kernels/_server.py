@@ -299,11 +299,7 @@ class ServerBackend(ExecuteRequests):
         if now - self._checked >= LIVENESS_INTERVAL:
             self._checked = now
             with anyio.move_on_after(LIVENESS_TIMEOUT):
-                try:
-                    if await self._kernel_gone():
-                        channels.gone = "the server has no such kernel any more"
-                except KernelError:
-                    pass  # unreachable: the WebSocket's reconnect decides
+                await channels.ask_server()  # unreachable: the WebSocket's reconnect decides
         return channels.usable
 
     async def _send_execute_request(self, content: dict[str, Any]) -> str:

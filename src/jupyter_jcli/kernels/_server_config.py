@@ -1,4 +1,5 @@
-"""Which kernel backend to use: local processes (the default) or a Jupyter Server.
+"""Where a Jupyter Server is, how its root maps to this machine, and which kernel backend
+to use: local processes (the default) or that server.
 
 :class:`ServerConfig` is where a Jupyter Server is and how to authenticate to it;
 :func:`server_config` builds one from command-line options and the environment

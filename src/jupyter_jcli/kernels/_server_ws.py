@@ -66,6 +66,7 @@ publishes ``starting`` when a new process begins; the server sends ``restarting`
 restarter found the process dead and starts a new one) and ``dead`` (it gave up)."""
 
 _log = logging.getLogger(__name__)
+_NO_SUCH_KERNEL = "the server has no such kernel any more"
 
 Connect = Callable[[str], Awaitable["ClientConnection"]]
 """Opens the WebSocket for a client session id (with auth, TLS and subprotocols)."""
@@ -233,9 +234,18 @@ class KernelChannels:
                 if not await self._changed_by(until):
                     break
             if self.usable and not self._probe_replied:
-                with anyio.move_on_after(PROBE_RESEND), contextlib.suppress(KernelError):
-                    if await self._kernel_gone():
-                        self.gone = "the server has no such kernel any more"
+                with anyio.move_on_after(PROBE_RESEND):
+                    await self.ask_server()
+        return False
+
+    async def ask_server(self) -> bool:
+        """Ask the server (REST, unbounded: callers bound it) whether the kernel still
+        exists; when it does not, the kernel is :attr:`gone`: ``True``. ``False`` also when
+        the server cannot tell."""
+        with contextlib.suppress(KernelError):
+            if await self._kernel_gone():
+                self.gone = _NO_SUCH_KERNEL
+                return True
         return False
 
     async def wait_ready(self, timeout: float) -> None:
@@ -366,16 +376,12 @@ class KernelChannels:
         while not self._closed and time.monotonic() < deadline:
             try:
                 with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
-                    try:
-                        if await self._kernel_gone():
-                            self.gone = "the server has no such kernel any more"
-                            return False
-                    except KernelError:
-                        pass  # REST cannot tell: the handshake may (a 404, or it works)
+                    if await self.ask_server():  # else the handshake may tell (a 404)
+                        return False
                     self._ws = await self._connect(self.session)
             except KernelError as err:
                 if err.details.get("status") == 404:
-                    self.gone = "the server has no such kernel any more"
+                    self.gone = _NO_SUCH_KERNEL
                     return False
                 last = err
             except TimeoutError:
