@@ -92,10 +92,9 @@ if TYPE_CHECKING:
         ServerConfig,
         backend_factory,
         server_config,
+        server_root,
     )
-    from jupyter_jcli.kernels._server_kept import KeptServerBackend
     from jupyter_jcli.kernels._server_ledger import ServerLedger
-    from jupyter_jcli.kernels._server_paths import server_root
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
         interrupt_session,
@@ -157,10 +156,9 @@ _PUBLIC = {
     ),
     "_server": "KERNEL_WORKING_DIR ServerBackend",
     "_server_config": (
-        "SERVER_ROOT_ENV SERVER_TOKEN_ENV SERVER_URL_ENV ServerConfig backend_factory server_config"
+        "SERVER_ROOT_ENV SERVER_TOKEN_ENV SERVER_URL_ENV ServerConfig backend_factory "
+        "server_config server_root"
     ),
-    "_server_kept": "KeptServerBackend",
-    "_server_paths": "server_root",
     "_server_ledger": "ServerLedger",
     "_server_sessions": (
         "ServerSession interrupt_session notebook_session notebook_sessions "

@@ -160,14 +160,14 @@ if TYPE_CHECKING:
         SearchOutcome,
         search_cells,
     )
-    from jupyter_jcli.workbench._session import Workbench
-    from jupyter_jcli.workbench._shared import (
+    from jupyter_jcli.workbench._server import (
         SERVER_OPTION_HELP,
         STORE_OPTION_HELP,
         server_from_options,
         stores_from_options,
     )
-    from jupyter_jcli.workbench._sharing import SharedRunLog, shared_workbench
+    from jupyter_jcli.workbench._session import Workbench
+    from jupyter_jcli.workbench._shared_workbench import SharedRunLog, shared_workbench
     from jupyter_jcli.workbench._stale import stale_between
     from jupyter_jcli.workbench._status_views import (
         SessionCellOverview,
@@ -210,8 +210,8 @@ _PUBLIC = {
     "_script": "ScriptPlan prepare_script",
     "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
     "_session": "Workbench",
-    "_shared": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
-    "_sharing": "SharedRunLog shared_workbench",
+    "_server": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
+    "_shared_workbench": "SharedRunLog shared_workbench",
     "_stale": "stale_between",
     "_store_outputs": "saved_outputs",
     "_status_views": "SessionCellOverview SessionOverview SessionReadCell SessionReadCellsResult",
