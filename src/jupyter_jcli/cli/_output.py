@@ -109,34 +109,18 @@ def _listing_lines(listing: Mapping[str, Any], manifest: str) -> None:
 
 
 def _render(result: Mapping[str, Any], manifest: str) -> None:
-    from jupyter_jcli.cli._render import describe_image, describe_selected, pretty_json, strip_ansi
+    from jupyter_jcli.cli._render import echo_read
 
     index = str((result.get("source") or {}).get("output_index", 0))
-    echo(f"# output {index}: {describe_selected(result)}", err=True)
-    stream, error, selected = result.get("stream"), result.get("error"), result.get("selected")
-    window: Mapping[str, Any] | None = None
-    if isinstance(stream, Mapping):
-        text = str(stream.get("data", ""))
-        echo(text, nl=not text.endswith("\n"))
-        window = stream
-    elif isinstance(error, Mapping):
-        echo(f"{error.get('ename')}: {error.get('evalue')}")
-        for line in error.get("traceback") or []:
-            echo(strip_ansi(str(line)))
-    elif isinstance(selected, Mapping):
-        if selected.get("encoding") == "base64":
-            echo(describe_image(selected))
-        elif selected.get("encoding") == "json":
-            echo(pretty_json(selected.get("data")))
-        else:
-            text = str(selected.get("data", ""))
-            echo(text, nl=not text.endswith("\n"))
-            window = selected
-    if window is not None and "next_offset" in window:
-        extra = ["--output", index, "--offset", str(window["next_offset"])]
-        if window.get("mime_type"):
-            extra += ["--mime", str(window["mime_type"])]
-        echo(f"# next page: {_show(manifest, *extra)}", err=True)
+
+    def next_page(window: Mapping[str, Any]) -> str | None:
+        if "next_offset" not in window:
+            return None
+        mime = ("--mime", str(window["mime_type"])) if window.get("mime_type") else ()
+        offset = str(window["next_offset"])
+        return f"next page: {_show(manifest, '--output', index, '--offset', offset, *mime)}"
+
+    echo_read(result, f"output {index}", next_page)
 
 
 @output.command("clean")
