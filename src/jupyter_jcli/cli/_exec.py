@@ -21,7 +21,7 @@ import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, single
-from jupyter_jcli.cli._server_options import server_from, server_options, store_options
+from jupyter_jcli.cli._server_options import current_server, store_options
 from jupyter_jcli.errors import KernelError, UsageError
 
 if TYPE_CHECKING:
@@ -86,7 +86,6 @@ def _read_code(code: str | None, code_file: str | None) -> str:
     "ast_node_interactivity; default: the kernel's, last_expr): all, last_expr_or_assign "
     "(also a last assignment's value), last, none.",
 )
-@server_options
 def exec_command(
     notebook: str | None,
     *,
@@ -95,9 +94,6 @@ def exec_command(
     timeout: float | None,
     kernel_name: str | None,
     display_mode: str | None,
-    server_url: str | None,
-    token: str | None,
-    server_root: str | None,
 ) -> int:
     """Run code on NB's kernel without touching NB, or without NB on a fresh kernel here.
 
@@ -108,7 +104,6 @@ def exec_command(
     when there is one, so the code sees the notebook's variables; with --server-url the
     kernel is that Jupyter Server's (the notebook's session joined when it has one).
     """
-    server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
     source = _read_code(code, code_file)
     return answer(
         run_code(
@@ -117,7 +112,7 @@ def exec_command(
             timeout=timeout,
             kernel_name=kernel_name,
             display_mode=display_mode,
-            server=server,
+            server=current_server(),
         )
     )
 

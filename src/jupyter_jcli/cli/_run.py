@@ -51,7 +51,7 @@ import click
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._server_options import server_from, server_options, store_options
+from jupyter_jcli.cli._server_options import current_server, store_options
 from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
 
 if TYPE_CHECKING:
@@ -98,7 +98,6 @@ _NOT_WRITTEN = {
     help="Start this kernelspec instead of the notebook's metadata.kernelspec.name "
     "(e.g. when that one is not installed here).",
 )
-@server_options
 @click.option(
     "--only",
     is_flag=True,
@@ -134,9 +133,6 @@ def run_command(
     cells: tuple[str, ...],
     timeout: float | None,
     kernel_name: str | None,
-    server_url: str | None,
-    token: str | None,
-    server_root: str | None,
     only: bool,
     keep: bool,
     idle_timeout: float | None,
@@ -163,7 +159,7 @@ def run_command(
         raise UsageError("--only goes with --cell.", {"only": True})
     mode = modes[0] if modes else "stale"
     created: ScriptPlan | None = None  # the notebook run script.py created for the script
-    server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
+    server = current_server()  # resolved by store_options: a bad URL is refused already
     if file.lower().endswith(".py") and _local(file):  # a notebook script: below, once paired
         from jupyter_jcli.cli._run_script import run_plain_script
 
