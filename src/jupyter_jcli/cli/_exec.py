@@ -14,6 +14,8 @@ when its outputs had to be saved and could not be (``save_error``, e.g.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
     from jupyter_jcli.workbench import CodeOutcome
 
-__all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernel_hinted", "run_code"]
+__all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernelspec_hints", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _NAMED_HINT = "give --kernel one of details.installed"
@@ -174,23 +176,25 @@ def run_code(
                 script_path=None if script_path is None else Path(script_path).resolve(),
             )
 
-    try:
+    with kernelspec_hints():
         return anyio.run(partial(go))
+
+
+@contextmanager
+def kernelspec_hints(*, restart_switches: bool = True) -> Iterator[None]:
+    """Re-raise a :class:`KernelError` of the block with the command line's way of choosing a
+    kernelspec (``--kernel``) added to a ``KERNELSPEC_NOT_FOUND`` or, when a restart can
+    switch kernelspecs (local kernels), a ``KERNELSPEC_MISMATCH`` (``details.hint``)."""
+    from jupyter_jcli.workbench import kernelspec_hint
+
+    try:
+        yield
     except KernelError as err:
-        hinted = kernel_hinted(err)
+        mismatch = _MISMATCH_HINT if restart_switches else None
+        hinted = kernelspec_hint(err, _KERNEL_HINT, mismatch, named=_NAMED_HINT)
         if hinted is err:
             raise
         raise hinted from err
-
-
-def kernel_hinted(err: KernelError, *, restart_switches: bool = True) -> KernelError:
-    """``err`` with the command line's way of choosing a kernelspec (``--kernel``) added to a
-    ``KERNELSPEC_NOT_FOUND`` or, when a restart can switch kernelspecs (local kernels), a
-    ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as they are."""
-    from jupyter_jcli.workbench import kernelspec_hint
-
-    mismatch = _MISMATCH_HINT if restart_switches else None
-    return kernelspec_hint(err, _KERNEL_HINT, mismatch, named=_NAMED_HINT)
 
 
 def _kernel_kept(outcome: CodeOutcome) -> bool:

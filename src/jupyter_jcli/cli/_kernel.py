@@ -20,25 +20,24 @@ sessions instead (rendered by :mod:`jupyter_jcli.cli._kernel_server`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import click
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 from jupyter_jcli.cli._server_options import (
     current_server,
     server_from,
     server_options,
     store_options,
 )
-from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
+from jupyter_jcli.errors import UsageError
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels import KernelEntry, ServerSession
 
-__all__ = ["kernel", "notebook_kernel_path"]
+__all__ = ["kernel"]
 
 _COMMAND_WIDTH = 60
 """Widest started-by command in the ``kernel list`` table."""
@@ -48,16 +47,8 @@ _IDLE_HELP = (
 )
 
 
-def notebook_kernel_path(file: str) -> Path:
-    """The resolved ``.ipynb`` whose kernel ``file`` names
-    (:func:`~jupyter_jcli.workbench.kernel_notebook_path`)."""
-    from jupyter_jcli.workbench import kernel_notebook_path
-
-    return kernel_notebook_path(file)
-
-
 def _document(operation: str, **fields: Any) -> None:
-    emit_json({"schema_version": SCHEMA_VERSION, "status": "ok", "operation": operation, **fields})
+    emit_json(ok_document(operation=operation, **fields))
 
 
 def _report(operation: str, kernel: KernelEntry | ServerSession, started: bool, verb: str) -> None:
@@ -189,19 +180,14 @@ def stop_command(file: str | None, *, stop_all: bool) -> None:
 def restart_command(file: str, *, kernel_name: str | None) -> None:
     """Restart NB's kernel (start one if none runs): a new epoch, every cell stale. A cell
     another command runs on it is interrupted first."""
-    from jupyter_jcli.cli._exec import kernel_hinted
+    from jupyter_jcli.cli._exec import kernelspec_hints
     from jupyter_jcli.workbench import restart_live_kernel
 
     server = current_server()
-    try:  # a kernelspec not installed is refused before the kernel stops
+    with kernelspec_hints(restart_switches=server is None):  # refused before the kernel stops
         kernel, restarted = anyio.run(
             lambda: restart_live_kernel(file, kernel_name=kernel_name, server=server)
         )
-    except KernelError as err:
-        hinted = kernel_hinted(err, restart_switches=server is None)
-        if hinted is err:
-            raise
-        raise hinted from err
     if json_mode():
         from jupyter_jcli.workbench import kernel_dict
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 from jupyter_jcli.cli._notebook import read_window_options
 from jupyter_jcli.cli._params import FILE_PATH, single
 
@@ -47,8 +47,8 @@ def show_command(
     from one MANIFEST. Reads as `j-cli notebook output` does: a text page, an image, JSON or
     a traceback.
     """
-    from jupyter_jcli.cli._reads import read_options
-    from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+    from jupyter_jcli.cli._notebook import read_options
+    from jupyter_jcli.errors import UsageError
     from jupyter_jcli.outputs.manifest import open_manifest
 
     options = read_options(
@@ -69,13 +69,7 @@ def show_command(
             if len(listings) == 1:
                 emit_json(listings[0][1])
             else:
-                emit_json(
-                    {
-                        "schema_version": SCHEMA_VERSION,
-                        "status": "ok",
-                        "runs": [listing for _, listing in listings],
-                    }
-                )
+                emit_json(ok_document(runs=[listing for _, listing in listings]))
             return
         for number, (manifest, listing) in enumerate(listings):
             if number:

@@ -50,9 +50,9 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 from jupyter_jcli.cli._server_options import current_server, store_options
-from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
+from jupyter_jcli.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -171,15 +171,17 @@ def run_command(
 
     names = resolve_to_names(file, cells)  # before any kernel starts
     if server is None and not json_mode():  # -j: one document on stdout, nothing else
-        from jupyter_jcli.cli._kernel import notebook_kernel_path
         from jupyter_jcli.cli._run_live import waiting_line
+        from jupyter_jcli.workbench import kernel_notebook_path
 
-        waiting = waiting_line(notebook_kernel_path(file), file, busy_wait)
+        waiting = waiting_line(kernel_notebook_path(file), file, busy_wait)
         if waiting is not None:
             echo(waiting, err=True)
     import anyio
 
-    try:
+    from jupyter_jcli.cli._exec import kernelspec_hints
+
+    with kernelspec_hints():
         outcome, overview, extra, statuses = anyio.run(
             partial(
                 _run,
@@ -196,13 +198,6 @@ def run_command(
                 busy_wait=busy_wait,
             )
         )
-    except KernelError as err:
-        from jupyter_jcli.cli._exec import kernel_hinted
-
-        hinted = kernel_hinted(err)
-        if hinted is err:
-            raise
-        raise hinted from err
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
         from jupyter_jcli.cli._lists import bounded
@@ -211,16 +206,14 @@ def run_command(
 
         emit_json(  # fields that carry nothing left out, as `exec` and the MCP text do
             compact(
-                {
-                    "schema_version": SCHEMA_VERSION,
-                    "status": "ok",
-                    "operation": "run",
-                    "mode": mode,
-                    "ok": outcome.ok,
-                    "run": bounded({**outcome.to_dict(), **extra}, file),
-                    "overview": overview_document(overview, file, None),
-                    **({"created_notebook": created_field(created)} if created else {}),
-                }
+                ok_document(
+                    operation="run",
+                    mode=mode,
+                    ok=outcome.ok,
+                    run=bounded({**outcome.to_dict(), **extra}, file),
+                    overview=overview_document(overview, file, None),
+                    created_notebook=created_field(created) if created else None,
+                )
             )
         )
     else:
@@ -275,7 +268,11 @@ async def _run(
     server: ServerConfig | None = None,
 ) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any], dict[str, CellStatus]]:
     from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
-    from jupyter_jcli.workbench import run_cells_with_parents, shared_workbench
+    from jupyter_jcli.workbench import (
+        kernel_notebook_path,
+        run_cells_with_parents,
+        shared_workbench,
+    )
 
     view = LiveView() if show_progress else None
     on_progress = view.progress if view is not None else None
@@ -284,7 +281,7 @@ async def _run(
         keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait, server=server
     ) as workbench:
         if view is not None and server is None:  # a registry kernel's outputs, live
-            workbench.pool.kernel(_notebook(file)).listeners.append(view.output)
+            workbench.pool.kernel(str(kernel_notebook_path(file))).listeners.append(view.output)
         outcome: ExecuteOutcome
         async with interrupt_on_sigint(workbench.pool) as interrupted:
             if mode == "stale":
@@ -330,12 +327,6 @@ async def _run(
         overview = await after.notebook_overview(file)  # one page: a run can be huge
         whole = await after.notebook_overview(file, limit=None)
     return outcome, overview, extra, whole.statuses
-
-
-def _notebook(file: str) -> str:
-    from jupyter_jcli.cli._kernel import notebook_kernel_path
-
-    return str(notebook_kernel_path(file))
 
 
 async def _code_cells(file: str) -> list[str]:

@@ -15,8 +15,7 @@ from typing import Any
 
 import click
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 
 __all__ = ["setup"]
 
@@ -108,18 +107,9 @@ def _host_command(host: str) -> Callable[..., None]:
         ]
         if json_mode():
             emit_json(
-                {
-                    "schema_version": SCHEMA_VERSION,
-                    "status": "ok",
-                    "host": host,
-                    "scope": scope,
-                    "remove": remove,
-                    "dry_run": dry_run,
-                    "changed": bool(changes),
-                    "changes": changes,
-                    "notes": result.notes,
-                }
-            )
+                ok_document(host=host, scope=scope, remove=remove, dry_run=dry_run,
+                            changed=bool(changes), changes=changes, notes=result.notes)
+            )  # fmt: skip
             return
         _render_text(
             host=host,
@@ -191,13 +181,7 @@ def status_command(project_root: Path | None) -> None:
 
     items = setup_status(project_root)
     if json_mode():
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "items": [item.to_dict() for item in items],
-            }
-        )
+        emit_json(ok_document(items=[item.to_dict() for item in items]))
         return
     for item in items:
         echo(f"{item.host:<9} {item.scope.value:<8} {item.item:<27} {item.state:<10} {item.path}")

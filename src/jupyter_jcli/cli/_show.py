@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.cli._emit import echo
+from jupyter_jcli.cli._emit import echo, ok_document
 from jupyter_jcli.cli._render import (
     counted,
     describe_image,
@@ -27,7 +27,7 @@ from jupyter_jcli.cli._render import (
     source_label,
     strip_ansi,
 )
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError
+from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
 
 if TYPE_CHECKING:
@@ -178,15 +178,13 @@ def show_document(
             break
         listings.append(listing)
         used += size
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": file_source(loaded),
-        "cell_count": loaded.cell_count,
-        "cells": listings,
-        "omitted_cells": len(left),
-        "next_call": _next_command(file_arg, cells, left, json=True),
-    }
+    document = ok_document(
+        source=file_source(loaded),
+        cell_count=loaded.cell_count,
+        cells=listings,
+        omitted_cells=len(left),
+        next_call=_next_command(file_arg, cells, left, json=True),
+    )
     size = len(serialize_json(document))
     if size > MAX_TRANSPORT_BYTES:
         raise JcliError(
