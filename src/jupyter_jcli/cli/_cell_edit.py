@@ -14,7 +14,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import emit_result
-from jupyter_jcli.cli._params import single
+from jupyter_jcli.cli._params import single, text_or_file
 from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import CELL_TYPES, UsageError
 
@@ -48,24 +48,9 @@ _START = click.option("--start", is_flag=True, help="Place it first.")
 _END = click.option("--end", is_flag=True, help="Place it last.")
 
 Position = Literal["start", "end"]
-
-
-def _read_source(source: str | None, source_file: str | None, *, required: bool) -> str | None:
-    if source is not None and source_file is not None:
-        raise UsageError("Give --source or --source-file, not both.")
-    if source_file is None:
-        if source is None and required:
-            raise UsageError("Give the cell's source with --source TEXT or --source-file PATH.")
-        return source
-    if source_file == "-":  # standard input
-        import sys
-
-        from jupyter_jcli.notebook.io import read_source_stream
-
-        return read_source_stream(sys.stdin.buffer)
-    from jupyter_jcli.notebook.io import read_source_file
-
-    return read_source_file(source_file)
+_SOURCE_USAGE = (
+    "Give the cell's source with one of --source TEXT or --source-file PATH ('-': stdin)."
+)
 
 
 def _placement(
@@ -140,7 +125,7 @@ def add_command(
     expected_rev: str | None,
 ) -> None:
     """Insert a new cell next to a cell, or at the start or end (default: end)."""
-    text = _read_source(source, source_file, required=True)
+    text = text_or_file(source, source_file, _SOURCE_USAGE, required=True)
     assert text is not None
     anchor_before, anchor_after, position = _placement(before, after, start, end)
     if (anchor_before is not None or anchor_after is not None) and expected_rev is None:
@@ -190,7 +175,7 @@ def update_command(
     new_name: str | None,
 ) -> None:
     """Change a cell's source, type and/or name."""
-    text = _read_source(source, source_file, required=False)
+    text = text_or_file(source, source_file, _SOURCE_USAGE, required=False)
     if text is None and cell_type is None and new_name is None:
         raise UsageError("Nothing to change: give --source/--source-file, --type or --rename.")
     target = resolve_named(file, {"cell": name})["cell"]

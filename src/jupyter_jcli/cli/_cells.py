@@ -9,7 +9,6 @@ pages (``--start``, ``--limit``, ``next_start``) and a page never exceeds the tr
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -235,6 +234,7 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
             problem = source.get("pairing_problem") or {}
             lines[0] += f", no paired notebook ({problem.get('code')})"
     from jupyter_jcli.cli._document_render import pair_lines
+    from jupyter_jcli.cli._render import j_cli
 
     lines.extend(pair_lines(source.get("pair_out_of_sync")))
     cells: list[Mapping[str, Any]] = list(document.get("cells") or [])
@@ -256,9 +256,6 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
     next_start = document.get("next_start")
     if isinstance(next_start, int):
         remaining = int(document.get("cell_count", 0)) - next_start
-        command = shlex.join(
-            ["j-cli", "notebook", "cells", file_arg or str(source.get("path")), "--start",
-             str(next_start)]
-        )  # fmt: skip
+        command = j_cli("notebook", "cells", file_arg or source.get("path"), "--start", next_start)
         lines.append(f"… {remaining} more cells; next page: {command}")
     return lines

@@ -13,7 +13,6 @@ when its outputs had to be saved and could not be (``save_error``, e.g.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -22,13 +21,13 @@ from typing import TYPE_CHECKING
 import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._params import FILE_PATH, single
+from jupyter_jcli.cli._params import FILE_PATH, single, text_or_file
 from jupyter_jcli.cli._server_options import current_server, store_options
-from jupyter_jcli.errors import KernelError, UsageError
+from jupyter_jcli.errors import KernelError
 
 if TYPE_CHECKING:
-    from jupyter_jcli.kernels import ServerConfig
-    from jupyter_jcli.workbench import CodeOutcome
+    from jupyter_jcli.kernels import ExecutionResult, ServerConfig
+    from jupyter_jcli.workbench import CodeOutcome, ExecutedCell
 
 __all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernelspec_hints", "run_code"]
 
@@ -38,24 +37,8 @@ _MISMATCH_HINT = (
     "switch with `j-cli kernel restart NB --kernel NAME` (the variables are lost), or leave "
     "out --kernel to use the live kernel"
 )
-_STDIN = "-"
 _EXIT_FAILED = 1
 _EXIT_INTERRUPTED = 130
-
-
-def _read_code(code: str | None, code_file: str | None) -> str:
-    if (code is None) == (code_file is None):
-        raise UsageError("Give exactly one of --code TEXT or --code-file FILE ('-': stdin).")
-    if code is not None:
-        return code
-    assert code_file is not None
-    if code_file == _STDIN:
-        from jupyter_jcli.notebook.io import read_source_stream
-
-        return read_source_stream(sys.stdin.buffer)
-    from jupyter_jcli.notebook.io import read_source_file
-
-    return read_source_file(code_file)
 
 
 @click.command("exec")
@@ -106,7 +89,9 @@ def exec_command(
     when there is one, so the code sees the notebook's variables; with --server-url the
     kernel is that Jupyter Server's (the notebook's session joined when it has one).
     """
-    source = _read_code(code, code_file)
+    usage = "Give exactly one of --code TEXT or --code-file FILE ('-': stdin)."
+    source = text_or_file(code, code_file, usage, required=True)
+    assert source is not None
     return answer(
         run_code(
             notebook,
@@ -211,21 +196,22 @@ def _kernel_kept(outcome: CodeOutcome) -> bool:
     return entry is not None and entry.epoch == outcome.kernel.epoch
 
 
+def stop_words(stopped: ExecutionResult | ExecutedCell) -> str:
+    """What stopped a cell or code: ``interrupted by a kernel restart``, ``interrupted by
+    j-cli pid 12 (j-cli kernel interrupt nb.ipynb)`` (:func:`jupyter_jcli.kernels.stop_words`)."""
+    from jupyter_jcli.kernels import stop_words as words
+
+    by, command = stopped.interrupt_requested_by, stopped.interrupt_requested_command
+    return words(stopped.interrupted_by or "kernel_interrupted", by, command)
+
+
 def code_lines(outcome: CodeOutcome) -> list[str]:
     """The run for a person: a status line, the condensed outputs, where the rest is."""
     result = outcome.result
     count = f"[{result.execution_count}]" if result.execution_count is not None else "[ ]"
-    where = (
-        f"the kernel of {outcome.notebook_path}"
-        if outcome.notebook_path is not None
-        else "a scratch kernel"
-    )
-    status: str = result.status
-    if result.interrupted_by is not None:
-        from jupyter_jcli.kernels import stop_words
-
-        by, command = result.interrupt_requested_by, result.interrupt_requested_command
-        status = stop_words(result.interrupted_by, by, command)
+    notebook = outcome.notebook_path
+    where = f"the kernel of {notebook}" if notebook is not None else "a scratch kernel"
+    status = stop_words(result) if result.interrupted_by is not None else result.status
     head = f"{count} {status} on {where} in {result.duration_s:.2f}s"
     if result.ename:
         first = next(iter((result.evalue or "").splitlines()), "")

@@ -51,14 +51,15 @@ def _document(operation: str, **fields: Any) -> None:
     emit_json(ok_document(operation=operation, **fields))
 
 
-def _report(operation: str, kernel: KernelEntry | ServerSession, started: bool, verb: str) -> None:
+def _report(operation: str, kernel: KernelEntry | ServerSession, what: str, **fields: bool) -> None:
+    """The kernel a start or restart left running: ``operation``'s document (with ``fields``)
+    with ``-j``, else a line beginning with ``what`` happened."""
     from jupyter_jcli.kernels import KernelEntry
     from jupyter_jcli.workbench import kernel_dict
 
     if json_mode():
-        _document(operation, started=started, kernel=kernel_dict(kernel))
+        _document(operation, **fields, kernel=kernel_dict(kernel))
         return
-    what = verb if started else "already running"
     if not isinstance(kernel, KernelEntry):
         echo(_line(what, kernel))
         return
@@ -92,12 +93,12 @@ def start_command(file: str, *, kernel_name: str | None, idle_timeout: float | N
     from jupyter_jcli.workbench import start_live_kernel
 
     server = current_server()
-    started = anyio.run(
+    kernel, started = anyio.run(
         lambda: start_live_kernel(
             file, kernel_name=kernel_name, idle_timeout=idle_timeout, server=server
         )
     )
-    _report("kernel_start", *started, "started")
+    _report("kernel_start", kernel, "started" if started else "already running", started=started)
 
 
 @kernel.command("list")
@@ -188,13 +189,8 @@ def restart_command(file: str, *, kernel_name: str | None) -> None:
         kernel, restarted = anyio.run(
             lambda: restart_live_kernel(file, kernel_name=kernel_name, server=server)
         )
-    if json_mode():
-        from jupyter_jcli.workbench import kernel_dict
-
-        _document("kernel_restart", started=not restarted, restarted=restarted,
-                  kernel=kernel_dict(kernel))  # fmt: skip
-        return
-    _report("kernel_restart", kernel, True, "restarted" if restarted else "started")
+    what = "restarted" if restarted else "started"
+    _report("kernel_restart", kernel, what, started=not restarted, restarted=restarted)
 
 
 @kernel.command("interrupt")

@@ -9,7 +9,6 @@ with the options and codes of ``j-cli notebook output`` (the same library code:
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,7 +84,9 @@ def show_command(
 
 
 def _show(manifest: str, *extra: str) -> str:
-    return shlex.join(["j-cli", "output", "show", manifest, *extra])
+    from jupyter_jcli.cli._render import j_cli
+
+    return j_cli("output", "show", manifest, *extra)
 
 
 def _listing_lines(listing: Mapping[str, Any], manifest: str) -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "describe_selected",
     "echo_read",
     "format_bytes",
+    "j_cli",
     "listing_lines",
     "output_command",
     "output_summary",
@@ -57,20 +58,16 @@ def format_bytes(size: object) -> str:
     return f"{size:,} bytes" if isinstance(size, int) else "? bytes"
 
 
+def j_cli(*words: object) -> str:
+    """A ``j-cli`` command line for a hint, each word quoted for the shell as needed."""
+    return shlex.join(["j-cli", *map(str, words)])
+
+
 def output_command(file_arg: str, cell_index: int, output_index: int, *extra: str) -> str:
     """The shell command that reads one output, for hints: ``j-cli notebook output ...``."""
-    words = [
-        "j-cli",
-        "notebook",
-        "output",
-        file_arg,
-        "--cell",
-        str(cell_index),
-        "--output",
-        str(output_index),
-        *extra,
-    ]
-    return shlex.join(words)
+    return j_cli(
+        "notebook", "output", file_arg, "--cell", cell_index, "--output", output_index, *extra
+    )
 
 
 def source_label(source: Mapping[str, Any]) -> str:

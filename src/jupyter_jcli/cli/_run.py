@@ -182,21 +182,10 @@ def run_command(
     from jupyter_jcli.cli._exec import kernelspec_hints
 
     with kernelspec_hints():
+        bench = {"keep": keep, "idle_timeout": idle_timeout, "busy_wait": busy_wait}
+        options = {"timeout": timeout, "kernel_name": kernel_name}
         outcome, overview, extra, statuses = anyio.run(
-            partial(
-                _run,
-                file,
-                mode,
-                names,
-                timeout=timeout,
-                kernel_name=kernel_name,
-                show_progress=not json_mode(),
-                server=server,
-                keep=keep,
-                idle_timeout=idle_timeout,
-                only=only,
-                busy_wait=busy_wait,
-            )
+            partial(_run, file, mode, names, only=only, server=server, bench=bench, **options)
         )
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
@@ -258,15 +247,15 @@ async def _run(
     mode: str,
     cells: Sequence[str],
     *,
-    timeout: float | None,
-    kernel_name: str | None,
-    show_progress: bool,
-    keep: bool = False,
-    idle_timeout: float | None = None,
-    only: bool = False,
-    busy_wait: float = 0.0,
-    server: ServerConfig | None = None,
+    only: bool,
+    server: ServerConfig | None,
+    bench: Mapping[str, Any],
+    **options: Any,
 ) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any], dict[str, CellStatus]]:
+    """Run the cells of ``mode`` on a :func:`~jupyter_jcli.workbench.shared_workbench`
+    (``bench``: its keyword arguments besides ``server``) with the run ``options``
+    (``timeout``, ``kernel_name``), live progress on stderr outside ``-j``; then read the
+    overview as every later command will."""
     from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
     from jupyter_jcli.workbench import (
         kernel_notebook_path,
@@ -274,49 +263,23 @@ async def _run(
         shared_workbench,
     )
 
-    view = LiveView() if show_progress else None
-    on_progress = view.progress if view is not None else None
+    view = None if json_mode() else LiveView()
+    options.update(on_progress=view.progress if view is not None else None, include_images=False)
     extra: dict[str, Any] = {}
-    async with shared_workbench(
-        keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait, server=server
-    ) as workbench:
+    async with shared_workbench(server=server, **bench) as workbench:
         if view is not None and server is None:  # a registry kernel's outputs, live
             workbench.pool.kernel(str(kernel_notebook_path(file))).listeners.append(view.output)
-        outcome: ExecuteOutcome
         async with interrupt_on_sigint(workbench.pool) as interrupted:
             if mode == "stale":
-                outcome = await workbench.run_stale(
-                    file,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    include_images=False,
-                    kernel_name=kernel_name,
-                )
+                outcome = await workbench.run_stale(file, **options)
             elif mode == "cells":
                 ran = await run_cells_with_parents(
-                    workbench,
-                    file,
-                    list(cells),
-                    only=only,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    include_images=False,
-                    kernel_name=kernel_name,
+                    workbench, file, list(cells), only=only, **options
                 )
                 outcome = ran.outcome
                 extra.update(ran.to_dict())
             else:
-                names = await _code_cells(file)
-                if not names:
-                    raise UsageError("The notebook has no code cell to run.", {"path": file})
-                outcome = await workbench.execute_cells(
-                    file,
-                    names,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    include_images=False,
-                    kernel_name=kernel_name,
-                )
+                outcome = await workbench.execute_cells(file, await _code_cells(file), **options)
         if view is not None:
             view.finish()
         extra["interrupted"] = interrupted[0]
@@ -335,7 +298,10 @@ async def _code_cells(file: str) -> list[str]:
     from jupyter_jcli.notebook.store import open_notebook
 
     document = await anyio.to_thread.run_sync(open_notebook, file)
-    return [view.name for view in document.cells if view.cell_type == "code"]
+    names = [view.name for view in document.cells if view.cell_type == "code"]
+    if not names:
+        raise UsageError("The notebook has no code cell to run.", {"path": file})
+    return names
 
 
 def run_lines(
@@ -350,6 +316,7 @@ def run_lines(
     after the run, so both agree; default: ``overview.statuses``), then one line per cell of
     the notebook with its status and tldr."""
     from jupyter_jcli.cli._document_render import cell_name, cell_names, outputs_text
+    from jupyter_jcli.cli._exec import stop_words
     from jupyter_jcli.cli._render import counted
 
     lines: list[str] = []
@@ -398,7 +365,7 @@ def run_lines(
             else "the kernel started for this run has stopped: its variables are gone"
         )
         lines.append(
-            f"interrupted: {cell_name(stopped.name)} was {_stop_words(stopped)}; its outputs "
+            f"interrupted: {cell_name(stopped.name)} was {stop_words(stopped)}; its outputs "
             f"so far are saved, the later cells did not run, {kernel_now}"
         )
     if outcome.written:
@@ -439,19 +406,10 @@ def _after_lines(
 def _status(cell: ExecutedCell) -> str:
     """The cell's status, with what stopped it: ``interrupted by a kernel restart``,
     ``timeout, kernel killed``."""
-    text: str = cell.status
-    if cell.interrupted_by is not None:
-        text = _stop_words(cell)
-    if cell.kernel_killed:
-        text += ", kernel killed"
-    return text
+    from jupyter_jcli.cli._exec import stop_words
 
-
-def _stop_words(cell: ExecutedCell) -> str:
-    from jupyter_jcli.kernels import stop_words
-
-    by, command = cell.interrupt_requested_by, cell.interrupt_requested_command
-    return stop_words(cell.interrupted_by or "kernel_interrupted", by, command)
+    text = stop_words(cell) if cell.interrupted_by is not None else cell.status
+    return text + (", kernel killed" if cell.kernel_killed else "")
 
 
 def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -111,14 +110,17 @@ def _host_command(host: str) -> Callable[..., None]:
                             changed=bool(changes), changes=changes, notes=result.notes)
             )  # fmt: skip
             return
-        _render_text(
-            host=host,
-            scope=scope,
-            remove=remove,
-            dry_run=dry_run,
-            changes=changes,
-            notes=result.notes,
-        )
+        if not changes:
+            verb = "remove" if remove else "setup"
+            echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
+        for change in changes:
+            echo(
+                change["diff"] if dry_run else f"{change['action']:<7} {change['path']}\n", nl=False
+            )
+        if dry_run and changes:
+            echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
+        for note in result.notes:
+            echo(f"note: {note}")
 
     command.__doc__ = _HELP[host]
     if host != "git":
@@ -144,29 +146,6 @@ def _host_command(host: str) -> Callable[..., None]:
             "environment.",
         )(command)
     return command
-
-
-def _render_text(
-    *,
-    host: str,
-    scope: str,
-    remove: bool,
-    dry_run: bool,
-    changes: list[dict[str, Any]],
-    notes: list[str],
-) -> None:
-    verb = "remove" if remove else "setup"
-    if not changes:
-        echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
-    for change in changes:
-        if dry_run:
-            echo(change["diff"], nl=False)
-        else:
-            echo(f"{change['action']:<7} {change['path']}")
-    if dry_run and changes:
-        echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
-    for note in notes:
-        echo(f"note: {note}")
 
 
 for _host in ("claude", "codex", "opencode", "dsh", "git"):
