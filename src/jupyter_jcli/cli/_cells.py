@@ -103,8 +103,7 @@ def cell_summary(loaded: NotebookOutputs, index: int, names: Sequence[str]) -> C
     if loaded.kind == "ipynb":
         return _summary(index, cell, names[index])
     summary = _summary(index, cell, names[index], with_id=False)
-    summary["notebook_cell_index"] = None
-    summary["mapping"] = None
+    summary.update({"notebook_cell_index": None, "mapping": None})
     if loaded.pairing_error is not None:
         return summary
     try:
@@ -115,14 +114,14 @@ def cell_summary(loaded: NotebookOutputs, index: int, names: Sequence[str]) -> C
         summary["mapping_problem"] = _problem(err)
         return summary
     mapped = _summary(resolved.source["cell_index"], resolved.cell, names[index])
-    summary["id"] = mapped["id"]
-    summary["output_count"], summary["output_types"] = (
-        mapped["output_count"],
-        mapped["output_types"],
-    )
-    summary["notebook_cell_index"] = resolved.source["cell_index"]
-    summary["mapping"] = resolved.source["mapping"]
-    return summary
+    return {
+        **summary,
+        "id": mapped["id"],
+        "output_count": mapped["output_count"],
+        "output_types": mapped["output_types"],
+        "notebook_cell_index": resolved.source["cell_index"],
+        "mapping": resolved.source["mapping"],
+    }
 
 
 def file_source(loaded: NotebookOutputs) -> dict[str, Any]:

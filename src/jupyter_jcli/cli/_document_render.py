@@ -46,10 +46,6 @@ _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
 _CELLS_HINT = re.compile(r"read_cells names=([a-z0-9-]+) budget=(\d+)")
 
 
-def _names(names: Sequence[str]) -> str:
-    return ", ".join(names) if names else "-"
-
-
 def cell_name(name: str) -> str:
     """A cell name as text output names it in a sentence or a list: in backticks, so a name
     such as ``code`` or ``data`` never reads as a word of the sentence."""
@@ -173,9 +169,10 @@ def overview_table(overview: Overview) -> list[str]:
             _TYPE_LABELS.get(c.cell_type, c.cell_type),
             c.rev,
             *([_cell_status(c)] if session is not None else []),
-            clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
-            clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
-            clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
+            *(
+                clip(", ".join(names) or "-", LIST_WIDTH) if c.cell_type == "code" else ""
+                for names in (c.defines, c.uses, c.parents)
+            ),
             ("! " if c.findings else "") + clip(c.first_line, LINE_WIDTH),
         ]
         for c in overview.cells

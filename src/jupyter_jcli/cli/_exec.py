@@ -209,8 +209,8 @@ def code_lines(outcome: CodeOutcome) -> list[str]:
     """The run for a person: a status line, the condensed outputs, where the rest is."""
     result = outcome.result
     count = f"[{result.execution_count}]" if result.execution_count is not None else "[ ]"
-    notebook = outcome.notebook_path
-    where = f"the kernel of {notebook}" if notebook is not None else "a scratch kernel"
+    path = outcome.notebook_path
+    where = f"the kernel of {path}" if path is not None else "a scratch kernel"
     status = stop_words(result) if result.interrupted_by is not None else result.status
     head = f"{count} {status} on {where} in {result.duration_s:.2f}s"
     if result.ename:

@@ -6,6 +6,7 @@ cheap) and renders the result: the protocol response itself with ``-j``, text ot
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,7 +22,7 @@ from jupyter_jcli.errors import UsageError
 if TYPE_CHECKING:
     from jupyter_jcli.outputs.notebook import NotebookOutputs
 
-__all__ = ["notebook", "read_options", "read_window_options", "split_mime_types"]
+__all__ = ["notebook", "read_window_options", "split_mime_types"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -37,25 +38,36 @@ _CELL = single(
 
 def read_window_options(command: F) -> F:
     """The options of one output's read: ``--mime``, ``--supported-mime``, ``--offset`` and
-    ``--limit`` (``j-cli notebook output`` and ``j-cli output show``)."""
-    for option in reversed(
-        (
-            single(
-                "--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle."
-            ),
-            click.option(
-                "--supported-mime",
-                "supported_mime",
-                multiple=True,
-                metavar="TYPE[,TYPE]",
-                help="Only accept these MIME types (repeat the option or separate with commas).",
-            ),
-            single("--offset", type=int, metavar="N", help="Text page start, in characters."),
-            single("--limit", type=int, metavar="N", help="Text page size, in characters."),
-        )
-    ):
-        command = option(command)
-    return command
+    ``--limit`` (``j-cli notebook output`` and ``j-cli output show``); the command receives
+    them as ``options``, the keyword arguments of ``read_output`` for those given.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an empty item of ``--supported-mime``.
+    """
+
+    @functools.wraps(command)
+    def run(*args: Any, mime_type: str | None, supported_mime: Sequence[str], **kwargs: Any) -> Any:
+        given: dict[str, Any] = {"mime_type": mime_type}
+        given["supported_mime_types"] = split_mime_types(supported_mime)
+        given.update(offset=kwargs.pop("offset"), limit=kwargs.pop("limit"))
+        options = {key: value for key, value in given.items() if value is not None}
+        return command(*args, options=options, **kwargs)
+
+    help_of = {
+        "--offset": "Text page start, in characters.",
+        "--limit": "Text page size, in characters.",
+    }
+    for name, text in reversed(help_of.items()):
+        run = single(name, type=int, metavar="N", help=text)(run)
+    run = click.option(
+        "--supported-mime",
+        "supported_mime",
+        multiple=True,
+        metavar="TYPE[,TYPE]",
+        help="Only accept these MIME types (repeat the option or separate with commas).",
+    )(run)
+    mime = single("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
+    return mime(run)  # type: ignore[return-value]
 
 
 def split_mime_types(values: Sequence[str]) -> list[str] | None:
@@ -75,20 +87,6 @@ def split_mime_types(values: Sequence[str]) -> list[str] | None:
             {"supported_mime": list(values)},
         )
     return list(dict.fromkeys(types))
-
-
-def read_options(
-    *, mime_type: str | None, supported_mime: Sequence[str], offset: int | None, limit: int | None
-) -> dict[str, Any]:
-    """The keyword arguments of ``read_output`` for the :func:`read_window_options` given.
-
-    Raises:
-        UsageError: ``USAGE_ERROR`` from :func:`split_mime_types`.
-    """
-    supported = split_mime_types(supported_mime)
-    given = {"mime_type": mime_type, "supported_mime_types": supported}
-    given.update(offset=offset, limit=limit)
-    return {key: value for key, value in given.items() if value is not None}
 
 
 def _cell_of(file: str, cell_ref: str) -> tuple[NotebookOutputs, int]:
@@ -193,10 +191,7 @@ def output_command(
     file: str,
     cell_ref: str,
     output_index: int,
-    mime_type: str | None,
-    supported_mime: tuple[str, ...],
-    offset: int | None,
-    limit: int | None,
+    options: dict[str, Any],
     save_path: str | None,
     force: bool,
 ) -> None:
@@ -205,9 +200,6 @@ def output_command(
         raise UsageError("--force only applies together with --save.")
     if save_path == "":
         raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
-    options = read_options(
-        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
-    )
     loaded, index = _cell_of(file, cell_ref)
     result = loaded.read_output(index, output_index, **options)
     if save_path is not None:

@@ -34,10 +34,7 @@ def show_command(
     *,
     manifests: tuple[str, ...],
     output_index: int | None,
-    mime_type: str | None,
-    supported_mime: tuple[str, ...],
-    offset: int | None,
-    limit: int | None,
+    options: dict[str, Any],
 ) -> None:
     """List a run's outputs (MANIFEST: its manifest.json or folder), or read one with --output.
 
@@ -46,13 +43,9 @@ def show_command(
     from one MANIFEST. Reads as `j-cli notebook output` does: a text page, an image, JSON or
     a traceback.
     """
-    from jupyter_jcli.cli._notebook import read_options
     from jupyter_jcli.errors import UsageError
     from jupyter_jcli.outputs.manifest import open_manifest
 
-    options = read_options(
-        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
-    )
     if output_index is None and options:
         raise UsageError("--mime, --supported-mime, --offset and --limit need --output K.")
     if output_index is not None and len(manifests) > 1:

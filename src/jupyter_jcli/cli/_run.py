@@ -42,6 +42,7 @@ ones and says so).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -266,6 +267,7 @@ async def _run(
     view = None if json_mode() else LiveView()
     options.update(on_progress=view.progress if view is not None else None, include_images=False)
     extra: dict[str, Any] = {}
+    outcome: ExecuteOutcome
     async with shared_workbench(server=server, **bench) as workbench:
         if view is not None and server is None:  # a registry kernel's outputs, live
             workbench.pool.kernel(str(kernel_notebook_path(file))).listeners.append(view.output)
@@ -339,9 +341,7 @@ def run_lines(
         lines.append(
             f"skipped ({len(skipped):,}), not run after the stop: {cell_names(skipped, file_arg)}"
         )
-    counts: dict[str, int] = {}
-    for cell in outcome.cells:
-        counts[cell.status] = counts.get(cell.status, 0) + 1
+    counts = Counter(cell.status for cell in outcome.cells)
     total = sum(cell.duration_s for cell in outcome.cells)
     summary = ", ".join(f"{n:,} {status}" for status, n in counts.items()) or "nothing to run"
     kernel = "a new kernel" if outcome.kernel_started else "the kernel"
