@@ -98,3 +98,14 @@ def test_a_saved_file_gets_the_default_file_mode_and_no_temporary_is_left(
     os.umask(umask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
     assert os.listdir(tmp_path) == ["out.png"]
+
+
+def test_force_never_replaces_a_read_only_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.png"
+    target.write_bytes(b"mine")
+    target.chmod(0o444)
+    with pytest.raises(JcliError) as caught:
+        save_bytes(str(target), tiny_png(), force=True)
+    assert caught.value.code == ErrorCode.FILE_WRITE_FAILED
+    assert target.read_bytes() == b"mine"
+    assert os.listdir(tmp_path) == ["out.png"]

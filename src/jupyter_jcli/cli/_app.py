@@ -26,10 +26,9 @@ from typing import Any
 import click
 
 from jupyter_jcli import __version__
-from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json
+from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json, ok_document
 from jupyter_jcli.cli._params import LazyGroup, harden
 from jupyter_jcli.errors import (
-    SCHEMA_VERSION,
     ErrorCode,
     JcliError,
     Terminated,
@@ -61,14 +60,7 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
         return
     state = ctx.ensure_object(CliState)
     if state.json_mode:
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "name": "j-cli",
-                "version": __version__,
-            }
-        )
+        emit_json(ok_document(name="j-cli", version=__version__))
     else:
         echo(f"j-cli {__version__}")
     ctx.exit(EXIT_OK)

@@ -8,15 +8,18 @@ snapshotted: ``j-cli notebook undo FILE`` reverts it.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import emit_result
-from jupyter_jcli.cli._params import single
+from jupyter_jcli.cli._params import single, text_or_file
 from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import CELL_TYPES, UsageError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.workbench import MutationOutcome
 
 __all__ = ["cell"]
 
@@ -48,52 +51,25 @@ _START = click.option("--start", is_flag=True, help="Place it first.")
 _END = click.option("--end", is_flag=True, help="Place it last.")
 
 Position = Literal["start", "end"]
+_SOURCE_USAGE = (
+    "Give the cell's source with one of --source TEXT or --source-file PATH ('-': stdin)."
+)
 
 
-def _read_source(source: str | None, source_file: str | None, *, required: bool) -> str | None:
-    if source is not None and source_file is not None:
-        raise UsageError("Give --source or --source-file, not both.")
-    if source_file is None:
-        if source is None and required:
-            raise UsageError("Give the cell's source with --source TEXT or --source-file PATH.")
-        return source
-    if source_file == "-":  # standard input
-        import sys
-
-        from jupyter_jcli.notebook.io import read_source_stream
-
-        return read_source_stream(sys.stdin.buffer)
-    from jupyter_jcli.notebook.io import read_source_file
-
-    return read_source_file(source_file)
-
-
-def _placement(
-    before: str | None, after: str | None, start: bool, end: bool
-) -> tuple[str | None, str | None, Position | None]:
-    given = [
-        flag
-        for flag, value in (
-            ("--before", before),
-            ("--after", after),
-            ("--start", start),
-            ("--end", end),
-        )
-        if value
-    ]
+def _position(before: str | None, after: str | None, start: bool, end: bool) -> Position | None:
+    """``--start`` or ``--end`` as a position (``None`` for neither), once at most one of the
+    four placements was given."""
+    places = ("--before", "--after", "--start", "--end")
+    given = [flag for flag, value in zip(places, (before, after, start, end), strict=True) if value]
     if len(given) > 1:
         raise UsageError(
             f"Give only one of --before, --after, --start and --end (got {', '.join(given)}).",
             {"given": given},
         )
-    position: Position | None = "start" if start else "end" if end else None
-    return before, after, position
+    return "start" if start else "end" if end else None
 
 
-def _report(outcome: object, file: str) -> None:
-    from jupyter_jcli.workbench import MutationOutcome
-
-    assert isinstance(outcome, MutationOutcome)
+def _report(outcome: MutationOutcome, file: str) -> None:
     from jupyter_jcli.cli._document_render import mutation_lines
     from jupyter_jcli.cli._lists import bounded
 
@@ -140,16 +116,16 @@ def add_command(
     expected_rev: str | None,
 ) -> None:
     """Insert a new cell next to a cell, or at the start or end (default: end)."""
-    text = _read_source(source, source_file, required=True)
+    text = text_or_file(source, source_file, _SOURCE_USAGE, required=True)
     assert text is not None
-    anchor_before, anchor_after, position = _placement(before, after, start, end)
-    if (anchor_before is not None or anchor_after is not None) and expected_rev is None:
-        option = "--before" if anchor_before is not None else "--after"
+    position = _position(before, after, start, end)
+    if (before is not None or after is not None) and expected_rev is None:
+        option = "--before" if before is not None else "--after"
         raise UsageError(
             f"--expected-rev (the anchor cell's rev, as you read it) is required with {option}.",
-            {"anchor": anchor_before or anchor_after, "option": "--expected-rev"},
+            {"anchor": before or after, "option": "--expected-rev"},
         )
-    anchors = resolve_named(file, {"before": anchor_before, "after": anchor_after})
+    anchors = resolve_named(file, {"before": before, "after": after})
     from jupyter_jcli.workbench import add_cell
 
     outcome = add_cell(
@@ -190,7 +166,7 @@ def update_command(
     new_name: str | None,
 ) -> None:
     """Change a cell's source, type and/or name."""
-    text = _read_source(source, source_file, required=False)
+    text = text_or_file(source, source_file, _SOURCE_USAGE, required=False)
     if text is None and cell_type is None and new_name is None:
         raise UsageError("Nothing to change: give --source/--source-file, --type or --rename.")
     target = resolve_named(file, {"cell": name})["cell"]
@@ -235,12 +211,12 @@ def move_command(
     end: bool,
 ) -> None:
     """Move a cell next to another cell, or to the start or end."""
-    anchor_before, anchor_after, position = _placement(before, after, start, end)
-    if anchor_before is None and anchor_after is None and position is None:
+    position = _position(before, after, start, end)
+    if before is None and after is None and position is None:
         raise UsageError(
             "Say where to move the cell: --before CELL, --after CELL, --start or --end."
         )
-    cells = resolve_named(file, {"cell": name, "before": anchor_before, "after": anchor_after})
+    cells = resolve_named(file, {"cell": name, "before": before, "after": after})
     from jupyter_jcli.workbench import move_cell
 
     outcome = move_cell(

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jupyter_jcli.errors import ErrorCode, JcliError
@@ -96,7 +97,9 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
     """
     parsed = parse_cell_ref(ref)
     if isinstance(parsed, int):
-        return _checked_index(parsed, len(names), path=path)
+        from jupyter_jcli.notebook.io import check_cell_index
+
+        return check_cell_index(parsed, len(names), path=Path(path))
     for index, name in enumerate(names):
         if name == parsed:
             return index
@@ -111,14 +114,6 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
         f"{path} has no cell named {parsed!r}{hint} (`j-cli notebook cells FILE` lists them).",
         {"path": path, "name": parsed, "cell_count": len(names), "close_names": close},
     )
-
-
-def _checked_index(index: int, count: int, *, path: str) -> int:
-    from pathlib import Path
-
-    from jupyter_jcli.notebook.io import check_cell_index
-
-    return check_cell_index(index, count, path=Path(path))
 
 
 def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:

@@ -9,12 +9,12 @@ pages (``--start``, ``--limit``, ``next_start``) and a page never exceeds the tr
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, UsageError
+from jupyter_jcli.cli._emit import ok_document
+from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.notebook.io import first_line, multiline_text
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
 
@@ -103,8 +103,7 @@ def cell_summary(loaded: NotebookOutputs, index: int, names: Sequence[str]) -> C
     if loaded.kind == "ipynb":
         return _summary(index, cell, names[index])
     summary = _summary(index, cell, names[index], with_id=False)
-    summary["notebook_cell_index"] = None
-    summary["mapping"] = None
+    summary.update({"notebook_cell_index": None, "mapping": None})
     if loaded.pairing_error is not None:
         return summary
     try:
@@ -115,14 +114,14 @@ def cell_summary(loaded: NotebookOutputs, index: int, names: Sequence[str]) -> C
         summary["mapping_problem"] = _problem(err)
         return summary
     mapped = _summary(resolved.source["cell_index"], resolved.cell, names[index])
-    summary["id"] = mapped["id"]
-    summary["output_count"], summary["output_types"] = (
-        mapped["output_count"],
-        mapped["output_types"],
-    )
-    summary["notebook_cell_index"] = resolved.source["cell_index"]
-    summary["mapping"] = resolved.source["mapping"]
-    return summary
+    return {
+        **summary,
+        "id": mapped["id"],
+        "output_count": mapped["output_count"],
+        "output_types": mapped["output_types"],
+        "notebook_cell_index": resolved.source["cell_index"],
+        "mapping": resolved.source["mapping"],
+    }
 
 
 def file_source(loaded: NotebookOutputs) -> dict[str, Any]:
@@ -163,17 +162,6 @@ def _pair_out_of_sync(loaded: NotebookOutputs) -> dict[str, Any] | None:
     return {**facts, "shown": "text" if loaded.kind == "py" else "notebook"}
 
 
-def _check_page(start: object, limit: object, cell_count: int) -> tuple[int, int]:
-    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
-        raise UsageError("--start must be a non-negative integer.", {"start": repr(start)})
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise UsageError("--limit must be an integer of at least 1.", {"limit": repr(limit)})
-    from jupyter_jcli.workbench import check_start
-
-    check_start(start, cell_count, label="--start")
-    return start, limit
-
-
 def summarize_cells(
     file_path: str, *, start: int = 0, limit: int = CELLS_PAGE_LIMIT
 ) -> dict[str, Any]:
@@ -181,8 +169,8 @@ def summarize_cells(
 
     Args:
         file_path: the ``.ipynb`` or ``.py`` file.
-        start: index of the first cell of the page.
-        limit: most cells in the page (:data:`CELLS_PAGE_LIMIT` by default).
+        start: index of the first cell of the page (at least 0).
+        limit: most cells in the page, at least 1 (:data:`CELLS_PAGE_LIMIT` by default).
 
     Returns:
         ``{"schema_version": 1, "status": "ok", "source": {"kind", "path"}, "cell_count",
@@ -193,26 +181,25 @@ def summarize_cells(
 
     Raises:
         JcliError: the file codes of :func:`jupyter_jcli.outputs.notebook.open_notebook`;
-            ``USAGE_ERROR`` for a negative ``start``, a ``limit`` below 1 or a ``start`` past
-            the end; ``OUTPUT_TOO_LARGE`` when the page does not fit the transport bound
-            (details ``bytes``, ``max_transport_bytes`` and a smaller ``limit``).
+            ``USAGE_ERROR`` for a ``start`` past the end; ``OUTPUT_TOO_LARGE`` when the page
+            does not fit the transport bound (details ``bytes``, ``max_transport_bytes``, a
+            smaller ``limit``).
     """
     from jupyter_jcli.cli._cell_ref import loaded_cell_names
     from jupyter_jcli.workbench import saved_outputs as open_notebook
+    from jupyter_jcli.workbench import check_start
 
     loaded = open_notebook(file_path)
-    start, limit = _check_page(start, limit, loaded.cell_count)
+    check_start(start, loaded.cell_count, label="--start")
     end = min(loaded.cell_count, start + limit)
     names = loaded_cell_names(loaded)
-    document: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": file_source(loaded),
-        "cell_count": loaded.cell_count,
-        "start": start,
-        "returned_cells": end - start,
-        "cells": [cell_summary(loaded, index, names) for index in range(start, end)],
-    }
+    document = ok_document(
+        source=file_source(loaded),
+        cell_count=loaded.cell_count,
+        start=start,
+        returned_cells=end - start,
+        cells=[cell_summary(loaded, index, names) for index in range(start, end)],
+    )
     if end < loaded.cell_count:
         document["next_start"] = end
     _check_transport(document, end - start)
@@ -246,6 +233,7 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
             problem = source.get("pairing_problem") or {}
             lines[0] += f", no paired notebook ({problem.get('code')})"
     from jupyter_jcli.cli._document_render import pair_lines
+    from jupyter_jcli.cli._render import j_cli
 
     lines.extend(pair_lines(source.get("pair_out_of_sync")))
     cells: list[Mapping[str, Any]] = list(document.get("cells") or [])
@@ -267,9 +255,6 @@ def cell_lines(document: Mapping[str, Any], file_arg: str | None = None) -> list
     next_start = document.get("next_start")
     if isinstance(next_start, int):
         remaining = int(document.get("cell_count", 0)) - next_start
-        command = shlex.join(
-            ["j-cli", "notebook", "cells", file_arg or str(source.get("path")), "--start",
-             str(next_start)]
-        )  # fmt: skip
+        command = j_cli("notebook", "cells", file_arg or source.get("path"), "--start", next_start)
         lines.append(f"… {remaining} more cells; next page: {command}")
     return lines

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.cli._render import counted
+from jupyter_jcli.cli._render import counted, j_cli
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs, ReadHint
@@ -45,10 +44,6 @@ LINE_WIDTH = 40
 
 _TYPE_LABELS = {"code": "code", "markdown": "md", "raw": "raw"}
 _CELLS_HINT = re.compile(r"read_cells names=([a-z0-9-]+) budget=(\d+)")
-
-
-def _names(names: Sequence[str]) -> str:
-    return ", ".join(names) if names else "-"
 
 
 def cell_name(name: str) -> str:
@@ -174,9 +169,10 @@ def overview_table(overview: Overview) -> list[str]:
             _TYPE_LABELS.get(c.cell_type, c.cell_type),
             c.rev,
             *([_cell_status(c)] if session is not None else []),
-            clip(_names(c.defines), LIST_WIDTH) if c.cell_type == "code" else "",
-            clip(_names(c.uses), LIST_WIDTH) if c.cell_type == "code" else "",
-            clip(_names(c.parents), LIST_WIDTH) if c.cell_type == "code" else "",
+            *(
+                clip(", ".join(names) or "-", LIST_WIDTH) if c.cell_type == "code" else ""
+                for names in (c.defines, c.uses, c.parents)
+            ),
             ("! " if c.findings else "") + clip(c.first_line, LINE_WIDTH),
         ]
         for c in overview.cells
@@ -197,11 +193,9 @@ def next_page_command(
     after = overview.start + len(overview.cells)
     if after >= overview.cell_count:
         return None
-    words = ["j-cli", *(["-j"] if json else []), "notebook", "overview", file_arg]
-    words += ["--start", str(after)]
-    if limit is not None and limit != DEFAULT_OVERVIEW_LIMIT:
-        words += ["--limit", str(limit)]
-    return shlex.join(words)
+    paged = ["--limit", limit] if limit is not None and limit != DEFAULT_OVERVIEW_LIMIT else []
+    words = ["notebook", "overview", file_arg, "--start", after, *paged]
+    return j_cli(*(["-j"] if json else []), *words)
 
 
 def more_cells_line(overview: Overview, file_arg: str, limit: int | None) -> str | None:
@@ -254,39 +248,40 @@ def _busy_words(overview: SessionOverview) -> str:
 
 def output_hint_command(hint: ReadHint, file_arg: str) -> str:
     """The ``j-cli notebook output`` command doing the read a condensed output's cut names."""
-    words = ["j-cli", "notebook", "output", file_arg]
-    if hint.cell_index is not None:
-        words += ["--cell", str(hint.cell_index)]
-    return shlex.join([*words, *hint.options()])
+    cell = [] if hint.cell_index is None else ["--cell", hint.cell_index]
+    return j_cli("notebook", "output", file_arg, *cell, *hint.options())
 
 
 def outputs_text(outputs: CondensedOutputs, file_arg: str) -> str:
     """The condensed text with every read hint (structured in its parts) written as the
     ``j-cli notebook output`` command, and source-cut hints as ``j-cli notebook read``."""
     text = outputs.text_with_hints(lambda hint: output_hint_command(hint, file_arg))
-    return _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), text)
+    return _cells_hints(text, file_arg)
 
 
-def _cells_hint(match: re.Match[str], file_arg: str) -> str:
-    return shlex.join(
-        ["j-cli", "notebook", "read", file_arg, "--cell", match[1], "--budget", match[2]]
-    )
+def _cells_hints(text: str, file_arg: str) -> str:
+    """``text`` with each source-cut hint (``read_cells names=N budget=B``) as its command."""
+    return _CELLS_HINT.sub(lambda m: read_command(file_arg, m[1], budget=m[2]), text)
+
+
+def read_command(file_arg: str, name: str, *, budget: str = "", whole: int = 0) -> str:
+    """The ``j-cli notebook read FILE --cell NAME --budget N`` command; ``whole``: the
+    characters of the cell's whole source, given a budget that reads it all."""
+    from jupyter_jcli.workbench import MIN_CELL_SHARE
+
+    budget = budget or str(2 * whole + MIN_CELL_SHARE)
+    return j_cli("notebook", "read", file_arg, "--cell", name, "--budget", budget)
 
 
 def read_lines(result: ReadCellsResult, file_arg: str) -> list[str]:
     """Each cell's header, source and condensed outputs; read hints as ``j-cli`` commands."""
-    from jupyter_jcli.workbench import MIN_CELL_SHARE
-
     lines: list[str] = pair_lines(result.pair_out_of_sync)
     for c in result.cells:
         lines.append(f"── [{c.index}] {c.name} · {c.cell_type} · rev {c.rev} ──")
-        source = _CELLS_HINT.sub(lambda m: _cells_hint(m, file_arg), c.source)
-        lines.extend(source.splitlines() or [""])
+        lines.extend(_cells_hints(c.source, file_arg).splitlines() or [""])
         if c.source_omitted_characters and not _CELLS_HINT.search(c.source):
-            whole = 2 * (len(c.source) + c.source_omitted_characters) + MIN_CELL_SHARE
-            command = shlex.join(
-                ["j-cli", "notebook", "read", file_arg, "--cell", c.name, "--budget", str(whole)]
-            )
+            whole = len(c.source) + c.source_omitted_characters
+            command = read_command(file_arg, c.name, whole=whole)
             lines.append(
                 f"[… {c.source_omitted_characters:,} characters of source cut; "
                 f"read the whole cell: {command}]"
@@ -350,7 +345,7 @@ def mutation_lines(outcome: MutationOutcome, file_arg: str) -> list[str]:
         f"stale ({len(stale):,}): {cell_names(stale, file_arg)}" if stale else "stale: none"
     )
     if outcome.written:
-        lines.append(f"undo: {shlex.join(['j-cli', 'notebook', 'undo', file_arg])}")
+        lines.append(f"undo: {j_cli('notebook', 'undo', file_arg)}")
     return lines
 
 

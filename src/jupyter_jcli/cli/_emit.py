@@ -10,7 +10,16 @@ import click
 from jupyter_jcli.errors import SCHEMA_VERSION, JcliError
 from jupyter_jcli.outputs import replace_surrogates, serialize_json
 
-__all__ = ["CliState", "dumps", "echo", "emit_error", "emit_help", "emit_json", "json_mode"]
+__all__ = [
+    "CliState",
+    "dumps",
+    "echo",
+    "emit_error",
+    "emit_help",
+    "emit_json",
+    "json_mode",
+    "ok_document",
+]
 
 
 class CliState:
@@ -55,6 +64,11 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, color: bool | No
     click.echo(replace_surrogates(text), err=err, nl=nl, color=color)
 
 
+def ok_document(**fields: Any) -> dict[str, Any]:
+    """A success document: ``{"schema_version": 1, "status": "ok", **fields}``."""
+    return {"schema_version": SCHEMA_VERSION, "status": "ok", **fields}
+
+
 def emit_json(document: Mapping[str, Any]) -> None:
     """Write ``document`` as one line of compact JSON to stdout."""
     click.echo(dumps(document))
@@ -78,14 +92,7 @@ def emit_help(ctx: click.Context) -> None:
     state = ctx.find_object(CliState)
     text = ctx.get_help()
     if state is not None and state.json_mode:
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "command": ctx.command_path,
-                "help": text,
-            }
-        )
+        emit_json(ok_document(command=ctx.command_path, help=text))
     else:
         echo(text, color=ctx.color)
 

@@ -13,22 +13,23 @@ when its outputs had to be saved and could not be (``save_error``, e.g.
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
 import click
 
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._params import FILE_PATH, single
-from jupyter_jcli.cli._server_options import server_from, server_options, store_options
-from jupyter_jcli.errors import KernelError, UsageError
+from jupyter_jcli.cli._params import FILE_PATH, single, text_or_file
+from jupyter_jcli.cli._server_options import current_server, store_options
+from jupyter_jcli.errors import KernelError
 
 if TYPE_CHECKING:
-    from jupyter_jcli.kernels import ServerConfig
-    from jupyter_jcli.workbench import CodeOutcome
+    from jupyter_jcli.kernels import ExecutionResult, ServerConfig
+    from jupyter_jcli.workbench import CodeOutcome, ExecutedCell
 
-__all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernel_hinted", "run_code"]
+__all__ = ["answer", "code_lines", "exec_command", "exit_status", "kernelspec_hints", "run_code"]
 
 _KERNEL_HINT = "pass --kernel NAME (one of details.installed) to start another kernelspec"
 _NAMED_HINT = "give --kernel one of details.installed"
@@ -36,24 +37,8 @@ _MISMATCH_HINT = (
     "switch with `j-cli kernel restart NB --kernel NAME` (the variables are lost), or leave "
     "out --kernel to use the live kernel"
 )
-_STDIN = "-"
 _EXIT_FAILED = 1
 _EXIT_INTERRUPTED = 130
-
-
-def _read_code(code: str | None, code_file: str | None) -> str:
-    if (code is None) == (code_file is None):
-        raise UsageError("Give exactly one of --code TEXT or --code-file FILE ('-': stdin).")
-    if code is not None:
-        return code
-    assert code_file is not None
-    if code_file == _STDIN:
-        from jupyter_jcli.notebook.io import read_source_stream
-
-        return read_source_stream(sys.stdin.buffer)
-    from jupyter_jcli.notebook.io import read_source_file
-
-    return read_source_file(code_file)
 
 
 @click.command("exec")
@@ -86,7 +71,6 @@ def _read_code(code: str | None, code_file: str | None) -> str:
     "ast_node_interactivity; default: the kernel's, last_expr): all, last_expr_or_assign "
     "(also a last assignment's value), last, none.",
 )
-@server_options
 def exec_command(
     notebook: str | None,
     *,
@@ -95,9 +79,6 @@ def exec_command(
     timeout: float | None,
     kernel_name: str | None,
     display_mode: str | None,
-    server_url: str | None,
-    token: str | None,
-    server_root: str | None,
 ) -> int:
     """Run code on NB's kernel without touching NB, or without NB on a fresh kernel here.
 
@@ -108,8 +89,9 @@ def exec_command(
     when there is one, so the code sees the notebook's variables; with --server-url the
     kernel is that Jupyter Server's (the notebook's session joined when it has one).
     """
-    server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
-    source = _read_code(code, code_file)
+    usage = "Give exactly one of --code TEXT or --code-file FILE ('-': stdin)."
+    source = text_or_file(code, code_file, usage, required=True)
+    assert source is not None
     return answer(
         run_code(
             notebook,
@@ -117,7 +99,7 @@ def exec_command(
             timeout=timeout,
             kernel_name=kernel_name,
             display_mode=display_mode,
-            server=server,
+            server=current_server(),
         )
     )
 
@@ -179,23 +161,25 @@ def run_code(
                 script_path=None if script_path is None else Path(script_path).resolve(),
             )
 
-    try:
+    with kernelspec_hints():
         return anyio.run(partial(go))
+
+
+@contextmanager
+def kernelspec_hints(*, restart_switches: bool = True) -> Iterator[None]:
+    """Re-raise a :class:`KernelError` of the block with the command line's way of choosing a
+    kernelspec (``--kernel``) added to a ``KERNELSPEC_NOT_FOUND`` or, when a restart can
+    switch kernelspecs (local kernels), a ``KERNELSPEC_MISMATCH`` (``details.hint``)."""
+    from jupyter_jcli.workbench import kernelspec_hint
+
+    try:
+        yield
     except KernelError as err:
-        hinted = kernel_hinted(err)
+        mismatch = _MISMATCH_HINT if restart_switches else None
+        hinted = kernelspec_hint(err, _KERNEL_HINT, mismatch, named=_NAMED_HINT)
         if hinted is err:
             raise
         raise hinted from err
-
-
-def kernel_hinted(err: KernelError, *, restart_switches: bool = True) -> KernelError:
-    """``err`` with the command line's way of choosing a kernelspec (``--kernel``) added to a
-    ``KERNELSPEC_NOT_FOUND`` or, when a restart can switch kernelspecs (local kernels), a
-    ``KERNELSPEC_MISMATCH`` (``details.hint``); other errors as they are."""
-    from jupyter_jcli.workbench import kernelspec_hint
-
-    mismatch = _MISMATCH_HINT if restart_switches else None
-    return kernelspec_hint(err, _KERNEL_HINT, mismatch, named=_NAMED_HINT)
 
 
 def _kernel_kept(outcome: CodeOutcome) -> bool:
@@ -212,21 +196,22 @@ def _kernel_kept(outcome: CodeOutcome) -> bool:
     return entry is not None and entry.epoch == outcome.kernel.epoch
 
 
+def stop_words(stopped: ExecutionResult | ExecutedCell) -> str:
+    """What stopped a cell or code: ``interrupted by a kernel restart``, ``interrupted by
+    j-cli pid 12 (j-cli kernel interrupt nb.ipynb)`` (:func:`jupyter_jcli.kernels.stop_words`)."""
+    from jupyter_jcli.kernels import stop_words as words
+
+    by, command = stopped.interrupt_requested_by, stopped.interrupt_requested_command
+    return words(stopped.interrupted_by or "kernel_interrupted", by, command)
+
+
 def code_lines(outcome: CodeOutcome) -> list[str]:
     """The run for a person: a status line, the condensed outputs, where the rest is."""
     result = outcome.result
     count = f"[{result.execution_count}]" if result.execution_count is not None else "[ ]"
-    where = (
-        f"the kernel of {outcome.notebook_path}"
-        if outcome.notebook_path is not None
-        else "a scratch kernel"
-    )
-    status: str = result.status
-    if result.interrupted_by is not None:
-        from jupyter_jcli.kernels import stop_words
-
-        by, command = result.interrupt_requested_by, result.interrupt_requested_command
-        status = stop_words(result.interrupted_by, by, command)
+    path = outcome.notebook_path
+    where = f"the kernel of {path}" if path is not None else "a scratch kernel"
+    status = stop_words(result) if result.interrupted_by is not None else result.status
     head = f"{count} {status} on {where} in {result.duration_s:.2f}s"
     if result.ename:
         first = next(iter((result.evalue or "").splitlines()), "")

@@ -20,20 +20,24 @@ sessions instead (rendered by :mod:`jupyter_jcli.cli._kernel_server`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import click
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._server_options import server_from, server_options, store_options
-from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
+from jupyter_jcli.cli._server_options import (
+    current_server,
+    server_from,
+    server_options,
+    store_options,
+)
+from jupyter_jcli.errors import UsageError
 
 if TYPE_CHECKING:
-    from jupyter_jcli.kernels import KernelEntry, ServerConfig, ServerSession
+    from jupyter_jcli.kernels import KernelEntry, ServerSession
 
-__all__ = ["kernel", "notebook_kernel_path"]
+__all__ = ["kernel"]
 
 _COMMAND_WIDTH = 60
 """Widest started-by command in the ``kernel list`` table."""
@@ -43,26 +47,19 @@ _IDLE_HELP = (
 )
 
 
-def notebook_kernel_path(file: str) -> Path:
-    """The resolved ``.ipynb`` whose kernel ``file`` names
-    (:func:`~jupyter_jcli.workbench.kernel_notebook_path`)."""
-    from jupyter_jcli.workbench import kernel_notebook_path
-
-    return kernel_notebook_path(file)
-
-
 def _document(operation: str, **fields: Any) -> None:
-    emit_json({"schema_version": SCHEMA_VERSION, "status": "ok", "operation": operation, **fields})
+    emit_json(ok_document(operation=operation, **fields))
 
 
-def _report(operation: str, kernel: KernelEntry | ServerSession, started: bool, verb: str) -> None:
+def _report(operation: str, kernel: KernelEntry | ServerSession, what: str, **fields: bool) -> None:
+    """The kernel a start or restart left running: ``operation``'s document (with ``fields``)
+    with ``-j``, else a line beginning with ``what`` happened."""
     from jupyter_jcli.kernels import KernelEntry
     from jupyter_jcli.workbench import kernel_dict
 
     if json_mode():
-        _document(operation, started=started, kernel=kernel_dict(kernel))
+        _document(operation, **fields, kernel=kernel_dict(kernel))
         return
-    what = verb if started else "already running"
     if not isinstance(kernel, KernelEntry):
         echo(_line(what, kernel))
         return
@@ -79,12 +76,6 @@ def _line(verb: str, session: ServerSession) -> str:
     )
 
 
-def _server(
-    server_url: str | None = None, token: str | None = None, server_root: str | None = None
-) -> ServerConfig | None:
-    return server_from(server_url, token, server_root)
-
-
 @click.group("kernel")
 def kernel() -> None:
     """Live kernels, one per notebook, shared by every j-cli command and jupyter-mcp."""
@@ -97,32 +88,29 @@ def kernel() -> None:
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
 )
 @click.option("--idle-timeout", type=float, metavar="S", help=_IDLE_HELP)
-@server_options
-def start_command(
-    file: str, *, kernel_name: str | None, idle_timeout: float | None, **where: str | None
-) -> None:
+def start_command(file: str, *, kernel_name: str | None, idle_timeout: float | None) -> None:
     """Start NB's kernel and leave it running (nothing happens if one already runs)."""
     from jupyter_jcli.workbench import start_live_kernel
 
-    server = _server(**where)
-    started = anyio.run(
+    server = current_server()
+    kernel, started = anyio.run(
         lambda: start_live_kernel(
             file, kernel_name=kernel_name, idle_timeout=idle_timeout, server=server
         )
     )
-    _report("kernel_start", *started, "started")
+    _report("kernel_start", kernel, "started" if started else "already running", started=started)
 
 
 @kernel.command("list")
 @server_options
-def list_command(**where: str | None) -> None:
+def list_command(server_url: str | None, token: str | None, server_root: str | None) -> None:
     """The live kernels: notebook, kernelspec, pid, epoch, state, started, idle since, who
     started it (and with which command), who uses it now."""
     from jupyter_jcli.cli._document_render import table
     from jupyter_jcli.kernels import KernelEntry
     from jupyter_jcli.workbench import kernel_dict, list_live_kernels
 
-    server = _server(**where)
+    server = server_from(server_url, token, server_root)
     kernels = anyio.run(list_live_kernels, server)
     if json_mode():
         _document("kernel_list", kernels=[kernel_dict(k) for k in kernels])
@@ -163,15 +151,14 @@ def _started_by(entry: KernelEntry) -> str:
 @store_options
 @click.argument("file", metavar="NB", required=False)
 @click.option("--all", "stop_all", is_flag=True, help="Stop every live kernel.")
-@server_options
-def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> None:
+def stop_command(file: str | None, *, stop_all: bool) -> None:
     """Stop NB's kernel (or every kernel with --all); its variables are gone."""
     from jupyter_jcli.kernels import KernelEntry
     from jupyter_jcli.workbench import kernel_dict, stop_live_kernels
 
     if (file is None) == (not stop_all):
         raise UsageError("Give NB or --all.", {"notebook": file, "all": stop_all})
-    server = _server(**where)
+    server = current_server()
     stopped = anyio.run(lambda: stop_live_kernels(file, server=server))
     if json_mode():
         _document("kernel_stop", stopped=[kernel_dict(k) for k in stopped])
@@ -191,42 +178,30 @@ def stop_command(file: str | None, *, stop_all: bool, **where: str | None) -> No
 @click.option(
     "--kernel", "kernel_name", metavar="NAME", help="Kernelspec to start instead of the notebook's."
 )
-@server_options
-def restart_command(file: str, *, kernel_name: str | None, **where: str | None) -> None:
+def restart_command(file: str, *, kernel_name: str | None) -> None:
     """Restart NB's kernel (start one if none runs): a new epoch, every cell stale. A cell
     another command runs on it is interrupted first."""
-    from jupyter_jcli.cli._exec import kernel_hinted
+    from jupyter_jcli.cli._exec import kernelspec_hints
     from jupyter_jcli.workbench import restart_live_kernel
 
-    server = _server(**where)
-    try:  # a kernelspec not installed is refused before the kernel stops
+    server = current_server()
+    with kernelspec_hints(restart_switches=server is None):  # refused before the kernel stops
         kernel, restarted = anyio.run(
             lambda: restart_live_kernel(file, kernel_name=kernel_name, server=server)
         )
-    except KernelError as err:
-        hinted = kernel_hinted(err, restart_switches=server is None)
-        if hinted is err:
-            raise
-        raise hinted from err
-    if json_mode():
-        from jupyter_jcli.workbench import kernel_dict
-
-        _document("kernel_restart", started=not restarted, restarted=restarted,
-                  kernel=kernel_dict(kernel))  # fmt: skip
-        return
-    _report("kernel_restart", kernel, True, "restarted" if restarted else "started")
+    what = "restarted" if restarted else "started"
+    _report("kernel_restart", kernel, what, started=not restarted, restarted=restarted)
 
 
 @kernel.command("interrupt")
 @store_options
 @click.argument("file", metavar="NB")
-@server_options
-def interrupt_command(file: str, **where: str | None) -> None:
+def interrupt_command(file: str) -> None:
     """Interrupt the cell running on NB's kernel (the variables are kept)."""
     from jupyter_jcli.kernels import KernelEntry
     from jupyter_jcli.workbench import interrupt_live_kernel, kernel_dict
 
-    server = _server(**where)
+    server = current_server()
     kernel = anyio.run(lambda: interrupt_live_kernel(file, server=server))
     if json_mode():
         _document("kernel_interrupt", kernel=kernel_dict(kernel))

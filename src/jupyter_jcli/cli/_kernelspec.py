@@ -16,8 +16,7 @@ from typing import Any, TypedDict
 import click
 
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.cli._emit import emit_result
-from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.cli._emit import emit_result, ok_document
 
 __all__ = ["KernelspecEntry", "kernelspec", "kernelspec_lines", "list_kernelspecs"]
 
@@ -67,12 +66,7 @@ def kernelspec() -> None:
 def list_command() -> None:
     """List the installed kernelspecs: name, display name, language (-j: and where)."""
     entries = list_kernelspecs()
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "operation": "kernelspec_list",
-        "kernelspecs": entries,
-    }
+    document = ok_document(operation="kernelspec_list", kernelspecs=entries)
     emit_result(lambda: document, lambda: kernelspec_lines(entries))
 
 

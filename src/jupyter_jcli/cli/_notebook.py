@@ -6,8 +6,9 @@ cheap) and renders the result: the protocol response itself with ``-j``, text ot
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -15,9 +16,11 @@ from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, LazyGroup, page_options, single
-from jupyter_jcli.cli._reads import read_options, split_mime_types
 from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import UsageError
+
+if TYPE_CHECKING:
+    from jupyter_jcli.outputs.notebook import NotebookOutputs
 
 __all__ = ["notebook", "read_window_options", "split_mime_types"]
 
@@ -35,25 +38,68 @@ _CELL = single(
 
 def read_window_options(command: F) -> F:
     """The options of one output's read: ``--mime``, ``--supported-mime``, ``--offset`` and
-    ``--limit`` (``j-cli notebook output`` and ``j-cli output show``)."""
-    for option in reversed(
-        (
-            single(
-                "--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle."
-            ),
-            click.option(
-                "--supported-mime",
-                "supported_mime",
-                multiple=True,
-                metavar="TYPE[,TYPE]",
-                help="Only accept these MIME types (repeat the option or separate with commas).",
-            ),
-            single("--offset", type=int, metavar="N", help="Text page start, in characters."),
-            single("--limit", type=int, metavar="N", help="Text page size, in characters."),
+    ``--limit`` (``j-cli notebook output`` and ``j-cli output show``); the command receives
+    them as ``options``, the keyword arguments of ``read_output`` for those given.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an empty item of ``--supported-mime``.
+    """
+
+    @functools.wraps(command)
+    def run(*args: Any, mime_type: str | None, supported_mime: Sequence[str], **kwargs: Any) -> Any:
+        given: dict[str, Any] = {"mime_type": mime_type}
+        given["supported_mime_types"] = split_mime_types(supported_mime)
+        given.update(offset=kwargs.pop("offset"), limit=kwargs.pop("limit"))
+        options = {key: value for key, value in given.items() if value is not None}
+        return command(*args, options=options, **kwargs)
+
+    help_of = {
+        "--offset": "Text page start, in characters.",
+        "--limit": "Text page size, in characters.",
+    }
+    for name, text in reversed(help_of.items()):
+        run = single(name, type=int, metavar="N", help=text)(run)
+    run = click.option(
+        "--supported-mime",
+        "supported_mime",
+        multiple=True,
+        metavar="TYPE[,TYPE]",
+        help="Only accept these MIME types (repeat the option or separate with commas).",
+    )(run)
+    mime = single("--mime", "mime_type", metavar="TYPE", help="Return this MIME type of a bundle.")
+    return mime(run)  # type: ignore[return-value]
+
+
+def split_mime_types(values: Sequence[str]) -> list[str] | None:
+    """``--supported-mime`` values, repeated and/or comma-separated, as one list (stripped,
+    duplicates dropped), None when the option was not given.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for an empty item (``""``, ``","``, ``"a,,b"``).
+    """
+    if not values:
+        return None
+    types = [part.strip() for value in values for part in value.split(",")]
+    if not all(types):
+        raise UsageError(
+            "--supported-mime needs MIME types (comma-separated or repeated); "
+            "an empty item was given.",
+            {"supported_mime": list(values)},
         )
-    ):
-        command = option(command)
-    return command
+    return list(dict.fromkeys(types))
+
+
+def _cell_of(file: str, cell_ref: str) -> tuple[NotebookOutputs, int]:
+    """FILE loaded by the protocol and the index of its cell ``cell_ref`` (name or index).
+
+    Raises:
+        OutputProtocolError: the protocol's codes; ``CELL_NOT_FOUND`` for an unknown name.
+    """
+    from jupyter_jcli.cli._cell_ref import resolve_loaded_cell
+    from jupyter_jcli.workbench import saved_outputs
+
+    loaded = saved_outputs(file)
+    return loaded, resolve_loaded_cell(loaded, cell_ref)
 
 
 @click.group(
@@ -81,13 +127,13 @@ def notebook() -> None:
 @_FILE
 @single(
     "--start",
-    type=int,
+    type=click.IntRange(min=0),
     metavar="N",
     help="First cell of the page (default 0); `next_start` of the previous page.",
 )
 @single(
     "--limit",
-    type=int,
+    type=click.IntRange(min=1),
     metavar="N",
     help=f"Most cells per page (default {CELLS_PAGE_LIMIT}).",
 )
@@ -112,10 +158,10 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 @_CELL
 def outputs_command(file: str, cell_ref: str) -> None:
     """List the saved outputs of one cell: index, type, MIME types and sizes."""
-    from jupyter_jcli.cli._reads import list_cell_outputs
     from jupyter_jcli.cli._render import listing_lines
 
-    listing = list_cell_outputs(file, cell_ref)
+    loaded, index = _cell_of(file, cell_ref)
+    listing = loaded.list_outputs(index)
     emit_result(lambda: listing, lambda: listing_lines(listing, file))
 
 
@@ -145,10 +191,7 @@ def output_command(
     file: str,
     cell_ref: str,
     output_index: int,
-    mime_type: str | None,
-    supported_mime: tuple[str, ...],
-    offset: int | None,
-    limit: int | None,
+    options: dict[str, Any],
     save_path: str | None,
     force: bool,
 ) -> None:
@@ -157,12 +200,8 @@ def output_command(
         raise UsageError("--force only applies together with --save.")
     if save_path == "":
         raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
-    from jupyter_jcli.cli._reads import read_cell_output
-
-    options = read_options(
-        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
-    )
-    result = read_cell_output(file, cell_ref, output_index, options)
+    loaded, index = _cell_of(file, cell_ref)
+    result = loaded.read_output(index, output_index, **options)
     if save_path is not None:
         _save_and_report(result, save_path, force=force)
         return

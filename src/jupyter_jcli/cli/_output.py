@@ -9,13 +9,12 @@ with the options and codes of ``j-cli notebook output`` (the same library code:
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
 import click
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 from jupyter_jcli.cli._notebook import read_window_options
 from jupyter_jcli.cli._params import FILE_PATH, single
 
@@ -35,10 +34,7 @@ def show_command(
     *,
     manifests: tuple[str, ...],
     output_index: int | None,
-    mime_type: str | None,
-    supported_mime: tuple[str, ...],
-    offset: int | None,
-    limit: int | None,
+    options: dict[str, Any],
 ) -> None:
     """List a run's outputs (MANIFEST: its manifest.json or folder), or read one with --output.
 
@@ -47,13 +43,9 @@ def show_command(
     from one MANIFEST. Reads as `j-cli notebook output` does: a text page, an image, JSON or
     a traceback.
     """
-    from jupyter_jcli.cli._reads import read_options
-    from jupyter_jcli.errors import SCHEMA_VERSION, UsageError
+    from jupyter_jcli.errors import UsageError
     from jupyter_jcli.outputs.manifest import open_manifest
 
-    options = read_options(
-        mime_type=mime_type, supported_mime=supported_mime, offset=offset, limit=limit
-    )
     if output_index is None and options:
         raise UsageError("--mime, --supported-mime, --offset and --limit need --output K.")
     if output_index is not None and len(manifests) > 1:
@@ -69,13 +61,7 @@ def show_command(
             if len(listings) == 1:
                 emit_json(listings[0][1])
             else:
-                emit_json(
-                    {
-                        "schema_version": SCHEMA_VERSION,
-                        "status": "ok",
-                        "runs": [listing for _, listing in listings],
-                    }
-                )
+                emit_json(ok_document(runs=[listing for _, listing in listings]))
             return
         for number, (manifest, listing) in enumerate(listings):
             if number:
@@ -91,7 +77,9 @@ def show_command(
 
 
 def _show(manifest: str, *extra: str) -> str:
-    return shlex.join(["j-cli", "output", "show", manifest, *extra])
+    from jupyter_jcli.cli._render import j_cli
+
+    return j_cli("output", "show", manifest, *extra)
 
 
 def _listing_lines(listing: Mapping[str, Any], manifest: str) -> None:
@@ -109,34 +97,18 @@ def _listing_lines(listing: Mapping[str, Any], manifest: str) -> None:
 
 
 def _render(result: Mapping[str, Any], manifest: str) -> None:
-    from jupyter_jcli.cli._render import describe_image, describe_selected, pretty_json, strip_ansi
+    from jupyter_jcli.cli._render import echo_read
 
     index = str((result.get("source") or {}).get("output_index", 0))
-    echo(f"# output {index}: {describe_selected(result)}", err=True)
-    stream, error, selected = result.get("stream"), result.get("error"), result.get("selected")
-    window: Mapping[str, Any] | None = None
-    if isinstance(stream, Mapping):
-        text = str(stream.get("data", ""))
-        echo(text, nl=not text.endswith("\n"))
-        window = stream
-    elif isinstance(error, Mapping):
-        echo(f"{error.get('ename')}: {error.get('evalue')}")
-        for line in error.get("traceback") or []:
-            echo(strip_ansi(str(line)))
-    elif isinstance(selected, Mapping):
-        if selected.get("encoding") == "base64":
-            echo(describe_image(selected))
-        elif selected.get("encoding") == "json":
-            echo(pretty_json(selected.get("data")))
-        else:
-            text = str(selected.get("data", ""))
-            echo(text, nl=not text.endswith("\n"))
-            window = selected
-    if window is not None and "next_offset" in window:
-        extra = ["--output", index, "--offset", str(window["next_offset"])]
-        if window.get("mime_type"):
-            extra += ["--mime", str(window["mime_type"])]
-        echo(f"# next page: {_show(manifest, *extra)}", err=True)
+
+    def next_page(window: Mapping[str, Any]) -> str | None:
+        if "next_offset" not in window:
+            return None
+        mime = ("--mime", str(window["mime_type"])) if window.get("mime_type") else ()
+        offset = str(window["next_offset"])
+        return f"next page: {_show(manifest, '--output', index, '--offset', offset, *mime)}"
+
+    echo_read(result, f"output {index}", next_page)
 
 
 @output.command("clean")

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
 
 from jupyter_jcli.cli._emit import CliState, emit_help
+from jupyter_jcli.errors import UsageError
 
 __all__ = [
     "FILE_PATH",
@@ -33,6 +35,7 @@ __all__ = [
     "page_options",
     "single",
     "strict_int",
+    "text_or_file",
 ]
 
 _ASCII_INT = re.compile(r"-?[0-9]+")
@@ -197,6 +200,25 @@ def single(*param_decls: str, allow_empty: bool = False, **attrs: Any) -> Callab
     """``click.option`` for an option that may be given at most once (else a usage error);
     a string value must not be empty unless ``allow_empty``."""
     return click.option(*param_decls, multiple=True, callback=_once(allow_empty), **attrs)
+
+
+def text_or_file(text: str | None, path: str | None, usage: str, *, required: bool) -> str | None:
+    """The value of an option pair such as ``--code TEXT`` / ``--code-file FILE``: ``text``,
+    or the UTF-8 source in ``path`` (``-``: stdin); ``None`` when neither is given and that
+    is allowed (not ``required``).
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (``usage`` its message) for both, or for neither when
+            ``required``.
+        NotebookError: the codes of ``notebook.io.read_source_file`` / ``read_source_stream``.
+    """
+    if (text is not None and path is not None) or (required and text is None and path is None):
+        raise UsageError(usage)
+    if path is None:
+        return text
+    from jupyter_jcli.notebook.io import read_source_file, read_source_stream
+
+    return read_source_stream(sys.stdin.buffer) if path == "-" else read_source_file(path)
 
 
 def cell_names_option(meaning: str) -> Callable[[F], F]:

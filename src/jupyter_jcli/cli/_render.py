@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jupyter_jcli.cli._clip import clip
@@ -18,7 +18,9 @@ __all__ = [
     "counted",
     "describe_image",
     "describe_selected",
+    "echo_read",
     "format_bytes",
+    "j_cli",
     "listing_lines",
     "output_command",
     "output_summary",
@@ -56,20 +58,16 @@ def format_bytes(size: object) -> str:
     return f"{size:,} bytes" if isinstance(size, int) else "? bytes"
 
 
+def j_cli(*words: object) -> str:
+    """A ``j-cli`` command line for a hint, each word quoted for the shell as needed."""
+    return shlex.join(["j-cli", *map(str, words)])
+
+
 def output_command(file_arg: str, cell_index: int, output_index: int, *extra: str) -> str:
     """The shell command that reads one output, for hints: ``j-cli notebook output ...``."""
-    words = [
-        "j-cli",
-        "notebook",
-        "output",
-        file_arg,
-        "--cell",
-        str(cell_index),
-        "--output",
-        str(output_index),
-        *extra,
-    ]
-    return shlex.join(words)
+    return j_cli(
+        "notebook", "output", file_arg, "--cell", cell_index, "--output", output_index, *extra
+    )
 
 
 def source_label(source: Mapping[str, Any]) -> str:
@@ -182,41 +180,55 @@ def _mime_args(window: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def render_read(result: Mapping[str, Any], file_arg: str) -> None:
-    """Print a ``read_output`` response for a person.
-
-    The content (text page, traceback, JSON, image description) goes to stdout; the header and
-    paging hints go to stderr, so ``> file`` captures the content alone.
-    """
+    """Print a ``read_output`` response of a notebook's output for a person
+    (:func:`echo_read`, its hints as ``j-cli notebook output`` commands)."""
     source = result.get("source") or {}
     cell = int(source.get("requested_cell_index", source.get("cell_index", 0)))
     output = int(source.get("output_index", 0))
-    echo(f"# {source_label(source)}, output {output}: {describe_selected(result)}", err=True)
-    stream, error = result.get("stream"), result.get("error")
+    echo_read(
+        result,
+        f"{source_label(source)}, output {output}",
+        lambda window: window_note(window, file_arg, cell, output),
+        "save it: " + output_command(file_arg, cell, output, "--save", "PATH"),
+    )
+
+
+def echo_read(
+    result: Mapping[str, Any],
+    header: str,
+    page_note: Callable[[Mapping[str, Any]], str | None],
+    save_hint: str | None = None,
+) -> None:
+    """Print a ``read_output`` response for a person.
+
+    The content (text page, traceback, JSON, image description) goes to stdout; the header,
+    ``page_note`` of a text window (``None``: no note) and ``save_hint`` of an image go to
+    stderr as ``# ...`` lines, so ``> file`` captures the content alone.
+    """
+    echo(f"# {header}: {describe_selected(result)}", err=True)
+    stream, error, selected = result.get("stream"), result.get("error"), result.get("selected")
+    window: Mapping[str, Any] | None = None
     if isinstance(stream, Mapping):
-        _echo_text(str(stream.get("data", "")))
-        echo(f"# {window_note(stream, file_arg, cell, output)}", err=True)
-        return
-    if isinstance(error, Mapping):
+        window = stream
+    elif isinstance(error, Mapping):
         echo(f"{error.get('ename')}: {error.get('evalue')}")
         for line in error.get("traceback") or []:
             echo(strip_ansi(str(line)))
-        return
-    selected = result.get("selected")
-    if not isinstance(selected, Mapping):
-        return
-    encoding = selected.get("encoding")
-    if encoding == RASTER_ENCODING:
-        echo(describe_image(selected))
-        echo("# save it: " + output_command(file_arg, cell, output, "--save", "PATH"), err=True)
-    elif encoding == "json":
-        echo(pretty_json(selected.get("data")))
-    else:
-        _echo_text(str(selected.get("data", "")))
-        echo(f"# {window_note(selected, file_arg, cell, output)}", err=True)
-
-
-def _echo_text(text: str) -> None:
-    echo(text, nl=not text.endswith("\n"))
+    elif isinstance(selected, Mapping):
+        if selected.get("encoding") == RASTER_ENCODING:
+            echo(describe_image(selected))
+            if save_hint is not None:
+                echo(f"# {save_hint}", err=True)
+        elif selected.get("encoding") == "json":
+            echo(pretty_json(selected.get("data")))
+        else:
+            window = selected
+    if window is not None:
+        text = str(window.get("data", ""))
+        echo(text, nl=not text.endswith("\n"))
+        note = page_note(window)
+        if note is not None:
+            echo(f"# {note}", err=True)
 
 
 def _one_line(text: str, width: int) -> str:

@@ -42,6 +42,7 @@ ones and says so).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -50,9 +51,9 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.cli._server_options import server_from, server_options, store_options
-from jupyter_jcli.errors import SCHEMA_VERSION, KernelError, UsageError
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
+from jupyter_jcli.cli._server_options import current_server, store_options
+from jupyter_jcli.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -97,7 +98,6 @@ _NOT_WRITTEN = {
     help="Start this kernelspec instead of the notebook's metadata.kernelspec.name "
     "(e.g. when that one is not installed here).",
 )
-@server_options
 @click.option(
     "--only",
     is_flag=True,
@@ -133,9 +133,6 @@ def run_command(
     cells: tuple[str, ...],
     timeout: float | None,
     kernel_name: str | None,
-    server_url: str | None,
-    token: str | None,
-    server_root: str | None,
     only: bool,
     keep: bool,
     idle_timeout: float | None,
@@ -162,7 +159,7 @@ def run_command(
         raise UsageError("--only goes with --cell.", {"only": True})
     mode = modes[0] if modes else "stale"
     created: ScriptPlan | None = None  # the notebook run script.py created for the script
-    server = server_from(server_url, token, server_root)  # a bad URL: before anything runs
+    server = current_server()  # resolved by store_options: a bad URL is refused already
     if file.lower().endswith(".py") and _local(file):  # a notebook script: below, once paired
         from jupyter_jcli.cli._run_script import run_plain_script
 
@@ -174,38 +171,22 @@ def run_command(
 
     names = resolve_to_names(file, cells)  # before any kernel starts
     if server is None and not json_mode():  # -j: one document on stdout, nothing else
-        from jupyter_jcli.cli._kernel import notebook_kernel_path
         from jupyter_jcli.cli._run_live import waiting_line
+        from jupyter_jcli.workbench import kernel_notebook_path
 
-        waiting = waiting_line(notebook_kernel_path(file), file, busy_wait)
+        waiting = waiting_line(kernel_notebook_path(file), file, busy_wait)
         if waiting is not None:
             echo(waiting, err=True)
     import anyio
 
-    try:
-        outcome, overview, extra, statuses = anyio.run(
-            partial(
-                _run,
-                file,
-                mode,
-                names,
-                timeout=timeout,
-                kernel_name=kernel_name,
-                show_progress=not json_mode(),
-                server=server,
-                keep=keep,
-                idle_timeout=idle_timeout,
-                only=only,
-                busy_wait=busy_wait,
-            )
-        )
-    except KernelError as err:
-        from jupyter_jcli.cli._exec import kernel_hinted
+    from jupyter_jcli.cli._exec import kernelspec_hints
 
-        hinted = kernel_hinted(err)
-        if hinted is err:
-            raise
-        raise hinted from err
+    with kernelspec_hints():
+        bench = {"keep": keep, "idle_timeout": idle_timeout, "busy_wait": busy_wait}
+        options = {"timeout": timeout, "kernel_name": kernel_name}
+        outcome, overview, extra, statuses = anyio.run(
+            partial(_run, file, mode, names, only=only, server=server, bench=bench, **options)
+        )
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
         from jupyter_jcli.cli._lists import bounded
@@ -214,16 +195,14 @@ def run_command(
 
         emit_json(  # fields that carry nothing left out, as `exec` and the MCP text do
             compact(
-                {
-                    "schema_version": SCHEMA_VERSION,
-                    "status": "ok",
-                    "operation": "run",
-                    "mode": mode,
-                    "ok": outcome.ok,
-                    "run": bounded({**outcome.to_dict(), **extra}, file),
-                    "overview": overview_document(overview, file, None),
-                    **({"created_notebook": created_field(created)} if created else {}),
-                }
+                ok_document(
+                    operation="run",
+                    mode=mode,
+                    ok=outcome.ok,
+                    run=bounded({**outcome.to_dict(), **extra}, file),
+                    overview=overview_document(overview, file, None),
+                    created_notebook=created_field(created) if created else None,
+                )
             )
         )
     else:
@@ -268,61 +247,40 @@ async def _run(
     mode: str,
     cells: Sequence[str],
     *,
-    timeout: float | None,
-    kernel_name: str | None,
-    show_progress: bool,
-    keep: bool = False,
-    idle_timeout: float | None = None,
-    only: bool = False,
-    busy_wait: float = 0.0,
-    server: ServerConfig | None = None,
+    only: bool,
+    server: ServerConfig | None,
+    bench: Mapping[str, Any],
+    **options: Any,
 ) -> tuple[ExecuteOutcome, SessionOverview, dict[str, Any], dict[str, CellStatus]]:
+    """Run the cells of ``mode`` on a :func:`~jupyter_jcli.workbench.shared_workbench`
+    (``bench``: its keyword arguments besides ``server``) with the run ``options``
+    (``timeout``, ``kernel_name``), live progress on stderr outside ``-j``; then read the
+    overview as every later command will."""
     from jupyter_jcli.cli._run_live import LiveView, interrupt_on_sigint
-    from jupyter_jcli.workbench import run_cells_with_parents, shared_workbench
+    from jupyter_jcli.workbench import (
+        kernel_notebook_path,
+        run_cells_with_parents,
+        shared_workbench,
+    )
 
-    view = LiveView() if show_progress else None
-    on_progress = view.progress if view is not None else None
+    view = None if json_mode() else LiveView()
+    options.update(on_progress=view.progress if view is not None else None, include_images=False)
     extra: dict[str, Any] = {}
-    async with shared_workbench(
-        keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait, server=server
-    ) as workbench:
+    outcome: ExecuteOutcome
+    async with shared_workbench(server=server, **bench) as workbench:
         if view is not None and server is None:  # a registry kernel's outputs, live
-            workbench.pool.kernel(_notebook(file)).listeners.append(view.output)
-        outcome: ExecuteOutcome
+            workbench.pool.kernel(str(kernel_notebook_path(file))).listeners.append(view.output)
         async with interrupt_on_sigint(workbench.pool) as interrupted:
             if mode == "stale":
-                outcome = await workbench.run_stale(
-                    file,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    include_images=False,
-                    kernel_name=kernel_name,
-                )
+                outcome = await workbench.run_stale(file, **options)
             elif mode == "cells":
                 ran = await run_cells_with_parents(
-                    workbench,
-                    file,
-                    list(cells),
-                    only=only,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    include_images=False,
-                    kernel_name=kernel_name,
+                    workbench, file, list(cells), only=only, **options
                 )
                 outcome = ran.outcome
                 extra.update(ran.to_dict())
             else:
-                names = await _code_cells(file)
-                if not names:
-                    raise UsageError("The notebook has no code cell to run.", {"path": file})
-                outcome = await workbench.execute_cells(
-                    file,
-                    names,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    include_images=False,
-                    kernel_name=kernel_name,
-                )
+                outcome = await workbench.execute_cells(file, await _code_cells(file), **options)
         if view is not None:
             view.finish()
         extra["interrupted"] = interrupted[0]
@@ -335,19 +293,16 @@ async def _run(
     return outcome, overview, extra, whole.statuses
 
 
-def _notebook(file: str) -> str:
-    from jupyter_jcli.cli._kernel import notebook_kernel_path
-
-    return str(notebook_kernel_path(file))
-
-
 async def _code_cells(file: str) -> list[str]:
     import anyio
 
     from jupyter_jcli.notebook.store import open_notebook
 
     document = await anyio.to_thread.run_sync(open_notebook, file)
-    return [view.name for view in document.cells if view.cell_type == "code"]
+    names = [view.name for view in document.cells if view.cell_type == "code"]
+    if not names:
+        raise UsageError("The notebook has no code cell to run.", {"path": file})
+    return names
 
 
 def run_lines(
@@ -362,6 +317,7 @@ def run_lines(
     after the run, so both agree; default: ``overview.statuses``), then one line per cell of
     the notebook with its status and tldr."""
     from jupyter_jcli.cli._document_render import cell_name, cell_names, outputs_text
+    from jupyter_jcli.cli._exec import stop_words
     from jupyter_jcli.cli._render import counted
 
     lines: list[str] = []
@@ -384,9 +340,7 @@ def run_lines(
         lines.append(
             f"skipped ({len(skipped):,}), not run after the stop: {cell_names(skipped, file_arg)}"
         )
-    counts: dict[str, int] = {}
-    for cell in outcome.cells:
-        counts[cell.status] = counts.get(cell.status, 0) + 1
+    counts = Counter(cell.status for cell in outcome.cells)
     total = sum(cell.duration_s for cell in outcome.cells)
     summary = ", ".join(f"{n:,} {status}" for status, n in counts.items()) or "nothing to run"
     kernel = "a new kernel" if outcome.kernel_started else "the kernel"
@@ -410,7 +364,7 @@ def run_lines(
             else "the kernel started for this run has stopped: its variables are gone"
         )
         lines.append(
-            f"interrupted: {cell_name(stopped.name)} was {_stop_words(stopped)}; its outputs "
+            f"interrupted: {cell_name(stopped.name)} was {stop_words(stopped)}; its outputs "
             f"so far are saved, the later cells did not run, {kernel_now}"
         )
     if outcome.written:
@@ -451,19 +405,10 @@ def _after_lines(
 def _status(cell: ExecutedCell) -> str:
     """The cell's status, with what stopped it: ``interrupted by a kernel restart``,
     ``timeout, kernel killed``."""
-    text: str = cell.status
-    if cell.interrupted_by is not None:
-        text = _stop_words(cell)
-    if cell.kernel_killed:
-        text += ", kernel killed"
-    return text
+    from jupyter_jcli.cli._exec import stop_words
 
-
-def _stop_words(cell: ExecutedCell) -> str:
-    from jupyter_jcli.kernels import stop_words
-
-    by, command = cell.interrupt_requested_by, cell.interrupt_requested_command
-    return stop_words(cell.interrupted_by or "kernel_interrupted", by, command)
+    text = stop_words(cell) if cell.interrupted_by is not None else cell.status
+    return text + (", kernel killed" if cell.kernel_killed else "")
 
 
 def _overview_lines(overview: SessionOverview, file_arg: str) -> list[str]:

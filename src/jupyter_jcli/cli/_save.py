@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypedDict
@@ -92,7 +90,8 @@ def _check_target(path: str, *, force: bool) -> None:
     except FileNotFoundError:
         return
     except OSError as err:
-        raise _write_failed(f"Cannot write {path}", path, err, errno=err.errno) from err
+        message = f"Cannot write {path}: {err.strerror or err}."
+        raise _write_failed(message, {"path": path, "errno": err.errno}) from err
     kind = _kind(info.st_mode)
     details = {"path": path, "file_type": kind}
     if kind != "regular file":
@@ -106,31 +105,11 @@ def _check_target(path: str, *, force: bool) -> None:
         raise _exists(path, file_type=kind)
 
 
-def _publish(tmp_name: str, path: str, *, force: bool) -> None:
-    """Move the finished temporary file to ``path``.
-
-    Without ``force`` a hard link publishes it only if nothing appeared at ``path`` in the
-    meantime (``FILE_EXISTS`` otherwise); filesystems without hard links fall back to a
-    checked ``os.replace``.
-    """
-    if not force:
-        try:
-            os.link(tmp_name, path)
-        except FileExistsError as err:
-            raise _exists(path) from err
-        except OSError:
-            _check_target(path, force=False)
-        else:
-            os.unlink(tmp_name)
-            return
-    else:
-        _check_target(path, force=True)
-    os.replace(tmp_name, path)
-
-
 def save_bytes(path: str, content: bytes, *, force: bool) -> None:
-    """Write ``content`` to ``path`` atomically: a temporary file in the same folder, fsync,
-    then publish it; a crash leaves no half-written file.
+    """Write ``content`` to ``path`` through the one atomic writer
+    (:func:`jupyter_jcli.notebook.io.write_file`: a temporary file in the same folder, fsync,
+    then hard-linked into place, or with ``force`` renamed over the file); a crash leaves no
+    half-written file. A new file gets the mode a plain ``open(path, "w")`` would give.
 
     Args:
         path: the destination the user named.
@@ -142,31 +121,23 @@ def save_bytes(path: str, content: bytes, *, force: bool) -> None:
         JcliError: ``FILE_EXISTS`` if something exists at ``path`` (checked with ``lstat``, so
             a dangling symbolic link counts) and ``force`` is False, or if it is not a
             regular file (a symbolic link, a directory, a device, a FIFO, a socket), whatever
-            ``force`` says; ``FILE_WRITE_FAILED`` if the folder is missing or the write fails.
+            ``force`` says; ``FILE_WRITE_FAILED`` if the folder is missing, the file is
+            read-only or the write fails.
     """
     if not path:
         raise UsageError("--save needs a file path, not an empty string.", {"path": path})
     if "\0" in path:
         raise UsageError("The --save path contains a NUL byte.", {"path": repr(path)})
     _check_target(path, force=force)
-    target = Path(path)
-    folder = target.parent
+    from jupyter_jcli.errors import NotebookError
+    from jupyter_jcli.notebook.io import write_file
+
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=".jcli-save.", suffix=".tmp")
-    except OSError as err:
-        raise _write_failed(f"Cannot write in {folder}", path, err) from err
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, _default_file_mode())
-        _publish(tmp_name, path, force=force)
-    except OSError as err:
-        raise _write_failed(f"Could not write {path}", path, err) from err
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
+        write_file(Path(path), content, replace=force)
+    except FileExistsError as err:  # created meanwhile by another program: kept
+        raise _exists(path) from err
+    except NotebookError as err:
+        raise _write_failed(err.message, {**err.details, "path": path}) from err
 
 
 def _exists(path: str, **details: str) -> JcliError:
@@ -178,16 +149,6 @@ def _exists(path: str, **details: str) -> JcliError:
     )
 
 
-def _write_failed(doing: str, path: str, err: OSError, **details: int | None) -> JcliError:
-    """``FILE_WRITE_FAILED`` while ``doing`` (``"Cannot write in FOLDER"``), with the OS's
-    reason."""
-    return JcliError(
-        ErrorCode.FILE_WRITE_FAILED, f"{doing}: {err.strerror or err}.", {"path": path, **details}
-    )
-
-
-def _default_file_mode() -> int:
-    """The mode a plain ``open(path, "w")`` would give (``mkstemp`` makes files 0600)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def _write_failed(message: str, details: Mapping[str, Any]) -> JcliError:
+    """``FILE_WRITE_FAILED``, with the OS's or the writer's reason."""
+    return JcliError(ErrorCode.FILE_WRITE_FAILED, message, dict(details))

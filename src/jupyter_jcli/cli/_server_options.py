@@ -139,9 +139,10 @@ def store_options(command: _F) -> _F:
         server = [kwargs[name] if passes_server else kwargs.pop(name) for name in names]
         from jupyter_jcli.notebook.stores import StoreChoice, using_store
 
-        config = None
-        if any(value is not None for value in server) or os.environ.get(_SERVER_URL_ENV):
-            config = server_from(*server)  # loads the server modules: only with a server
+        config = None  # the server modules load only with a server (or an option to refuse)
+        given = [*server, given_kernel_username()]
+        if any(value is not None for value in given) or os.environ.get(_SERVER_URL_ENV):
+            config = server_from(*server)
         click.get_current_context().meta[_SERVER_KEY] = config
         if config is None:
             choice = StoreChoice(store)

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import click
 
-from jupyter_jcli.cli._emit import echo, emit_json, json_mode
-from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 
 __all__ = ["setup"]
 
@@ -108,27 +106,21 @@ def _host_command(host: str) -> Callable[..., None]:
         ]
         if json_mode():
             emit_json(
-                {
-                    "schema_version": SCHEMA_VERSION,
-                    "status": "ok",
-                    "host": host,
-                    "scope": scope,
-                    "remove": remove,
-                    "dry_run": dry_run,
-                    "changed": bool(changes),
-                    "changes": changes,
-                    "notes": result.notes,
-                }
-            )
+                ok_document(host=host, scope=scope, remove=remove, dry_run=dry_run,
+                            changed=bool(changes), changes=changes, notes=result.notes)
+            )  # fmt: skip
             return
-        _render_text(
-            host=host,
-            scope=scope,
-            remove=remove,
-            dry_run=dry_run,
-            changes=changes,
-            notes=result.notes,
-        )
+        if not changes:
+            verb = "remove" if remove else "setup"
+            echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
+        for change in changes:
+            echo(
+                change["diff"] if dry_run else f"{change['action']:<7} {change['path']}\n", nl=False
+            )
+        if dry_run and changes:
+            echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
+        for note in result.notes:
+            echo(f"note: {note}")
 
     command.__doc__ = _HELP[host]
     if host != "git":
@@ -156,29 +148,6 @@ def _host_command(host: str) -> Callable[..., None]:
     return command
 
 
-def _render_text(
-    *,
-    host: str,
-    scope: str,
-    remove: bool,
-    dry_run: bool,
-    changes: list[dict[str, Any]],
-    notes: list[str],
-) -> None:
-    verb = "remove" if remove else "setup"
-    if not changes:
-        echo(f"{host} ({scope}): nothing to change; {verb} is already done.")
-    for change in changes:
-        if dry_run:
-            echo(change["diff"], nl=False)
-        else:
-            echo(f"{change['action']:<7} {change['path']}")
-    if dry_run and changes:
-        echo(f"(dry run: nothing was written; {len(changes)} file(s) would change)")
-    for note in notes:
-        echo(f"note: {note}")
-
-
 for _host in ("claude", "codex", "opencode", "dsh", "git"):
     setup.command(_host)(_host_command(_host))
 
@@ -191,13 +160,7 @@ def status_command(project_root: Path | None) -> None:
 
     items = setup_status(project_root)
     if json_mode():
-        emit_json(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "status": "ok",
-                "items": [item.to_dict() for item in items],
-            }
-        )
+        emit_json(ok_document(items=[item.to_dict() for item in items]))
         return
     for item in items:
         echo(f"{item.host:<9} {item.scope.value:<8} {item.item:<27} {item.state:<10} {item.path}")

@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from jupyter_jcli.cli._clip import clip
-from jupyter_jcli.cli._emit import echo
+from jupyter_jcli.cli._emit import echo, ok_document
 from jupyter_jcli.cli._render import (
     counted,
     describe_image,
+    j_cli,
     output_command,
     output_summary,
     pretty_json,
     source_label,
     strip_ansi,
 )
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError
+from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
 
 if TYPE_CHECKING:
@@ -119,13 +120,8 @@ def _next_command(
     first of them for the default tour, the remaining ``--cell`` indexes for a chosen list."""
     if not left:
         return None
-    words = ["j-cli", *(["-j"] if json else []), "notebook", "show", file_arg]
-    if cells:
-        for index in left:
-            words += ["--cell", str(index)]
-    else:
-        words += ["--start", str(left[0])]
-    return shlex.join(words)
+    pages = [w for index in left for w in ("--cell", index)] if cells else ["--start", left[0]]
+    return j_cli(*(["-j"] if json else []), "notebook", "show", file_arg, *pages)
 
 
 def show_document(
@@ -178,15 +174,13 @@ def show_document(
             break
         listings.append(listing)
         used += size
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": file_source(loaded),
-        "cell_count": loaded.cell_count,
-        "cells": listings,
-        "omitted_cells": len(left),
-        "next_call": _next_command(file_arg, cells, left, json=True),
-    }
+    document = ok_document(
+        source=file_source(loaded),
+        cell_count=loaded.cell_count,
+        cells=listings,
+        omitted_cells=len(left),
+        next_call=_next_command(file_arg, cells, left, json=True),
+    )
     size = len(serialize_json(document))
     if size > MAX_TRANSPORT_BYTES:
         raise JcliError(
@@ -207,8 +201,8 @@ def _cut_listing(
     naming the commands that list them all and read each one."""
     kept = len(listing["outputs"])
     total = kept + omitted
-    listed = shlex.join(["j-cli", "-j", "notebook", "outputs", file_arg, "--cell", str(index)])
-    one = shlex.join(["j-cli", "-j", "notebook", "output", file_arg, "--cell", str(index)])
+    listed = j_cli("-j", "notebook", "outputs", file_arg, "--cell", index)
+    one = j_cli("-j", "notebook", "output", file_arg, "--cell", index)
     notice = (
         f"outputs holds the first {kept:,} of this cell's {counted(total, 'output')} "
         f"(a page holds {SHOW_MAX_DOCUMENT_BYTES:,} bytes); all of them: {listed}; "
@@ -253,7 +247,7 @@ def show_text(
         used += sum(len(line) + 1 for line in block)
         shown += 1
         if not whole:
-            outputs = shlex.join(["j-cli", "notebook", "outputs", file_arg, "--cell", str(index)])
+            outputs = j_cli("notebook", "outputs", file_arg, "--cell", index)
             body.append(
                 f"   … cell {index} cut at the page's {SHOW_MAX_TOTAL_CHARACTERS:,} "
                 f"characters; its outputs: {outputs}"
@@ -325,7 +319,7 @@ def _cell_lines(
         for line in _output_lines(file_arg, index, entry, loaded.read_output):
             yield f"   {line}"
     if listing["omitted_outputs"]:
-        outputs = shlex.join(["j-cli", "notebook", "outputs", file_arg, "--cell", str(index)])
+        outputs = j_cli("notebook", "outputs", file_arg, "--cell", index)
         more = counted(listing["omitted_outputs"], "more output", "more outputs")
         yield f"   … {more} not listed; its outputs: {outputs}"
 
@@ -351,12 +345,9 @@ def source_lines(file_arg: str, name: str, cell: Mapping[str, Any]) -> list[str]
     else:
         if len(lines) <= SHOW_SOURCE_MAX_LINES:
             return shown
-    from jupyter_jcli.workbench import MIN_CELL_SHARE
+    from jupyter_jcli.cli._document_render import read_command
 
-    whole = 2 * len(text) + MIN_CELL_SHARE
-    command = shlex.join(
-        ["j-cli", "notebook", "read", file_arg, "--cell", name, "--budget", str(whole)]
-    )
+    command = read_command(file_arg, name, whole=len(text))
     shown.append(
         f"… source cut: showing {len(shown)} of {len(lines)} lines "
         f"({min(used, len(text)):,} of {len(text):,} characters); read it all: {command}"

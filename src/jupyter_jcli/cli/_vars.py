@@ -18,7 +18,7 @@ import click
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import emit_result
 from jupyter_jcli.cli._params import FILE_PATH
-from jupyter_jcli.cli._server_options import server_from, server_options, store_options
+from jupyter_jcli.cli._server_options import current_server, store_options
 
 __all__ = ["variable_lines", "vars_command"]
 
@@ -30,10 +30,7 @@ _FACT_WIDTH = 60
 @click.command("vars")
 @store_options
 @click.argument("notebook", metavar="NB", type=FILE_PATH)
-@server_options
-def vars_command(
-    notebook: str, *, server_url: str | None, token: str | None, server_root: str | None
-) -> None:
+def vars_command(notebook: str) -> None:
     """List the user variables on NB's live kernel: name, type, and shape, length or a
     short repr.
 
@@ -46,7 +43,7 @@ def vars_command(
 
     from jupyter_jcli.workbench import shared_workbench
 
-    server = server_from(server_url, token, server_root)
+    server = current_server()
 
     async def listing() -> dict[str, Any]:
         async with shared_workbench(server=server) as workbench:

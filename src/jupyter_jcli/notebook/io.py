@@ -81,6 +81,7 @@ __all__ = [
     "read_source_stream",
     "read_text_file",
     "value_at",
+    "write_file",
 ]
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -418,3 +419,17 @@ def create_file(path: Path, data: bytes) -> None:
     from jupyter_jcli.notebook._atomic import atomic_write_bytes
 
     atomic_write_bytes(path, data, exclusive=True)
+
+
+def write_file(path: Path, data: bytes, *, replace: bool) -> None:
+    """Write ``path`` holding ``data`` atomically: :func:`create_file` when not ``replace``,
+    else replacing an existing file (whose permission bits are kept) through the same writer.
+
+    Raises:
+        FileExistsError: without ``replace``, the name exists (nothing written).
+        NotebookError: as :func:`create_file`; with ``replace``, also ``NOTEBOOK_WRITE_FAILED``
+            for a read-only target (``reason`` ``"read_only"``).
+    """
+    from jupyter_jcli.notebook._atomic import atomic_write_bytes
+
+    atomic_write_bytes(path, data, exclusive=not replace)
