@@ -21,7 +21,7 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     ServerLedger,
 )
-from jupyter_jcli.kernels._registry_notes import MAX_CHANGES
+from jupyter_jcli.kernels._records import MAX_CHANGES
 from jupyter_jcli.kernels.testing import (
     FakeBackend,
     MemoryRecords,

@@ -19,7 +19,7 @@ from jupyter_jcli.kernels import (
     KernelRegistry,
     NotebookKernel,
 )
-from jupyter_jcli.kernels._registry_notes import MAX_CHANGES
+from jupyter_jcli.kernels._records import MAX_CHANGES
 from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another
 
 pytestmark = pytest.mark.anyio

@@ -69,7 +69,6 @@ if TYPE_CHECKING:
         kernelspec_name_from_metadata,
     )
     from jupyter_jcli.kernels._errors import kernel_died
-    from jupyter_jcli.kernels._evaluation import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._kernel import NotebookKernel
     from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
     from jupyter_jcli.kernels._pool import KernelPool
@@ -84,6 +83,7 @@ if TYPE_CHECKING:
         process_name,
         registry_dir,
     )
+    from jupyter_jcli.kernels._results import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
     from jupyter_jcli.kernels._server_config import (
         SERVER_ROOT_ENV,
@@ -215,7 +215,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "KernelBackend",
         "KernelspecCatalogue",
     ),
-    "_evaluation": ("EvaluationResult", "ExpressionValue"),
+    "_results": ("EvaluationResult", "ExpressionValue"),
     "_config": (
         "DEFAULT_BUSY_WAIT",
         "DEFAULT_EXECUTE_TIMEOUT",

@@ -121,9 +121,9 @@ class KernelEntry:
             ``KernelRegistry.runs``).
         changes: code run on the kernel outside the cells since (inline code), the latest
             ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
-            have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
+            have written, ``None`` for any name; see :meth:`KernelRegistry.record_change`).
         interrupt: the last interrupt, restart or stop asked of the kernel by some process:
-            ``{"epoch", "who", "reason", "at"}`` (:meth:`RegistryNotes.record_interrupt`).
+            ``{"epoch", "who", "reason", "at"}`` (:meth:`KernelRegistry.record_interrupt`).
         error: ``{"code", "message", "details"}`` when ``state == "failed"``.
     """
 

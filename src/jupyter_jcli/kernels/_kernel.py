@@ -28,12 +28,11 @@ from jupyter_jcli.kernels._config import (
     execute_timeout,
 )
 from jupyter_jcli.kernels._entry import process_name
-from jupyter_jcli.kernels._evaluate import execution_result
-from jupyter_jcli.kernels._evaluation import EvaluationResult, evaluation_result
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
-from jupyter_jcli.kernels._registry_notes import asked_stop
+from jupyter_jcli.kernels._records import asked_stop
+from jupyter_jcli.kernels._results import EvaluationResult, evaluation_result, execution_result
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
