@@ -1,7 +1,7 @@
 """The local backend: a kernel process on this machine through ``jupyter_client``.
 
 ``jupyter_client`` (and ``zmq``) are imported inside the functions that need them. Every call
-into them goes through one error boundary, :func:`_mapped_errors`: what the library, the
+into them goes through one error boundary, :func:`mapped_errors`: what the library, the
 socket or the process raises leaves this module as a :class:`KernelError` chained ``from`` the
 original, never as a bare ``zmq`` or ``jupyter_client`` exception.
 """
@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._channels import Channel, CountedReceives
+from jupyter_jcli.kernels._channels import Channel, ExecuteRequests
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ __all__ = [
     "LocalBackend",
     "installed_kernelspecs",
     "launch",
+    "mapped_errors",
     "require_kernelspec",
 ]
 
@@ -39,7 +40,7 @@ _log = logging.getLogger(__name__)
 
 
 @contextmanager
-def _mapped_errors(
+def mapped_errors(
     code: ErrorCode,
     doing: str,
     details: Mapping[str, Any] | None = None,
@@ -186,19 +187,25 @@ async def _discard(km: AsyncKernelManager, kc: AsyncKernelClient | None) -> None
 
 
 _DISCARD_TIMEOUT = 5.0
+RECEIVE_DRAIN = 2.0
+"""Seconds a shutdown waits for receives in progress to return before it closes the channels
+(each receive is bounded by its own timeout, at most a poll interval in the execution loop).
+Closing a ``zmq.asyncio`` socket cancels the future a receive awaits: the receiving task would
+get a bare ``CancelledError`` that no cancel scope asked for."""
 
 
-class LocalBackend(CountedReceives):
+class LocalBackend(ExecuteRequests):
     """A local kernel process (``AsyncKernelManager`` + ``AsyncKernelClient``).
 
     Implements :class:`~jupyter_jcli.kernels.KernelBackend`. The client opens the shell,
     iopub and control channels only: stdin is never offered, so ``input()`` fails at once.
-    A shutdown never closes a channel under a receive in progress: receives started after it
-    began raise ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
+    A shutdown never closes a channel under a receive in progress: every receive goes
+    through :meth:`_receive`, which counts them; receives started after the shutdown began
+    raise ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
     """
 
     def __init__(self) -> None:
-        super().__init__()
+        self._receiving = 0
         self._km: AsyncKernelManager | None = None
         self._kc: AsyncKernelClient | None = None
 
@@ -229,7 +236,7 @@ class LocalBackend(CountedReceives):
         """
         require_kernelspec(kernelspec_name)
         details = {"kernelspec": kernelspec_name, "cwd": str(cwd)}
-        with _mapped_errors(
+        with mapped_errors(
             ErrorCode.KERNEL_START_FAILED,
             f"starting kernel {kernelspec_name!r}",
             details,
@@ -248,20 +255,39 @@ class LocalBackend(CountedReceives):
         """
         if self._km is None:
             return False
-        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "checking the kernel process"):
+        with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "checking the kernel process"):
             return bool(await self._km.is_alive())
 
     async def _send_execute_request(self, content: dict[str, Any]) -> str:
         kc = self._client()
-        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "sending an execute_request"):
+        with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "sending an execute_request"):
             return str(kc.execute(**content))
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        return await self._receive("iopub", timeout)
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        return await self._receive("shell", timeout)
+
+    async def _receive(self, channel: Channel, timeout: float) -> KernelMessage | None:
+        """The next message on ``channel`` or ``None`` after ``timeout`` s, counted among
+        the receives in progress.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when the channel is closed or fails.
+        """
+        self._receiving += 1
+        try:
+            return await self._take(channel, timeout)
+        finally:
+            self._receiving -= 1
 
     async def _take(self, channel: Channel, timeout: float) -> KernelMessage | None:
         kc = self._client()
         get = {"iopub": kc.get_iopub_msg, "shell": kc.get_shell_msg, "control": kc.get_control_msg}
         doing = f"receiving from the {channel} channel"
         try:
-            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, doing):
+            with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, doing):
                 msg: dict[str, Any] = await get[channel](timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
@@ -275,22 +301,15 @@ class LocalBackend(CountedReceives):
         """
         if self._km is None or not await self.is_alive():
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
-        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "interrupting the kernel"):
+        with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "interrupting the kernel"):
             await self._km.interrupt_kernel()
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Stop channels (after the receives in progress returned, bounded), then the kernel
         (graceful up to ``timeout`` s, then killed)."""
-        kc, km = self._kc, self._km
-        self._kc = None
-        self._km = None
+        km, self._km = self._km, None
         with anyio.CancelScope(shield=True):
-            if kc is not None:
-                await self._receives_drained()
-                try:
-                    kc.stop_channels()
-                except Exception:  # a half-open channel must not keep the kernel alive
-                    _log.debug("stop_channels failed", exc_info=True)
+            await self._close_channels()
             if km is None:
                 return
             graceful = False
@@ -307,6 +326,19 @@ class LocalBackend(CountedReceives):
                         await km.shutdown_kernel(now=True)
                     except Exception:
                         _log.debug("kernel kill failed", exc_info=True)
+
+    async def _close_channels(self) -> None:
+        """Stop the client's channels, after the receives in progress returned (at most
+        :data:`RECEIVE_DRAIN` s, shielded)."""
+        kc, self._kc = self._kc, None
+        if kc is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(RECEIVE_DRAIN):
+                while self._receiving:
+                    await anyio.sleep(0.01)
+            try:
+                kc.stop_channels()
+            except Exception:  # a half-open channel must not keep the kernel alive
+                _log.debug("stop_channels failed", exc_info=True)
 
     def _client(self) -> AsyncKernelClient:
         if self._kc is None:
