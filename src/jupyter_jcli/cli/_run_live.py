@@ -170,7 +170,7 @@ def waiting_line(notebook_path: Path, file_arg: str, busy_wait: float) -> str | 
     import shlex
 
     from jupyter_jcli.kernels import KernelRegistry
-    from jupyter_jcli.kernels._shared_busy import busy_facts, running_words
+    from jupyter_jcli.kernels._busy import busy_facts, running_words
 
     facts = busy_facts(KernelRegistry().read(notebook_path))
     if facts is None:

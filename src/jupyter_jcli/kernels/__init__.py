@@ -26,8 +26,8 @@
   :class:`~jupyter_jcli.kernels.testing.MemoryRecords`; ``KernelPool(records=...,
   locks=...)`` makes its kernels share them and take one cross-process execution lock.
 - :class:`KernelRegistry`: the live kernels of this machine, one per notebook, shared by every
-  process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`SharedKernelPool` /
-  :class:`SharedNotebookKernel` / :class:`SharedBackend` join a notebook's registered kernel
+  process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`RegistryKernelPool` /
+  :class:`RegistryKernel` / :class:`RegistryBackend` join a notebook's registered kernel
   or start one through a supervisor process (:func:`start_registered`, which also stops it
   after :data:`DEFAULT_IDLE_TIMEOUT` s idle; :func:`stop_registered`,
   :func:`stop_for_everyone`, :func:`interrupt_registered`).
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         KernelBackend,
         KernelspecCatalogue,
     )
+    from jupyter_jcli.kernels._busy import command_words, stop_words
     from jupyter_jcli.kernels._config import (
         DEFAULT_BUSY_WAIT,
         DEFAULT_EXECUTE_TIMEOUT,
@@ -83,6 +84,8 @@ if TYPE_CHECKING:
         process_name,
         registry_dir,
     )
+    from jupyter_jcli.kernels._registry_backend import RegistryBackend
+    from jupyter_jcli.kernels._registry_kernel import RegistryKernel, RegistryKernelPool
     from jupyter_jcli.kernels._results import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
     from jupyter_jcli.kernels._server_config import (
@@ -105,9 +108,6 @@ if TYPE_CHECKING:
         start_session,
         stop_session,
     )
-    from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
-    from jupyter_jcli.kernels._shared_backend import SharedBackend
-    from jupyter_jcli.kernels._shared_busy import command_words, stop_words
     from jupyter_jcli.kernels._supervisor import (
         interrupt_registered,
         start_registered,
@@ -175,13 +175,13 @@ __all__ = [
     "Output",
     "OutputCallback",
     "OutputCollector",
+    "RegistryBackend",
+    "RegistryKernel",
+    "RegistryKernelPool",
     "ServerBackend",
     "ServerConfig",
     "ServerLedger",
     "ServerSession",
-    "SharedBackend",
-    "SharedKernelPool",
-    "SharedNotebookKernel",
     "backend_factory",
     "busy_facts",
     "command_words",
@@ -272,12 +272,12 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
         "start_session",
         "stop_session",
     ),
-    "_shared": (
-        "SharedKernelPool",
-        "SharedNotebookKernel",
+    "_registry_kernel": (
+        "RegistryKernelPool",
+        "RegistryKernel",
     ),
-    "_shared_backend": ("SharedBackend",),
-    "_shared_busy": ("busy_facts", "command_words", "stop_words"),
+    "_registry_backend": ("RegistryBackend",),
+    "_busy": ("busy_facts", "command_words", "stop_words"),
     "_supervisor": (
         "interrupt_registered",
         "start_registered",

@@ -5,6 +5,7 @@ judged by.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -201,6 +202,15 @@ class KernelEntry:
         checked), most recent first."""
         order = sorted(self.users, key=self.users.__getitem__, reverse=True)
         return [who for who in order if (pid := user_pid(who)) is None or pid_alive(pid)]
+
+    def kill(self) -> None:
+        """Kill what is left of the kernel's and its supervisor's processes (``SIGKILL``)."""
+        import signal
+
+        for pid in (self.pid, self.supervisor_pid):
+            if pid is not None and pid_alive(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
 
     def drop_gone_users(self) -> None:
         """Forget the users whose process has ended (names without a pid are kept)."""

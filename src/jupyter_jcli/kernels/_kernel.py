@@ -89,7 +89,7 @@ class NotebookKernel:
         locks: the registry whose execution lock (``<key>.exec``) every :meth:`hold` also
             takes, so two of our processes never execute on the notebook's kernel at once
             (the second waits, then gets ``KERNEL_BUSY``:
-            :func:`~jupyter_jcli.kernels._shared_busy.take_exec`). ``None``: no lock
+            :func:`~jupyter_jcli.kernels._busy.take_exec`). ``None``: no lock
             across processes.
     """
 
@@ -188,7 +188,7 @@ class NotebookKernel:
         Raises:
             KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held; across
-                processes, those of :func:`~jupyter_jcli.kernels._shared_busy.busy_error`.
+                processes, those of :func:`~jupyter_jcli.kernels._busy.busy_error`.
         """
         exec_lock = self._exec
         me = anyio.get_current_task().id
@@ -196,7 +196,7 @@ class NotebookKernel:
             if exec_lock is None or self._locks is None or self._exec_task == me:
                 yield
                 return
-            from jupyter_jcli.kernels._shared_busy import take_exec
+            from jupyter_jcli.kernels._busy import take_exec
 
             wait = max(busy_wait, self.process_wait)
             await take_exec(exec_lock, self._locks, self.notebook_path, wait, anyio.sleep)

@@ -270,8 +270,6 @@ class KernelRegistry:
 
     def discard(self, entry: KernelEntry) -> None:
         """Remove a dead entry and kill what is left of its processes."""
-        import signal
-
         if entry.state in ("idle", "busy"):
             self.record_lost(
                 Path(entry.notebook_path),
@@ -279,11 +277,7 @@ class KernelRegistry:
                 keep=entry.keep,
                 idle_timeout=entry.idle_timeout,
             )
-        for pid in (entry.pid, entry.supervisor_pid):
-            if pid_alive(pid):
-                assert pid is not None
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+        entry.kill()
         self.remove(Path(entry.notebook_path), epoch=entry.epoch)
 
     def entries(self) -> list[KernelEntry]:
@@ -423,8 +417,8 @@ class KernelRegistry:
 
     def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
         """What another process runs on the registered kernel of ``epoch`` (its ``busy``
-        record: :func:`~jupyter_jcli.kernels._shared_busy.busy_facts`), else ``None``."""
-        from jupyter_jcli.kernels._shared_busy import busy_facts
+        record: :func:`~jupyter_jcli.kernels._busy.busy_facts`), else ``None``."""
+        from jupyter_jcli.kernels._busy import busy_facts
 
         entry = self.read(notebook_path)
         if entry is None or entry.epoch != epoch or entry.state != "busy":

@@ -2,7 +2,7 @@
 
 :func:`shared_workbench` is the one way a command finds the notebook's live kernel or starts
 one: a :class:`~jupyter_jcli.workbench.Workbench` on a
-:class:`~jupyter_jcli.kernels.SharedKernelPool`. Its run logs are the registry's
+:class:`~jupyter_jcli.kernels.RegistryKernelPool`. Its run logs are the registry's
 (:class:`SharedRunLog`), so a cell that ran in one process is fresh in every other one on the
 same kernel epoch, and a cell edited since is stale everywhere.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 from jupyter_jcli.kernels import (
     KernelPool,
     KernelRegistry,
+    RegistryKernelPool,
     ServerConfig,
     ServerLedger,
-    SharedKernelPool,
 )
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._session import Workbench
@@ -79,5 +79,5 @@ def shared_workbench(
         return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
         return Workbench(cache_dir=cache_dir, server=server)
-    pool = SharedKernelPool(keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait)
+    pool = RegistryKernelPool(keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait)
     return Workbench(cache_dir=cache_dir, pool=pool)

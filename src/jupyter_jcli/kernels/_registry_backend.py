@@ -1,7 +1,7 @@
 """The backend of a kernel shared through the registry: join the notebook's registered
 kernel through its connection file, or start one through a supervisor.
 
-See :mod:`jupyter_jcli.kernels._shared` for the kernel and pool built on it.
+See :mod:`jupyter_jcli.kernels._registry_kernel` for the kernel and pool built on it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from jupyter_jcli.kernels._types import KernelOrigin
 if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
 
-__all__ = ["SharedBackend"]
+__all__ = ["RegistryBackend"]
 
 _HEARTBEAT_TRIES = 5
 _STATUS_GRACE = 0.5
@@ -37,11 +37,11 @@ _STATUS_RETRY_MAX = 0.05
 _POLL = 0.02
 """Seconds of one wait on a channel while joining."""
 _SHELL_POLL = 0.1
-"""Seconds between two checks that the kernel lives while :meth:`SharedBackend.shell_free`
+"""Seconds between two checks that the kernel lives while :meth:`RegistryBackend.shell_free`
 waits."""
 
 
-class SharedBackend(LocalBackend):
+class RegistryBackend(LocalBackend):
     """The notebook's registered kernel, joined through its connection file with
     ``jupyter_client``'s ``AsyncKernelClient``: the channels of a :class:`LocalBackend`
     (shell, iopub and control; stdin never offered), whose kernel another process runs.
@@ -258,7 +258,7 @@ class SharedBackend(LocalBackend):
         """
         if self._entry is None:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
-        from jupyter_jcli.kernels._shared_busy import interrupt_registered
+        from jupyter_jcli.kernels._busy import interrupt_registered
 
         interrupt_registered(self._entry)
 
