@@ -126,11 +126,10 @@ async def launch(
     cwd: Path,
     startup_timeout: float,
     stdout: int | IO[bytes] | None = None,
-    control: bool = True,
 ) -> tuple[AsyncKernelManager, AsyncKernelClient]:
     """Start a kernel of ``kernelspec_name`` in ``cwd`` and wait until it answers
-    ``kernel_info``, all within ``startup_timeout`` s; the one way this package starts a local
-    kernel (the local backend and the registry's supervisor).
+    ``kernel_info``, all within ``startup_timeout`` s (:meth:`LocalBackend.start`, in a
+    command or in the registry's supervisor).
 
     A kernel process that exits before it answers is started again, with new ports and a new
     connection file, up to :data:`START_ATTEMPTS` times in all. ``jupyter_client`` picks each
@@ -138,8 +137,8 @@ async def launch(
     port before the kernel binds it, and the kernel then exits with "Address already in use"
     (jupyter/jupyter_client#487); under load, with many kernels and clients, that happens.
 
-    Returns the manager and a client whose shell and iopub channels (and control, when
-    ``control``) are started; stdin and heartbeat are never opened.
+    Returns the manager and a client whose shell, iopub and control channels are started;
+    stdin and heartbeat are never opened.
 
     Raises:
         TimeoutError: not ready within ``startup_timeout`` s.
@@ -158,7 +157,7 @@ async def launch(
             try:
                 await km.start_kernel(cwd=str(cwd), stdout=stdout)
                 kc = km.client()
-                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=control)
+                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
                 await kc.wait_for_ready(timeout=startup_timeout)
                 return km, kc
             except BaseException as exc:
@@ -220,6 +219,11 @@ class LocalBackend(ExecuteRequests):
     @property
     def origin(self) -> KernelOrigin:
         return LOCAL_ORIGIN
+
+    @property
+    def connection_file(self) -> str | None:
+        """The started kernel's connection file."""
+        return self._km.connection_file if self._km is not None else None
 
     async def installed_kernelspecs(self) -> list[str] | None:
         """:func:`installed_kernelspecs` (:class:`~jupyter_jcli.kernels.KernelspecCatalogue`)."""
@@ -309,7 +313,7 @@ class LocalBackend(ExecuteRequests):
         (graceful up to ``timeout`` s, then killed)."""
         km, self._km = self._km, None
         with anyio.CancelScope(shield=True):
-            await self._close_channels()
+            await self.close_channels()
             if km is None:
                 return
             graceful = False
@@ -327,7 +331,7 @@ class LocalBackend(ExecuteRequests):
                     except Exception:
                         _log.debug("kernel kill failed", exc_info=True)
 
-    async def _close_channels(self) -> None:
+    async def close_channels(self) -> None:
         """Stop the client's channels, after the receives in progress returned (at most
         :data:`RECEIVE_DRAIN` s, shielded)."""
         kc, self._kc = self._kc, None

@@ -266,7 +266,7 @@ class RegistryBackend(LocalBackend):
         """Close this process's channels; stop the shared kernel too when
         :attr:`stop_on_shutdown`. Never raises."""
         entry = self._entry
-        await self._close_channels()
+        await self.close_channels()
         if entry is None:
             return
         path = Path(entry.notebook_path)
