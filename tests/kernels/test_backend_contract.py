@@ -2,7 +2,7 @@
 
 Each test runs once per backend in :data:`BACKENDS`, through :class:`NotebookKernel` (the
 shared execution loop above every backend): the local backend (a real ipykernel, marker
-``kernel``), the shipped fake (:mod:`jupyter_jcli.kernels.testing`, in-process), the
+``kernel``), the shipped fake (:mod:`kernel_fakes`, in-process), the
 Jupyter Server backend on a real ``jupyter server`` (marker ``server``, fixture
 ``jupyter_server`` of ``conftest.py``) and :class:`~jupyter_jcli.kernels.RegistryBackend`, the
 default of both front ends (a registry kernel joined through its connection file, started
@@ -27,7 +27,7 @@ from jupyter_jcli.kernels import (
     Output,
     RegistryKernelPool,
 )
-from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
+from kernel_fakes import FakeBackend, InProcessPython
 from server_helpers import RunningServer
 
 pytestmark = pytest.mark.anyio

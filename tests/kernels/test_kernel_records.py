@@ -22,13 +22,13 @@ from jupyter_jcli.kernels import (
     ServerLedger,
 )
 from jupyter_jcli.kernels._records import MAX_CHANGES
-from jupyter_jcli.kernels.testing import (
+from jupyter_jcli.workbench import SharedRunLog
+from kernel_fakes import (
     FakeBackend,
     MemoryRecords,
     message,
     python_backend,
 )
-from jupyter_jcli.workbench import SharedRunLog
 
 pytestmark = pytest.mark.anyio
 

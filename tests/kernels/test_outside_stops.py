@@ -20,7 +20,7 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
 )
 from jupyter_jcli.kernels._records import MAX_CHANGES
-from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another
+from kernel_fakes import FakeBackend, message, one_after_another
 
 pytestmark = pytest.mark.anyio
 

@@ -18,12 +18,11 @@
   Enterprise Gateway) over REST and its WebSocket, joining the session a person has open for
   the notebook (:class:`KernelOrigin` ``attached``); :func:`backend_factory` picks one for a
   :class:`ServerConfig` (:func:`server_config`: options and ``JUPYTER_JCLI_SERVER_*``).
-  :mod:`jupyter_jcli.kernels.testing` ships a fake backend for tests (scripted replies, or
-  cells run in-process), so everything above the backend runs without a kernel process:
-  ``KernelPool(backend_factory=...)``.
+  Any backend factory fits, so tests run everything above the backend on a fake one
+  without a kernel process (``tests/kernel_fakes``): ``KernelPool(backend_factory=...)``.
 - :class:`KernelRecords`: what the processes of ours on one kernel share (runs, changes,
-  stops asked): :class:`KernelRegistry`'s files, :class:`ServerLedger`, or
-  :class:`~jupyter_jcli.kernels.testing.MemoryRecords`; ``KernelPool(records=...,
+  stops asked): :class:`KernelRegistry`'s files, :class:`ServerLedger`, or a
+  test's in memory; ``KernelPool(records=...,
   locks=...)`` makes its kernels share them and take one cross-process execution lock.
 - :class:`KernelRegistry`: the live kernels of this machine, one per notebook, shared by every
   process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`RegistryKernelPool` /

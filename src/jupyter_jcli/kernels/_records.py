@@ -4,7 +4,7 @@ What ran on a notebook's kernel, the code run outside its cells and the stops an
 process asked for are kept outside any one process (each ``j-cli`` command, ``jupyter-mcp``)
 by a :class:`KernelRecords`: :class:`~jupyter_jcli.kernels.KernelRegistry`'s files (a kernel
 of this machine), a Jupyter Server's :class:`~jupyter_jcli.kernels.ServerLedger`, or, for
-tests, :class:`~jupyter_jcli.kernels.testing.MemoryRecords`. A
+tests, ``MemoryRecords`` (``tests/kernel_fakes``). A
 :class:`~jupyter_jcli.kernels.KernelPool` owns its records (``pool.records``; ``None``: kernels
 of this process alone): its kernels read stops asked elsewhere there and the workbench keeps
 its run log there. Records have the registry's shapes
