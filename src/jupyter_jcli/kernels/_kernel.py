@@ -30,7 +30,7 @@ from jupyter_jcli.kernels._config import (
 from jupyter_jcli.kernels._entry import process_name
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._hold import KernelHold
-from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
+from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs, require_kernelspec
 from jupyter_jcli.kernels._records import asked_stop
 from jupyter_jcli.kernels._results import EvaluationResult, evaluation_result, execution_result
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
@@ -384,13 +384,8 @@ class NotebookKernel:
             installed = await backend.installed_kernelspecs()
         else:
             installed = await self._installed_when_stopped()
-        if installed is not None and spec not in installed:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"kernelspec {spec!r} is not installed here; installed: "
-                f"{', '.join(installed) or '(none)'}",
-                {"kernelspec": spec, "installed": installed},
-            )
+        if installed is not None:
+            require_kernelspec(spec, installed)
 
     async def _installed_when_stopped(self) -> list[str] | None:
         """The kernelspecs a start could launch when no backend is live: this machine's for

@@ -81,13 +81,13 @@ def installed_kernelspecs() -> list[str]:
     return sorted(KernelSpecManager().find_kernel_specs())
 
 
-def require_kernelspec(name: str) -> None:
-    """Check that kernelspec ``name`` is installed here.
+def require_kernelspec(name: str, installed: list[str] | None = None) -> None:
+    """Check that kernelspec ``name`` is among ``installed`` (default: this machine's).
 
     Raises:
         KernelError: ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``, ``installed``).
     """
-    installed = installed_kernelspecs()
+    installed = installed_kernelspecs() if installed is None else installed
     if name not in installed:
         raise KernelError(
             ErrorCode.KERNELSPEC_NOT_FOUND,

@@ -50,7 +50,7 @@ from jupyter_jcli.kernels._entry import (
 )
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
 from jupyter_jcli.kernels._records import add_change, asked_since
-from jupyter_jcli.kernels._run_file import log_run, read_runs, remove_runs
+from jupyter_jcli.kernels._run_file import log_run, read_runs, remove_runs, replace_file
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -219,17 +219,10 @@ class KernelRegistry:
         (:meth:`read`), so durability would buy nothing and cost every exec two disk
         flushes."""
         self._ensure_root()
-        target = self.path(Path(entry.notebook_path), ".json")
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         # compact, as the C encoder writes it (an ``indent`` takes the pure-Python encoder,
         # about 10x slower on an entry whose run log holds thousands of cells)
         data = json.dumps(entry.to_dict(), separators=(",", ":"), sort_keys=True).encode()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
+        replace_file(self.path(Path(entry.notebook_path), ".json"), data, durable=False)
 
     def remove(self, notebook_path: Path, *, epoch: str | None = None) -> bool:
         """Remove the entry (only if it has ``epoch``, when given); ``True`` if removed."""
@@ -438,16 +431,13 @@ class KernelRegistry:
         starts the next kernel for the notebook says the old one was replaced
         (:meth:`take_lost`), and keeps the replacement (with the same ``idle_timeout``) when
         the lost kernel was kept. Best effort: a failure to write loses only that notice."""
-        target = self.path(notebook_path, ".lost")
         record: dict[str, Any] = {"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()}
         if keep:
             record.update(keep=True, idle_timeout=idle_timeout)
-        data = json.dumps(record)
         with contextlib.suppress(OSError):
             self._ensure_root()
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            tmp.write_text(data, encoding="utf-8")
-            os.replace(tmp, target)
+            lost = self.path(notebook_path, ".lost")
+            replace_file(lost, json.dumps(record).encode(), durable=False)
 
     def take_lost(self, notebook_path: Path) -> str | None:
         """The epoch :meth:`record_lost` noted for the notebook within :data:`LOST_TTL`
