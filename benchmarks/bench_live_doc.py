@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from collab_helpers import Person
 from jupyter_jcli.notebook.document import Document
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
-from jupyter_jcli.notebook.store import CollabStore, SetSource, rev_of
+from jupyter_jcli.notebook.store import CollabStore, SetSource, StoreChange, rev_of
 from jupyter_jcli.notebook.testing import open_document
 from server_helpers import running_server, write_notebook
 
@@ -75,7 +75,7 @@ def _latency(store: CollabStore, person: Person, name: str) -> list[float]:
         wanted["text"] = f"x = {number}  # edit {number}"
         seen.clear()
         start = time.perf_counter()
-        store.commit(ref, read.version, [SetSource(0, rev_of(cell), wanted["text"])])
+        store.commit(ref, StoreChange(read.version, [SetSource(0, rev_of(cell), wanted["text"])]))
         if not seen.wait(10.0):
             raise RuntimeError("the person never saw the edit")
         samples.append(wanted["at"] - start)

@@ -7,6 +7,7 @@ code, keeps the output already received, and the next call works or says why.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from jupyter_jcli.kernels import (
     KERNEL_WORKING_DIR,
     NotebookKernel,
     Output,
+    ServerBackend,
     ServerConfig,
     backend_factory,
 )
@@ -216,6 +218,17 @@ async def test_a_kernel_gateway_runs_cells_on_a_kernel_given_the_working_folder(
     assert result.status == "ok"
     assert texts(result.outputs) == f"{tmp_path.resolve()}\n42\n"
     assert not info.origin.attached and info.origin.kernel_id is not None
+
+
+async def test_a_kept_kernel_on_a_kernel_gateway_is_refused_for_it_keeps_no_sessions(
+    kernel_gateway: RunningServer, kernel_for: list[NotebookKernel], tmp_path: Path
+) -> None:
+    """``j-cli run --keep`` needs a session to leave behind; a gateway has none to keep."""
+    backend = functools.partial(ServerBackend, kernel_gateway.config(), keep=True)
+    kernel_for.append(NotebookKernel(tmp_path / "nb.ipynb", backend_factory=backend))
+    failed = await start_fails(kernel_for[-1])
+    assert failed.code == ErrorCode.KERNEL_START_FAILED
+    assert failed.details["reason"] == "no sessions API"
 
 
 async def test_a_kernel_someone_shuts_down_on_the_server_ends_the_running_cell_died(

@@ -213,3 +213,29 @@ async def test_a_kernel_busy_with_the_persons_cell_is_joined_without_waiting_for
                 await backend.shutdown(now=True, timeout=5.0)
             with jupyter_server.client() as rest:
                 rest.post(f"api/kernels/{kernel_id}/interrupt")
+
+
+async def test_a_kept_kernel_is_ours_and_its_session_stays_after_we_leave(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    """``j-cli run --keep``: the session it creates is not someone else's kernel, and it is
+    still on the server, kernel and all, once the backend has shut down."""
+    path = write_notebook(tmp_path, ["kept = 1"], "kept")
+    backend = ServerBackend(jupyter_server.config(), keep=True)
+    try:
+        with anyio.fail_after(WAIT):
+            await backend.start(
+                kernelspec_name="python3", cwd=path.parent, startup_timeout=20.0, notebook_path=path
+            )
+            origin = backend.origin
+            await backend.shutdown(now=False, timeout=5.0)
+        assert not origin.attached and origin.started_by is None
+        with jupyter_server.client() as rest:
+            sessions = rest.get("api/sessions").json()
+        (kept,) = [s for s in sessions if s["kernel"]["id"] == origin.kernel_id]
+    finally:
+        with jupyter_server.client() as rest:
+            for session in rest.get("api/sessions").json():
+                if session["kernel"]["id"] == backend.kernel_id:
+                    rest.delete(f"api/sessions/{session['id']}")
+    assert kept["path"] == path.resolve().relative_to(jupyter_server.root.resolve()).as_posix()

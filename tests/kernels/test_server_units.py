@@ -22,6 +22,7 @@ from websockets.http11 import Response
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import LocalBackend, ServerBackend, ServerConfig, backend_factory
+from jupyter_jcli.kernels._server_config import local_server_root, server_path, server_root
 from jupyter_jcli.kernels._server_frames import (
     V1_PROTOCOL,
     decode_frame,
@@ -30,7 +31,6 @@ from jupyter_jcli.kernels._server_frames import (
     new_message,
 )
 from jupyter_jcli.kernels._server_http import server_errors
-from jupyter_jcli.kernels._server_paths import local_server_root, server_path, server_root
 
 URL = "http://127.0.0.1:8899/user/ana/"
 

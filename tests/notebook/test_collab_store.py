@@ -15,7 +15,13 @@ import pytest
 from collab_helpers import Person, wait_until
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
-from jupyter_jcli.notebook.store import CollabStore, NotebookRef, SetSource, rev_of
+from jupyter_jcli.notebook.store import (
+    CollabStore,
+    NotebookRef,
+    SetSource,
+    StoreChange,
+    rev_of,
+)
 from jupyter_jcli.notebook.testing import open_document
 from server_helpers import NO_COLLABORATION, RunningServer, running_server, write_notebook
 
@@ -136,7 +142,7 @@ def test_a_stale_store_commit_on_the_changed_cell_changes_nothing(
     current = store.read(ref)
     old_rev = rev_of(read.notebook["cells"][1])
     with pytest.raises(NotebookError) as caught:  # at the live version, with the old rev
-        store.commit(ref, current.version, [SetSource(1, old_rev, "ours")])
+        store.commit(ref, StoreChange(current.version, [SetSource(1, old_rev, "ours")]))
     assert caught.value.code == ErrorCode.WRITE_CONFLICT
     assert caught.value.details["reason"] == "cell_changed"
     assert store.read(ref) == current
@@ -310,7 +316,7 @@ def test_a_restarted_server_is_joined_afresh_and_an_old_version_is_refused(
         assert _live(store, ref) == SOURCES  # one copy of each cell, from the saved file
         cell = before.notebook["cells"][0]
         with pytest.raises(NotebookError) as caught:
-            store.commit(ref, before.version, [SetSource(0, rev_of(cell), "x = 0")])
+            store.commit(ref, StoreChange(before.version, [SetSource(0, rev_of(cell), "x = 0")]))
         assert caught.value.code == ErrorCode.WRITE_CONFLICT
         document.update_cell("show", expected_rev=document.cell("show").rev, source="print(2)")
         wait_until(lambda: (_disk(restarting, name) or [""] * 3)[2] == "print(2)")

@@ -32,6 +32,7 @@ from jupyter_jcli.notebook.store import (
     SetMetadata,
     SetOutputs,
     SetSource,
+    StoreChange,
     apply_ops,
     open_notebook,
     ops_between,
@@ -211,7 +212,7 @@ def test_a_commit_at_the_version_read_applies_every_operation(harness: Harness) 
         MoveCell(4, rev_of(new), 0),
         DeleteCell(1, rev_of(cells[0])),
     ]
-    written = harness.store.commit(harness.ref, read.version, ops)
+    written = harness.store.commit(harness.ref, StoreChange(read.version, ops))
     after = harness.store.read(harness.ref)
     assert written.version == after.version != read.version
     got = after.notebook["cells"]
@@ -232,7 +233,9 @@ def test_a_commit_at_a_stale_version_is_a_conflict_and_changes_nothing(harness: 
     before = harness.store.read(harness.ref)
     cell = read.notebook["cells"][1]
     with pytest.raises(NotebookError) as caught:
-        harness.store.commit(harness.ref, read.version, [SetSource(1, rev_of(cell), "x = 9")])
+        harness.store.commit(
+            harness.ref, StoreChange(read.version, [SetSource(1, rev_of(cell), "x = 9")])
+        )
     assert caught.value.code == ErrorCode.WRITE_CONFLICT
     assert caught.value.details["reason"] == "version_changed"
     assert harness.store.read(harness.ref) == before
@@ -246,7 +249,9 @@ def test_a_room_merges_another_cells_edit_into_a_commit_at_the_version_read(
     read = harness.store.read(harness.ref)
     _edit_outside(harness, 3, "print('theirs')")
     cell = read.notebook["cells"][1]
-    harness.store.commit(harness.ref, read.version, [SetSource(1, rev_of(cell), "x = 9")])
+    harness.store.commit(
+        harness.ref, StoreChange(read.version, [SetSource(1, rev_of(cell), "x = 9")])
+    )
     assert _sources(harness)[1:] == ["x = 9", "# double it\ny = x * 2", "print('theirs')"]
 
 
@@ -256,8 +261,13 @@ def test_an_operation_on_a_cell_whose_rev_differs_is_a_conflict(harness: Harness
     with pytest.raises(NotebookError) as caught:
         harness.store.commit(
             harness.ref,
-            read.version,
-            [SetSource(1, rev_of(read.notebook["cells"][1]), "x = 9"), SetSource(2, "0" * 12, "")],
+            StoreChange(
+                read.version,
+                [
+                    SetSource(1, rev_of(read.notebook["cells"][1]), "x = 9"),
+                    SetSource(2, "0" * 12, ""),
+                ],
+            ),
         )
     assert caught.value.code == ErrorCode.WRITE_CONFLICT
     assert caught.value.details["reason"] == "cell_changed"

@@ -13,10 +13,9 @@ import pytest
 from wb_helpers import make_notebook
 
 from jupyter_jcli.kernels import KernelEntry, KernelRegistry
-from jupyter_jcli.workbench import Workbench
+from jupyter_jcli.workbench import SharedRunLog, Workbench
 from jupyter_jcli.workbench._load import load
 from jupyter_jcli.workbench._run_log import stale_causes, statuses
-from jupyter_jcli.workbench._sharing import SharedRunLog
 
 pytestmark = pytest.mark.anyio
 

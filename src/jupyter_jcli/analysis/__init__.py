@@ -108,108 +108,24 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.analysis._types import CallTimeEffects, CellEffects, SyntaxErrorInfo
 
-__all__ = [
-    "ARG_MUTATING_FUNCTIONS",
-    "BUILTIN_NAMES",
-    "CELL_TYPES",
-    "MAX_ANALYZED_SOURCE",
-    "MUTATING_METHODS",
-    "POLYSEMOUS_METHODS",
-    "PURE_WHEN_DISPLAYED",
-    "CallTimeEffects",
-    "CellDict",
-    "CellEffects",
-    "CellInput",
-    "CellNode",
-    "CellStatus",
-    "CodeWrites",
-    "EdgeDict",
-    "Finding",
-    "FindingDict",
-    "FindingKind",
-    "Freshness",
-    "GraphDict",
-    "NotebookGraph",
-    "RunRecord",
-    "StateChange",
-    "SyntaxErrorInfo",
-    "analyze_cell",
-    "build_graph",
-    "cell_freshness",
-    "clear_cache",
-    "code_writes",
-    "fresh_cells",
-    "is_history_name",
-    "overwriting_changes",
-    "overwritten_cells",
-    "rerun_plan",
-    "stale_after_edit",
-    "to_dot",
-    "to_mermaid",
-]
 
 _PUBLIC = {
-    "_build": (
-        "build_graph",
-        "clear_cache",
-    ),
-    "_cell": (
-        "CELL_TYPES",
-        "MAX_ANALYZED_SOURCE",
-        "analyze_cell",
-    ),
-    "_graph": (
-        "CellDict",
-        "CellInput",
-        "CellNode",
-        "EdgeDict",
-        "GraphDict",
-        "NotebookGraph",
-    ),
-    "_lint": (
-        "Finding",
-        "FindingDict",
-        "FindingKind",
-    ),
-    "_mutations": (
-        "ARG_MUTATING_FUNCTIONS",
-        "MUTATING_METHODS",
-        "POLYSEMOUS_METHODS",
-        "PURE_WHEN_DISPLAYED",
-    ),
-    "_names": (
-        "BUILTIN_NAMES",
-        "is_history_name",
-    ),
-    "_overwrites": (
-        "CodeWrites",
-        "code_writes",
-        "overwritten_cells",
-    ),
-    "_render": (
-        "to_dot",
-        "to_mermaid",
-    ),
+    "_build": "build_graph clear_cache",
+    "_cell": "CELL_TYPES MAX_ANALYZED_SOURCE analyze_cell",
+    "_graph": "CellDict CellInput CellNode EdgeDict GraphDict NotebookGraph",
+    "_lint": "Finding FindingDict FindingKind",
+    "_mutations": "ARG_MUTATING_FUNCTIONS MUTATING_METHODS POLYSEMOUS_METHODS PURE_WHEN_DISPLAYED",
+    "_names": "BUILTIN_NAMES is_history_name",
+    "_overwrites": "CodeWrites code_writes overwritten_cells",
+    "_render": "to_dot to_mermaid",
     "_staleness": (
-        "CellStatus",
-        "Freshness",
-        "RunRecord",
-        "StateChange",
-        "cell_freshness",
-        "fresh_cells",
-        "overwriting_changes",
-        "rerun_plan",
-        "stale_after_edit",
+        "CellStatus Freshness RunRecord StateChange cell_freshness fresh_cells overwriting_changes "
+        "rerun_plan stale_after_edit"
     ),
-    "_types": (
-        "CallTimeEffects",
-        "CellEffects",
-        "SyntaxErrorInfo",
-    ),
+    "_types": "CallTimeEffects CellEffects SyntaxErrorInfo",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a process loads only the analysis it uses (the ``j-cli exec`` lane: no rendering)."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

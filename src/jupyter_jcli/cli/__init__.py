@@ -22,19 +22,16 @@ for nbformat 3) only when needed.
 
 from __future__ import annotations
 
+from jupyter_jcli import lazy_exports
+
 TYPE_CHECKING = False  # the console script imports this package first: no ``typing``
 if TYPE_CHECKING:
-    from typing import Any
-
     from jupyter_jcli.cli._app import EXIT_ERROR, EXIT_OK, EXIT_USAGE, JcliGroup, cli, main, run
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_USAGE", "JcliGroup", "cli", "main", "run"]
+_PUBLIC = {
+    "_app": "EXIT_ERROR EXIT_OK EXIT_USAGE JcliGroup cli main run",
+}
+"""The click application's names, imported on first use (PEP 562)."""
 
-
-def __getattr__(name: str) -> Any:
-    """The click application's names, imported on first use (PEP 562)."""
-    if name in __all__:
-        from jupyter_jcli.cli import _app
-
-        return getattr(_app, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

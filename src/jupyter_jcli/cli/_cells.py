@@ -168,7 +168,7 @@ def _check_page(start: object, limit: object, cell_count: int) -> tuple[int, int
         raise UsageError("--start must be a non-negative integer.", {"start": repr(start)})
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise UsageError("--limit must be an integer of at least 1.", {"limit": repr(limit)})
-    from jupyter_jcli.workbench._overview import check_start
+    from jupyter_jcli.workbench import check_start
 
     check_start(start, cell_count, label="--start")
     return start, limit

@@ -246,7 +246,7 @@ def _busy_words(overview: SessionOverview) -> str:
     busy = overview.kernel_busy
     if busy is None:
         return ""
-    from jupyter_jcli.kernels._busy import running_words
+    from jupyter_jcli.kernels import running_words
 
     gone = ": its code outlived it" if busy.get("busy_gone") else ""
     return f" (running {running_words(busy)} for {busy.get('busy_command_words')}{gone})"

@@ -16,7 +16,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from jupyter_jcli.workbench._cell_lists import CELLS_LISTED, bounded_cell_lists
+from jupyter_jcli.workbench import CELLS_LISTED, bounded_cell_lists
 
 __all__ = ["CELLS_LISTED", "bounded", "statuses_command"]
 

@@ -47,7 +47,7 @@ def serve(roots: tuple[str, ...]) -> None:
     """
     import anyio
 
-    from jupyter_jcli.mcp._roots import roots_from_paths
+    from jupyter_jcli.mcp import roots_from_paths
     from jupyter_jcli.mcp.readonly import configure_logging
     from jupyter_jcli.mcp.readonly import serve as serve_readonly
 

@@ -59,8 +59,7 @@ if TYPE_CHECKING:
 
     from jupyter_jcli.analysis import CellStatus
     from jupyter_jcli.kernels import ServerConfig
-    from jupyter_jcli.workbench import ExecutedCell, ExecuteOutcome, SessionOverview
-    from jupyter_jcli.workbench._script import ScriptPlan
+    from jupyter_jcli.workbench import ExecutedCell, ExecuteOutcome, ScriptPlan, SessionOverview
 
 __all__ = ["run_command", "run_lines"]
 

@@ -169,8 +169,7 @@ def waiting_line(notebook_path: Path, file_arg: str, busy_wait: float) -> str | 
         return None
     import shlex
 
-    from jupyter_jcli.kernels import KernelRegistry
-    from jupyter_jcli.kernels._busy import busy_facts, running_words
+    from jupyter_jcli.kernels import KernelRegistry, busy_facts, running_words
 
     facts = busy_facts(KernelRegistry().read(notebook_path))
     if facts is None:

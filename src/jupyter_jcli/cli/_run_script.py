@@ -17,7 +17,7 @@ from jupyter_jcli.cli._emit import echo, json_mode
 from jupyter_jcli.errors import UsageError
 
 if TYPE_CHECKING:
-    from jupyter_jcli.workbench._script import ScriptPlan
+    from jupyter_jcli.workbench import ScriptPlan
 
 __all__ = ["created_field", "created_line", "run_plain_script"]
 
@@ -55,7 +55,7 @@ def run_plain_script(
         UsageError: ``USAGE_ERROR`` for ``--stale``, ``--all`` or ``--cell`` on a plain script.
         NotebookError: the codes of ``prepare_script``.
     """
-    from jupyter_jcli.workbench._script import prepare_script
+    from jupyter_jcli.workbench import prepare_script
 
     plan = prepare_script(file)
     if plan.kind == "notebook":

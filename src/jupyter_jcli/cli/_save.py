@@ -74,7 +74,7 @@ def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
 
 
 def _kind(mode: int) -> str:
-    from jupyter_jcli.notebook._open import file_kind
+    from jupyter_jcli.notebook import file_kind
 
     if stat.S_ISLNK(mode):
         return "symlink"

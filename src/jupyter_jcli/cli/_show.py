@@ -105,7 +105,7 @@ def _page(
     Raises:
         UsageError: ``USAGE_ERROR`` when ``start`` is past the file's last cell.
     """
-    from jupyter_jcli.workbench._overview import check_start
+    from jupyter_jcli.workbench import check_start
 
     check_start(start, loaded.cell_count, label="--start")
     rest = [index for index in indexes if index >= start]

@@ -23,31 +23,42 @@ what remains equally, so one huge output cannot starve the others.
 
 from __future__ import annotations
 
-from jupyter_jcli.condense._condense import DEFAULT_BUDGET, DEFAULT_MAX_IMAGES, condense_outputs
-from jupyter_jcli.condense._images import DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_PIXELS
-from jupyter_jcli.condense._model import (
-    CondensedImage,
-    CondensedImageDict,
-    CondensedOutputs,
-    CondensedOutputsDict,
-    CondensedPart,
-    CondensedPartDict,
-    PartKind,
-    ReadHint,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DEFAULT_BUDGET",
-    "DEFAULT_IMAGE_MAX_BYTES",
-    "DEFAULT_IMAGE_MAX_PIXELS",
-    "DEFAULT_MAX_IMAGES",
-    "CondensedImage",
-    "CondensedImageDict",
-    "CondensedOutputs",
-    "CondensedOutputsDict",
-    "CondensedPart",
-    "CondensedPartDict",
-    "PartKind",
-    "ReadHint",
-    "condense_outputs",
-]
+from jupyter_jcli import lazy_exports
+
+if TYPE_CHECKING:
+    from jupyter_jcli.condense._budget import UNBOUNDED, allocate
+    from jupyter_jcli.condense._condense import (
+        DEFAULT_BUDGET,
+        DEFAULT_MAX_IMAGES,
+        condense_outputs,
+    )
+    from jupyter_jcli.condense._images import DEFAULT_IMAGE_MAX_BYTES, DEFAULT_IMAGE_MAX_PIXELS
+    from jupyter_jcli.condense._model import (
+        CondensedImage,
+        CondensedImageDict,
+        CondensedOutputs,
+        CondensedOutputsDict,
+        CondensedPart,
+        CondensedPartDict,
+        PartKind,
+        ReadHint,
+    )
+    from jupyter_jcli.condense._rasters import attached_as
+
+_PUBLIC = {
+    "_budget": "UNBOUNDED allocate",
+    "_condense": "DEFAULT_BUDGET DEFAULT_MAX_IMAGES condense_outputs",
+    "_images": "DEFAULT_IMAGE_MAX_BYTES DEFAULT_IMAGE_MAX_PIXELS",
+    "_model": (
+        "CondensedImage CondensedImageDict CondensedOutputs CondensedOutputsDict CondensedPart "
+        "CondensedPartDict PartKind ReadHint"
+    ),
+    "_rasters": "attached_as",
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562), so
+a process loads the condensing code only when it condenses."""
+
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

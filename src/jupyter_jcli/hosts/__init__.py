@@ -16,8 +16,9 @@ above are loaded on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
     from jupyter_jcli.hosts._files import unified_diff
@@ -33,37 +34,13 @@ if TYPE_CHECKING:
     from jupyter_jcli.hosts._run import setup_host, setup_status
     from jupyter_jcli.hosts._servers import KernelServer
 
-__all__ = [
-    "HOSTS",
-    "FileChange",
-    "HostName",
-    "KernelServer",
-    "Scope",
-    "SetupError",
-    "SetupResult",
-    "StatusItem",
-    "setup_host",
-    "setup_status",
-    "unified_diff",
-]
-
-_HOME = {
-    "setup_host": "_run",
-    "setup_status": "_run",
-    "unified_diff": "_files",
-    "HOSTS": "_model",
-    "FileChange": "_model",
-    "HostName": "_model",
-    "KernelServer": "_servers",
-    "Scope": "_model",
-    "SetupError": "_model",
-    "SetupResult": "_model",
-    "StatusItem": "_model",
+_PUBLIC = {
+    "_files": "unified_diff",
+    "_model": "HOSTS FileChange HostName Scope SetupError SetupResult StatusItem",
+    "_run": "setup_host setup_status",
+    "_servers": "KernelServer",
 }
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562)."""
 
-
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

@@ -40,6 +40,7 @@ that setup's own ``--remove`` does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +48,12 @@ from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._entries import (
     add_items,
     entry_state,
-    hook_group_state,
+    guard_group,
+    guard_state,
     list_at,
     plan_json_file,
     prune_created,
-    remove_hook_groups,
+    remove_guard,
     remove_items,
     remove_named,
     remove_reference_hooks,
@@ -67,9 +69,8 @@ from jupyter_jcli.hosts._servers import (
     SERVER_NAMES,
     WORKBENCH_SERVER,
     KernelServer,
-    guard_command,
     recorded_server,
-    server_spec,
+    server_specs,
 )
 from jupyter_jcli.hosts._state import Ledger
 
@@ -77,8 +78,6 @@ __all__ = ["GUARD_MATCHER", "plan", "status"]
 
 GUARD_MATCHER = "Write|Edit|MultiEdit|NotebookEdit|Bash"
 """The Claude Code tools the guard sees (a regex over tool names, Claude Code's matcher rule)."""
-
-_HOOK_TIMEOUT_S = 10
 
 
 def _files(scope: Scope, root: Path | None) -> tuple[Path, Path, Path | None]:
@@ -96,24 +95,14 @@ def _files(scope: Scope, root: Path | None) -> tuple[Path, Path, Path | None]:
 def _servers(
     scope: Scope, root: Path | None, server: KernelServer | None = None
 ) -> dict[str, dict[str, Any]]:
-    entries: dict[str, dict[str, Any]] = {}
-    for name in SERVER_NAMES:
-        spec = server_spec(name, scope, root, server)
-        entries[name] = {
+    return {
+        name: {
             "type": "stdio",
             "command": str(spec.command),
             "args": list(spec.args),
             "env": {variable: f"${{{variable}:-}}" for variable in spec.forward},
         }
-    return entries
-
-
-def _guard_group() -> dict[str, Any]:
-    return {
-        "matcher": GUARD_MATCHER,
-        "hooks": [
-            {"type": "command", "command": guard_command("claude"), "timeout": _HOOK_TIMEOUT_S}
-        ],
+        for name, spec in server_specs(scope, root, server).items()
     }
 
 
@@ -160,14 +149,11 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
         record = records[settings_file]
         drop_reference_hooks(settings_file, doc)
         if remove:
-            hooks = doc.get("hooks")
-            groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-            if isinstance(groups, list):
-                remove_hook_groups(groups, "claude")
+            remove_guard(doc, "claude")
             prune_created(doc, record)
             return
         groups = list_at(doc, ("hooks", "PreToolUse"), settings_file, record)
-        set_hook_group(groups, _guard_group(), "claude")
+        set_hook_group(groups, guard_group("claude", GUARD_MATCHER), "claude")
 
     def edit_approvals(doc: JsonDoc) -> None:
         assert approvals_file is not None
@@ -192,29 +178,23 @@ def plan(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
         names = list_at(doc, ("enabledMcpjsonServers",), approvals_file, record)
         add_items(names, SERVER_NAMES, record, "enabledMcpjsonServers")
 
+    def emptied_by(path: Path) -> Callable[[], bool]:
+        return lambda: replaced[path] > 0  # whether the edit took out 0.9.7's hooks
+
     prune = (settings_file.parent,) if scope is Scope.PROJECT else ()
-    changes = [
-        plan_json_file(servers_file, edit_servers, records[servers_file], remove=remove),
-        plan_json_file(
-            settings_file,
-            edit_hook,
-            records[settings_file],
-            remove=remove,
-            prune_dirs=prune,
-            emptied_by_edit=lambda: replaced[settings_file] > 0,
-        ),
-    ]
-    if approvals_file is not None:
-        changes.append(
-            plan_json_file(
-                approvals_file,
-                edit_approvals,
-                records[approvals_file],
-                remove=remove,
-                prune_dirs=prune,
-                emptied_by_edit=lambda: replaced[approvals_file] > 0,
+    changes = [plan_json_file(servers_file, edit_servers, records[servers_file], remove=remove)]
+    for path, edit in ((settings_file, edit_hook), (approvals_file, edit_approvals)):
+        if path is not None:
+            changes.append(
+                plan_json_file(
+                    path,
+                    edit,
+                    records[path],
+                    remove=remove,
+                    prune_dirs=prune,
+                    emptied_by_edit=emptied_by(path),
+                )
             )
-        )
     if remove:
         for path in records:
             ledger.forget("claude", path)
@@ -246,9 +226,7 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
     if settings is None:
         items.append(StatusItem("claude", scope, "hook:guard", settings_file, "invalid"))
     else:
-        hooks = settings.get("hooks")
-        groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-        state = hook_group_state(groups, _guard_group(), "claude")
+        state = guard_state(settings, "claude", GUARD_MATCHER)
         items.append(StatusItem("claude", scope, "hook:guard", settings_file, state))
     return items
 

@@ -34,11 +34,12 @@ from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.hosts._blocks import plan_reference_ignore
 from jupyter_jcli.hosts._entries import (
     entry_state,
-    hook_group_state,
+    guard_group,
+    guard_state,
     list_at,
     plan_json_file,
     prune_created,
-    remove_hook_groups,
+    remove_guard,
     remove_named,
     remove_reference_hooks,
     set_hook_group,
@@ -52,9 +53,8 @@ from jupyter_jcli.hosts._servers import (
     SERVER_NAMES,
     WORKBENCH_SERVER,
     KernelServer,
-    guard_command,
     recorded_server,
-    server_spec,
+    server_specs,
 )
 from jupyter_jcli.hosts._state import FileRecord, Ledger
 
@@ -62,8 +62,6 @@ __all__ = ["GUARD_MATCHER", "plan", "status"]
 
 GUARD_MATCHER = "Bash|apply_patch"
 """The Codex tools the guard sees: shell commands and patch edits."""
-
-_HOOK_TIMEOUT_S = 10
 
 
 def config_path(scope: Scope, root: Path | None) -> Path:
@@ -75,21 +73,11 @@ def _servers(
     scope: Scope, root: Path | None, server: KernelServer | None = None
 ) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
-    for name in SERVER_NAMES:
-        spec = server_spec(name, scope, root, server)
+    for name, spec in server_specs(scope, root, server).items():
         entries[name] = {"command": str(spec.command), "args": list(spec.args)}
         if spec.forward:
             entries[name]["env_vars"] = list(spec.forward)
     return entries
-
-
-def _guard_group() -> dict[str, Any]:
-    return {
-        "matcher": GUARD_MATCHER,
-        "hooks": [
-            {"type": "command", "command": guard_command("codex"), "timeout": _HOOK_TIMEOUT_S}
-        ],
-    }
 
 
 def _parse(path: Path, text: str | None) -> Any:
@@ -173,10 +161,7 @@ def _plan_config(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
             notes.extend(
                 f"{path}: left [mcp_servers.{name}]: not written by j-cli." for name in left
             )
-        hooks = doc.get("hooks")
-        groups = hooks.get("PreToolUse") if isinstance(hooks, MutableMapping) else None
-        if isinstance(groups, list):
-            remove_hook_groups(groups, "codex")
+        remove_guard(doc, "codex")
         prune_created(doc, record)
         ledger.forget("codex", path)
     else:
@@ -187,7 +172,7 @@ def _plan_config(request: PlanRequest) -> tuple[list[FileChange], list[str]]:
         set_named(table, servers, path, record, "mcp_servers")
         table_at(doc, ("hooks",), path, record, lambda: tomlkit.table(is_super_table=True))
         groups = list_at(doc, ("hooks", "PreToolUse"), path, record, tomlkit.aot)
-        set_hook_group(groups, _guard_group(), "codex")
+        set_hook_group(groups, guard_group("codex", GUARD_MATCHER), "codex")
         notes.append(
             "Codex asks you to review and trust a new hook before it runs: open `codex` and "
             "trust the j-cli guard in /hooks."
@@ -254,13 +239,8 @@ def status(scope: Scope, root: Path | None, ledger: Ledger) -> list[StatusItem]:
         )
         for name in SERVER_NAMES
     ]
-    hooks = doc.get("hooks")
-    groups = hooks.get("PreToolUse") if isinstance(hooks, MutableMapping) else None
-    items.append(
-        StatusItem(
-            "codex", scope, "hook:guard", path, hook_group_state(groups, _guard_group(), "codex")
-        )
-    )
+    state = guard_state(doc, "codex", GUARD_MATCHER)
+    items.append(StatusItem("codex", scope, "hook:guard", path, state))
     return items
 
 

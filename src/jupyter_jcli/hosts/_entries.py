@@ -23,7 +23,7 @@ from jupyter_jcli.hosts._files import read_text
 from jupyter_jcli.hosts._jsonconf import JsonDoc, dump_json, is_plain_json, load_json, load_jsonc
 from jupyter_jcli.hosts._jsonedit import patch_json_text, same_json
 from jupyter_jcli.hosts._model import FileChange, SetupError
-from jupyter_jcli.hosts._servers import READONLY_SERVER, is_guard_command
+from jupyter_jcli.hosts._servers import READONLY_SERVER, guard_command, is_guard_command
 from jupyter_jcli.hosts._state import FileRecord
 
 __all__ = [
@@ -32,12 +32,15 @@ __all__ = [
     "EntryState",
     "add_items",
     "entry_state",
+    "guard_group",
+    "guard_state",
     "hook_group_state",
     "is_reference_server",
     "list_at",
     "plain_value",
     "plan_json_file",
     "prune_created",
+    "remove_guard",
     "remove_hook_groups",
     "remove_items",
     "remove_named",
@@ -251,6 +254,42 @@ def set_hook_group(groups: list[Any], desired: Mapping[str, Any], host: str) -> 
     groups[ours[0]] = copy.deepcopy(dict(desired))
     for index in ours[1:]:
         del groups[index]
+
+
+GUARD_HOOK_TIMEOUT_S = 10
+"""Seconds a host lets our guard hook run."""
+
+
+def guard_group(host: str, matcher: str) -> dict[str, Any]:
+    """The ``PreToolUse`` matcher group that runs our guard for ``host`` (``claude``,
+    ``codex``) on the tools ``matcher`` names (the hook format Claude Code and Codex share)."""
+    return {
+        "matcher": matcher,
+        "hooks": [
+            {"type": "command", "command": guard_command(host), "timeout": GUARD_HOOK_TIMEOUT_S}
+        ],
+    }
+
+
+def _guard_groups(doc: Mapping[str, Any]) -> object:
+    """``doc["hooks"]["PreToolUse"]``, the matcher groups our guard is in (``None`` when
+    ``hooks`` is not a table)."""
+    hooks = doc.get("hooks")
+    return hooks.get("PreToolUse") if isinstance(hooks, Mapping) else None
+
+
+def remove_guard(doc: Mapping[str, Any], host: str) -> None:
+    """Delete our guard for ``host`` from ``doc``'s ``PreToolUse`` groups
+    (:func:`remove_hook_groups`); a config without them is left as it is."""
+    groups = _guard_groups(doc)
+    if isinstance(groups, list):
+        remove_hook_groups(groups, host)
+
+
+def guard_state(doc: Mapping[str, Any], host: str, matcher: str) -> EntryState:
+    """Whether ``doc`` holds our guard group for ``host`` exactly as setup writes it
+    (:func:`hook_group_state` of :func:`guard_group`)."""
+    return hook_group_state(_guard_groups(doc), guard_group(host, matcher), host)
 
 
 def remove_hook_groups(groups: list[Any], host: str) -> None:

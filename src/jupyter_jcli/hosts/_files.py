@@ -119,7 +119,7 @@ def apply_changes(changes: Iterable[FileChange]) -> None:
 
 
 def _apply_one(change: FileChange) -> None:
-    from jupyter_jcli.notebook._atomic import atomic_write_bytes
+    from jupyter_jcli.notebook import atomic_write_bytes
 
     try:
         if change.after is None:

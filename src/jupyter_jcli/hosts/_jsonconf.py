@@ -102,35 +102,18 @@ def is_plain_json(text: str | None) -> bool:
 
 def has_comments(text: str) -> bool:
     """Whether ``text`` has ``//`` or ``/* */`` comments outside JSON strings."""
-    return _plain_json(text, stop_at_comment=True) is None
+    return bool(_scan(text)[1])
 
 
 _CLOSER = re.compile(r"[ \t\r\n]*[}\]]")
 
 
-def _outside_strings(text: str) -> list[tuple[int, str]]:
-    """Each character of ``text`` outside JSON strings, with its index."""
+def _scan(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, int]]]:
+    """Each character of ``text`` outside JSON strings and comments, with its index, and
+    each comment's ``(start, end)`` span (a ``//`` comment ends before its newline; an
+    unclosed ``/*`` at the end of ``text``)."""
     found: list[tuple[int, str]] = []
-    in_string = escaped = False
-    for i, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        else:
-            found.append((i, char))
-    return found
-
-
-def _plain_json(text: str, stop_at_comment: bool = False) -> str | None:
-    """``text`` with its comments blanked and its trailing commas dropped (outside strings);
-    with ``stop_at_comment``, None when it has a comment (else ``text`` unchanged)."""
-    chars = list(text)
+    comments: list[tuple[int, int]] = []
     in_string = escaped = False
     i = 0
     while i < len(text):
@@ -145,20 +128,28 @@ def _plain_json(text: str, stop_at_comment: bool = False) -> str | None:
         elif char == '"':
             in_string = True
         elif char == "/" and text[i + 1 : i + 2] in ("/", "*"):
-            if stop_at_comment:
-                return None
             line = text[i + 1] == "/"
             end = text.find("\n" if line else "*/", i + 2)
             end = len(text) if end < 0 else end + (0 if line else 2)
-            for j in range(i, end):
-                chars[j] = text[j] if text[j] in "\r\n" else " "
+            comments.append((i, end))
             i = end
             continue
+        else:
+            found.append((i, char))
         i += 1
-    if stop_at_comment:
-        return text
+    return found, comments
+
+
+def _plain_json(text: str) -> str:
+    """``text`` with its comments blanked (their line breaks kept) and its trailing commas
+    dropped (outside strings)."""
+    outside, comments = _scan(text)
+    chars = list(text)
+    for start, end in comments:
+        for j in range(start, end):
+            chars[j] = text[j] if text[j] in "\r\n" else " "
     blanked = "".join(chars)
-    for i, char in _outside_strings(blanked):
+    for i, char in outside:
         if char == "," and _CLOSER.match(blanked, i + 1):
             chars[i] = " "
     return "".join(chars)

@@ -41,6 +41,7 @@ __all__ = [
     "is_guard_command",
     "recorded_server",
     "server_spec",
+    "server_specs",
 ]
 
 READONLY_SERVER = "jcli-notebook-output"
@@ -122,6 +123,13 @@ def server_spec(
     if server is None or name != WORKBENCH_SERVER:
         return ServerSpec(name, script_path(_SCRIPT_OF[name]), args)
     return ServerSpec(name, script_path(_SCRIPT_OF[name]), args + server.args, (TOKEN_ENV,))
+
+
+def server_specs(
+    scope: Scope, project_root: Path | None, server: KernelServer | None = None
+) -> dict[str, ServerSpec]:
+    """:func:`server_spec` of each of :data:`SERVER_NAMES`, by name."""
+    return {name: server_spec(name, scope, project_root, server) for name in SERVER_NAMES}
 
 
 def recorded_server(args: object) -> KernelServer | None:

@@ -53,7 +53,13 @@ if TYPE_CHECKING:
         KernelBackend,
         KernelspecCatalogue,
     )
-    from jupyter_jcli.kernels._busy import command_words, stop_words
+    from jupyter_jcli.kernels._busy import (
+        busy_facts,
+        command_words,
+        leftover_cause,
+        running_words,
+        stop_words,
+    )
     from jupyter_jcli.kernels._config import (
         DEFAULT_BUSY_WAIT,
         DEFAULT_EXECUTE_TIMEOUT,
@@ -94,8 +100,8 @@ if TYPE_CHECKING:
         ServerConfig,
         backend_factory,
         server_config,
+        server_root,
     )
-    from jupyter_jcli.kernels._server_kept import KeptServerBackend
     from jupyter_jcli.kernels._server_ledger import ServerLedger
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
@@ -129,183 +135,46 @@ if TYPE_CHECKING:
         OutputCallback,
     )
 
-__all__ = [
-    "DEFAULT_BUSY_WAIT",
-    "DEFAULT_EXECUTE_TIMEOUT",
-    "DEFAULT_IDLE_TIMEOUT",
-    "DEFAULT_KERNELSPEC",
-    "DEFAULT_STARTUP_TIMEOUT",
-    "EXECUTE_TIMEOUT_ENV",
-    "IDLE_TIMEOUT_ENV",
-    "KERNEL_WORKING_DIR",
-    "POLL_INTERVAL",
-    "RUNTIME_DIR_ENV",
-    "SERVER_ROOT_ENV",
-    "SERVER_TOKEN_ENV",
-    "SERVER_URL_ENV",
-    "SETTLE_TIMEOUT",
-    "SHUTDOWN_TIMEOUT",
-    "STOP_GRACE",
-    "STOP_WAIT",
-    "AskedStop",
-    "BackendFactory",
-    "DisplayRegistry",
-    "DisplayUpdate",
-    "EvaluationResult",
-    "ExecutionResult",
-    "ExecutionStatus",
-    "ExpressionValue",
-    "InPlaceRestart",
-    "InterruptReason",
-    "KeptServerBackend",
-    "KernelBackend",
-    "KernelEntry",
-    "KernelInfo",
-    "KernelMessage",
-    "KernelOrigin",
-    "KernelPool",
-    "KernelRecords",
-    "KernelRegistry",
-    "KernelState",
-    "KernelspecCatalogue",
-    "LocalBackend",
-    "MessageCallback",
-    "NotebookKernel",
-    "Output",
-    "OutputCallback",
-    "OutputCollector",
-    "RegistryBackend",
-    "RegistryKernel",
-    "RegistryKernelPool",
-    "ServerBackend",
-    "ServerConfig",
-    "ServerLedger",
-    "ServerSession",
-    "backend_factory",
-    "busy_facts",
-    "command_words",
-    "execute_timeout",
-    "idle_timeout",
-    "installed_kernelspecs",
-    "interrupt_registered",
-    "interrupt_session",
-    "kernel_died",
-    "kernelspec_name_from_metadata",
-    "message_type",
-    "notebook_session",
-    "notebook_sessions",
-    "process_name",
-    "registry_dir",
-    "require_session_kernelspec",
-    "restart_session",
-    "server_config",
-    "start_registered",
-    "start_session",
-    "stop_for_everyone",
-    "stop_registered",
-    "stop_session",
-    "stop_words",
-]
 
-_PUBLIC: dict[str, tuple[str, ...]] = {
-    "_backend": (
-        "BackendFactory",
-        "InPlaceRestart",
-        "KernelBackend",
-        "KernelspecCatalogue",
-    ),
-    "_results": ("EvaluationResult", "ExpressionValue"),
+_PUBLIC = {
+    "_backend": "BackendFactory InPlaceRestart KernelBackend KernelspecCatalogue",
+    "_results": "EvaluationResult ExpressionValue",
     "_config": (
-        "DEFAULT_BUSY_WAIT",
-        "DEFAULT_EXECUTE_TIMEOUT",
-        "DEFAULT_KERNELSPEC",
-        "DEFAULT_STARTUP_TIMEOUT",
-        "EXECUTE_TIMEOUT_ENV",
-        "POLL_INTERVAL",
-        "SETTLE_TIMEOUT",
-        "SHUTDOWN_TIMEOUT",
-        "STOP_GRACE",
-        "STOP_WAIT",
-        "execute_timeout",
-        "kernelspec_name_from_metadata",
+        "DEFAULT_BUSY_WAIT DEFAULT_EXECUTE_TIMEOUT DEFAULT_KERNELSPEC DEFAULT_STARTUP_TIMEOUT "
+        "EXECUTE_TIMEOUT_ENV POLL_INTERVAL SETTLE_TIMEOUT SHUTDOWN_TIMEOUT STOP_GRACE STOP_WAIT "
+        "execute_timeout kernelspec_name_from_metadata"
     ),
-    "_errors": ("kernel_died",),
-    "_kernel": ("NotebookKernel",),
-    "_local": (
-        "LocalBackend",
-        "installed_kernelspecs",
-    ),
-    "_records": ("KernelRecords",),
-    "_pool": ("KernelPool",),
+    "_errors": "kernel_died",
+    "_kernel": "NotebookKernel",
+    "_local": "LocalBackend installed_kernelspecs",
+    "_records": "KernelRecords",
+    "_pool": "KernelPool",
     "_registry": (
-        "DEFAULT_IDLE_TIMEOUT",
-        "IDLE_TIMEOUT_ENV",
-        "RUNTIME_DIR_ENV",
-        "KernelEntry",
-        "KernelRegistry",
-        "idle_timeout",
-        "process_name",
-        "registry_dir",
+        "DEFAULT_IDLE_TIMEOUT IDLE_TIMEOUT_ENV RUNTIME_DIR_ENV KernelEntry KernelRegistry "
+        "idle_timeout process_name registry_dir"
     ),
-    "_server": (
-        "KERNEL_WORKING_DIR",
-        "ServerBackend",
-    ),
+    "_server": "KERNEL_WORKING_DIR ServerBackend",
     "_server_config": (
-        "SERVER_ROOT_ENV",
-        "SERVER_TOKEN_ENV",
-        "SERVER_URL_ENV",
-        "ServerConfig",
-        "backend_factory",
-        "server_config",
+        "SERVER_ROOT_ENV SERVER_TOKEN_ENV SERVER_URL_ENV ServerConfig backend_factory "
+        "server_config server_root"
     ),
-    "_server_kept": ("KeptServerBackend",),
-    "_server_ledger": ("ServerLedger",),
+    "_server_ledger": "ServerLedger",
     "_server_sessions": (
-        "ServerSession",
-        "interrupt_session",
-        "notebook_session",
-        "notebook_sessions",
-        "require_session_kernelspec",
-        "restart_session",
-        "start_session",
-        "stop_session",
+        "ServerSession interrupt_session notebook_session notebook_sessions "
+        "require_session_kernelspec restart_session start_session stop_session"
     ),
-    "_registry_kernel": (
-        "RegistryKernelPool",
-        "RegistryKernel",
-    ),
-    "_registry_backend": ("RegistryBackend",),
-    "_busy": ("busy_facts", "command_words", "stop_words"),
-    "_supervisor": (
-        "interrupt_registered",
-        "start_registered",
-        "stop_for_everyone",
-        "stop_registered",
-    ),
-    "_translate": (
-        "DisplayRegistry",
-        "OutputCollector",
-        "message_type",
-    ),
+    "_registry_kernel": "RegistryKernelPool RegistryKernel",
+    "_registry_backend": "RegistryBackend",
+    "_busy": "busy_facts command_words leftover_cause running_words stop_words",
+    "_supervisor": "interrupt_registered start_registered stop_for_everyone stop_registered",
+    "_translate": "DisplayRegistry OutputCollector message_type",
     "_types": (
-        "AskedStop",
-        "DisplayUpdate",
-        "ExecutionResult",
-        "ExecutionStatus",
-        "InterruptReason",
-        "KernelInfo",
-        "KernelMessage",
-        "KernelOrigin",
-        "KernelState",
-        "MessageCallback",
-        "Output",
-        "OutputCallback",
+        "AskedStop DisplayUpdate ExecutionResult ExecutionStatus InterruptReason KernelInfo "
+        "KernelMessage KernelOrigin KernelState MessageCallback Output OutputCallback"
     ),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 joining a live kernel loads neither the Jupyter Server backend nor ``jupyter_client``."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

@@ -1,46 +1,29 @@
 """The Jupyter Server backend: a kernel of a Jupyter Server, Hub, Kernel Gateway or Enterprise
 Gateway, reached with REST (start, interrupt, restart, stop) and its WebSocket (messages).
 
-Joining: :meth:`ServerBackend.start` maps the notebook to the server's path
-(:mod:`~jupyter_jcli.kernels._server_paths`; a server without sessions needs no path). When
-the server has a session for that path (JupyterLab has the notebook open), its kernel is
-used: ``origin.attached``, ``started_by`` naming the session. Otherwise a session is
-created (``POST api/sessions``, ``type: notebook``), so JupyterLab shows and reuses the
-same kernel; a server without a sessions API to list (Kernel and Enterprise Gateway) gets
-``POST api/kernels`` with ``env`` ``KERNEL_USERNAME`` (``ServerConfig.kernel_username``)
-and ``KERNEL_WORKING_DIR`` (the notebook's folder: Enterprise Gateway's container kernels
-start there only with ``EG_MIRROR_WORKING_DIRS=true``; its local kernels ignore it).
-:meth:`~ServerBackend.shutdown` deletes only what this backend created: a joined kernel is
-only disconnected, never stopped. :meth:`~ServerBackend.restart` restarts the kernel in place
-(``POST api/kernels/{id}/restart``): the kernel keeps its id, so JupyterLab stays on it.
+Joining: when the server has a session for the notebook's path
+(:func:`~jupyter_jcli.kernels.server_root`), its kernel is used (``origin.attached``);
+otherwise a session is created (``POST api/sessions``, ``type: notebook``), so JupyterLab
+shows and reuses the kernel. A server without sessions to list (Kernel and Enterprise
+Gateway) gets ``POST api/kernels`` with ``env`` ``KERNEL_USERNAME`` and
+``KERNEL_WORKING_DIR`` (the notebook's folder; Enterprise Gateway's container kernels start
+there only with ``EG_MIRROR_WORKING_DIRS=true``). Shutdown deletes only what this backend
+created; restart is in place (``POST api/kernels/{id}/restart``: same kernel id).
 
-Death: the kernel counts as gone (``is_alive`` false, a running execution ends ``died``)
-when the kernel broadcasts a ``shutdown_reply`` we did not cause (someone deleted or
-restarted it through the server, or the server is stopping), when the server reports its
-process ``restarting`` or ``dead``, when a new process of it says ``starting``, when the
-server no longer has it (checked every :data:`LIVENESS_INTERVAL` s while alive, and at once
-by a reconnect), or when its WebSocket cannot be reopened within
-:data:`~jupyter_jcli.kernels._server_ws.RECONNECT_WINDOW` (the server went away). While the
-WebSocket is being reopened, :meth:`ServerBackend.is_alive` waits for the outcome, so the
-call after a restart of the whole server starts a new kernel (``kernel_restarted``) instead
-of failing on the old one.
+Death: the kernel is gone (``is_alive`` false, a running execution ends ``died``) on the
+lifecycle messages :mod:`~jupyter_jcli.kernels._server_ws` watches for, when the server no
+longer has it (asked every :data:`LIVENESS_INTERVAL` s), or when its WebSocket does not
+reopen within :data:`~jupyter_jcli.kernels._server_ws.RECONNECT_WINDOW`; while it reopens,
+``is_alive`` waits for the outcome. A shutdown through the server interrupts the kernel
+first (``jupyter_client`` does), so a cell may end with a ``KeyboardInterrupt`` we did not
+ask for before the ``shutdown_reply`` arrives: the backend then probes the kernel before it
+hands out the reply; a kernel shutting down never answers (the request ends ``died``), one
+merely interrupted does (the cell ends ``error``).
 
-A shutdown through the server interrupts the kernel first (``jupyter_client`` does, before
-its ``shutdown_request``): a running cell then ends with a ``KeyboardInterrupt`` we did not
-ask for, and its reply may reach us before the ``shutdown_reply``. Such an error makes the backend
-probe the kernel (:meth:`~jupyter_jcli.kernels._server_ws.KernelChannels.probe`) before it
-hands out the cell's reply: a kernel shutting down never answers (its control thread is in
-the shutdown), so the request ends ``died``; a kernel someone merely interrupted answers, and
-the cell ends ``error`` as before.
-
-Our own restart is over when the server answered ``POST .../restart`` (the old process has
-ended, the new one is launched) and the new process answered a probe on control and iopub.
-From then on a lifecycle message counts only when it is about that process: every kernel
-process signs its messages with its own ``header.session``, so the old process's
-``shutdown_reply`` or the new one's ``starting``, read late (zmq delivers each process's
-messages in order, but may interleave two processes), are known for what they are; no fixed
-quiet time. (Jupyter Server sends ``restarting`` only when its own restarter replaces a
-process that died, never for ``POST .../restart``.)
+Our own restart is over when the server answered ``POST .../restart`` and the new process
+answered a probe; from then on a lifecycle message counts only when it is about that process
+(its ``header.session``), so the old process's farewell read late is known for what it is:
+no fixed quiet time.
 """
 
 from __future__ import annotations
@@ -58,7 +41,12 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._channels import ExecuteRequests
-from jupyter_jcli.kernels._server_config import ServerConfig, kernel_username
+from jupyter_jcli.kernels._server_config import (
+    ServerConfig,
+    kernel_username,
+    server_path,
+    server_root,
+)
 from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
     CONNECT_TIMEOUT,
@@ -66,11 +54,12 @@ from jupyter_jcli.kernels._server_http import (
     auth_headers,
     kernel_path,
     named_id,
+    no_sessions,
     server_errors,
+    session_body,
     ssl_context,
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
-from jupyter_jcli.kernels._server_paths import server_path, server_root
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
@@ -121,10 +110,21 @@ class ServerBackend(ExecuteRequests):
         protocols: the WebSocket subprotocols offered (default: the v1 binary framing); the
             server picks one, or the legacy JSON framing when it knows none of them (``()``
             offers none: always legacy).
+        keep: the kernel outlives this backend (``j-cli run --server-url URL --keep``): a
+            session for the notebook is created when the server has none (a server without
+            sessions: ``KERNEL_START_FAILED``) and left running at shutdown, so later
+            commands, ``j-cli kernel list``, ``stop`` and JupyterLab find it there.
     """
 
-    def __init__(self, config: ServerConfig, *, protocols: Sequence[str] = (V1_PROTOCOL,)):
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        protocols: Sequence[str] = (V1_PROTOCOL,),
+        keep: bool = False,
+    ):
         self.config = config
+        self._keep = keep
         self._protocols = tuple(protocols)
         self._api: ServerApi | None = None
         self._channels: KernelChannels | None = None
@@ -203,6 +203,8 @@ class ServerBackend(ExecuteRequests):
                 self._framing = channels.protocol
                 await channels.wait_ready(startup_timeout)
                 await self._adopt(api, channels)
+                if self._keep:
+                    self._created = None  # the session stays when we leave
         except TimeoutError as exc:
             await self.shutdown(now=True, timeout=2.0)
             raise KernelError(
@@ -232,21 +234,11 @@ class ServerBackend(ExecuteRequests):
                     server_url=self.config.url,
                 )
                 return
-        installed = await api.kernelspecs()
-        if spec not in installed:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"the Jupyter Server has no kernelspec {spec!r}; set the notebook's "
-                f"kernelspec to one of: {', '.join(installed) or '(none)'}",
-                {"kernelspec": spec, "installed": installed, "server_url": self.config.url},
-            )
+        if sessions is None and self._keep:
+            raise no_sessions(self.config.url)
+        await api.require_kernelspec(spec)
         if path is not None:
-            body: dict[str, Any] = {
-                "path": path,
-                "type": "notebook",
-                "name": notebook_path.name,
-                "kernel": {"name": spec},
-            }
+            body = session_body(path, notebook_path.name, spec)
             session_id, model = await api.create_session(body, limit)
             self._created = f"api/sessions/{quote(session_id, safe='')}"
             self._kernel_id = named_id(model.get("kernel"), "creating the notebook's session")
@@ -307,11 +299,7 @@ class ServerBackend(ExecuteRequests):
         if now - self._checked >= LIVENESS_INTERVAL:
             self._checked = now
             with anyio.move_on_after(LIVENESS_TIMEOUT):
-                try:
-                    if await self._kernel_gone():
-                        channels.gone = "the server has no such kernel any more"
-                except KernelError:
-                    pass  # unreachable: the WebSocket's reconnect decides
+                await channels.ask_server()  # unreachable: the WebSocket's reconnect decides
         return channels.usable
 
     async def _send_execute_request(self, content: dict[str, Any]) -> str:
@@ -430,7 +418,8 @@ class ServerBackend(ExecuteRequests):
 
     async def _leave_ledger(self, api: ServerApi, process: str | None, *, deleting: bool) -> None:
         """Forget the notebook's ledger when we delete its kernel, else leave its witness
-        (bounded by :data:`LIVENESS_TIMEOUT`; never raises)."""
+        (none after a restart of ours, or while the kernel is busy); bounded by
+        :data:`LIVENESS_TIMEOUT`, never raises."""
         notebook, ident = self._notebook, self._kernel_id
         if notebook is None or ident is None:
             return
@@ -439,8 +428,10 @@ class ServerBackend(ExecuteRequests):
             if deleting:
                 ledger.forget(notebook)
             else:
-                model = await api.kernel(ident)
-                ledger.leave_model(notebook, ident, self._epoch, model, process)
+                model = await api.kernel(ident) or {}  # not while someone's cell runs:
+                seen = witness(model.get("last_activity"), process)
+                if self._epoch and seen and model.get("execution_state") != "busy":
+                    ledger.leave(notebook, ident, self._epoch, seen)
 
     def _live(self) -> KernelChannels:
         if self._channels is None:

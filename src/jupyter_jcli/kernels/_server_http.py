@@ -1,26 +1,23 @@
 """The Jupyter Server REST API, and the server backend's one error boundary.
 
-REST paths (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html), all
-joined to the configured base URL (its path prefix kept, e.g. JupyterHub's ``/user/NAME/``):
-``api/kernelspecs``, ``api/kernels`` (start, get, ``interrupt``, ``restart``, delete) and
-``api/sessions`` (list, create, delete). The token goes in the ``Authorization: token ...``
-header, never in a URL, so no error detail can carry it.
+REST paths (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html) are
+joined to the configured base URL (its path prefix kept, e.g. JupyterHub's ``/user/NAME/``).
+The token goes in the ``Authorization: token ...`` header, never in a URL, so no error detail
+can carry it.
 
 :func:`server_errors` is the boundary: whatever ``httpx``, ``websockets``, the socket or TLS
-layer raises while talking to the server leaves the server modules as a :class:`KernelError`
-chained ``from`` the original::
+layer raises while talking to the server leaves as a :class:`KernelError` chained ``from``
+the original::
 
     connection refused, DNS, TLS, timeout, lost connection   -> SERVER_UNREACHABLE
     HTTP 401 / 403 (REST or the WebSocket handshake)          -> SERVER_AUTH_FAILED
     any other unexpected status or document                  -> SERVER_ERROR
 
-:func:`start_refusals` narrows it for the request that starts a kernel: the token was
-accepted a moment before (listing the kernelspecs), so an HTTP error status there is the
-server refusing that kernel (``KERNEL_START_REFUSED``, naming the server's reason): Enterprise
-Gateway refuses a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` (``root`` by default) or
-missing from a non-empty ``EG_AUTHORIZED_USERS`` with HTTP 403, and a kernel limit too.
-
-``httpx`` and ``websockets`` are imported inside the functions that use them.
+:func:`start_refusals` narrows it for the request that starts a kernel, made after the token
+was accepted: an error status there is the server refusing that kernel
+(``KERNEL_START_REFUSED``, with the server's reason), as Enterprise Gateway does (HTTP 403)
+for a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` or missing from a non-empty
+``EG_AUTHORIZED_USERS``, or over a kernel limit.
 """
 
 from __future__ import annotations
@@ -44,7 +41,9 @@ __all__ = [
     "auth_headers",
     "kernel_path",
     "named_id",
+    "no_sessions",
     "server_errors",
+    "session_body",
     "ssl_context",
     "start_refusals",
 ]
@@ -190,6 +189,12 @@ class ServerApi:
         except Exception:  # closing a pool whose server went away must not fail a shutdown
             return
 
+    async def __aenter__(self) -> ServerApi:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
     async def request(
         self,
         method: str,
@@ -246,6 +251,22 @@ class ServerApi:
             )
         return sorted(specs)
 
+    async def require_kernelspec(self, spec: str) -> None:
+        """Check that the server can start kernelspec ``spec``.
+
+        Raises:
+            KernelError: ``KERNELSPEC_NOT_FOUND`` (details ``kernelspec``, ``installed``,
+                ``server_url``); as the class says.
+        """
+        installed = await self.kernelspecs()
+        if spec not in installed:
+            raise KernelError(
+                ErrorCode.KERNELSPEC_NOT_FOUND,
+                f"the Jupyter Server has no kernelspec {spec!r}; set the notebook's "
+                f"kernelspec to one of: {', '.join(installed) or '(none)'}",
+                {"kernelspec": spec, "installed": installed, "server_url": self.config.url},
+            )
+
     async def sessions(self) -> list[dict[str, Any]] | None:
         """The server's sessions; ``None`` when it has no sessions API to list (HTTP 404, or
         403 as Jupyter Kernel Gateway answers unless kernel listing is enabled).
@@ -257,20 +278,15 @@ class ServerApi:
         Raises:
             KernelError: ``SERVER_AUTH_FAILED`` when the token is refused; as the class says.
         """
-        with server_errors("listing the server's sessions", self.config.url):
-            response = await self._client.get("api/sessions")
-        if response.status_code == 403:
-            await self.kernelspecs()  # a refused token is refused here too: SERVER_AUTH_FAILED
-        if response.status_code in (403, 404):
-            return None
-        if response.status_code >= 400:
-            raise _status_error(
-                response.status_code, "api/sessions", "listing sessions", _said(response)
-            )
         try:
-            answer = response.json()
-        except ValueError:
-            answer = None
+            answer = await self.request("GET", "api/sessions", "listing sessions", missing_ok=True)
+        except KernelError as exc:
+            if exc.details.get("status") != 403:
+                raise
+            await self.kernelspecs()  # a refused token is refused here too: SERVER_AUTH_FAILED
+            return None
+        if answer is None:
+            return None
         if not isinstance(answer, list):
             raise KernelError(
                 ErrorCode.SERVER_ERROR,
@@ -282,8 +298,8 @@ class ServerApi:
     async def create_session(
         self, body: Mapping[str, Any], timeout: float
     ) -> tuple[str, dict[str, Any]]:
-        """``POST api/sessions`` (bounded by ``timeout`` s): the new session's id and model
-        (its kernel's id: :func:`named_id` of ``model.get("kernel")``).
+        """``POST api/sessions`` (a :func:`session_body`), bounded by ``timeout`` s: the new
+        session's id and model (its kernel's id: :func:`named_id` of ``model.get("kernel")``).
 
         Raises:
             KernelError: ``KERNEL_START_REFUSED`` (:func:`start_refusals`); as the class says.
@@ -317,6 +333,22 @@ def kernel_path(kernel_id: str, action: str | None = None) -> str:
     """``api/kernels/{id}`` (or ``.../{action}``), the id URL-escaped."""
     path = f"api/kernels/{quote(kernel_id, safe='')}"
     return f"{path}/{action}" if action else path
+
+
+def session_body(path: str, name: str, spec: str) -> dict[str, Any]:
+    """The ``POST api/sessions`` body of a notebook (server ``path``, file ``name``) on
+    kernelspec ``spec``: ``type: notebook``, as JupyterLab creates it."""
+    return {"path": path, "type": "notebook", "name": name, "kernel": {"name": spec}}
+
+
+def no_sessions(server_url: str) -> KernelError:
+    """``KERNEL_START_FAILED`` for a kernel meant to outlive us on a server without sessions."""
+    return KernelError(
+        ErrorCode.KERNEL_START_FAILED,
+        "this server keeps no sessions (a kernel gateway): its kernels live only as long as "
+        "the command that starts them",
+        {"server_url": server_url, "reason": "no sessions API"},
+    )
 
 
 def named_id(model: object, doing: str) -> str:

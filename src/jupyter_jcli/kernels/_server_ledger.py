@@ -1,37 +1,29 @@
 """The run log of a notebook's Jupyter Server kernel, kept between our processes.
 
 A server kernel outlives the command that ran cells on it (``j-cli kernel start --server-url``,
-``j-cli run --keep``, a person's JupyterLab session), so what ran on it must outlive the
-command too: else every command joins a kernel with an unknown history, every cell reads
-``never_run`` and ``j-cli run --stale`` re-runs the whole notebook each time. The ledger is
-that log: one file per (server, notebook) under
-``<registry_dir>/server/`` (:func:`~jupyter_jcli.kernels.registry_dir`), with the kernel id,
-the epoch, the runs and the code run outside the cells, in the shapes of the registry's
-entries (:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), so
+``j-cli run --keep``, a person's JupyterLab session), so what ran on it must too: else every
+command joins a kernel with an unknown history and ``j-cli run --stale`` re-runs everything.
+The ledger keeps, per (server, notebook) under ``<registry_dir>/server/``, the kernel id, the
+epoch, the runs and the code run outside the cells in the registry's shapes
+(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), so
 :class:`~jupyter_jcli.workbench.SharedRunLog` reads either::
 
     <key>.json   the entry (:class:`LedgerEntry`), replaced atomically
-    <key>.runs   its epoch's run log, append-only JSON Lines (:mod:`._run_file`, as the
-                 registry's): a record costs the same whatever the log holds
+    <key>.runs   its epoch's run log, append-only JSON Lines (:mod:`._run_file`)
     <key>.lock   flock'ed for each read-modify-write of the two
 
-The run log is emptied whenever the entry starts another epoch (a kernel replaced,
-restarted, or joined untrusted) and removed with the entry, before the entry is written, so a
-crash in between leaves fewer runs, never runs of an earlier epoch. An entry written by an
-earlier version (its run log inside the entry, under ``runs``) is read without that log: its
-cells read as not run until they run again (not migrated: nothing proves the kernel still
-holds them as the log says, and not run is the safe reading).
+The run log is emptied whenever the entry starts another epoch and removed with the entry,
+before the entry is written, so a crash in between leaves fewer runs, never runs of an
+earlier epoch. An earlier version's entry (runs inside it, under ``runs``) is read without
+them: not run is the safe reading.
 
-Trust: a process of ours leaving the kernel (its backend's shutdown) notes a **witness**
-(:func:`witness`): the kernel's ``last_activity`` as the server reports it then, and the
-kernel process it talked to. Jupyter Server moves ``last_activity`` on every execution and
-output of the kernel, whoever asked for it (JupyterLab, another client), and not on the
-``kernel_info`` nudges of a client connecting; a restart makes a new process. The next
-process joining the same kernel id adopts the ledger's epoch (its runs count) only when,
-once connected, it finds the same witness: the same process, nothing run on it since.
-Anything else (another kernel id, activity since, no witness because a process of ours
-still runs on it or left it busy) starts the ledger afresh, so a cell is never fresh on
-state it may not have; the worst case is a cell read ``never_run`` that is fresh, as before.
+Trust: a process of ours leaving the kernel notes a **witness** (:func:`witness`): the
+kernel's ``last_activity`` as the server reports it (Jupyter Server moves it on every
+execution and output, whoever asked, not on a client's ``kernel_info``) and the kernel
+process it talked to. The next process joining the same kernel id adopts the ledger's epoch
+only when it finds the same witness; anything else (another kernel, activity since, no
+witness because one of ours still runs on it or left it busy) starts the ledger afresh, so
+a cell is never fresh on state it may not have.
 """
 
 from __future__ import annotations
@@ -42,7 +34,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,26 +216,6 @@ class ServerLedger:
                 entry.epoch, entry.witness = epoch, last_activity
 
         self._update(notebook_path, change)
-
-    def leave_model(
-        self,
-        notebook_path: Path,
-        kernel_id: str,
-        epoch: str | None,
-        model: Mapping[str, Any] | None,
-        process: str | None,
-    ) -> None:
-        """:meth:`leave` with the witness of the kernel's server ``model``; nothing without
-        an epoch (a restart of ours since), a model, or while the kernel is busy (someone
-        else's cell runs)."""
-        seen = witness((model or {}).get("last_activity"), process)
-        if (
-            epoch is not None
-            and seen is not None
-            and model
-            and model.get("execution_state") != "busy"
-        ):
-            self.leave(notebook_path, kernel_id, epoch, seen)
 
     def start_afresh(self, notebook_path: Path) -> None:
         """Forget the runs (the kernel restarted: none of them holds any more)."""

@@ -1,28 +1,24 @@
-"""A Jupyter Server's notebook kernels as the live kernels of ``j-cli kernel``: the server's
-sessions (``api/sessions``) for notebooks under its root, started, listed, interrupted,
-restarted and stopped through its REST API.
+"""A Jupyter Server's notebook sessions (``api/sessions``) as the live kernels of ``j-cli
+kernel``: started, listed, interrupted, restarted and stopped through its REST API.
 
 On a server the sessions are the registry: a kernel started here (a new session, as
-JupyterLab makes one) stays until someone stops it or the server culls it, and JupyterLab
-shows and reuses it; a session a person opened is listed, interrupted and stopped the same
-way. A server with no sessions to list (Jupyter Kernel Gateway) has no notebook kernels.
+JupyterLab makes one) stays until someone stops it or the server culls it, and a session a
+person opened is handled the same way. A server without sessions (Kernel Gateway) has no
+notebook kernels.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._server_config import ServerConfig
-from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, start_refusals
+from jupyter_jcli.kernels._server_config import ServerConfig, server_path, server_root
+from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions, session_body
 from jupyter_jcli.kernels._server_ledger import ServerLedger
-from jupyter_jcli.kernels._server_paths import server_path, server_root
 
 __all__ = [
     "ServerSession",
@@ -91,18 +87,9 @@ def _session(model: dict[str, Any], root: Path, url: str) -> ServerSession | Non
     )
 
 
-@asynccontextmanager
-async def _api(config: ServerConfig) -> AsyncIterator[ServerApi]:
-    api = ServerApi(config)
-    try:
-        yield api
-    finally:
-        await api.aclose()
-
-
-async def _sessions(api: ServerApi, config: ServerConfig) -> list[ServerSession]:
+def _parsed(models: list[dict[str, Any]] | None, config: ServerConfig) -> list[ServerSession]:
     root = server_root(config)
-    found = (_session(model, root, config.url) for model in await api.sessions() or ())
+    found = (_session(model, root, config.url) for model in models or ())
     return sorted((s for s in found if s is not None), key=lambda s: str(s.notebook_path))
 
 
@@ -112,8 +99,8 @@ async def notebook_sessions(config: ServerConfig) -> list[ServerSession]:
     Raises:
         KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
     """
-    async with _api(config) as api:
-        return await _sessions(api, config)
+    async with ServerApi(config) as api:
+        return _parsed(await api.sessions(), config)
 
 
 async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerSession | None:
@@ -123,8 +110,7 @@ async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerS
         KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
     """
     path = server_path(notebook_path, server_root(config))
-    async with _api(config) as api:
-        return next((s for s in await _sessions(api, config) if s.path == path), None)
+    return next((s for s in await notebook_sessions(config) if s.path == path), None)
 
 
 async def start_session(
@@ -143,38 +129,24 @@ async def start_session(
             :func:`notebook_session`.
     """
     path = server_path(notebook_path, server_root(config))
-    async with _api(config) as api:
-        if await api.sessions() is None:
-            raise KernelError(
-                ErrorCode.KERNEL_START_FAILED,
-                "this server keeps no sessions (a kernel gateway): its kernels live only as "
-                "long as the command that starts them",
-                {"server_url": config.url, "reason": "no sessions API"},
-            )
-        current = next((s for s in await _sessions(api, config) if s.path == path), None)
+    async with ServerApi(config) as api:
+        models = await api.sessions()
+        if models is None:
+            raise no_sessions(config.url)
+        current = next((s for s in _parsed(models, config) if s.path == path), None)
         if current is not None:
             return current, False
-        specs = await api.kernelspecs()
-        if kernelspec not in specs:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"the Jupyter Server cannot start kernelspec {kernelspec!r}",
-                {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
-            )
-        body = {"path": path, "type": "notebook", "name": notebook_path.name}
-        doing, kernel = "starting the notebook's session", {"name": kernelspec}
-        with start_refusals(doing, config.url, None):
-            model = await api.request(
-                "POST", "api/sessions", doing, body={**body, "kernel": kernel}, timeout=timeout
-            )
-        made = _session(model, server_root(config), config.url) if isinstance(model, dict) else None
-        if made is None:
-            raise KernelError(
-                ErrorCode.SERVER_ERROR,
-                "the Jupyter Server's new session names no kernel",
-                {"path": "api/sessions", "server_url": config.url},
-            )
-        return made, True
+        await api.require_kernelspec(kernelspec)
+        body = session_body(path, notebook_path.name, kernelspec)
+        _, model = await api.create_session(body, timeout)
+    made = _session(model, server_root(config), config.url)
+    if made is None:
+        raise KernelError(
+            ErrorCode.SERVER_ERROR,
+            "the Jupyter Server's new session names no kernel",
+            {"path": "api/sessions", "server_url": config.url},
+        )
+    return made, True
 
 
 async def stop_session(config: ServerConfig, session: ServerSession) -> None:
@@ -185,7 +157,7 @@ async def stop_session(config: ServerConfig, session: ServerSession) -> None:
     Raises:
         KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
     """
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         where = f"api/sessions/{quote(session.session_id, safe='')}"
         await api.request("DELETE", where, "stopping the notebook's session", missing_ok=True)
     with contextlib.suppress(KernelError, OSError):
@@ -214,15 +186,8 @@ async def require_session_kernelspec(
             ``server_url``), ``KERNELSPEC_MISMATCH`` (details ``kernelspec``,
             ``running_kernelspec``, ``notebook_path``); the ``SERVER_*`` codes.
     """
-    async with _api(config) as api:
-        specs = await api.kernelspecs()
-    if kernelspec not in specs:
-        raise KernelError(
-            ErrorCode.KERNELSPEC_NOT_FOUND,
-            f"the Jupyter Server has no kernelspec {kernelspec!r}; installed: "
-            f"{', '.join(specs) or '(none)'}",
-            {"kernelspec": kernelspec, "installed": specs, "server_url": config.url},
-        )
+    async with ServerApi(config) as api:
+        await api.require_kernelspec(kernelspec)
     if session.kernelspec is not None and session.kernelspec != kernelspec:
         raise KernelError(
             ErrorCode.KERNELSPEC_MISMATCH,
@@ -249,7 +214,7 @@ async def restart_session(config: ServerConfig, session: ServerSession, *, timeo
 async def _kernel_action(
     config: ServerConfig, session: ServerSession, action: str, doing: str, timeout: float | None
 ) -> None:
-    async with _api(config) as api:
+    async with ServerApi(config) as api:
         if await api.kernel(session.kernel_id) is None:
             raise KernelError(
                 ErrorCode.KERNEL_NOT_RUNNING,

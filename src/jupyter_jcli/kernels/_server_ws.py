@@ -1,27 +1,20 @@
-"""A kernel's channels over its Jupyter Server WebSocket (``api/kernels/{id}/channels``).
-
-Both framings are spoken (:mod:`~jupyter_jcli.kernels._server_frames`), whichever the
-server selects during the handshake.
+"""A kernel's channels over its Jupyter Server WebSocket (``api/kernels/{id}/channels``), in
+whichever framing the server selects (:mod:`~jupyter_jcli.kernels._server_frames`).
 
 :class:`KernelChannels` owns the connection: one reader task routes shell replies and this
 client's iopub messages to two inboxes (a joined kernel broadcasts every client's iopub
-traffic; messages answering other clients' requests are dropped there, so nothing piles up
-while we are idle). A dropped connection is reopened with the same client session id, so
-Jupyter Server replays what it buffered for us (it buffers while a kernel has no other
-client); when the kernel is gone or the server stays away past :data:`RECONNECT_WINDOW`, the
-channels are lost: receives hand out what is queued, then raise ``KERNEL_NOT_RUNNING``. The
-reconnect asks the server first (``GET api/kernels/{id}``): a 404 there or in the WebSocket
-handshake ends it at once (the kernel is gone, say after a restart of the whole server).
+traffic; other clients' messages are dropped there). A dropped connection is reopened with
+the same client session id, so Jupyter Server replays what it buffered for us; when the
+server says the kernel is gone (``GET api/kernels/{id}`` or the handshake answer 404) or
+stays away past :data:`RECONNECT_WINDOW`, the channels are lost: receives hand out what is
+queued, then raise ``KERNEL_NOT_RUNNING``.
 
-What Jupyter Server sends when a kernel's process ends (``jupyter_client``'s shutdown: an
-interrupt, then a ``shutdown_request`` on control, which ipykernel answers and broadcasts on
-iopub as ``shutdown_reply``; its restarter's ``restarting``/``dead`` statuses when the process
-died by itself; a new process's parent-less ``starting``) marks the kernel :attr:`gone` while
-:attr:`KernelChannels.watching`, when it is about the process that answered our last probe
-(:attr:`KernelChannels.process`, the ``header.session`` its messages carry). We never send a
-``shutdown_request``: a broadcast ``shutdown_reply`` is someone else's shutdown or restart
-(the server's own, or another client's), or the farewell of the process a restart of ours
-replaced.
+While :attr:`KernelChannels.watching`, a lifecycle message about the process that answered
+our last probe (:attr:`KernelChannels.process`, its ``header.session``) marks the kernel
+:attr:`~KernelChannels.gone`: its broadcast ``shutdown_reply`` (we never send a
+``shutdown_request``, so it is someone else's shutdown or restart, or the farewell of the
+process a restart of ours replaced), the server restarter's ``restarting``/``dead``, or a
+new process's parent-less ``starting``.
 """
 
 from __future__ import annotations
@@ -73,6 +66,7 @@ publishes ``starting`` when a new process begins; the server sends ``restarting`
 restarter found the process dead and starts a new one) and ``dead`` (it gave up)."""
 
 _log = logging.getLogger(__name__)
+_NO_SUCH_KERNEL = "the server has no such kernel any more"
 
 Connect = Callable[[str], Awaitable["ClientConnection"]]
 """Opens the WebSocket for a client session id (with auth, TLS and subprotocols)."""
@@ -144,12 +138,8 @@ class KernelChannels:
         not known gone."""
         deadline = time.monotonic() + RECONNECT_WINDOW + 1.0
         while self.usable and not self._connected.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not await self._changed_by(deadline):
                 break
-            changed = self._changed
-            with anyio.move_on_after(remaining):
-                await changed.wait()
         return self.usable and self._connected.is_set()
 
     async def send(self, msg: KernelMessage, channel: str = "shell", *, ours: bool = True) -> None:
@@ -199,12 +189,8 @@ class KernelChannels:
             if inbox:
                 return inbox.popleft()
             self._check()
-            changed = self._changed
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if not await self._changed_by(deadline):
                 return None
-            with anyio.move_on_after(remaining):
-                await changed.wait()
 
     async def close(self) -> None:
         """Stop the reader and close the WebSocket, bounded; never raises. Receives waiting
@@ -242,16 +228,24 @@ class KernelChannels:
             self._probes.add(probe["header"]["msg_id"])
             await self.send(probe, "control", ours=False)
             until = time.monotonic() + PROBE_RESEND
-            while self.usable and (left := until - time.monotonic()) > 0:
+            while self.usable:
                 if self._probe_replied and self._probe_idle:
                     return True
-                changed = self._changed
-                with anyio.move_on_after(left):
-                    await changed.wait()
+                if not await self._changed_by(until):
+                    break
             if self.usable and not self._probe_replied:
-                with anyio.move_on_after(PROBE_RESEND), contextlib.suppress(KernelError):
-                    if await self._kernel_gone():
-                        self.gone = "the server has no such kernel any more"
+                with anyio.move_on_after(PROBE_RESEND):
+                    await self.ask_server()
+        return False
+
+    async def ask_server(self) -> bool:
+        """Ask the server (REST, unbounded: callers bound it) whether the kernel still
+        exists; when it does not, the kernel is :attr:`gone`: ``True``. ``False`` also when
+        the server cannot tell."""
+        with contextlib.suppress(KernelError):
+            if await self._kernel_gone():
+                self.gone = _NO_SUCH_KERNEL
+                return True
         return False
 
     async def wait_ready(self, timeout: float) -> None:
@@ -295,6 +289,16 @@ class KernelChannels:
                 f"the kernel's connection is lost: {self.lost.message}",
                 {"reason": self.lost.code.value},
             )
+
+    async def _changed_by(self, deadline: float) -> bool:
+        """Wait for the next change until ``deadline`` (``time.monotonic``); ``False`` when
+        it had passed."""
+        remaining, changed = deadline - time.monotonic(), self._changed
+        if remaining <= 0:
+            return False
+        with anyio.move_on_after(remaining):
+            await changed.wait()
+        return True
 
     def _wake(self) -> None:
         changed, self._changed = self._changed, anyio.Event()
@@ -372,16 +376,12 @@ class KernelChannels:
         while not self._closed and time.monotonic() < deadline:
             try:
                 with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
-                    try:
-                        if await self._kernel_gone():
-                            self.gone = "the server has no such kernel any more"
-                            return False
-                    except KernelError:
-                        pass  # REST cannot tell: the handshake may (a 404, or it works)
+                    if await self.ask_server():  # else the handshake may tell (a 404)
+                        return False
                     self._ws = await self._connect(self.session)
             except KernelError as err:
                 if err.details.get("status") == 404:
-                    self.gone = "the server has no such kernel any more"
+                    self.gone = _NO_SUCH_KERNEL
                     return False
                 last = err
             except TimeoutError:

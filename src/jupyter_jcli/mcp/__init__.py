@@ -21,36 +21,42 @@ The server modules are not imported here, so ``python -m jupyter_jcli.mcp.readon
 ``.workbench``) runs cleanly.
 """
 
-from jupyter_jcli.mcp._results import (
-    IMAGE_DELIVERY,
-    ImagePart,
-    error_result,
-    exception_result,
-    json_result,
-    json_text,
-    protocol_result,
-)
-from jupyter_jcli.mcp._roots import (
-    ensure_inside_roots,
-    ensure_pair_inside_roots,
-    find_root,
-    resolve_in_roots,
-    roots_from_paths,
-    roots_from_uris,
-)
+from __future__ import annotations
 
-__all__ = [
-    "IMAGE_DELIVERY",
-    "ImagePart",
-    "ensure_inside_roots",
-    "ensure_pair_inside_roots",
-    "error_result",
-    "exception_result",
-    "find_root",
-    "json_result",
-    "json_text",
-    "protocol_result",
-    "resolve_in_roots",
-    "roots_from_paths",
-    "roots_from_uris",
-]
+from typing import TYPE_CHECKING
+
+from jupyter_jcli import lazy_exports
+
+if TYPE_CHECKING:
+    from jupyter_jcli.mcp._results import (
+        IMAGE_DELIVERY,
+        ImagePart,
+        error_result,
+        exception_result,
+        json_result,
+        json_text,
+        protocol_result,
+    )
+    from jupyter_jcli.mcp._roots import (
+        ensure_inside_roots,
+        ensure_pair_inside_roots,
+        find_root,
+        resolve_in_roots,
+        roots_from_paths,
+        roots_from_uris,
+    )
+
+_PUBLIC = {
+    "_results": (
+        "IMAGE_DELIVERY ImagePart error_result exception_result json_result json_text "
+        "protocol_result"
+    ),
+    "_roots": (
+        "ensure_inside_roots ensure_pair_inside_roots find_root resolve_in_roots roots_from_paths "
+        "roots_from_uris"
+    ),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562)."""
+
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

@@ -26,9 +26,7 @@ from jupyter_jcli.mcp._workbench_calls import (
     run_status,
 )
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
-from jupyter_jcli.workbench import Workbench
-from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS
-from jupyter_jcli.workbench._kernel_choice import kernelspec_hint
+from jupyter_jcli.workbench import MAX_WAIT_SECONDS, Workbench, kernelspec_hint
 
 __all__ = ["KERNEL_TOOLS"]
 

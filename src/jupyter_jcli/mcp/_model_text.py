@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jupyter_jcli.workbench._envelope import compact
+from jupyter_jcli.workbench import compact
 
 __all__ = ["model_view"]
 

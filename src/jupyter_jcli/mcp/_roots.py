@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
-from jupyter_jcli.notebook._open import Confinement, confined
+from jupyter_jcli.notebook import Confinement, confined
 
 __all__ = [
     "confined_to",

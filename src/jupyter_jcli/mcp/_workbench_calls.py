@@ -35,16 +35,20 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
-from jupyter_jcli.condense._rasters import attached_as
+from jupyter_jcli.condense import attached_as
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._results import IMAGE_DELIVERY, ImagePart
 from jupyter_jcli.outputs import RASTER_MIME_TYPES
-from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS, BackgroundRun
-from jupyter_jcli.workbench._cell_lists import CELLS_LISTED, bounded_cell_lists
+from jupyter_jcli.workbench import (
+    CELLS_LISTED,
+    MAX_WAIT_SECONDS,
+    BackgroundRun,
+    bounded_cell_lists,
+)
 
 if TYPE_CHECKING:
-    from jupyter_jcli.workbench._session import Workbench
+    from jupyter_jcli.workbench import Workbench
 
 __all__ = [
     "BACKGROUND",

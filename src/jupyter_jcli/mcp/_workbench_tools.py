@@ -29,10 +29,13 @@ from jupyter_jcli.mcp._workbench_calls import (
     threaded,
 )
 from jupyter_jcli.workbench import (
+    CELL_LISTS,
+    CELLS_LISTED,
     DEFAULT_OVERVIEW_LIMIT,
     DEFAULT_READ_BUDGET,
     DEFAULT_READ_MAX_IMAGES,
     SEARCH_FIELDS,
+    SKIPPED_RUNS,
     Workbench,
     add_cell,
     clear_outputs,
@@ -45,7 +48,6 @@ from jupyter_jcli.workbench import (
     undo_last,
     update_cell,
 )
-from jupyter_jcli.workbench._cell_lists import CELL_LISTS, CELLS_LISTED, SKIPPED_RUNS
 
 __all__ = [
     "CELL_TYPES",

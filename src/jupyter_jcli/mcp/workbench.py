@@ -69,11 +69,11 @@ from jupyter_jcli.notebook.stores import STORE_KINDS, using_store
 from jupyter_jcli.workbench import (
     SERVER_OPTION_HELP,
     STORE_OPTION_HELP,
+    Workbench,
     server_from_options,
+    shared_workbench,
     stores_from_options,
 )
-from jupyter_jcli.workbench._session import Workbench
-from jupyter_jcli.workbench._sharing import shared_workbench
 
 __all__ = [
     "SERVER_NAME",
@@ -140,7 +140,7 @@ async def serve(
         transport: None for stdio; else the HTTP host, port and token
             (:mod:`jupyter_jcli.mcp._http`).
     """
-    from jupyter_jcli.notebook._warm import tune_collector
+    from jupyter_jcli.notebook import tune_collector
 
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()

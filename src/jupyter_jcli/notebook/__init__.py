@@ -17,6 +17,34 @@ Submodules (imported on demand, so this package stays cheap to import):
 
 from __future__ import annotations
 
-from jupyter_jcli.notebook.io import cell_source, parse_notebook, read_notebook
+from typing import TYPE_CHECKING
 
-__all__ = ["cell_source", "parse_notebook", "read_notebook"]
+from jupyter_jcli import lazy_exports
+
+if TYPE_CHECKING:
+    from jupyter_jcli.notebook._atomic import atomic_write_bytes
+    from jupyter_jcli.notebook._descriptors import file_kind
+    from jupyter_jcli.notebook._edits import AddOptions, MoveOptions, UpdateOptions
+    from jupyter_jcli.notebook._loaded import LoadedNotebook
+    from jupyter_jcli.notebook._open import Confinement, confined
+    from jupyter_jcli.notebook._pair_search import notebook_formats
+    from jupyter_jcli.notebook._views import address_fields
+    from jupyter_jcli.notebook._warm import DocumentCache, tune_collector, warm
+    from jupyter_jcli.notebook.io import cell_source, parse_notebook, read_notebook
+
+_PUBLIC = {
+    "_atomic": "atomic_write_bytes",
+    "_descriptors": "file_kind",
+    "_edits": "AddOptions MoveOptions UpdateOptions",
+    "_loaded": "LoadedNotebook",
+    "_open": "Confinement confined",
+    "_pair_search": "notebook_formats",
+    "_views": "address_fields",
+    "_warm": "DocumentCache tune_collector warm",
+    "io": "cell_source parse_notebook read_notebook",
+}
+"""Per module, the names other packages use beside the public modules above; each is
+imported on first access (PEP 562)."""
+
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

@@ -40,9 +40,9 @@ from jupyter_jcli.notebook.store import (
     NotebookRef,
     SetMetadata,
     SetSource,
+    StoreChange,
     StoreRead,
     UndoEntry,
-    Version,
     apply_ops,
     rev_of,
     stale_version_error,
@@ -186,26 +186,19 @@ class CollabStore:
             version = _version(room, _light(room))
         return StoreRead(notebook, version)
 
-    def commit(
-        self,
-        ref: NotebookRef,
-        expected_version: Version,
-        ops: Sequence[CellOp],
-        *,
-        undo: tuple[str, dict[str, Any]] | None = None,
-        pop: UndoEntry | None = None,
-    ) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``: one transaction on the room's document,
         acknowledged by the room's server before it returns.
 
         Raises:
             NotebookError: ``WRITE_CONFLICT`` (``version_changed``: cells inserted, deleted or
-                moved, or a new document since ``expected_version``; ``cell_changed``: a
+                moved, or a new document since ``change.version``; ``cell_changed``: a
                 changed cell's rev differs; nothing applied); ``NOTEBOOK_WRITE_FAILED`` (the
                 undo record); ``SERVER_UNREACHABLE``
                 (the room did not acknowledge in time: the change is in our copy of the
                 document and is sent on a resync, or lost if the server restarted).
         """
+        ops, undo, pop = change.ops, change.undo, change.pop
         room = self.room(ref)
         snapshots = self._snapshots(ref)
         pending = None
@@ -214,7 +207,7 @@ class CollabStore:
         try:
             with room.lock:
                 light = _light(room)
-                if not _version(room, light).same_cells(expected_version):
+                if not _version(room, light).same_cells(change.version):
                     raise stale_version_error(ref)
                 _check_ops(light, ops, where=str(ref))  # raises, changes nothing
                 if ops:
@@ -278,10 +271,7 @@ class CollabStore:
 
     def undo_entries(self, ref: NotebookRef) -> list[UndoEntry]:
         """The notebook's undo records on this machine, oldest first. Creates nothing."""
-        return [
-            UndoEntry(snapshot.operation, snapshot.record(), snapshot)
-            for snapshot in self._snapshots(ref).snapshots()
-        ]
+        return self._snapshots(ref).undo_entries()
 
     def kernel_place(self, ref: NotebookRef) -> KernelPlace:
         """A kernel on the server, started in the notebook's server folder."""

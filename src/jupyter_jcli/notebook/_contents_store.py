@@ -52,7 +52,7 @@ import json
 import posixpath
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,9 +63,9 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._open import MAX_NOTEBOOK_BYTES
 from jupyter_jcli.notebook.snapshots import LOCK_TIMEOUT, SnapshotStore
 from jupyter_jcli.notebook.store import (
-    CellOp,
     KernelPlace,
     NotebookRef,
+    StoreChange,
     StoreRead,
     UndoEntry,
     Version,
@@ -190,15 +190,7 @@ class ContentsStore:
                 metadata.pop("trusted", None)
         return StoreRead(content, version)
 
-    def commit(
-        self,
-        ref: NotebookRef,
-        expected_version: Version,
-        ops: Sequence[CellOp],
-        *,
-        undo: tuple[str, dict[str, Any]] | None = None,
-        pop: UndoEntry | None = None,
-    ) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit`` and the module docstring (the window).
 
         Raises:
@@ -206,21 +198,22 @@ class ContentsStore:
                 snapshot's ``NOTEBOOK_WRITE_FAILED``, the codes of the module docstring.
                 Nothing is written on the server nor recorded.
         """
+        ops, undo, pop = change.ops, change.undo, change.pop
         path = self._path(ref)
         with self._guard:
             last = self._last.get(ref.key)
         checked = False
-        base = self._parsed(last[1], path) if last and last[0] == expected_version else None
+        base = self._parsed(last[1], path) if last and last[0] == change.version else None
         if base is None:
             base = self.read(ref)
-            if base.version != expected_version:
+            if base.version != change.version:
                 raise stale_version_error(ref)
             checked = True
         cells, _origins = apply_ops(base.notebook["cells"], ops, where=str(ref))
         records = self._records(ref)
         if not ops:
             if not checked:
-                self._check(ref, path, expected_version)
+                self._check(ref, path, change.version)
             if pop is not None:
                 records.discard(pop.handle)
             return base
@@ -230,7 +223,7 @@ class ContentsStore:
         pending = records.prepare(undo[0], (), undo[1]) if undo is not None else None
         try:
             if not checked:
-                self._check(ref, path, expected_version)
+                self._check(ref, path, change.version)
             self._request("PUT", path, body=body)
             written = self.read(ref)
         except BaseException:
@@ -277,10 +270,7 @@ class ContentsStore:
     def undo_entries(self, ref: NotebookRef) -> list[UndoEntry]:
         """The notebook's undo records on this machine, oldest first. Creates nothing."""
         self._path(ref)
-        return [
-            UndoEntry(snapshot.operation, snapshot.record(), snapshot)
-            for snapshot in self._records(ref).snapshots()
-        ]
+        return self._records(ref).undo_entries()
 
     def kernel_place(self, ref: NotebookRef) -> KernelPlace:
         """A kernel on the server, started in the notebook's folder (a server path)."""

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._files import FileState, read_file, read_target
@@ -42,6 +42,9 @@ class LoadedNotebook:
     its last load, reload or write saw, its cells with names and revs, and the refresh a
     write starts with. Create with :meth:`load`."""
 
+    _warm_cached: ClassVar[bool] = True
+    """Whether its state goes into the active warm cache (``_warm``; files only)."""
+
     def __init__(
         self,
         path: Path,
@@ -62,7 +65,7 @@ class LoadedNotebook:
         self._pair = pair
         self._refusal = refusal
         self._base_dir = base_dir
-        self._cache: DocumentCache | None = active_cache()
+        self._cache: DocumentCache | None = active_cache() if self._warm_cached else None
         if warm is not None:
             self._notebook = warm.notebook
             self._files = warm.files

@@ -26,12 +26,11 @@ from jupyter_jcli.notebook._files import FileState, read_target
 from jupyter_jcli.notebook._open import Confinement, chosen, confined
 from jupyter_jcli.notebook.snapshots import LOCK_TIMEOUT, SnapshotStore
 from jupyter_jcli.notebook.store import (
-    CellOp,
     KernelPlace,
     NotebookRef,
+    StoreChange,
     StoreRead,
     UndoEntry,
-    Version,
     apply_ops,
     stale_version_error,
 )
@@ -95,15 +94,7 @@ class LocalStore:
         )
         return StoreRead(notebook, LocalVersion.of(files))
 
-    def commit(
-        self,
-        ref: NotebookRef,
-        expected_version: Version,
-        ops: Sequence[CellOp],
-        *,
-        undo: tuple[str, dict[str, Any]] | None = None,
-        pop: UndoEntry | None = None,
-    ) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``; also the refusals of a write of the content
         (``PAIR_OUT_OF_SYNC``, a read-only file's ``NOTEBOOK_WRITE_FAILED``)."""
         from jupyter_jcli.notebook._commit import Draft, render_files, write_draft
@@ -112,12 +103,12 @@ class LocalStore:
         path = self._path(ref)
         with confined(self._confine):
             notebook, files, pair, refusal = read_target(path, base_dir=self._base_dir)
-            if LocalVersion.of(files) != expected_version:
+            if LocalVersion.of(files) != change.version:
                 raise stale_version_error(ref)
             if refusal is not None:
                 raise NotebookError(refusal.code, refusal.message, refusal.details)
             base = write_base(files[0].raw, files[0].path, notebook, paired=pair is not None)
-            cells, origins = apply_ops(base.cells, ops, where=str(ref))
+            cells, origins = apply_ops(base.cells, change.ops, where=str(ref))
             outputs = render_files(base, notebook, pair, cells, origins)
             changed = [
                 (state.path, state.raw, data)
@@ -128,10 +119,11 @@ class LocalStore:
                 None,
                 changed,
                 outputs,
-                record=undo[1] if undo is not None else None,
-                pops=pop.handle if pop is not None else None,
+                record=change.undo[1] if change.undo is not None else None,
+                pops=change.pop.handle if change.pop is not None else None,
             )
-            write_draft(self._snapshots(ref), draft, undo[0] if undo is not None else None)
+            operation = change.undo[0] if change.undo is not None else None
+            write_draft(self._snapshots(ref), draft, operation)
             if changed and pair is not None and pair.out_of_sync is None:
                 self._snapshots(ref).record_agreed_pair(_sha256(outputs[0]))
         return self.read(ref)
@@ -167,10 +159,7 @@ class LocalStore:
 
     def undo_entries(self, ref: NotebookRef) -> list[UndoEntry]:
         """The notebook's snapshots, oldest first, as undo records."""
-        return [
-            UndoEntry(snapshot.operation, snapshot.record(), snapshot)
-            for snapshot in self._snapshots(ref).snapshots()
-        ]
+        return self._snapshots(ref).undo_entries()
 
     def kernel_place(self, ref: NotebookRef) -> KernelPlace:
         """A kernel on this machine, started in the notebook's folder."""

@@ -16,7 +16,7 @@ an undo always reverts the record on the cells now (``merged``).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,9 +26,9 @@ from jupyter_jcli.notebook._views import CellView, MutationCheck, MutationResult
 from jupyter_jcli.notebook.document import WRITE_ATTEMPTS, Document
 from jupyter_jcli.notebook.snapshots import LOCK_TIMEOUT, UndoResult
 from jupyter_jcli.notebook.store import (
-    CellOp,
     NotebookRef,
     NotebookStore,
+    StoreChange,
     StoreRead,
     UndoEntry,
     ops_between,
@@ -51,6 +51,8 @@ def open_document(ref: NotebookRef, store: NotebookStore) -> StoreDocument:
 class StoreDocument(Document):
     """A :class:`Document` over a store (module docstring). Create with
     :func:`open_document`."""
+
+    _warm_cached = False  # the warm cache knows files only
 
     def __init__(self, ref: NotebookRef, store: NotebookStore, read: StoreRead) -> None:
         self._ref = ref
@@ -98,32 +100,21 @@ class StoreDocument(Document):
         self._version = read.version
         self._adopt(read.notebook, (), views=views)
 
-    def _adopt(
-        self,
-        notebook: dict[str, Any],
-        files: tuple[FileState, ...],
-        *,
-        read_ns: int = 0,
-        views: tuple[CellView, ...] | None = None,
-    ) -> None:
-        self._cache = None  # the warm cache knows files only
-        super()._adopt(notebook, files, read_ns=read_ns, views=views)
-
     # ------------------------------------------------------------------ writes
 
-    def _attempts(self, attempt: Callable[[bool], tuple[T, Sequence[CellOp], Any]]) -> T:
+    def _attempts(self, attempt: Callable[[bool], tuple[T, StoreChange]]) -> T:
         """Under the store's lock, at most ``WRITE_ATTEMPTS`` times: refresh, let
-        ``attempt(reloaded)`` compute ``(value, ops, commit options)`` from the fresh
-        content, commit the ops at the version read, adopt what the store holds then."""
+        ``attempt(reloaded)`` compute ``(value, change)`` from the fresh content, commit the
+        change at the version read, adopt what the store holds then."""
         reloaded = False
         with self._store.lock(self._ref, LOCK_TIMEOUT):
             for number in range(WRITE_ATTEMPTS):
                 reloaded = self._refresh() or reloaded
-                value, ops, options = attempt(reloaded)
-                if not ops and not options.get("pop"):
+                value, change = attempt(reloaded)
+                if not change.ops and change.pop is None:
                     return value
                 try:
-                    read = self._store.commit(self._ref, self._version, ops, **options)
+                    read = self._store.commit(self._ref, change)
                 except NotebookError as err:
                     if not _retry(err) or number == WRITE_ATTEMPTS - 1:
                         raise
@@ -145,7 +136,7 @@ class StoreDocument(Document):
         from jupyter_jcli.notebook._commit import mutated
         from jupyter_jcli.notebook._revert import record_mutation
 
-        def attempt(reloaded: bool) -> tuple[MutationResult, list[CellOp], dict[str, Any]]:
+        def attempt(reloaded: bool) -> tuple[MutationResult, StoreChange]:
             cells: list[dict[str, Any]] = self._notebook["cells"]
             work, views, result = mutated(
                 cells,
@@ -164,7 +155,9 @@ class StoreDocument(Document):
             if check is not None:
                 check(result, views)
             record = record_mutation(cells, self._names, work.cells, work.names)
-            return result, ops, {"undo": (operation, record)} if ops else {}
+            return result, StoreChange(
+                self._version, ops, undo=(operation, record) if ops else None
+            )
 
         return self._attempts(attempt)
 
@@ -174,17 +167,17 @@ class StoreDocument(Document):
         *,
         store_names: bool = False,
     ) -> tuple[str, ...]:
-        def attempt(_reloaded: bool) -> tuple[tuple[str, ...], list[CellOp], dict[str, Any]]:
+        def attempt(_reloaded: bool) -> tuple[tuple[str, ...], StoreChange]:
             before: list[dict[str, Any]] = self._notebook["cells"]
             cells = list(before)
             names = tuple(change(self._views, cells))
             if not names:
-                return names, [], {}
+                return names, StoreChange(self._version, ())
             if store_names:
                 from jupyter_jcli.notebook._outputs import store_names as store
 
                 store(self._views, cells)
-            return names, ops_between(before, cells, range(len(cells))), {}
+            return names, StoreChange(self._version, ops_between(before, cells, range(len(cells))))
 
         return self._attempts(attempt)
 
@@ -207,7 +200,7 @@ class StoreDocument(Document):
             raise undo_empty_error(self._path)
         touched: list[tuple[int, ...]] = []
 
-        def attempt(_reloaded: bool) -> tuple[UndoResult, list[CellOp], dict[str, Any]]:
+        def attempt(_reloaded: bool) -> tuple[UndoResult, StoreChange]:
             entries = self._store.undo_entries(self._ref)
             if not entries:
                 raise undo_empty_error(self._path)
@@ -231,7 +224,7 @@ class StoreDocument(Document):
                 conflicts=conflicts,
                 renamed=reverted.renamed,
             )
-            return result, ops, {"pop": newest}
+            return result, StoreChange(self._version, ops, pop=newest)
 
         result = self._attempts(attempt)
         return undone_names(result, touched[-1], self._names)

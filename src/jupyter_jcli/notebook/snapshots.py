@@ -49,12 +49,15 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._exact import loads_exact
 from jupyter_jcli.notebook._jsonstyle import JsonStyle, dumps_notebook
 from jupyter_jcli.notebook._snapshot_files import fsync_folder, sha256_or_none, write_private
+
+if TYPE_CHECKING:
+    from jupyter_jcli.notebook.store import UndoEntry
 
 __all__ = [
     "CACHE_DIR_ENV",
@@ -307,6 +310,17 @@ class SnapshotStore:
                 if snapshot is not None:
                     found.append(snapshot)
         return sorted(found, key=lambda snapshot: snapshot.seq)
+
+    def undo_entries(self) -> list[UndoEntry]:
+        """Every complete snapshot, oldest first, as a store's undo records
+        (``store.NotebookStore.undo_entries``; the snapshot is the record's handle). Creates
+        nothing."""
+        from jupyter_jcli.notebook.store import UndoEntry
+
+        return [
+            UndoEntry(snapshot.operation, snapshot.record(), snapshot)
+            for snapshot in self.snapshots()
+        ]
 
     def agreed_pair(self) -> str | None:
         """The sha256 (hex) of the ``.ipynb`` as jupyter-jcli last wrote it together with its

@@ -103,6 +103,7 @@ __all__ = [
     "SetMetadata",
     "SetOutputs",
     "SetSource",
+    "StoreChange",
     "StoreChoice",
     "StoreRead",
     "UndoEntry",
@@ -224,6 +225,25 @@ class UndoEntry:
     operation: str
     record: dict[str, Any] | None
     handle: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class StoreChange:
+    """What one commit writes: the version of the notebook it was computed from, the cell
+    operations, applied in order, and what the change does to the notebook's undo records.
+
+    Attributes:
+        version: the :data:`Version` read; the commit is refused unless the notebook is
+            still at it.
+        ops: the :data:`CellOp` s.
+        undo: ``(operation, record)`` to push as an undo record with the change.
+        pop: an undo record (from ``undo_entries``) to discard once the change is made.
+    """
+
+    version: Version
+    ops: Sequence[CellOp]
+    undo: tuple[str, dict[str, Any]] | None = None
+    pop: UndoEntry | None = None
 
 
 # ---------------------------------------------------------------------- operations
@@ -452,19 +472,11 @@ class NotebookStore(Protocol):
         """The notebook and its version. Writes nothing."""
         ...
 
-    def commit(
-        self,
-        ref: NotebookRef,
-        expected_version: Version,
-        ops: Sequence[CellOp],
-        *,
-        undo: tuple[str, dict[str, Any]] | None = None,
-        pop: UndoEntry | None = None,
-    ) -> StoreRead:
-        """Apply ``ops`` in one change if the notebook is still at ``expected_version``
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
+        """Apply ``change.ops`` in one change if the notebook is still at ``change.version``
         (call it holding :meth:`lock`);
-        with ``undo`` (operation, record) push an undo record with the change, with ``pop``
-        discard that record once the change is made. Returns what was written.
+        with ``change.undo`` (operation, record) push an undo record with the change, with
+        ``change.pop`` discard that record once the change is made. Returns what was written.
 
         Raises:
             NotebookError: ``WRITE_CONFLICT`` (``reason``: ``version_changed``,

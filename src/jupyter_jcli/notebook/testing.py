@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,12 +32,11 @@ from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._store_document import StoreDocument, open_document
 from jupyter_jcli.notebook.snapshots import LOCK_TIMEOUT, MAX_SNAPSHOTS
 from jupyter_jcli.notebook.store import (
-    CellOp,
     KernelPlace,
     NotebookRef,
+    StoreChange,
     StoreRead,
     UndoEntry,
-    Version,
     apply_ops,
     stale_version_error,
 )
@@ -77,31 +76,23 @@ class MemoryStore:
                 )
             return StoreRead(copy.deepcopy(notebook), self._versions[ref.path])
 
-    def commit(
-        self,
-        ref: NotebookRef,
-        expected_version: Version,
-        ops: Sequence[CellOp],
-        *,
-        undo: tuple[str, dict[str, Any]] | None = None,
-        pop: UndoEntry | None = None,
-    ) -> StoreRead:
+    def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``."""
         with self._guard:
             key = self._key(ref)
-            if key not in self._notebooks or self._versions[key] != expected_version:
+            if key not in self._notebooks or self._versions[key] != change.version:
                 raise stale_version_error(ref)
             notebook = self._notebooks[key]
-            cells, _origins = apply_ops(notebook["cells"], ops, where=str(ref))
-            if ops:
+            cells, _origins = apply_ops(notebook["cells"], change.ops, where=str(ref))
+            if change.ops:
                 self._notebooks[key] = {**notebook, "cells": cells}
                 self._versions[key] += 1
             stack = self._undo.setdefault(key, [])
-            if undo is not None and ops:
-                stack.append(UndoEntry(undo[0], copy.deepcopy(undo[1])))
+            if change.undo is not None and change.ops:
+                stack.append(UndoEntry(change.undo[0], copy.deepcopy(change.undo[1])))
                 del stack[:-MAX_SNAPSHOTS]
-            if pop is not None and pop in stack:
-                stack.remove(pop)
+            if change.pop is not None and change.pop in stack:
+                stack.remove(change.pop)
         return self.read(ref)
 
     def replace(self, ref: NotebookRef, notebook: dict[str, Any]) -> StoreRead:

@@ -111,9 +111,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from jupyter_jcli import lazy_exports
-from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
 
 if TYPE_CHECKING:
+    from jupyter_jcli.errors import SCHEMA_VERSION, OutputProtocolError
     from jupyter_jcli.outputs._directory import list_outputs
     from jupyter_jcli.outputs._jsonsafe import MAX_JSON_DEPTH, replace_surrogates, serialize_json
     from jupyter_jcli.outputs._limits import DEFAULT_TEXT_LIMIT, MAX_TRANSPORT_BYTES
@@ -121,36 +121,19 @@ if TYPE_CHECKING:
     from jupyter_jcli.outputs._raster import RASTER_MIME_TYPES, Raster, decode_raster
     from jupyter_jcli.outputs._read import read_output
 
-__all__ = [
-    "DEFAULT_TEXT_LIMIT",
-    "MAX_JSON_DEPTH",
-    "MAX_TRANSPORT_BYTES",
-    "RASTER_MIME_TYPES",
-    "SCHEMA_VERSION",
-    "TEXT_ENCODING",
-    "OutputProtocolError",
-    "Raster",
-    "decode_raster",
-    "list_outputs",
-    "read_output",
-    "replace_surrogates",
-    "select_mime_type",
-    "serialize_json",
-]
 
 _PUBLIC = {
-    "_directory": ("list_outputs",),
-    "_jsonsafe": ("MAX_JSON_DEPTH", "replace_surrogates", "serialize_json"),
-    "_limits": ("DEFAULT_TEXT_LIMIT", "MAX_TRANSPORT_BYTES"),
-    "_mime": ("TEXT_ENCODING", "select_mime_type"),
-    "_raster": ("RASTER_MIME_TYPES", "Raster", "decode_raster"),
-    "_read": ("read_output",),
+    "jupyter_jcli.errors": "SCHEMA_VERSION OutputProtocolError",
+    "_directory": "list_outputs",
+    "_jsonsafe": "MAX_JSON_DEPTH replace_surrogates serialize_json",
+    "_limits": "DEFAULT_TEXT_LIMIT MAX_TRANSPORT_BYTES",
+    "_mime": "TEXT_ENCODING select_mime_type",
+    "_raster": "RASTER_MIME_TYPES Raster decode_raster",
+    "_read": "read_output",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a process that only writes JSON (``serialize_json``: the ``j-cli exec`` lane) loads neither
 the reads nor the rasters."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

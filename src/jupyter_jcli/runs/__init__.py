@@ -41,46 +41,18 @@ if TYPE_CHECKING:
     )
     from jupyter_jcli.runs._store import SavedRun, new_run_id, save_run
 
-__all__ = [
-    "DEFAULT_MAX_RUNS",
-    "DEFAULT_RETENTION_DAYS",
-    "INLINE_ITEM_LIMIT",
-    "INLINE_TEXT_LIMIT",
-    "MAX_RUNS_ENV",
-    "OUTPUTS_NAME",
-    "RETENTION_DAYS_ENV",
-    "ROOT_NAME",
-    "CleanReport",
-    "KeptEntry",
-    "SavedRun",
-    "clean_runs",
-    "new_run_id",
-    "outputs_folder",
-    "retention_settings",
-    "save_run",
-    "stays_inline",
-    "text_size",
-]
 
 _PUBLIC = {
-    "_folders": ("OUTPUTS_NAME", "ROOT_NAME", "outputs_folder"),
+    "_folders": "OUTPUTS_NAME ROOT_NAME outputs_folder",
     "_retention": (
-        "DEFAULT_MAX_RUNS",
-        "DEFAULT_RETENTION_DAYS",
-        "MAX_RUNS_ENV",
-        "RETENTION_DAYS_ENV",
-        "CleanReport",
-        "KeptEntry",
-        "clean_runs",
-        "retention_settings",
+        "DEFAULT_MAX_RUNS DEFAULT_RETENTION_DAYS MAX_RUNS_ENV RETENTION_DAYS_ENV CleanReport "
+        "KeptEntry clean_runs retention_settings"
     ),
-    "_inline": ("INLINE_ITEM_LIMIT", "INLINE_TEXT_LIMIT", "stays_inline", "text_size"),
-    "_store": ("SavedRun", "new_run_id", "save_run"),
+    "_inline": "INLINE_ITEM_LIMIT INLINE_TEXT_LIMIT stays_inline text_size",
+    "_store": "SavedRun new_run_id save_run",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so
 a run whose outputs stay inline loads neither the saving nor the retention code."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

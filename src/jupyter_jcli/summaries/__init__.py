@@ -18,59 +18,56 @@ Nothing here writes on its own: :func:`summarize_cells` reads cells and returns 
 
 from __future__ import annotations
 
-from jupyter_jcli.summaries._cache import (
-    CACHE_FIELD,
-    CacheEntry,
-    cache_entry,
-    cached_summary,
-    with_cached_summary,
-)
-from jupyter_jcli.summaries._fallback import fallback_summary
-from jupyter_jcli.summaries._file import write_summary_cache
-from jupyter_jcli.summaries._keys import SUMMARY_KEY_LENGTH, summary_key
-from jupyter_jcli.summaries._llm import DISABLE_ENV
-from jupyter_jcli.summaries._model import (
-    DESCRIPTION_MAX,
-    FALLBACK_MARK,
-    OUTPUT_SUMMARY_MAX,
-    TLDR_MAX,
-    FallbackReason,
-    Summary,
-    SummaryDict,
-    SummarySource,
-)
-from jupyter_jcli.summaries._summarize import (
-    DEFAULT_MAX_REQUESTS,
-    DEFAULT_MODEL,
-    DEFAULT_TIMEOUT,
-    MODEL_ENV,
-    resolve_model,
-    summarize_cells,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "CACHE_FIELD",
-    "DEFAULT_MAX_REQUESTS",
-    "DEFAULT_MODEL",
-    "DEFAULT_TIMEOUT",
-    "DESCRIPTION_MAX",
-    "DISABLE_ENV",
-    "FALLBACK_MARK",
-    "MODEL_ENV",
-    "OUTPUT_SUMMARY_MAX",
-    "SUMMARY_KEY_LENGTH",
-    "TLDR_MAX",
-    "CacheEntry",
-    "FallbackReason",
-    "Summary",
-    "SummaryDict",
-    "SummarySource",
-    "cache_entry",
-    "cached_summary",
-    "fallback_summary",
-    "resolve_model",
-    "summarize_cells",
-    "summary_key",
-    "with_cached_summary",
-    "write_summary_cache",
-]
+from jupyter_jcli import lazy_exports
+
+if TYPE_CHECKING:
+    from jupyter_jcli.summaries._cache import (
+        CACHE_FIELD,
+        CacheEntry,
+        cache_entry,
+        cached_summary,
+        with_cached_summary,
+    )
+    from jupyter_jcli.summaries._fallback import fallback_summary
+    from jupyter_jcli.summaries._file import write_summary_cache
+    from jupyter_jcli.summaries._keys import SUMMARY_KEY_LENGTH, summary_key
+    from jupyter_jcli.summaries._llm import DISABLE_ENV
+    from jupyter_jcli.summaries._model import (
+        DESCRIPTION_MAX,
+        FALLBACK_MARK,
+        OUTPUT_SUMMARY_MAX,
+        TLDR_MAX,
+        FallbackReason,
+        Summary,
+        SummaryDict,
+        SummarySource,
+    )
+    from jupyter_jcli.summaries._summarize import (
+        DEFAULT_MAX_REQUESTS,
+        DEFAULT_MODEL,
+        DEFAULT_TIMEOUT,
+        MODEL_ENV,
+        resolve_model,
+        summarize_cells,
+    )
+
+_PUBLIC = {
+    "_cache": "CACHE_FIELD CacheEntry cache_entry cached_summary with_cached_summary",
+    "_fallback": "fallback_summary",
+    "_file": "write_summary_cache",
+    "_keys": "SUMMARY_KEY_LENGTH summary_key",
+    "_llm": "DISABLE_ENV",
+    "_model": (
+        "DESCRIPTION_MAX FALLBACK_MARK OUTPUT_SUMMARY_MAX TLDR_MAX FallbackReason Summary "
+        "SummaryDict SummarySource"
+    ),
+    "_summarize": (
+        "DEFAULT_MAX_REQUESTS DEFAULT_MODEL DEFAULT_TIMEOUT MODEL_ENV resolve_model summarize_cells"
+    ),
+}
+"""Per submodule, the public names it gives; each is imported on first access (PEP 562)."""
+
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

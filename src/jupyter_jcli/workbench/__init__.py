@@ -76,6 +76,13 @@ from typing import TYPE_CHECKING
 from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
+    from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS, BackgroundRun
+    from jupyter_jcli.workbench._cell_lists import (
+        CELL_LISTS,
+        CELLS_LISTED,
+        SKIPPED_RUNS,
+        bounded_cell_lists,
+    )
     from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
     from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
     from jupyter_jcli.workbench._envelope import compact
@@ -134,6 +141,7 @@ if TYPE_CHECKING:
         DEFAULT_OVERVIEW_LIMIT,
         CellOverview,
         Overview,
+        check_start,
         notebook_overview,
     )
     from jupyter_jcli.workbench._read import (
@@ -144,6 +152,7 @@ if TYPE_CHECKING:
         ReadCellsResult,
         read_cells,
     )
+    from jupyter_jcli.workbench._script import ScriptPlan, prepare_script
     from jupyter_jcli.workbench._search import (
         SEARCH_FIELDS,
         SearchField,
@@ -151,14 +160,14 @@ if TYPE_CHECKING:
         SearchOutcome,
         search_cells,
     )
-    from jupyter_jcli.workbench._session import Workbench
-    from jupyter_jcli.workbench._shared import (
+    from jupyter_jcli.workbench._server import (
         SERVER_OPTION_HELP,
         STORE_OPTION_HELP,
         server_from_options,
         stores_from_options,
     )
-    from jupyter_jcli.workbench._sharing import SharedRunLog, shared_workbench
+    from jupyter_jcli.workbench._session import Workbench
+    from jupyter_jcli.workbench._shared_workbench import SharedRunLog, shared_workbench
     from jupyter_jcli.workbench._stale import stale_between
     from jupyter_jcli.workbench._status_views import (
         SessionCellOverview,
@@ -170,154 +179,47 @@ if TYPE_CHECKING:
     from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
     from jupyter_jcli.workbench._variables import VariablesOutcome
 
-__all__ = [
-    "DEFAULT_EXECUTE_BUDGET",
-    "DEFAULT_INSPECT_MAX_CHARS",
-    "DEFAULT_OVERVIEW_LIMIT",
-    "DEFAULT_READ_BUDGET",
-    "DEFAULT_READ_MAX_IMAGES",
-    "GRAPH_FORMATS",
-    "HEARTBEAT_INTERVAL",
-    "MIN_CELL_SHARE",
-    "SEARCH_FIELDS",
-    "SERVER_OPTION_HELP",
-    "STORE_OPTION_HELP",
-    "SUMMARY_BUDGET",
-    "SUMMARY_MAX_OUTPUTS",
-    "CellOverview",
-    "CellRef",
-    "CellRunStatus",
-    "CellSummary",
-    "CellsRun",
-    "CodeOutcome",
-    "ColumnInfo",
-    "CreateOutcome",
-    "ErrorEntry",
-    "ExecuteOutcome",
-    "ExecutedCell",
-    "GraphFormat",
-    "GraphResult",
-    "KernelOutcome",
-    "MutationOutcome",
-    "NewCell",
-    "Overview",
-    "ProgressCallback",
-    "ReadCell",
-    "ReadCellsResult",
-    "RunStaleOutcome",
-    "SearchField",
-    "SearchMatch",
-    "SearchOutcome",
-    "SessionCellOverview",
-    "SessionOverview",
-    "SessionReadCell",
-    "SessionReadCellsResult",
-    "SharedRunLog",
-    "SummarizeOutcome",
-    "UndoOutcome",
-    "VariableOutcome",
-    "VariablesOutcome",
-    "Workbench",
-    "add_cell",
-    "clear_outputs",
-    "compact",
-    "create_notebook",
-    "edit_cell_source",
-    "interrupt_live_kernel",
-    "kernel_dict",
-    "kernel_notebook_path",
-    "kernelspec_hint",
-    "list_live_kernels",
-    "move_cell",
-    "notebook_graph",
-    "notebook_overview",
-    "read_cells",
-    "remove_cell",
-    "restart_live_kernel",
-    "run_cells_with_parents",
-    "saved_outputs",
-    "search_cells",
-    "server_from_options",
-    "shared_workbench",
-    "stale_between",
-    "start_live_kernel",
-    "stop_live_kernels",
-    "stores_from_options",
-    "summarize_cells",
-    "undo_last",
-    "update_cell",
-]
 
-_PUBLIC: dict[str, tuple[str, ...]] = {
-    "_cell_run": ("CellsRun", "run_cells_with_parents"),
-    "_create": ("CreateOutcome", "NewCell", "create_notebook"),
-    "_envelope": ("compact",),
-    "_execute": ("DEFAULT_EXECUTE_BUDGET", "HEARTBEAT_INTERVAL", "ProgressCallback"),
-    "_graph_view": ("GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"),
-    "_inline": ("SUMMARY_BUDGET", "SUMMARY_MAX_OUTPUTS", "CodeOutcome"),
-    "_inspect": ("DEFAULT_INSPECT_MAX_CHARS", "ColumnInfo", "VariableOutcome"),
-    "_kernel_choice": ("kernelspec_hint",),
+_PUBLIC = {
+    "_background": "MAX_WAIT_SECONDS BackgroundRun",
+    "_cell_lists": "CELL_LISTS CELLS_LISTED SKIPPED_RUNS bounded_cell_lists",
+    "_cell_run": "CellsRun run_cells_with_parents",
+    "_create": "CreateOutcome NewCell create_notebook",
+    "_envelope": "compact",
+    "_execute": "DEFAULT_EXECUTE_BUDGET HEARTBEAT_INTERVAL ProgressCallback",
+    "_graph_view": "GRAPH_FORMATS GraphFormat GraphResult notebook_graph",
+    "_inline": "SUMMARY_BUDGET SUMMARY_MAX_OUTPUTS CodeOutcome",
+    "_inspect": "DEFAULT_INSPECT_MAX_CHARS ColumnInfo VariableOutcome",
+    "_kernel_choice": "kernelspec_hint",
     "_mutations": (
-        "CellRef",
-        "MutationOutcome",
-        "UndoOutcome",
-        "add_cell",
-        "clear_outputs",
-        "edit_cell_source",
-        "move_cell",
-        "remove_cell",
-        "undo_last",
-        "update_cell",
+        "CellRef MutationOutcome UndoOutcome add_cell clear_outputs edit_cell_source move_cell "
+        "remove_cell undo_last update_cell"
     ),
     "_outcomes": (
-        "CellRunStatus",
-        "ErrorEntry",
-        "ExecutedCell",
-        "ExecuteOutcome",
-        "KernelOutcome",
-        "RunStaleOutcome",
+        "CellRunStatus ErrorEntry ExecutedCell ExecuteOutcome KernelOutcome RunStaleOutcome"
     ),
     "_live_kernels": (
-        "interrupt_live_kernel",
-        "kernel_dict",
-        "kernel_notebook_path",
-        "list_live_kernels",
-        "restart_live_kernel",
-        "start_live_kernel",
-        "stop_live_kernels",
+        "interrupt_live_kernel kernel_dict kernel_notebook_path list_live_kernels "
+        "restart_live_kernel start_live_kernel stop_live_kernels"
     ),
-    "_overview": ("DEFAULT_OVERVIEW_LIMIT", "CellOverview", "Overview", "notebook_overview"),
+    "_overview": "DEFAULT_OVERVIEW_LIMIT CellOverview Overview check_start notebook_overview",
     "_read": (
-        "DEFAULT_READ_BUDGET",
-        "DEFAULT_READ_MAX_IMAGES",
-        "MIN_CELL_SHARE",
-        "ReadCell",
-        "ReadCellsResult",
-        "read_cells",
+        "DEFAULT_READ_BUDGET DEFAULT_READ_MAX_IMAGES MIN_CELL_SHARE ReadCell ReadCellsResult "
+        "read_cells"
     ),
-    "_search": ("SEARCH_FIELDS", "SearchField", "SearchMatch", "SearchOutcome", "search_cells"),
-    "_session": ("Workbench",),
-    "_shared": (
-        "SERVER_OPTION_HELP",
-        "STORE_OPTION_HELP",
-        "server_from_options",
-        "stores_from_options",
-    ),
-    "_sharing": ("SharedRunLog", "shared_workbench"),
-    "_stale": ("stale_between",),
-    "_store_outputs": ("saved_outputs",),
-    "_status_views": (
-        "SessionCellOverview",
-        "SessionOverview",
-        "SessionReadCell",
-        "SessionReadCellsResult",
-    ),
-    "_summarize": ("CellSummary", "SummarizeOutcome", "summarize_cells"),
-    "_variables": ("VariablesOutcome",),
+    "_script": "ScriptPlan prepare_script",
+    "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
+    "_session": "Workbench",
+    "_server": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
+    "_shared_workbench": "SharedRunLog shared_workbench",
+    "_stale": "stale_between",
+    "_store_outputs": "saved_outputs",
+    "_status_views": "SessionCellOverview SessionOverview SessionReadCell SessionReadCellsResult",
+    "_summarize": "CellSummary SummarizeOutcome summarize_cells",
+    "_variables": "VariablesOutcome",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562),
 so importing the package costs nothing and a command loads only the operations it uses."""
 
-_HOME = {name: module for module, names in _PUBLIC.items() for name in names}
-
-__getattr__, __dir__ = lazy_exports(globals(), _HOME)
+if not TYPE_CHECKING:  # mypy reads the imports above, with no __getattr__ to hide a typo
+    __getattr__, __dir__, __all__ = lazy_exports(globals(), _PUBLIC)

@@ -19,8 +19,8 @@ from typing import Any
 
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome
+from jupyter_jcli.workbench._server import join_to_plan
 from jupyter_jcli.workbench._session import Workbench
-from jupyter_jcli.workbench._shared import join_to_plan
 from jupyter_jcli.workbench._status_views import SessionOverview
 
 __all__ = ["CellsRun", "run_cells_with_parents"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -126,11 +127,58 @@ def probe_expression(name: str, max_chars: int) -> str:
         raise UsageError(f"{name!r} is not a variable name.", {"name": str(name)})
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
         raise UsageError(f"max_chars must be a positive integer, got {max_chars!r}.")
-    namespace = (
-        f"{{'NS': globals(), 'NAME': {name!r}, 'MAX_CHARS': {max_chars}, "
-        f"'MAX_COLUMNS': {MAX_COLUMNS}, 'HEAD_ROWS': {HEAD_ROWS}}}"
+    values = {
+        "NAME": name,
+        "MAX_CHARS": max_chars,
+        "MAX_COLUMNS": MAX_COLUMNS,
+        "HEAD_ROWS": HEAD_ROWS,
+    }
+    return probe_source_expression(_PROBE, values)
+
+
+def probe_source_expression(source: str, values: Mapping[str, object]) -> str:
+    """A user expression that runs ``source`` in a namespace of its own holding the user's
+    globals as ``NS`` and ``values`` (by their reprs), and evaluates to the ``result`` it
+    sets (a JSON string); see the module docstring."""
+    namespace = ", ".join(
+        ["'NS': globals()", *(f"{key!r}: {value!r}" for key, value in values.items())]
     )
-    return f"(lambda _d: (exec({_PROBE!r}, _d), _d['result'])[1])({namespace})"
+    return f"(lambda _d: (exec({source!r}, _d), _d['result'])[1])({{{namespace}}})"
+
+
+async def run_probe(
+    kernel: NotebookKernel,
+    expression: str,
+    *,
+    doing: str,
+    details: dict[str, Any],
+    notebook_path: Path,
+) -> tuple[Any, str]:
+    """Evaluate the probe ``expression`` silently on the live ``kernel`` (``doing`` names it
+    in errors, ``details`` go into theirs): the JSON value its ``text/plain`` holds (the repr
+    of a JSON string) and the kernel's epoch.
+
+    Raises:
+        KernelError: ``KERNEL_DIED``.
+        JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
+    """
+    result = await kernel.evaluate(
+        "", user_expressions={"probe": expression}, timeout=INSPECT_TIMEOUT
+    )
+    if result.status == "died":
+        raise kernel_died(doing, {**details, "notebook_path": str(notebook_path)})
+    value = result.expressions.get("probe")
+    if result.status != "ok" or value is None or value.status != "ok":
+        raise JcliError(
+            ErrorCode.INTERNAL_ERROR,
+            f"{doing} failed ({result.status})",
+            {
+                **details,
+                "ename": value.ename if value is not None else result.ename,
+                "evalue": value.evalue if value is not None else result.evalue,
+            },
+        )
+    return json.loads(ast.literal_eval(value.text)), result.epoch
 
 
 def _is_keyword(name: str) -> bool:
@@ -204,14 +252,13 @@ class VariableOutcome:
 
 
 def parse_probe(
-    text: str, *, name: str, path: Path, notebook_path: Path, epoch: str
+    raw: Any, *, name: str, path: Path, notebook_path: Path, epoch: str
 ) -> VariableOutcome:
-    """Build the outcome from the probe's ``text/plain`` (the repr of its JSON string).
+    """Build the outcome from the probe's answer (the JSON value :func:`run_probe` returns).
 
     Raises:
         KernelError: ``VARIABLE_NOT_FOUND`` when the kernel has no global ``name``.
     """
-    raw = json.loads(ast.literal_eval(text))
     if not raw.get("found"):
         raise KernelError(
             ErrorCode.VARIABLE_NOT_FOUND,
@@ -250,24 +297,11 @@ async def probe_variable(
         KernelError: ``KERNEL_DIED``; the codes of :func:`parse_probe`.
         JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
     """
-    result = await kernel.evaluate(
-        "", user_expressions={"probe": expression}, timeout=INSPECT_TIMEOUT
+    raw, epoch = await run_probe(
+        kernel,
+        expression,
+        doing=f"inspecting {name!r}",
+        details={"name": name},
+        notebook_path=notebook_path,
     )
-    if result.status == "died":
-        raise kernel_died(
-            f"inspecting {name!r}", {"name": name, "notebook_path": str(notebook_path)}
-        )
-    value = result.expressions.get("probe")
-    if result.status != "ok" or value is None or value.status != "ok":
-        raise JcliError(
-            ErrorCode.INTERNAL_ERROR,
-            f"inspecting {name!r} failed ({result.status})",
-            {
-                "name": name,
-                "ename": value.ename if value is not None else result.ename,
-                "evalue": value.evalue if value is not None else result.evalue,
-            },
-        )
-    return parse_probe(
-        value.text, name=name, path=path, notebook_path=notebook_path, epoch=result.epoch
-    )
+    return parse_probe(raw, name=name, path=path, notebook_path=notebook_path, epoch=epoch)

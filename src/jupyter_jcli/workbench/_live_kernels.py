@@ -316,7 +316,7 @@ async def restart_live_kernel(
         await restart_session(server, current, timeout=DEFAULT_STARTUP_TIMEOUT)
         return await notebook_session(server, path) or current, True
     from jupyter_jcli.kernels import KernelRegistry
-    from jupyter_jcli.workbench._sharing import shared_workbench
+    from jupyter_jcli.workbench._shared_workbench import shared_workbench
 
     was_running = KernelRegistry().live(path) is not None
     async with shared_workbench(keep=True) as workbench:

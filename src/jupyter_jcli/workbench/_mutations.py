@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._load import build_cell_graph, open_document
@@ -25,7 +25,7 @@ from jupyter_jcli.workbench._stale import stale_between
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from jupyter_jcli.notebook._edits import AddOptions, MoveOptions, UpdateOptions
+    from jupyter_jcli.notebook import AddOptions, MoveOptions, UpdateOptions
 
 __all__ = [
     "CellRef",

@@ -17,7 +17,7 @@ from typing import Any
 
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 

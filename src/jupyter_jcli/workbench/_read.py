@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
@@ -247,7 +247,7 @@ def read_loaded(
         UsageError: as :func:`read_cells`.
         NotebookError: ``CELL_NOT_FOUND`` for an unknown name.
     """
-    from jupyter_jcli.condense._budget import allocate  # condensing: only on a read
+    from jupyter_jcli.condense import allocate  # condensing: only on a read
 
     check_read_arguments(names, start, stop, budget, max_images)
     document = loaded.document
@@ -332,8 +332,7 @@ def _condense_all(
     max_images: int,
 ) -> list[CondensedOutputs | None]:
     """Condense each cell's outputs with a max-min fair share of ``room`` (two passes)."""
-    from jupyter_jcli.condense import condense_outputs
-    from jupyter_jcli.condense._budget import UNBOUNDED, allocate
+    from jupyter_jcli.condense import UNBOUNDED, allocate, condense_outputs
 
     shares = allocate([UNBOUNDED] * len(outputs), room)
     results: list[CondensedOutputs | None] = []

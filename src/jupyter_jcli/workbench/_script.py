@@ -58,7 +58,7 @@ def _format_name(text: str, header: dict[str, object]) -> str | None:
     header (jupytext reports every marker-less script as light)."""
     from jupytext.formats import guess_format
 
-    from jupyter_jcli.notebook._pair_search import notebook_formats
+    from jupyter_jcli.notebook import notebook_formats
 
     name, _options = guess_format(text, ".py")
     if name == "light" and notebook_formats(header) is None and not _LIGHT_MARKER.search(text):
@@ -68,7 +68,7 @@ def _format_name(text: str, header: dict[str, object]) -> str | None:
 
 def _target(path: Path, header: dict[str, object]) -> Path:
     """Where the paired notebook of a script goes: by its header's formats, else beside it."""
-    from jupyter_jcli.notebook._pair_search import notebook_formats
+    from jupyter_jcli.notebook import notebook_formats
 
     formats = notebook_formats(header)
     if formats is not None:
@@ -97,7 +97,7 @@ def _create_pair(path: Path, text: str, header: dict[str, object]) -> tuple[Path
     its metadata (``None`` when the script's header names the pairing already)."""
     import jupytext
 
-    from jupyter_jcli.notebook._pair_search import notebook_formats
+    from jupyter_jcli.notebook import notebook_formats
 
     target = _target(path, header)
     formats = None if notebook_formats(header) is not None else PAIR_FORMATS

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import open_document, outputs_of

@@ -52,7 +52,7 @@ from jupyter_jcli.workbench._runs import (
     run_stale_outcome,
     stale_plan,
 )
-from jupyter_jcli.workbench._shared import join, join_to_plan, refuse_shared_restart
+from jupyter_jcli.workbench._server import join, join_to_plan, refuse_shared_restart
 from jupyter_jcli.workbench._state import PathArg, WorkbenchState
 from jupyter_jcli.workbench._variables import VariablesOutcome, probe_variables
 
@@ -79,7 +79,7 @@ class Workbench(WorkbenchState, AsyncResource):
             on another backend factory runs the same workbench on it, e.g.
             ``KernelPool(backend_factory=jupyter_jcli.kernels.testing.python_backend)`` for
             in-process tests. The workbench shuts its kernels down on exit either way.
-        server: run the kernels on this Jupyter Server (see :mod:`jupyter_jcli.workbench._shared`):
+        server: run the kernels on this Jupyter Server (see :mod:`jupyter_jcli.workbench._server`):
             the pool defaults to :func:`jupyter_jcli.kernels.backend_factory`'s for it, kernels
             a person already runs are joined (``attached``), and ``inspect_variable`` and
             ``restart_kernel`` join the notebook's kernel when none is live. ``None`` (the

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from jupyter_jcli.notebook._loaded import LoadedNotebook
+    from jupyter_jcli.notebook import LoadedNotebook
 
 __all__ = ["KINDS", "NAMED", "Sighting", "Sightings", "changes", "line", "sighting"]
 

@@ -27,7 +27,7 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     ServerConfig,
 )
-from jupyter_jcli.notebook._warm import DocumentCache, warm
+from jupyter_jcli.notebook import DocumentCache, warm
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.store import NotebookStore, open_notebook
 from jupyter_jcli.notebook.stores import StoreChoice, active_choice, using_store
@@ -37,7 +37,7 @@ from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import KernelOutcome
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._runs import RunOptions, kernel_outcome, not_started, run_cells
-from jupyter_jcli.workbench._shared import server_of_store, server_pool, store_choice_of
+from jupyter_jcli.workbench._server import server_of_store, server_pool, store_choice_of
 from jupyter_jcli.workbench._sightings import Sightings
 
 __all__ = ["PathArg", "WorkbenchState"]
@@ -187,7 +187,7 @@ class WorkbenchState:
     def _log(self, document: Document) -> RunLog:
         path = self._kernel_path(document).resolve()
         if path not in self._logs:  # the registry's log for a shared pool
-            from jupyter_jcli.workbench._sharing import run_log_for
+            from jupyter_jcli.workbench._shared_workbench import run_log_for
 
             self._logs[path] = run_log_for(self._pool, path, self._server)
         return self._logs[path]

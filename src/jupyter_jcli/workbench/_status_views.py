@@ -15,11 +15,10 @@ import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from jupyter_jcli.analysis import CellStatus, RunRecord, StateChange
 from jupyter_jcli.kernels import KernelInfo
-from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.workbench._load import Loaded
 from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
@@ -196,7 +195,7 @@ class _LeftoverLog(RunLog):
         return self._log.records()
 
     def changes(self) -> list[StateChange]:
-        from jupyter_jcli.kernels._busy import leftover_cause
+        from jupyter_jcli.kernels import leftover_cause
 
         changes = self._log.changes()
         seqs = [record.seq for record in self._log.records()] + [c.seq for c in changes]
@@ -220,43 +219,12 @@ def session_overview(
     order, see :func:`cell_tldrs`) and the kernel; ``statuses`` covers every code cell of the
     notebook, so ``status_summary`` counts all pages; ``causes``: the ``stale_cause`` of
     cells inline code made stale (:func:`~jupyter_jcli.workbench._run_log.stale_causes`)."""
-    causes = causes or {}
     cells = tuple(
-        SessionCellOverview(
-            **address_fields(cell),
-            first_line=cell.first_line,
-            defines=cell.defines,
-            uses=cell.uses,
-            mutates=cell.mutates,
-            parents=cell.parents,
-            children=cell.children,
-            output_count=cell.output_count,
-            findings=cell.findings,
-            name_stored=cell.name_stored,
-            status=statuses.get(cell.name),
-            tldr=tldr,
-            stale_cause=_cause(statuses, causes, cell.name),
-        )
+        _status_cell(cell, SessionCellOverview, statuses, causes, tldr=tldr)
         for cell, tldr in zip(overview.cells, tldrs, strict=True)
     )
     summary = {str(status): n for status, n in sorted(Counter(statuses.values()).items())}
-    return SessionOverview(
-        path=overview.path,
-        notebook_path=overview.notebook_path,
-        structure_rev=overview.structure_rev,
-        cells=cells,
-        lint_summary=overview.lint_summary,
-        cell_count=overview.cell_count,
-        start=overview.start,
-        next_call=overview.next_call,
-        pair_out_of_sync=overview.pair_out_of_sync,
-        kernel=kernel,
-        status_summary=summary,
-    )
-
-
-def _cause(statuses: Mapping[str, CellStatus], causes: Mapping[str, str], name: str) -> str | None:
-    return causes.get(name) if statuses.get(name) == "stale" else None
+    return _extended(overview, SessionOverview, cells=cells, kernel=kernel, status_summary=summary)
 
 
 def session_read(
@@ -267,30 +235,32 @@ def session_read(
     causes: Mapping[str, str] | None = None,
 ) -> SessionReadCellsResult:
     """``result`` with each cell's status (and ``stale_cause``, from ``causes``)."""
-    causes = causes or {}
-    cells = tuple(
-        SessionReadCell(
-            **address_fields(cell),
-            source=cell.source,
-            source_omitted_characters=cell.source_omitted_characters,
-            output_count=cell.output_count,
-            outputs=cell.outputs,
-            status=statuses.get(cell.name),
-            stale_cause=_cause(statuses, causes, cell.name),
-        )
-        for cell in result.cells
-    )
-    return SessionReadCellsResult(
-        path=result.path,
-        structure_rev=result.structure_rev,
-        budget=result.budget,
-        characters=result.characters,
-        cells=cells,
-        omitted_cells=result.omitted_cells,
-        next_call=result.next_call,
-        pair_out_of_sync=result.pair_out_of_sync,
-        epoch=epoch,
-    )
+    cells = tuple(_status_cell(cell, SessionReadCell, statuses, causes) for cell in result.cells)
+    return _extended(result, SessionReadCellsResult, cells=cells, epoch=epoch)
+
+
+def _status_cell(
+    cell: CellOverview | ReadCell,
+    kind: type[_Extended],
+    statuses: Mapping[str, CellStatus],
+    causes: Mapping[str, str] | None,
+    **fields: Any,
+) -> _Extended:
+    """``cell`` as ``kind`` with its ``status`` and, when it is stale, its ``stale_cause``
+    from ``causes``; ``fields``: the others ``kind`` adds."""
+    status = statuses.get(cell.name)
+    cause = (causes or {}).get(cell.name) if status == "stale" else None
+    return _extended(cell, kind, status=status, stale_cause=cause, **fields)
+
+
+_Extended = TypeVar("_Extended")
+
+
+def _extended(base: Any, kind: type[_Extended], **fields: Any) -> _Extended:
+    """``base`` (a dataclass) as ``kind``, a dataclass extending its class: every field of
+    ``base``, then ``fields`` (those ``kind`` adds, or new values)."""
+    values = {field.name: getattr(base, field.name) for field in dataclasses.fields(base)}
+    return kind(**{**values, **fields})
 
 
 def _with_status(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from jupyter_jcli.kernels._types import Output
+from jupyter_jcli.kernels import Output
 
 __all__ = ["file_outputs"]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field

@@ -18,16 +18,13 @@ counted (``omitted``) and the first :data:`OMITTED_NAMED` of them named.
 
 from __future__ import annotations
 
-import ast
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
-from jupyter_jcli.errors import ErrorCode, JcliError
-from jupyter_jcli.kernels import NotebookKernel, kernel_died
+from jupyter_jcli.kernels import NotebookKernel
 from jupyter_jcli.workbench._envelope import ok_fields
-from jupyter_jcli.workbench._inspect import INSPECT_TIMEOUT
+from jupyter_jcli.workbench._inspect import probe_source_expression, run_probe
 
 __all__ = [
     "MAX_CHARS",
@@ -92,11 +89,13 @@ result = json.dumps(_variables(NS, MAX_VARS, MAX_CHARS, REPR_CHARS, NAMED), defa
 
 def variables_expression() -> str:
     """The user expression that lists the user's variables (see the module docstring)."""
-    namespace = (
-        f"{{'NS': globals(), 'MAX_VARS': {MAX_VARIABLES}, 'MAX_CHARS': {MAX_CHARS}, "
-        f"'REPR_CHARS': {REPR_CHARS}, 'NAMED': {OMITTED_NAMED}}}"
-    )
-    return f"(lambda _d: (exec({_PROBE!r}, _d), _d['result'])[1])({namespace})"
+    values = {
+        "MAX_VARS": MAX_VARIABLES,
+        "MAX_CHARS": MAX_CHARS,
+        "REPR_CHARS": REPR_CHARS,
+        "NAMED": OMITTED_NAMED,
+    }
+    return probe_source_expression(_PROBE, values)
 
 
 class Variable(TypedDict, total=False):
@@ -152,9 +151,8 @@ class VariablesOutcome:
         }
 
 
-def parse_variables(text: str, *, path: Path, notebook_path: Path, epoch: str) -> VariablesOutcome:
-    """Build the outcome from the probe's ``text/plain`` (the repr of its JSON string)."""
-    raw = json.loads(ast.literal_eval(text))
+def parse_variables(raw: Any, *, path: Path, notebook_path: Path, epoch: str) -> VariablesOutcome:
+    """Build the outcome from the probe's answer (the JSON value ``run_probe`` returns)."""
     return VariablesOutcome(
         path=path,
         notebook_path=notebook_path,
@@ -174,19 +172,11 @@ async def probe_variables(
         KernelError: ``KERNEL_DIED``.
         JcliError: ``INTERNAL_ERROR`` when the probe itself fails or times out.
     """
-    result = await kernel.evaluate(
-        "", user_expressions={"variables": variables_expression()}, timeout=INSPECT_TIMEOUT
+    raw, epoch = await run_probe(
+        kernel,
+        variables_expression(),
+        doing="listing the variables",
+        details={},
+        notebook_path=notebook_path,
     )
-    if result.status == "died":
-        raise kernel_died("listing variables", {"notebook_path": str(notebook_path)})
-    value = result.expressions.get("variables")
-    if result.status != "ok" or value is None or value.status != "ok":
-        raise JcliError(
-            ErrorCode.INTERNAL_ERROR,
-            f"listing the variables failed ({result.status})",
-            {
-                "ename": value.ename if value is not None else result.ename,
-                "evalue": value.evalue if value is not None else result.evalue,
-            },
-        )
-    return parse_variables(value.text, path=path, notebook_path=notebook_path, epoch=result.epoch)
+    return parse_variables(raw, path=path, notebook_path=notebook_path, epoch=epoch)

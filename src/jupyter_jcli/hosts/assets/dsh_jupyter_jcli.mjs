@@ -136,14 +136,7 @@ function provenance(source, withOutput) {
   return where
 }
 
-function jsonObject(text) {
-  try {
-    const value = JSON.parse(text)
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
+// @include json_object.js
 
 function service(ctx, key) {
   const found = typeof ctx.get === "function" ? ctx.get(key) : undefined

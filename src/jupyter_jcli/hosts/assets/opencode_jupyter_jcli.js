@@ -83,14 +83,7 @@ function run(argv, { cwd, stdin, signal, timeoutMs }) {
   })
 }
 
-function jsonObject(text) {
-  try {
-    const value = JSON.parse(text)
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
+// @include json_object.js
 
 async function readDocument(args, cwd, abort) {
   const { argv, problem } = readCall(args)

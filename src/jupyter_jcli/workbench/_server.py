@@ -148,14 +148,12 @@ def stores_from_options(
     kind = store_kind(store, environ=environ)
     if server is None or kind == "local":
         return StoreChoice(kind, environ=environ)
-    from jupyter_jcli.kernels._server_paths import server_root
-
     return StoreChoice(
         kind,
         server_url=server.url,
         token=server.token,
         server_root=server.server_root,
-        path_root=server_root(server),
+        path_root=kernels.server_root(server),
         environ=environ,
     )
 
