@@ -16,8 +16,8 @@ from jcli_helpers import run_cli
 from jupyter_jcli import kernels
 from jupyter_jcli.errors import ErrorCode
 from jupyter_jcli.kernels import KernelOrigin, ServerConfig
-from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.notebook.snapshots import CACHE_DIR_ENV
+from kernel_fakes import python_backend
 
 TOKEN = "never-print-this-token"
 

@@ -117,7 +117,7 @@ def test_exec_on_a_live_kernel_imports_only_what_its_run_uses(tmp_path: Path) ->
         code = (
             "import sys\nfrom jupyter_jcli.cli import run\n"
             f"assert run(['-j', 'exec', {str(notebook)!r}, '--code', 'x = 2']) == 0\n"
-            "assert 'jupyter_jcli.kernels._shared_backend' in sys.modules  # it joined the kernel\n"
+            "assert 'jupyter_jcli.kernels._registry_backend' in sys.modules  # joined the kernel\n"
             "assert 'jupyter_jcli.analysis._overwrites' in sys.modules  # it staled x's cell\n"
             f"loaded = sorted(set(sys.modules) & set({EXEC_NEEDS_NONE_OF!r}))\n"
             "assert not loaded, loaded\n"

@@ -12,8 +12,8 @@ import pytest
 from jcli_helpers import run_cli
 
 from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.kernels._busy import busy_error, busy_facts, running_words
 from jupyter_jcli.kernels._entry import KernelEntry
-from jupyter_jcli.kernels._shared_busy import busy_error, busy_facts, running_words
 
 
 def test_the_overview_lint_list_names_each_cell_in_backticks(tmp_path: Path) -> None:

@@ -2,9 +2,9 @@
 
 Each test runs once per backend in :data:`BACKENDS`, through :class:`NotebookKernel` (the
 shared execution loop above every backend): the local backend (a real ipykernel, marker
-``kernel``), the shipped fake (:mod:`jupyter_jcli.kernels.testing`, in-process), the
+``kernel``), the shipped fake (:mod:`kernel_fakes`, in-process), the
 Jupyter Server backend on a real ``jupyter server`` (marker ``server``, fixture
-``jupyter_server`` of ``conftest.py``) and :class:`~jupyter_jcli.kernels.SharedBackend`, the
+``jupyter_server`` of ``conftest.py``) and :class:`~jupyter_jcli.kernels.RegistryBackend`, the
 default of both front ends (a registry kernel joined through its connection file, started
 by a supervisor; marker ``kernel``, a registry folder of the test's own); the sentences do
 not change. Every wait is bounded.
@@ -25,9 +25,9 @@ from jupyter_jcli.kernels import (
     KernelRegistry,
     NotebookKernel,
     Output,
-    SharedKernelPool,
+    RegistryKernelPool,
 )
-from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
+from kernel_fakes import FakeBackend, InProcessPython
 from server_helpers import RunningServer
 
 pytestmark = pytest.mark.anyio
@@ -71,7 +71,7 @@ def _of(factory: BackendFactory) -> MakeKernel:
 
 def _shared(request: pytest.FixtureRequest) -> MakeKernel:
     tmp_path: Path = request.getfixturevalue("tmp_path")
-    pool = SharedKernelPool(registry=KernelRegistry(tmp_path / "registry"))
+    pool = RegistryKernelPool(registry=KernelRegistry(tmp_path / "registry"))
     return lambda path, spec: pool.kernel(path, kernelspec_name=spec)
 
 

@@ -19,7 +19,7 @@ from jupyter_jcli.kernels import (
     execute_timeout,
     kernelspec_name_from_metadata,
 )
-from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another, prints
+from kernel_fakes import FakeBackend, message, one_after_another, prints
 
 pytestmark = pytest.mark.anyio
 

@@ -21,14 +21,14 @@ from jupyter_jcli.kernels import (
     NotebookKernel,
     ServerLedger,
 )
-from jupyter_jcli.kernels._registry_notes import MAX_CHANGES
-from jupyter_jcli.kernels.testing import (
+from jupyter_jcli.kernels._records import MAX_CHANGES
+from jupyter_jcli.workbench import SharedRunLog
+from kernel_fakes import (
     FakeBackend,
     MemoryRecords,
     message,
     python_backend,
 )
-from jupyter_jcli.workbench import SharedRunLog
 
 pytestmark = pytest.mark.anyio
 

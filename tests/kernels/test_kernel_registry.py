@@ -12,8 +12,8 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.kernels import IDLE_TIMEOUT_ENV, KernelEntry, KernelRegistry, idle_timeout
+from jupyter_jcli.kernels._busy import busy_record
 from jupyter_jcli.kernels._registry import ExecLock
-from jupyter_jcli.kernels._shared_busy import busy_record
 from jupyter_jcli.workbench import SharedRunLog
 
 

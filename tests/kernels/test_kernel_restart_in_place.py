@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import InPlaceRestart, KernelBackend, NotebookKernel
-from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
+from kernel_fakes import FakeBackend, InProcessPython
 
 pytestmark = pytest.mark.anyio
 

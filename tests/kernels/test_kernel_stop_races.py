@@ -17,7 +17,7 @@ from jupyter_jcli.kernels import (
     ExecutionResult,
     KernelEntry,
     KernelRegistry,
-    SharedNotebookKernel,
+    RegistryKernel,
     start_registered,
     stop_registered,
 )
@@ -68,7 +68,7 @@ async def test_a_kernel_being_stopped_is_not_joined_the_joiner_starts_its_own(
     # Another command's stop, held at its most delicate point: the entry says "stopping",
     # its supervisor has not acted yet, the kernel no longer answers (it is shutting down).
     # The supervisor is stopped while we hold the entry's lock, so never while it holds it.
-    joiner = SharedNotebookKernel(path, registry=registry, startup_timeout=STARTUP)
+    joiner = RegistryKernel(path, registry=registry, startup_timeout=STARTUP)
 
     async def let_the_stop_go_on() -> None:
         await anyio.sleep(1.0)
@@ -98,8 +98,8 @@ async def test_a_kernel_started_for_one_command_stays_while_another_executes_on_
 ) -> None:
     registry = KernelRegistry()
     path = notebook(tmp_path)
-    owner = SharedNotebookKernel(path, registry=registry, startup_timeout=STARTUP)
-    other = SharedNotebookKernel(path, registry=registry, startup_timeout=STARTUP)
+    owner = RegistryKernel(path, registry=registry, startup_timeout=STARTUP)
+    other = RegistryKernel(path, registry=registry, startup_timeout=STARTUP)
     try:
         with anyio.fail_after(3 * STARTUP):
             made = await owner.execute("a = 1")
@@ -129,7 +129,7 @@ async def test_a_kernel_started_for_one_command_stays_while_another_executes_on_
 async def test_a_stopped_kernel_leaves_no_files_in_the_registry_folder(tmp_path: Path) -> None:
     registry = KernelRegistry()
     path = notebook(tmp_path)
-    kernel = SharedNotebookKernel(path, registry=registry, keep=True, startup_timeout=STARTUP)
+    kernel = RegistryKernel(path, registry=registry, keep=True, startup_timeout=STARTUP)
     try:
         with anyio.fail_after(2 * STARTUP):
             assert (await kernel.execute("1")).status == "ok"

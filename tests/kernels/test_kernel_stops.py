@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import KernelMessage, NotebookKernel
-from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another, prints
+from kernel_fakes import FakeBackend, message, one_after_another, prints
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels import KernelPool, KernelRegistry
-from jupyter_jcli.kernels.testing import python_backend
+from kernel_fakes import python_backend
 
 pytestmark = pytest.mark.anyio
 

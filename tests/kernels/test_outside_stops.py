@@ -19,8 +19,8 @@ from jupyter_jcli.kernels import (
     KernelRegistry,
     NotebookKernel,
 )
-from jupyter_jcli.kernels._registry_notes import MAX_CHANGES
-from jupyter_jcli.kernels.testing import FakeBackend, message, one_after_another
+from jupyter_jcli.kernels._records import MAX_CHANGES
+from kernel_fakes import FakeBackend, message, one_after_another
 
 pytestmark = pytest.mark.anyio
 
@@ -162,7 +162,7 @@ def test_a_command_that_finds_a_dead_kernels_entry_stopping_says_it_replaces_tha
     death (``.lost``) and marked the entry ``stopping``: a command coming then notes the
     kernel it will start as the dead one's replacement, as it does before and after. A stop
     that was asked (no ``.lost``) is no death."""
-    from jupyter_jcli.kernels import SharedNotebookKernel
+    from jupyter_jcli.kernels import RegistryKernel
 
     registry = KernelRegistry(tmp_path / "registry")
     path = (tmp_path / "nb.ipynb").resolve()
@@ -172,7 +172,7 @@ def test_a_command_that_finds_a_dead_kernels_entry_stopping_says_it_replaces_tha
         registry.write(stopping)
     if died:
         registry.record_lost(path, "e1", keep=True, idle_timeout=60.0)
-    joiner = SharedNotebookKernel(path, registry=registry)
+    joiner = RegistryKernel(path, registry=registry)
     joiner._note_registered_death()
     assert joiner._dead is died
     assert joiner._epoch == ("e1" if died else None)

@@ -5,7 +5,7 @@ era (``mode="legacy"``: the SDK's in-memory transport runs the same JSON-RPC str
 stdio), so the tests of tools, schemas and errors exercise the SDK's real client and the
 server's real dispatcher. The stdio transport itself is covered by the process tests.
 :func:`workbench_in_process` builds ``jupyter-mcp``'s server on a Workbench whose kernels are
-the in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`) unless told otherwise;
+the in-process fake (:func:`kernel_fakes.python_backend`) unless told otherwise;
 :func:`readonly_in_process` builds ``jcli-notebook-output``'s.
 """
 
@@ -24,11 +24,11 @@ from mcp.server.lowlevel import Server
 from workbench_client import server_env
 
 from jupyter_jcli.kernels import BackendFactory, KernelPool, ServerConfig
-from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
 from jupyter_jcli.mcp._roots import roots_from_paths
 from jupyter_jcli.workbench import Workbench
+from kernel_fakes import python_backend
 
 WAIT_SECONDS = 60
 """Bound on one whole in-process session (handshake, calls, fake kernels, shutdown)."""

@@ -15,13 +15,13 @@ from memory_client import WAIT_SECONDS, in_process_env, open_in_process
 from workbench_client import error_code, ok
 
 from jupyter_jcli.kernels import KernelPool
-from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.mcp import workbench as workbench_server
 from jupyter_jcli.mcp._roots import roots_from_paths
 from jupyter_jcli.notebook.store import NotebookRef
 from jupyter_jcli.notebook.stores import StoreChoice, using_store
 from jupyter_jcli.notebook.testing import MemoryStore
 from jupyter_jcli.workbench import Workbench
+from kernel_fakes import python_backend
 
 pytestmark = pytest.mark.anyio
 

@@ -14,10 +14,10 @@ import pytest
 from mcp import Client
 
 from jupyter_jcli.kernels import KernelPool
-from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
 from jupyter_jcli.workbench import Workbench
+from kernel_fakes import python_backend
 from tool_results import checked_result
 
 WAIT_SECONDS = 60

@@ -211,7 +211,7 @@ async def test_a_kernel_name_other_than_the_live_kernels_is_refused(
 ) -> None:
     from functools import partial
 
-    from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython
+    from kernel_fakes import FakeBackend, InProcessPython
 
     def two_specs() -> FakeBackend:
         return FakeBackend(InProcessPython(), kernelspecs=["python3", "other"])

@@ -18,8 +18,8 @@ from workbench_client import call, error_code, ok
 
 from jupyter_jcli import kernels
 from jupyter_jcli.kernels import KernelOrigin, ServerConfig
-from jupyter_jcli.kernels.testing import InProcessPython, python_backend
 from jupyter_jcli.mcp import workbench as workbench_server
+from kernel_fakes import InProcessPython, python_backend
 
 pytestmark = pytest.mark.anyio
 

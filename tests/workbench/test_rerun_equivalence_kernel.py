@@ -1,5 +1,5 @@
 """Re-running what is stale gives the state of a run from the top (issue 9, item 11), on the
-in-process fake kernel (:func:`jupyter_jcli.kernels.testing.python_backend`, which runs the
+in-process fake kernel (:func:`kernel_fakes.python_backend`, which runs the
 cells with CPython's ``exec``: the values are real Python's).
 
 Each case: run the notebook, edit one cell, ``run_stale``, read the variables; then restart

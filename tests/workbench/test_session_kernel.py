@@ -2,7 +2,7 @@
 edits, display updates, kernel control and variable inspection.
 
 Most tests drive the Workbench in-process on the fake kernel
-(:func:`jupyter_jcli.kernels.testing.python_backend`, fixture ``wb``); what proves real-kernel
+(:func:`kernel_fakes.python_backend`, fixture ``wb``); what proves real-kernel
 behaviour (a race of two calls on a sleeping cell, inspecting pandas and numpy values) runs
 on a real ipykernel (fixture ``real_wb``, marker ``kernel``). One Workbench of each kind is
 shared by the module; tests that kill or restart a kernel use a notebook of their own. Every

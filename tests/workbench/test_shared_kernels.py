@@ -18,8 +18,8 @@ from wb_helpers import make_notebook
 from jupyter_jcli import kernels
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.kernels import KernelOrigin, KernelPool, ServerConfig
-from jupyter_jcli.kernels.testing import FakeBackend, InProcessPython, python_backend
 from jupyter_jcli.workbench import Workbench, server_from_options
+from kernel_fakes import FakeBackend, InProcessPython, python_backend
 
 pytestmark = pytest.mark.anyio
 

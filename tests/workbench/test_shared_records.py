@@ -1,4 +1,4 @@
-"""Two workbenches on one :class:`~jupyter_jcli.kernels.testing.MemoryRecords` stand for two
+"""Two workbenches on one :class:`~kernel_fakes.MemoryRecords` stand for two
 processes of ours on one shared kernel, in-process: each pool owns its records and the
 workbench keeps its run log there, so a cell one ran is fresh in the other."""
 
@@ -12,8 +12,8 @@ import pytest
 from wb_helpers import make_notebook
 
 from jupyter_jcli.kernels import KernelOrigin, KernelPool
-from jupyter_jcli.kernels.testing import InProcessPython, MemoryRecords, python_backend
 from jupyter_jcli.workbench import Workbench
+from kernel_fakes import InProcessPython, MemoryRecords, python_backend
 
 pytestmark = pytest.mark.anyio
 

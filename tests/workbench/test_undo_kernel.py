@@ -2,7 +2,7 @@
 
 ``update_cell`` -> ``run_stale`` -> ``undo_last`` used to restore the whole file, wiping every
 output of the run while the overview still called those cells fresh. The kernels are the
-in-process fake (:func:`jupyter_jcli.kernels.testing.python_backend`). Every wait is bounded.
+in-process fake (:func:`kernel_fakes.python_backend`). Every wait is bounded.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A Workbench over a store that is not the local disk (issue 24, item 4): every read, edit,
 undo and output write of its operations goes through the store (the in-memory
 ``notebook.testing.MemoryStore``), kernels are the in-process fake
-(``kernels.testing.python_backend``), and a store offering ``live_outputs`` is fed each
+(``kernel_fakes.python_backend``), and a store offering ``live_outputs`` is fed each
 output of a running cell (``notebook.live``). Every wait is bounded.
 """
 
@@ -16,7 +16,6 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.kernels import KernelPool
-from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.notebook.live import LiveOutputs
 from jupyter_jcli.notebook.store import NotebookRef
 from jupyter_jcli.notebook.stores import StoreChoice
@@ -28,6 +27,7 @@ from jupyter_jcli.workbench import (
     undo_last,
     update_cell,
 )
+from kernel_fakes import python_backend
 
 pytestmark = pytest.mark.anyio
 

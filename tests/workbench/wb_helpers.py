@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jupyter_jcli.kernels import KernelPool
-from jupyter_jcli.kernels.testing import python_backend
 from jupyter_jcli.workbench import Workbench
+from kernel_fakes import python_backend
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "fixtures" / "notebooks"
 
@@ -59,5 +59,5 @@ def tree_state(folder: Path) -> dict[str, str]:
 
 def fake_workbench(cache_dir: Path) -> Workbench:
     """A Workbench whose kernels are the in-process fake
-    (:func:`jupyter_jcli.kernels.testing.python_backend`): no ipykernel, no process."""
+    (:func:`kernel_fakes.python_backend`): no ipykernel, no process."""
     return Workbench(cache_dir=cache_dir, pool=KernelPool(backend_factory=python_backend))

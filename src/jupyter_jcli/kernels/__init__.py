@@ -18,16 +18,15 @@
   Enterprise Gateway) over REST and its WebSocket, joining the session a person has open for
   the notebook (:class:`KernelOrigin` ``attached``); :func:`backend_factory` picks one for a
   :class:`ServerConfig` (:func:`server_config`: options and ``JUPYTER_JCLI_SERVER_*``).
-  :mod:`jupyter_jcli.kernels.testing` ships a fake backend for tests (scripted replies, or
-  cells run in-process), so everything above the backend runs without a kernel process:
-  ``KernelPool(backend_factory=...)``.
+  Any backend factory fits, so tests run everything above the backend on a fake one
+  without a kernel process (``tests/kernel_fakes``): ``KernelPool(backend_factory=...)``.
 - :class:`KernelRecords`: what the processes of ours on one kernel share (runs, changes,
-  stops asked): :class:`KernelRegistry`'s files, :class:`ServerLedger`, or
-  :class:`~jupyter_jcli.kernels.testing.MemoryRecords`; ``KernelPool(records=...,
+  stops asked): :class:`KernelRegistry`'s files, :class:`ServerLedger`, or a
+  test's in memory; ``KernelPool(records=...,
   locks=...)`` makes its kernels share them and take one cross-process execution lock.
 - :class:`KernelRegistry`: the live kernels of this machine, one per notebook, shared by every
-  process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`SharedKernelPool` /
-  :class:`SharedNotebookKernel` / :class:`SharedBackend` join a notebook's registered kernel
+  process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`RegistryKernelPool` /
+  :class:`RegistryKernel` / :class:`RegistryBackend` join a notebook's registered kernel
   or start one through a supervisor process (:func:`start_registered`, which also stops it
   after :data:`DEFAULT_IDLE_TIMEOUT` s idle; :func:`stop_registered`,
   :func:`stop_for_everyone`, :func:`interrupt_registered`).
@@ -54,6 +53,13 @@ if TYPE_CHECKING:
         KernelBackend,
         KernelspecCatalogue,
     )
+    from jupyter_jcli.kernels._busy import (
+        busy_facts,
+        command_words,
+        leftover_cause,
+        running_words,
+        stop_words,
+    )
     from jupyter_jcli.kernels._config import (
         DEFAULT_BUSY_WAIT,
         DEFAULT_EXECUTE_TIMEOUT,
@@ -69,7 +75,6 @@ if TYPE_CHECKING:
         kernelspec_name_from_metadata,
     )
     from jupyter_jcli.kernels._errors import kernel_died
-    from jupyter_jcli.kernels._evaluation import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._kernel import NotebookKernel
     from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
     from jupyter_jcli.kernels._pool import KernelPool
@@ -84,6 +89,9 @@ if TYPE_CHECKING:
         process_name,
         registry_dir,
     )
+    from jupyter_jcli.kernels._registry_backend import RegistryBackend
+    from jupyter_jcli.kernels._registry_kernel import RegistryKernel, RegistryKernelPool
+    from jupyter_jcli.kernels._results import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
     from jupyter_jcli.kernels._server_config import (
         SERVER_ROOT_ENV,
@@ -104,15 +112,6 @@ if TYPE_CHECKING:
         restart_session,
         start_session,
         stop_session,
-    )
-    from jupyter_jcli.kernels._shared import SharedKernelPool, SharedNotebookKernel
-    from jupyter_jcli.kernels._shared_backend import SharedBackend
-    from jupyter_jcli.kernels._shared_busy import (
-        busy_facts,
-        command_words,
-        leftover_cause,
-        running_words,
-        stop_words,
     )
     from jupyter_jcli.kernels._supervisor import (
         interrupt_registered,
@@ -139,7 +138,7 @@ if TYPE_CHECKING:
 
 _PUBLIC = {
     "_backend": "BackendFactory InPlaceRestart KernelBackend KernelspecCatalogue",
-    "_evaluation": "EvaluationResult ExpressionValue",
+    "_results": "EvaluationResult ExpressionValue",
     "_config": (
         "DEFAULT_BUSY_WAIT DEFAULT_EXECUTE_TIMEOUT DEFAULT_KERNELSPEC DEFAULT_STARTUP_TIMEOUT "
         "EXECUTE_TIMEOUT_ENV POLL_INTERVAL SETTLE_TIMEOUT SHUTDOWN_TIMEOUT STOP_GRACE STOP_WAIT "
@@ -164,9 +163,9 @@ _PUBLIC = {
         "ServerSession interrupt_session notebook_session notebook_sessions "
         "require_session_kernelspec restart_session start_session stop_session"
     ),
-    "_shared": "SharedKernelPool SharedNotebookKernel",
-    "_shared_backend": "SharedBackend",
-    "_shared_busy": "busy_facts command_words leftover_cause running_words stop_words",
+    "_registry_kernel": "RegistryKernelPool RegistryKernel",
+    "_registry_backend": "RegistryBackend",
+    "_busy": "busy_facts command_words leftover_cause running_words stop_words",
     "_supervisor": "interrupt_registered start_registered stop_for_everyone stop_registered",
     "_translate": "DisplayRegistry OutputCollector message_type",
     "_types": (

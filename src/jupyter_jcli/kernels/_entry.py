@@ -5,6 +5,7 @@ judged by.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -121,9 +122,9 @@ class KernelEntry:
             ``KernelRegistry.runs``).
         changes: code run on the kernel outside the cells since (inline code), the latest
             ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
-            have written, ``None`` for any name; see :meth:`RegistryNotes.record_change`).
+            have written, ``None`` for any name; see :meth:`KernelRegistry.record_change`).
         interrupt: the last interrupt, restart or stop asked of the kernel by some process:
-            ``{"epoch", "who", "reason", "at"}`` (:meth:`RegistryNotes.record_interrupt`).
+            ``{"epoch", "who", "reason", "at"}`` (:meth:`KernelRegistry.record_interrupt`).
         error: ``{"code", "message", "details"}`` when ``state == "failed"``.
     """
 
@@ -201,6 +202,15 @@ class KernelEntry:
         checked), most recent first."""
         order = sorted(self.users, key=self.users.__getitem__, reverse=True)
         return [who for who in order if (pid := user_pid(who)) is None or pid_alive(pid)]
+
+    def kill(self) -> None:
+        """Kill what is left of the kernel's and its supervisor's processes (``SIGKILL``)."""
+        import signal
+
+        for pid in (self.pid, self.supervisor_pid):
+            if pid is not None and pid_alive(pid):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
 
     def drop_gone_users(self) -> None:
         """Forget the users whose process has ended (names without a pid are kept)."""

@@ -28,12 +28,11 @@ from jupyter_jcli.kernels._config import (
     execute_timeout,
 )
 from jupyter_jcli.kernels._entry import process_name
-from jupyter_jcli.kernels._evaluate import execution_result
-from jupyter_jcli.kernels._evaluation import EvaluationResult, evaluation_result
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._hold import KernelHold
-from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs
-from jupyter_jcli.kernels._registry_notes import asked_stop
+from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs, require_kernelspec
+from jupyter_jcli.kernels._records import asked_stop
+from jupyter_jcli.kernels._results import EvaluationResult, evaluation_result, execution_result
 from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
@@ -90,7 +89,7 @@ class NotebookKernel:
         locks: the registry whose execution lock (``<key>.exec``) every :meth:`hold` also
             takes, so two of our processes never execute on the notebook's kernel at once
             (the second waits, then gets ``KERNEL_BUSY``:
-            :func:`~jupyter_jcli.kernels._shared_busy.take_exec`). ``None``: no lock
+            :func:`~jupyter_jcli.kernels._busy.take_exec`). ``None``: no lock
             across processes.
     """
 
@@ -189,7 +188,7 @@ class NotebookKernel:
         Raises:
             KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held; across
-                processes, those of :func:`~jupyter_jcli.kernels._shared_busy.busy_error`.
+                processes, those of :func:`~jupyter_jcli.kernels._busy.busy_error`.
         """
         exec_lock = self._exec
         me = anyio.get_current_task().id
@@ -197,7 +196,7 @@ class NotebookKernel:
             if exec_lock is None or self._locks is None or self._exec_task == me:
                 yield
                 return
-            from jupyter_jcli.kernels._shared_busy import take_exec
+            from jupyter_jcli.kernels._busy import take_exec
 
             wait = max(busy_wait, self.process_wait)
             await take_exec(exec_lock, self._locks, self.notebook_path, wait, anyio.sleep)
@@ -385,13 +384,8 @@ class NotebookKernel:
             installed = await backend.installed_kernelspecs()
         else:
             installed = await self._installed_when_stopped()
-        if installed is not None and spec not in installed:
-            raise KernelError(
-                ErrorCode.KERNELSPEC_NOT_FOUND,
-                f"kernelspec {spec!r} is not installed here; installed: "
-                f"{', '.join(installed) or '(none)'}",
-                {"kernelspec": spec, "installed": installed},
-            )
+        if installed is not None:
+            require_kernelspec(spec, installed)
 
     async def _installed_when_stopped(self) -> list[str] | None:
         """The kernelspecs a start could launch when no backend is live: this machine's for

@@ -1,7 +1,7 @@
 """The local backend: a kernel process on this machine through ``jupyter_client``.
 
 ``jupyter_client`` (and ``zmq``) are imported inside the functions that need them. Every call
-into them goes through one error boundary, :func:`_mapped_errors`: what the library, the
+into them goes through one error boundary, :func:`mapped_errors`: what the library, the
 socket or the process raises leaves this module as a :class:`KernelError` chained ``from`` the
 original, never as a bare ``zmq`` or ``jupyter_client`` exception.
 """
@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._channels import Channel, CountedReceives
+from jupyter_jcli.kernels._channels import Channel, ExecuteRequests
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ __all__ = [
     "LocalBackend",
     "installed_kernelspecs",
     "launch",
+    "mapped_errors",
     "require_kernelspec",
 ]
 
@@ -39,7 +40,7 @@ _log = logging.getLogger(__name__)
 
 
 @contextmanager
-def _mapped_errors(
+def mapped_errors(
     code: ErrorCode,
     doing: str,
     details: Mapping[str, Any] | None = None,
@@ -80,13 +81,13 @@ def installed_kernelspecs() -> list[str]:
     return sorted(KernelSpecManager().find_kernel_specs())
 
 
-def require_kernelspec(name: str) -> None:
-    """Check that kernelspec ``name`` is installed here.
+def require_kernelspec(name: str, installed: list[str] | None = None) -> None:
+    """Check that kernelspec ``name`` is among ``installed`` (default: this machine's).
 
     Raises:
         KernelError: ``KERNELSPEC_NOT_FOUND`` (details: ``kernelspec``, ``installed``).
     """
-    installed = installed_kernelspecs()
+    installed = installed_kernelspecs() if installed is None else installed
     if name not in installed:
         raise KernelError(
             ErrorCode.KERNELSPEC_NOT_FOUND,
@@ -125,11 +126,10 @@ async def launch(
     cwd: Path,
     startup_timeout: float,
     stdout: int | IO[bytes] | None = None,
-    control: bool = True,
 ) -> tuple[AsyncKernelManager, AsyncKernelClient]:
     """Start a kernel of ``kernelspec_name`` in ``cwd`` and wait until it answers
-    ``kernel_info``, all within ``startup_timeout`` s; the one way this package starts a local
-    kernel (the local backend and the registry's supervisor).
+    ``kernel_info``, all within ``startup_timeout`` s (:meth:`LocalBackend.start`, in a
+    command or in the registry's supervisor).
 
     A kernel process that exits before it answers is started again, with new ports and a new
     connection file, up to :data:`START_ATTEMPTS` times in all. ``jupyter_client`` picks each
@@ -137,8 +137,8 @@ async def launch(
     port before the kernel binds it, and the kernel then exits with "Address already in use"
     (jupyter/jupyter_client#487); under load, with many kernels and clients, that happens.
 
-    Returns the manager and a client whose shell and iopub channels (and control, when
-    ``control``) are started; stdin and heartbeat are never opened.
+    Returns the manager and a client whose shell, iopub and control channels are started;
+    stdin and heartbeat are never opened.
 
     Raises:
         TimeoutError: not ready within ``startup_timeout`` s.
@@ -157,7 +157,7 @@ async def launch(
             try:
                 await km.start_kernel(cwd=str(cwd), stdout=stdout)
                 kc = km.client()
-                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=control)
+                kc.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=True)
                 await kc.wait_for_ready(timeout=startup_timeout)
                 return km, kc
             except BaseException as exc:
@@ -186,19 +186,25 @@ async def _discard(km: AsyncKernelManager, kc: AsyncKernelClient | None) -> None
 
 
 _DISCARD_TIMEOUT = 5.0
+RECEIVE_DRAIN = 2.0
+"""Seconds a shutdown waits for receives in progress to return before it closes the channels
+(each receive is bounded by its own timeout, at most a poll interval in the execution loop).
+Closing a ``zmq.asyncio`` socket cancels the future a receive awaits: the receiving task would
+get a bare ``CancelledError`` that no cancel scope asked for."""
 
 
-class LocalBackend(CountedReceives):
+class LocalBackend(ExecuteRequests):
     """A local kernel process (``AsyncKernelManager`` + ``AsyncKernelClient``).
 
     Implements :class:`~jupyter_jcli.kernels.KernelBackend`. The client opens the shell,
     iopub and control channels only: stdin is never offered, so ``input()`` fails at once.
-    A shutdown never closes a channel under a receive in progress: receives started after it
-    began raise ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
+    A shutdown never closes a channel under a receive in progress: every receive goes
+    through :meth:`_receive`, which counts them; receives started after the shutdown began
+    raise ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
     """
 
     def __init__(self) -> None:
-        super().__init__()
+        self._receiving = 0
         self._km: AsyncKernelManager | None = None
         self._kc: AsyncKernelClient | None = None
 
@@ -213,6 +219,11 @@ class LocalBackend(CountedReceives):
     @property
     def origin(self) -> KernelOrigin:
         return LOCAL_ORIGIN
+
+    @property
+    def connection_file(self) -> str | None:
+        """The started kernel's connection file."""
+        return self._km.connection_file if self._km is not None else None
 
     async def installed_kernelspecs(self) -> list[str] | None:
         """:func:`installed_kernelspecs` (:class:`~jupyter_jcli.kernels.KernelspecCatalogue`)."""
@@ -229,7 +240,7 @@ class LocalBackend(CountedReceives):
         """
         require_kernelspec(kernelspec_name)
         details = {"kernelspec": kernelspec_name, "cwd": str(cwd)}
-        with _mapped_errors(
+        with mapped_errors(
             ErrorCode.KERNEL_START_FAILED,
             f"starting kernel {kernelspec_name!r}",
             details,
@@ -248,20 +259,39 @@ class LocalBackend(CountedReceives):
         """
         if self._km is None:
             return False
-        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "checking the kernel process"):
+        with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "checking the kernel process"):
             return bool(await self._km.is_alive())
 
     async def _send_execute_request(self, content: dict[str, Any]) -> str:
         kc = self._client()
-        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "sending an execute_request"):
+        with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "sending an execute_request"):
             return str(kc.execute(**content))
+
+    async def next_iopub(self, timeout: float) -> KernelMessage | None:
+        return await self._receive("iopub", timeout)
+
+    async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
+        return await self._receive("shell", timeout)
+
+    async def _receive(self, channel: Channel, timeout: float) -> KernelMessage | None:
+        """The next message on ``channel`` or ``None`` after ``timeout`` s, counted among
+        the receives in progress.
+
+        Raises:
+            KernelError: ``KERNEL_NOT_RUNNING`` when the channel is closed or fails.
+        """
+        self._receiving += 1
+        try:
+            return await self._take(channel, timeout)
+        finally:
+            self._receiving -= 1
 
     async def _take(self, channel: Channel, timeout: float) -> KernelMessage | None:
         kc = self._client()
         get = {"iopub": kc.get_iopub_msg, "shell": kc.get_shell_msg, "control": kc.get_control_msg}
         doing = f"receiving from the {channel} channel"
         try:
-            with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, doing):
+            with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, doing):
                 msg: dict[str, Any] = await get[channel](timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
@@ -275,22 +305,15 @@ class LocalBackend(CountedReceives):
         """
         if self._km is None or not await self.is_alive():
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
-        with _mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "interrupting the kernel"):
+        with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "interrupting the kernel"):
             await self._km.interrupt_kernel()
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Stop channels (after the receives in progress returned, bounded), then the kernel
         (graceful up to ``timeout`` s, then killed)."""
-        kc, km = self._kc, self._km
-        self._kc = None
-        self._km = None
+        km, self._km = self._km, None
         with anyio.CancelScope(shield=True):
-            if kc is not None:
-                await self._receives_drained()
-                try:
-                    kc.stop_channels()
-                except Exception:  # a half-open channel must not keep the kernel alive
-                    _log.debug("stop_channels failed", exc_info=True)
+            await self.close_channels()
             if km is None:
                 return
             graceful = False
@@ -307,6 +330,19 @@ class LocalBackend(CountedReceives):
                         await km.shutdown_kernel(now=True)
                     except Exception:
                         _log.debug("kernel kill failed", exc_info=True)
+
+    async def close_channels(self) -> None:
+        """Stop the client's channels, after the receives in progress returned (at most
+        :data:`RECEIVE_DRAIN` s, shielded)."""
+        kc, self._kc = self._kc, None
+        if kc is not None:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(RECEIVE_DRAIN):
+                while self._receiving:
+                    await anyio.sleep(0.01)
+            try:
+                kc.stop_channels()
+            except Exception:  # a half-open channel must not keep the kernel alive
+                _log.debug("stop_channels failed", exc_info=True)
 
     def _client(self) -> AsyncKernelClient:
         if self._kc is None:

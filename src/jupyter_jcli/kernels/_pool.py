@@ -33,8 +33,8 @@ class KernelPool(AsyncResource):
         startup_timeout: seconds a kernel start may take.
         records: the records its kernels share with other processes
             (:class:`~jupyter_jcli.kernels.KernelRecords`: a Jupyter Server's
-            :class:`~jupyter_jcli.kernels.ServerLedger`, the registry, or
-            :class:`~jupyter_jcli.kernels.testing.MemoryRecords`); the workbench keeps the
+            :class:`~jupyter_jcli.kernels.ServerLedger`, the registry, or a
+            test's in memory); the workbench keeps the
             notebooks' run logs there. ``None``: kernels of this process alone.
         locks: the registry whose execution lock each kernel's hold takes (two of our
             processes never execute on one notebook's kernel at once: a server kernel is

@@ -40,10 +40,17 @@ from typing import Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import seconds_setting
-from jupyter_jcli.kernels._entry import EntryState, KernelEntry, own_pid, pid_alive, process_name
+from jupyter_jcli.kernels._entry import (
+    EntryState,
+    KernelEntry,
+    own_pid,
+    pid_alive,
+    process_command,
+    process_name,
+)
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
-from jupyter_jcli.kernels._registry_notes import RegistryNotes
-from jupyter_jcli.kernels._run_file import log_run, read_runs, remove_runs
+from jupyter_jcli.kernels._records import add_change, asked_since
+from jupyter_jcli.kernels._run_file import log_run, read_runs, remove_runs, replace_file
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -68,7 +75,9 @@ DEFAULT_IDLE_TIMEOUT = 3600.0
 """Seconds a registered kernel may stay idle before its supervisor stops it."""
 LOCK_TIMEOUT = 10.0
 """Seconds to wait for an entry's lock (held only for one read-modify-write)."""
-_LOCK_POLL = 0.01
+LOST_TTL = 86_400.0
+"""Seconds a ``.lost`` record counts (a kernel started later than that says nothing)."""
+_SCHEMA = 1
 _MAX_USERS = 20
 
 
@@ -95,9 +104,9 @@ def idle_timeout(value: float | None = None) -> float:
     )
 
 
-class KernelRegistry(RegistryNotes):
-    """The registry folder (see the module docstring); its notes of inline code, interrupt
-    requests and lost kernels are :class:`~jupyter_jcli.kernels._registry_notes.RegistryNotes`.
+class KernelRegistry:
+    """The registry folder (see the module docstring): entries, their run logs and notes
+    (inline code, stops asked, lost kernels).
 
     Args:
         root: the folder; default :func:`registry_dir`.
@@ -210,17 +219,10 @@ class KernelRegistry(RegistryNotes):
         (:meth:`read`), so durability would buy nothing and cost every exec two disk
         flushes."""
         self._ensure_root()
-        target = self.path(Path(entry.notebook_path), ".json")
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         # compact, as the C encoder writes it (an ``indent`` takes the pure-Python encoder,
         # about 10x slower on an entry whose run log holds thousands of cells)
         data = json.dumps(entry.to_dict(), separators=(",", ":"), sort_keys=True).encode()
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
+        replace_file(self.path(Path(entry.notebook_path), ".json"), data, durable=False)
 
     def remove(self, notebook_path: Path, *, epoch: str | None = None) -> bool:
         """Remove the entry (only if it has ``epoch``, when given); ``True`` if removed."""
@@ -261,8 +263,6 @@ class KernelRegistry(RegistryNotes):
 
     def discard(self, entry: KernelEntry) -> None:
         """Remove a dead entry and kill what is left of its processes."""
-        import signal
-
         if entry.state in ("idle", "busy"):
             self.record_lost(
                 Path(entry.notebook_path),
@@ -270,11 +270,7 @@ class KernelRegistry(RegistryNotes):
                 keep=entry.keep,
                 idle_timeout=entry.idle_timeout,
             )
-        for pid in (entry.pid, entry.supervisor_pid):
-            if pid_alive(pid):
-                assert pid is not None
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+        entry.kill()
         self.remove(Path(entry.notebook_path), epoch=entry.epoch)
 
     def entries(self) -> list[KernelEntry]:
@@ -364,6 +360,111 @@ class KernelRegistry(RegistryNotes):
         """The run log of ``entry``'s epoch (as :meth:`runs`); ``[]`` once it is removed."""
         return read_runs(self.path(Path(entry.notebook_path), ".runs"), entry.epoch)
 
+    # ------------------------------------------------------------------ notes
+
+    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
+        """Append one run of code outside the cells (``epoch``, ``names``: a list or
+        ``None`` for any name, ``cause``) to the log of the kernel it ran on; returns its
+        sequence number, from the same counter as :meth:`record_run` (so it orders against
+        the cells' runs across processes), ``-1`` when the entry names another kernel.
+
+        The entry keeps the latest :data:`MAX_CHANGES`, and none older than the last change
+        that may have written any name (it overwrote everything the older ones did)."""
+        assigned = -1
+
+        def apply(entry: KernelEntry) -> None:
+            nonlocal assigned
+            assigned = add_change(entry, change)
+
+        self.update(notebook_path, apply, epoch=str(change["epoch"]))
+        return assigned
+
+    def record_interrupt(self, notebook_path: Path, epoch: str, who: str, reason: str) -> None:
+        """Note that ``who`` (this process: its command line is recorded too) asks the
+        kernel of ``epoch`` to stop its running request (``reason``: ``kernel_interrupted``,
+        ``kernel_restarted`` or ``kernel_shutdown``), before the request is sent, so the
+        process running the cell can tell an interrupt from a ``KeyboardInterrupt`` of its
+        own and say who asked (:meth:`interrupt_since`)."""
+        command = process_command()
+
+        def apply(entry: KernelEntry) -> None:
+            entry.interrupt = {
+                "epoch": epoch, "who": who, "command": command, "reason": reason,
+                "at": time.time(),
+            }  # fmt: skip
+
+        self.update(notebook_path, apply, epoch=epoch)
+
+    def interrupt_since(
+        self, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The interrupt request recorded for the kernel of ``epoch`` at or after ``since``
+        (Unix time, s), else ``None``."""
+        entry = self.read(notebook_path)
+        return asked_since(entry.interrupt if entry is not None else None, epoch, since)
+
+    def holds(self, notebook_path: Path) -> bool:
+        """Always ``True``: the registry keeps every run of its kernels (none without an
+        entry: no registered kernel, nothing is fresh)."""
+        return True
+
+    def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
+        """What another process runs on the registered kernel of ``epoch`` (its ``busy``
+        record: :func:`~jupyter_jcli.kernels._busy.busy_facts`), else ``None``."""
+        from jupyter_jcli.kernels._busy import busy_facts
+
+        entry = self.read(notebook_path)
+        if entry is None or entry.epoch != epoch or entry.state != "busy":
+            return None
+        return busy_facts(entry)
+
+    def record_lost(
+        self,
+        notebook_path: Path,
+        epoch: str,
+        *,
+        keep: bool = False,
+        idle_timeout: float | None = None,
+    ) -> None:
+        """Note that the kernel of ``epoch`` died without being asked to (its supervisor
+        or whoever found its entry dead calls this), in ``<key>.lost``, so the command that
+        starts the next kernel for the notebook says the old one was replaced
+        (:meth:`take_lost`), and keeps the replacement (with the same ``idle_timeout``) when
+        the lost kernel was kept. Best effort: a failure to write loses only that notice."""
+        record: dict[str, Any] = {"schema_version": _SCHEMA, "epoch": epoch, "at": time.time()}
+        if keep:
+            record.update(keep=True, idle_timeout=idle_timeout)
+        with contextlib.suppress(OSError):
+            self._ensure_root()
+            lost = self.path(notebook_path, ".lost")
+            replace_file(lost, json.dumps(record).encode(), durable=False)
+
+    def take_lost(self, notebook_path: Path) -> str | None:
+        """The epoch :meth:`record_lost` noted for the notebook within :data:`LOST_TTL`
+        seconds, else ``None``; the record is removed (one process takes it)."""
+        lost = self.take_lost_record(notebook_path)
+        return lost[0] if lost is not None else None
+
+    def take_lost_record(self, notebook_path: Path) -> tuple[str, bool, float | None] | None:
+        """Like :meth:`take_lost`: the lost kernel's epoch, whether it was kept and its idle
+        timeout (``False, None`` for a record written without them)."""
+        target = self.path(notebook_path, ".lost")
+        claimed = target.with_name(f".{target.name}.{os.getpid()}.taken")
+        try:
+            os.replace(target, claimed)
+        except OSError:
+            return None
+        try:
+            return _lost_record(claimed)
+        finally:
+            with contextlib.suppress(OSError):
+                claimed.unlink()
+
+    def lost_record(self, notebook_path: Path) -> tuple[str, bool, float | None] | None:
+        """:meth:`take_lost_record` without taking it: the record stays for the command that
+        starts the next kernel (a process that ends after its kernel died reads it so)."""
+        return _lost_record(self.path(notebook_path, ".lost"))
+
 
 def _touch(entry: KernelEntry, who: str, present: bool) -> None:
     """``who`` among ``entry``'s users now (at most :data:`_MAX_USERS`, the latest), or not."""
@@ -372,3 +473,22 @@ def _touch(entry: KernelEntry, who: str, present: bool) -> None:
         entry.users[who] = time.time()
         while len(entry.users) > _MAX_USERS:
             entry.users.pop(min(entry.users, key=entry.users.__getitem__))
+
+
+def _lost_record(path: Path) -> tuple[str, bool, float | None] | None:
+    """The ``(epoch, keep, idle_timeout)`` of the ``.lost`` record at ``path`` when it is
+    ours and within :data:`LOST_TTL` seconds, else ``None``."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("schema_version") != _SCHEMA:
+        return None
+    at, epoch = data.get("at"), data.get("epoch")
+    if not isinstance(at, (int, float)) or time.time() - at > LOST_TTL:
+        return None
+    if not isinstance(epoch, str):
+        return None
+    idle = data.get("idle_timeout")
+    idle = float(idle) if isinstance(idle, (int, float)) and idle > 0 else None
+    return epoch, data.get("keep") is True, idle

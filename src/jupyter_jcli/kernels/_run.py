@@ -42,6 +42,7 @@ __all__ = [
     "RequestOptions",
     "RunOutcome",
     "StopSignal",
+    "parent_id",
     "run_request",
 ]
 
@@ -114,7 +115,7 @@ class RunOutcome:
     kernel_state: Literal["idle", "busy"] | None = None
 
 
-def _parent_id(msg: KernelMessage) -> object:
+def parent_id(msg: KernelMessage) -> object:
     parent = msg.get("parent_header")
     return parent.get("msg_id") if isinstance(parent, dict) else None
 
@@ -177,11 +178,11 @@ class _Waiter:
             state = (msg.get("content") or {}).get("execution_state")
             if state in ("idle", "busy"):
                 self.state = state
-            if state == "idle" and _parent_id(msg) == self.msg_id:
+            if state == "idle" and parent_id(msg) == self.msg_id:
                 self.idle = True
                 self.idle_at = time.monotonic()
             return True
-        if _parent_id(msg) != self.msg_id:
+        if parent_id(msg) != self.msg_id:
             return True
         if self.on_message is not None:
             self.on_message(message_type(msg), dict(msg.get("content") or {}))
@@ -196,7 +197,7 @@ class _Waiter:
         msg = await self.backend.next_shell_reply(wait)
         if msg is None:
             return False
-        if _parent_id(msg) == self.msg_id and message_type(msg) == "execute_reply":
+        if parent_id(msg) == self.msg_id and message_type(msg) == "execute_reply":
             self.reply = dict(msg.get("content") or {})
         return True
 

@@ -38,6 +38,7 @@ __all__ = [
     "log_run",
     "read_runs",
     "remove_runs",
+    "replace_file",
 ]
 
 COMPACT_MIN_BYTES = 256 * 1024
@@ -133,7 +134,7 @@ def append_run(
             json.dumps(r, separators=(",", ":"), sort_keys=True).encode() + b"\n"
             for r in [*kept, run]
         )
-        _replace(file, body, durable=durable)
+        replace_file(file, body, durable=durable)
         return len(body)
     fd = os.open(file, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     try:
@@ -153,7 +154,13 @@ def remove_runs(file: Path) -> None:
         file.unlink()
 
 
-def _replace(file: Path, body: bytes, *, durable: bool) -> None:
+def replace_file(file: Path, body: bytes, *, durable: bool) -> None:
+    """Write ``body`` to a temporary file beside ``file``, ``fsync`` it when ``durable``,
+    then ``os.replace`` it onto ``file`` (mode 0600): readers see the old file or the new.
+
+    Raises:
+        OSError: it cannot be written.
+    """
     tmp = file.with_name(f".{file.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:

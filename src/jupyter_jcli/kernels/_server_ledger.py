@@ -42,8 +42,8 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._flock import flock_path
+from jupyter_jcli.kernels._records import add_change, asked_since
 from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
-from jupyter_jcli.kernels._registry_notes import add_change, asked_since
 from jupyter_jcli.kernels._run_file import forget_runs, log_run, read_runs, remove_runs
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]

@@ -44,6 +44,7 @@ from typing import IO
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._busy import interrupt_registered
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT, STOP_WAIT
 from jupyter_jcli.kernels._entry import own_pid, process_command
 from jupyter_jcli.kernels._local import _kernel_stdout, require_kernelspec
@@ -54,7 +55,6 @@ from jupyter_jcli.kernels._registry import (
     pid_alive,
     process_name,
 )
-from jupyter_jcli.kernels._shared_busy import interrupt_registered
 
 __all__ = [
     "WATCH_INTERVAL",
@@ -69,13 +69,6 @@ WATCH_INTERVAL = 0.5
 """Seconds between the supervisor's checks of its kernel and entry."""
 _START_POLL = 0.05
 _STOP_WAIT = SHUTDOWN_TIMEOUT + 5.0
-
-
-def _kill(entry: KernelEntry) -> None:
-    for pid in (entry.pid, entry.supervisor_pid):
-        if pid is not None and pid_alive(pid):
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
 
 
 def _log_tail(registry: KernelRegistry, notebook_path: Path, limit: int = 2000) -> str:
@@ -143,7 +136,7 @@ async def start_registered(
             claimed = entry is None or not (waits or _starting_elsewhere(entry, startup_timeout))
             if claimed:
                 if entry is not None:
-                    _kill(entry)
+                    entry.kill()
                 now = time.time()
                 registry.write(
                     KernelEntry(
@@ -178,7 +171,7 @@ async def start_registered(
         if started is None:  # failed or cancelled: leave no half-started kernel behind
             entry = registry.read(notebook_path)
             if entry is not None and entry.epoch == epoch:
-                _kill(entry)
+                entry.kill()
                 registry.remove(notebook_path, epoch=epoch)
     assert started is not None
     return started, True
@@ -266,7 +259,7 @@ async def stop_registered(
         if not pid_alive(entry.pid) and not pid_alive(entry.supervisor_pid):
             break
         await anyio.sleep(_START_POLL)
-    _kill(entry)
+    entry.kill()
     registry.remove(notebook_path, epoch=entry.epoch)
     return entry
 

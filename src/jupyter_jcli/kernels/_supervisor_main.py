@@ -16,8 +16,9 @@ from pathlib import Path
 
 import anyio
 
-from jupyter_jcli.errors import ErrorCode
+from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
+from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._registry import ExecLock, KernelEntry, KernelRegistry, pid_alive
 from jupyter_jcli.kernels._supervisor import WATCH_INTERVAL, _mark_stopping
 
@@ -27,52 +28,44 @@ __all__ = ["main"]
 async def _supervise(
     registry: KernelRegistry, notebook_path: Path, epoch: str, startup: float
 ) -> int:
-    from jupyter_jcli.kernels._local import launch
-
     entry = registry.read(notebook_path)
     if entry is None or entry.epoch != epoch:
         return 2
+    kernel = LocalBackend()
     try:
-        km, kc = await launch(
-            entry.kernelspec, cwd=Path(entry.cwd), startup_timeout=startup, control=False
+        await kernel.start(
+            kernelspec_name=entry.kernelspec,
+            cwd=Path(entry.cwd),
+            startup_timeout=startup,
+            notebook_path=notebook_path,
         )
-        kc.stop_channels()
-    except Exception as exc:
-        reason = (
-            f"not ready within {startup:g} s"
-            if isinstance(exc, TimeoutError)
-            else (f"{type(exc).__name__}: {exc}")
-        )
+    except KernelError as err:
+        error = {"code": err.code.value, "message": err.message, "details": err.details}
 
         def failed(e: KernelEntry) -> None:
-            e.state = "failed"
-            e.error = {
-                "code": ErrorCode.KERNEL_START_FAILED.value,
-                "message": f"starting kernel {entry.kernelspec!r} failed: {reason}",
-                "details": {"kernelspec": entry.kernelspec, "cwd": entry.cwd, "reason": reason},
-            }
+            e.state, e.error = "failed", error
 
-        registry.update(notebook_path, failed, epoch=epoch)  # launch left nothing running
+        registry.update(notebook_path, failed, epoch=epoch)  # the start left nothing running
         return 1
-    pid = getattr(km.provisioner, "pid", None)
+    await kernel.close_channels()  # the supervisor only watches, interrupts and stops it
 
     def ready(e: KernelEntry) -> None:
         e.state = "idle"
-        e.connection_file = km.connection_file
-        e.pid = pid if isinstance(pid, int) else None
+        e.connection_file = kernel.connection_file
+        e.pid = kernel.pid
         e.supervisor_pid = os.getpid()
         e.idle_since = time.time()
 
     if registry.update(notebook_path, ready, epoch=epoch) is not None:
         execution = ExecLock(registry.path(notebook_path, ".exec"))
         try:
-            await _watch(registry, notebook_path, epoch, km, execution)
+            await _watch(registry, notebook_path, epoch, kernel, execution)
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a stop asked now must not kill
                 signal.signal(signum, signal.SIG_IGN)  # us before we stopped the kernel
             with contextlib.suppress(Exception):
                 now = registry.read(notebook_path)
                 asked = now is None or now.epoch != epoch or now.state == "stopping"
-                if now is not None and not asked and not await km.is_alive():
+                if now is not None and not asked and not await kernel.is_alive():
                     # it died by itself: the next start for the notebook says so, and keeps
                     # the replacement if this one was kept
                     registry.record_lost(
@@ -83,22 +76,9 @@ async def _supervise(
         finally:
             execution.release()  # a waiter now sees ``stopping`` and waits for the entry
     with anyio.CancelScope(shield=True):
-        await _shutdown(km)
+        await kernel.shutdown(now=False, timeout=SHUTDOWN_TIMEOUT)
         registry.remove(notebook_path, epoch=epoch)
     return 0
-
-
-async def _shutdown(km: object) -> None:
-    from jupyter_client.manager import AsyncKernelManager
-
-    assert isinstance(km, AsyncKernelManager)
-    with anyio.move_on_after(SHUTDOWN_TIMEOUT):
-        with contextlib.suppress(Exception):
-            if await km.is_alive():
-                await km.shutdown_kernel(now=False)
-            return
-    with contextlib.suppress(Exception), anyio.move_on_after(SHUTDOWN_TIMEOUT):
-        await km.shutdown_kernel(now=True)
 
 
 def _unused(entry: KernelEntry) -> bool:
@@ -110,16 +90,17 @@ def _unused(entry: KernelEntry) -> bool:
 
 
 async def _watch(
-    registry: KernelRegistry, notebook_path: Path, epoch: str, km: object, execution: ExecLock
+    registry: KernelRegistry,
+    notebook_path: Path,
+    epoch: str,
+    kernel: LocalBackend,
+    execution: ExecLock,
 ) -> None:
     """Return when the kernel must stop (or stopped by itself), holding ``execution`` when
     it stops for being unused; see the module docstring."""
-    from jupyter_client.manager import AsyncKernelManager
-
-    assert isinstance(km, AsyncKernelManager)
 
     async def should_stop() -> bool:
-        if not await km.is_alive():
+        if not await kernel.is_alive():
             return True
         entry = registry.read(notebook_path)
         if entry is None or entry.epoch != epoch or entry.state == "stopping":
@@ -143,7 +124,7 @@ async def _watch(
             async for signum in signals:
                 if signum == signal.SIGUSR1:
                     with contextlib.suppress(Exception):
-                        await km.interrupt_kernel()
+                        await kernel.interrupt()
                 else:
                     tg.cancel_scope.cancel()
                     break

@@ -3,7 +3,7 @@ run log.
 
 :func:`shared_workbench` is the one way a command finds the notebook's live kernel or starts
 one: a :class:`~jupyter_jcli.workbench.Workbench` on a
-:class:`~jupyter_jcli.kernels.SharedKernelPool` (or on a Jupyter Server's kernels). Its run
+:class:`~jupyter_jcli.kernels.RegistryKernelPool` (or on a Jupyter Server's kernels). Its run
 log is kept in the pool's records (:class:`SharedRunLog`: the local registry's entry, a
 Jupyter Server's ledger), so a cell that ran in one process is fresh in every other one on
 the same kernel epoch, and a cell edited since is stale everywhere.
@@ -21,9 +21,9 @@ from jupyter_jcli.kernels import (
     KernelPool,
     KernelRecords,
     KernelRegistry,
+    RegistryKernelPool,
     ServerConfig,
     ServerLedger,
-    SharedKernelPool,
 )
 from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._session import Workbench
@@ -73,7 +73,7 @@ class SharedRunLog(RunLog):
     """The run log kept in the notebook's records (see
     :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`): the registry entry, a Jupyter
     Server's :class:`~jupyter_jcli.kernels.ServerLedger` entry (the same shapes), or
-    :class:`~jupyter_jcli.kernels.testing.MemoryRecords`. While the records do not keep the
+    the tests' ``MemoryRecords``. While the records do not keep the
     notebook's runs (:meth:`~jupyter_jcli.kernels.KernelRecords.holds`: a kernel gateway's
     kernel, a backend that keeps no ledger entry) this process's runs are the log.
 
@@ -196,5 +196,5 @@ def shared_workbench(
         return Workbench(cache_dir=cache_dir, server=server, pool=kept)
     if server is not None:
         return Workbench(cache_dir=cache_dir, server=server)
-    pool = SharedKernelPool(keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait)
+    pool = RegistryKernelPool(keep=keep, idle_timeout=idle_timeout, busy_wait=busy_wait)
     return Workbench(cache_dir=cache_dir, pool=pool)

@@ -3,7 +3,7 @@
 Statuses come from the notebook's run log and the live kernel's epoch (``_run_log``); while
 code a command that ended (killed) left running on the kernel still runs, every cell run
 before it reads ``stale`` (its ``stale_cause`` names that command), as an execution would
-record (``kernels._shared_busy.check_leftover``) but without writing: the overview reads only.
+record (``kernels._busy.check_leftover``) but without writing: the overview reads only.
 Tldrs
 come from the summary cache in the cell's metadata when it still describes the cell, else
 from the deterministic fallback (marked ``*``). The overview never calls a model.

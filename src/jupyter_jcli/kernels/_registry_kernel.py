@@ -1,12 +1,12 @@
 """Kernels shared through the registry: one kernel per notebook for every process of ours.
 
-- :class:`SharedBackend` (``_shared_backend``): a backend that joins the notebook's
+- :class:`RegistryBackend` (``_registry_backend``): a backend that joins the notebook's
   registered kernel through its connection file (``jupyter_client``), starting one through
   a supervisor (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
   ``origin`` names who started the kernel and carries the recorded ``epoch``, so every
   process judges freshness against the same epoch and the registry's run log (``attached``
   stays ``False``: the kernel's history is known).
-- :class:`SharedNotebookKernel`: a :class:`~jupyter_jcli.kernels.NotebookKernel` whose hold
+- :class:`RegistryKernel`: a :class:`~jupyter_jcli.kernels.NotebookKernel` whose hold
   also takes the notebook's cross-process execution lock (two processes never execute at
   once on one kernel: the second gets ``KERNEL_BUSY``), that follows the registry (a kernel
   restarted or started by another process is joined; one that died is seen dead) and that
@@ -15,7 +15,7 @@
   one that goes away while it joins is replaced the same way. A kernel it started for itself
   is stopped at its shutdown only when nobody else uses it (:func:`stop_if_unused`);
   otherwise its supervisor stops it once they are done.
-- :class:`SharedKernelPool`: a :class:`~jupyter_jcli.kernels.KernelPool` of those; ``keep``
+- :class:`RegistryKernelPool`: a :class:`~jupyter_jcli.kernels.KernelPool` of those; ``keep``
   decides whether the kernels it starts outlive it (``j-cli kernel start``, ``--keep``) or
   stop when it shuts down (a kernel started for one command, or for a ``jupyter-mcp``
   session). Kernels it only joined are left running either way.
@@ -34,6 +34,12 @@ from typing import TYPE_CHECKING
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._busy import (
+    EXEC_POLL,
+    busy_record,
+    check_leftover,
+    take_exec,
+)
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -49,13 +55,7 @@ from jupyter_jcli.kernels._registry import (
     KernelRegistry,
 )
 from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
-from jupyter_jcli.kernels._shared_backend import SharedBackend
-from jupyter_jcli.kernels._shared_busy import (
-    EXEC_POLL,
-    busy_record,
-    check_leftover,
-    take_exec,
-)
+from jupyter_jcli.kernels._registry_backend import RegistryBackend
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
     stop_if_unused,
@@ -68,10 +68,10 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._entry import KernelEntry
     from jupyter_jcli.kernels._run import RequestOptions, RunOutcome
 
-__all__ = ["SharedKernelPool", "SharedNotebookKernel"]
+__all__ = ["RegistryKernel", "RegistryKernelPool"]
 
 
-class SharedNotebookKernel(NotebookKernel):
+class RegistryKernel(NotebookKernel):
     """A notebook's kernel shared through the registry (see the module docstring).
 
     Args:
@@ -101,18 +101,18 @@ class SharedNotebookKernel(NotebookKernel):
             records=registry,
             locks=registry,
         )
-        self.shared_registry = registry
+        self.kernel_registry = registry
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = False
         self._exec_lock = ExecLock(registry.path(self.notebook_path, ".exec"))
         self._exec = self._exec_lock
         self._stop_for_all = False
-        self._joining: SharedBackend | None = None
+        self._joining: RegistryBackend | None = None
 
     def _new_backend(self) -> KernelBackend:
-        backend = self._joining = SharedBackend(
-            self.shared_registry,
+        backend = self._joining = RegistryBackend(
+            self.kernel_registry,
             keep=self._keep,
             idle_timeout=resolve_idle_timeout(self._idle),
             attach_only=self._attach_only,
@@ -124,7 +124,7 @@ class SharedNotebookKernel(NotebookKernel):
         joined it (stopped by another process) is replaced, within the startup timeout. A
         loss recorded before (``.lost``) is then told already (by the caller that noted it)
         or too old to tell."""
-        self.shared_registry.take_lost(self.notebook_path)
+        self.kernel_registry.take_lost(self.notebook_path)
         deadline = time.monotonic() + self._startup_timeout
         while True:
             try:
@@ -149,24 +149,25 @@ class SharedNotebookKernel(NotebookKernel):
             return False
         if joined.owner_pid == own_pid():
             return False  # a kernel this process started did not answer
-        current = self.shared_registry.read(self.notebook_path)
+        current = self.kernel_registry.read(self.notebook_path)
         return current is None or current.epoch != joined.epoch or not current.joinable()
 
     async def _stop(self, *, now: bool) -> None:
         """Let the kernel go; one this process started for itself is stopped only when
         nobody else uses it (else it stays for them, see :func:`stop_if_unused`), unless it
         must stop for everyone (a restart, a kernel that died or would not settle)."""
-        backend, entry = self._backend, None
-        if isinstance(backend, SharedBackend) and backend.entry is not None:
+        backend = self._backend
+        if isinstance(backend, RegistryBackend) and backend.entry is not None:
             self._keep_if_lost(backend.entry)
-        if isinstance(backend, SharedBackend) and backend.stop_on_shutdown:
-            entry = backend.entry if not self._stop_for_all else None
+            if backend.stop_on_shutdown and not self._stop_for_all:
+                with contextlib.suppress(KernelError):
+                    backend.stop_on_shutdown = stop_if_unused(
+                        self.kernel_registry,
+                        self.notebook_path,
+                        backend.entry.epoch,
+                        execution=self._exec_lock,
+                    )
         self._stop_for_all = False
-        if isinstance(backend, SharedBackend) and entry is not None:
-            with contextlib.suppress(KernelError):
-                backend.stop_on_shutdown = stop_if_unused(
-                    self.shared_registry, self.notebook_path, entry.epoch, execution=self._exec_lock
-                )
         await super()._stop(now=now)
 
     @asynccontextmanager
@@ -177,7 +178,7 @@ class SharedNotebookKernel(NotebookKernel):
         Raises:
             KernelError: ``KERNEL_BUSY`` (details of :func:`busy_error`: what runs, who
                 runs it, since when; ``busy_gone`` for code a killed command left running,
-                see :func:`~jupyter_jcli.kernels._shared_busy.check_leftover`).
+                see :func:`~jupyter_jcli.kernels._busy.check_leftover`).
         """
         if self._exec_task == anyio.get_current_task().id:
             yield
@@ -189,24 +190,20 @@ class SharedNotebookKernel(NotebookKernel):
                 try:
                     await self._sync(launch=True)
                     backend = self._backend
-                    if isinstance(backend, SharedBackend) and backend.entry is not None:
+                    if isinstance(backend, RegistryBackend) and backend.entry is not None:
                         wait = max(busy_wait, self.process_wait)
                         await check_leftover(
-                            self.shared_registry, self.notebook_path, backend, wait
+                            self.kernel_registry, self.notebook_path, backend, wait
                         )
                     yield
                 finally:
                     epoch = self._epoch
                     with anyio.CancelScope(shield=True), contextlib.suppress(KernelError):
                         if epoch is not None:
-                            self.shared_registry.set_busy(self.notebook_path, epoch, None)
+                            self.kernel_registry.set_busy(self.notebook_path, epoch, None)
         finally:
             if took:
-                self.shared_registry.drop_if_unused(self.notebook_path)  # no kernel started
-
-    async def _take_exec(self, busy_wait: float) -> None:
-        registry, path = self.shared_registry, self.notebook_path
-        await take_exec(self._exec_lock, registry, path, busy_wait, anyio.sleep)
+                self.kernel_registry.drop_if_unused(self.notebook_path)  # no kernel started
 
     async def _sync(self, *, launch: bool) -> None:
         """Join the registered kernel when it is not the one this object runs (another
@@ -215,7 +212,7 @@ class SharedNotebookKernel(NotebookKernel):
         if self._life_lock.locked():
             return
         self._note_registered_death()
-        entry = self.shared_registry.live(self.notebook_path)
+        entry = self.kernel_registry.live(self.notebook_path)
         if entry is None:
             return
         if self._backend is not None and not self._dead and self._epoch == entry.epoch:
@@ -240,17 +237,17 @@ class SharedNotebookKernel(NotebookKernel):
         kept kernel is kept too, with the same idle timeout."""
         if self._backend is not None or self._dead:
             return
-        entry = self.shared_registry.read(self.notebook_path)
+        entry = self.kernel_registry.read(self.notebook_path)
         if entry is not None and entry.state in ("idle", "busy") and not entry.alive():
             self._dead, self._epoch = True, entry.epoch
             self._keep_like(entry.keep, entry.idle_timeout)
         elif (entry is None or self._lost_while_stopping(entry)) and (
-            lost := self.shared_registry.take_lost_record(self.notebook_path)
+            lost := self.kernel_registry.take_lost_record(self.notebook_path)
         ):
             self._dead, self._epoch = True, lost[0]  # its supervisor saw it die (and left)
             self._keep_like(lost[1], lost[2])
         elif entry is not None and entry.state in ("idle", "busy"):
-            self.shared_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
+            self.kernel_registry.take_lost(self.notebook_path)  # a later kernel runs: too old
 
     def _lost_while_stopping(self, entry: KernelEntry) -> bool:
         """Whether ``entry`` is ``stopping`` because its kernel died by itself: its
@@ -259,7 +256,7 @@ class SharedNotebookKernel(NotebookKernel):
         kernel it starts replaces that one."""
         if entry.state != "stopping":
             return False
-        lost = self.shared_registry.lost_record(self.notebook_path)
+        lost = self.kernel_registry.lost_record(self.notebook_path)
         return lost is not None and lost[0] == entry.epoch
 
     def _keep_if_lost(self, joined: KernelEntry) -> None:
@@ -269,14 +266,14 @@ class SharedNotebookKernel(NotebookKernel):
         never ran."""
         if not joined.keep or self._keep:
             return
-        entry = self.shared_registry.read(self.notebook_path)
+        entry = self.kernel_registry.read(self.notebook_path)
         if entry is not None and entry.epoch == joined.epoch:
             if entry.state in ("idle", "busy") and not entry.alive():
                 self._keep_like(entry.keep, entry.idle_timeout)
             return
         # read, not taken: when this process ends before starting a replacement, the next
         # command must still find it (to say the kernel was replaced, and keep its successor)
-        lost = self.shared_registry.lost_record(self.notebook_path) if entry is None else None
+        lost = self.kernel_registry.lost_record(self.notebook_path) if entry is None else None
         if lost is not None and lost[0] == joined.epoch:
             self._keep_like(lost[1], lost[2])
 
@@ -305,7 +302,7 @@ class SharedNotebookKernel(NotebookKernel):
         if self._epoch is not None:
             busy = busy_record(self._hold.running_cell)
             with contextlib.suppress(KernelError):
-                self.shared_registry.set_busy(self.notebook_path, self._epoch, busy)
+                self.kernel_registry.set_busy(self.notebook_path, self._epoch, busy)
         return await super()._request(backend, code, **options)
 
     async def restart(self) -> str:
@@ -320,7 +317,7 @@ class SharedNotebookKernel(NotebookKernel):
         """
         await self._sync(launch=False)
         await self._require_switch()  # before another process's cell is interrupted
-        entry = self.shared_registry.live(self.notebook_path)
+        entry = self.kernel_registry.live(self.notebook_path)
         if entry is not None:  # the new kernel is kept if the old one was
             self._keep = self._keep or entry.keep
             self._idle = entry.idle_timeout
@@ -330,21 +327,23 @@ class SharedNotebookKernel(NotebookKernel):
                 self._record_stop(entry.epoch, "kernel_restarted")
                 with contextlib.suppress(KernelError):
                     interrupt_registered(entry)
-            await self._take_exec(STOP_WAIT)
+            await take_exec(
+                self._exec_lock, self.kernel_registry, self.notebook_path, STOP_WAIT, anyio.sleep
+            )
             took = True
         try:
             backend = self._backend
-            if isinstance(backend, SharedBackend):
+            if isinstance(backend, RegistryBackend):
                 backend.stop_on_shutdown = self._stop_for_all = True
             return await super().restart()
         finally:
             self._stop_for_all = False
             if took:
                 self._exec_lock.release()
-                self.shared_registry.drop_if_unused(self.notebook_path)  # none started
+                self.kernel_registry.drop_if_unused(self.notebook_path)  # none started
 
     async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
-        if (not alive or not settled) and isinstance(backend, SharedBackend):
+        if (not alive or not settled) and isinstance(backend, RegistryBackend):
             if not alive and backend.entry is not None:
                 self._note_lost(backend.entry)
             backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
@@ -357,15 +356,15 @@ class SharedNotebookKernel(NotebookKernel):
         everyone, as its supervisor notes it, so the command that starts the next kernel
         says it replaces this one (and keeps it when this one was kept) whichever of the
         two sees the death first."""
-        entry = self.shared_registry.read(self.notebook_path)
+        entry = self.kernel_registry.read(self.notebook_path)
         if entry is not None and entry.epoch == joined.epoch and entry.state in ("idle", "busy"):
-            self.shared_registry.record_lost(
+            self.kernel_registry.record_lost(
                 self.notebook_path, entry.epoch, keep=entry.keep, idle_timeout=entry.idle_timeout
             )
 
 
-class SharedKernelPool(KernelPool):
-    """One :class:`SharedNotebookKernel` per notebook, joined through the registry.
+class RegistryKernelPool(KernelPool):
+    """One :class:`RegistryKernel` per notebook, joined through the registry.
 
     Args:
         registry: the registry (default: :func:`~jupyter_jcli.kernels.registry_dir`'s).
@@ -396,7 +395,7 @@ class SharedKernelPool(KernelPool):
         self.idle_timeout = resolve_idle_timeout(idle_timeout) if idle_timeout is not None else None
 
     def _new_kernel(self, path: Path) -> NotebookKernel:
-        kernel = SharedNotebookKernel(
+        kernel = RegistryKernel(
             path,
             registry=self.registry,
             keep=self.keep,

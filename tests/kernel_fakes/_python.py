@@ -1,4 +1,4 @@
-"""The in-process Python fake kernel of :mod:`jupyter_jcli.kernels.testing` (which documents
+"""The in-process Python fake kernel of :mod:`kernel_fakes` (which documents
 and re-exports it): :class:`InProcessPython` and :func:`python_backend`."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from jupyter_jcli.kernels._fake import FakeBackend, message
-from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelOrigin
+from jupyter_jcli.kernels import KernelOrigin
+from kernel_fakes._backend import LOCAL_ORIGIN, FakeBackend, message
 
 
 class StdinNotImplementedError(RuntimeError):
@@ -71,7 +71,7 @@ class _DisplayHandle:
 class InProcessPython:
     """A reaction that executes each request's code with :func:`exec` in one namespace (one
     instance per kernel life) and answers as ipykernel does; see
-    :mod:`jupyter_jcli.kernels.testing`.
+    :mod:`kernel_fakes`.
 
     ``namespace`` is the kernel's user namespace; tests may read it.
     """

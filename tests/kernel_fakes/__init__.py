@@ -1,6 +1,6 @@
 """Fake kernel backends for tests: a kernel with no process and no ZMQ, in this process.
 
-As ``httpx`` ships ``MockTransport``, this module ships :class:`FakeBackend`, a
+Test support only (no code of the package uses it): :class:`FakeBackend`, a
 :class:`~jupyter_jcli.kernels.KernelBackend` whose kernel lives in memory, so everything above
 the backend (:class:`~jupyter_jcli.kernels.NotebookKernel`, the workbench, the MCP servers)
 can be driven end to end without ipykernel. Two ways to say what the kernel does:
@@ -22,7 +22,7 @@ can be driven end to end without ipykernel. Two ways to say what the kernel does
   are not captured, only ``print``. Use it as the pool's factory::
 
       from jupyter_jcli.kernels import KernelPool
-      from jupyter_jcli.kernels.testing import python_backend
+      from kernel_fakes import python_backend
 
       # jupyter_jcli.workbench.Workbench, in a test (this module never imports it)
       async with Workbench(pool=KernelPool(backend_factory=python_backend)) as wb:
@@ -45,7 +45,7 @@ not a sandbox. Only the standard library and :mod:`anyio` are imported.
 
 from __future__ import annotations
 
-from jupyter_jcli.kernels._fake import (
+from kernel_fakes._backend import (
     FakeBackend,
     FakeRequest,
     Reaction,
@@ -53,13 +53,13 @@ from jupyter_jcli.kernels._fake import (
     one_after_another,
     prints,
 )
-from jupyter_jcli.kernels._fake_python import (
+from kernel_fakes._python import (
     FAKE_KERNELSPECS,
     InProcessPython,
     StdinNotImplementedError,
     python_backend,
 )
-from jupyter_jcli.kernels._fake_records import MemoryEntry, MemoryRecords
+from kernel_fakes._records import MemoryEntry, MemoryRecords
 
 __all__ = [
     "FAKE_KERNELSPECS",

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.kernels._registry_notes import add_change, asked_since
+from jupyter_jcli.kernels._records import add_change, asked_since
 
 __all__ = ["MemoryEntry", "MemoryRecords"]
 

@@ -1,27 +1,27 @@
 """The backend of a kernel shared through the registry: join the notebook's registered
 kernel through its connection file, or start one through a supervisor.
 
-See :mod:`jupyter_jcli.kernels._shared` for the kernel and pool built on it.
+See :mod:`jupyter_jcli.kernels._registry_kernel` for the kernel and pool built on it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import queue
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._channels import Channel, CountedReceives
+from jupyter_jcli.kernels._channels import Channel
+from jupyter_jcli.kernels._local import LocalBackend, mapped_errors
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
-from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
+from jupyter_jcli.kernels._run import parent_id
+from jupyter_jcli.kernels._types import KernelOrigin
 
 if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
 
-__all__ = ["SharedBackend"]
+__all__ = ["RegistryBackend"]
 
 _HEARTBEAT_TRIES = 5
 _STATUS_GRACE = 0.5
@@ -37,35 +37,14 @@ _STATUS_RETRY_MAX = 0.05
 _POLL = 0.02
 """Seconds of one wait on a channel while joining."""
 _SHELL_POLL = 0.1
-"""Seconds between two checks that the kernel lives while :meth:`SharedBackend.shell_free`
+"""Seconds between two checks that the kernel lives while :meth:`RegistryBackend.shell_free`
 waits."""
 
 
-@contextlib.contextmanager
-def _channel_errors(doing: str) -> Iterator[None]:
-    """A socket error or a closed channel while ``doing`` (what ``jupyter_client`` or ``zmq``
-    raise for a kernel or channel that went away): ``KERNEL_NOT_RUNNING`` from it."""
-    import zmq
-
-    try:
-        yield
-    except KernelError:
-        raise
-    except (zmq.ZMQError, OSError, RuntimeError) as exc:
-        reason = f"{type(exc).__name__}: {exc}"
-        raise KernelError(
-            ErrorCode.KERNEL_NOT_RUNNING, f"{doing} failed: {reason}", {"reason": reason}
-        ) from exc
-
-
-class SharedBackend(CountedReceives):
+class RegistryBackend(LocalBackend):
     """The notebook's registered kernel, joined through its connection file with
-    ``jupyter_client``'s ``AsyncKernelClient`` (shell, iopub and control; stdin is never
-    offered, so ``input()`` fails at once).
-
-    Implements :class:`~jupyter_jcli.kernels.KernelBackend`. A shutdown never closes a
-    channel under a receive in progress: receives started after it began raise
-    ``KERNEL_NOT_RUNNING``, those in progress are waited for (bounded).
+    ``jupyter_client``'s ``AsyncKernelClient``: the channels of a :class:`LocalBackend`
+    (shell, iopub and control; stdin never offered), whose kernel another process runs.
 
     Args:
         registry: the registry.
@@ -93,7 +72,6 @@ class SharedBackend(CountedReceives):
         self._idle = idle_timeout
         self._attach_only = attach_only
         self._entry: KernelEntry | None = None
-        self._client: AsyncKernelClient | None = None
         self.stop_on_shutdown = False
         """Whether :meth:`shutdown` stops the shared kernel (it does for a kernel this
         backend started and does not keep, and when told to: a restart, a kill), rather
@@ -107,15 +85,6 @@ class SharedBackend(CountedReceives):
     @property
     def pid(self) -> int | None:
         return self._entry.pid if self._entry is not None else None
-
-    async def installed_kernelspecs(self) -> list[str] | None:
-        """This machine's kernelspecs: the supervisor starts the kernel here
-        (:class:`~jupyter_jcli.kernels.KernelspecCatalogue`)."""
-        import anyio
-
-        from jupyter_jcli.kernels._local import installed_kernelspecs
-
-        return await anyio.to_thread.run_sync(installed_kernelspecs)
 
     @property
     def origin(self) -> KernelOrigin:
@@ -163,8 +132,8 @@ class SharedBackend(CountedReceives):
         self.stop_on_shutdown = started and not self._keep
         details = {"notebook_path": str(notebook_path), "epoch": entry.epoch}
         try:
-            self._client = self._connect(entry, details)
-            await self._heartbeat(self._client, startup_timeout, details)
+            self._kc = self._connect(entry, details)
+            await self._heartbeat(self._kc, startup_timeout, details)
         except BaseException:
             await self.shutdown(now=True, timeout=1.0)
             raise
@@ -231,18 +200,20 @@ class SharedBackend(CountedReceives):
             if now >= next_ask:
                 if awaiting_reply and not await self.is_alive():
                     break  # a whole try without a reply, and its process is gone
-                with _channel_errors("asking the kernel for kernel_info"):
+                with mapped_errors(
+                    ErrorCode.KERNEL_NOT_RUNNING, "asking the kernel for kernel_info"
+                ):
                     asked.add(_kernel_info(client, "control"))
                 next_ask, awaiting_reply = now + per_try, True
             reply = await self._receive("control", _POLL) if awaiting_reply else None
-            if reply is not None and _parent_id(reply) in asked:
+            if reply is not None and parent_id(reply) in asked:
                 replies += 1
                 first_reply = time.monotonic() if first_reply is None else first_reply
                 retry = min(_STATUS_RETRY * 2 ** (replies - 1), _STATUS_RETRY_MAX)
                 next_ask, awaiting_reply = time.monotonic() + retry, False
             wait = _POLL if awaiting_reply else min(_POLL, max(next_ask - time.monotonic(), 0.001))
             status = await self._receive("iopub", wait)
-            if status is not None and _parent_id(status) in asked:
+            if status is not None and parent_id(status) in asked:
                 return
             answered_long = first_reply is not None and now - first_reply >= _STATUS_GRACE
             if replies >= 2 and answered_long:
@@ -258,13 +229,12 @@ class SharedBackend(CountedReceives):
         ``kernel_info`` request: it runs no code). The shell serves one request at a time, so
         a kernel still running another client's code answers only once that code ended;
         ``True`` as well when the kernel is gone (nothing runs on it)."""
-        client = self._joined()
-        with _channel_errors("asking the kernel for kernel_info"):
-            msg_id = _kernel_info(client, "shell")
+        client = self._client()
+        msg_id = _kernel_info(client, "shell")
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             reply = await self._receive("shell", min(left, _SHELL_POLL))
-            if reply is not None and _parent_id(reply) == msg_id:
+            if reply is not None and parent_id(reply) == msg_id:
                 return True
             if reply is None and not await self.is_alive():
                 return True
@@ -273,7 +243,7 @@ class SharedBackend(CountedReceives):
     async def is_alive(self) -> bool:
         """Whether the joined kernel still runs and is still the notebook's registered one."""
         entry = self._entry
-        if entry is None or self._client is None:
+        if entry is None or self._kc is None:
             return False
         current = self._registry_.read(Path(entry.notebook_path))
         if current is None or current.epoch != entry.epoch or current.state == "stopping":
@@ -288,19 +258,15 @@ class SharedBackend(CountedReceives):
         """
         if self._entry is None:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "no kernel is running to interrupt")
-        from jupyter_jcli.kernels._shared_busy import interrupt_registered
+        from jupyter_jcli.kernels._busy import interrupt_registered
 
         interrupt_registered(self._entry)
 
     async def shutdown(self, *, now: bool, timeout: float) -> None:
         """Close this process's channels; stop the shared kernel too when
         :attr:`stop_on_shutdown`. Never raises."""
-        entry, client = self._entry, self._client
-        self._client = None
-        if client is not None:
-            await self._receives_drained()
-            with contextlib.suppress(Exception):  # a half-open channel: nothing left to close
-                client.stop_channels()
+        entry = self._entry
+        await self.close_channels()
         if entry is None:
             return
         path = Path(entry.notebook_path)
@@ -317,40 +283,12 @@ class SharedBackend(CountedReceives):
         except KernelError:
             pass  # a locked entry: the supervisor still stops the kernel when idle
 
-    async def _send_execute_request(self, content: dict[str, Any]) -> str:
-        client = self._joined()
-        with _channel_errors("sending an execute_request"):
-            return str(client.execute(**content))
-
-    async def _take(self, channel: Channel, timeout: float) -> KernelMessage | None:
-        client = self._joined()
-        get = {
-            "iopub": client.get_iopub_msg,
-            "shell": client.get_shell_msg,
-            "control": client.get_control_msg,
-        }
-        try:
-            with _channel_errors(f"receiving from the {channel} channel"):
-                msg: dict[str, Any] = await get[channel](timeout=max(timeout, 0.0))
-        except queue.Empty:
-            return None
-        return msg
-
-    def _joined(self) -> AsyncKernelClient:
-        if self._client is None:
-            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not joined")
-        return self._client
-
 
 def _kernel_info(client: AsyncKernelClient, channel: Channel) -> str:
     """Send a ``kernel_info_request`` on ``channel`` (``shell`` or ``control``); its
-    ``msg_id``."""
+    ``msg_id``; a failed send is ``KERNEL_NOT_RUNNING``."""
     msg = client.session.msg("kernel_info_request")
     target = client.control_channel if channel == "control" else client.shell_channel
-    target.send(msg)
+    with mapped_errors(ErrorCode.KERNEL_NOT_RUNNING, "asking the kernel for kernel_info"):
+        target.send(msg)
     return str(msg["header"]["msg_id"])
-
-
-def _parent_id(msg: KernelMessage) -> object:
-    parent = msg.get("parent_header")
-    return parent.get("msg_id") if isinstance(parent, dict) else None

@@ -1,18 +1,20 @@
-"""What a silent evaluation returns (:meth:`~jupyter_jcli.kernels.NotebookKernel.evaluate`,
-for inspection): its types and how they are built from the reply and outputs. Apart from the
-execution results, so running code (the ``j-cli exec`` lane) does not build these types."""
+"""The results of a request, built from its reply and outputs: an execution's
+(:class:`~jupyter_jcli.kernels.ExecutionResult`) and a silent evaluation's, for inspection
+(:meth:`~jupyter_jcli.kernels.NotebookKernel.evaluate`, whose types are here)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from jupyter_jcli.kernels._evaluate import str_or_none
 from jupyter_jcli.kernels._run import RunOutcome
-from jupyter_jcli.kernels._types import ExecutionStatus, Output
+from jupyter_jcli.kernels._types import ExecutionResult, ExecutionStatus, Output
 
-__all__ = ["EvaluationResult", "ExpressionValue", "evaluation_result"]
+if TYPE_CHECKING:
+    from jupyter_jcli.kernels._translate import OutputCollector
+
+__all__ = ["EvaluationResult", "ExpressionValue", "evaluation_result", "execution_result"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,41 @@ class EvaluationResult:
     duration_s: float
     ename: str | None = None
     evalue: str | None = None
+
+
+def execution_result(
+    outcome: RunOutcome,
+    collector: OutputCollector,
+    epoch: str,
+    *,
+    restarted: bool,
+    killed: bool,
+    replaced_epoch: str | None,
+) -> ExecutionResult:
+    """The :class:`ExecutionResult` of one request on the kernel of ``epoch``: its outputs
+    and count from ``collector`` (the reply's count first), the error's name and value for an
+    ``error`` or ``interrupted`` run; ``restarted`` when the run started a kernel replacing
+    one that died (``replaced_epoch``), ``killed`` when the kernel had to be killed after it."""
+    reply = outcome.reply
+    count = reply.get("execution_count")
+    named = outcome.status in ("error", "interrupted")
+    return ExecutionResult(
+        status=outcome.status,
+        outputs=collector.outputs,
+        execution_count=count if isinstance(count, int) else collector.execution_count,
+        epoch=epoch,
+        kernel_restarted=restarted,
+        duration_s=outcome.duration_s,
+        ename=str_or_none(reply.get("ename")) if named else None,
+        evalue=str_or_none(reply.get("evalue")) if named else None,
+        display_updates=collector.display_updates,
+        interrupted_by=outcome.interrupted_by,
+        kernel_killed=killed,
+        interrupt_requested_by=outcome.interrupt_requested_by,
+        interrupt_requested_command=outcome.interrupt_requested_command,
+        replaced_epoch=replaced_epoch if restarted else None,
+        kernel_state=outcome.kernel_state,
+    )
 
 
 def evaluation_result(outcome: RunOutcome, outputs: list[Output], epoch: str) -> EvaluationResult:
@@ -119,3 +156,7 @@ def _expressions(raw: Any) -> dict[str, ExpressionValue]:
                 evalue=str_or_none(item.get("evalue")),
             )
     return values
+
+
+def str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

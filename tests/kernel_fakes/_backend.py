@@ -1,4 +1,4 @@
-"""The scripted fake kernel backend of :mod:`jupyter_jcli.kernels.testing` (which documents
+"""The scripted fake kernel backend of :mod:`kernel_fakes` (which documents
 and re-exports it): :class:`FakeBackend`, its messages and the simplest reactions."""
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import Any
 import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
+from jupyter_jcli.kernels import KernelMessage, KernelOrigin
+
+LOCAL_ORIGIN = KernelOrigin()
 
 Reaction = Callable[["FakeBackend", str, str], None]
 """What the fake kernel does with an execute request: ``react(backend, msg_id, code)``."""
@@ -41,7 +43,7 @@ class FakeRequest:
 
 class FakeBackend:
     """A :class:`~jupyter_jcli.kernels.KernelBackend` whose kernel answers each execute request
-    as ``react`` says (see :mod:`jupyter_jcli.kernels.testing`).
+    as ``react`` says (see :mod:`kernel_fakes`).
 
     Args:
         react: called with ``(backend, msg_id, code)`` for every execute request.

@@ -29,7 +29,7 @@ from jupyter_jcli.kernels._entry import (
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._flock import ExecLock
     from jupyter_jcli.kernels._registry import KernelRegistry
-    from jupyter_jcli.kernels._shared_backend import SharedBackend
+    from jupyter_jcli.kernels._registry_backend import RegistryBackend
 
 __all__ = [
     "EXEC_POLL",
@@ -238,14 +238,14 @@ async def take_exec(
 
 
 async def check_leftover(
-    registry: KernelRegistry, notebook_path: Path, backend: SharedBackend, busy_wait: float
+    registry: KernelRegistry, notebook_path: Path, backend: RegistryBackend, busy_wait: float
 ) -> None:
     """Refuse to queue code behind the code of a command that ended (killed, ``kill -9``)
     while it ran on the kernel: the registry still holds that command's ``busy`` record.
 
     Its code may have run on (a kernel outlives a command): what it did is recorded once in
     the run log as a change of any name (every cell run before reads ``stale``, never fresh,
-    with that cause). Then the kernel is asked on its shell (:meth:`SharedBackend.shell_free`,
+    with that cause). Then the kernel is asked on its shell (:meth:`RegistryBackend.shell_free`,
     within ``busy_wait`` s and at least :data:`LEFTOVER_PROBE` s): when it answers, that code
     has ended and its record is dropped; else ``KERNEL_BUSY`` (``busy_gone``), naming the
     command and how to stop its code, with nothing sent to the kernel but the probe.

@@ -1,4 +1,4 @@
-"""A registered kernel joined through its connection file (``SharedBackend``): two pools on
+"""A registered kernel joined through its connection file (``RegistryBackend``): two pools on
 one registry (two processes' views) run code, streams, errors and displays on the same
 kernel, interrupt it and see it die."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from jupyter_jcli.kernels import KernelRegistry, SharedBackend, SharedKernelPool
+from jupyter_jcli.kernels import KernelRegistry, RegistryBackend, RegistryKernelPool
 
 pytestmark = [pytest.mark.kernel, pytest.mark.anyio]
 
@@ -31,9 +31,9 @@ def registry(tmp_path: Path) -> KernelRegistry:
 
 
 @pytest.fixture
-async def starter(registry: KernelRegistry) -> AsyncIterator[SharedKernelPool]:
+async def starter(registry: KernelRegistry) -> AsyncIterator[RegistryKernelPool]:
     """The pool that starts the kernel (stopped when it ends)."""
-    async with SharedKernelPool(registry=registry) as pool:
+    async with RegistryKernelPool(registry=registry) as pool:
         yield pool
 
 
@@ -45,16 +45,16 @@ def notebook(tmp_path: Path) -> Path:
 
 
 async def test_a_second_pool_joins_the_registered_kernel_and_sees_its_state(
-    registry: KernelRegistry, starter: SharedKernelPool, notebook: Path
+    registry: KernelRegistry, starter: RegistryKernelPool, notebook: Path
 ) -> None:
     with anyio.fail_after(WAIT):
         first = await starter.kernel(notebook).execute("shared = 41")
         assert first.status == "ok"
-        async with SharedKernelPool(registry=registry) as joiner:
+        async with RegistryKernelPool(registry=registry) as joiner:
             kernel = joiner.kernel(notebook)
             result = await kernel.execute("print(shared + 1)\nshared + 2")
             backend = kernel._backend
-            assert isinstance(backend, SharedBackend)
+            assert isinstance(backend, RegistryBackend)
             assert result.epoch == first.epoch and not result.kernel_restarted
             assert result.status == "ok"
             assert [o["output_type"] for o in result.outputs] == ["stream", "execute_result"]
@@ -65,7 +65,7 @@ async def test_a_second_pool_joins_the_registered_kernel_and_sees_its_state(
 
 
 async def test_errors_stderr_and_displays_arrive_through_the_joined_kernel(
-    starter: SharedKernelPool, notebook: Path
+    starter: RegistryKernelPool, notebook: Path
 ) -> None:
     code = (
         "import sys\nfrom IPython.display import display, HTML\n"
@@ -84,7 +84,7 @@ async def test_errors_stderr_and_displays_arrive_through_the_joined_kernel(
 
 
 async def test_an_interrupt_stops_running_code_and_the_kernel_keeps_its_state(
-    starter: SharedKernelPool, notebook: Path
+    starter: RegistryKernelPool, notebook: Path
 ) -> None:
     kernel = starter.kernel(notebook)
     with anyio.fail_after(WAIT):
@@ -108,11 +108,11 @@ async def test_an_interrupt_stops_running_code_and_the_kernel_keeps_its_state(
 
 
 async def test_a_joined_kernel_killed_from_outside_is_seen_dead(
-    registry: KernelRegistry, starter: SharedKernelPool, notebook: Path
+    registry: KernelRegistry, starter: RegistryKernelPool, notebook: Path
 ) -> None:
     with anyio.fail_after(WAIT):
         await starter.kernel(notebook).execute("pass")
-        async with SharedKernelPool(registry=registry) as joiner:
+        async with RegistryKernelPool(registry=registry) as joiner:
             kernel = joiner.kernel(notebook)
             assert await kernel.is_alive()
             pid = (await kernel.info()).pid

@@ -13,9 +13,9 @@ import anyio
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels import _shared_backend
+from jupyter_jcli.kernels import _registry_backend
 from jupyter_jcli.kernels._registry import KernelRegistry
-from jupyter_jcli.kernels._shared_backend import SharedBackend
+from jupyter_jcli.kernels._registry_backend import RegistryBackend
 
 
 class _Clock:
@@ -58,7 +58,7 @@ class _Client:
             self.queues["iopub"].append({**parent, "content": {"execution_state": "idle"}})
 
 
-class _Joining(SharedBackend):
+class _Joining(RegistryBackend):
     def __init__(self, client: _Client, tmp_path: Path, *, alive: bool = True) -> None:
         super().__init__(KernelRegistry(tmp_path / "registry"), keep=False, idle_timeout=60.0)
         self.client = client
@@ -77,7 +77,7 @@ def test_a_status_lost_to_the_subscription_is_asked_again_after_a_short_retry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lost: int
 ) -> None:
     clock = _Clock()
-    monkeypatch.setattr(_shared_backend.time, "monotonic", clock)
+    monkeypatch.setattr(_registry_backend.time, "monotonic", clock)
     client = _Client(lost)
     backend = _Joining(client, tmp_path)
     start = clock.now
@@ -87,14 +87,14 @@ def test_a_status_lost_to_the_subscription_is_asked_again_after_a_short_retry(
     # joined on the first request whose status arrived: the subscription is live
     assert len(client.sent) == lost + 1
     # each lost status cost a short retry, not the grace (nor a whole try of the join)
-    assert clock.now - start < _shared_backend._STATUS_GRACE
+    assert clock.now - start < _registry_backend._STATUS_GRACE
 
 
 def test_a_kernel_publishing_no_status_for_control_requests_joins_after_the_grace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clock = _Clock()
-    monkeypatch.setattr(_shared_backend.time, "monotonic", clock)
+    monkeypatch.setattr(_registry_backend.time, "monotonic", clock)
     client = _Client(lost=10**6)
     backend = _Joining(client, tmp_path)
     start = clock.now
@@ -102,14 +102,14 @@ def test_a_kernel_publishing_no_status_for_control_requests_joins_after_the_grac
     anyio.run(backend._heartbeat, client, 60.0, {})  # type: ignore[arg-type]
 
     assert len(client.sent) >= 2
-    assert _shared_backend._STATUS_GRACE <= clock.now - start < 60.0 / 5
+    assert _registry_backend._STATUS_GRACE <= clock.now - start < 60.0 / 5
 
 
 def test_a_kernel_that_never_answers_and_is_gone_fails_after_one_try(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clock = _Clock()
-    monkeypatch.setattr(_shared_backend.time, "monotonic", clock)
+    monkeypatch.setattr(_registry_backend.time, "monotonic", clock)
     client = _Client(lost=10**6, replies=False)
     backend = _Joining(client, tmp_path, alive=False)
     start = clock.now
