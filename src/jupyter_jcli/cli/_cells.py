@@ -186,8 +186,8 @@ def summarize_cells(
             smaller ``limit``).
     """
     from jupyter_jcli.cli._cell_ref import loaded_cell_names
-    from jupyter_jcli.workbench import saved_outputs as open_notebook
     from jupyter_jcli.workbench import check_start
+    from jupyter_jcli.workbench import saved_outputs as open_notebook
 
     loaded = open_notebook(file_path)
     check_start(start, loaded.cell_count, label="--start")
