@@ -1,7 +1,6 @@
 """An in-memory notebook store for tests: notebooks with no file, in this process.
 
-As ``httpx`` ships ``MockTransport`` and :mod:`jupyter_jcli.kernels.testing` ships a fake
-kernel backend, this module ships :class:`MemoryStore`, a
+As ``httpx`` ships ``MockTransport``, this module ships :class:`MemoryStore`, a
 :class:`~jupyter_jcli.notebook.store.NotebookStore` whose notebooks are dicts, so everything
 above the store (documents, undo) can be driven without a disk::
 

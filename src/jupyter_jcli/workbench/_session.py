@@ -76,9 +76,9 @@ class Workbench(WorkbenchState, AsyncResource):
         cache_dir: snapshot cache base folder for the document model (default: the user
             cache; see :mod:`jupyter_jcli.notebook.snapshots`).
         pool: the kernels to use (default: a new local :class:`KernelPool`); a pool built
-            on another backend factory runs the same workbench on it, e.g.
-            ``KernelPool(backend_factory=jupyter_jcli.kernels.testing.python_backend)`` for
-            in-process tests. The workbench shuts its kernels down on exit either way.
+            on another backend factory runs the same workbench on it (the test suite's
+            in-process fake, ``tests/kernel_fakes``, is one). The workbench shuts its kernels
+            down on exit either way.
         server: run the kernels on this Jupyter Server (see :mod:`jupyter_jcli.workbench._server`):
             the pool defaults to :func:`jupyter_jcli.kernels.backend_factory`'s for it, kernels
             a person already runs are joined (``attached``), and ``inspect_variable`` and
