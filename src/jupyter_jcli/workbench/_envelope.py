@@ -51,7 +51,8 @@ def compact(value: Any, key: str | None = None) -> Any:
 
 def ok_fields(operation: str, path: Path) -> dict[str, Any]:
     """``schema_version``, ``status: "ok"``, ``operation`` and ``path`` (as a string), in
-    that order: the start of a result's ``to_dict``."""
+    that order: the start of a result's ``to_dict``. ``{**ok_fields(...), **json_fields(result)}``
+    keeps them first: a dict keeps a repeated key where it first stood."""
     return {
         "schema_version": SCHEMA_VERSION,
         "status": "ok",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.kernels import NotebookKernel, kernel_died
 from jupyter_jcli.workbench._envelope import ok_fields
@@ -236,18 +237,11 @@ class VariableOutcome:
         """The JSON document."""
         return {
             **ok_fields("inspect_variable", self.path),
-            "notebook_path": str(self.notebook_path),
-            "name": self.name,
-            "type": self.type,
-            "length": self.length,
-            "shape": list(self.shape) if self.shape is not None else None,
-            "dtype": self.dtype,
-            "schema": [dict(c) for c in self.schema] if self.schema is not None else None,
-            "schema_total": self.schema_total,
-            "repr": self.repr,
-            "repr_chars": self.repr_chars,
-            "truncated": self.truncated,
-            "epoch": self.epoch,
+            **json_fields(
+                self,
+                "notebook_path name type length shape dtype schema schema_total repr repr_chars"
+                " truncated epoch",
+            ),
         }
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
@@ -102,18 +103,7 @@ class MutationOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields(self.operation, self.path),
-            "cell": None if self.cell is None else self.cell.to_dict(),
-            "removed": None if self.removed is None else self.removed.to_dict(),
-            "previous_cell": None if self.previous_cell is None else self.previous_cell.to_dict(),
-            "structure_rev": self.structure_rev,
-            "previous_structure_rev": self.previous_structure_rev,
-            "changed": list(self.changed),
-            "stale": list(self.stale),
-            "reloaded": self.reloaded,
-            "written": [str(path) for path in self.written],
-        }
+        return {**ok_fields(self.operation, self.path), **json_fields(self)}
 
 
 @dataclass(frozen=True)
@@ -153,16 +143,12 @@ class UndoOutcome:
         """The JSON document."""
         return {
             **ok_fields("undo_last", self.path),
-            "undone": self.operation,
-            "restored": [str(path) for path in self.restored],
-            "forced": self.forced,
-            "remaining": self.remaining,
-            "structure_rev": self.structure_rev,
-            "cell_count": self.cell_count,
-            "merged": self.merged,
-            "changed": list(self.changed),
-            "stale": list(self.stale),
-            "conflicts": list(self.conflicts),
+            **json_fields(
+                self,
+                "undone restored forced remaining structure_rev cell_count merged changed stale"
+                " conflicts",
+                undone=self.operation,
+            ),
         }
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
@@ -73,19 +74,13 @@ class CellOverview:
     name_stored: bool
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (findings as ``Finding.to_dict``)."""
-        return {
-            **address_fields(self),
-            "first_line": self.first_line,
-            "defines": list(self.defines),
-            "uses": list(self.uses),
-            "mutates": list(self.mutates),
-            "parents": list(self.parents),
-            "children": list(self.children),
-            "output_count": self.output_count,
-            "findings": [finding.to_dict() for finding in self.findings],
-            "name_stored": self.name_stored,
-        }
+        """JSON-ready form (findings as ``Finding.to_dict``; the keys named: a
+        :class:`~jupyter_jcli.workbench._status_views.SessionCellOverview` adds its own)."""
+        return json_fields(
+            self,
+            "index name cell_type rev first_line defines uses mutates parents children"
+            " output_count findings name_stored",
+        )
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.workbench._envelope import condensed_dict, ok_fields, pair_field
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 if TYPE_CHECKING:
@@ -92,28 +93,12 @@ class ReadCell:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; images as base64 with MIME type, byte and pixel sizes."""
-        outputs: dict[str, Any] | None = None
-        if self.outputs is not None:
-            condensed = self.outputs
-            outputs = {
-                "text": condensed.text,
-                "budget": condensed.budget,
-                "truncated": condensed.truncated,
-                "omitted_outputs": list(condensed.omitted_outputs),
-                "parts": [
-                    {k: v for k, v in part.to_dict().items() if k != "text"}
-                    for part in condensed.parts
-                ],
-                "images": [image.to_dict() for image in condensed.images],
-            }
-        return {
-            **address_fields(self),
-            "source": self.source,
-            "source_omitted_characters": self.source_omitted_characters,
-            "output_count": self.output_count,
-            "truncated": self.truncated,
-            "outputs": outputs,
-        }
+        return json_fields(
+            self,
+            "index name cell_type rev source source_omitted_characters output_count truncated"
+            " outputs",
+            outputs=condensed_dict(self.outputs),
+        )
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import open_document, outputs_of
@@ -108,16 +108,7 @@ class SearchMatch:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            **address_fields(self),
-            "field": self.field,
-            "line": self.line,
-            "column": self.column,
-            "match": self.match,
-            "snippet": self.snippet,
-            "output_index": self.output_index,
-            "summary_part": self.summary_part,
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.notebook._views import address_fields
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
+from jupyter_jcli.summaries import Summary, SummarySource
 from jupyter_jcli.workbench._envelope import ok_fields, pair_field
 from jupyter_jcli.workbench._load import open_document
 
@@ -62,13 +62,7 @@ class CellSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        summary: SummaryDict = self.summary.to_dict()
-        return {
-            **address_fields(self),
-            "source": self.source,
-            "cached": self.cached,
-            "summary": dict(summary),
-        }
+        return json_fields(self, "index name cell_type rev source cached summary")
 
 
 @dataclass(frozen=True)
