@@ -3,8 +3,9 @@ dict per class (``to_dict``).
 
 :func:`json_fields` gives the fields in declaration order, or the keys a class names, each
 value by :func:`to_json`; a class passes the few values whose JSON form differs (a rounded
-duration, a count, a renamed field) as keywords. The bottom layer: it imports nothing of
-the package, so every package may use it.
+duration, a count, a renamed field) as keywords. A class whose keys do not fit on the
+line names them in a ``JSON_KEYS`` class variable beside its fields. The bottom layer: it
+imports nothing of the package, so every package may use it.
 """
 
 from __future__ import annotations
@@ -42,14 +43,18 @@ def json_fields(obj: DataclassInstance, keys: str = "", /, **values: Any) -> dic
     Args:
         obj: a dataclass instance.
         keys: the keys, space-separated, in their JSON order: fields or properties of
-            ``obj``, or keys of ``values``. Empty: every field of ``obj`` in declaration
-            order (those of a subclass too: a class with subclasses names its keys).
+            ``obj``, or keys of ``values``; a key written ``name?`` is left out when its
+            value is ``None``. Empty: every field of ``obj`` in declaration order (those of
+            a subclass too: a class with subclasses names its keys).
         values: the JSON value of a key whose form is not :func:`to_json` of the attribute
             (taken as given); a key not in ``keys`` (or not a field) comes last.
     """
     names = keys.split() if keys else [field.name for field in dataclasses.fields(obj)]
-    document = {
-        name: values[name] if name in values else to_json(getattr(obj, name)) for name in names
-    }
-    document.update((name, value) for name, value in values.items() if name not in document)
+    document: dict[str, Any] = {}
+    for key in names:
+        name = key.removesuffix("?")
+        value = values.pop(name) if name in values else to_json(getattr(obj, name))
+        if value is not None or name == key:
+            document[name] = value
+    document.update(values)  # the keys not named
     return document

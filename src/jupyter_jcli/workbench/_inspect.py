@@ -16,12 +16,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, ClassVar, TypedDict
 
-from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.kernels import NotebookKernel, kernel_died
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_document
 
 __all__ = [
     "DEFAULT_INSPECT_MAX_CHARS",
@@ -227,6 +226,12 @@ class VariableOutcome:
     repr_chars: int
     epoch: str
 
+    JSON_KEYS: ClassVar[str] = (
+        "notebook_path name type length shape dtype schema schema_total repr repr_chars"
+        " truncated epoch"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def truncated(self) -> bool:
         """Whether the repr or the schema was cut."""
@@ -235,14 +240,7 @@ class VariableOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("inspect_variable", self.path),
-            **json_fields(
-                self,
-                "notebook_path name type length shape dtype schema schema_total repr repr_chars"
-                " truncated epoch",
-            ),
-        }
+        return ok_document("inspect_variable", self, self.JSON_KEYS)
 
 
 def parse_probe(

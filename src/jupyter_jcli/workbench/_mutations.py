@@ -12,13 +12,12 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._load import build_cell_graph, open_document
 from jupyter_jcli.workbench._run_log import ID_PREFIX, run_keys
 from jupyter_jcli.workbench._stale import stale_between
@@ -103,7 +102,7 @@ class MutationOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {**ok_fields(self.operation, self.path), **json_fields(self)}
+        return ok_document(self.operation, self)
 
 
 @dataclass(frozen=True)
@@ -139,17 +138,14 @@ class UndoOutcome:
     stale: tuple[str, ...] = ()
     conflicts: tuple[dict[str, Any], ...] = ()
 
+    JSON_KEYS: ClassVar[str] = (
+        "undone restored forced remaining structure_rev cell_count merged changed stale conflicts"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("undo_last", self.path),
-            **json_fields(
-                self,
-                "undone restored forced remaining structure_rev cell_count merged changed stale"
-                " conflicts",
-                undone=self.operation,
-            ),
-        }
+        return ok_document("undo_last", self, self.JSON_KEYS, undone=self.operation)
 
 
 def _run(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict
 
 from jupyter_jcli._json import json_fields
 from jupyter_jcli.kernels import InterruptReason, KernelInfo
-from jupyter_jcli.workbench._envelope import condensed_dict, ok_fields
+from jupyter_jcli.workbench._envelope import condensed_dict, ok_document
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
@@ -141,6 +141,12 @@ class ExecuteOutcome:
     kernel: KernelInfo
     written: tuple[str, ...]
 
+    JSON_KEYS: ClassVar[str] = (
+        "notebook_path ok stopped_at error epoch kernel_started kernel_restarted kernel"
+        " image_count cells written still_stale"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def ok(self) -> bool:
         """Whether every cell of the call ran and ended ``ok``."""
@@ -153,14 +159,7 @@ class ExecuteOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
-        return {
-            **ok_fields(self.operation, self.path),
-            **json_fields(
-                self,
-                "notebook_path ok stopped_at error epoch kernel_started kernel_restarted kernel"
-                " image_count cells written still_stale",
-            ),
-        }
+        return ok_document(self.operation, self, self.JSON_KEYS)
 
 
 @dataclass(frozen=True)
@@ -213,4 +212,4 @@ class KernelOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {**ok_fields(self.operation, self.path), **json_fields(self)}
+        return ok_document(self.operation, self)

@@ -22,13 +22,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook._views import address_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.workbench._envelope import condensed_dict, ok_fields, pair_field
+from jupyter_jcli.workbench._envelope import condensed_dict, ok_document
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 if TYPE_CHECKING:
@@ -82,6 +82,11 @@ class ReadCell:
     output_count: int
     outputs: CondensedOutputs | None
 
+    JSON_KEYS: ClassVar[str] = (
+        "index name cell_type rev source source_omitted_characters output_count truncated outputs"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def truncated(self) -> bool:
         """Whether anything of this cell was cut or left out."""
@@ -93,12 +98,7 @@ class ReadCell:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; images as base64 with MIME type, byte and pixel sizes."""
-        return json_fields(
-            self,
-            "index name cell_type rev source source_omitted_characters output_count truncated"
-            " outputs",
-            outputs=condensed_dict(self.outputs),
-        )
+        return json_fields(self, self.JSON_KEYS, outputs=condensed_dict(self.outputs))
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,12 @@ class ReadCellsResult:
     next_call: str | None
     pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
+    JSON_KEYS: ClassVar[str] = (
+        "pair_out_of_sync? structure_rev budget characters truncated image_count cells"
+        " omitted_cells next_call"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def truncated(self) -> bool:
         """Whether anything selected was cut or left out."""
@@ -139,18 +145,7 @@ class ReadCellsResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("read_cells", self.path),
-            **pair_field(self.pair_out_of_sync),
-            "structure_rev": self.structure_rev,
-            "budget": self.budget,
-            "characters": self.characters,
-            "truncated": self.truncated,
-            "image_count": self.image_count,
-            "cells": [cell.to_dict() for cell in self.cells],
-            "omitted_cells": list(self.omitted_cells),
-            "next_call": self.next_call,
-        }
+        return ok_document("read_cells", self, self.JSON_KEYS)
 
 
 def read_cells(
