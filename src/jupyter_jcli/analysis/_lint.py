@@ -5,8 +5,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict, get_args
+from typing import Literal, TypedDict, cast, get_args
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.analysis._types import CellEffects
 
 __all__ = ["Finding", "FindingDict", "FindingKind", "lint_cell", "lint_cells"]
@@ -58,14 +59,7 @@ class Finding:
 
     def to_dict(self) -> FindingDict:
         """The finding as JSON-ready data."""
-        return {
-            "kind": self.kind,
-            "cell": self.cell,
-            "index": self.index,
-            "names": list(self.names),
-            "message": self.message,
-            "line": self.line,
-        }
+        return cast("FindingDict", json_fields(self))
 
 
 def _join(names: Sequence[str]) -> str:

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.notebook._leaves import ABSENT, diff_leaves, put_leaf, revert_leaves, same_field
 from jupyter_jcli.notebook.names import BINDING_KEY, METADATA_KEY, set_stored_name, stored_name
 
@@ -68,7 +69,7 @@ class Conflict:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"cell": self.cell, "reason": self.reason, "fields": list(self.fields)}
+        return json_fields(self)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.notebook.io import cell_source
 from jupyter_jcli.notebook.names import first_name, stored_name
 from jupyter_jcli.notebook.revs import cell_rev
@@ -91,12 +92,7 @@ class CellView:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            **address_fields(self),
-            "source": self.source,
-            "cell_id": self.cell_id,
-            "name_stored": self.name_stored,
-        }
+        return json_fields(self, "index name cell_type rev source cell_id name_stored")
 
 
 @dataclass(frozen=True)

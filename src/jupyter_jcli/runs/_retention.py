@@ -39,6 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import (
     SCHEMA_VERSION,
     ErrorCode,
@@ -90,7 +91,7 @@ class KeptEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"path": str(self.path), "reason": self.reason, "detail": self.detail}
+        return json_fields(self)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import Literal, TypedDict, cast
+
+from jupyter_jcli._json import json_fields
 
 __all__ = [
     "DESCRIPTION_MAX",
@@ -102,17 +104,7 @@ class Summary:
 
     def to_dict(self) -> SummaryDict:
         """JSON-ready form."""
-        return {
-            "key": self.key,
-            "tldr": self.tldr,
-            "description": self.description,
-            "output_summary": self.output_summary,
-            "source": self.source,
-            "model": self.model,
-            "cached": self.cached,
-            "fallback_reason": self.fallback_reason,
-            "fallback_detail": self.fallback_detail,
-        }
+        return cast("SummaryDict", json_fields(self))
 
 
 def one_line(text: str, limit: int) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.workbench._execute import ProgressCallback
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome
 from jupyter_jcli.workbench._server import join_to_plan
@@ -46,11 +47,7 @@ class CellsRun:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"requested", "parents_run", "not_fresh_parents"}`` (the outcome is separate)."""
-        return {
-            "requested": list(self.requested),
-            "parents_run": list(self.parents_run),
-            "not_fresh_parents": list(self.not_fresh_parents),
-        }
+        return json_fields(self, "requested parents_run not_fresh_parents")
 
 
 async def run_cells_with_parents(

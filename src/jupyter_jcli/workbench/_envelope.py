@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
 
-__all__ = ["POSITIONS", "compact", "condensed_dict", "is_empty", "ok_fields", "pair_field"]
+__all__ = ["POSITIONS", "compact", "condensed_dict", "is_empty", "ok_document", "ok_fields"]
 
 POSITIONS = frozenset(
     {"index", "output_index", "image", "start", "stop", "cell_index", "offset"}
@@ -60,11 +61,24 @@ def ok_fields(operation: str, path: Path) -> dict[str, Any]:
     }
 
 
-def pair_field(facts: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``{"pair_out_of_sync": facts}`` for a read of a pair whose sides hold different
-    inputs (``Document.pair_out_of_sync``: which side is shown, which is newer, what a write
-    does), else ``{}``: every read result says it, on every read."""
-    return {} if facts is None else {"pair_out_of_sync": dict(facts)}
+class _Result(Protocol):
+    """A result dataclass: its ``path`` opens its document."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def path(self) -> Path:
+        """The file the call named."""
+        ...
+
+
+def ok_document(
+    operation: str, result: _Result, keys: str = "", /, **values: Any
+) -> dict[str, Any]:
+    """A result's JSON document: :func:`ok_fields`, then
+    :func:`~jupyter_jcli._json.json_fields` of ``result`` (``keys`` and ``values`` as
+    there; ``operation`` and ``path``, when they are fields, keep their first places)."""
+    return {**ok_fields(operation, result.path), **json_fields(result, keys, **values)}
 
 
 def condensed_dict(condensed: CondensedOutputs | None) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from jupyter_jcli.analysis import GraphDict, to_dot, to_mermaid
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._load import load
 
 __all__ = ["GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"]
@@ -44,16 +44,12 @@ class GraphResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document. ``text`` is present for mermaid and dot; ``graph`` always."""
-        doc: dict[str, Any] = {
-            **ok_fields("notebook_graph", self.path),
-            "structure_rev": self.structure_rev,
-            "format": self.format,
-            **pair_field(self.pair_out_of_sync),
-        }
-        if self.text is not None:
-            doc["text"] = self.text
-        doc["graph"] = self.graph
-        return doc
+        return ok_document(
+            "notebook_graph",
+            self,
+            "structure_rev format pair_out_of_sync? text? graph",
+            graph=self.graph,
+        )
 
 
 def notebook_graph(

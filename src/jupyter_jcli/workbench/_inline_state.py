@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.analysis import CodeWrites, code_writes, overwritten_cells
 from jupyter_jcli.kernels import ExecutionResult, KernelInfo
 from jupyter_jcli.workbench._load import Loaded
@@ -55,12 +56,7 @@ class InlineEffect:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"names", "opaque", "stale", "cause"}``."""
-        return {
-            "names": None if self.names is None else list(self.names),
-            "opaque": self.opaque,
-            "stale": list(self.stale),
-            "cause": self.cause,
-        }
+        return json_fields(self)
 
 
 def kernel_language(metadata: Mapping[str, Any], kernelspec_name: str) -> str | None:

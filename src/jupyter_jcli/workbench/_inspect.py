@@ -16,11 +16,11 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, ClassVar, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.kernels import NotebookKernel, kernel_died
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_document
 
 __all__ = [
     "DEFAULT_INSPECT_MAX_CHARS",
@@ -226,6 +226,12 @@ class VariableOutcome:
     repr_chars: int
     epoch: str
 
+    JSON_KEYS: ClassVar[str] = (
+        "notebook_path name type length shape dtype schema schema_total repr repr_chars"
+        " truncated epoch"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def truncated(self) -> bool:
         """Whether the repr or the schema was cut."""
@@ -234,21 +240,7 @@ class VariableOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("inspect_variable", self.path),
-            "notebook_path": str(self.notebook_path),
-            "name": self.name,
-            "type": self.type,
-            "length": self.length,
-            "shape": list(self.shape) if self.shape is not None else None,
-            "dtype": self.dtype,
-            "schema": [dict(c) for c in self.schema] if self.schema is not None else None,
-            "schema_total": self.schema_total,
-            "repr": self.repr,
-            "repr_chars": self.repr_chars,
-            "truncated": self.truncated,
-            "epoch": self.epoch,
-        }
+        return ok_document("inspect_variable", self, self.JSON_KEYS)
 
 
 def parse_probe(

@@ -12,12 +12,12 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._load import build_cell_graph, open_document
 from jupyter_jcli.workbench._run_log import ID_PREFIX, run_keys
 from jupyter_jcli.workbench._stale import stale_between
@@ -102,18 +102,7 @@ class MutationOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields(self.operation, self.path),
-            "cell": None if self.cell is None else self.cell.to_dict(),
-            "removed": None if self.removed is None else self.removed.to_dict(),
-            "previous_cell": None if self.previous_cell is None else self.previous_cell.to_dict(),
-            "structure_rev": self.structure_rev,
-            "previous_structure_rev": self.previous_structure_rev,
-            "changed": list(self.changed),
-            "stale": list(self.stale),
-            "reloaded": self.reloaded,
-            "written": [str(path) for path in self.written],
-        }
+        return ok_document(self.operation, self)
 
 
 @dataclass(frozen=True)
@@ -149,21 +138,14 @@ class UndoOutcome:
     stale: tuple[str, ...] = ()
     conflicts: tuple[dict[str, Any], ...] = ()
 
+    JSON_KEYS: ClassVar[str] = (
+        "undone restored forced remaining structure_rev cell_count merged changed stale conflicts"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("undo_last", self.path),
-            "undone": self.operation,
-            "restored": [str(path) for path in self.restored],
-            "forced": self.forced,
-            "remaining": self.remaining,
-            "structure_rev": self.structure_rev,
-            "cell_count": self.cell_count,
-            "merged": self.merged,
-            "changed": list(self.changed),
-            "stale": list(self.stale),
-            "conflicts": list(self.conflicts),
-        }
+        return ok_document("undo_last", self, self.JSON_KEYS, undone=self.operation)
 
 
 def _run(

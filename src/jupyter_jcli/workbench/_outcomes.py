@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.kernels import InterruptReason, KernelInfo
-from jupyter_jcli.workbench._envelope import condensed_dict, ok_fields
+from jupyter_jcli.workbench._envelope import condensed_dict, ok_document
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
@@ -92,30 +93,15 @@ class ExecutedCell:
     written: bool = False
     not_written_reason: NotWrittenReason | None = None
     interrupted_by: InterruptReason | None = None
-    kernel_killed: bool = False
     interrupt_requested_by: str | None = None
     interrupt_requested_command: str | None = None
+    kernel_killed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (condensed outputs as in ``read_cells``)."""
-        return {
-            "name": self.name,
-            "index": self.index,
-            "rev": self.rev,
-            "status": self.status,
-            "execution_count": self.execution_count,
-            "duration_s": round(self.duration_s, 4),
-            "output_count": self.output_count,
-            "outputs": condensed_dict(self.outputs),
-            "ename": self.ename,
-            "evalue": self.evalue,
-            "written": self.written,
-            "not_written_reason": self.not_written_reason,
-            "interrupted_by": self.interrupted_by,
-            "interrupt_requested_by": self.interrupt_requested_by,
-            "interrupt_requested_command": self.interrupt_requested_command,
-            "kernel_killed": self.kernel_killed,
-        }
+        return json_fields(
+            self, duration_s=round(self.duration_s, 4), outputs=condensed_dict(self.outputs)
+        )
 
 
 @dataclass(frozen=True)
@@ -155,6 +141,12 @@ class ExecuteOutcome:
     kernel: KernelInfo
     written: tuple[str, ...]
 
+    JSON_KEYS: ClassVar[str] = (
+        "notebook_path ok stopped_at error epoch kernel_started kernel_restarted kernel"
+        " image_count cells written still_stale"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def ok(self) -> bool:
         """Whether every cell of the call ran and ended ``ok``."""
@@ -167,21 +159,7 @@ class ExecuteOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
-        return {
-            **ok_fields(self.operation, self.path),
-            "notebook_path": str(self.notebook_path),
-            "ok": self.ok,
-            "stopped_at": self.stopped_at,
-            "error": dict(self.error) if self.error is not None else None,
-            "epoch": self.epoch,
-            "kernel_started": self.kernel_started,
-            "kernel_restarted": self.kernel_restarted,
-            "kernel": self.kernel.to_dict(),
-            "image_count": self.image_count,
-            "cells": [cell.to_dict() for cell in self.cells],
-            "written": list(self.written),
-            "still_stale": list(self.still_stale),
-        }
+        return ok_document(self.operation, self, self.JSON_KEYS)
 
 
 @dataclass(frozen=True)
@@ -234,12 +212,4 @@ class KernelOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields(self.operation, self.path),
-            "notebook_path": str(self.notebook_path),
-            "previous_epoch": self.previous_epoch,
-            "epoch": self.epoch,
-            "interrupted_cell": self.interrupted_cell,
-            "kernel": self.kernel.to_dict(),
-            "still_stale": list(self.still_stale),
-        }
+        return ok_document(self.operation, self)

@@ -13,12 +13,13 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook import address_fields
-from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
 __all__ = [
@@ -72,20 +73,16 @@ class CellOverview:
     findings: tuple[Finding, ...]
     name_stored: bool
 
+    JSON_KEYS: ClassVar[str] = (
+        "index name cell_type rev first_line defines uses mutates parents children"
+        " output_count findings name_stored"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (findings as ``Finding.to_dict``)."""
-        return {
-            **address_fields(self),
-            "first_line": self.first_line,
-            "defines": list(self.defines),
-            "uses": list(self.uses),
-            "mutates": list(self.mutates),
-            "parents": list(self.parents),
-            "children": list(self.children),
-            "output_count": self.output_count,
-            "findings": [finding.to_dict() for finding in self.findings],
-            "name_stored": self.name_stored,
-        }
+        """JSON-ready form (findings as ``Finding.to_dict``; the keys named: a
+        :class:`~jupyter_jcli.workbench._status_views.SessionCellOverview` adds its own)."""
+        return json_fields(self, self.JSON_KEYS)
 
 
 @dataclass(frozen=True)
@@ -119,6 +116,12 @@ class Overview:
     next_call: str | None
     pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
+    JSON_KEYS: ClassVar[str] = (
+        "notebook_path structure_rev cell_count start next_call lint_summary"
+        " pair_out_of_sync? cells"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def findings(self) -> tuple[Finding, ...]:
         """Every lint finding of the page's cells, in document order."""
@@ -126,17 +129,7 @@ class Overview:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
-        return {
-            **ok_fields("notebook_overview", self.path),
-            "notebook_path": str(self.notebook_path),
-            "structure_rev": self.structure_rev,
-            "cell_count": self.cell_count,
-            "start": self.start,
-            "next_call": self.next_call,
-            "lint_summary": dict(self.lint_summary),
-            **pair_field(self.pair_out_of_sync),
-            "cells": [cell.to_dict() for cell in self.cells],
-        }
+        return ok_document("notebook_overview", self, self.JSON_KEYS)
 
 
 def check_page(start: int, limit: int | None) -> None:

@@ -22,12 +22,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.workbench._envelope import condensed_dict, ok_document
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 if TYPE_CHECKING:
@@ -81,6 +82,11 @@ class ReadCell:
     output_count: int
     outputs: CondensedOutputs | None
 
+    JSON_KEYS: ClassVar[str] = (
+        "index name cell_type rev source source_omitted_characters output_count truncated outputs"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def truncated(self) -> bool:
         """Whether anything of this cell was cut or left out."""
@@ -92,28 +98,7 @@ class ReadCell:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form; images as base64 with MIME type, byte and pixel sizes."""
-        outputs: dict[str, Any] | None = None
-        if self.outputs is not None:
-            condensed = self.outputs
-            outputs = {
-                "text": condensed.text,
-                "budget": condensed.budget,
-                "truncated": condensed.truncated,
-                "omitted_outputs": list(condensed.omitted_outputs),
-                "parts": [
-                    {k: v for k, v in part.to_dict().items() if k != "text"}
-                    for part in condensed.parts
-                ],
-                "images": [image.to_dict() for image in condensed.images],
-            }
-        return {
-            **address_fields(self),
-            "source": self.source,
-            "source_omitted_characters": self.source_omitted_characters,
-            "output_count": self.output_count,
-            "truncated": self.truncated,
-            "outputs": outputs,
-        }
+        return json_fields(self, self.JSON_KEYS, outputs=condensed_dict(self.outputs))
 
 
 @dataclass(frozen=True)
@@ -142,6 +127,12 @@ class ReadCellsResult:
     next_call: str | None
     pair_out_of_sync: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
+    JSON_KEYS: ClassVar[str] = (
+        "pair_out_of_sync? structure_rev budget characters truncated image_count cells"
+        " omitted_cells next_call"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def truncated(self) -> bool:
         """Whether anything selected was cut or left out."""
@@ -154,18 +145,7 @@ class ReadCellsResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("read_cells", self.path),
-            **pair_field(self.pair_out_of_sync),
-            "structure_rev": self.structure_rev,
-            "budget": self.budget,
-            "characters": self.characters,
-            "truncated": self.truncated,
-            "image_count": self.image_count,
-            "cells": [cell.to_dict() for cell in self.cells],
-            "omitted_cells": list(self.omitted_cells),
-            "next_call": self.next_call,
-        }
+        return ok_document("read_cells", self, self.JSON_KEYS)
 
 
 def read_cells(

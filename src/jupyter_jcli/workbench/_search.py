@@ -27,12 +27,12 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._load import open_document, outputs_of
 from jupyter_jcli.workbench._search_pattern import compile_query
 
@@ -108,16 +108,7 @@ class SearchMatch:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            **address_fields(self),
-            "field": self.field,
-            "line": self.line,
-            "column": self.column,
-            "match": self.match,
-            "snippet": self.snippet,
-            "output_index": self.output_index,
-            "summary_part": self.summary_part,
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True)
@@ -146,6 +137,12 @@ class SearchOutcome:
     clipped: tuple[tuple[str, SearchField], ...]
     pair_out_of_sync: Mapping[str, Any] | None = dataclasses.field(default=None, kw_only=True)
 
+    JSON_KEYS: ClassVar[str] = (
+        "query regex fields match_count truncated cell_count pair_out_of_sync? cells"
+        " clipped matches"
+    )
+    """The keys of :meth:`to_dict`, in order."""
+
     @property
     def cells(self) -> tuple[str, ...]:
         """Names of the cells with at least one match, in document order."""
@@ -153,19 +150,13 @@ class SearchOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return {
-            **ok_fields("search_cells", self.path),
-            "query": self.query,
-            "regex": self.regex,
-            "fields": list(self.fields),
-            "match_count": len(self.matches),
-            "truncated": self.truncated,
-            "cell_count": self.cell_count,
-            **pair_field(self.pair_out_of_sync),
-            "cells": list(self.cells),
-            "clipped": [{"name": name, "field": field} for name, field in self.clipped],
-            "matches": [match.to_dict() for match in self.matches],
-        }
+        return ok_document(
+            "search_cells",
+            self,
+            self.JSON_KEYS,
+            match_count=len(self.matches),
+            clipped=[{"name": name, "field": field} for name, field in self.clipped],
+        )
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.notebook import address_fields
+from jupyter_jcli._json import json_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.summaries import Summary, SummaryDict, SummarySource
-from jupyter_jcli.workbench._envelope import ok_fields, pair_field
+from jupyter_jcli.summaries import Summary, SummarySource
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._load import open_document
 
 __all__ = ["CellSummary", "SummarizeOutcome", "summarize_cells"]
@@ -62,13 +62,7 @@ class CellSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        summary: SummaryDict = self.summary.to_dict()
-        return {
-            **address_fields(self),
-            "source": self.source,
-            "cached": self.cached,
-            "summary": dict(summary),
-        }
+        return json_fields(self, "index name cell_type rev source cached summary")
 
 
 @dataclass(frozen=True)
@@ -94,18 +88,16 @@ class SummarizeOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (``counts``: cells by ``llm``, ``fallback`` and ``cached``)."""
         counts = Counter(cell.source for cell in self.cells)
-        return {
-            **ok_fields("summarize_cells", self.path),
-            "model": self.model,
-            "counts": {
+        return ok_document(
+            "summarize_cells",
+            self,
+            "model counts written pair_out_of_sync? cells",
+            counts={
                 "llm": counts.get("llm", 0),
                 "fallback": counts.get("fallback", 0),
                 "cached": sum(1 for cell in self.cells if cell.cached),
             },
-            "written": list(self.written),
-            **pair_field(self.pair_out_of_sync),
-            "cells": [cell.to_dict() for cell in self.cells],
-        }
+        )
 
 
 def summarize_cells(

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from jupyter_jcli.kernels import NotebookKernel
-from jupyter_jcli.workbench._envelope import ok_fields
+from jupyter_jcli.workbench._envelope import ok_document
 from jupyter_jcli.workbench._inspect import probe_source_expression, run_probe
 
 __all__ = [
@@ -139,16 +139,13 @@ class VariablesOutcome:
                 f"{MAX_CHARS:,} characters); `omitted_names` names the first "
                 f"{min(self.omitted, OMITTED_NAMED)}; inspect_variable shows one by name."
             )
-        return {
-            **ok_fields("list_variables", self.path),
-            "notebook_path": str(self.notebook_path),
-            "variables": [dict(variable) for variable in self.variables],
-            "variable_count": len(self.variables) + self.omitted,
-            "omitted": self.omitted,
-            "omitted_names": list(self.omitted_names),
-            "notice": notice,
-            "epoch": self.epoch,
-        }
+        return ok_document(
+            "list_variables",
+            self,
+            "notebook_path variables variable_count omitted omitted_names notice epoch",
+            variable_count=len(self.variables) + self.omitted,
+            notice=notice,
+        )
 
 
 def parse_variables(raw: Any, *, path: Path, notebook_path: Path, epoch: str) -> VariablesOutcome:
