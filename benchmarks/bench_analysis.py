@@ -26,7 +26,7 @@ from pathlib import Path
 
 from jupyter_jcli.analysis import (
     CellInput,
-    RunRecord,
+    ExecutionRecord,
     build_graph,
     clear_cache,
     fresh_cells,
@@ -103,7 +103,7 @@ def main() -> int:
         f"median {statistics.median(stale_times) * 1e3:.2f} ms"
     )
     log = [
-        RunRecord(n.key, "r1", "live", i, tuple(graph.parents(n.key)))  # type: ignore[attr-defined]
+        ExecutionRecord(n.key, "r1", "live", i, tuple(graph.parents(n.key)))  # type: ignore[attr-defined]
         for i, n in enumerate(graph.cells)  # type: ignore[attr-defined]
     ]
     revs = {c.key: "r1" for c in cells}

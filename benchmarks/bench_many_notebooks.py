@@ -462,7 +462,7 @@ def _kernels(server: RunningServer) -> list[dict[str, Any]]:
         return answer
 
 
-def _after_run(server: RunningServer, figures: Figures, root: Path) -> list[str]:
+def _after_request(server: RunningServer, figures: Figures, root: Path) -> list[str]:
     """The checks once every agent exited: saved notebooks, kernels, processes."""
     problems: list[str] = []
     seen: dict[str, str] = {}
@@ -542,7 +542,7 @@ def main() -> int:
         try:
             figures = anyio.run(_measure, server, root, work, options)
             _progress("agents done")
-            problems = figures.problems + _after_run(server, figures, root)
+            problems = figures.problems + _after_request(server, figures, root)
             _progress("saved notebooks and kernels checked")
             server_peak = _vm_hwm_mb(server.process.pid)
         finally:

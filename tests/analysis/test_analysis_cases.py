@@ -12,7 +12,7 @@ import yaml
 from jupyter_jcli.analysis import (
     CellInput,
     CellStatus,
-    RunRecord,
+    ExecutionRecord,
     build_graph,
     cell_freshness,
     rerun_plan,
@@ -193,7 +193,7 @@ def test_the_overview_an_edits_result_and_the_plan_are_one_set(case: Case) -> No
     graph = build_graph(case.cells)
     code = [n for n in graph.cells if n.cell_type == "code"]
     records = [
-        RunRecord(n.key, "r1", "E", seq, [graph.cells[p].key for p in n.parents])
+        ExecutionRecord(n.key, "r1", "E", seq, [graph.cells[p].key for p in n.parents])
         for seq, n in enumerate(code)
     ]
     for edited in case.stale_after_edit:

@@ -6,8 +6,8 @@ import pytest
 
 from jupyter_jcli.analysis import (
     CellInput,
+    ExecutionRecord,
     NotebookGraph,
-    RunRecord,
     build_graph,
     cell_freshness,
     fresh_cells,
@@ -23,12 +23,12 @@ class Log:
 
     def __init__(self, graph: NotebookGraph) -> None:
         self.graph = graph
-        self.records: list[RunRecord] = []
+        self.records: list[ExecutionRecord] = []
 
     def run(self, key: str, rev: str = "r1", *, epoch: str = LIVE, ok: bool = True) -> None:
         parents = self.graph.parents(key)
         seq = len(self.records) + 1
-        self.records.append(RunRecord(key, rev, epoch, seq, tuple(parents), ok))
+        self.records.append(ExecutionRecord(key, rev, epoch, seq, tuple(parents), ok))
 
 
 def _graph() -> NotebookGraph:

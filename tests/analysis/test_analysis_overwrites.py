@@ -10,7 +10,7 @@ import pytest
 
 from jupyter_jcli.analysis import (
     CellInput,
-    RunRecord,
+    ExecutionRecord,
     StateChange,
     build_graph,
     code_writes,
@@ -158,10 +158,12 @@ def test_inline_code_overwrites_what_the_rules_say(case: Case) -> None:
     assert tuple(overwritten_cells(g, writes.names)) == case.stale
 
 
-def ran_everything(epoch: str) -> list[RunRecord]:
+def ran_everything(epoch: str) -> list[ExecutionRecord]:
     g = graph()
     return [
-        RunRecord(node.key, f"rev-{node.key}", epoch, seq, [g.cells[p].key for p in node.parents])
+        ExecutionRecord(
+            node.key, f"rev-{node.key}", epoch, seq, [g.cells[p].key for p in node.parents]
+        )
         for seq, node in enumerate(g.cells, start=1)
     ]
 
@@ -176,8 +178,8 @@ def test_a_state_change_stales_only_the_cells_that_ran_before_it() -> None:
     status = fresh_cells(g, runs, "e1", REVS, [change])
     assert [k for k, s in status.items() if s != "fresh"] == ["derive", "show"]
     assert overwriting_changes(g, runs, "e1", [change]) == {"derive": change, "show": change}
-    rerun = [*runs, RunRecord("derive", "rev-derive", "e1", 101, ["load"])]
-    rerun.append(RunRecord("show", "rev-show", "e1", 102, ["derive"]))
+    rerun = [*runs, ExecutionRecord("derive", "rev-derive", "e1", 101, ["load"])]
+    rerun.append(ExecutionRecord("show", "rev-show", "e1", 102, ["derive"]))
     assert set(fresh_cells(g, rerun, "e1", REVS, [change]).values()) == {"fresh"}
 
 
@@ -192,7 +194,7 @@ def test_the_dependents_of_an_overwritten_cell_that_ran_again_stay_stale() -> No
     g = graph()
     runs = ran_everything("e1")
     change = StateChange(seq=100, epoch="e1", names=("b",), cause="exec b = -1")
-    status = fresh_cells(g, [*runs, RunRecord("show", "rev-show", "e1", 101, ["derive"])],
+    status = fresh_cells(g, [*runs, ExecutionRecord("show", "rev-show", "e1", 101, ["derive"])],
                          "e1", REVS, [change])  # fmt: skip
     assert status["derive"] == "stale" and status["show"] == "stale"
 

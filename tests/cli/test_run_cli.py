@@ -263,7 +263,7 @@ def test_run_refuses_two_modes_and_reports_missing_things(tmp_path: Path) -> Non
 def test_a_timeout_that_kills_the_kernel_says_so_in_text_and_json(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 1.5)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.SETTLE_TIMEOUT", 1.5)
     ignores = (
         "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
         "print('ignoring', flush=True)\ntime.sleep(600)"

@@ -58,12 +58,12 @@ class MemoryRecords:
         """The notebook's entry, ``None`` without one."""
         return self.entries.get(notebook_path)
 
-    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+    def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
         """The latest run per cell on the entry's epoch, oldest first."""
         entry = self.entries.get(notebook_path)
         return [] if entry is None else sorted(entry.latest.values(), key=lambda r: r["seq"])
 
-    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+    def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
         """Keep ``record`` as its cell's latest run; its ``seq``."""
         entry = self._of(notebook_path, str(record["epoch"]))
         entry.seq += 1

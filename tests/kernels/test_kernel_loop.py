@@ -53,7 +53,7 @@ async def test_messages_of_other_requests_are_skipped(tmp_path: Path) -> None:
 async def test_idle_without_a_reply_ends_with_the_error_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.REPLY_GRACE", 0.2)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.REPLY_GRACE", 0.2)
 
     def react(b: FakeBackend, msg_id: str, code: str) -> None:
         b.emit(message("execute_input", msg_id, code=code, execution_count=4))
@@ -129,8 +129,8 @@ async def test_outputs_arriving_after_the_death_is_noticed_are_kept(tmp_path: Pa
 async def test_a_kernel_that_ignores_interrupts_is_killed_after_settling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 0.6)
-    monkeypatch.setattr("jupyter_jcli.kernels._run.INTERRUPT_RETRY", 0.2)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.SETTLE_TIMEOUT", 0.6)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.INTERRUPT_RETRY", 0.2)
 
     def hangs(b: FakeBackend, msg_id: str, code: str) -> None:
         b.emit(message("stream", msg_id, name="stdout", text="working\n"))

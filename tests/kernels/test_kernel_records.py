@@ -22,7 +22,7 @@ from jupyter_jcli.kernels import (
     ServerLedger,
 )
 from jupyter_jcli.kernels._records import MAX_CHANGES
-from jupyter_jcli.workbench import SharedRunLog
+from jupyter_jcli.workbench import SharedExecutionLog
 from kernel_fakes import (
     FakeBackend,
     MemoryRecords,
@@ -103,11 +103,11 @@ def test_runs_and_changes_share_one_sequence_and_changes_stay_bounded(
     store: tuple[KernelRecords, Path],
 ) -> None:
     records, path = store
-    first = records.record_run(path, run("a"))
+    first = records.record_execution(path, run("a"))
     change = records.record_change(path, {"epoch": EPOCH, "names": ["b"], "cause": "c"})
-    again = records.record_run(path, run("a"))
+    again = records.record_execution(path, run("a"))
     assert first < change < again
-    assert [(r["key"], r["seq"]) for r in records.runs(path)] == [("a", again)]
+    assert [(r["key"], r["seq"]) for r in records.executions(path)] == [("a", again)]
     for _ in range(MAX_CHANGES + 5):
         records.record_change(path, {"epoch": EPOCH, "names": ["b"], "cause": "c"})
     entry = records.read(path)
@@ -119,7 +119,7 @@ def test_a_run_log_on_shared_records_sees_another_processes_runs(
     store: tuple[KernelRecords, Path],
 ) -> None:
     records, path = store
-    mine, theirs = SharedRunLog(records, path), SharedRunLog(records, path)
+    mine, theirs = SharedExecutionLog(records, path), SharedExecutionLog(records, path)
     theirs.record("a", "r1", EPOCH, 1, (), ok=True)
     assert [r.key for r in mine.records()] == ["a"]
     stamp = mine.stamp()

@@ -14,7 +14,7 @@ from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
 from jupyter_jcli.kernels import IDLE_TIMEOUT_ENV, KernelEntry, KernelRegistry, idle_timeout
 from jupyter_jcli.kernels._busy import busy_record
 from jupyter_jcli.kernels._registry import ExecLock
-from jupyter_jcli.workbench import SharedRunLog
+from jupyter_jcli.workbench import SharedExecutionLog
 
 
 def dead_pid() -> int:
@@ -47,11 +47,11 @@ def test_an_entry_whose_kernel_died_is_removed_and_its_runs_never_count(tmp_path
     with registry.locked(notebook):
         registry.write(entry(notebook, pid=dead_pid(), supervisor=dead_pid()))
     record = {"key": "a", "rev": "r1", "epoch": "e1", "parents": [], "ok": True}
-    assert registry.record_run(notebook, record) == 1
-    assert [r.key for r in SharedRunLog(registry, notebook).records()] == ["a"]
+    assert registry.record_execution(notebook, record) == 1
+    assert [r.key for r in SharedExecutionLog(registry, notebook).records()] == ["a"]
     assert registry.live(notebook) is None
     assert registry.read(notebook) is None and registry.entries() == []
-    assert SharedRunLog(registry, notebook).records() == []
+    assert SharedExecutionLog(registry, notebook).records() == []
 
 
 def test_a_live_entry_is_listed_and_records_runs_of_its_own_epoch_only(tmp_path: Path) -> None:
@@ -63,11 +63,11 @@ def test_a_live_entry_is_listed_and_records_runs_of_its_own_epoch_only(tmp_path:
             registry.write(entry(notebook, pid=sleeper.pid, supervisor=sleeper.pid))
         assert [e.epoch for e in registry.entries()] == ["e1"]
         other = {"key": "a", "rev": "r1", "epoch": "old", "parents": [], "ok": True}
-        assert registry.record_run(notebook, other) == -1
+        assert registry.record_execution(notebook, other) == -1
         mine = {**other, "epoch": "e1"}
-        assert registry.record_run(notebook, mine) == 1
-        assert registry.record_run(notebook, {**mine, "rev": "r2"}) == 2
-        (kept,) = SharedRunLog(registry, notebook).records()
+        assert registry.record_execution(notebook, mine) == 1
+        assert registry.record_execution(notebook, {**mine, "rev": "r2"}) == 2
+        (kept,) = SharedExecutionLog(registry, notebook).records()
         assert (kept.rev, kept.seq, kept.epoch) == ("r2", 2, "e1")
     finally:
         sleeper.kill()

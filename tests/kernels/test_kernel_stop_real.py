@@ -99,7 +99,7 @@ async def test_a_shutdown_while_a_cell_runs_interrupts_it_and_leaves_no_kernel(
 async def test_a_timeout_the_cell_ignores_kills_the_kernel_and_says_so(
     pool: KernelPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 1.5)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.SETTLE_TIMEOUT", 1.5)
     kernel = pool.kernel(tmp_path / "ignores.ipynb")
     with anyio.fail_after(WAIT):
         await kernel.execute("kept = 1")

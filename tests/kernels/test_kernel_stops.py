@@ -102,8 +102,8 @@ async def test_a_restart_stops_the_running_execution_before_closing_the_kernel(
 async def test_a_cell_that_ignores_the_restart_interrupt_is_abandoned_and_killed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.STOP_GRACE", 0.5)
-    monkeypatch.setattr("jupyter_jcli.kernels._run.INTERRUPT_RETRY", 0.2)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.STOP_GRACE", 0.5)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.INTERRUPT_RETRY", 0.2)
     events: list[str] = []
     kernel = make_kernel(tmp_path, EventLog(events, obeys_interrupt=False), EventLog(events))
     body = Runner(kernel)

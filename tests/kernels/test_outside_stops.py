@@ -130,7 +130,7 @@ def test_recorded_changes_share_the_run_sequence_and_stay_bounded(tmp_path: Path
     path = tmp_path / "nb.ipynb"
     with registry.locked(path):
         registry.write(entry(path, "e1"))
-    run = registry.record_run(path, {"key": "a", "rev": "r", "epoch": "e1", "parents": [],
+    run = registry.record_execution(path, {"key": "a", "rev": "r", "epoch": "e1", "parents": [],
                                      "ok": True})  # fmt: skip
     change = registry.record_change(path, {"epoch": "e1", "names": ["b"], "cause": "c"})
     assert change == run + 1

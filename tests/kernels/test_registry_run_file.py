@@ -1,4 +1,4 @@
-"""The run log in its own append-only file (``kernels._run_file``), of a local kernel's
+"""The run log in its own append-only file (``kernels._log_file``), of a local kernel's
 registry entry and of a Jupyter Server kernel's ledger entry alike: a record costs the same
 whatever the log holds, the file stays within a constant factor of the live log, and what
 cannot be trusted (a torn line, another kernel's runs) reads as not run. The ledger's own
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from jupyter_jcli.kernels import KernelEntry, KernelRegistry, ServerLedger
-from jupyter_jcli.kernels._run_file import COMPACT_MIN_BYTES
-from jupyter_jcli.workbench import SharedRunLog
+from jupyter_jcli.kernels._log_file import COMPACT_MIN_BYTES
+from jupyter_jcli.workbench import SharedExecutionLog
 
 CELLS = 3000
 
@@ -56,7 +56,7 @@ def store(
 
 
 def run_record(key: str, rev: str = "r1", epoch: str = "e1") -> dict[str, object]:
-    """One run of cell ``key`` (the shape ``record_run`` takes)."""
+    """One run of cell ``key`` (the shape ``record_execution`` takes)."""
     return {"key": key, "rev": rev, "epoch": epoch, "parents": [], "ok": True}
 
 
@@ -65,12 +65,12 @@ def test_the_entry_does_not_grow_with_the_cells_a_run_records(
 ) -> None:
     registry, notebook = store
     entry_file = registry.path(notebook, ".json")
-    assert registry.record_run(notebook, run_record("c0")) == 1
+    assert registry.record_execution(notebook, run_record("c0")) == 1
     first = entry_file.stat().st_size
     for i in range(1, CELLS):
-        registry.record_run(notebook, run_record(f"c{i}"))
+        registry.record_execution(notebook, run_record(f"c{i}"))
     assert entry_file.stat().st_size <= first + 8  # the seq's digits, not the log
-    runs = registry.runs(notebook)
+    runs = registry.executions(notebook)
     assert [r["key"] for r in runs] == [f"c{i}" for i in range(CELLS)]
     assert [r["seq"] for r in runs] == list(range(1, CELLS + 1))
 
@@ -82,31 +82,33 @@ def test_rerunning_the_same_cells_keeps_the_file_within_twice_its_live_size(
     log = registry.path(notebook, ".runs")
     for round_ in range(40):
         for i in range(200):
-            registry.record_run(notebook, run_record(f"c{i}", rev=f"r{round_}"))
+            registry.record_execution(notebook, run_record(f"c{i}", rev=f"r{round_}"))
     live = sum(len(line) + 1 for line in log.read_bytes().splitlines()[-200:])
     assert log.stat().st_size <= max(COMPACT_MIN_BYTES, 2 * live) + live
-    runs = SharedRunLog(registry, notebook).records()
+    runs = SharedExecutionLog(registry, notebook).records()
     assert len(runs) == 200 and {r.rev for r in runs} == {"r39"}
     assert [r.key for r in runs] == [f"c{i}" for i in range(200)]
 
 
 def test_a_torn_last_line_and_another_kernels_runs_read_as_not_run(tmp_path: Path) -> None:
     registry, notebook = _registered(tmp_path)
-    registry.record_run(notebook, run_record("a"))
+    registry.record_execution(notebook, run_record("a"))
     log = registry.path(notebook, ".runs")
     with log.open("ab") as file:
         file.write(b'{"epoch":"e0","key":"old","ok":true,"parents":[],"rev":"r","seq":9}\n')
         file.write(b'{"epoch":"e1","key":"torn","ok":tr')
-    assert [r["key"] for r in registry.runs(notebook)] == ["a"]
-    assert registry.record_run(notebook, run_record("b", epoch="e2")) == -1  # not this kernel's
-    assert registry.record_run(notebook, run_record("c")) > 0  # not glued to the torn line
-    assert [r["key"] for r in registry.runs(notebook)] == ["a", "c"]
+    assert [r["key"] for r in registry.executions(notebook)] == ["a"]
+    assert (
+        registry.record_execution(notebook, run_record("b", epoch="e2")) == -1
+    )  # not this kernel's
+    assert registry.record_execution(notebook, run_record("c")) > 0  # not glued to the torn line
+    assert [r["key"] for r in registry.executions(notebook)] == ["a", "c"]
 
 
 def test_removing_the_entry_removes_its_run_log(tmp_path: Path) -> None:
     registry, notebook = _registered(tmp_path)
-    registry.record_run(notebook, run_record("a"))
+    registry.record_execution(notebook, run_record("a"))
     assert registry.path(notebook, ".runs").exists()
     assert registry.remove(notebook)
     assert not registry.path(notebook, ".runs").exists()
-    assert registry.runs(notebook) == []
+    assert registry.executions(notebook) == []

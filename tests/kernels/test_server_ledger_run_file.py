@@ -1,4 +1,4 @@
-"""The Jupyter Server ledger's run log in its own append-only file (``kernels._run_file``, as
+"""The Jupyter Server ledger's run log in its own append-only file (``kernels._log_file``, as
 the registry's; the size bounds of both are in ``test_registry_run_file.py``): what cannot be
 trusted (a torn line, an earlier epoch's runs, a ledger an earlier version wrote) reads as not
 run, and the file goes with the entry. The last test runs ``j-cli`` on a real Jupyter Server
@@ -20,16 +20,16 @@ URL = "http://127.0.0.1:8888/"
 
 
 def _keys(ledger: ServerLedger, notebook: Path) -> list[str]:
-    return [str(run["key"]) for run in ledger.runs(notebook)]
+    return [str(run["key"]) for run in ledger.executions(notebook)]
 
 
 def test_a_torn_last_line_in_the_ledgers_run_file_reads_as_not_run(tmp_path: Path) -> None:
     ledger, notebook = joined_ledger(tmp_path)
-    ledger.record_run(notebook, run_record("a"))
+    ledger.record_execution(notebook, run_record("a"))
     with ledger.path(notebook, ".runs").open("ab") as file:
         file.write(b'{"epoch":"e1","key":"torn","ok":tr')
     assert _keys(ledger, notebook) == ["a"]
-    assert ledger.record_run(notebook, run_record("c")) > 0  # not glued to the torn line
+    assert ledger.record_execution(notebook, run_record("c")) > 0  # not glued to the torn line
     assert _keys(ledger, notebook) == ["a", "c"]
 
 
@@ -37,15 +37,17 @@ def test_a_restart_or_a_new_epoch_never_brings_an_earlier_epochs_runs_back(
     tmp_path: Path,
 ) -> None:
     ledger, notebook = joined_ledger(tmp_path)
-    ledger.record_run(notebook, run_record("a"))
-    ledger.record_run(notebook, run_record("b"))
+    ledger.record_execution(notebook, run_record("a"))
+    ledger.record_execution(notebook, run_record("b"))
     ledger.start_afresh(notebook)  # the kernel restarted
-    assert ledger.runs(notebook) == []
-    ledger.record_run(notebook, run_record("c"))  # a late record of the old epoch: only itself
+    assert ledger.executions(notebook) == []
+    ledger.record_execution(
+        notebook, run_record("c")
+    )  # a late record of the old epoch: only itself
     assert _keys(ledger, notebook) == ["c"]
-    ledger.record_run(notebook, run_record("d", epoch="e2"))  # the kernel's newer epoch
+    ledger.record_execution(notebook, run_record("d", epoch="e2"))  # the kernel's newer epoch
     assert _keys(ledger, notebook) == ["d"]
-    ledger.record_run(notebook, run_record("e"))  # e1 again: c is not back
+    ledger.record_execution(notebook, run_record("e"))  # e1 again: c is not back
     assert _keys(ledger, notebook) == ["e"]
 
 
@@ -53,27 +55,27 @@ def test_joining_a_kernel_untrusted_empties_the_run_file_and_a_trusted_join_keep
     tmp_path: Path,
 ) -> None:
     ledger, notebook = joined_ledger(tmp_path)
-    ledger.record_run(notebook, run_record("a"))
+    ledger.record_execution(notebook, run_record("a"))
     ledger.leave(notebook, "k1", "e1", "t1 p1")
     assert ledger.adopt(notebook, "k1", "t1 p1", "e9") == "e1"  # as we left it
     assert _keys(ledger, notebook) == ["a"]
     ledger.leave(notebook, "k1", "e1", "t1 p1")
     assert ledger.adopt(notebook, "k1", "t2 p1", "e1") == "e1"  # ran since: afresh
-    assert ledger.runs(notebook) == []  # even on the same epoch id
+    assert ledger.executions(notebook) == []  # even on the same epoch id
     assert not ledger.path(notebook, ".runs").exists()
 
 
 def test_forgetting_the_ledger_entry_removes_its_run_file(tmp_path: Path) -> None:
     ledger, notebook = joined_ledger(tmp_path)
-    ledger.record_run(notebook, run_record("a"))
+    ledger.record_execution(notebook, run_record("a"))
     assert ledger.path(notebook, ".runs").exists()
     ledger.forget(notebook, "k0")  # a stop of an older kernel of the notebook
     assert _keys(ledger, notebook) == ["a"]
     ledger.forget(notebook, "k1")
     assert not ledger.path(notebook).exists()
     assert not ledger.path(notebook, ".runs").exists()
-    assert ledger.runs(notebook) == []
-    assert ledger.record_run(notebook, run_record("b")) == -1  # no kernel of ours joined
+    assert ledger.executions(notebook) == []
+    assert ledger.record_execution(notebook, run_record("b")) == -1  # no kernel of ours joined
 
 
 def test_a_ledger_an_earlier_version_wrote_reads_its_cells_as_not_run(tmp_path: Path) -> None:
@@ -86,9 +88,9 @@ def test_a_ledger_an_earlier_version_wrote_reads_its_cells_as_not_run(tmp_path: 
     }  # fmt: skip
     ledger.path(notebook).write_text(json.dumps(legacy))
     assert ledger.read(notebook) is not None  # the kernel is still known, its runs are not
-    assert ledger.runs(notebook) == []
+    assert ledger.executions(notebook) == []
     assert ledger.adopt(notebook, "k1", "t1 p1", "e9") == "e1"
-    assert ledger.record_run(notebook, run_record("c")) == 3
+    assert ledger.record_execution(notebook, run_record("c")) == 3
     assert _keys(ledger, notebook) == ["c"]
     assert "runs" not in json.loads(ledger.path(notebook).read_bytes())
 

@@ -70,7 +70,10 @@ async def workbench_in_process(
     mode on that pool), its snapshot cache ``cache`` (call :func:`in_process_env` with the
     same folder first)."""
     pool = KernelPool(backend_factory=backend_factory)
-    async with Workbench(cache_dir=cache, pool=pool, server=server) as workbench, workbench.runs:
+    async with (
+        Workbench(cache_dir=cache, pool=pool, server=server) as workbench,
+        workbench.background,
+    ):
         server = workbench_server.build_server(roots_from_paths([root]), workbench)
         async with open_in_process(server, seconds=seconds) as session:
             yield session

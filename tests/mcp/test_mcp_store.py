@@ -55,7 +55,7 @@ async def test_the_workbench_tools_work_through_the_store(
         pool = KernelPool(backend_factory=python_backend)
         async with Workbench(cache_dir=tmp_path / "cache", pool=pool, store=choice) as wb:
             server = workbench_server.build_server(roots_from_paths([root]), wb)
-            async with wb.runs, open_in_process(server) as session:
+            async with wb.background, open_in_process(server) as session:
                 overview = await ok(session, "notebook_overview", path=PATH)
                 first = overview["cells"][0]
                 await ok(session, "update_cell", path=PATH, name=first["name"],

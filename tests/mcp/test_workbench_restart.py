@@ -128,7 +128,7 @@ async def test_a_restart_while_a_cell_prints_keeps_the_server_up_and_the_output_
 async def test_a_killed_kernel_and_a_removed_cell_are_explained_and_kernel_name_is_kept(
     root: Path, in_process: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 1.5)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.SETTLE_TIMEOUT", 1.5)
     remover = (
         f"import json\nnb = json.load(open({NB!r}))\n"
         "nb['cells'] = [c for c in nb['cells'] if 'REMOVE-ME' not in ''.join(c['source'])]\n"

@@ -12,7 +12,7 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.runs import clean_runs, save_run
-from jupyter_jcli.runs._folders import make_run_folder, remove_run_folder
+from jupyter_jcli.runs._folders import make_saved_run_folder, remove_saved_run_folder
 
 NOW = time.time()
 OLD = NOW - 30 * 86_400.0
@@ -33,10 +33,10 @@ def test_a_dot_jcli_that_is_a_file_is_refused_as_unsafe_and_left_as_it_is(tmp_pa
 def test_a_run_id_already_taken_is_a_write_failure_and_its_folder_is_untouched(
     tmp_path: Path,
 ) -> None:
-    first = make_run_folder(tmp_path, "20260101T000000Z-00000000")
+    first = make_saved_run_folder(tmp_path, "20260101T000000Z-00000000")
     (first / "manifest.json").write_text("{}", encoding="utf-8")
     with pytest.raises(JcliError) as caught:
-        make_run_folder(tmp_path, "20260101T000000Z-00000000")
+        make_saved_run_folder(tmp_path, "20260101T000000Z-00000000")
     assert caught.value.code == ErrorCode.FILE_WRITE_FAILED
     assert caught.value.details["path"] == str(first)
     assert os.listdir(first) == ["manifest.json"]
@@ -49,7 +49,7 @@ def test_removing_a_run_folder_that_gained_an_unlisted_file_keeps_the_folder_and
     folder.mkdir()
     (folder / "manifest.json").write_text("{}", encoding="utf-8")
     (folder / "notes.txt").write_text("keep me", encoding="utf-8")
-    assert remove_run_folder(folder, ["manifest.json", "output-0.png"]) is False
+    assert remove_saved_run_folder(folder, ["manifest.json", "output-0.png"]) is False
     assert os.listdir(folder) == ["notes.txt"]
 
 

@@ -11,27 +11,27 @@ import anyio
 import pytest
 
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
-from jupyter_jcli.workbench._background import RUNS_KEPT, BackgroundRun, BackgroundRuns
+from jupyter_jcli.workbench._background import BATCHES_KEPT, BackgroundBatch, BackgroundBatches
 
 pytestmark = pytest.mark.anyio
 
 NB = Path("/nowhere/work.ipynb")
 
 
-async def _quick(run: BackgroundRun) -> str:
+async def _quick(run: BackgroundBatch) -> str:
     return "outcome"
 
 
 def test_a_run_needs_the_task_group_of_async_with() -> None:
     with pytest.raises(JcliError) as caught:
-        BackgroundRuns().start("execute_cells", NB, _quick)
+        BackgroundBatches().start("execute_cells", NB, _quick)
     assert caught.value.code == ErrorCode.USAGE_ERROR
 
 
 async def test_only_the_last_finished_runs_are_kept_and_older_ids_say_expired() -> None:
-    async with BackgroundRuns() as runs:
+    async with BackgroundBatches() as runs:
         ids = []
-        for _ in range(RUNS_KEPT + 3):
+        for _ in range(BATCHES_KEPT + 3):
             run = runs.start("execute_cells", NB, _quick)
             await run.wait(10)
             assert run.state == "done"
@@ -52,11 +52,11 @@ async def test_only_the_last_finished_runs_are_kept_and_older_ids_say_expired() 
 async def test_a_running_run_holds_its_notebook_and_a_failed_one_keeps_its_error() -> None:
     gate = anyio.Event()
 
-    async def held(run: BackgroundRun) -> Any:
+    async def held(run: BackgroundBatch) -> Any:
         await gate.wait()
         raise KernelError(ErrorCode.KERNEL_DIED, "gone", {})
 
-    async with BackgroundRuns() as runs:
+    async with BackgroundBatches() as runs:
         run = runs.start("run_stale", NB, held)
         with pytest.raises(KernelError) as busy:
             runs.start("execute_cells", NB, _quick)
@@ -72,10 +72,10 @@ async def test_a_running_run_holds_its_notebook_and_a_failed_one_keeps_its_error
 
 
 async def test_an_error_that_ends_the_block_comes_out_as_itself_with_its_code() -> None:
-    # jupyter-mcp serves inside `async with workbench.runs`: a port it cannot bind must reach
+    # jupyter-mcp serves inside `async with workbench.background`: a port it cannot bind must reach
     # main's `except JcliError` (one coded line), not a traceback of an exception group.
     refused = JcliError(ErrorCode.USAGE_ERROR, "cannot serve on 127.0.0.1:1")
     with pytest.raises(JcliError) as caught:
-        async with BackgroundRuns():
+        async with BackgroundBatches():
             raise refused
     assert caught.value is refused

@@ -21,8 +21,8 @@ from jupyter_jcli.kernels import DisplayUpdate, ExecutionResult
 from jupyter_jcli.notebook.document import CellOutputs, OutputUpdate
 from jupyter_jcli.workbench import create_notebook
 from jupyter_jcli.workbench._batch_save import SAVE_INTERVAL, BatchSaver
+from jupyter_jcli.workbench._execution_log import ExecutionLog, named_records
 from jupyter_jcli.workbench._load import Loaded, load
-from jupyter_jcli.workbench._run_log import RunLog, named_records
 
 EPOCH = "epoch-1"
 
@@ -58,13 +58,13 @@ def _saved(path: Path) -> list[list[Any]]:
     return [cell["outputs"] for cell in json.loads(path.read_bytes())["cells"]]
 
 
-def _saver(path: Path, clock: Clock) -> tuple[BatchSaver, RunLog, Loaded]:
+def _saver(path: Path, clock: Clock) -> tuple[BatchSaver, ExecutionLog, Loaded]:
     loaded = load(path)
-    log = RunLog()
+    log = ExecutionLog()
     return BatchSaver(loaded.document, loaded.graph, log, clock=clock), log, loaded
 
 
-def _ran(log: RunLog, loaded: Loaded) -> list[str]:
+def _ran(log: ExecutionLog, loaded: Loaded) -> list[str]:
     """The names of the cells the log recorded (records are keyed by run key: the cell id)."""
     return [r.key for r in named_records(log.records(), loaded.document.cells)]
 

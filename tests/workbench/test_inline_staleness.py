@@ -1,7 +1,7 @@
 """Inline code on a notebook's kernel (``Workbench.execute_code``) and the cells' statuses:
 the cells whose kernel state it overwrote are stale (with their ``stale_cause``) until they
 run again, in this process (the fake kernel) and in every process sharing the registry's
-run log (``SharedRunLog`` over a registry entry, no kernel needed)."""
+run log (``SharedExecutionLog`` over a registry entry, no kernel needed)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from wb_helpers import make_notebook
 
 from jupyter_jcli.kernels import KernelEntry, KernelRegistry
-from jupyter_jcli.workbench import SharedRunLog, Workbench
+from jupyter_jcli.workbench import SharedExecutionLog, Workbench
+from jupyter_jcli.workbench._execution_log import stale_causes, statuses
 from jupyter_jcli.workbench._load import load
-from jupyter_jcli.workbench._run_log import stale_causes, statuses
 
 pytestmark = pytest.mark.anyio
 
@@ -130,7 +130,10 @@ def test_a_change_recorded_by_one_process_stales_cells_for_another_despite_its_w
     path = make_notebook(work, SOURCES)
     registry = KernelRegistry(tmp_path / "registry")
     registered(registry, path, "e1")
-    mine, theirs = SharedRunLog(registry, path.resolve()), SharedRunLog(registry, path.resolve())
+    mine, theirs = (
+        SharedExecutionLog(registry, path.resolve()),
+        SharedExecutionLog(registry, path.resolve()),
+    )
     loaded = load(path)
     for view in loaded.cells:
         parents = loaded.graph.parents(view.name)

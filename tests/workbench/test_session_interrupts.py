@@ -165,7 +165,7 @@ async def test_two_restarts_during_an_execution_both_answer_with_one_new_kernel(
 async def test_a_timeout_the_cell_ignores_kills_the_kernel_and_the_result_says_so(
     real_wb: Workbench, work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_jcli.kernels._run.SETTLE_TIMEOUT", 1.5)
+    monkeypatch.setattr("jupyter_jcli.kernels._request.SETTLE_TIMEOUT", 1.5)
     path = make_notebook(work, ["kept = 1", IGNORES_SIGINT, "after = 2"], "killed")
     kept, ignores, after = names_of(path)
     with anyio.fail_after(WAIT):

@@ -11,8 +11,8 @@ from wb_helpers import make_notebook
 from jupyter_jcli.notebook.document import CellOutputs, Document, OutputUpdate
 from jupyter_jcli.workbench import add_cell, undo_last, update_cell
 from jupyter_jcli.workbench._execute import file_outputs
+from jupyter_jcli.workbench._execution_log import ExecutionLog, record_keys, statuses
 from jupyter_jcli.workbench._load import load
-from jupyter_jcli.workbench._run_log import RunLog, run_keys, statuses
 
 
 def test_outputs_are_stored_as_jupyter_splits_them() -> None:
@@ -36,7 +36,7 @@ def test_outputs_are_stored_as_jupyter_splits_them() -> None:
 
 
 def test_the_run_log_keeps_the_latest_run_per_cell_on_the_newest_epoch() -> None:
-    log = RunLog()
+    log = ExecutionLog()
     log.record("a", "r1", "e1", 1, [], ok=True)
     log.record("a", "r2", "e1", 2, [], ok=False)
     log.record("b", "r3", "e1", 3, ["a"], ok=True)
@@ -49,8 +49,8 @@ def test_runs_follow_the_cell_id_and_runs_recorded_by_name_still_count(work: Pat
     path = make_notebook(work, ["a = 1", "b = a + 1", "c = 3"])
     loaded = load(path)
     a, b, c = loaded.cells
-    assert run_keys(loaded.cells) == {"a": "#cell-0", "b": "#cell-1", "c": "#cell-2"}
-    log = RunLog()
+    assert record_keys(loaded.cells) == {"a": "#cell-0", "b": "#cell-1", "c": "#cell-2"}
+    log = ExecutionLog()
     log.record("#cell-0", a.rev, "e1", 1, [], ok=True)
     log.record("#cell-1", b.rev, "e1", 2, ["#cell-0"], ok=True)
     log.record("c", c.rev, "e1", 3, [], ok=True)  # a log written before runs were keyed by id
@@ -70,7 +70,7 @@ def test_a_renamed_cell_without_an_id_keeps_its_runs_and_its_old_name_is_free(
     notebook["nbformat_minor"] = 4
     path.write_text(json.dumps(notebook), encoding="utf-8")
     a, b = load(path).cells
-    log = RunLog()
+    log = ExecutionLog()
     log.record("a", a.rev, "e1", 1, [], ok=True)
     log.record("b", b.rev, "e1", 2, ["a"], ok=True)
     update_cell(path, "a", expected_rev=a.rev, new_name="base")
@@ -78,7 +78,7 @@ def test_a_renamed_cell_without_an_id_keeps_its_runs_and_its_old_name_is_free(
     assert statuses(load(path), log, "e1") == {"start": "fresh", "b": "fresh"}
     add_cell(path, "z = 0", name="a", position="start")  # the old name, on a new cell
     loaded = load(path)
-    assert run_keys(loaded.cells) == {"a": "=a", "start": "a", "b": "b"}
+    assert record_keys(loaded.cells) == {"a": "=a", "start": "a", "b": "b"}
     assert statuses(loaded, log, "e1") == {"a": "never_run", "start": "fresh", "b": "fresh"}
     undo_last(path)
     undo_last(path)

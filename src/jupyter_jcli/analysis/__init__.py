@@ -97,8 +97,8 @@ if TYPE_CHECKING:
     from jupyter_jcli.analysis._render import to_dot, to_mermaid
     from jupyter_jcli.analysis._staleness import (
         CellStatus,
+        ExecutionRecord,
         Freshness,
-        RunRecord,
         StateChange,
         cell_freshness,
         fresh_cells,
@@ -119,8 +119,8 @@ _PUBLIC = {
     "_overwrites": "CodeWrites code_writes overwritten_cells",
     "_render": "to_dot to_mermaid",
     "_staleness": (
-        "CellStatus Freshness RunRecord StateChange cell_freshness fresh_cells overwriting_changes "
-        "rerun_plan stale_after_edit"
+        "CellStatus Freshness ExecutionRecord StateChange cell_freshness fresh_cells "
+        "overwriting_changes rerun_plan stale_after_edit"
     ),
     "_types": "CallTimeEffects CellEffects SyntaxErrorInfo",
 }

@@ -28,8 +28,8 @@ from jupyter_jcli.errors import AnalysisError, ErrorCode
 
 __all__ = [
     "CellStatus",
+    "ExecutionRecord",
     "Freshness",
-    "RunRecord",
     "StateChange",
     "cell_freshness",
     "fresh_cells",
@@ -48,7 +48,7 @@ its code, but its state may be partial, so it is not fresh either."""
 
 
 @dataclass(frozen=True, slots=True)
-class RunRecord:
+class ExecutionRecord:
     """One execution of a cell, as the kernel layer records it.
 
     Attributes:
@@ -77,7 +77,7 @@ class StateChange:
 
     Attributes:
         seq: its place among the cells' runs (the run log's sequence, shared with
-            :class:`RunRecord`).
+            :class:`ExecutionRecord`).
         epoch: the kernel epoch it ran on.
         names: the names it may have written (:class:`~._overwrites.CodeWrites`);
             ``None``: any name.
@@ -123,10 +123,12 @@ def stale_after_edit(
     return [graph.cells[i].key for i in sorted(_plan(graph, statuses, None))]
 
 
-def _latest_runs(run_log: Sequence[RunRecord], live_epoch: str | None) -> dict[str, RunRecord]:
-    latest: dict[str, RunRecord] = {}
+def _latest_records(
+    execution_log: Sequence[ExecutionRecord], live_epoch: str | None
+) -> dict[str, ExecutionRecord]:
+    latest: dict[str, ExecutionRecord] = {}
     if live_epoch is not None:
-        for rec in run_log:
+        for rec in execution_log:
             if rec.epoch == live_epoch:
                 cur = latest.get(rec.key)
                 if cur is None or rec.seq > cur.seq:
@@ -136,7 +138,7 @@ def _latest_runs(run_log: Sequence[RunRecord], live_epoch: str | None) -> dict[s
 
 def overwriting_changes(
     graph: NotebookGraph,
-    run_log: Sequence[RunRecord],
+    execution_log: Sequence[ExecutionRecord],
     live_epoch: str | None,
     changes: Sequence[StateChange],
 ) -> dict[str, StateChange]:
@@ -147,7 +149,7 @@ def overwriting_changes(
         return {}
     from jupyter_jcli.analysis._overwrites import overwritten_cells
 
-    latest = _latest_runs(run_log, live_epoch)
+    latest = _latest_records(execution_log, live_epoch)
     found: dict[str, StateChange] = {}
     for change in sorted((c for c in changes if c.epoch == live_epoch), key=lambda c: c.seq):
         for key in overwritten_cells(graph, change.names):
@@ -175,19 +177,19 @@ class Freshness:
 
 def fresh_cells(
     graph: NotebookGraph,
-    run_log: Sequence[RunRecord],
+    execution_log: Sequence[ExecutionRecord],
     live_epoch: str | None,
     revs: Mapping[str, str],
     changes: Sequence[StateChange] = (),
 ) -> dict[str, CellStatus]:
     """The status of every code cell against the runs recorded on the live kernel: the
     statuses of :func:`cell_freshness` (same arguments, same errors)."""
-    return cell_freshness(graph, run_log, live_epoch, revs, changes).statuses
+    return cell_freshness(graph, execution_log, live_epoch, revs, changes).statuses
 
 
 def cell_freshness(
     graph: NotebookGraph,
-    run_log: Sequence[RunRecord],
+    execution_log: Sequence[ExecutionRecord],
     live_epoch: str | None,
     revs: Mapping[str, str],
     changes: Sequence[StateChange] = (),
@@ -204,7 +206,7 @@ def cell_freshness(
 
     Args:
         graph: the notebook's graph now.
-        run_log: executions, in any order (``seq`` orders them); other epochs are ignored.
+        execution_log: executions, in any order (``seq`` orders them); other epochs are ignored.
         live_epoch: the live kernel's epoch, or ``None`` when no kernel is running.
         revs: the current rev of every code cell, by key.
         changes: code run on the kernel outside the cells (:class:`StateChange`).
@@ -215,8 +217,8 @@ def cell_freshness(
     Raises:
         AnalysisError: ``CELL_NOT_FOUND`` when ``revs`` has no rev for a code cell.
     """
-    latest = _latest_runs(run_log, live_epoch)
-    overwritten = overwriting_changes(graph, run_log, live_epoch, changes) if changes else {}
+    latest = _latest_records(execution_log, live_epoch)
+    overwritten = overwriting_changes(graph, execution_log, live_epoch, changes) if changes else {}
     writers: dict[str, list[int]] = {}
     for node in graph.cells:
         if node.cell_type == "code":
@@ -266,7 +268,7 @@ def _read_rebound(
     graph: NotebookGraph,
     index: int,
     seq: int,
-    latest: Mapping[str, RunRecord],
+    latest: Mapping[str, ExecutionRecord],
     writers: Mapping[str, list[int]],
 ) -> str | None:
     """Why the cell at ``index`` (last run at ``seq``) read a name its writer no longer held

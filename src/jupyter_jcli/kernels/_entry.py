@@ -117,7 +117,7 @@ class KernelEntry:
             it (``cell``: ``None`` for inline code; ``pid`` and ``command`` may be missing).
         seq: the last run sequence number handed out (orders runs across processes).
         runs_compacted: the size in bytes of the run log file after its last compaction
-            (:mod:`~jupyter_jcli.kernels._run_file`; the log itself, the latest run per cell:
+            (:mod:`~jupyter_jcli.kernels._log_file`; the log itself, the latest run per cell:
             ``{"key", "rev", "epoch", "seq", "parents", "ok", "interrupted"}``, is read with
             ``KernelRegistry.runs``).
         changes: code run on the kernel outside the cells since (inline code), the latest

@@ -2,7 +2,7 @@
 
 Executions never overlap: each holds the kernel (an ``anyio`` lock, re-entrant within the
 holding task). A restart or shutdown that finds the kernel held asks the running execution to
-stop (through the execution's :class:`~jupyter_jcli.kernels._run.StopSignal`) and, while it
+stop (through the execution's :class:`~jupyter_jcli.kernels._request.StopSignal`) and, while it
 waits for the holder to let go, names itself in :attr:`KernelHold.stop_requested` so the
 holder runs nothing more.
 """
@@ -18,7 +18,7 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import STOP_WAIT
-from jupyter_jcli.kernels._run import StopSignal
+from jupyter_jcli.kernels._request import StopSignal
 from jupyter_jcli.kernels._types import InterruptReason
 
 __all__ = ["KernelHold"]

@@ -32,8 +32,8 @@ from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs, require_kernelspec
 from jupyter_jcli.kernels._records import asked_stop
+from jupyter_jcli.kernels._request import RequestOptions, RequestOutcome, request_execution
 from jupyter_jcli.kernels._results import EvaluationResult, evaluation_result, execution_result
-from jupyter_jcli.kernels._run import RequestOptions, RunOutcome, run_request
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
 from jupyter_jcli.kernels._types import (
     LOCAL_ORIGIN,
@@ -282,7 +282,9 @@ class NotebookKernel:
                 )
             finally:
                 collector.finish()
-            killed = await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
+            killed = await self._after_request(
+                backend, alive=outcome.alive, settled=outcome.settled
+            )
             result = execution_result(
                 outcome, collector, epoch, restarted=restarted, killed=killed,
                 replaced_epoch=self._replaced_epoch,
@@ -336,7 +338,7 @@ class NotebookKernel:
                 silent=True,
                 user_expressions=dict(user_expressions or {}),
             )
-            await self._after_run(backend, alive=outcome.alive, settled=outcome.settled)
+            await self._after_request(backend, alive=outcome.alive, settled=outcome.settled)
         return evaluation_result(outcome, collector.outputs, epoch)
 
     async def interrupt(self) -> None:
@@ -449,15 +451,15 @@ class NotebookKernel:
 
     async def _request(
         self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
-    ) -> RunOutcome:
-        """:func:`run_request` with a fresh :class:`StopSignal` that :meth:`interrupt`,
+    ) -> RequestOutcome:
+        """:func:`request_execution` with a fresh :class:`StopSignal` that :meth:`interrupt`,
         :meth:`restart` and :meth:`shutdown` reach while it runs."""
         with self._hold.request() as signal:
             epoch = self._epoch
             if epoch is not None:
                 since = time.time()
                 signal.elsewhere = lambda: self._asked_elsewhere(epoch, since)
-            return await run_request(backend, code, signal=signal, **options)
+            return await request_execution(backend, code, signal=signal, **options)
 
     def _asked_elsewhere(self, epoch: str, since: float) -> AskedStop | None:
         """The stop another process asked of the kernel of ``epoch`` at or after ``since``
@@ -531,7 +533,7 @@ class NotebookKernel:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel is not started")
         return backend, epoch
 
-    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
+    async def _after_request(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         """Mark the kernel dead when it died, or kill it when it would not settle; ``True``
         when it was alive and had to be killed (its state is gone)."""
         if backend is not self._backend:

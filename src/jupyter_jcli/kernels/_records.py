@@ -8,7 +8,7 @@ tests, ``MemoryRecords`` (``tests/kernel_fakes``). A
 :class:`~jupyter_jcli.kernels.KernelPool` owns its records (``pool.records``; ``None``: kernels
 of this process alone): its kernels read stops asked elsewhere there and the workbench keeps
 its run log there. Records have the registry's shapes
-(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`, ``record_change``); every method is
+(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`, ``record_change``); every method is
 bounded (each store's lock has a timeout).
 """
 
@@ -90,11 +90,11 @@ class KernelRecords(Protocol):
         """The notebook's entry, ``None`` without one."""
         ...
 
-    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+    def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
         """The latest run per cell on the entry's epoch, oldest first."""
         ...
 
-    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+    def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
         """Append one run; its ``seq``, ``-1`` when nothing was recorded."""
         ...
 

@@ -49,8 +49,13 @@ from jupyter_jcli.kernels._entry import (
     process_name,
 )
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
+from jupyter_jcli.kernels._log_file import (
+    log_execution,
+    read_executions,
+    remove_executions,
+    replace_file,
+)
 from jupyter_jcli.kernels._records import add_change, asked_since
-from jupyter_jcli.kernels._run_file import log_run, read_runs, remove_runs, replace_file
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -165,7 +170,7 @@ class KernelRegistry:
         (call under the entry's lock)."""
         with contextlib.suppress(FileNotFoundError):
             (self.root / f"{key}.log").unlink()
-        remove_runs(self.root / f"{key}.runs")
+        remove_executions(self.root / f"{key}.runs")
         file = self.root / f"{key}.exec"
         execution = ExecLock(file)
         if file.exists() and execution.try_acquire():
@@ -232,7 +237,7 @@ class KernelRegistry:
                 return False
             with contextlib.suppress(FileNotFoundError):
                 self.path(notebook_path, ".json").unlink()
-            remove_runs(self.path(notebook_path, ".runs"))
+            remove_executions(self.path(notebook_path, ".runs"))
             return True
 
     def update(
@@ -333,39 +338,39 @@ class KernelRegistry:
 
         self.update(notebook_path, change, epoch=epoch)
 
-    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+    def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
         """Append one run (``key``, ``rev``, ``epoch``, ``parents``, ``ok``) to
         the log of the kernel it ran on; returns its sequence number (``seq`` is set here,
         growing across processes). A run on a kernel the entry no longer names is not
         recorded (that kernel is gone; its runs count for nothing) and gets ``-1``.
 
-        The log is its own append-only file (:mod:`~jupyter_jcli.kernels._run_file`), so a
+        The log is its own append-only file (:mod:`~jupyter_jcli.kernels._log_file`), so a
         record costs the same whatever the log holds."""
         with self.locked(notebook_path):
             entry = self.read(notebook_path)
             if entry is None or entry.epoch != str(record["epoch"]):
                 return -1
-            seq = log_run(self.path(notebook_path, ".runs"), entry, record, durable=False)
+            seq = log_execution(self.path(notebook_path, ".runs"), entry, record, durable=False)
             if seq >= 0:  # else not recorded: the cell reads as not run, never as fresh
                 self.write(entry)
             return seq
 
-    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+    def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
         """The run log of the notebook's registered kernel (its epoch's latest run per cell,
         oldest first); ``[]`` without an entry."""
         entry = self.read(notebook_path)
-        return [] if entry is None else self.runs_of(entry)
+        return [] if entry is None else self.executions_of(entry)
 
-    def runs_of(self, entry: KernelEntry) -> list[dict[str, Any]]:
+    def executions_of(self, entry: KernelEntry) -> list[dict[str, Any]]:
         """The run log of ``entry``'s epoch (as :meth:`runs`); ``[]`` once it is removed."""
-        return read_runs(self.path(Path(entry.notebook_path), ".runs"), entry.epoch)
+        return read_executions(self.path(Path(entry.notebook_path), ".runs"), entry.epoch)
 
     # ------------------------------------------------------------------ notes
 
     def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
         """Append one run of code outside the cells (``epoch``, ``names``: a list or
         ``None`` for any name, ``cause``) to the log of the kernel it ran on; returns its
-        sequence number, from the same counter as :meth:`record_run` (so it orders against
+        sequence number, from the same counter as :meth:`record_execution` (so it orders against
         the cells' runs across processes), ``-1`` when the entry names another kernel.
 
         The entry keeps the latest :data:`MAX_CHANGES`, and none older than the last change

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
     from jupyter_jcli.kernels._backend import KernelBackend
     from jupyter_jcli.kernels._entry import KernelEntry
-    from jupyter_jcli.kernels._run import RequestOptions, RunOutcome
+    from jupyter_jcli.kernels._request import RequestOptions, RequestOutcome
 
 __all__ = ["RegistryKernel", "RegistryKernelPool"]
 
@@ -297,7 +297,7 @@ class RegistryKernel(NotebookKernel):
 
     async def _request(
         self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
-    ) -> RunOutcome:
+    ) -> RequestOutcome:
         """Record the running cell in the entry (``busy``: who and which cell), then run."""
         if self._epoch is not None:
             busy = busy_record(self._hold.running_cell)
@@ -342,13 +342,13 @@ class RegistryKernel(NotebookKernel):
                 self._exec_lock.release()
                 self.kernel_registry.drop_if_unused(self.notebook_path)  # none started
 
-    async def _after_run(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
+    async def _after_request(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, RegistryBackend):
             if not alive and backend.entry is not None:
                 self._note_lost(backend.entry)
             backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
             self._stop_for_all = backend is self._backend
-        return await super()._after_run(backend, alive=alive, settled=settled)
+        return await super()._after_request(backend, alive=alive, settled=settled)
 
     def _note_lost(self, joined: KernelEntry) -> None:
         """A kernel that died by itself while this object ran code on it (its entry still

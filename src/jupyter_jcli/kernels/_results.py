@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from jupyter_jcli.kernels._run import RunOutcome
+from jupyter_jcli.kernels._request import RequestOutcome
 from jupyter_jcli.kernels._types import ExecutionResult, ExecutionStatus, Output
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class EvaluationResult:
 
 
 def execution_result(
-    outcome: RunOutcome,
+    outcome: RequestOutcome,
     collector: OutputCollector,
     epoch: str,
     *,
@@ -101,7 +101,9 @@ def execution_result(
     )
 
 
-def evaluation_result(outcome: RunOutcome, outputs: list[Output], epoch: str) -> EvaluationResult:
+def evaluation_result(
+    outcome: RequestOutcome, outputs: list[Output], epoch: str
+) -> EvaluationResult:
     """The :class:`EvaluationResult` of one silent request (text of streams, results and
     ``user_expressions`` as the ``execute_reply`` returned them)."""
     reply = outcome.reply

@@ -5,8 +5,8 @@ A server kernel outlives the command that ran cells on it (``j-cli kernel start 
 command joins a kernel with an unknown history and ``j-cli run --stale`` re-runs everything.
 The ledger keeps, per (server, notebook) under ``<registry_dir>/server/``, the kernel id, the
 epoch, the runs and the code run outside the cells in the registry's shapes
-(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`), so
-:class:`~jupyter_jcli.workbench.SharedRunLog` reads either::
+(:meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`), so
+:class:`~jupyter_jcli.workbench.SharedExecutionLog` reads either::
 
     <key>.json   the entry (:class:`LedgerEntry`), replaced atomically
     <key>.runs   its epoch's run log, append-only JSON Lines (:mod:`._run_file`)
@@ -42,9 +42,14 @@ from typing import Any
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._flock import flock_path
+from jupyter_jcli.kernels._log_file import (
+    forget_executions,
+    log_execution,
+    read_executions,
+    remove_executions,
+)
 from jupyter_jcli.kernels._records import add_change, asked_since
 from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
-from jupyter_jcli.kernels._run_file import forget_runs, log_run, read_runs, remove_runs
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]
 
@@ -70,7 +75,7 @@ class LedgerEntry:
         seq: the last sequence number handed out (orders runs across processes).
         runs_compacted: the size in bytes of the run log file (``<key>.runs``, the latest
             run per cell on ``epoch``, read with :meth:`ServerLedger.runs`) after its last
-            compaction (:mod:`~jupyter_jcli.kernels._run_file`).
+            compaction (:mod:`~jupyter_jcli.kernels._log_file`).
         changes: code run outside the cells on ``epoch`` (the registry's change shape).
         witness: the kernel's ``last_activity`` when the last process of ours left it;
             ``None`` while one of ours may still run on it.
@@ -118,7 +123,7 @@ class ServerLedger:
 
     Every read-modify-write holds the entry's lock (bounded by
     :data:`~jupyter_jcli.kernels._registry.LOCK_TIMEOUT`); the entry is replaced atomically,
-    the run log appended to (:mod:`~jupyter_jcli.kernels._run_file`).
+    the run log appended to (:mod:`~jupyter_jcli.kernels._log_file`).
 
     Args:
         server_url: the server's base URL (as :class:`~jupyter_jcli.kernels.ServerConfig`).
@@ -177,7 +182,7 @@ class ServerLedger:
     def _new_epoch(self, notebook_path: Path, entry: LedgerEntry, epoch: str | None) -> None:
         """``entry`` with no runs: ``epoch``'s and no other's (under the lock, before the
         entry is written: see the module docstring)."""
-        forget_runs(self.path(notebook_path, ".runs"), entry)
+        forget_executions(self.path(notebook_path, ".runs"), entry)
         entry.epoch, entry.changes = epoch, []
 
     def read(self, notebook_path: Path) -> LedgerEntry | None:
@@ -272,7 +277,7 @@ class ServerLedger:
             entry = self._read(notebook_path) if kernel_id is not None else None
             if kernel_id is not None and (entry is None or entry.kernel_id != kernel_id):
                 return
-            remove_runs(self.path(notebook_path, ".runs"))  # first: see the module docstring
+            remove_executions(self.path(notebook_path, ".runs"))  # first: see the module docstring
             with contextlib.suppress(FileNotFoundError):
                 self.path(notebook_path).unlink()
 
@@ -293,21 +298,21 @@ class ServerLedger:
                 self._write(notebook_path, entry)
             return assigned
 
-    def runs(self, notebook_path: Path) -> list[dict[str, Any]]:
+    def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
         """The run log of the notebook's server kernel (the registry's shape: its epoch's
         latest run per cell, oldest first); ``[]`` without an entry."""
         entry = self.read(notebook_path)
         if entry is None or entry.epoch is None:
             return []
-        return read_runs(self.path(notebook_path, ".runs"), entry.epoch)
+        return read_executions(self.path(notebook_path, ".runs"), entry.epoch)
 
-    def record_run(self, notebook_path: Path, record: dict[str, Any]) -> int:
+    def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
         """Append one run (the registry's shape) to the run log; returns its ``seq``, ``-1``
         when the notebook has no entry (no server kernel of ours was joined) or the log
         cannot be written (the cell reads as not run)."""
         file = self.path(notebook_path, ".runs")
         return self._append(
-            notebook_path, str(record["epoch"]), lambda entry: log_run(file, entry, record)
+            notebook_path, str(record["epoch"]), lambda entry: log_execution(file, entry, record)
         )
 
     def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:

@@ -21,7 +21,7 @@ from jupyter_jcli.mcp._workbench_calls import (
     BACKGROUND,
     RESEND_IMAGES,
     RESEND_IMAGES_SCHEMA,
-    WorkbenchRun,
+    ToolHandler,
     on_session,
     run_status,
 )
@@ -69,7 +69,7 @@ async def _code(
     return await workbench.execute_code(path, operation=operation, condensed=condensed, **arguments)
 
 
-def _hinted(run: WorkbenchRun) -> WorkbenchRun:
+def _hinted(run: ToolHandler) -> ToolHandler:
     """``KERNELSPEC_NOT_FOUND`` says how to choose another kernelspec with this server."""
 
     async def hinted(workbench: Workbench, call: Call) -> Reply:

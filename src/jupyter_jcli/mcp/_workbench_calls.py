@@ -43,7 +43,7 @@ from jupyter_jcli.outputs import RASTER_MIME_TYPES
 from jupyter_jcli.workbench import (
     CELLS_LISTED,
     MAX_WAIT_SECONDS,
-    BackgroundRun,
+    BackgroundBatch,
     bounded_cell_lists,
 )
 
@@ -59,7 +59,7 @@ __all__ = [
     "SENT_BEFORE",
     "SENT_IMAGES_REMEMBERED",
     "SentImages",
-    "WorkbenchRun",
+    "ToolHandler",
     "lift_images",
     "on_session",
     "run_status",
@@ -120,11 +120,11 @@ def _sent(workbench: Workbench) -> SentImages:
     return memory
 
 
-WorkbenchRun = Callable[["Workbench", Call], Awaitable[Reply]]
+ToolHandler = Callable[["Workbench", Call], Awaitable[Reply]]
 """A tool's operation before it is bound to the server's workbench."""
 
 
-def threaded(function: Callable[..., Any]) -> WorkbenchRun:
+def threaded(function: Callable[..., Any]) -> ToolHandler:
     """The operation ``function(path, **arguments)``, run in a worker thread with the
     workbench's warm document cache active (``Workbench.warm``)."""
 
@@ -141,7 +141,7 @@ def threaded(function: Callable[..., Any]) -> WorkbenchRun:
 
 def on_session(
     method: Callable[..., Awaitable[Any]], *, reports_progress: bool = False
-) -> WorkbenchRun:
+) -> ToolHandler:
     """The operation ``method(workbench, path, **arguments)``.
 
     Args:
@@ -166,7 +166,7 @@ def on_session(
                     )
         except KernelError as err:
             if err.code == ErrorCode.KERNEL_BUSY:  # held by a background run: name it
-                workbench.runs.refuse_busy(_notebook(call), err)
+                workbench.background.refuse_busy(_notebook(call), err)
             raise
         return lift_images(_bounded(outcome, workbench, call), _sent(workbench), resend=resend)
 
@@ -187,12 +187,12 @@ def _start_background(
     """Start ``method`` as a background run (:mod:`jupyter_jcli.workbench._background`);
     the reply names its run id."""
 
-    async def work(job: BackgroundRun) -> Any:
+    async def work(job: BackgroundBatch) -> Any:
         return await method(
             workbench, call.path, on_progress=job.report, on_cell=job.add_cell, **arguments
         )
 
-    job = workbench.runs.start(call.tool, _notebook(call), work)
+    job = workbench.background.start(call.tool, _notebook(call), work)
     document = {
         "schema_version": 1,
         "status": "ok",
@@ -212,7 +212,7 @@ async def run_status(workbench: Workbench, call: Call) -> Reply:
     Raises:
         JcliError: ``RUN_NOT_FOUND``; the run's own error once it failed.
     """
-    job = workbench.runs.get(_notebook(call), str(call.arguments["run_id"]))
+    job = workbench.background.get(_notebook(call), str(call.arguments["run_id"]))
     wait_s = float(call.arguments.get("wait_s") or 0)
     if wait_s > 0:
         await job.wait(min(wait_s, MAX_WAIT_SECONDS))

@@ -24,7 +24,7 @@ from jupyter_jcli.mcp._workbench_calls import (
     CHANGED_BY_OTHERS,
     RESEND_IMAGES,
     RESEND_IMAGES_SCHEMA,
-    WorkbenchRun,
+    ToolHandler,
     on_session,
     threaded,
 )
@@ -174,7 +174,7 @@ class ToolSpec:
     title: str
     description: str
     properties: dict[str, Any]
-    run: WorkbenchRun
+    run: ToolHandler
     required: tuple[str, ...] = ("path",)
     effect: Effect = "read"
     idempotent: bool = False

@@ -145,7 +145,7 @@ async def serve(
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()
     with using_store(workbench.stores):
-        async with workbench.runs:  # background runs live as long as the server
+        async with workbench.background:  # background runs live as long as the server
             await _server.serve(
                 build_server(roots, workbench), cleanup=workbench.shutdown, transport=transport
             )

@@ -77,7 +77,7 @@ __all__ = [
     "MANIFEST_KIND",
     "MANIFEST_NAME",
     "MANIFEST_SCHEMA_VERSION",
-    "RunOutputs",
+    "SavedRunOutputs",
     "open_manifest",
 ]
 
@@ -153,7 +153,7 @@ def parse_manifest(raw: str, path: Path) -> dict[str, Any]:
     return document
 
 
-class RunOutputs:
+class SavedRunOutputs:
     """A run manifest loaded once, its outputs read through the protocol.
 
     Built by :func:`open_manifest`.
@@ -300,7 +300,7 @@ def _file_message(mime: str, problem: dict[str, str]) -> str:
     return f"The {mime} file of this output {what}: {problem['file']}."
 
 
-def open_manifest(path: str | os.PathLike[str]) -> RunOutputs:
+def open_manifest(path: str | os.PathLike[str]) -> SavedRunOutputs:
     """Load a run manifest (and its raster files) once, to list and read its outputs.
 
     Args:
@@ -326,4 +326,4 @@ def open_manifest(path: str | os.PathLike[str]) -> RunOutputs:
             ) from err
         raise OutputProtocolError(err.code, err.message, err.details) from err
     resolved = display_path(given)
-    return RunOutputs(resolved, parse_manifest(text, resolved))
+    return SavedRunOutputs(resolved, parse_manifest(text, resolved))

@@ -17,7 +17,13 @@ from pathlib import Path
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 
-__all__ = ["OUTPUTS_NAME", "ROOT_NAME", "make_run_folder", "outputs_folder", "remove_run_folder"]
+__all__ = [
+    "OUTPUTS_NAME",
+    "ROOT_NAME",
+    "make_saved_run_folder",
+    "outputs_folder",
+    "remove_saved_run_folder",
+]
 
 ROOT_NAME = ".j-cli"
 """The folder of jupyter-jcli's files in a project (ignored by ``j-cli setup git``)."""
@@ -90,7 +96,7 @@ def outputs_folder(cwd: Path, *, create: bool) -> Path | None:
     return folder
 
 
-def make_run_folder(outputs: Path, run_id: str) -> Path:
+def make_saved_run_folder(outputs: Path, run_id: str) -> Path:
     """Create the folder of a new run (never an existing one).
 
     Raises:
@@ -104,7 +110,7 @@ def make_run_folder(outputs: Path, run_id: str) -> Path:
     return folder
 
 
-def remove_run_folder(folder: Path, names: list[str]) -> bool:
+def remove_saved_run_folder(folder: Path, names: list[str]) -> bool:
     """Remove the files ``names`` from a run folder, then the folder if it is empty.
 
     Each entry is removed by name (a symlink is removed, never followed). A file added

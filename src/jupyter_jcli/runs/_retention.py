@@ -50,7 +50,7 @@ from jupyter_jcli.errors import (
 )
 from jupyter_jcli.notebook.io import read_text_file
 from jupyter_jcli.outputs.manifest import MANIFEST_NAME, parse_manifest
-from jupyter_jcli.runs._folders import outputs_folder, remove_run_folder
+from jupyter_jcli.runs._folders import outputs_folder, remove_saved_run_folder
 
 __all__ = [
     "DEFAULT_MAX_RUNS",
@@ -95,7 +95,7 @@ class KeptEntry:
 
 
 @dataclass(frozen=True)
-class _Run:
+class _SavedRun:
     path: Path
     run_id: str
     created: float
@@ -185,7 +185,7 @@ def _created(value: object) -> float | None:
         return None
 
 
-def _not_this_run(manifest: dict[str, Any], folder_name: str) -> str:
+def _not_this_saved_run(manifest: dict[str, Any], folder_name: str) -> str:
     """Why a manifest does not describe the run of its folder ("" when it does): its
     ``run_id`` (and, for a run the reference saved, its ``source.run_id``) must be the
     folder's name, and every raster reference of a reference run must be a file of it."""
@@ -202,7 +202,7 @@ def _not_this_run(manifest: dict[str, Any], folder_name: str) -> str:
     return ""
 
 
-def _inspect(path: Path) -> _Run | KeptEntry:
+def _inspect(path: Path) -> _SavedRun | KeptEntry:
     """Classify one entry of ``.j-cli/outputs``."""
     try:
         info = os.lstat(path)
@@ -237,7 +237,7 @@ def _inspect(path: Path) -> _Run | KeptEntry:
         return KeptEntry(path, "not_ours", str(err.code))
     if manifest.get("status") != "complete":
         return KeptEntry(path, "incomplete", f"status {manifest.get('status')!r}")
-    mismatch = _not_this_run(manifest, path.name)
+    mismatch = _not_this_saved_run(manifest, path.name)
     if mismatch:
         return KeptEntry(path, "not_ours", mismatch)
     listed = {entry["name"] for entry in manifest.get("files", [])} | {MANIFEST_NAME}
@@ -249,7 +249,7 @@ def _inspect(path: Path) -> _Run | KeptEntry:
     created = _created(manifest.get("created"))
     if created is None:
         return KeptEntry(path, "uncertain", "no readable 'created' time")
-    return _Run(path, manifest["run_id"], created, sorted(kinds))
+    return _SavedRun(path, manifest["run_id"], created, sorted(kinds))
 
 
 def clean_runs(
@@ -292,7 +292,7 @@ def clean_runs(
     except OSError as err:
         report.kept.append(KeptEntry(folder, "uncertain", err.strerror or str(err)))
         return report
-    runs: list[_Run] = []
+    runs: list[_SavedRun] = []
     for path in sorted(entries):
         found = _inspect(path)
         if isinstance(found, KeptEntry):
@@ -307,7 +307,7 @@ def clean_runs(
             continue
         if position < newest and run.created >= cutoff:
             continue
-        if dry_run or remove_run_folder(run.path, run.names):
+        if dry_run or remove_saved_run_folder(run.path, run.names):
             report.deleted.append(run.path)
         else:
             report.kept.append(KeptEntry(run.path, "uncertain", "could not be removed"))

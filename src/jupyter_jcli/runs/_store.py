@@ -29,7 +29,11 @@ from jupyter_jcli.outputs.manifest import (
     MANIFEST_NAME,
     MANIFEST_SCHEMA_VERSION,
 )
-from jupyter_jcli.runs._folders import make_run_folder, outputs_folder, remove_run_folder
+from jupyter_jcli.runs._folders import (
+    make_saved_run_folder,
+    outputs_folder,
+    remove_saved_run_folder,
+)
 
 __all__ = ["SavedRun", "new_run_id", "save_run"]
 
@@ -122,7 +126,7 @@ def save_run(
     root = outputs_folder(cwd, create=True)
     assert root is not None
     run_id = new_run_id(stamp)
-    folder = make_run_folder(root, run_id)
+    folder = make_saved_run_folder(root, run_id)
     stored, files = _split_rasters(outputs, folder)
     written: list[str] = []
     try:
@@ -151,7 +155,7 @@ def save_run(
         written.append(MANIFEST_NAME)
     except (JcliError, OSError):
         with contextlib.suppress(OSError):
-            remove_run_folder(folder, written)
+            remove_saved_run_folder(folder, written)
         raise
     return SavedRun(
         run_id=run_id,

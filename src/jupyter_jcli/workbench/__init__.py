@@ -45,8 +45,8 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   kernelspec (:func:`kernelspec_hint` lets a front end say how in ``KERNELSPEC_NOT_FOUND``);
 - ``restart_kernel``, ``interrupt_kernel`` -> :class:`KernelOutcome`;
 - :func:`shared_workbench`: a workbench on the registry's kernels (one per notebook for every
-  process: ``j-cli``, ``jupyter-mcp``), run logs shared (:class:`SharedRunLog`);
-  :func:`run_cells_with_parents` -> :class:`CellsRun`: named cells after their ancestors
+  process: ``j-cli``, ``jupyter-mcp``), run logs shared (:class:`SharedExecutionLog`);
+  :func:`run_cells_with_parents` -> :class:`BatchWithParents`: named cells after their ancestors
   that are not fresh;
 - the notebooks' live kernels, outside any one workbench (what ``j-cli kernel`` runs):
   :func:`start_live_kernel`, :func:`list_live_kernels`, :func:`stop_live_kernels`,
@@ -76,14 +76,13 @@ from typing import TYPE_CHECKING
 from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
-    from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS, BackgroundRun
+    from jupyter_jcli.workbench._background import MAX_WAIT_SECONDS, BackgroundBatch
     from jupyter_jcli.workbench._cell_lists import (
         CELL_LISTS,
         CELLS_LISTED,
         SKIPPED_RUNS,
         bounded_cell_lists,
     )
-    from jupyter_jcli.workbench._cell_run import CellsRun, run_cells_with_parents
     from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
     from jupyter_jcli.workbench._envelope import compact
     from jupyter_jcli.workbench._execute import (
@@ -130,9 +129,9 @@ if TYPE_CHECKING:
         update_cell,
     )
     from jupyter_jcli.workbench._outcomes import (
-        CellRunStatus,
         ErrorEntry,
         ExecutedCell,
+        ExecutedCellStatus,
         ExecuteOutcome,
         KernelOutcome,
         RunStaleOutcome,
@@ -167,7 +166,7 @@ if TYPE_CHECKING:
         stores_from_options,
     )
     from jupyter_jcli.workbench._session import Workbench
-    from jupyter_jcli.workbench._shared_workbench import SharedRunLog, shared_workbench
+    from jupyter_jcli.workbench._shared_workbench import SharedExecutionLog, shared_workbench
     from jupyter_jcli.workbench._stale import stale_between
     from jupyter_jcli.workbench._status_views import (
         SessionCellOverview,
@@ -178,12 +177,13 @@ if TYPE_CHECKING:
     from jupyter_jcli.workbench._store_outputs import saved_outputs
     from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
     from jupyter_jcli.workbench._variables import VariablesOutcome
+    from jupyter_jcli.workbench._with_parents import BatchWithParents, run_cells_with_parents
 
 
 _PUBLIC = {
-    "_background": "MAX_WAIT_SECONDS BackgroundRun",
+    "_background": "MAX_WAIT_SECONDS BackgroundBatch",
     "_cell_lists": "CELL_LISTS CELLS_LISTED SKIPPED_RUNS bounded_cell_lists",
-    "_cell_run": "CellsRun run_cells_with_parents",
+    "_with_parents": "BatchWithParents run_cells_with_parents",
     "_create": "CreateOutcome NewCell create_notebook",
     "_envelope": "compact",
     "_execute": "DEFAULT_EXECUTE_BUDGET HEARTBEAT_INTERVAL ProgressCallback",
@@ -196,7 +196,7 @@ _PUBLIC = {
         "remove_cell undo_last update_cell"
     ),
     "_outcomes": (
-        "CellRunStatus ErrorEntry ExecutedCell ExecuteOutcome KernelOutcome RunStaleOutcome"
+        "ExecutedCellStatus ErrorEntry ExecutedCell ExecuteOutcome KernelOutcome RunStaleOutcome"
     ),
     "_live_kernels": (
         "interrupt_live_kernel kernel_dict kernel_notebook_path list_live_kernels "
@@ -211,7 +211,7 @@ _PUBLIC = {
     "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
     "_session": "Workbench",
     "_server": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
-    "_shared_workbench": "SharedRunLog shared_workbench",
+    "_shared_workbench": "SharedExecutionLog shared_workbench",
     "_stale": "stale_between",
     "_store_outputs": "saved_outputs",
     "_status_views": "SessionCellOverview SessionOverview SessionReadCell SessionReadCellsResult",

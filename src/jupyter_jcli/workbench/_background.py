@@ -2,13 +2,13 @@
 
 An MCP host cuts a tool call off after a fixed time; a long execution started with
 ``background: true`` answers at once with a short run id and goes on as a task of the task
-group :class:`BackgroundRuns` opens (``async with workbench.runs:``, held by the MCP server
+group :class:`BackgroundBatches` opens (``async with workbench.background:``, held by the MCP server
 for its lifetime). The run is the same ``Workbench.execute_cells`` / ``run_stale`` call as in
 the foreground, so its outputs are written and its runs recorded (staleness) exactly as
 theirs; the server's shutdown saves and ends it like any running batch
 (``Workbench.shutdown``, ``_batch_save.save_running_batches``). While it runs, a
-:class:`BackgroundRun` keeps its progress and each cell as it finishes (condensed); once it
-ends, its outcome or its error. Memory is bounded: the last :data:`RUNS_KEPT` finished runs
+:class:`BackgroundBatch` keeps its progress and each cell as it finishes (condensed); once it
+ends, its outcome or its error. Memory is bounded: the last :data:`BATCHES_KEPT` finished runs
 are kept, the ids of older ones are remembered as ``expired`` (:data:`EXPIRED_KEPT`).
 """
 
@@ -29,16 +29,16 @@ from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.workbench._outcomes import ExecutedCell
 
 __all__ = [
+    "BATCHES_KEPT",
     "CELLS_SHOWN",
     "EXPIRED_KEPT",
     "MAX_WAIT_SECONDS",
-    "RUNS_KEPT",
-    "BackgroundRun",
-    "BackgroundRuns",
-    "RunState",
+    "BackgroundBatch",
+    "BackgroundBatches",
+    "BatchState",
 ]
 
-RUNS_KEPT = 16
+BATCHES_KEPT = 16
 """Finished runs a workbench keeps (the oldest are forgotten first)."""
 EXPIRED_KEPT = 1024
 """Ids of forgotten runs remembered, so ``RUN_NOT_FOUND`` can say ``expired``."""
@@ -47,10 +47,10 @@ MAX_WAIT_SECONDS = 60.0
 CELLS_SHOWN = 10
 """Finished cells a running run's status shows (the last ones; ``cells_count`` all)."""
 
-RunState = Literal["running", "done", "failed"]
+BatchState = Literal["running", "done", "failed"]
 
 
-class BackgroundRun:
+class BackgroundBatch:
     """One background execution: its progress, its finished cells, its end.
 
     Attributes:
@@ -76,7 +76,7 @@ class BackgroundRun:
         self._done = anyio.Event()
 
     @property
-    def state(self) -> RunState:
+    def state(self) -> BatchState:
         """``running``, ``done`` (the outcome is there) or ``failed`` (the error is)."""
         if not self._done.is_set():
             return "running"
@@ -111,7 +111,7 @@ class BackgroundRun:
             "cells": [cell.to_dict() for cell in self.cells[-CELLS_SHOWN:]],
         }
 
-    async def _run(self, work: Callable[[BackgroundRun], Awaitable[Any]]) -> None:
+    async def _run(self, work: Callable[[BackgroundBatch], Awaitable[Any]]) -> None:
         try:
             self.outcome = await work(self)
         except Exception as err:  # kept for run_status: the run is never lost
@@ -121,15 +121,15 @@ class BackgroundRun:
             self._done.set()
 
 
-class BackgroundRuns:
+class BackgroundBatches:
     """The background runs of one workbench, in the task group of ``async with``."""
 
     def __init__(self) -> None:
         self._group: TaskGroup | None = None
-        self._runs: OrderedDict[str, BackgroundRun] = OrderedDict()
+        self._batches: OrderedDict[str, BackgroundBatch] = OrderedDict()
         self._expired: OrderedDict[str, None] = OrderedDict()
 
-    async def __aenter__(self) -> BackgroundRuns:
+    async def __aenter__(self) -> BackgroundBatches:
         group = anyio.create_task_group()
         await group.__aenter__()
         self._group = group
@@ -156,8 +156,8 @@ class BackgroundRuns:
                 raise
 
     def start(
-        self, tool: str, notebook_path: Path, work: Callable[[BackgroundRun], Awaitable[Any]]
-    ) -> BackgroundRun:
+        self, tool: str, notebook_path: Path, work: Callable[[BackgroundBatch], Awaitable[Any]]
+    ) -> BackgroundBatch:
         """Start ``work(run)`` in the background; return the run at once.
 
         Raises:
@@ -168,15 +168,15 @@ class BackgroundRuns:
         if self._group is None:
             raise UsageError("background runs need a server that keeps them running")
         self.refuse_busy(notebook_path)
-        run = BackgroundRun(secrets.token_hex(4), tool, notebook_path)
-        self._runs[run.run_id] = run
+        run = BackgroundBatch(secrets.token_hex(4), tool, notebook_path)
+        self._batches[run.run_id] = run
         self._forget_oldest()
         self._group.start_soon(run._run, work)
         return run
 
-    def running_on(self, notebook_path: Path) -> BackgroundRun | None:
+    def running_on(self, notebook_path: Path) -> BackgroundBatch | None:
         """The background run still running on this notebook, if any."""
-        for run in self._runs.values():
+        for run in self._batches.values():
             if run.notebook_path == notebook_path and run.state == "running":
                 return run
         return None
@@ -200,13 +200,13 @@ class BackgroundRuns:
             details,
         ) from err
 
-    def get(self, notebook_path: Path, run_id: str) -> BackgroundRun:
+    def get(self, notebook_path: Path, run_id: str) -> BackgroundBatch:
         """The run ``run_id`` on this notebook.
 
         Raises:
             JcliError: ``RUN_NOT_FOUND`` (details ``run_id``, ``expired``).
         """
-        run = self._runs.get(run_id)
+        run = self._batches.get(run_id)
         if run is None or run.notebook_path != notebook_path:
             raise JcliError(
                 ErrorCode.RUN_NOT_FOUND,
@@ -216,9 +216,9 @@ class BackgroundRuns:
         return run
 
     def _forget_oldest(self) -> None:
-        finished = [key for key, run in self._runs.items() if run.state != "running"]
-        for key in finished[: max(0, len(finished) - RUNS_KEPT)]:
-            del self._runs[key]
+        finished = [key for key, run in self._batches.items() if run.state != "running"]
+        for key in finished[: max(0, len(finished) - BATCHES_KEPT)]:
+            del self._batches[key]
             self._expired[key] = None
         while len(self._expired) > EXPIRED_KEPT:
             self._expired.popitem(last=False)

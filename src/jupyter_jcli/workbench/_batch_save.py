@@ -35,7 +35,7 @@ import anyio
 from jupyter_jcli.analysis import NotebookGraph
 from jupyter_jcli.kernels import ExecutionResult
 from jupyter_jcli.notebook.document import CellOutputs, CellView, Document, OutputUpdate
-from jupyter_jcli.workbench._run_log import RunLog, run_keys
+from jupyter_jcli.workbench._execution_log import ExecutionLog, record_keys
 from jupyter_jcli.workbench._stored import _split_bundle, file_outputs
 
 __all__ = ["SAVE_INTERVAL", "BatchSaver", "save_running_batches"]
@@ -72,13 +72,13 @@ class BatchSaver:
         self,
         document: Document,
         graph: NotebookGraph,
-        log: RunLog,
+        log: ExecutionLog,
         *,
         interval: float = SAVE_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._document = document
-        self._keys = run_keys(document.cells)  # runs follow the cell (its id), not its name
+        self._keys = record_keys(document.cells)  # runs follow the cell (its id), not its name
         self._graph = graph
         self._log = log
         self._interval = interval

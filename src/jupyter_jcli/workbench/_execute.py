@@ -35,9 +35,9 @@ from jupyter_jcli.kernels import (
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.live import LiveCell, live_sink
 from jupyter_jcli.workbench._batch_save import BatchSaver
+from jupyter_jcli.workbench._execution_log import ExecutionLog
 from jupyter_jcli.workbench._outcomes import ErrorEntry, ExecutedCell, NotWrittenReason
 from jupyter_jcli.workbench._read import _condense_all
-from jupyter_jcli.workbench._run_log import RunLog
 from jupyter_jcli.workbench._stored import file_outputs
 
 __all__ = [
@@ -131,7 +131,7 @@ async def run_batch(
     graph: NotebookGraph,
     cells: Sequence[CellView],
     *,
-    log: RunLog,
+    log: ExecutionLog,
     next_seq: Callable[[], int],
     timeout: float | None,
     on_progress: ProgressCallback | None,

@@ -35,7 +35,7 @@ from jupyter_jcli.workbench._display_mode import (
     execute_with_display_mode,
 )
 from jupyter_jcli.workbench._envelope import compact, condensed_dict
-from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_run
+from jupyter_jcli.workbench._inline_state import InlineEffect, record_inline_change
 from jupyter_jcli.workbench._stored import file_outputs
 
 if TYPE_CHECKING:
@@ -528,7 +528,7 @@ async def execute_code(
             loaded = await workbench._current(loaded)
             effect = await workbench._thread(
                 partial(
-                    record_inline_run, loaded, workbench._log(document), next(workbench._seq),
+                    record_inline_change, loaded, workbench._log(document), next(workbench._seq),
                     code, result=result, info=info, who=process_name(),
                 )
             )  # fmt: skip

@@ -1,13 +1,13 @@
 """What inline code run on a notebook's kernel did to its cells: the run log's record of it.
 
 ``execute_code`` on a notebook (``j-cli exec NB --code``) runs code on the kernel its cells
-ran on. :func:`record_inline_run` analyses the code (``analysis.code_writes``: the names it
+ran on. :func:`record_inline_change` analyses the code (``analysis.code_writes``: the names it
 defines, rebinds, mutates or deletes, against the notebook's graph; any name for code the
 analyzer cannot see through or a kernel that is not Python) and records it in the
-notebook's run log (``RunLog.record_change``: the registry's for a shared kernel, so
+notebook's run log (``ExecutionLog.record_change``: the registry's for a shared kernel, so
 ``jupyter-mcp`` and every other ``j-cli`` see it), while the caller still holds the kernel,
 so no cell run by someone else falls between the code and its record. From then on the cells
-whose state it overwrote read ``stale`` with its cause (``_run_log.stale_causes``) until
+whose state it overwrote read ``stale`` with its cause (``_execution_log.stale_causes``) until
 they run again. Code that only reads records nothing.
 """
 
@@ -20,10 +20,10 @@ from typing import Any
 from jupyter_jcli._json import json_fields
 from jupyter_jcli.analysis import CodeWrites, code_writes, overwritten_cells
 from jupyter_jcli.kernels import ExecutionResult, KernelInfo
+from jupyter_jcli.workbench._execution_log import ExecutionLog, statuses
 from jupyter_jcli.workbench._load import Loaded
-from jupyter_jcli.workbench._run_log import RunLog, statuses
 
-__all__ = ["InlineEffect", "kernel_language", "record_inline_run"]
+__all__ = ["InlineEffect", "kernel_language", "record_inline_change"]
 
 _OPAQUE = {
     "language": "not Python",
@@ -90,9 +90,9 @@ def _cause(code: str, writes: CodeWrites, who: str, *, ended: bool) -> str:
     return f"{lead} {verb} {shown}{f' and {more} more' if more > 0 else ''}"
 
 
-def record_inline_run(
+def record_inline_change(
     loaded: Loaded,
-    log: RunLog,
+    log: ExecutionLog,
     seq: int,
     code: str,
     *,

@@ -75,7 +75,7 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
         "connection_file": entry.connection_file,
         "kernel_id": entry.kernel_id,
         "server_url": entry.server_url,
-        "runs": len(KernelRegistry().runs_of(entry)),
+        "runs": len(KernelRegistry().executions_of(entry)),
     }
 
 

@@ -18,8 +18,8 @@ from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
 from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._execution_log import ID_PREFIX, record_keys
 from jupyter_jcli.workbench._load import build_cell_graph, open_document
-from jupyter_jcli.workbench._run_log import ID_PREFIX, run_keys
 from jupyter_jcli.workbench._stale import stale_between
 
 if TYPE_CHECKING:
@@ -198,7 +198,7 @@ def _renames(
     """``{name before: name after}`` of the cells whose name changed, matched by their
     nbformat ``id`` (one held by a single cell on each side), and the ``known`` renames:
     a renamed cell is the same cell, so it stales nothing."""
-    before_keys, after_keys = run_keys(before), run_keys(after)
+    before_keys, after_keys = record_keys(before), record_keys(after)
     name_after = {key: name for name, key in after_keys.items() if key.startswith(ID_PREFIX)}
     renames = {}
     for name, key in before_keys.items():

@@ -14,17 +14,17 @@ if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
 
 __all__ = [
-    "CellRunStatus",
     "ErrorEntry",
     "ExecuteOutcome",
     "ExecutedCell",
+    "ExecutedCellStatus",
     "KernelOutcome",
     "NotWrittenReason",
     "RunStaleOutcome",
     "condensed_dict",
 ]
 
-CellRunStatus = Literal["ok", "error", "timeout", "died", "interrupted", "skipped"]
+ExecutedCellStatus = Literal["ok", "error", "timeout", "died", "interrupted", "skipped"]
 """How one cell of an execution call ended: ``ok``; ``error`` (it raised: ``ename``,
 ``evalue``); ``timeout`` (interrupted after the call's timeout; ``kernel_killed`` when it
 would not stop and the kernel was killed: the call's ``error`` is ``KERNEL_KILLED``);
@@ -55,7 +55,7 @@ class ExecutedCell:
         name: the cell's name.
         index: its physical position when the call started.
         rev: the rev that ran (or would have run, when skipped).
-        status: see :data:`CellRunStatus`.
+        status: see :data:`ExecutedCellStatus`.
         execution_count: the kernel's execution counter for this run (``None`` if skipped or
             the kernel died first).
         duration_s: wall time of the execution, in seconds (0 when skipped).
@@ -83,7 +83,7 @@ class ExecutedCell:
     name: str
     index: int
     rev: str
-    status: CellRunStatus
+    status: ExecutedCellStatus
     execution_count: int | None
     duration_s: float
     output_count: int

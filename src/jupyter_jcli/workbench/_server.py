@@ -9,7 +9,7 @@ else started (a notebook a person has open in JupyterLab): its
 - **freshness**: joining mints a new epoch (an attached kernel brings none), so no run
   recorded before counts and every code cell reads ``never_run`` (not run *by us* on this
   kernel; the person may have run it) until it runs on that kernel; the file's outputs and
-  execution counts never make a cell fresh (:mod:`jupyter_jcli.workbench._run_log`);
+  execution counts never make a cell fresh (:mod:`jupyter_jcli.workbench._execution_log`);
 - **restart**: wiping the person's variables needs an explicit ``force``
   (:func:`refuse_shared_restart`: ``KERNEL_SHARED``);
 - **joining** runs nothing (:func:`join`), so in server mode ``inspect_variable`` and

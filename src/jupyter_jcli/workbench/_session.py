@@ -2,7 +2,7 @@
 
 It owns a :class:`~jupyter_jcli.kernels.KernelPool` (one kernel per notebook, started lazily
 on the first execution, in the notebook's folder, with the kernelspec from the notebook's
-metadata) and one run log per notebook (``_run_log``). Cell statuses (``fresh``, ``stale``,
+metadata) and one run log per notebook (``_execution_log``). Cell statuses (``fresh``, ``stale``,
 ``error``, ``never_run``) are computed from the log, the live kernel's epoch and the cells'
 current revs whenever they are asked for, so the kernel-less mutations of this package need
 no hook: an edited cell has a rev no run carries, and its dependents follow through the DAG.
@@ -16,7 +16,7 @@ the base class, ``_state.WorkbenchState``; this module keeps the lifecycle and t
 operation loads its notebook once (``_load``: warm, so an unchanged file is neither read nor
 analysed again) and hands that snapshot to the pure functions that answer it: the overview
 and reads (``_overview``, ``_read``, ``_status_views``), the plan, the batch and the
-results (``_runs``).
+results (``_batches``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,18 @@ from anyio.abc import AsyncResource
 
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.kernels import execute_timeout
-from jupyter_jcli.workbench._background import BackgroundRuns
+from jupyter_jcli.workbench._background import BackgroundBatches
+from jupyter_jcli.workbench._batches import (
+    BatchOptions,
+    code_cells,
+    empty_batch,
+    execute_outcome,
+    not_running,
+    run_stale_outcome,
+    stale_plan,
+)
 from jupyter_jcli.workbench._execute import CellCallback, ProgressCallback
+from jupyter_jcli.workbench._execution_log import not_fresh, stale_causes, statuses
 from jupyter_jcli.workbench._inline import CodeOperation, CodeOutcome, execute_code
 from jupyter_jcli.workbench._inspect import (
     DEFAULT_INSPECT_MAX_CHARS,
@@ -42,16 +52,6 @@ from jupyter_jcli.workbench._inspect import (
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
 from jupyter_jcli.workbench._overview import DEFAULT_OVERVIEW_LIMIT, check_page
 from jupyter_jcli.workbench._read import DEFAULT_READ_BUDGET, check_read_arguments, read_loaded
-from jupyter_jcli.workbench._run_log import not_fresh, stale_causes, statuses
-from jupyter_jcli.workbench._runs import (
-    RunOptions,
-    code_cells,
-    empty_batch,
-    execute_outcome,
-    not_running,
-    run_stale_outcome,
-    stale_plan,
-)
 from jupyter_jcli.workbench._server import join, join_to_plan, refuse_shared_restart
 from jupyter_jcli.workbench._state import PathArg, WorkbenchState
 from jupyter_jcli.workbench._variables import VariablesOutcome, probe_variables
@@ -101,12 +101,12 @@ class Workbench(WorkbenchState, AsyncResource):
     """
 
     @property
-    def runs(self) -> BackgroundRuns:
+    def background(self) -> BackgroundBatches:
         """The background runs of this workbench (:mod:`~jupyter_jcli.workbench._background`):
-        started only inside ``async with workbench.runs:``, whose task group they live in."""
-        runs: BackgroundRuns | None = getattr(self, "_runs", None)
+        started only inside ``async with workbench.background:``, whose task group they live in."""
+        runs: BackgroundBatches | None = getattr(self, "_background", None)
         if runs is None:
-            runs = self._runs = BackgroundRuns()
+            runs = self._background = BackgroundBatches()
         return runs
 
     async def shutdown(self) -> None:
@@ -231,7 +231,7 @@ class Workbench(WorkbenchState, AsyncResource):
         if isinstance(names, str) or not names:
             raise UsageError("execute_cells needs a list of one or more cell names.")
         execute_timeout(timeout)  # a bad timeout fails before anything starts
-        options = RunOptions(timeout, on_progress, include_images, on_cell)
+        options = BatchOptions(timeout, on_progress, include_images, on_cell)
         loaded = await self._load(path)
         kernel = await self._kernel(loaded.document, kernel_name)
         async with kernel.hold(), self._choice.explained(loaded.document):
@@ -277,7 +277,7 @@ class Workbench(WorkbenchState, AsyncResource):
             The codes of :meth:`execute_cells`.
         """
         execute_timeout(timeout)
-        options = RunOptions(timeout, on_progress, include_images, on_cell)
+        options = BatchOptions(timeout, on_progress, include_images, on_cell)
         loaded = await self._load(path)
         document = loaded.document
         if dry_run:

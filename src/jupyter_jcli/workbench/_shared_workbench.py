@@ -4,7 +4,7 @@ run log.
 :func:`shared_workbench` is the one way a command finds the notebook's live kernel or starts
 one: a :class:`~jupyter_jcli.workbench.Workbench` on a
 :class:`~jupyter_jcli.kernels.RegistryKernelPool` (or on a Jupyter Server's kernels). Its run
-log is kept in the pool's records (:class:`SharedRunLog`: the local registry's entry, a
+log is kept in the pool's records (:class:`SharedExecutionLog`: the local registry's entry, a
 Jupyter Server's ledger), so a cell that ran in one process is fresh in every other one on
 the same kernel epoch, and a cell edited since is stale everywhere.
 """
@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from jupyter_jcli.analysis import RunRecord, StateChange
+from jupyter_jcli.analysis import ExecutionRecord, StateChange
 from jupyter_jcli.kernels import (
     KernelPool,
     KernelRecords,
@@ -25,16 +25,16 @@ from jupyter_jcli.kernels import (
     ServerConfig,
     ServerLedger,
 )
-from jupyter_jcli.workbench._run_log import RunLog
+from jupyter_jcli.workbench._execution_log import ExecutionLog
 from jupyter_jcli.workbench._session import Workbench
 
-__all__ = ["SharedRunLog", "run_log_for", "shared_workbench"]
+__all__ = ["SharedExecutionLog", "execution_log_for", "shared_workbench"]
 
-_Logged = TypeVar("_Logged", RunRecord, StateChange)
+_Logged = TypeVar("_Logged", ExecutionRecord, StateChange)
 
 
-def _run_record(run: Mapping[str, Any]) -> RunRecord:
-    return RunRecord(
+def _execution_record(run: Mapping[str, Any]) -> ExecutionRecord:
+    return ExecutionRecord(
         key=str(run["key"]),
         rev=str(run["rev"]),
         epoch=str(run["epoch"]),
@@ -69,9 +69,9 @@ def _in_seq_order(
     return sorted(parsed, key=lambda logged: logged.seq)
 
 
-class SharedRunLog(RunLog):
+class SharedExecutionLog(ExecutionLog):
     """The run log kept in the notebook's records (see
-    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_run`): the registry entry, a Jupyter
+    :meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`): the registry entry, a Jupyter
     Server's :class:`~jupyter_jcli.kernels.ServerLedger` entry (the same shapes), or
     the tests' ``MemoryRecords``. While the records do not keep the
     notebook's runs (:meth:`~jupyter_jcli.kernels.KernelRecords.holds`: a kernel gateway's
@@ -90,11 +90,11 @@ class SharedRunLog(RunLog):
     def _kept(self) -> bool:
         return self._registry.holds(self._path)
 
-    def _stored_run(self, record: RunRecord) -> int:
+    def _stored_record(self, record: ExecutionRecord) -> int:
         """Store ``record`` in the entry of the kernel it ran on; the ``seq`` the registry
         assigns (it grows across processes), else (a kernel no longer registered) its own,
         which orders the local copy."""
-        assigned = self._registry.record_run(
+        assigned = self._registry.record_execution(
             self._path,
             {
                 "key": record.key,
@@ -107,16 +107,16 @@ class SharedRunLog(RunLog):
         )
         return assigned if assigned >= 0 else record.seq
 
-    def records(self) -> list[RunRecord]:
+    def records(self) -> list[ExecutionRecord]:
         """The records of the registered kernel's epoch, oldest first (none when the
         notebook has no registered kernel); this process's when the records keep none."""
         if not self._kept():
-            return RunLog.records(self)
-        return _in_seq_order(self._registry.runs(self._path), _run_record)
+            return ExecutionLog.records(self)
+        return _in_seq_order(self._registry.executions(self._path), _execution_record)
 
     def _stored_change(self, change: StateChange) -> int:
         """Store code run outside the cells in the entry of the kernel it ran on, so every
-        process sees the cells it overwrote stale; the ``seq`` as for :meth:`_stored_run`."""
+        process sees the cells it overwrote stale; the ``seq`` as for :meth:`_stored_record`."""
         names = None if change.names is None else list(change.names)
         assigned = self._registry.record_change(
             self._path, {"epoch": change.epoch, "names": names, "cause": change.cause}
@@ -126,7 +126,7 @@ class SharedRunLog(RunLog):
     def changes(self) -> list[StateChange]:
         """The registered kernel's runs of code outside the cells, oldest first."""
         if not self._kept():
-            return RunLog.changes(self)
+            return ExecutionLog.changes(self)
         entry = self._registry.read(self._path)
         return [] if entry is None else _in_seq_order(entry.changes, _state_change)
 
@@ -136,23 +136,23 @@ class SharedRunLog(RunLog):
         kept by it are never those of an older state of the shared log; this process's log
         version when the records keep none."""
         if not self._kept():
-            return RunLog.stamp(self)
+            return ExecutionLog.stamp(self)
         entry = self._registry.read(self._path)
         if entry is None:
             return f"none:{self.version}"
         return f"{entry.epoch}:{entry.seq}"
 
 
-def run_log_for(
+def execution_log_for(
     pool: KernelPool, notebook_path: Path, server: ServerConfig | None = None
-) -> RunLog:
+) -> ExecutionLog:
     """The run log of a notebook's kernels in ``pool``: kept in the pool's records (the
     registry's, a server's ledger), in the ledger of ``server`` for a pool that keeps none,
     else a log of this process's runs."""
     records = pool.records
     if records is None and server is not None:
         records = ServerLedger(server.url)
-    return RunLog() if records is None else SharedRunLog(records, notebook_path)
+    return ExecutionLog() if records is None else SharedExecutionLog(records, notebook_path)
 
 
 def shared_workbench(

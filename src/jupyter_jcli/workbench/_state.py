@@ -31,12 +31,12 @@ from jupyter_jcli.notebook import DocumentCache, warm
 from jupyter_jcli.notebook.document import CellView, Document
 from jupyter_jcli.notebook.store import NotebookStore, open_notebook
 from jupyter_jcli.notebook.stores import StoreChoice, active_choice, using_store
+from jupyter_jcli.workbench._batches import BatchOptions, kernel_outcome, not_started, run_cells
 from jupyter_jcli.workbench._execute import Batch
+from jupyter_jcli.workbench._execution_log import ExecutionLog
 from jupyter_jcli.workbench._kernel_choice import KernelChoice
 from jupyter_jcli.workbench._load import Loaded, load
 from jupyter_jcli.workbench._outcomes import KernelOutcome
-from jupyter_jcli.workbench._run_log import RunLog
-from jupyter_jcli.workbench._runs import RunOptions, kernel_outcome, not_started, run_cells
 from jupyter_jcli.workbench._server import server_of_store, server_pool, store_choice_of
 from jupyter_jcli.workbench._sightings import Sightings
 
@@ -67,7 +67,7 @@ class WorkbenchState:
         if pool is None:
             pool = server_pool(server) if server is not None else KernelPool()
         self._pool = pool
-        self._logs: dict[Path, RunLog] = {}
+        self._logs: dict[Path, ExecutionLog] = {}
         self._choice = KernelChoice()
         self._seq = itertools.count(1)
         self._sightings = Sightings()
@@ -184,15 +184,15 @@ class WorkbenchState:
         if not await kernel.is_alive():
             await kernel.require_kernelspec()
 
-    def _log(self, document: Document) -> RunLog:
+    def _log(self, document: Document) -> ExecutionLog:
         path = self._kernel_path(document).resolve()
         if path not in self._logs:  # the registry's log for a shared pool
-            from jupyter_jcli.workbench._shared_workbench import run_log_for
+            from jupyter_jcli.workbench._shared_workbench import execution_log_for
 
-            self._logs[path] = run_log_for(self._pool, path, self._server)
+            self._logs[path] = execution_log_for(self._pool, path, self._server)
         return self._logs[path]
 
-    def _log_of(self, document: Document) -> RunLog | None:
+    def _log_of(self, document: Document) -> ExecutionLog | None:
         """The notebook's run log if it has one: always for a shared pool (the registry's
         log holds other processes' runs too), else once this workbench ran a cell."""
         if self._pool.records is not None or self._server is not None:
@@ -243,9 +243,9 @@ class WorkbenchState:
         kernel: NotebookKernel,
         loaded: Loaded,
         views: Sequence[CellView],
-        options: RunOptions,
+        options: BatchOptions,
     ) -> Batch:
-        """:func:`~jupyter_jcli.workbench._runs.run_cells` with this workbench's run log of the
+        """:func:`~jupyter_jcli.workbench._batches.run_cells` with this workbench's run log of the
         notebook and its run sequence (``kernel`` held by the caller)."""
         return await run_cells(
             kernel,

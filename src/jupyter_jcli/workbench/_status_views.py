@@ -1,6 +1,6 @@
 """The kernel-aware forms of the overview and of ``read_cells``: each cell's run status.
 
-Statuses come from the notebook's run log and the live kernel's epoch (``_run_log``); while
+Statuses come from the notebook's run log and the live kernel's epoch (``_execution_log``); while
 code a command that ended (killed) left running on the kernel still runs, every cell run
 before it reads ``stale`` (its ``stale_cause`` names that command), as an execution would
 record (``kernels._busy.check_leftover``) but without writing: the overview reads only.
@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from jupyter_jcli.analysis import CellStatus, RunRecord, StateChange
+from jupyter_jcli.analysis import CellStatus, ExecutionRecord, StateChange
 from jupyter_jcli.kernels import KernelInfo
+from jupyter_jcli.workbench._execution_log import ExecutionLog, stale_causes, statuses
 from jupyter_jcli.workbench._load import Loaded
 from jupyter_jcli.workbench._overview import CellOverview, Overview, overview_of
 from jupyter_jcli.workbench._read import ReadCell, ReadCellsResult
-from jupyter_jcli.workbench._run_log import RunLog, stale_causes, statuses
 
 __all__ = [
     "SessionCellOverview",
@@ -146,7 +146,7 @@ def cell_tldrs(cells: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def overview_with_statuses(
     loaded: Loaded,
-    log: RunLog | None,
+    log: ExecutionLog | None,
     kernel: KernelInfo,
     *,
     start: int = 0,
@@ -170,8 +170,8 @@ def overview_with_statuses(
 
 
 def judged_log(
-    log: RunLog | None, epoch: str | None, busy: Mapping[str, Any] | None
-) -> RunLog | None:
+    log: ExecutionLog | None, epoch: str | None, busy: Mapping[str, Any] | None
+) -> ExecutionLog | None:
     """``log`` as statuses must read it while the registry records code running on the
     kernel of ``epoch`` (``busy``: ``busy_facts``) for a command that is gone: with that
     code as a change of every name after every run (module doc); else ``log`` itself."""
@@ -180,18 +180,18 @@ def judged_log(
     return _LeftoverLog(log, epoch, busy)
 
 
-class _LeftoverLog(RunLog):
+class _LeftoverLog(ExecutionLog):
     """``log`` read as if the leftover code of a gone command (``busy``) had been recorded
     as changing any name after every run (what ``check_leftover`` records); writes
     nothing."""
 
-    def __init__(self, log: RunLog, epoch: str, busy: Mapping[str, Any]) -> None:
+    def __init__(self, log: ExecutionLog, epoch: str, busy: Mapping[str, Any]) -> None:
         super().__init__()
         self._log = log
         self._epoch_of = epoch
         self._busy = busy
 
-    def records(self) -> list[RunRecord]:
+    def records(self) -> list[ExecutionRecord]:
         return self._log.records()
 
     def changes(self) -> list[StateChange]:
@@ -218,7 +218,7 @@ def session_overview(
     """``overview`` with each cell's status and tldr (``tldrs``: one per cell of the page, in
     order, see :func:`cell_tldrs`) and the kernel; ``statuses`` covers every code cell of the
     notebook, so ``status_summary`` counts all pages; ``causes``: the ``stale_cause`` of
-    cells inline code made stale (:func:`~jupyter_jcli.workbench._run_log.stale_causes`)."""
+    cells inline code made stale (:func:`~jupyter_jcli.workbench._execution_log.stale_causes`)."""
     cells = tuple(
         _status_cell(cell, SessionCellOverview, statuses, causes, tldr=tldr)
         for cell, tldr in zip(overview.cells, tldrs, strict=True)

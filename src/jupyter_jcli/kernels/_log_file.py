@@ -1,14 +1,14 @@
 """The run log of a shared kernel, in its own append-only file beside the entry that names
-the kernel: a local kernel's registry entry (``KernelRegistry.record_run``) or a Jupyter
-Server kernel's ledger entry (``ServerLedger.record_run``).
+the kernel: a local kernel's registry entry (``KernelRegistry.record_execution``) or a Jupyter
+Server kernel's ledger entry (``ServerLedger.record_execution``).
 
 Each cell run on a shared kernel is recorded. Kept inside the entry's JSON, every record
 rewrote the whole log, so a run of N cells cost O(N²) (a 3,000-cell run took minutes). Here a
 record is one line appended to ``<key>.runs`` (JSON Lines: ``{"key", "rev", "epoch", "seq",
 "parents", "ok", "interrupted"}``), and a reader folds the file: the latest line per cell of
-the entry's epoch, in ``seq`` order. The entry keeps what the file needs (:class:`RunFileOwner`:
-the last ``seq`` handed out, the file's size after its last compaction); :func:`log_run`
-appends one run for it and :func:`forget_runs` empties the log when the entry starts a new
+the entry's epoch, in ``seq`` order. The entry keeps what the file needs (:class:`LogFileOwner`:
+the last ``seq`` handed out, the file's size after its last compaction); :func:`log_execution`
+appends one run for it and :func:`forget_executions` empties the log when the entry starts a new
 epoch (an entry whose epoch changes in place, as a server ledger's does, must, so that runs of
 an earlier epoch can never count again should that epoch come back).
 
@@ -32,12 +32,12 @@ from typing import Any, Protocol
 
 __all__ = [
     "COMPACT_MIN_BYTES",
-    "RunFileOwner",
-    "append_run",
-    "forget_runs",
-    "log_run",
-    "read_runs",
-    "remove_runs",
+    "LogFileOwner",
+    "append_execution",
+    "forget_executions",
+    "log_execution",
+    "read_executions",
+    "remove_executions",
     "replace_file",
 ]
 
@@ -45,7 +45,7 @@ COMPACT_MIN_BYTES = 256 * 1024
 """A log smaller than this is never compacted."""
 
 
-class RunFileOwner(Protocol):
+class LogFileOwner(Protocol):
     """The entry a run file belongs to (a registry or server ledger entry): ``seq``, the last
     sequence number handed out (it orders runs across processes); ``runs_compacted``, the
     file's size in bytes after its last compaction (0: never compacted)."""
@@ -54,8 +54,8 @@ class RunFileOwner(Protocol):
     runs_compacted: int
 
 
-def log_run(
-    file: Path, owner: RunFileOwner, run: Mapping[str, Any], *, durable: bool = True
+def log_execution(
+    file: Path, owner: LogFileOwner, run: Mapping[str, Any], *, durable: bool = True
 ) -> int:
     """Append ``run`` (with its ``epoch``) to ``file`` as ``owner``'s next ``seq`` (call under
     the entry's lock, then store ``owner`` when this returns a ``seq``). ``durable``: each
@@ -70,7 +70,7 @@ def log_run(
     """
     seq = owner.seq + 1
     try:
-        compacted = append_run(
+        compacted = append_execution(
             file, {**run, "seq": seq}, compacted_size=owner.runs_compacted, durable=durable
         )
     except OSError:
@@ -79,18 +79,18 @@ def log_run(
     return seq
 
 
-def forget_runs(file: Path, owner: RunFileOwner) -> None:
+def forget_executions(file: Path, owner: LogFileOwner) -> None:
     """Empty ``owner``'s run log (call under the entry's lock, before storing ``owner`` with
     its new epoch, so that a crash in between leaves fewer runs, never older ones).
 
     Raises:
         OSError: the file exists and cannot be removed.
     """
-    remove_runs(file)
+    remove_executions(file)
     owner.runs_compacted = 0
 
 
-def read_runs(file: Path, epoch: str) -> list[dict[str, Any]]:
+def read_executions(file: Path, epoch: str) -> list[dict[str, Any]]:
     """The run log of ``epoch`` in ``file``: the latest record per cell ``key``, oldest
     ``seq`` first; ``[]`` when the file is missing."""
     try:
@@ -109,12 +109,12 @@ def read_runs(file: Path, epoch: str) -> list[dict[str, Any]]:
     return sorted(latest.values(), key=lambda run: run.get("seq", 0))
 
 
-def append_run(
+def append_execution(
     file: Path, run: dict[str, Any], *, compacted_size: int, durable: bool = True
 ) -> int:
     """Append ``run`` (with its ``epoch``) to ``file``, compacting first when it has grown
     past ``max(COMPACT_MIN_BYTES, 2 * compacted_size)`` (call under the entry's lock);
-    ``durable``: ``fsync`` what is written (see :func:`log_run`).
+    ``durable``: ``fsync`` what is written (see :func:`log_execution`).
 
     Returns:
         The file's size after its last compaction (``compacted_size`` when none was done
@@ -129,7 +129,9 @@ def append_run(
     except FileNotFoundError:
         size = 0
     if size > max(COMPACT_MIN_BYTES, 2 * compacted_size):
-        kept = [r for r in read_runs(file, str(run["epoch"])) if r.get("key") != run.get("key")]
+        kept = [
+            r for r in read_executions(file, str(run["epoch"])) if r.get("key") != run.get("key")
+        ]
         body = b"".join(
             json.dumps(r, separators=(",", ":"), sort_keys=True).encode() + b"\n"
             for r in [*kept, run]
@@ -148,7 +150,7 @@ def append_run(
     return compacted_size
 
 
-def remove_runs(file: Path) -> None:
+def remove_executions(file: Path) -> None:
     """Remove the log (its entry is gone)."""
     with contextlib.suppress(FileNotFoundError):
         file.unlink()

@@ -26,12 +26,12 @@ from jupyter_jcli.workbench._execute import (
     ProgressCallback,
     run_batch,
 )
+from jupyter_jcli.workbench._execution_log import ExecutionLog, not_fresh, statuses
 from jupyter_jcli.workbench._load import Loaded, loaded_of
 from jupyter_jcli.workbench._outcomes import ExecuteOutcome, KernelOutcome, RunStaleOutcome
-from jupyter_jcli.workbench._run_log import RunLog, not_fresh, statuses
 
 __all__ = [
-    "RunOptions",
+    "BatchOptions",
     "code_cells",
     "empty_batch",
     "execute_outcome",
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 
-class RunOptions(NamedTuple):
+class BatchOptions(NamedTuple):
     """How the cells of one call run: ``timeout`` per cell (seconds; ``None``:
     ``JUPYTER_JCLI_EXECUTE_TIMEOUT`` or 600), ``on_progress`` (see :data:`ProgressCallback`)
     and ``include_images`` (rasters as images in the outcome, else described in text);
@@ -101,9 +101,9 @@ async def run_cells(
     loaded: Loaded,
     views: Sequence[CellView],
     *,
-    log: RunLog,
+    log: ExecutionLog,
     next_seq: Callable[[], int],
-    options: RunOptions,
+    options: BatchOptions,
 ) -> Batch:
     """Run ``views`` on ``kernel`` (held by the caller) and write their outputs
     (``_execute.run_batch``); nothing runs for no views.
@@ -128,14 +128,16 @@ async def run_cells(
     )
 
 
-def _after(loaded: Loaded, batch: Batch, log: RunLog | None, info: KernelInfo) -> tuple[str, ...]:
+def _after(
+    loaded: Loaded, batch: Batch, log: ExecutionLog | None, info: KernelInfo
+) -> tuple[str, ...]:
     # a batch error (death, kill, restart, shutdown) means the kernel's state is gone
     epoch = info.epoch if batch.error is None else None
     return not_fresh(statuses(loaded_of(loaded.document), log, epoch))
 
 
 def execute_outcome(
-    loaded: Loaded, info: KernelInfo, batch: Batch, log: RunLog | None
+    loaded: Loaded, info: KernelInfo, batch: Batch, log: ExecutionLog | None
 ) -> ExecuteOutcome:
     """The :class:`ExecuteOutcome` of ``batch`` (``info``: the kernel after it)."""
     return _batch_outcome(ExecuteOutcome, loaded, info, batch, _after(loaded, batch, log, info))
@@ -145,7 +147,7 @@ def run_stale_outcome(
     loaded: Loaded,
     info: KernelInfo,
     batch: Batch,
-    log: RunLog | None,
+    log: ExecutionLog | None,
     *,
     plan: Sequence[str],
     dry_run: bool = False,
@@ -194,7 +196,7 @@ def kernel_outcome(
     operation: Literal["restart_kernel", "interrupt_kernel"],
     loaded: Loaded,
     info: KernelInfo,
-    log: RunLog | None,
+    log: ExecutionLog | None,
     *,
     previous: str | None,
     interrupted: str | None,

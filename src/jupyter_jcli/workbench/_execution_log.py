@@ -23,7 +23,7 @@ not lost: the execute result carries it (status ``died``, condensed outputs) and
 saved with the cell, with its execution count.
 
 Runs follow the cell, not its name: a run is recorded by the cell's *run key*
-(:func:`run_keys`), ``#`` and its nbformat cell ``id``, and so are the parents it ran with;
+(:func:`record_keys`), ``#`` and its nbformat cell ``id``, and so are the parents it ran with;
 statuses read the records back under the names the cells have now (:func:`named_records`).
 A rename (``--rename``, ``new_name``) or its undo therefore changes no status. A cell
 without an ``id`` (nbformat < 4.5) or whose ``id`` another cell shares is recorded by its
@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 
 from jupyter_jcli.analysis import (
     CellStatus,
+    ExecutionRecord,
     Freshness,
     NotebookGraph,
-    RunRecord,
     StateChange,
     cell_freshness,
 )
@@ -55,11 +55,11 @@ from jupyter_jcli.workbench._load import Loaded
 __all__ = [
     "ID_PREFIX",
     "MAX_CHANGES",
-    "RunLog",
+    "ExecutionLog",
     "cell_statuses",
     "named_records",
     "not_fresh",
-    "run_keys",
+    "record_keys",
     "stale_causes",
     "statuses",
 ]
@@ -72,8 +72,8 @@ MAX_CHANGES = 32
 
 
 @dataclass
-class RunLog:
-    """The latest :class:`~jupyter_jcli.analysis.RunRecord` per cell on one kernel epoch.
+class ExecutionLog:
+    """The latest :class:`~jupyter_jcli.analysis.ExecutionRecord` per cell on one kernel epoch.
 
     Only the latest run of a cell on the newest epoch matters to
     :func:`~jupyter_jcli.analysis.fresh_cells`, so the log keeps exactly those (bounded by
@@ -81,11 +81,11 @@ class RunLog:
 
     Attributes:
         epoch: the epoch of the kept records, ``None`` before the first record.
-        latest: run key (:func:`run_keys`) -> its latest record on ``epoch``.
+        latest: run key (:func:`record_keys`) -> its latest record on ``epoch``.
     """
 
     epoch: str | None = None
-    latest: dict[str, RunRecord] = field(default_factory=dict)
+    latest: dict[str, ExecutionRecord] = field(default_factory=dict)
     version: int = 0
     """Grows with every record (what statuses computed from the log are kept by)."""
     overwrites: list[StateChange] = field(default_factory=list)
@@ -101,11 +101,11 @@ class RunLog:
         *,
         ok: bool,
         interrupted: bool = False,
-    ) -> RunRecord:
+    ) -> ExecutionRecord:
         """Record one execution (``seq`` must grow with every call in the process;
-        ``interrupted``: an interrupt stopped it, see :class:`RunRecord`)."""
+        ``interrupted``: an interrupt stopped it, see :class:`ExecutionRecord`)."""
         self._epoch_is(epoch)
-        record = RunRecord(
+        record = ExecutionRecord(
             key=key,
             rev=rev,
             epoch=epoch,
@@ -114,7 +114,7 @@ class RunLog:
             ok=ok,
             interrupted=interrupted,
         )
-        record = dataclasses.replace(record, seq=self._stored_run(record))
+        record = dataclasses.replace(record, seq=self._stored_record(record))
         self.latest[key] = record
         self.version += 1
         return record
@@ -139,16 +139,16 @@ class RunLog:
         self.version += 1
         return change
 
-    def _stored_run(self, record: RunRecord) -> int:
+    def _stored_record(self, record: ExecutionRecord) -> int:
         """The ``seq`` :meth:`record` keeps ``record`` by: here its own (a log shared with
         other processes stores it first and keeps the ``seq`` its store hands out)."""
         return record.seq
 
     def _stored_change(self, change: StateChange) -> int:
-        """As :meth:`_stored_run`, for :meth:`record_change`."""
+        """As :meth:`_stored_record`, for :meth:`record_change`."""
         return change.seq
 
-    def records(self) -> list[RunRecord]:
+    def records(self) -> list[ExecutionRecord]:
         """The kept records, oldest first."""
         return sorted(self.latest.values(), key=lambda record: record.seq)
 
@@ -162,7 +162,7 @@ class RunLog:
         return str(self.version)
 
 
-def run_keys(cells: Sequence[CellView]) -> dict[str, str]:
+def record_keys(cells: Sequence[CellView]) -> dict[str, str]:
     """``{name: run key}`` of ``cells`` (every cell of one notebook), module rule: ``#`` and
     the cell's nbformat ``id`` when no other cell has that id; for a renamed cell without an
     ``id``, the name it had before (its ``first_name``) when no other cell has that one; else
@@ -182,11 +182,13 @@ def run_keys(cells: Sequence[CellView]) -> dict[str, str]:
     return keys
 
 
-def named_records(records: Iterable[RunRecord], cells: Sequence[CellView]) -> list[RunRecord]:
+def named_records(
+    records: Iterable[ExecutionRecord], cells: Sequence[CellView]
+) -> list[ExecutionRecord]:
     """``records`` (keyed by run key) as the analysis reads them: keyed by the names the
     cells have now, parents too (module rule). A record of a cell that is gone is left out;
     a parent that is gone keeps its run key, which names no cell."""
-    keys = run_keys(cells)
+    keys = record_keys(cells)
     # runs recorded by name (a name that is another cell's run key goes to that cell)
     name_of = {view.name: view.name for view in cells if keys[view.name] != f"={view.name}"}
     name_of.update((key, name) for name, key in keys.items())
@@ -203,7 +205,7 @@ def named_records(records: Iterable[RunRecord], cells: Sequence[CellView]) -> li
 def cell_statuses(
     graph: NotebookGraph,
     revs: Mapping[str, str],
-    log: RunLog | None,
+    log: ExecutionLog | None,
     live_epoch: str | None,
     cells: Sequence[CellView] = (),
 ) -> dict[str, CellStatus]:
@@ -223,7 +225,7 @@ def cell_statuses(
 def _freshness(
     graph: NotebookGraph,
     revs: Mapping[str, str],
-    log: RunLog | None,
+    log: ExecutionLog | None,
     live_epoch: str | None,
     cells: Sequence[CellView],
 ) -> Freshness:
@@ -232,7 +234,7 @@ def _freshness(
     return cell_freshness(graph, records, live_epoch, revs, changes)
 
 
-def _loaded_freshness(loaded: Loaded, log: RunLog | None, epoch: str | None) -> Freshness:
+def _loaded_freshness(loaded: Loaded, log: ExecutionLog | None, epoch: str | None) -> Freshness:
     """:func:`cell_freshness` of ``loaded``, kept with the document's version for this log
     state and epoch (treat it as read-only)."""
     key = f"freshness:{id(log)}:{log.stamp() if log is not None else 0}:{epoch}"
@@ -244,13 +246,13 @@ def _loaded_freshness(loaded: Loaded, log: RunLog | None, epoch: str | None) -> 
     return loaded.document.memo(key, compute)
 
 
-def statuses(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, CellStatus]:
+def statuses(loaded: Loaded, log: ExecutionLog | None, epoch: str | None) -> dict[str, CellStatus]:
     """``{name: status}`` of every code cell of ``loaded`` (:func:`cell_statuses`), kept
     with the document's version for this log state and epoch (treat it as read-only)."""
     return _loaded_freshness(loaded, log, epoch).statuses
 
 
-def stale_causes(loaded: Loaded, log: RunLog | None, epoch: str | None) -> dict[str, str]:
+def stale_causes(loaded: Loaded, log: ExecutionLog | None, epoch: str | None) -> dict[str, str]:
     """``{name: cause}`` of the ``stale`` cells whose own rev and parents did not change:
     code run outside them overwrote their state, they read a name another cell rebound
     since, or the re-run plan runs them (:class:`~jupyter_jcli.analysis.Freshness`; kept

@@ -6,7 +6,7 @@ computes from old values, and its saved output is replaced by that. So
 (transitively, through the static DAG) whose status on the live kernel is not ``fresh``, in
 document order, before the first requested cell that needs it (a requested cell is not run
 twice); with ``only=True`` it runs just the requested cells and says which of their
-ancestors were not fresh (``CellsRun.not_fresh_parents``), so nothing runs against state it
+ancestors were not fresh (``BatchWithParents.not_fresh_parents``), so nothing runs against state it
 does not have without saying so.
 """
 
@@ -24,11 +24,11 @@ from jupyter_jcli.workbench._server import join_to_plan
 from jupyter_jcli.workbench._session import Workbench
 from jupyter_jcli.workbench._status_views import SessionOverview
 
-__all__ = ["CellsRun", "run_cells_with_parents"]
+__all__ = ["BatchWithParents", "run_cells_with_parents"]
 
 
 @dataclass(frozen=True)
-class CellsRun:
+class BatchWithParents:
     """What :func:`run_cells_with_parents` ran.
 
     Attributes:
@@ -60,7 +60,7 @@ async def run_cells_with_parents(
     on_progress: ProgressCallback | None = None,
     include_images: bool = True,
     kernel_name: str | None = None,
-) -> CellsRun:
+) -> BatchWithParents:
     """Run ``names`` after the ancestors of theirs that are not fresh (see the module). The
     plan is made and run under one hold of the kernel, so another caller's run cannot
     change what is fresh in between.
@@ -82,7 +82,7 @@ async def run_cells_with_parents(
             include_images=include_images,
             kernel_name=kernel_name,
         )
-    return CellsRun(
+    return BatchWithParents(
         outcome=outcome,
         requested=tuple(names),
         parents_run=tuple(n for n in plan if n not in names),

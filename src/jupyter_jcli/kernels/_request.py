@@ -40,10 +40,10 @@ __all__ = [
     "INTERRUPT_RETRY",
     "REPLY_GRACE",
     "RequestOptions",
-    "RunOutcome",
+    "RequestOutcome",
     "StopSignal",
     "parent_id",
-    "run_request",
+    "request_execution",
 ]
 
 INTERRUPT_RETRY = 2.0
@@ -84,7 +84,7 @@ class StopSignal:
 
 
 @dataclass
-class RunOutcome:
+class RequestOutcome:
     """How one request ended.
 
     Attributes:
@@ -231,7 +231,7 @@ class _RequestRequired(TypedDict):
 
 
 class RequestOptions(_RequestRequired, total=False):
-    """The keywords of :func:`run_request` other than ``signal`` (meanings there), for the
+    """The keywords of :func:`request_execution` other than ``signal`` (meanings there), for the
     layers that forward them unchanged (``**options: Unpack[RequestOptions]``)."""
 
     on_output: OutputCallback | None
@@ -240,7 +240,7 @@ class RequestOptions(_RequestRequired, total=False):
     user_expressions: dict[str, str] | None
 
 
-async def run_request(
+async def request_execution(
     backend: KernelBackend,
     code: str,
     *,
@@ -251,7 +251,7 @@ async def run_request(
     silent: bool = False,
     user_expressions: dict[str, str] | None = None,
     signal: StopSignal | None = None,
-) -> RunOutcome:
+) -> RequestOutcome:
     """Execute ``code`` on ``backend`` and wait, at most ``timeout`` s plus the settle time.
 
     On timeout the kernel is interrupted and given :data:`SETTLE_TIMEOUT` seconds to go idle.
@@ -319,31 +319,31 @@ def _ended(
     settled: bool,
     alive: bool,
     duration: float,
-) -> RunOutcome:
+) -> RequestOutcome:
     """How the request ended, from how its wait ended and what it was asked."""
     stop = signal.stop
     if stop is not None and ending in ("stopped", "died"):
-        return RunOutcome("interrupted", reply, settled, alive, duration, interrupted_by=stop)
+        return RequestOutcome("interrupted", reply, settled, alive, duration, interrupted_by=stop)
     if ending == "timeout":
-        return RunOutcome("timeout", reply, settled=settled, duration_s=duration)
+        return RequestOutcome("timeout", reply, settled=settled, duration_s=duration)
     if ending != "died" and reply.get("status") == "ok":
-        return RunOutcome("ok", reply, duration_s=duration)
+        return RequestOutcome("ok", reply, duration_s=duration)
     if ending != "died" and signal.interrupted:
-        return RunOutcome(
+        return RequestOutcome(
             "interrupted", reply, duration_s=duration, interrupted_by="kernel_interrupted"
         )
     asked = signal.elsewhere() if signal.elsewhere is not None else None
     if asked is not None and (ending != "died" or asked.reason != "kernel_interrupted"):
         # a stop another process asked for: an interrupt (the kernel kept), or a restart or
         # shutdown that interrupted the cell or took the kernel under it
-        return RunOutcome(
+        return RequestOutcome(
             "interrupted", reply, settled, alive, duration,
             interrupted_by=asked.reason, interrupt_requested_by=asked.who,
             interrupt_requested_command=asked.command,
         )  # fmt: skip
     if ending == "died":
-        return RunOutcome("died", reply, settled=False, alive=False, duration_s=duration)
-    return RunOutcome("error", reply, duration_s=duration)
+        return RequestOutcome("died", reply, settled=False, alive=False, duration_s=duration)
+    return RequestOutcome("error", reply, duration_s=duration)
 
 
 def _shielded() -> contextlib.AbstractContextManager[object]:
