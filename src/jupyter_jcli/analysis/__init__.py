@@ -12,7 +12,7 @@
 - :func:`stale_after_edit`, :func:`fresh_cells` (:func:`cell_freshness`: with causes),
   :func:`rerun_plan`: what must re-run, one set (a cell the plan runs reads ``stale``);
   :func:`code_writes`, :func:`overwritten_cells`: what inline code run on the kernel
-  overwrote (:class:`StateChange` records it in a run log).
+  overwrote (:class:`StateChange` records it in an execution log).
 - :func:`to_mermaid`, :func:`to_dot`: the DAG as text for people.
 
 Reads before writes (what the replay rule of :func:`stale_after_edit` and :func:`rerun_plan`

@@ -1,4 +1,4 @@
-"""Which cells must re-run: staleness after an edit, freshness against a run log, the plan.
+"""Which cells must re-run: staleness after an edit, freshness against an execution log, the plan.
 
 Rules (analysis issue, section 2):
 
@@ -73,10 +73,10 @@ class ExecutionRecord:
 
 @dataclass(frozen=True, slots=True)
 class StateChange:
-    """One run of code outside the cells on a kernel epoch, as the run log records it.
+    """One run of code outside the cells on a kernel epoch, as the execution log records it.
 
     Attributes:
-        seq: its place among the cells' runs (the run log's sequence, shared with
+        seq: its place among the cells' runs (the execution log's sequence, shared with
             :class:`ExecutionRecord`).
         epoch: the kernel epoch it ran on.
         names: the names it may have written (:class:`~._overwrites.CodeWrites`);

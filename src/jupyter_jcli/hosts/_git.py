@@ -1,4 +1,4 @@
-"""git: a managed block in ``.gitignore`` that ignores ``**/.j-cli/`` (run outputs, snapshots).
+"""git: a managed block in ``.gitignore`` that ignores ``**/.j-cli/`` (saved runs, snapshots).
 
 Project scope edits ``PROJECT/.gitignore``; user scope edits the global excludes file
 (``core.excludesFile``, else git's default ``$XDG_CONFIG_HOME/git/ignore``).

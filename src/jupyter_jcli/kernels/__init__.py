@@ -25,7 +25,7 @@
   test's in memory; ``KernelPool(records=...,
   locks=...)`` makes its kernels share them and take one cross-process execution lock.
 - :class:`KernelRegistry`: the live kernels of this machine, one per notebook, shared by every
-  process of ours (entry, locks, run log; :class:`KernelEntry`); :class:`RegistryKernelPool` /
+  process of ours (entry, locks, execution log; :class:`KernelEntry`); :class:`RegistryKernelPool` /
   :class:`RegistryKernel` / :class:`RegistryBackend` join a notebook's registered kernel
   or start one through a supervisor process (:func:`start_registered`, which also stops it
   after :data:`DEFAULT_IDLE_TIMEOUT` s idle; :func:`stop_registered`,

@@ -244,7 +244,7 @@ async def check_leftover(
     while it ran on the kernel: the registry still holds that command's ``busy`` record.
 
     Its code may have run on (a kernel outlives a command): what it did is recorded once in
-    the run log as a change of any name (every cell run before reads ``stale``, never fresh,
+    the execution log as a change of any name (every cell run before reads ``stale``, never fresh,
     with that cause). Then the kernel is asked on its shell (:meth:`RegistryBackend.shell_free`,
     within ``busy_wait`` s and at least :data:`LEFTOVER_PROBE` s): when it answers, that code
     has ended and its record is dropped; else ``KERNEL_BUSY`` (``busy_gone``), naming the

@@ -116,7 +116,7 @@ class KernelEntry:
         busy: ``{"who", "cell", "since", "pid", "command"}`` while a process executes on
             it (``cell``: ``None`` for inline code; ``pid`` and ``command`` may be missing).
         seq: the last run sequence number handed out (orders runs across processes).
-        runs_compacted: the size in bytes of the run log file after its last compaction
+        runs_compacted: the size in bytes of the execution log file after its last compaction
             (:mod:`~jupyter_jcli.kernels._log_file`; the log itself, the latest run per cell:
             ``{"key", "rev", "epoch", "seq", "parents", "ok", "interrupted"}``, is read with
             ``KernelRegistry.runs``).

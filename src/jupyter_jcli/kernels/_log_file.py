@@ -1,4 +1,4 @@
-"""The run log of a shared kernel, in its own append-only file beside the entry that names
+"""The execution log of a shared kernel, in its own append-only file beside the entry that names
 the kernel: a local kernel's registry entry (``KernelRegistry.record_execution``) or a Jupyter
 Server kernel's ledger entry (``ServerLedger.record_execution``).
 
@@ -80,7 +80,7 @@ def log_execution(
 
 
 def forget_executions(file: Path, owner: LogFileOwner) -> None:
-    """Empty ``owner``'s run log (call under the entry's lock, before storing ``owner`` with
+    """Empty ``owner``'s execution log (call under the entry's lock, before storing ``owner`` with
     its new epoch, so that a crash in between leaves fewer runs, never older ones).
 
     Raises:
@@ -91,7 +91,7 @@ def forget_executions(file: Path, owner: LogFileOwner) -> None:
 
 
 def read_executions(file: Path, epoch: str) -> list[dict[str, Any]]:
-    """The run log of ``epoch`` in ``file``: the latest record per cell ``key``, oldest
+    """The execution log of ``epoch`` in ``file``: the latest record per cell ``key``, oldest
     ``seq`` first; ``[]`` when the file is missing."""
     try:
         raw = file.read_bytes()

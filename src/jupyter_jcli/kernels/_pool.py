@@ -35,7 +35,7 @@ class KernelPool(AsyncResource):
             (:class:`~jupyter_jcli.kernels.KernelRecords`: a Jupyter Server's
             :class:`~jupyter_jcli.kernels.ServerLedger`, the registry, or a
             test's in memory); the workbench keeps the
-            notebooks' run logs there. ``None``: kernels of this process alone.
+            notebooks' execution logs there. ``None``: kernels of this process alone.
         locks: the registry whose execution lock each kernel's hold takes (two of our
             processes never execute on one notebook's kernel at once: a server kernel is
             reachable by every process that knows the server); ``None``: none.

@@ -7,7 +7,7 @@ of this machine), a Jupyter Server's :class:`~jupyter_jcli.kernels.ServerLedger`
 tests, ``MemoryRecords`` (``tests/kernel_fakes``). A
 :class:`~jupyter_jcli.kernels.KernelPool` owns its records (``pool.records``; ``None``: kernels
 of this process alone): its kernels read stops asked elsewhere there and the workbench keeps
-its run log there. Records have the registry's shapes
+its execution log there. Records have the registry's shapes
 (:meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`, ``record_change``); every method is
 bounded (each store's lock has a timeout).
 """

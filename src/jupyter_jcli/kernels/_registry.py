@@ -18,7 +18,7 @@ lock (see :mod:`._flock`: removing them never lets two processes hold one lock).
 
 The entry records the kernel's transport (a local process through its connection file
 and pid, or a Jupyter Server kernel by id and URL), its epoch, who started it and who uses
-it, its idle clock and the run log of its epoch (which cell rev ran with which outcome), so
+it, its idle clock and the execution log of its epoch (which cell rev ran with which outcome), so
 every process judges freshness against the same records. An entry whose kernel process is
 gone is removed by whoever notices (:meth:`KernelRegistry.live`); an epoch is minted once per
 kernel start, so a dead kernel's records never count for another. A kernel being stopped says
@@ -110,7 +110,7 @@ def idle_timeout(value: float | None = None) -> float:
 
 
 class KernelRegistry:
-    """The registry folder (see the module docstring): entries, their run logs and notes
+    """The registry folder (see the module docstring): entries, their execution logs and notes
     (inline code, stops asked, lost kernels).
 
     Args:
@@ -225,7 +225,7 @@ class KernelRegistry:
         flushes."""
         self._ensure_root()
         # compact, as the C encoder writes it (an ``indent`` takes the pure-Python encoder,
-        # about 10x slower on an entry whose run log holds thousands of cells)
+        # about 10x slower on an entry whose execution log holds thousands of cells)
         data = json.dumps(entry.to_dict(), separators=(",", ":"), sort_keys=True).encode()
         replace_file(self.path(Path(entry.notebook_path), ".json"), data, durable=False)
 
@@ -356,13 +356,13 @@ class KernelRegistry:
             return seq
 
     def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
-        """The run log of the notebook's registered kernel (its epoch's latest run per cell,
+        """The execution log of the notebook's registered kernel (its epoch's latest run per cell,
         oldest first); ``[]`` without an entry."""
         entry = self.read(notebook_path)
         return [] if entry is None else self.executions_of(entry)
 
     def executions_of(self, entry: KernelEntry) -> list[dict[str, Any]]:
-        """The run log of ``entry``'s epoch (as :meth:`runs`); ``[]`` once it is removed."""
+        """The execution log of ``entry``'s epoch (as :meth:`runs`); ``[]`` once it is removed."""
         return read_executions(self.path(Path(entry.notebook_path), ".runs"), entry.epoch)
 
     # ------------------------------------------------------------------ notes

@@ -4,7 +4,7 @@
   registered kernel through its connection file (``jupyter_client``), starting one through
   a supervisor (:func:`~jupyter_jcli.kernels._supervisor.start_registered`) when none runs. Its
   ``origin`` names who started the kernel and carries the recorded ``epoch``, so every
-  process judges freshness against the same epoch and the registry's run log (``attached``
+  process judges freshness against the same epoch and the registry's execution log (``attached``
   stays ``False``: the kernel's history is known).
 - :class:`RegistryKernel`: a :class:`~jupyter_jcli.kernels.NotebookKernel` whose hold
   also takes the notebook's cross-process execution lock (two processes never execute at

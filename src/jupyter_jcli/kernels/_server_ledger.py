@@ -1,4 +1,4 @@
-"""The run log of a notebook's Jupyter Server kernel, kept between our processes.
+"""The execution log of a notebook's Jupyter Server kernel, kept between our processes.
 
 A server kernel outlives the command that ran cells on it (``j-cli kernel start --server-url``,
 ``j-cli run --keep``, a person's JupyterLab session), so what ran on it must too: else every
@@ -9,10 +9,10 @@ epoch, the runs and the code run outside the cells in the registry's shapes
 :class:`~jupyter_jcli.workbench.SharedExecutionLog` reads either::
 
     <key>.json   the entry (:class:`LedgerEntry`), replaced atomically
-    <key>.runs   its epoch's run log, append-only JSON Lines (:mod:`._run_file`)
+    <key>.runs   its epoch's execution log, append-only JSON Lines (:mod:`._run_file`)
     <key>.lock   flock'ed for each read-modify-write of the two
 
-The run log is emptied whenever the entry starts another epoch and removed with the entry,
+The execution log is emptied whenever the entry starts another epoch and removed with the entry,
 before the entry is written, so a crash in between leaves fewer runs, never runs of an
 earlier epoch. An earlier version's entry (runs inside it, under ``runs``) is read without
 them: not run is the safe reading.
@@ -73,7 +73,7 @@ class LedgerEntry:
         epoch: the epoch the runs belong to (``None``: none recorded since the ledger started
             afresh).
         seq: the last sequence number handed out (orders runs across processes).
-        runs_compacted: the size in bytes of the run log file (``<key>.runs``, the latest
+        runs_compacted: the size in bytes of the execution log file (``<key>.runs``, the latest
             run per cell on ``epoch``, read with :meth:`ServerLedger.runs`) after its last
             compaction (:mod:`~jupyter_jcli.kernels._log_file`).
         changes: code run outside the cells on ``epoch`` (the registry's change shape).
@@ -123,7 +123,7 @@ class ServerLedger:
 
     Every read-modify-write holds the entry's lock (bounded by
     :data:`~jupyter_jcli.kernels._registry.LOCK_TIMEOUT`); the entry is replaced atomically,
-    the run log appended to (:mod:`~jupyter_jcli.kernels._log_file`).
+    the execution log appended to (:mod:`~jupyter_jcli.kernels._log_file`).
 
     Args:
         server_url: the server's base URL (as :class:`~jupyter_jcli.kernels.ServerConfig`).
@@ -271,7 +271,7 @@ class ServerLedger:
         return None
 
     def forget(self, notebook_path: Path, kernel_id: str | None = None) -> None:
-        """Remove the entry and its run log (the kernel was stopped); with ``kernel_id``,
+        """Remove the entry and its execution log (the kernel was stopped); with ``kernel_id``,
         only an entry of that kernel (not one a newer kernel of the notebook wrote)."""
         with self._locked(notebook_path):
             entry = self._read(notebook_path) if kernel_id is not None else None
@@ -299,7 +299,7 @@ class ServerLedger:
             return assigned
 
     def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
-        """The run log of the notebook's server kernel (the registry's shape: its epoch's
+        """The execution log of the notebook's server kernel (the registry's shape: its epoch's
         latest run per cell, oldest first); ``[]`` without an entry."""
         entry = self.read(notebook_path)
         if entry is None or entry.epoch is None:
@@ -307,7 +307,7 @@ class ServerLedger:
         return read_executions(self.path(notebook_path, ".runs"), entry.epoch)
 
     def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
-        """Append one run (the registry's shape) to the run log; returns its ``seq``, ``-1``
+        """Append one run (the registry's shape) to the execution log; returns its ``seq``, ``-1``
         when the notebook has no entry (no server kernel of ours was joined) or the log
         cannot be written (the cell reads as not run)."""
         file = self.path(notebook_path, ".runs")

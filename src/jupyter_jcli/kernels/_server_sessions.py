@@ -151,7 +151,7 @@ async def start_session(
 
 async def stop_session(config: ServerConfig, session: ServerSession) -> None:
     """Delete the session, which stops its kernel (gone already: nothing to do), then the
-    kernel's ledger entry and run log (:meth:`ServerLedger.forget`; one left behind, should
+    kernel's ledger entry and execution log (:meth:`ServerLedger.forget`; one left behind, should
     that fail, counts for nothing: the next kernel starts the ledger afresh).
 
     Raises:

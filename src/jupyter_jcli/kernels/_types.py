@@ -153,7 +153,7 @@ class KernelOrigin:
             and its history is unknown to us (a Jupyter Server session a person has open):
             every cell counts as stale until it runs on this kernel, and restarting it needs
             an explicit ``force`` (``KERNEL_SHARED``). A kernel another process of ours
-            started and recorded (with its epoch and run log) is not ``attached``.
+            started and recorded (with its epoch and execution log) is not ``attached``.
         started_by: who started the kernel, as far as known (e.g. ``"jupyter-mcp pid 4242"``,
             ``"JupyterLab session 1f0e..."``); ``None`` when we started it in this process.
         kernel_id: the kernel's id where the transport has one (a Jupyter Server's kernel id).

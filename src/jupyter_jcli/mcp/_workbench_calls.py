@@ -165,7 +165,7 @@ def on_session(
                         workbench, call.path, on_progress=progress.report, **arguments
                     )
         except KernelError as err:
-            if err.code == ErrorCode.KERNEL_BUSY:  # held by a background run: name it
+            if err.code == ErrorCode.KERNEL_BUSY:  # held by a background batch: name it
                 workbench.background.refuse_busy(_notebook(call), err)
             raise
         return lift_images(_bounded(outcome, workbench, call), _sent(workbench), resend=resend)
@@ -184,7 +184,7 @@ def _start_background(
     call: Call,
     arguments: dict[str, Any],
 ) -> Reply:
-    """Start ``method`` as a background run (:mod:`jupyter_jcli.workbench._background`);
+    """Start ``method`` as a background batch (:mod:`jupyter_jcli.workbench._background`);
     the reply names its run id."""
 
     async def work(job: BackgroundBatch) -> Any:
@@ -205,7 +205,7 @@ def _start_background(
 
 
 async def run_status(workbench: Workbench, call: Call) -> Reply:
-    """``run_status``: a background run's progress and finished cells, or its final result
+    """``run_status``: a background batch's progress and finished cells, or its final result
     (its outcome's document; its error as the error result, ``details.run_id`` added),
     after waiting up to ``wait_s`` for it to end.
 

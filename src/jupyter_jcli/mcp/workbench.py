@@ -110,7 +110,7 @@ def build_server(roots: Sequence[Path], workbench: Workbench) -> Server[Any]:
     Args:
         roots: the resolved trusted roots (see :func:`jupyter_jcli.mcp._roots.roots_from_paths`);
             relative tool paths resolve against them.
-        workbench: the kernels and run logs the tools use (the caller shuts it down).
+        workbench: the kernels and execution logs the tools use (the caller shuts it down).
     """
     return _server.build_server(
         name=SERVER_NAME,
@@ -145,7 +145,7 @@ async def serve(
     tune_collector()  # a long-lived process keeping notebooks warm
     workbench = workbench if workbench is not None else shared_workbench()
     with using_store(workbench.stores):
-        async with workbench.background:  # background runs live as long as the server
+        async with workbench.background:  # background batches live as long as the server
             await _server.serve(
                 build_server(roots, workbench), cleanup=workbench.shutdown, transport=transport
             )

@@ -175,7 +175,7 @@ class NotebookRef:
     @property
     def local_path(self) -> Path | None:
         """The file on this machine, for a local ref; else ``None``. Keys kept on this
-        machine (kernel registry, run logs, warm cache, roots) use it for a local notebook."""
+        machine (kernel registry, execution logs, warm cache, roots) use it for a local notebook."""
         return Path(self.path) if self.store == "local" else None
 
     @property

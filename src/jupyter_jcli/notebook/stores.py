@@ -325,7 +325,7 @@ class StoreChoice:
         return store, resolve_ref(path_text, store, server_root=self.path_root)
 
     def kernel_path(self, ref: NotebookRef) -> Path:
-        """The path that keys the kernel, run log and kernelspec choice of ``ref`` on this
+        """The path that keys the kernel, execution log and kernelspec choice of ``ref`` on this
         machine: a local ref's file; a server store's notebook under :attr:`path_root` (so
         the kernel layer maps it back to the same server path: one session per server
         path, whichever store opened it); any other ref under the current folder."""

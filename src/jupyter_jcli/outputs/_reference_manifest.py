@@ -13,7 +13,7 @@ The reference saves a run that has no notebook under the same ``.j-cli/outputs/<
 :func:`from_reference` gives the same run in the shape of ours
 (:mod:`jupyter_jcli.outputs.manifest`): ``kind`` ``run_outputs``, ``created`` in ISO 8601
 UTC, each raster reference replaced by its file's name and listed in ``files``. The file is
-always looked up by that name inside the run folder (never at the recorded path), so a run
+always looked up by that name inside the saved run's folder (never at the recorded path), so a run
 folder that was moved or copied still reads, and nothing outside it is read or deleted. Only
 raster MIME types hold file references, as in the reference: ``{"type": "file", ...}`` under
 any other MIME type is that output's data. A reference that is not a file reference of a
@@ -123,7 +123,7 @@ def from_reference(
     Args:
         document: a manifest for which :func:`is_reference_manifest` holds.
         kind: our manifest ``kind`` to give it.
-        is_file_name: whether a name is a plain file name inside a run folder.
+        is_file_name: whether a name is a plain file name inside a saved run's folder.
 
     Returns:
         A new document: ``schema_version``, ``managed_by``, ``kind``, ``run_id``, ``status``,

@@ -26,12 +26,12 @@ cleans the other's runs, with our fields added (``kind``, ``created``, ``origin`
      "files": [{"name": "output-0.png", "output_index": 0, "mime_type": "image/png",
                 "bytes": 1234}]}
 
-A raster's value in ``outputs`` is a reference to its file (``files`` lists it), not base64;
-the file is looked up by its name inside the run folder, never at the recorded path, so a
-moved run folder still reads. On load each is read and given to the protocol as base64, so a
-read returns it as for a notebook (the listing's ``mime_bytes`` of a raster is the size of
-its canonical base64, without the line breaks a notebook may store). A file that is missing,
-not a regular file or a symlink makes only the reads of that one representation fail
+A raster's value in ``outputs`` is a reference to its file (``files`` lists it), not base64; the
+file is looked up by its name inside the saved run's folder, never at the recorded path, so a
+saved run moved elsewhere still reads. On load each is read and given to the protocol as base64,
+so a read returns it as for a notebook (the listing's ``mime_bytes`` of a raster is the size of
+its canonical base64, without the line breaks a notebook may store). A file that is missing, not
+a regular file or a symlink makes only the reads of that one representation fail
 (``OUTPUT_DATA_INVALID``, details ``file`` and ``reason``); the listing flags it in
 ``mime_problems`` and everything else reads as usual. Manifests of ours from before held the
 file's name in place of the reference; they read as well.
@@ -82,7 +82,7 @@ __all__ = [
 ]
 
 MANIFEST_NAME = "manifest.json"
-"""The manifest's file name inside a run folder."""
+"""The manifest's file name inside a saved run's folder."""
 MANAGED_BY = "jupyter-jcli"
 """The ``managed_by`` marker of every manifest we write: what retention deletes is ours."""
 MANIFEST_KIND = "run_outputs"
@@ -100,7 +100,8 @@ def _invalid(path: Path, message: str, **details: Any) -> OutputProtocolError:
 
 
 def is_file_name(name: object) -> bool:
-    """Whether ``name`` is a plain file name inside the run folder (no separator, no ``..``)."""
+    """Whether ``name`` is a plain file name inside the saved run's folder (no separator, no
+    ``..``)."""
     return (
         isinstance(name, str)
         and name not in ("", ".", "..")
@@ -160,7 +161,7 @@ class SavedRunOutputs:
 
     Attributes:
         path: the manifest, absolute and resolved.
-        folder: the run folder (the manifest's folder).
+        folder: the saved run's folder (the manifest's folder).
         manifest: the manifest document as stored (one the reference wrote, in our shape).
         outputs: the run's outputs with each raster file's content in place (base64), or
             ``None`` in place of a file that could not be read (see :attr:`file_problems`).
@@ -304,7 +305,7 @@ def open_manifest(path: str | os.PathLike[str]) -> SavedRunOutputs:
     """Load a run manifest (and its raster files) once, to list and read its outputs.
 
     Args:
-        path: the ``manifest.json`` of a run, or its run folder.
+        path: the ``manifest.json`` of a run, or its folder.
 
     Raises:
         OutputProtocolError: ``OUTPUT_NOT_FOUND`` (no manifest there: never saved, or removed

@@ -1,4 +1,4 @@
-"""Run outputs: the saved results of runs that have no notebook, and their retention.
+"""Saved runs: the saved results of runs that have no notebook, and their retention.
 
 Inline code (``j-cli exec``) and plain scripts (``j-cli run script.py``) have no notebook to
 hold their outputs. Their results are answered inline when they are short text only

@@ -1,8 +1,8 @@
-"""The folders of run outputs: ``<cwd>/.j-cli/outputs/<run-id>/``, never through a symlink.
+"""The folders of saved runs: ``<cwd>/.j-cli/outputs/<run-id>/``, never through a symlink.
 
 ``.j-cli`` and ``.j-cli/outputs`` must be real folders: a symlink (or a file) in their place
 is refused with ``RUN_FOLDER_UNSAFE``, for writes and for retention alike, so saving or
-cleaning run outputs never reaches outside the folder the command ran in. Files are written
+cleaning saved runs never reaches outside the folder the command ran in. Files are written
 by the one atomic writer (:func:`jupyter_jcli.notebook.io.create_file`); folders are created
 and removed here, by name, without following links (``os.unlink`` and ``os.rmdir`` act on
 the entry itself).
@@ -28,7 +28,7 @@ __all__ = [
 ROOT_NAME = ".j-cli"
 """The folder of jupyter-jcli's files in a project (ignored by ``j-cli setup git``)."""
 OUTPUTS_NAME = "outputs"
-"""The folder of run outputs inside :data:`ROOT_NAME`."""
+"""The folder of saved runs inside :data:`ROOT_NAME`."""
 
 
 def _unsafe(path: Path, reason: str) -> JcliError:
@@ -111,7 +111,7 @@ def make_saved_run_folder(outputs: Path, run_id: str) -> Path:
 
 
 def remove_saved_run_folder(folder: Path, names: list[str]) -> bool:
-    """Remove the files ``names`` from a run folder, then the folder if it is empty.
+    """Remove the files ``names`` from a saved run's folder, then the folder if it is empty.
 
     Each entry is removed by name (a symlink is removed, never followed). A file added
     meanwhile keeps the folder (and is kept).

@@ -3,7 +3,7 @@
 Rule (the seed's, as the reference jupyter-jcli 0.9.7 applies it in
 ``jupyter_jcli/outputs/store.py``): short text-only results stay in the response and create
 nothing; rich output, more than :data:`INLINE_TEXT_LIMIT` characters of text or more than
-:data:`INLINE_ITEM_LIMIT` items is saved as a run folder (:mod:`jupyter_jcli.runs._store`).
+:data:`INLINE_ITEM_LIMIT` items is saved as a saved run (:mod:`jupyter_jcli.runs._store`).
 
 - Text is a stream's ``text``, an error's ``ename``, ``evalue`` and traceback, and the
   ``text/plain`` value of a MIME bundle, counted as stored (ANSI codes included).

@@ -1,4 +1,4 @@
-"""Retention of run outputs: which run folders may go, and deleting exactly those.
+"""Retention of saved runs: which saved runs may go, and deleting exactly those.
 
 A run is *eligible* when it is a complete, recognized run group and it is older than the
 retention age (default 7 days, ``JCLI_OUTPUT_RETENTION_DAYS``) or not among the newest runs
@@ -112,7 +112,7 @@ class CleanReport:
         days: the retention age applied, in days.
         max_runs: the number of newest runs kept.
         runs: complete, recognized runs found (before deleting).
-        deleted: run folders deleted (or, with ``dry_run``, eligible).
+        deleted: saved runs deleted (or, with ``dry_run``, eligible).
         kept: entries kept for a reason (:class:`KeptEntry`), including eligible runs that
             could not be removed (``uncertain``).
         truncated: more than :data:`MAX_ENTRIES` entries: only the first were looked at.
@@ -268,7 +268,7 @@ def clean_runs(
         days: retention age in days (default: environment, else 7).
         max_runs: newest runs kept (default: environment, else 50).
         dry_run: report only.
-        keep: a run folder never eligible (the run just saved).
+        keep: a saved run's folder never eligible (the run just saved).
         now: the current time, seconds since the epoch (default now).
 
     Raises:

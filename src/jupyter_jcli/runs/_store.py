@@ -1,11 +1,11 @@
-"""Saving the outputs of a run that has no notebook: inline, or a run folder with a manifest.
+"""Saving the outputs of a run that has no notebook: inline, or a saved run with a manifest.
 
 Results that stay in the response (:func:`~jupyter_jcli.runs._inline.stays_inline`) create
 nothing. Anything else is saved under ``<cwd>/.j-cli/outputs/<run-id>/``: each raster
 (``image/png``, ``image/jpeg``, ``image/webp``, ``image/gif``) decoded into a real file of its
 own, then ``manifest.json`` (see :mod:`jupyter_jcli.outputs.manifest` for its shape: the
 reference jupyter-jcli 0.9.7's, with our fields added, so either reads the other's), written
-last: a run folder without a manifest is a run that did not finish saving, which retention
+last: a saved run's folder without a manifest is a run that did not finish saving, which retention
 keeps and reports. Every file is created by the one atomic writer, exclusively.
 """
 
@@ -52,7 +52,7 @@ class SavedRun:
 
     Attributes:
         run_id: the run's id (its folder name).
-        folder: the run folder, absolute.
+        folder: the saved run's folder, absolute.
         manifest_path: its ``manifest.json``, absolute.
         files: the raster files written: ``{"name", "path", "output_index", "mime_type",
             "bytes"}`` each.

@@ -33,7 +33,7 @@ Kernel-less operations on whole notebooks:
 
 Kernel-attached operations: methods of an async :class:`Workbench` (one per server process
 or command; it owns a :class:`~jupyter_jcli.kernels.KernelPool`, one lazily started kernel per
-notebook, and per-notebook run logs from which each cell's status is computed: ``fresh``,
+notebook, and per-notebook execution logs from which each cell's status is computed: ``fresh``,
 ``stale``, ``error``, ``never_run``):
 
 - ``notebook_overview`` -> :class:`SessionOverview` (the overview plus statuses, tldrs and the
@@ -45,7 +45,7 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   kernelspec (:func:`kernelspec_hint` lets a front end say how in ``KERNELSPEC_NOT_FOUND``);
 - ``restart_kernel``, ``interrupt_kernel`` -> :class:`KernelOutcome`;
 - :func:`shared_workbench`: a workbench on the registry's kernels (one per notebook for every
-  process: ``j-cli``, ``jupyter-mcp``), run logs shared (:class:`SharedExecutionLog`);
+  process: ``j-cli``, ``jupyter-mcp``), execution logs shared (:class:`SharedExecutionLog`);
   :func:`run_cells_with_parents` -> :class:`BatchWithParents`: named cells after their ancestors
   that are not fresh;
 - the notebooks' live kernels, outside any one workbench (what ``j-cli kernel`` runs):
@@ -57,7 +57,7 @@ notebook, and per-notebook run logs from which each cell's status is computed: `
   variable, bounded; ``KERNEL_NOT_RUNNING``);
 - ``execute_code`` -> :class:`CodeOutcome`: inline code (or a plain script's text) on the
   notebook's kernel or a scratch kernel, no notebook written; rich or long results saved as
-  run outputs (:mod:`jupyter_jcli.runs`), or with ``condensed`` (the MCP tool) condensed as
+  saved runs (:mod:`jupyter_jcli.runs`), or with ``condensed`` (the MCP tool) condensed as
   ``execute_cells`` gives them.
 
 ``Workbench(server=...)`` runs the kernels on a Jupyter Server

@@ -1,4 +1,4 @@
-"""Background runs: an execution that outlives the call that started it.
+"""Background batches: an execution that outlives the call that started it.
 
 An MCP host cuts a tool call off after a fixed time; a long execution started with
 ``background: true`` answers at once with a short run id and goes on as a task of the task
@@ -122,7 +122,7 @@ class BackgroundBatch:
 
 
 class BackgroundBatches:
-    """The background runs of one workbench, in the task group of ``async with``."""
+    """The background batches of one workbench, in the task group of ``async with``."""
 
     def __init__(self) -> None:
         self._group: TaskGroup | None = None
@@ -162,7 +162,7 @@ class BackgroundBatches:
 
         Raises:
             UsageError: ``USAGE_ERROR`` outside ``async with`` (nothing keeps runs).
-            KernelError: ``KERNEL_BUSY`` (details ``run_id``) while another background run
+            KernelError: ``KERNEL_BUSY`` (details ``run_id``) while another background batch
                 holds this notebook's kernel.
         """
         if self._group is None:
@@ -175,18 +175,18 @@ class BackgroundBatches:
         return run
 
     def running_on(self, notebook_path: Path) -> BackgroundBatch | None:
-        """The background run still running on this notebook, if any."""
+        """The background batch still running on this notebook, if any."""
         for run in self._batches.values():
             if run.notebook_path == notebook_path and run.state == "running":
                 return run
         return None
 
     def refuse_busy(self, notebook_path: Path, err: KernelError | None = None) -> None:
-        """Raise ``KERNEL_BUSY`` naming the background run holding this notebook's kernel
+        """Raise ``KERNEL_BUSY`` naming the background batch holding this notebook's kernel
         (``details.run_id``); ``err``: the ``KERNEL_BUSY`` to complete.
 
         Raises:
-            KernelError: ``KERNEL_BUSY`` when a background run runs on the notebook.
+            KernelError: ``KERNEL_BUSY`` when a background batch runs on the notebook.
         """
         run = self.running_on(notebook_path)
         if run is None:

@@ -11,7 +11,7 @@ A run of many tiny cells thus rewrites the file about every 2 s, not per cell, a
 that finished is on disk at most about :data:`SAVE_INTERVAL` s later, whatever kills the
 process afterwards.
 
-Each cell's run is recorded in the run log (what makes it ``fresh``) only after the write
+Each cell's run is recorded in the execution log (what makes it ``fresh``) only after the write
 that carried its outputs was attempted, so no record claims a run whose outputs a kill
 could still lose: a kill between the write and the record leaves the cell saved and not
 fresh (it runs again), never fresh and unsaved. A failed write (``NOTEBOOK_WRITE_FAILED``,
@@ -60,7 +60,7 @@ class BatchSaver:
     Args:
         document: the notebook the batch runs (written through ``write_outputs``).
         graph: its graph (the parents each run record names).
-        log: the run log the runs are recorded in.
+        log: the execution log the runs are recorded in.
         interval: seconds between two writes (:data:`SAVE_INTERVAL`).
         clock: the monotonic clock the interval is measured on (seconds).
 

@@ -1,7 +1,7 @@
 """Planning, running and reporting the executions of a :class:`~jupyter_jcli.workbench.Workbench`.
 
 Pure over one loaded snapshot (``_load.Loaded``: the document and its graph, a read-only
-topology beside the document) and the notebook's run log: the statuses and the re-run plan
+topology beside the document) and the notebook's execution log: the statuses and the re-run plan
 (:func:`statuses`, :func:`stale_plan`), the cells to run (:func:`code_cells`), the batch
 (:func:`run_cells`, over ``_execute.run_batch``) and the results, built field by field
 (:func:`execute_outcome`, :func:`run_stale_outcome`, :func:`kernel_outcome`). After a batch

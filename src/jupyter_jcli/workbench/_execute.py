@@ -60,7 +60,7 @@ ignored (progress is advisory) and stop further calls."""
 
 CellCallback = Callable[[ExecutedCell], None]
 """Called with each cell as it finishes (outputs condensed within :data:`CELL_BUDGET`
-characters, images described), before the batch ends; for a background run's ``run_status``."""
+characters, images described), before the batch ends; for a background batch's ``run_status``."""
 CELL_BUDGET = 2_000
 """Characters of condensed output text a :data:`CellCallback` gets per cell."""
 

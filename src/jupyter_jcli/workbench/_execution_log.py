@@ -1,4 +1,4 @@
-"""The run log of one notebook: what ran on its live kernel, and the statuses it implies.
+"""The execution log of one notebook: what ran on its live kernel, and the statuses it implies.
 
 Statuses follow :func:`jupyter_jcli.analysis.fresh_cells` (the DAG issue's rule): a cell is
 ``fresh`` only if its current rev ran on the live kernel's epoch, after the last run of each
@@ -22,7 +22,7 @@ namespace is lost, so it did not run on the live kernel). What it printed before
 not lost: the execute result carries it (status ``died``, condensed outputs) and it is
 saved with the cell, with its execution count.
 
-Runs follow the cell, not its name: a run is recorded by the cell's *run key*
+Runs follow the cell, not its name: a run is recorded by the cell's *record key*
 (:func:`record_keys`), ``#`` and its nbformat cell ``id``, and so are the parents it ran with;
 statuses read the records back under the names the cells have now (:func:`named_records`).
 A rename (``--rename``, ``new_name``) or its undo therefore changes no status. A cell
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 ID_PREFIX = "#"
-"""Starts the run key of a cell recorded by its nbformat id (a cell name never holds it)."""
+"""Starts the record key of a cell recorded by its nbformat id (a cell name never holds it)."""
 
 MAX_CHANGES = 32
 """Runs of code outside the cells kept per epoch (older ones count through newer ones)."""
@@ -81,7 +81,7 @@ class ExecutionLog:
 
     Attributes:
         epoch: the epoch of the kept records, ``None`` before the first record.
-        latest: run key (:func:`record_keys`) -> its latest record on ``epoch``.
+        latest: record key (:func:`record_keys`) -> its latest record on ``epoch``.
     """
 
     epoch: str | None = None
@@ -163,7 +163,7 @@ class ExecutionLog:
 
 
 def record_keys(cells: Sequence[CellView]) -> dict[str, str]:
-    """``{name: run key}`` of ``cells`` (every cell of one notebook), module rule: ``#`` and
+    """``{name: record key}`` of ``cells`` (every cell of one notebook), module rule: ``#`` and
     the cell's nbformat ``id`` when no other cell has that id; for a renamed cell without an
     ``id``, the name it had before (its ``first_name``) when no other cell has that one; else
     its name, or ``=`` and its name when another cell's runs go by that name."""
@@ -185,11 +185,11 @@ def record_keys(cells: Sequence[CellView]) -> dict[str, str]:
 def named_records(
     records: Iterable[ExecutionRecord], cells: Sequence[CellView]
 ) -> list[ExecutionRecord]:
-    """``records`` (keyed by run key) as the analysis reads them: keyed by the names the
+    """``records`` (keyed by record key) as the analysis reads them: keyed by the names the
     cells have now, parents too (module rule). A record of a cell that is gone is left out;
-    a parent that is gone keeps its run key, which names no cell."""
+    a parent that is gone keeps its record key, which names no cell."""
     keys = record_keys(cells)
-    # runs recorded by name (a name that is another cell's run key goes to that cell)
+    # runs recorded by name (a name that is another cell's record key goes to that cell)
     name_of = {view.name: view.name for view in cells if keys[view.name] != f"={view.name}"}
     name_of.update((key, name) for name, key in keys.items())
     named = []
@@ -214,9 +214,9 @@ def cell_statuses(
     Args:
         graph: the notebook's graph now, keyed by cell name.
         revs: the current rev of every cell, by name.
-        log: the notebook's run log, ``None`` when nothing ran in this process.
+        log: the notebook's execution log, ``None`` when nothing ran in this process.
         live_epoch: the live kernel's epoch, ``None`` when no kernel is alive.
-        cells: the notebook's cells now, whose run keys the records carry
+        cells: the notebook's cells now, whose record keys the records carry
             (:func:`named_records`).
     """
     return _freshness(graph, revs, log, live_epoch, cells).statuses

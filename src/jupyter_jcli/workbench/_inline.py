@@ -3,7 +3,7 @@
 ``j-cli exec NB --code ...`` runs code on the notebook's kernel without touching the
 notebook; ``j-cli exec --code ...`` and ``j-cli run plain.py`` run on a scratch kernel started
 in the command's working directory. Their outputs have no notebook to live in: short text is
-answered inline, anything else is saved as run outputs (:mod:`jupyter_jcli.runs`) and the
+answered inline, anything else is saved as a saved run (:mod:`jupyter_jcli.runs`) and the
 result names the manifest and carries a bounded summary. Every saved run is followed by a
 retention pass (never failing the run: its error is reported in ``retention``).
 """
@@ -462,14 +462,14 @@ async def execute_code(
     """``Workbench.execute_code``: run ``code`` on the notebook's kernel (``path``), or with
     ``path=None`` on a scratch kernel started in ``cwd``, without touching any notebook.
 
-    Short text results are answered inline; others are saved as run outputs under ``cwd``
+    Short text results are answered inline; others are saved as a saved run under ``cwd``
     (see :mod:`jupyter_jcli.runs`) and summarized (:class:`CodeOutcome`).
 
     Args:
         workbench: the workbench whose pool (and kernelspec choices) run the code.
         path: the notebook (``.ipynb`` or paired ``.py``) whose kernel runs the code.
         code: the code to run, as a cell would run it (it is not a cell: no display-update
-            routing, no run log entry).
+            routing, no execution log entry).
         timeout: seconds it may run (as for ``Workbench.execute_cells``).
         kernel_name: the kernelspec (of the notebook's kernel, as for ``execute_cells``; of
             the scratch kernel, default ``python3``).

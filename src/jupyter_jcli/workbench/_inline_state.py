@@ -1,10 +1,10 @@
-"""What inline code run on a notebook's kernel did to its cells: the run log's record of it.
+"""What inline code run on a notebook's kernel did to its cells: the execution log's record of it.
 
 ``execute_code`` on a notebook (``j-cli exec NB --code``) runs code on the kernel its cells
 ran on. :func:`record_inline_change` analyses the code (``analysis.code_writes``: the names it
 defines, rebinds, mutates or deletes, against the notebook's graph; any name for code the
 analyzer cannot see through or a kernel that is not Python) and records it in the
-notebook's run log (``ExecutionLog.record_change``: the registry's for a shared kernel, so
+notebook's execution log (``ExecutionLog.record_change``: the registry's for a shared kernel, so
 ``jupyter-mcp`` and every other ``j-cli`` see it), while the caller still holds the kernel,
 so no cell run by someone else falls between the code and its record. From then on the cells
 whose state it overwrote read ``stale`` with its cause (``_execution_log.stale_causes``) until

@@ -1,16 +1,16 @@
 """The kernel-attached workbench: one :class:`Workbench` per server process or CLI command.
 
-It owns a :class:`~jupyter_jcli.kernels.KernelPool` (one kernel per notebook, started lazily
-on the first execution, in the notebook's folder, with the kernelspec from the notebook's
-metadata) and one run log per notebook (``_execution_log``). Cell statuses (``fresh``, ``stale``,
+It owns a :class:`~jupyter_jcli.kernels.KernelPool` (one kernel per notebook, started lazily on
+the first execution, in the notebook's folder, with the kernelspec from the notebook's metadata)
+and one execution log per notebook (``_execution_log``). Cell statuses (``fresh``, ``stale``,
 ``error``, ``never_run``) are computed from the log, the live kernel's epoch and the cells'
-current revs whenever they are asked for, so the kernel-less mutations of this package need
-no hook: an edited cell has a rev no run carries, and its dependents follow through the DAG.
+current revs whenever they are asked for, so the kernel-less mutations of this package need no
+hook: an edited cell has a rev no run carries, and its dependents follow through the DAG.
 
 Paths: an ``.ipynb`` or a py:percent ``.py`` paired with one; both spellings share the
-``.ipynb``'s kernel and run log, and outputs are written into the ``.ipynb``.
+``.ipynb``'s kernel and execution log, and outputs are written into the ``.ipynb``.
 
-The per-notebook state (kernels, run logs, kernelspec choices, the warm document cache of
+The per-notebook state (kernels, execution logs, kernelspec choices, the warm document cache of
 ``notebook._warm``, active around every call) and the internals the operations share live in
 the base class, ``_state.WorkbenchState``; this module keeps the lifecycle and the operations. Each
 operation loads its notebook once (``_load``: warm, so an unchanged file is neither read nor
@@ -102,7 +102,7 @@ class Workbench(WorkbenchState, AsyncResource):
 
     @property
     def background(self) -> BackgroundBatches:
-        """The background runs of this workbench (:mod:`~jupyter_jcli.workbench._background`):
+        """The background batches of this workbench (:mod:`~jupyter_jcli.workbench._background`):
         started only inside ``async with workbench.background:``, whose task group they live in."""
         runs: BackgroundBatches | None = getattr(self, "_background", None)
         if runs is None:
@@ -111,7 +111,7 @@ class Workbench(WorkbenchState, AsyncResource):
 
     async def shutdown(self) -> None:
         """Shut every kernel down (graceful up to 5 s each, then killed; shielded), once
-        the finished cells of the batches still running (background runs included) are
+        the finished cells of the batches still running (background batches included) are
         saved."""
         from jupyter_jcli.workbench._batch_save import save_running_batches
 

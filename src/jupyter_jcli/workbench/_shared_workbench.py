@@ -1,5 +1,5 @@
 """The workbench every process of ours shares (``j-cli`` commands, ``jupyter-mcp``), and its
-run log.
+execution log.
 
 :func:`shared_workbench` is the one way a command finds the notebook's live kernel or starts
 one: a :class:`~jupyter_jcli.workbench.Workbench` on a
@@ -70,7 +70,7 @@ def _in_seq_order(
 
 
 class SharedExecutionLog(ExecutionLog):
-    """The run log kept in the notebook's records (see
+    """The execution log kept in the notebook's records (see
     :meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`): the registry entry, a Jupyter
     Server's :class:`~jupyter_jcli.kernels.ServerLedger` entry (the same shapes), or
     the tests' ``MemoryRecords``. While the records do not keep the
@@ -146,7 +146,7 @@ class SharedExecutionLog(ExecutionLog):
 def execution_log_for(
     pool: KernelPool, notebook_path: Path, server: ServerConfig | None = None
 ) -> ExecutionLog:
-    """The run log of a notebook's kernels in ``pool``: kept in the pool's records (the
+    """The execution log of a notebook's kernels in ``pool``: kept in the pool's records (the
     registry's, a server's ledger), in the ledger of ``server`` for a pool that keeps none,
     else a log of this process's runs."""
     records = pool.records

@@ -1,4 +1,4 @@
-"""The state under :class:`~jupyter_jcli.workbench.Workbench`: its kernel pool, run logs,
+"""The state under :class:`~jupyter_jcli.workbench.Workbench`: its kernel pool, execution logs,
 kernelspec choices, warm document cache and what its calls saw of each notebook
 (``_sightings``), and the internals its operations share (loading once per operation, the
 worker thread, the notebook's kernel, log and kernel info).
@@ -125,7 +125,7 @@ class WorkbenchState:
         return await self._thread(partial(open_notebook, path, cache_dir=self._cache_dir))
 
     def _kernel_path(self, document: Document) -> Path:
-        """The path that keys the notebook's kernel, run log and registry entry: a local
+        """The path that keys the notebook's kernel, execution log and registry entry: a local
         document's ``.ipynb``; a notebook of another store its ref's
         (``StoreChoice.kernel_path``: under the server's root for a server store)."""
         ref = getattr(document, "ref", None)
@@ -193,7 +193,7 @@ class WorkbenchState:
         return self._logs[path]
 
     def _log_of(self, document: Document) -> ExecutionLog | None:
-        """The notebook's run log if it has one: always for a shared pool (the registry's
+        """The notebook's execution log if it has one: always for a shared pool (the registry's
         log holds other processes' runs too), else once this workbench ran a cell."""
         if self._pool.records is not None or self._server is not None:
             return self._log(document)
@@ -245,8 +245,8 @@ class WorkbenchState:
         views: Sequence[CellView],
         options: BatchOptions,
     ) -> Batch:
-        """:func:`~jupyter_jcli.workbench._batches.run_cells` with this workbench's run log of the
-        notebook and its run sequence (``kernel`` held by the caller)."""
+        """:func:`~jupyter_jcli.workbench._batches.run_cells` with this workbench's execution log
+        of the notebook and its run sequence (``kernel`` held by the caller)."""
         return await run_cells(
             kernel,
             loaded,

@@ -1,12 +1,12 @@
 """The kernel-aware forms of the overview and of ``read_cells``: each cell's run status.
 
-Statuses come from the notebook's run log and the live kernel's epoch (``_execution_log``); while
-code a command that ended (killed) left running on the kernel still runs, every cell run
-before it reads ``stale`` (its ``stale_cause`` names that command), as an execution would
-record (``kernels._busy.check_leftover``) but without writing: the overview reads only.
-Tldrs
-come from the summary cache in the cell's metadata when it still describes the cell, else
-from the deterministic fallback (marked ``*``). The overview never calls a model.
+Statuses come from the notebook's execution log and the live kernel's epoch
+(``_execution_log``); while code a command that ended (killed) left running on the kernel
+still runs, every cell run before it reads ``stale`` (its ``stale_cause`` names that
+command), as an execution would record (``kernels._busy.check_leftover``) but without
+writing: the overview reads only. Tldrs come from the summary cache in the cell's metadata
+when it still describes the cell, else from the deterministic fallback (marked ``*``). The
+overview never calls a model.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def overview_with_statuses(
     busy: Mapping[str, Any] | None = None,
 ) -> SessionOverview:
     """The :class:`SessionOverview` page of an already loaded notebook: its overview,
-    statuses against the kernel's epoch and the run log, tldrs (kept with the document's
+    statuses against the kernel's epoch and the execution log, tldrs (kept with the document's
     version); ``start`` and ``limit`` as :func:`~jupyter_jcli.workbench.notebook_overview`;
     ``busy``: what the registry says runs on the kernel (``busy_facts``), its code judged
     an unknown change of every name when the command running it is gone (module doc)."""
