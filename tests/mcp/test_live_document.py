@@ -332,9 +332,9 @@ async def test_display_updates_and_clear_output_reach_the_person_as_jupyterlab_s
             watcher.join(10.0)
     displayed = [texts for texts in seen if any(kind == "display_data" for kind, _ in texts)]
     assert all(sum(kind == "display_data" for kind, _ in texts) == 1 for texts in displayed)
-    assert {text for texts in displayed for kind, text in texts if kind == "display_data"} > {
-        "'v0'"
-    }  # updated in place while it ran
+    # Updated in place while it ran: one display output, seen with at least two of its values
+    # (a watcher on a loaded machine may miss the first one, not all of them).
+    assert len({text for texts in displayed for kind, text in texts if kind == "display_data"}) > 1
     assert any(("stream", "gone\n") in texts for texts in seen)
     assert person.call(look) == [("stream", "kept\n")]  # cleared at the next output
 
