@@ -1,7 +1,7 @@
 """The project's own import-linter contract type (``contract_types`` in ``pyproject.toml``).
 
 ``private``: a private module (a name component that starts with ``_`` and is not a dunder,
-e.g. ``jupyter_jcli.kernels._shared``) is imported only from inside the package that holds it
+e.g. ``jupyter_jcli.kernels._busy``) is imported only from inside the package that holds it
 (``jupyter_jcli.kernels`` and its descendants); everyone else goes through the package's face,
 its ``__init__`` or a public module. import-linter 2.17 (the lock's version on Python >= 3.11)
 ships the same rule as ``private_modules``; 2.15 (the lock's version on Python 3.10) has no

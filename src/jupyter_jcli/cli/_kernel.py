@@ -15,7 +15,7 @@ prints one document::
 
 where an entry is :func:`~jupyter_jcli.workbench.kernel_dict`'s. With ``--server-url`` (or
 ``$JUPYTER_JCLI_SERVER_URL``) every subcommand works on that Jupyter Server's notebook
-sessions instead (rendered by :mod:`jupyter_jcli.cli._kernel_server`).
+sessions instead (the operations of :mod:`jupyter_jcli.workbench._live_kernels`).
 """
 
 from __future__ import annotations
