@@ -41,7 +41,7 @@ from jupyter_jcli.kernels._server_frames import (
     encode_v1,
     new_message,
 )
-from jupyter_jcli.kernels._translate import parent_id
+from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import KernelMessage
 
 if TYPE_CHECKING:
@@ -425,8 +425,7 @@ def _lifecycle(msg: KernelMessage, parent: object, process: str | None) -> str |
     session) ends, else ``None``: its broadcast ``shutdown_reply``, a ``starting`` of another
     process, or the server's parent-less ``restarting`` / ``dead``. Messages of an earlier
     process (a restart of ours is over; zmq may still deliver its farewell) are not."""
-    header = msg.get("header")
-    msg_type = header.get("msg_type") if isinstance(header, dict) else None
+    msg_type = message_type(msg)
     content = msg.get("content") or {}
     mine = process is None or _session_of(msg) == process
     if msg_type == "shutdown_reply":
