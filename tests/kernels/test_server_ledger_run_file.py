@@ -78,6 +78,15 @@ def test_forgetting_the_ledger_entry_removes_its_run_file(tmp_path: Path) -> Non
     assert ledger.record_execution(notebook, run_record("b")) == -1  # no kernel of ours joined
 
 
+def test_forgetting_the_ledger_entry_leaves_none_of_its_files(tmp_path: Path) -> None:
+    """The entry's lock file goes with it, as a registry entry's does (the registry's
+    locking), so stopped kernels leave nothing behind in the ledger folder."""
+    ledger, notebook = joined_ledger(tmp_path)
+    ledger.record_execution(notebook, run_record("a"))
+    ledger.forget(notebook, "k1")
+    assert sorted(ledger.root.iterdir()) == []
+
+
 def test_a_ledger_an_earlier_version_wrote_reads_its_cells_as_not_run(tmp_path: Path) -> None:
     ledger = ServerLedger(URL, tmp_path / "ledger")
     notebook = tmp_path / "nb.ipynb"

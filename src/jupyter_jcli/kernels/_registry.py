@@ -140,13 +140,14 @@ class KernelRegistry:
         Raises:
             KernelError: ``KERNEL_BUSY`` (details ``lock``) when it stays taken ``timeout`` s.
         """
-        with self._locked_key(self.key(notebook_path), timeout=timeout, name=notebook_path):
+        with self.locked_key(self.key(notebook_path), timeout=timeout, name=notebook_path):
             yield
 
     @contextlib.contextmanager
-    def _locked_key(self, key: str, *, timeout: float, name: object) -> Iterator[None]:
-        """:meth:`locked` by entry key; on the way out, with no entry left, the entry's
-        other files are removed (the lock file last, still held)."""
+    def locked_key(self, key: str, *, timeout: float, name: object) -> Iterator[None]:
+        """:meth:`locked` by entry key (``name``: the error's ``notebook_path``); on the way
+        out, with no entry left, the entry's other files are removed (the lock file last, still
+        held). The server ledger locks its entries with it too."""
         self._ensure_root()
         lock = self.root / f"{key}.lock"
         fd = flock_path(lock, blocking_until=time.monotonic() + timeout)
@@ -198,7 +199,7 @@ class KernelRegistry:
         for key in sorted(keys):
             if (self.root / f"{key}.json").exists():
                 continue
-            with contextlib.suppress(KernelError), self._locked_key(key, timeout=0.0, name=key):
+            with contextlib.suppress(KernelError), self.locked_key(key, timeout=0.0, name=key):
                 pass
 
     def read(self, notebook_path: Path) -> KernelEntry | None:

@@ -15,7 +15,7 @@ from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._channels import Channel
 from jupyter_jcli.kernels._local import LocalBackend, mapped_errors
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
-from jupyter_jcli.kernels._request import parent_id
+from jupyter_jcli.kernels._translate import parent_id
 from jupyter_jcli.kernels._types import KernelOrigin
 
 if TYPE_CHECKING:

@@ -25,12 +25,11 @@ from typing import Any, Literal, TypedDict
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._backend import KernelBackend
 from jupyter_jcli.kernels._config import POLL_INTERVAL, SETTLE_TIMEOUT, STOP_GRACE
-from jupyter_jcli.kernels._translate import OutputCollector, message_type
+from jupyter_jcli.kernels._translate import OutputCollector, message_type, parent_id
 from jupyter_jcli.kernels._types import (
     AskedStop,
     ExecutionStatus,
     InterruptReason,
-    KernelMessage,
     MessageCallback,
     OutputCallback,
 )
@@ -42,7 +41,6 @@ __all__ = [
     "RequestOptions",
     "RequestOutcome",
     "StopSignal",
-    "parent_id",
     "request_execution",
 ]
 
@@ -113,11 +111,6 @@ class RequestOutcome:
     interrupt_requested_by: str | None = None
     interrupt_requested_command: str | None = None
     kernel_state: Literal["idle", "busy"] | None = None
-
-
-def parent_id(msg: KernelMessage) -> object:
-    parent = msg.get("parent_header")
-    return parent.get("msg_id") if isinstance(parent, dict) else None
 
 
 @dataclass(eq=False)

@@ -61,6 +61,7 @@ from jupyter_jcli.kernels._server_http import (
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
+from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
@@ -88,10 +89,7 @@ def _ws_url(base: str, kernel_id: str, session: str) -> str:
 
 def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
     """Whether ``msg`` is the ``KeyboardInterrupt`` error output of ``request``."""
-    parent, header = msg.get("parent_header"), msg.get("header")
-    if not isinstance(parent, dict) or parent.get("msg_id") != request or request is None:
-        return False
-    if not isinstance(header, dict) or header.get("msg_type") != "error":
+    if request is None or parent_id(msg) != request or message_type(msg) != "error":
         return False
     return (msg.get("content") or {}).get("ename") == "KeyboardInterrupt"
 

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
 from jupyter_jcli.kernels._backend import BackendFactory
+from jupyter_jcli.kernels._entry import pid_alive
 
 __all__ = [
     "KERNEL_USERNAME_ENV",
@@ -184,18 +185,6 @@ def _is_local(host: str) -> bool:
     return host in _LOCAL_HOSTS or host == socket.gethostname()
 
 
-def _pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 def _same_server(info: dict[str, Any], url: str) -> bool:
     ours = urlsplit(url)
     theirs = urlsplit(str(info.get("url") or ""))
@@ -224,8 +213,8 @@ def local_server_root(url: str) -> Path | None:
             continue
         if not isinstance(info, dict) or not _same_server(info, url):
             continue
-        root = info.get("root_dir") or info.get("notebook_dir")
-        if isinstance(root, str) and root and _pid_alive(info.get("pid")):
+        root, pid = info.get("root_dir") or info.get("notebook_dir"), info.get("pid")
+        if isinstance(root, str) and root and isinstance(pid, int) and pid_alive(pid):
             return Path(root).resolve()
     return None
 

@@ -32,24 +32,22 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._entry import process_command
-from jupyter_jcli.kernels._flock import flock_path
 from jupyter_jcli.kernels._log_file import (
     forget_executions,
     log_execution,
     read_executions,
     remove_executions,
+    replace_file,
 )
 from jupyter_jcli.kernels._records import add_change, asked_since
-from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, registry_dir
+from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, KernelRegistry, registry_dir
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]
 
@@ -133,27 +131,21 @@ class ServerLedger:
     def __init__(self, server_url: str, root: Path | None = None) -> None:
         self.server_url = server_url
         self.root = root if root is not None else registry_dir() / "server"
+        self._files = KernelRegistry(self.root)  # for its locking of a key's files
 
     def path(self, notebook_path: Path, suffix: str = ".json") -> Path:
         """``<root>/<key><suffix>``, the key a digest of the server URL and notebook path."""
-        name = f"{self.server_url}\0{notebook_path.resolve()}".encode()
-        return self.root / f"{hashlib.sha256(name).hexdigest()[:24]}{suffix}"
+        return self.root / f"{self._key(notebook_path)}{suffix}"
 
-    @contextlib.contextmanager
-    def _locked(self, notebook_path: Path) -> Iterator[None]:
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock = self.path(notebook_path, ".lock")
-        fd = flock_path(lock, blocking_until=time.monotonic() + LOCK_TIMEOUT)
-        if fd is None:
-            raise KernelError(
-                ErrorCode.KERNEL_BUSY,
-                "the notebook's server kernel ledger stayed locked",
-                {"lock": str(lock)},
-            )
-        try:
-            yield
-        finally:
-            os.close(fd)
+    def _key(self, notebook_path: Path) -> str:
+        name = f"{self.server_url}\0{notebook_path.resolve()}".encode()
+        return hashlib.sha256(name).hexdigest()[:24]
+
+    def _locked(self, notebook_path: Path) -> contextlib.AbstractContextManager[None]:
+        """The registry's lock on the entry (``KERNEL_BUSY`` after ``LOCK_TIMEOUT``); with no
+        entry left, the key's other files go on the way out."""
+        key = self._key(notebook_path)
+        return self._files.locked_key(key, timeout=LOCK_TIMEOUT, name=notebook_path)
 
     def _read(self, notebook_path: Path) -> LedgerEntry | None:
         try:
@@ -162,15 +154,8 @@ class ServerLedger:
             return None
 
     def _write(self, notebook_path: Path, entry: LedgerEntry) -> None:
-        target = self.path(notebook_path)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, json.dumps(entry.to_dict(), sort_keys=True).encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
+        body = json.dumps(entry.to_dict(), sort_keys=True).encode("utf-8")
+        replace_file(self.path(notebook_path), body, durable=True)
 
     def _update(self, notebook_path: Path, change: Callable[[LedgerEntry], None]) -> None:
         with self._locked(notebook_path):

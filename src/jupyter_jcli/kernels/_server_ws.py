@@ -41,6 +41,7 @@ from jupyter_jcli.kernels._server_frames import (
     encode_v1,
     new_message,
 )
+from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import KernelMessage
 
 if TYPE_CHECKING:
@@ -72,11 +73,6 @@ Connect = Callable[[str], Awaitable["ClientConnection"]]
 """Opens the WebSocket for a client session id (with auth, TLS and subprotocols)."""
 KernelGone = Callable[[], Awaitable[bool]]
 """Asks the server (REST) whether the kernel is gone; raises ``SERVER_*`` when it cannot."""
-
-
-def _parent_id(msg: KernelMessage) -> object:
-    parent = msg.get("parent_header")
-    return parent.get("msg_id") if isinstance(parent, dict) else None
 
 
 class KernelChannels:
@@ -341,7 +337,7 @@ class KernelChannels:
             self._route(channel, msg)
 
     def _route(self, channel: str, msg: dict[str, Any]) -> None:
-        parent = _parent_id(msg)
+        parent = parent_id(msg)
         if parent in self._probes:
             state = (msg.get("content") or {}).get("execution_state")
             if channel == "control":
@@ -429,8 +425,7 @@ def _lifecycle(msg: KernelMessage, parent: object, process: str | None) -> str |
     session) ends, else ``None``: its broadcast ``shutdown_reply``, a ``starting`` of another
     process, or the server's parent-less ``restarting`` / ``dead``. Messages of an earlier
     process (a restart of ours is over; zmq may still deliver its farewell) are not."""
-    header = msg.get("header")
-    msg_type = header.get("msg_type") if isinstance(header, dict) else None
+    msg_type = message_type(msg)
     content = msg.get("content") or {}
     mine = process is None or _session_of(msg) == process
     if msg_type == "shutdown_reply":

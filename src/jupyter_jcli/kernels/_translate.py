@@ -26,7 +26,7 @@ from typing import Any
 
 from jupyter_jcli.kernels._types import DisplayUpdate, KernelMessage, Output
 
-__all__ = ["DisplayRegistry", "OutputCollector", "message_type"]
+__all__ = ["DisplayRegistry", "OutputCollector", "message_type", "parent_id"]
 
 _CR_NEWLINE = re.compile(r"\r+\n")
 _OVERWRITTEN = re.compile(r"[^\n]*\r(?=[^\n])")
@@ -40,6 +40,12 @@ def message_type(msg: KernelMessage) -> str:
     if isinstance(header, dict) and isinstance(header.get("msg_type"), str):
         return str(header["msg_type"])
     return str(msg.get("msg_type", ""))
+
+
+def parent_id(msg: KernelMessage) -> object:
+    """The ``msg_id`` of the request a Jupyter message answers (``None`` when it names none)."""
+    parent = msg.get("parent_header")
+    return parent.get("msg_id") if isinstance(parent, dict) else None
 
 
 def _fix_overwrites(text: str) -> str:
