@@ -219,7 +219,9 @@ def test_the_dsh_plugin_loads_as_typescript_in_bun(
     shutil.copyfile(NODE_DIR / "contract.mjs", tmp_path / "contract.mjs")
     shutil.copyfile(NODE_DIR / "dsh_plugin.test.mjs", tmp_path / "dsh_plugin.test.mjs")
     done = subprocess.run(
-        [str(npm_bin / "opencode"), "test", "./dsh_plugin.test.mjs"],
+        # Bun's own limit per test is 5 s; the contract test makes a dozen j-cli calls, which
+        # took longer than that on a loaded machine (the test was killed mid-call).
+        [str(npm_bin / "opencode"), "test", "--timeout", "120000", "./dsh_plugin.test.mjs"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False,
     )  # fmt: skip
     report = done.stdout + done.stderr
