@@ -43,8 +43,9 @@ REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "tests" / "fixtures" / "notebooks" / "05.11-K-Means.ipynb"
 FLOOR = "import json,sys; json.load(open(sys.argv[1]))"
 EXEC_IMPORTS = (
-    "import jupyter_jcli.cli._app, jupyter_jcli.cli._exec, jupyter_jcli.kernels._registry_kernel, "
+    "import jupyter_jcli.cli._app, jupyter_jcli.cli._exec, "
     "jupyter_client.asynchronous.client, anyio._backends._asyncio; "
+    "from jupyter_jcli.kernels import KernelRegistry, NotebookKernel; "
     "from jupyter_jcli.workbench import Workbench, kernelspec_hint, shared_workbench"
 )
 TIMEOUT = 300

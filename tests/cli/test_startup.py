@@ -65,6 +65,9 @@ def test_a_read_imports_only_what_reading_needs(tmp_path: Path, argv: list[str])
     modules = set(json.loads(done.stdout.splitlines()[-1]))
     assert "jupyter_jcli.outputs._read" in modules or "jupyter_jcli.outputs._directory" in modules
     assert not {name.split(".")[0] for name in modules} & READ_NEVER_IMPORTS
+    # the store seam's document model (~12 ms, a tenth of the command): only a server store's
+    # read needs it, a local file is read by the output protocol alone
+    assert "jupyter_jcli.notebook.store" not in modules
 
 
 @pytest.mark.kernel

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jupyter_jcli.notebook.store import open_notebook
 from jupyter_jcli.notebook.stores import active_choice
 from jupyter_jcli.outputs.notebook import NotebookOutputs
 from jupyter_jcli.outputs.notebook import open_notebook as open_file
@@ -39,6 +38,8 @@ def saved_outputs(file_path: str | os.PathLike[str]) -> NotebookOutputs:
     store, ref = choice.ref_for(file_path)
     if store.kind == "local":
         return open_file(file_path)
+    from jupyter_jcli.notebook.store import open_notebook  # ~12 ms: not on a local read
+
     notebook = open_notebook(ref, store=store).notebook_dict()
     metadata = notebook.get("metadata")
     return NotebookOutputs(
