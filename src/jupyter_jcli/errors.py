@@ -49,6 +49,7 @@ __all__ = [
     "Terminated",
     "UsageError",
     "cancelled",
+    "ok_document",
     "raise_terminated",
     "terminate_as_cancel",
 ]
@@ -298,3 +299,9 @@ def terminate_as_cancel() -> None:
     for signum in TERMINATING_SIGNALS:
         if signal.getsignal(signum) is signal.SIG_DFL:
             signal.signal(signum, raise_terminated)
+
+
+def ok_document(**fields: Any) -> dict[str, Any]:
+    """A success document: ``{"schema_version": 1, "status": "ok", **fields}``, in that order
+    (the counterpart of :meth:`JcliError.to_dict`; every front end's answers start so)."""
+    return {"schema_version": SCHEMA_VERSION, "status": "ok", **fields}

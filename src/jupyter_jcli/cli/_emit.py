@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from jupyter_jcli.errors import SCHEMA_VERSION, JcliError
+from jupyter_jcli.errors import JcliError, ok_document
 from jupyter_jcli.outputs import replace_surrogates, serialize_json
 
 __all__ = [
@@ -62,11 +62,6 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True, color: bool | No
     or output holding one never crashes a command.
     """
     click.echo(replace_surrogates(text), err=err, nl=nl, color=color)
-
-
-def ok_document(**fields: Any) -> dict[str, Any]:
-    """A success document: ``{"schema_version": 1, "status": "ok", **fields}``."""
-    return {"schema_version": SCHEMA_VERSION, "status": "ok", **fields}
 
 
 def emit_json(document: Mapping[str, Any]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, OutputProtocolError
+from jupyter_jcli.errors import ErrorCode, OutputProtocolError, ok_document
 from jupyter_jcli.outputs._jsonsafe import json_size, make_serialisable, protocol_error
 from jupyter_jcli.outputs._limits import MAX_TRANSPORT_BYTES, check_transport_limit
 from jupyter_jcli.outputs._structure import (
@@ -116,12 +116,7 @@ def _head(outputs: object, source: Mapping[str, Any]) -> tuple[dict[str, Any], S
     source is checked first, then the outputs)."""
     copied = copy_source(source)
     items = as_output_list(outputs)
-    response: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": copied,
-        "output_count": len(items),
-    }
+    response = ok_document(source=copied, output_count=len(items))
     return response, items
 
 

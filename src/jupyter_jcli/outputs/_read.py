@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any, TypedDict
 
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode
+from jupyter_jcli.errors import ErrorCode, ok_document
 from jupyter_jcli.outputs._directory import copy_source
 from jupyter_jcli.outputs._jsonsafe import make_serialisable, protocol_error
 from jupyter_jcli.outputs._limits import (
@@ -180,14 +180,12 @@ def read_output(
         details = {"output_type": output_type} if isinstance(output_type, str) else None
         raise protocol_error(problem.code, problem.message, details)
     src["output_index"] = output_index
-    response: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "source": src,
-        "output_type": output_type,
-        "available_mime_types": available_mime_types(output),
-        "metadata": metadata_of(output),
-    }
+    response = ok_document(
+        source=src,
+        output_type=output_type,
+        available_mime_types=available_mime_types(output),
+        metadata=metadata_of(output),
+    )
     if output_type == "stream":
         window = text_window(output["text"], offset, limit)
         response["stream"] = {"name": output["name"], **window.fields, "data": ""}

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from jupyter_jcli._json import json_fields
-from jupyter_jcli.errors import SCHEMA_VERSION
+from jupyter_jcli.errors import ok_document
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
 
-__all__ = ["POSITIONS", "compact", "condensed_dict", "is_empty", "ok_document", "ok_fields"]
+__all__ = ["POSITIONS", "compact", "condensed_dict", "is_empty", "ok_fields", "result_document"]
 
 POSITIONS = frozenset(
     {"index", "output_index", "image", "start", "stop", "cell_index", "offset"}
@@ -53,12 +53,7 @@ def compact(value: Any, key: str | None = None) -> Any:
 def ok_fields(operation: str, path: Path) -> dict[str, Any]:
     """``schema_version``, ``status: "ok"``, ``operation`` and ``path`` (as a string), in
     that order: the start of a result's ``to_dict``."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "status": "ok",
-        "operation": operation,
-        "path": str(path),
-    }
+    return ok_document(operation=operation, path=str(path))
 
 
 class _Result(Protocol):
@@ -72,7 +67,7 @@ class _Result(Protocol):
         ...
 
 
-def ok_document(
+def result_document(
     operation: str, result: _Result, keys: str = "", /, **values: Any
 ) -> dict[str, Any]:
     """A result's JSON document: :func:`ok_fields`, then

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from jupyter_jcli.analysis import GraphDict, to_dot, to_mermaid
 from jupyter_jcli.errors import UsageError
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 from jupyter_jcli.workbench._load import load
 
 __all__ = ["GRAPH_FORMATS", "GraphFormat", "GraphResult", "notebook_graph"]
@@ -44,7 +44,7 @@ class GraphResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document. ``text`` is present for mermaid and dot; ``graph`` always."""
-        return ok_document(
+        return result_document(
             "notebook_graph",
             self,
             "structure_rev format pair_out_of_sync? text? graph",

@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from jupyter_jcli.errors import SCHEMA_VERSION, ErrorCode, JcliError, KernelError, UsageError
+from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError, ok_document
 from jupyter_jcli.kernels import (
     DEFAULT_KERNELSPEC,
     ExecutionResult,
@@ -162,9 +162,7 @@ class CodeOutcome:
         if self.inline and streams:
             summary = None
         document = {
-            "schema_version": SCHEMA_VERSION,
-            "status": "ok",
-            "operation": self.operation,
+            **ok_document(operation=self.operation),
             "ok": self.ok,
             "path": None if self.path is None else str(self.path),
             "notebook_path": None if self.notebook_path is None else str(self.notebook_path),

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, TypedDict
 
 from jupyter_jcli.errors import ErrorCode, JcliError, KernelError, UsageError
 from jupyter_jcli.kernels import NotebookKernel, kernel_died
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 
 __all__ = [
     "DEFAULT_INSPECT_MAX_CHARS",
@@ -240,7 +240,7 @@ class VariableOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return ok_document("inspect_variable", self, self.JSON_KEYS)
+        return result_document("inspect_variable", self, self.JSON_KEYS)
 
 
 def parse_probe(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from jupyter_jcli.errors import ErrorCode, NotebookError, UsageError
 from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView, Document, MutationCheck, MutationResult
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 from jupyter_jcli.workbench._execution_log import ID_PREFIX, record_keys
 from jupyter_jcli.workbench._load import build_cell_graph, open_document
 from jupyter_jcli.workbench._stale import stale_between
@@ -102,7 +102,7 @@ class MutationOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return ok_document(self.operation, self)
+        return result_document(self.operation, self)
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,7 @@ class UndoOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return ok_document("undo_last", self, self.JSON_KEYS, undone=self.operation)
+        return result_document("undo_last", self, self.JSON_KEYS, undone=self.operation)
 
 
 def _run(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypedDict
 
 from jupyter_jcli._json import json_fields
 from jupyter_jcli.kernels import InterruptReason, KernelInfo
-from jupyter_jcli.workbench._envelope import condensed_dict, ok_document
+from jupyter_jcli.workbench._envelope import condensed_dict, result_document
 
 if TYPE_CHECKING:
     from jupyter_jcli.condense import CondensedOutputs
@@ -159,7 +159,7 @@ class ExecuteOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
-        return ok_document(self.operation, self, self.JSON_KEYS)
+        return result_document(self.operation, self, self.JSON_KEYS)
 
 
 @dataclass(frozen=True)
@@ -212,4 +212,4 @@ class KernelOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return ok_document(self.operation, self)
+        return result_document(self.operation, self)

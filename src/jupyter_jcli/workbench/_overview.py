@@ -19,7 +19,7 @@ from jupyter_jcli._json import json_fields
 from jupyter_jcli.analysis import Finding
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook import address_fields
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 from jupyter_jcli.workbench._load import Loaded, first_line, load, outputs_of
 
 __all__ = [
@@ -129,7 +129,7 @@ class Overview:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: ``schema_version``, ``status``, ``operation``, the fields."""
-        return ok_document("notebook_overview", self, self.JSON_KEYS)
+        return result_document("notebook_overview", self, self.JSON_KEYS)
 
 
 def check_page(start: int, limit: int | None) -> None:

@@ -28,7 +28,7 @@ from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook import address_fields
 from jupyter_jcli.notebook.document import CellView
-from jupyter_jcli.workbench._envelope import condensed_dict, ok_document
+from jupyter_jcli.workbench._envelope import condensed_dict, result_document
 from jupyter_jcli.workbench._load import Loaded, load, outputs_of
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ class ReadCellsResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return ok_document("read_cells", self, self.JSON_KEYS)
+        return result_document("read_cells", self, self.JSON_KEYS)
 
 
 def read_cells(

@@ -32,7 +32,7 @@ from typing import Any, ClassVar, Literal
 from jupyter_jcli._json import json_fields
 from jupyter_jcli.errors import UsageError
 from jupyter_jcli.notebook.document import CellView, Document
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 from jupyter_jcli.workbench._load import open_document, outputs_of
 from jupyter_jcli.workbench._search_pattern import compile_query
 
@@ -150,7 +150,7 @@ class SearchOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document."""
-        return ok_document(
+        return result_document(
             "search_cells",
             self,
             self.JSON_KEYS,

@@ -24,7 +24,7 @@ from typing import Any
 from jupyter_jcli._json import json_fields
 from jupyter_jcli.notebook.document import CellView
 from jupyter_jcli.summaries import Summary, SummarySource
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 from jupyter_jcli.workbench._load import open_document
 
 __all__ = ["CellSummary", "SummarizeOutcome", "summarize_cells"]
@@ -88,7 +88,7 @@ class SummarizeOutcome:
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (``counts``: cells by ``llm``, ``fallback`` and ``cached``)."""
         counts = Counter(cell.source for cell in self.cells)
-        return ok_document(
+        return result_document(
             "summarize_cells",
             self,
             "model counts written pair_out_of_sync? cells",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from jupyter_jcli.kernels import NotebookKernel
-from jupyter_jcli.workbench._envelope import ok_document
+from jupyter_jcli.workbench._envelope import result_document
 from jupyter_jcli.workbench._inspect import probe_source_expression, run_probe
 
 __all__ = [
@@ -139,7 +139,7 @@ class VariablesOutcome:
                 f"{MAX_CHARS:,} characters); `omitted_names` names the first "
                 f"{min(self.omitted, OMITTED_NAMED)}; inspect_variable shows one by name."
             )
-        return ok_document(
+        return result_document(
             "list_variables",
             self,
             "notebook_path variables variable_count omitted omitted_names notice epoch",
