@@ -467,7 +467,8 @@ async def test_two_agents_and_a_person_on_one_notebook(
         await anyio.to_thread.run_sync(typing.join, 30.0)
         wanted = ["a = 'one'", "b = 2" + " + 0" * 20, "print(a, 'two')"]
         person.wait_for(lambda them: them.sources() == wanted)
-        for bot in (one, two):
+        for bot in (one, two):  # the person's last keys reach each agent's copy of the room
+            await _until_read(bot, name, 1, wanted[1])
             assert [c["source"] for c in _cells(await bot.ok("read_cells", path=name))] == wanted
     wait_until(lambda: _disk(server, name) == wanted)
     assert os.path.exists(server.root / name)
