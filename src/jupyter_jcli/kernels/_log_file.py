@@ -72,7 +72,7 @@ def append_execution(
     Raises:
         OSError: the file cannot be written.
     """
-    line = json.dumps(run, separators=(",", ":"), sort_keys=True).encode() + b"\n"
+    line = _line(run)
     try:
         size = file.stat().st_size
     except FileNotFoundError:
@@ -81,10 +81,7 @@ def append_execution(
         kept = [
             r for r in read_executions(file, str(run["epoch"])) if r.get("key") != run.get("key")
         ]
-        body = b"".join(
-            json.dumps(r, separators=(",", ":"), sort_keys=True).encode() + b"\n"
-            for r in [*kept, run]
-        )
+        body = b"".join(map(_line, [*kept, run]))
         replace_file(file, body, durable=durable)
         return len(body)
     fd = os.open(file, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -115,6 +112,11 @@ def replace_file(file: Path, body: bytes, *, durable: bool) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, file)
+
+
+def _line(run: dict[str, Any]) -> bytes:
+    """``run`` as one line of the log: compact JSON, keys sorted, ``\n``-ended."""
+    return json.dumps(run, separators=(",", ":"), sort_keys=True).encode() + b"\n"
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -122,20 +122,17 @@ class KernelRegistry(RecordsFolder[KernelEntry]):
         """With no entry for the notebook, remove its other files (an execution lock taken by
         a command whose kernel never started, e.g. a kernelspec not installed); nothing when
         it has an entry or its lock is taken (its holder cleans up)."""
-        if self.path(notebook_path, ".json").exists():
-            return
-        with contextlib.suppress(KernelError), self.locked(notebook_path, timeout=0.0):
-            pass
+        self._drop_if_unused(self.key(notebook_path))
 
     def sweep(self) -> None:
         """Remove the files of entries that are gone (left by a process that died)."""
-        if not self.root.is_dir():
-            return
-        suffixes = (".lock", ".exec", ".log", ".runs")
-        keys = {file.stem for suffix in suffixes for file in self.root.glob(f"*{suffix}")}
-        for key in sorted(keys):
-            if (self.root / f"{key}.json").exists():
-                continue
+        if self.root.is_dir():
+            suffixes = (".lock", ".exec", ".log", ".runs")
+            for key in sorted({f.stem for end in suffixes for f in self.root.glob(f"*{end}")}):
+                self._drop_if_unused(key)
+
+    def _drop_if_unused(self, key: str) -> None:
+        if not (self.root / f"{key}.json").exists():
             with contextlib.suppress(KernelError), self.locked_key(key, timeout=0.0, name=key):
                 pass
 

@@ -59,7 +59,7 @@ class LedgerEntry:
             afresh).
         seq: the last sequence number handed out (orders runs across processes).
         runs_compacted: the size in bytes of the execution log file (``<key>.runs``, the latest
-            run per cell on ``epoch``, read with :meth:`ServerLedger.runs`) after its last
+            run per cell on ``epoch``, read with :meth:`ServerLedger.executions`) after its last
             compaction (:mod:`~jupyter_jcli.kernels._log_file`).
         changes: code run outside the cells on ``epoch`` (the registry's change shape).
         witness: the kernel's ``last_activity`` when the last process of ours left it;
