@@ -12,9 +12,10 @@ its execution log there. Records have the registry's shapes
 bounded (each store's lock has a timeout).
 
 The two stores on disk are one :class:`RecordsFolder`, a folder of per-notebook entry files,
-each with its execution log and its lock; they differ only in their key, their folder and the
+each with its execution log and its lock; they differ only in their key, their folder, the
 fields of their entries (the registry's kernel and its users, the ledger's server kernel id
-and witness)::
+and witness), whether writes are ``fsync``-ed, and what a record of another epoch than the
+entry's does (the registry refuses it: another kernel's; the ledger starts afresh with it)::
 
     <key>.json   the entry, replaced atomically (:func:`~._log_file.replace_file`)
     <key>.runs   its epoch's execution log, append-only JSON Lines (:mod:`._log_file`)
