@@ -6,7 +6,9 @@ run, and the file goes with the entry. The last test runs ``j-cli`` on a real Ju
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -102,6 +104,42 @@ def test_a_ledger_an_earlier_version_wrote_reads_its_cells_as_not_run(tmp_path: 
     assert ledger.record_execution(notebook, run_record("c")) == 3
     assert _keys(ledger, notebook) == ["c"]
     assert "runs" not in json.loads(ledger.path(notebook).read_bytes())
+
+
+def test_a_ledger_the_previous_version_wrote_is_found_and_read_the_same(tmp_path: Path) -> None:
+    """The files as the version before the shared records store wrote them: the key a digest
+    of ``URL \\0 path``, the entry with ``json.dumps``' default separators, the run file."""
+    ledger = ServerLedger(URL, tmp_path / "ledger")
+    notebook = (tmp_path / "nb.ipynb").resolve()
+    key = hashlib.sha256(f"{URL}\0{notebook}".encode()).hexdigest()[:24]
+    ledger.root.mkdir(parents=True)
+    entry = {
+        "kernel_id": "k1", "epoch": "e1", "seq": 2, "runs_compacted": 0, "witness": "t1 p1",
+        "changes": [{"seq": 2, "epoch": "e1", "names": ["x"], "cause": "inline code"}],
+        "interrupt": {"epoch": "e1", "who": "j-cli pid 5", "command": "j-cli", "reason":
+                      "kernel_interrupted", "at": 10.0},
+    }  # fmt: skip
+    (ledger.root / f"{key}.json").write_text(json.dumps(entry, sort_keys=True))
+    (ledger.root / f"{key}.runs").write_text(json.dumps({**run_record("a"), "seq": 1}) + "\n")
+    stored = ledger.read(notebook)
+    assert stored is not None and (stored.kernel_id, stored.epoch, stored.seq) == ("k1", "e1", 2)
+    assert [c["cause"] for c in stored.changes] == ["inline code"]
+    assert _keys(ledger, notebook) == ["a"]
+    asked = ledger.interrupt_since(notebook, "e1", 0.0)
+    assert asked is not None and asked["who"] == "j-cli pid 5"
+    assert ledger.adopt(notebook, "k1", "t1 p1", "e9") == "e1"  # the witness as we left it
+    assert ledger.record_execution(notebook, run_record("b")) == 3
+    assert _keys(ledger, notebook) == ["a", "b"]
+
+
+def test_a_notebook_whose_name_is_not_utf8_has_a_ledger_entry(tmp_path: Path) -> None:
+    """Its key digests the name as the file system spells it (``os.fsencode``), as the
+    registry's does, where ``str.encode`` refused the name."""
+    ledger = ServerLedger(URL, tmp_path / "ledger")
+    notebook = tmp_path / os.fsdecode(b"nb-\xff.ipynb")
+    assert ledger.adopt(notebook, "k1", None, "e1") == "e1"
+    assert ledger.record_execution(notebook, run_record("a")) == 1
+    assert _keys(ledger, notebook) == ["a"]
 
 
 @pytest.mark.server

@@ -119,7 +119,7 @@ class KernelEntry:
         runs_compacted: the size in bytes of the execution log file after its last compaction
             (:mod:`~jupyter_jcli.kernels._log_file`; the log itself, the latest run per cell:
             ``{"key", "rev", "epoch", "seq", "parents", "ok", "interrupted"}``, is read with
-            ``KernelRegistry.runs``).
+            ``KernelRegistry.executions``).
         changes: code run on the kernel outside the cells since (inline code), the latest
             ``MAX_CHANGES``: ``{"seq", "epoch", "names", "cause"}`` (``names``: what it may
             have written, ``None`` for any name; see :meth:`KernelRegistry.record_change`).

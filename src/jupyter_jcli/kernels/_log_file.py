@@ -1,16 +1,15 @@
 """The execution log of a shared kernel, in its own append-only file beside the entry that names
-the kernel: a local kernel's registry entry (``KernelRegistry.record_execution``) or a Jupyter
-Server kernel's ledger entry (``ServerLedger.record_execution``).
+the kernel: a local kernel's registry entry or a Jupyter Server kernel's ledger entry
+(:meth:`~jupyter_jcli.kernels._records.RecordsFolder.record_execution`, which both are).
 
 Each cell run on a shared kernel is recorded. Kept inside the entry's JSON, every record
 rewrote the whole log, so a run of N cells cost O(N²) (a 3,000-cell run took minutes). Here a
 record is one line appended to ``<key>.runs`` (JSON Lines: ``{"key", "rev", "epoch", "seq",
 "parents", "ok", "interrupted"}``), and a reader folds the file: the latest line per cell of
-the entry's epoch, in ``seq`` order. The entry keeps what the file needs (:class:`LogFileOwner`:
-the last ``seq`` handed out, the file's size after its last compaction); :func:`log_execution`
-appends one run for it and :func:`forget_executions` empties the log when the entry starts a new
-epoch (an entry whose epoch changes in place, as a server ledger's does, must, so that runs of
-an earlier epoch can never count again should that epoch come back).
+the entry's epoch, in ``seq`` order. The entry keeps what the file needs (the last ``seq``
+handed out, the file's size after its last compaction); the log is emptied when the entry
+starts a new epoch (an entry whose epoch changes in place, as a server ledger's does, must, so
+that runs of an earlier epoch can never count again should that epoch come back).
 
 The file is compacted (rewritten atomically with only what a reader keeps) when it has grown
 past twice its size after the last compaction (and past :data:`COMPACT_MIN_BYTES`), so
@@ -23,71 +22,20 @@ of one short line and the compaction's rename are each seen whole or not at all)
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 __all__ = [
     "COMPACT_MIN_BYTES",
-    "LogFileOwner",
     "append_execution",
-    "forget_executions",
-    "log_execution",
     "read_executions",
-    "remove_executions",
     "replace_file",
 ]
 
 COMPACT_MIN_BYTES = 256 * 1024
 """A log smaller than this is never compacted."""
-
-
-class LogFileOwner(Protocol):
-    """The entry a run file belongs to (a registry or server ledger entry): ``seq``, the last
-    sequence number handed out (it orders runs across processes); ``runs_compacted``, the
-    file's size in bytes after its last compaction (0: never compacted)."""
-
-    seq: int
-    runs_compacted: int
-
-
-def log_execution(
-    file: Path, owner: LogFileOwner, run: Mapping[str, Any], *, durable: bool = True
-) -> int:
-    """Append ``run`` (with its ``epoch``) to ``file`` as ``owner``'s next ``seq`` (call under
-    the entry's lock, then store ``owner`` when this returns a ``seq``). ``durable``: each
-    write is ``fsync``-ed (a server ledger: its kernel may outlive a crash of this machine);
-    a local registry passes ``False``, as its kernels end with the machine, and a run lost
-    by a crash reads as not run anyway.
-
-    Returns:
-        The run's ``seq`` (``owner.seq`` and ``owner.runs_compacted`` updated), or ``-1``
-        when the file cannot be written: ``owner`` is unchanged and the run is not recorded
-        (its cell reads as not run, never as fresh).
-    """
-    seq = owner.seq + 1
-    try:
-        compacted = append_execution(
-            file, {**run, "seq": seq}, compacted_size=owner.runs_compacted, durable=durable
-        )
-    except OSError:
-        return -1
-    owner.seq, owner.runs_compacted = seq, compacted
-    return seq
-
-
-def forget_executions(file: Path, owner: LogFileOwner) -> None:
-    """Empty ``owner``'s execution log (call under the entry's lock, before storing ``owner`` with
-    its new epoch, so that a crash in between leaves fewer runs, never older ones).
-
-    Raises:
-        OSError: the file exists and cannot be removed.
-    """
-    remove_executions(file)
-    owner.runs_compacted = 0
 
 
 def read_executions(file: Path, epoch: str) -> list[dict[str, Any]]:
@@ -114,7 +62,8 @@ def append_execution(
 ) -> int:
     """Append ``run`` (with its ``epoch``) to ``file``, compacting first when it has grown
     past ``max(COMPACT_MIN_BYTES, 2 * compacted_size)`` (call under the entry's lock);
-    ``durable``: ``fsync`` what is written (see :func:`log_execution`).
+    ``durable``: ``fsync`` what is written (a server ledger: its kernel may outlive a crash of
+    this machine; a local registry's kernels end with the machine).
 
     Returns:
         The file's size after its last compaction (``compacted_size`` when none was done
@@ -123,7 +72,7 @@ def append_execution(
     Raises:
         OSError: the file cannot be written.
     """
-    line = json.dumps(run, separators=(",", ":"), sort_keys=True).encode() + b"\n"
+    line = _line(run)
     try:
         size = file.stat().st_size
     except FileNotFoundError:
@@ -132,10 +81,7 @@ def append_execution(
         kept = [
             r for r in read_executions(file, str(run["epoch"])) if r.get("key") != run.get("key")
         ]
-        body = b"".join(
-            json.dumps(r, separators=(",", ":"), sort_keys=True).encode() + b"\n"
-            for r in [*kept, run]
-        )
+        body = b"".join(map(_line, [*kept, run]))
         replace_file(file, body, durable=durable)
         return len(body)
     fd = os.open(file, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
@@ -148,12 +94,6 @@ def append_execution(
     finally:
         os.close(fd)
     return compacted_size
-
-
-def remove_executions(file: Path) -> None:
-    """Remove the log (its entry is gone)."""
-    with contextlib.suppress(FileNotFoundError):
-        file.unlink()
 
 
 def replace_file(file: Path, body: bytes, *, durable: bool) -> None:
@@ -172,6 +112,11 @@ def replace_file(file: Path, body: bytes, *, durable: bool) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, file)
+
+
+def _line(run: dict[str, Any]) -> bytes:
+    """``run`` as one line of the log: compact JSON, keys sorted, ``\n``-ended."""
+    return json.dumps(run, separators=(",", ":"), sort_keys=True).encode() + b"\n"
 
 
 def _write_all(fd: int, data: bytes) -> None:

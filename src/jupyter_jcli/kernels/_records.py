@@ -10,24 +10,57 @@ of this process alone): its kernels read stops asked elsewhere there and the wor
 its execution log there. Records have the registry's shapes
 (:meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`, ``record_change``); every method is
 bounded (each store's lock has a timeout).
+
+The two stores on disk are one :class:`RecordsFolder`, a folder of per-notebook entry files,
+each with its execution log and its lock; they differ only in their key, their folder, the
+fields of their entries (the registry's kernel and its users, the ledger's server kernel id
+and witness), whether writes are ``fsync``-ed, and what a record of another epoch than the
+entry's does (the registry refuses it: another kernel's; the ledger starts afresh with it)::
+
+    <key>.json   the entry, replaced atomically (:func:`~._log_file.replace_file`)
+    <key>.runs   its epoch's execution log, append-only JSON Lines (:mod:`._log_file`)
+    <key>.lock   flock'ed for each read-modify-write of the two (bounded by LOCK_TIMEOUT)
+
+``<key>`` is a digest of the store's scope (the ledger's server URL) and the resolved
+notebook path. When the entry is gone its other files go too, each removed only by a holder
+of its lock (see :mod:`._flock`: removing them never lets two processes hold one lock).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, get_args
+from typing import Any, Generic, Protocol, TypeVar, get_args
 
+from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._entry import process_command
+from jupyter_jcli.kernels._flock import ExecLock, flock_path
+from jupyter_jcli.kernels._log_file import (
+    append_execution,
+    read_executions,
+    replace_file,
+)
 from jupyter_jcli.kernels._types import AskedStop, InterruptReason
 
 __all__ = [
+    "LOCK_TIMEOUT",
     "MAX_CHANGES",
+    "FolderEntry",
     "KernelRecords",
     "RecordsEntry",
+    "RecordsFolder",
     "add_change",
     "asked_since",
     "asked_stop",
 ]
 
+LOCK_TIMEOUT = 10.0
+"""Seconds to wait for an entry's lock (held only for one read-modify-write)."""
 MAX_CHANGES = 32
 """Changes of inline code kept per entry (older ones already count through newer ones)."""
 
@@ -118,3 +151,252 @@ class KernelRecords(Protocol):
         """What another process runs on the kernel of ``epoch`` (the facts of
         ``KERNEL_BUSY``), ``None`` when the records do not say."""
         ...
+
+
+class FolderEntry(RecordsEntry, Protocol):
+    """An entry a :class:`RecordsFolder` stores: what its execution log needs (``seq``, the
+    last sequence number handed out; ``runs_compacted``, the log file's size in bytes after
+    its last compaction, 0: never) and the last stop asked (``interrupt``)."""
+
+    seq: int
+    runs_compacted: int
+    changes: list[dict[str, Any]]
+    interrupt: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (JSON-ready)."""
+        ...
+
+
+E = TypeVar("E", bound=FolderEntry)
+
+
+class RecordsFolder(Generic[E]):
+    """:class:`KernelRecords` in a folder of per-notebook entry files (the module docstring):
+    the execution log, the changes, the stops asked, every read-modify-write under the
+    entry's lock. A store gives its entry type (:meth:`_load`), its scope and folder, and how
+    a record of another epoch than the entry's is taken (:meth:`_take_epoch`).
+
+    Args:
+        root: the folder.
+        scope: what the key digests before the notebook path (``""``: the path alone).
+    """
+
+    durable = True
+    """Whether each write is ``fsync``-ed (a store whose kernels end with this machine need
+    not: a run lost by a crash reads as not run anyway)."""
+
+    def __init__(self, root: Path, scope: str = "") -> None:
+        self.root = root
+        self._scope = scope
+
+    def key(self, notebook_path: Path) -> str:
+        """The file stem of a notebook's entry: a digest of the scope and the resolved path's
+        bytes (a name that is not UTF-8 is hashed as the file system spells it,
+        ``os.fsencode``)."""
+        name = os.fsencode(f"{self._scope}{notebook_path.resolve()}")
+        return hashlib.sha256(name).hexdigest()[:24]
+
+    def path(self, notebook_path: Path, suffix: str = ".json") -> Path:
+        """``<root>/<key><suffix>`` (``.json``, ``.runs``, ``.lock``, and a store's own)."""
+        return self.root / f"{self.key(notebook_path)}{suffix}"
+
+    def _ensure_root(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    def locked(
+        self, notebook_path: Path, *, timeout: float = LOCK_TIMEOUT
+    ) -> contextlib.AbstractContextManager[None]:
+        """Hold the entry's lock (for one read-modify-write).
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` (details ``lock``) when it stays taken ``timeout`` s.
+        """
+        return self.locked_key(self.key(notebook_path), timeout=timeout, name=notebook_path)
+
+    @contextlib.contextmanager
+    def locked_key(self, key: str, *, timeout: float, name: object) -> Iterator[None]:
+        """:meth:`locked` by entry key (``name``: the error's ``notebook_path``); on the way
+        out, with no entry left, the entry's other files are removed (the lock file last,
+        still held)."""
+        self._ensure_root()
+        lock = self.root / f"{key}.lock"
+        fd = flock_path(lock, blocking_until=time.monotonic() + timeout)
+        if fd is None:
+            raise KernelError(
+                ErrorCode.KERNEL_BUSY,
+                "the kernel registry entry stayed locked",
+                {"notebook_path": str(name), "lock": "registry"},
+            )
+        try:
+            yield
+            if not (self.root / f"{key}.json").exists():
+                self._remove_side_files(key)
+                with contextlib.suppress(FileNotFoundError):
+                    lock.unlink()  # last: a waiter then locks a new file (see flock_path)
+        finally:
+            os.close(fd)  # closing releases the flock
+
+    def _remove_side_files(self, key: str) -> None:
+        """Remove an entry-less key's log files, and its execution lock unless someone holds
+        it (call under the entry's lock)."""
+        (self.root / f"{key}.log").unlink(missing_ok=True)
+        (self.root / f"{key}.runs").unlink(missing_ok=True)
+        file = self.root / f"{key}.exec"
+        execution = ExecLock(file)
+        if file.exists() and execution.try_acquire():
+            try:
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()  # held: a waiter then locks a new file (see _flock)
+            finally:
+                execution.release()
+
+    def _load(self, data: object) -> E | None:
+        """The entry stored as ``data`` (parsed JSON), ``None`` when it is not one."""
+        raise NotImplementedError
+
+    def read_file(self, file: Path) -> E | None:
+        """The entry stored in ``file``, ``None`` when it is missing or not one."""
+        try:
+            return self._load(json.loads(file.read_bytes()))
+        except (OSError, ValueError):
+            return None
+
+    def _entry(self, notebook_path: Path) -> E | None:
+        """The stored entry, with an epoch or not (:meth:`read` wants one)."""
+        return self.read_file(self.path(notebook_path))
+
+    def read(self, notebook_path: Path) -> E | None:
+        """The notebook's entry when it has an epoch (runs to count), else ``None``."""
+        entry = self._entry(notebook_path)
+        return entry if entry is not None and entry.epoch is not None else None
+
+    def _store(self, notebook_path: Path, entry: E) -> None:
+        """Replace the entry atomically (call under :meth:`locked`), compact, as the C encoder
+        writes it (an ``indent`` takes the pure-Python encoder, about 10x slower)."""
+        self._ensure_root()
+        data = json.dumps(entry.to_dict(), separators=(",", ":"), sort_keys=True).encode()
+        replace_file(self.path(notebook_path), data, durable=self.durable)
+
+    def update(
+        self, notebook_path: Path, change: Callable[[E], None], *, epoch: str | None = None
+    ) -> E | None:
+        """Apply ``change`` to the entry under its lock and store it; nothing when there is
+        no entry or (``epoch`` given) it is another kernel's. Returns the stored entry."""
+        with self.locked(notebook_path):
+            entry = self._entry(notebook_path)
+            if entry is None or (epoch is not None and entry.epoch != epoch):
+                return None
+            change(entry)
+            self._store(notebook_path, entry)
+            return entry
+
+    def _forget(self, notebook_path: Path, which: Callable[[E], bool] | None) -> bool:
+        """Remove the entry and its execution log (the log first: a crash in between leaves
+        an entry with fewer runs, never a log without its entry), only an entry ``which``
+        accepts when given; ``True`` if removed."""
+        with self.locked(notebook_path):
+            if which is not None and (
+                (entry := self._entry(notebook_path)) is None or not which(entry)
+            ):
+                return False
+            self.path(notebook_path, ".runs").unlink(missing_ok=True)
+            self.path(notebook_path).unlink(missing_ok=True)
+            return True
+
+    def _take_epoch(self, notebook_path: Path, entry: E, epoch: str) -> bool | None:
+        """Before a record of ``epoch`` is added to ``entry`` (under the lock): ``None`` when
+        it is not to be recorded, else whether ``entry`` changed (it is stored even when the
+        record is not). Here a record counts only on its entry's epoch (another kernel's runs
+        count for nothing)."""
+        return None if entry.epoch != epoch else False
+
+    def _append(self, notebook_path: Path, epoch: str, add: Callable[[E], int]) -> int:
+        """``add`` (which returns the ``seq`` it handed out, ``-1`` for nothing recorded) on
+        the entry, taken to ``epoch`` (:meth:`_take_epoch`); ``-1`` without an entry."""
+        with self.locked(notebook_path):
+            entry = self._entry(notebook_path)
+            changed = None if entry is None else self._take_epoch(notebook_path, entry, epoch)
+            if entry is None or changed is None:
+                return -1
+            assigned = add(entry)
+            if changed or assigned >= 0:
+                self._store(notebook_path, entry)
+            return assigned
+
+    def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
+        """Append one run (``key``, ``rev``, ``epoch``, ``parents``, ``ok``, ``interrupted``)
+        to the execution log of the kernel it ran on; returns its ``seq`` (set here, growing
+        across processes), ``-1`` when it is not recorded (no entry, another kernel's, or the
+        log cannot be written: the cell reads as not run, never as fresh).
+
+        The log is its own append-only file (:mod:`~jupyter_jcli.kernels._log_file`), so a
+        record costs the same whatever the log holds."""
+        file = self.path(notebook_path, ".runs")
+
+        def add(entry: E) -> int:
+            seq = entry.seq + 1
+            try:
+                entry.runs_compacted = append_execution(
+                    file, {**record, "seq": seq}, compacted_size=entry.runs_compacted,
+                    durable=self.durable,
+                )  # fmt: skip
+            except OSError:
+                return -1
+            entry.seq = seq
+            return seq
+
+        return self._append(notebook_path, str(record["epoch"]), add)
+
+    def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
+        """The execution log of the notebook's kernel (its epoch's latest run per cell,
+        oldest first); ``[]`` without an entry."""
+        entry = self.read(notebook_path)
+        if entry is None or entry.epoch is None:
+            return []
+        return read_executions(self.path(notebook_path, ".runs"), entry.epoch)
+
+    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
+        """Append one run of code outside the cells (``epoch``, ``names``: a list or
+        ``None`` for any name, ``cause``) to the entry of the kernel it ran on (kept as
+        :func:`add_change` says); returns its ``seq``, from the same counter as
+        :meth:`record_execution` (so it orders against the cells' runs across processes),
+        ``-1`` as there."""
+        return self._append(
+            notebook_path, str(change["epoch"]), lambda entry: add_change(entry, change)
+        )
+
+    def record_interrupt(
+        self, notebook_path: Path, epoch: str | None, who: str, reason: str
+    ) -> None:
+        """Note that ``who`` (this process: its command line is recorded too) asks the
+        kernel of ``epoch`` (``None``: the one the entry names) to stop its running request
+        (``reason``: ``kernel_interrupted``, ``kernel_restarted`` or ``kernel_shutdown``),
+        before the request is sent, so the process running the cell can tell an interrupt
+        from a ``KeyboardInterrupt`` of its own and say who asked (:meth:`interrupt_since`)."""
+        command = process_command()
+
+        def change(entry: E) -> None:
+            if entry.epoch is not None:
+                entry.interrupt = {
+                    "epoch": entry.epoch, "who": who, "command": command, "reason": reason,
+                    "at": time.time(),
+                }  # fmt: skip
+
+        self.update(notebook_path, change, epoch=epoch)
+
+    def interrupt_since(
+        self, notebook_path: Path, epoch: str, since: float
+    ) -> dict[str, Any] | None:
+        """The stop recorded for the kernel of ``epoch`` at or after ``since`` (Unix time,
+        s), else ``None``."""
+        entry = self._entry(notebook_path)
+        return asked_since(entry.interrupt if entry is not None else None, epoch, since)
+
+    def holds(self, notebook_path: Path) -> bool:
+        """Whether they keep the notebook's runs: it has an entry with an epoch."""
+        return self.read(notebook_path) is not None
+
+    def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
+        """``None``: the folder does not record what runs."""
+        return None

@@ -9,7 +9,7 @@ epoch, the runs and the code run outside the cells in the registry's shapes
 :class:`~jupyter_jcli.workbench.SharedExecutionLog` reads either::
 
     <key>.json   the entry (:class:`LedgerEntry`), replaced atomically
-    <key>.runs   its epoch's execution log, append-only JSON Lines (:mod:`._run_file`)
+    <key>.runs   its epoch's execution log, append-only JSON Lines (:mod:`._log_file`)
     <key>.lock   flock'ed for each read-modify-write of the two
 
 The execution log is emptied whenever the entry starts another epoch and removed with the entry,
@@ -28,26 +28,13 @@ a cell is never fresh on state it may not have.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import hashlib
-import json
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_jcli.kernels._entry import process_command
-from jupyter_jcli.kernels._log_file import (
-    forget_executions,
-    log_execution,
-    read_executions,
-    remove_executions,
-    replace_file,
-)
-from jupyter_jcli.kernels._records import add_change, asked_since
-from jupyter_jcli.kernels._registry import LOCK_TIMEOUT, KernelRegistry, registry_dir
+from jupyter_jcli.kernels._records import RecordsFolder
+from jupyter_jcli.kernels._registry import registry_dir
 
 __all__ = ["LedgerEntry", "ServerLedger", "witness"]
 
@@ -72,7 +59,7 @@ class LedgerEntry:
             afresh).
         seq: the last sequence number handed out (orders runs across processes).
         runs_compacted: the size in bytes of the execution log file (``<key>.runs``, the latest
-            run per cell on ``epoch``, read with :meth:`ServerLedger.runs`) after its last
+            run per cell on ``epoch``, read with :meth:`ServerLedger.executions`) after its last
             compaction (:mod:`~jupyter_jcli.kernels._log_file`).
         changes: code run outside the cells on ``epoch`` (the registry's change shape).
         witness: the kernel's ``last_activity`` when the last process of ours left it;
@@ -116,12 +103,15 @@ class LedgerEntry:
         return dataclasses.asdict(self)
 
 
-class ServerLedger:
+class ServerLedger(RecordsFolder[LedgerEntry]):
     """The ledger files of one Jupyter Server (see the module docstring).
 
     Every read-modify-write holds the entry's lock (bounded by
-    :data:`~jupyter_jcli.kernels._registry.LOCK_TIMEOUT`); the entry is replaced atomically,
-    the execution log appended to (:mod:`~jupyter_jcli.kernels._log_file`).
+    :data:`~jupyter_jcli.kernels._records.LOCK_TIMEOUT`); the entry is replaced atomically,
+    the execution log appended to (:mod:`~jupyter_jcli.kernels._log_file`): the records of a
+    :class:`~jupyter_jcli.kernels._records.RecordsFolder`, keyed by the server URL and the
+    notebook path. A run or change of another epoch than the entry's starts it afresh with
+    that epoch (the kernel's newest: older runs stop counting).
 
     Args:
         server_url: the server's base URL (as :class:`~jupyter_jcli.kernels.ServerConfig`).
@@ -129,59 +119,35 @@ class ServerLedger:
     """
 
     def __init__(self, server_url: str, root: Path | None = None) -> None:
+        super().__init__(root if root is not None else registry_dir() / "server", f"{server_url}\0")
         self.server_url = server_url
-        self.root = root if root is not None else registry_dir() / "server"
-        self._files = KernelRegistry(self.root)  # for its locking of a key's files
 
-    def path(self, notebook_path: Path, suffix: str = ".json") -> Path:
-        """``<root>/<key><suffix>``, the key a digest of the server URL and notebook path."""
-        return self.root / f"{self._key(notebook_path)}{suffix}"
-
-    def _key(self, notebook_path: Path) -> str:
-        name = f"{self.server_url}\0{notebook_path.resolve()}".encode()
-        return hashlib.sha256(name).hexdigest()[:24]
-
-    def _locked(self, notebook_path: Path) -> contextlib.AbstractContextManager[None]:
-        """The registry's lock on the entry (``KERNEL_BUSY`` after ``LOCK_TIMEOUT``); with no
-        entry left, the key's other files go on the way out."""
-        key = self._key(notebook_path)
-        return self._files.locked_key(key, timeout=LOCK_TIMEOUT, name=notebook_path)
-
-    def _read(self, notebook_path: Path) -> LedgerEntry | None:
-        try:
-            return LedgerEntry.from_dict(json.loads(self.path(notebook_path).read_bytes()))
-        except (OSError, ValueError):
-            return None
-
-    def _write(self, notebook_path: Path, entry: LedgerEntry) -> None:
-        body = json.dumps(entry.to_dict(), sort_keys=True).encode("utf-8")
-        replace_file(self.path(notebook_path), body, durable=True)
-
-    def _update(self, notebook_path: Path, change: Callable[[LedgerEntry], None]) -> None:
-        with self._locked(notebook_path):
-            entry = self._read(notebook_path)
-            if entry is not None:
-                change(entry)
-                self._write(notebook_path, entry)
+    def _load(self, data: object) -> LedgerEntry | None:
+        return LedgerEntry.from_dict(data)
 
     def _new_epoch(self, notebook_path: Path, entry: LedgerEntry, epoch: str | None) -> None:
         """``entry`` with no runs: ``epoch``'s and no other's (under the lock, before the
         entry is written: see the module docstring)."""
-        forget_executions(self.path(notebook_path, ".runs"), entry)
+        self.path(notebook_path, ".runs").unlink(missing_ok=True)
+        entry.runs_compacted = 0
         entry.epoch, entry.changes = epoch, []
 
-    def read(self, notebook_path: Path) -> LedgerEntry | None:
-        """The entry when it has an epoch (runs to count), else ``None``."""
-        entry = self._read(notebook_path)
-        return entry if entry is not None and entry.epoch is not None else None
+    def _take_epoch(self, notebook_path: Path, entry: LedgerEntry, epoch: str) -> bool | None:
+        """A record is ours to keep: the witness goes (one of ours ran on the kernel), and an
+        entry of another epoch starts afresh with ``epoch``."""
+        entry.witness = None
+        if entry.epoch == epoch:
+            return False
+        self._new_epoch(notebook_path, entry, epoch)
+        return True
 
     def adopt(self, notebook_path: Path, kernel_id: str, seen: str | None, epoch: str) -> str:
         """The epoch whose runs count on ``kernel_id`` as the server shows it now (``seen``,
         its :func:`witness`), or ``epoch`` after starting the entry afresh with it (see the
         module docstring). The witness is used up: until a process of ours leaves the kernel
         again, another one joining trusts nothing."""
-        with self._locked(notebook_path):
-            entry = self._read(notebook_path)
+        with self.locked(notebook_path):
+            entry = self._entry(notebook_path)
             trusted = (
                 entry is not None
                 and entry.kernel_id == kernel_id
@@ -193,7 +159,7 @@ class ServerLedger:
                 entry = LedgerEntry(kernel_id=kernel_id, seq=entry.seq if entry else 0)
                 self._new_epoch(notebook_path, entry, epoch)
             entry.witness = None
-            self._write(notebook_path, entry)
+            self._store(notebook_path, entry)
             return entry.epoch or epoch
 
     def leave(self, notebook_path: Path, kernel_id: str, epoch: str, last_activity: str) -> None:
@@ -205,7 +171,7 @@ class ServerLedger:
             if entry.kernel_id == kernel_id and entry.epoch in (None, epoch):
                 entry.epoch, entry.witness = epoch, last_activity
 
-        self._update(notebook_path, change)
+        self.update(notebook_path, change)
 
     def start_afresh(self, notebook_path: Path) -> None:
         """Forget the runs (the kernel restarted: none of them holds any more)."""
@@ -214,95 +180,11 @@ class ServerLedger:
             self._new_epoch(notebook_path, entry, None)
             entry.witness = None
 
-        self._update(notebook_path, change)
-
-    def record_interrupt(
-        self, notebook_path: Path, epoch: str | None, who: str, reason: str
-    ) -> None:
-        """Note that ``who`` asks the notebook's kernel of ``epoch`` (``None``: the one
-        the ledger names) to stop its running request (``reason``: ``kernel_interrupted``,
-        ``kernel_restarted``, ``kernel_shutdown``), before asking the server, so the process
-        running the cell ends it ``interrupted`` and names who asked
-        (:meth:`interrupt_since`), as for a local kernel."""
-
-        command = process_command()
-
-        def change(entry: LedgerEntry) -> None:
-            if entry.epoch is not None and epoch in (None, entry.epoch):
-                at = time.time()
-                entry.interrupt = {
-                    "epoch": entry.epoch, "who": who, "command": command, "reason": reason,
-                    "at": at,
-                }  # fmt: skip
-
-        self._update(notebook_path, change)
-
-    def interrupt_since(
-        self, notebook_path: Path, epoch: str, since: float
-    ) -> dict[str, Any] | None:
-        """The stop recorded for the kernel of ``epoch`` at or after ``since`` (Unix time,
-        s), else ``None``."""
-        entry = self._read(notebook_path)
-        return asked_since(entry.interrupt if entry is not None else None, epoch, since)
-
-    def holds(self, notebook_path: Path) -> bool:
-        """Whether the ledger keeps the notebook's runs: it has an entry (a server session
-        every command finds); else the process running the kernel keeps them (a kernel
-        gateway's kernel lives only as long as that process)."""
-        return self.read(notebook_path) is not None
-
-    def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
-        """``None``: the ledger does not record what runs (the server runs it)."""
-        return None
+        self.update(notebook_path, change)
 
     def forget(self, notebook_path: Path, kernel_id: str | None = None) -> None:
         """Remove the entry and its execution log (the kernel was stopped); with ``kernel_id``,
         only an entry of that kernel (not one a newer kernel of the notebook wrote)."""
-        with self._locked(notebook_path):
-            entry = self._read(notebook_path) if kernel_id is not None else None
-            if kernel_id is not None and (entry is None or entry.kernel_id != kernel_id):
-                return
-            remove_executions(self.path(notebook_path, ".runs"))  # first: see the module docstring
-            with contextlib.suppress(FileNotFoundError):
-                self.path(notebook_path).unlink()
-
-    def _append(self, notebook_path: Path, epoch: str, add: Callable[[LedgerEntry], int]) -> int:
-        """``add`` (which returns the ``seq`` it handed out, ``-1`` for nothing recorded) on
-        the entry of ``epoch``, the kernel's newest: an entry of another epoch starts afresh
-        with it (older runs stop counting). ``-1`` without an entry."""
-        with self._locked(notebook_path):
-            entry = self._read(notebook_path)
-            if entry is None:
-                return -1
-            afresh = entry.epoch != epoch
-            if afresh:
-                self._new_epoch(notebook_path, entry, epoch)
-            assigned = add(entry)
-            if afresh or assigned >= 0:
-                entry.witness = None
-                self._write(notebook_path, entry)
-            return assigned
-
-    def executions(self, notebook_path: Path) -> list[dict[str, Any]]:
-        """The execution log of the notebook's server kernel (the registry's shape: its epoch's
-        latest run per cell, oldest first); ``[]`` without an entry."""
-        entry = self.read(notebook_path)
-        if entry is None or entry.epoch is None:
-            return []
-        return read_executions(self.path(notebook_path, ".runs"), entry.epoch)
-
-    def record_execution(self, notebook_path: Path, record: dict[str, Any]) -> int:
-        """Append one run (the registry's shape) to the execution log; returns its ``seq``, ``-1``
-        when the notebook has no entry (no server kernel of ours was joined) or the log
-        cannot be written (the cell reads as not run)."""
-        file = self.path(notebook_path, ".runs")
-        return self._append(
-            notebook_path, str(record["epoch"]), lambda entry: log_execution(file, entry, record)
-        )
-
-    def record_change(self, notebook_path: Path, change: dict[str, Any]) -> int:
-        """Append one run of code outside the cells (the registry's shape and trimming);
-        returns its ``seq``, ``-1`` without an entry."""
-        return self._append(
-            notebook_path, str(change["epoch"]), lambda entry: add_change(entry, change)
+        self._forget(
+            notebook_path, None if kernel_id is None else lambda e: e.kernel_id == kernel_id
         )
