@@ -30,6 +30,13 @@ WAIT = 120
 TICKS = "import time\nfor i in range(600):\n    print('tick', i, flush=True)\n    time.sleep(0.1)"
 VOLATILE = ("idle_since", "users", "runs", "state", "running_cell")
 """Fields of a kernel that change as it is used (compared by key only)."""
+KERNEL_KEYS = {
+    "notebook_path", "kernelspec", "pid", "epoch", "state", "started", "idle_since",
+    "idle_timeout_s", "started_by", "started_command", "users", "running_cell", "busy_gone",
+    "keep", "transport", "connection_file", "kernel_id", "server_url", "runs",
+}  # fmt: skip
+"""A kernel's fields, as ``j-cli -j kernel list`` gives them (a server's session adds
+``session_id`` and ``connections``)."""
 
 
 @pytest.fixture
@@ -99,7 +106,7 @@ async def test_a_kernel_kept_by_start_kernel_is_listed_as_j_cli_lists_it_and_run
         by_j_cli = _jcli("kernel", "list")["kernels"]
         assert [sorted(k) for k in listed["kernels"]] == [sorted(k) for k in by_j_cli]
         assert [_stable(k) for k in listed["kernels"]] == [_stable(k) for k in by_j_cli]
-        assert sorted(kernel) == sorted(by_j_cli[0])
+        assert set(kernel) == set(by_j_cli[0]) == KERNEL_KEYS
 
         ran = await ok(session, "execute_cells", path=NB, names=["c0", "c1"])
         assert ran["kernel"]["pid"] == kernel["pid"] and ran["kernel_started"] is False
@@ -242,6 +249,7 @@ async def test_with_a_server_url_the_kernel_tools_act_on_the_servers_notebook_se
             assert listed["transport"] == "server" and listed["server_url"] == server.url
             assert listed["kernel_id"] == ran["kernel"]["kernel_id"]
             assert listed["notebook_path"] == str(path)
+            assert set(listed) == KERNEL_KEYS | {"session_id", "connections"}
 
             stopped = await ok(session, "stop_kernel", path=path.name)
             assert [k["kernel_id"] for k in stopped["stopped"]] == [listed["kernel_id"]]
