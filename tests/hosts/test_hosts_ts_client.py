@@ -3,7 +3,7 @@
 ``@modelcontextprotocol/sdk`` (the client inside Claude Code, Cursor, VS Code) is installed
 from npm at a pinned version (:func:`hosts_helpers.npm_install`, cached). The Node script
 ``node/ts_sdk_client.mjs`` lists each server's tools, then calls every tool of ``jupyter-mcp``
-(all 20, real kernels) and ``read_notebook_output`` of ``jcli-notebook-output`` once on a
+(all 24, real kernels) and ``read_notebook_output`` of ``jcli-notebook-output`` once on a
 success path and once on an error path, on real notebooks. What the model would see is
 checked: a success validates (the SDK checks ``structuredContent`` against the tool's
 ``outputSchema`` and throws ``-32602`` on a mismatch) and carries structured content; an error
@@ -82,6 +82,24 @@ def new_tool_calls() -> list[Call]:
         ),
         ("clear", "clear_outputs", {"path": WORK_NB, "names": ["setup"]}, None),
         ("clear-unknown", "clear_outputs", {"path": WORK_NB, "names": ["nope"]}, "CELL_NOT_FOUND"),
+    ]
+
+
+def kernel_tool_calls() -> list[Call]:
+    """``list_kernels``, ``start_kernel`` and ``stop_kernel`` once ``workbench_calls`` ran
+    ``WORK_NB``'s cells (on a kernel the server started for them): a kept kernel started,
+    listed and stopped, every kernel stopped, and a run after the stop on a new kernel."""
+    return [
+        ("kernels", "list_kernels", {}, None),
+        ("kernels-bad-argument", "list_kernels", {"path": WORK_NB}, "USAGE_ERROR"),
+        ("kernel-start", "start_kernel", {"path": CHAIN_NB, "idle_timeout": 600}, None),
+        ("kernel-start-missing", "start_kernel", {"path": "missing.ipynb"}, "FILE_NOT_FOUND"),
+        ("kernels-two", "list_kernels", {}, None),
+        ("kernel-stop", "stop_kernel", {"path": CHAIN_NB}, None),
+        ("kernel-stop-again", "stop_kernel", {"path": CHAIN_NB}, "KERNEL_NOT_RUNNING"),
+        ("kernel-stop-all", "stop_kernel", {"all": True}, None),
+        ("kernel-stop-neither", "stop_kernel", {}, "USAGE_ERROR"),
+        ("execute-after-stop", "execute_cells", {"path": WORK_NB, "names": ["setup"]}, None),
     ]
 
 
@@ -241,6 +259,7 @@ def workbench_calls(outside: Path) -> list[Call]:
         *output_calls(outside),
         ("unknown-tool", "no_such_tool", {"path": WORK_NB}, "USAGE_ERROR"),
         *new_tool_calls(),
+        *kernel_tool_calls(),
     ]
 
 
@@ -391,7 +410,7 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
         assert [block["type"] for block in image["content"]] == ["text", "image"]
         assert image["content"][1]["mime_type"] == "image/png"
         assert documents["image"]["selected"]["delivered_as"] == "image_content"
-    assert len(declared["jupyter-mcp"]) == 21
+    assert len(declared["jupyter-mcp"]) == 24
     workbench_documents = {
         entry["label"]: _first_json(entry) for entry in by_server["jupyter-mcp"]["calls"]
     }
@@ -407,9 +426,9 @@ def test_typescript_sdk_client_sees_every_tools_results_and_errors(
     assert len(read["omitted_cells"]) == CELLS_LISTED
     assert read["omitted_cells_count"] == CELLS_LISTED + 50 - shown
     assert workbench_documents["chain-read"]["omitted"] == read["omitted_cells_count"]
-    check_the_arguments_took_effect(
-        {entry["label"]: entry for entry in by_server["jupyter-mcp"]["calls"]}
-    )
+    entries = {entry["label"]: entry for entry in by_server["jupyter-mcp"]["calls"]}
+    check_the_arguments_took_effect(entries)
+    check_the_kernel_tools(entries)
 
 
 def by_label(server: dict[str, Any], label: str) -> dict[str, Any]:
@@ -438,3 +457,23 @@ def check_the_arguments_took_effect(entries: dict[str, dict[str, Any]]) -> None:
         entries[label]["structured_content"] for label in ("restart", "restart-force")
     )
     assert forced["previous_epoch"] == restart["epoch"] != forced["epoch"]
+
+
+def check_the_kernel_tools(entries: dict[str, dict[str, Any]]) -> None:
+    """The kernel tools' validated results: ``j-cli -j kernel list|start|stop``'s fields
+    (:func:`~jupyter_jcli.workbench.kernel_dict`), the server's own kernel and a kept one
+    listed, each stopped once, and the run after the stop on a new kernel."""
+    content = {label: entry.get("structured_content") for label, entry in entries.items()}
+    (own,) = content["kernels"]["kernels"]
+    assert own["notebook_path"].endswith(WORK_NB) and own["keep"] is False
+    kept = content["kernel-start"]
+    assert kept["started"] is True and kept["kernel"]["keep"] is True
+    assert kept["kernel"]["idle_timeout_s"] == 600
+    assert sorted(kept["kernel"]) == sorted(own)
+    listed = {k["pid"] for k in content["kernels-two"]["kernels"]}
+    assert listed == {own["pid"], kept["kernel"]["pid"]}
+    assert [k["pid"] for k in content["kernel-stop"]["stopped"]] == [kept["kernel"]["pid"]]
+    assert [k["pid"] for k in content["kernel-stop-all"]["stopped"]] == [own["pid"]]
+    after = content["execute-after-stop"]
+    assert after["kernel_started"] is True and after["kernel_restarted"] is False
+    assert after["kernel"]["pid"] not in listed

@@ -5,7 +5,8 @@ The real ``jupyter-mcp`` process serves on a free port of 127.0.0.1 with a beare
 (:mod:`mcp_http_helpers`); the Node script of ``test_hosts_ts_client.py`` (same pinned
 ``@modelcontextprotocol/sdk``, same npm cache) connects by URL with the token as a header,
 lists the tools, reads, edits, runs cells on a real kernel and is refused a path outside the
-root. A client with a wrong token or none cannot connect: the SDK reports HTTP 401.
+root; lists, stops and starts (kept) the notebook's kernel and runs on the kept one. A client
+with a wrong token or none cannot connect: the SDK reports HTTP 401.
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ def _calls(outside: Path) -> list[Call]:
         ("execute", "execute_cells", {"path": NB, "names": ["setup", "show"]}, None),
         ("inspect", "inspect_variable", {"path": NB, "name": "x"}, None),
         ("outside", "notebook_overview", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
+        ("kernels", "list_kernels", {}, None),
+        ("stop", "stop_kernel", {"path": NB}, None),
+        ("stop-again", "stop_kernel", {"path": NB}, "KERNEL_NOT_RUNNING"),
+        ("start", "start_kernel", {"path": NB}, None),
+        ("start-outside", "start_kernel", {"path": str(outside)}, "PATH_NOT_ALLOWED"),
+        ("execute-kept", "execute_cells", {"path": NB, "names": ["setup", "show"]}, None),
+        ("stop-all", "stop_kernel", {"all": True}, None),
     ]
 
 
@@ -98,5 +106,12 @@ def test_typescript_sdk_http_client_reads_edits_and_runs_cells_with_the_token_on
     assert "42" in results["execute"]["cells"][1]["outputs"]["text"]
     assert results["inspect"]["repr"] == "41"  # the edit reached the kernel's run
     assert "x = 41" in (root / NB).read_text()
+    (listed,) = results["kernels"]["kernels"]  # the kernel the server started for the run
+    assert [k["pid"] for k in results["stop"]["stopped"]] == [listed["pid"]]
+    kept = results["start"]["kernel"]
+    assert results["start"]["started"] is True and kept["keep"] is True
+    assert results["execute-kept"]["kernel"]["pid"] == kept["pid"]  # the run joined it
+    assert results["execute-kept"]["kernel_started"] is False
+    assert [k["pid"] for k in results["stop-all"]["stopped"]] == [kept["pid"]]
     for refused in ("wrong", "none"):
         assert by_name[refused]["connect_error"]["code"] == 401, by_name[refused]

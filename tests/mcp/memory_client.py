@@ -6,7 +6,8 @@ stdio), so the tests of tools, schemas and errors exercise the SDK's real client
 server's real dispatcher. The stdio transport itself is covered by the process tests.
 :func:`workbench_in_process` builds ``jupyter-mcp``'s server on a Workbench whose kernels are
 the in-process fake (:func:`kernel_fakes.python_backend`) unless told otherwise;
-:func:`readonly_in_process` builds ``jcli-notebook-output``'s.
+:func:`shared_in_process` builds it on real kernels shared through the registry
+(the server's default); :func:`readonly_in_process` builds ``jcli-notebook-output``'s.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from jupyter_jcli.kernels import BackendFactory, KernelPool, ServerConfig
 from jupyter_jcli.mcp import readonly as readonly_server
 from jupyter_jcli.mcp import workbench as workbench_server
 from jupyter_jcli.mcp._roots import roots_from_paths
-from jupyter_jcli.workbench import Workbench
+from jupyter_jcli.workbench import Workbench, shared_workbench
 from kernel_fakes import python_backend
 
 WAIT_SECONDS = 60
@@ -74,6 +75,19 @@ async def workbench_in_process(
         Workbench(cache_dir=cache, pool=pool, server=server) as workbench,
         workbench.background,
     ):
+        server = workbench_server.build_server(roots_from_paths([root]), workbench)
+        async with open_in_process(server, seconds=seconds) as session:
+            yield session
+
+
+@asynccontextmanager
+async def shared_in_process(
+    root: Path, cache: Path, *, seconds: float = WAIT_SECONDS
+) -> AsyncIterator[ClientSession]:
+    """A session on ``jupyter-mcp`` confined to ``root`` on real kernels shared through the
+    test's registry, as the server runs by default (:func:`shared_workbench`: what it
+    starts for a run stops with it, kernels it joined keep running)."""
+    async with shared_workbench(cache_dir=cache) as workbench, workbench.background:
         server = workbench_server.build_server(roots_from_paths([root]), workbench)
         async with open_in_process(server, seconds=seconds) as session:
             yield session

@@ -81,11 +81,13 @@ async def test_every_tool_of_both_servers_refuses_a_py_whose_pair_lies_outside_t
             for server_name, server in servers.items():
                 async with Client(server) as client:
                     for tool in (await client.list_tools()).tools:
+                        if not {"path", "file_path"} & set(tool.input_schema["properties"]):
+                            continue  # names no notebook (list_kernels)
                         result = await client.call_tool(tool.name, _arguments(tool, "nb.py"))
                         is_error, document = checked_result(tool.name, result)
                         assert is_error
                         codes[f"{server_name}/{tool.name}"] = document["code"]
-    assert len(codes) == len(workbench_server.tools()) + 1
+    assert len(codes) == len(workbench_server.tools())  # all but list_kernels, plus the read
     assert set(codes.values()) == {"PATH_NOT_ALLOWED"}, codes
     assert outside.read_bytes() == before
     assert sorted(path.name for path in outside.parent.iterdir()) == ["nb.ipynb"]

@@ -45,12 +45,17 @@ ANNOTATIONS = {
     "run_status": (True, False, True, False),
     "restart_kernel": (False, True, False, False),
     "interrupt_kernel": (False, True, True, False),
+    "list_kernels": (True, False, True, False),
+    "start_kernel": (False, False, True, False),
+    "stop_kernel": (False, True, True, False),
     "inspect_variable": (True, False, True, False),
     "undo_last": (False, True, False, False),
     "summarize_cells": (False, False, True, True),
     "search_cells": (True, False, True, False),
     "read_notebook_output": (True, False, True, False),
 }
+NO_NOTEBOOK_NEEDED = {"list_kernels": False, "stop_kernel": True}
+"""The tools a call may make without naming a notebook, and whether they take one."""
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -83,7 +88,11 @@ async def test_every_tool_has_a_description_typed_schemas_and_honest_annotations
         assert schema["additionalProperties"] is False
         # the saved-output tool keeps the Python API's (and jupyter-jcli 0.9.7's) file_path
         path = "file_path" if name == "read_notebook_output" else "path"
-        assert path in schema["required"], name
+        if name in NO_NOTEBOOK_NEEDED:
+            assert path not in schema["required"], name
+            assert (path in schema["properties"]) is NO_NOTEBOOK_NEEDED[name], name
+        else:
+            assert path in schema["required"], name
         for prop, prop_schema in schema["properties"].items():
             assert "type" in prop_schema, (name, prop)
         assert tool.output_schema is not None

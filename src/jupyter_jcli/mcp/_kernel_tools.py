@@ -4,7 +4,12 @@
 follows the run), ``execute_code``, ``restart_kernel``, ``interrupt_kernel``,
 ``inspect_variable`` and ``list_variables`` act on the notebook's persistent kernel through
 the server's :class:`~jupyter_jcli.workbench._session.Workbench` (one kernel per notebook,
-started on the first execution, shut down when the server exits).
+started on the first execution, shut down when the server exits). ``list_kernels``,
+``start_kernel`` and ``stop_kernel`` are ``j-cli kernel list|start|stop`` on the kernels the
+server's configuration sees (the local registry's, or ``--server-url``'s sessions), each
+kernel as :func:`~jupyter_jcli.workbench.kernel_dict` gives it, as ``j-cli -j`` does
+(:mod:`jupyter_jcli.workbench._workbench_kernels`: a stop lets the server's own handle go,
+and local kernels are those under the roots).
 Executions report progress (per cell and
 a heartbeat) through :class:`~jupyter_jcli.mcp._progress.ProgressReporter` when the client
 asked for it; their condensed outputs' charts become ``ImageContent``.
@@ -15,7 +20,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from jupyter_jcli.errors import KernelError
+from jupyter_jcli.errors import KernelError, UsageError, ok_document
 from jupyter_jcli.mcp._registry import Call, Reply
 from jupyter_jcli.mcp._workbench_calls import (
     BACKGROUND,
@@ -26,7 +31,15 @@ from jupyter_jcli.mcp._workbench_calls import (
     run_status,
 )
 from jupyter_jcli.mcp._workbench_tools import PATH, ToolSpec, boolean, integer, string_list
-from jupyter_jcli.workbench import MAX_WAIT_SECONDS, Workbench, kernelspec_hint
+from jupyter_jcli.workbench import (
+    MAX_WAIT_SECONDS,
+    Workbench,
+    kernel_dict,
+    kernelspec_hint,
+    list_workbench_kernels,
+    start_workbench_kernel,
+    stop_workbench_kernels,
+)
 
 __all__ = ["KERNEL_TOOLS"]
 
@@ -82,6 +95,31 @@ def _hinted(run: ToolHandler) -> ToolHandler:
             raise hinted_error from err
 
     return hinted
+
+
+async def _list_kernels(workbench: Workbench, call: Call) -> Reply:
+    """``list_kernels``: ``j-cli -j kernel list``'s ``kernels``."""
+    kernels = await list_workbench_kernels(workbench, within=call.roots)
+    return Reply(ok_document(operation=call.tool, kernels=[kernel_dict(k) for k in kernels]))
+
+
+async def _start_kernel(workbench: Workbench, call: Call) -> Reply:
+    """``start_kernel``: ``j-cli -j kernel start``'s ``started`` and ``kernel``."""
+    kernel, started = await start_workbench_kernel(workbench, call.notebook, **call.arguments)
+    return Reply(ok_document(operation=call.tool, started=started, kernel=kernel_dict(kernel)))
+
+
+async def _stop_kernel(workbench: Workbench, call: Call) -> Reply:
+    """``stop_kernel``: ``j-cli -j kernel stop``'s ``stopped``; a ``path`` or ``all``.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` for both or neither.
+    """
+    every = bool(call.arguments.get("all"))
+    if (call.path is None) != every:
+        raise UsageError("Give path or all: true.", {"path": str(call.path or ""), "all": every})
+    stopped = await stop_workbench_kernels(workbench, call.path, within=call.roots)
+    return Reply(ok_document(operation=call.tool, stopped=[kernel_dict(k) for k in stopped]))
 
 
 KERNEL_TOOLS: tuple[ToolSpec, ...] = (
@@ -167,6 +205,40 @@ KERNEL_TOOLS: tuple[ToolSpec, ...] = (
         effect="destructive",
         idempotent=True,
         run=on_session(Workbench.interrupt_kernel),
+    ),
+    ToolSpec(
+        name="list_kernels",
+        title="List live kernels",
+        description="The live kernels (of notebooks under the root, or the Jupyter Server's "
+        "sessions), as j-cli kernel list.",
+        properties={},
+        required=(),
+        run=_list_kernels,
+    ),
+    ToolSpec(
+        name="start_kernel",
+        title="Start a kept kernel",
+        description="Start the notebook's kernel, kept after this server exits (until "
+        "stop_kernel or idle_timeout s unused); started: false if one runs.",
+        properties={
+            "path": PATH,
+            "kernel_name": _KERNEL_NAME,
+            "idle_timeout": {"type": "number", "exclusiveMinimum": 0},
+        },
+        effect="start",
+        idempotent=True,
+        run=_hinted(_start_kernel),
+    ),
+    ToolSpec(
+        name="stop_kernel",
+        title="Stop kernels",
+        description="Stop the notebook's kernel (or all listed) for everyone: variables "
+        "lost, a running cell interrupted. KERNEL_NOT_RUNNING.",
+        properties={"path": PATH, "all": {"type": "boolean", "default": False}},
+        required=(),
+        effect="destructive",
+        idempotent=True,
+        run=_stop_kernel,
     ),
     ToolSpec(
         name="inspect_variable",

@@ -127,7 +127,7 @@ def _read(
 
 
 async def _operation(call: Call) -> Reply:
-    return Reply(await anyio.to_thread.run_sync(partial(_read, call.path, **call.arguments)))
+    return Reply(await anyio.to_thread.run_sync(partial(_read, call.notebook, **call.arguments)))
 
 
 OUTPUT_TOOL = RegisteredTool(

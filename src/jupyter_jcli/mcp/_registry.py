@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
+from jupyter_jcli.errors import UsageError
 from jupyter_jcli.mcp._model_text import model_view
 from jupyter_jcli.mcp._results import ImagePart, json_result, protocol_result
 
@@ -33,7 +34,9 @@ class Call:
 
     Attributes:
         tool: the tool name.
-        path: the notebook the call names, resolved inside the roots (pair checked too).
+        path: the notebook the call names, resolved inside the roots (pair checked too);
+            ``None`` for a call that names none (a tool whose schema does not require it:
+            ``list_kernels``, ``stop_kernel`` with ``all``).
         arguments: the other arguments, checked by the tool's :attr:`RegisteredTool.check`
             (for the workbench tools: against the input schema, defaults filled in); the
             names are the operation's keyword arguments.
@@ -42,10 +45,21 @@ class Call:
     """
 
     tool: str
-    path: Path
+    path: Path | None
     arguments: Mapping[str, Any]
     roots: tuple[Path, ...]
     progress: ProgressReporter | None = None
+
+    @property
+    def notebook(self) -> Path:
+        """:attr:`path`, for the operation of a tool that requires one.
+
+        Raises:
+            UsageError: ``USAGE_ERROR`` when the call names none.
+        """
+        if self.path is None:
+            raise UsageError(f"{self.tool} needs a notebook path.", {"tool": self.tool})
+        return self.path
 
 
 @dataclass(frozen=True)
@@ -71,7 +85,9 @@ class RegisteredTool:
         definition: the MCP ``Tool`` that ``tools/list`` shows.
         operation: answers a call.
         check: checks the raw arguments.
-        path_argument: the argument naming the notebook the operation reads or writes.
+        path_argument: the argument naming the notebook the operation reads or writes
+            (a tool may leave it out of its required arguments: a call without it names no
+            notebook).
         must_exist: whether that file must exist already (false for a tool that creates it).
         protocol: the document is a saved-output protocol document: render it with
             :func:`~jupyter_jcli.mcp._results.protocol_result` (a raster read's bytes become

@@ -96,6 +96,8 @@ async def _dispatch(
     progress = None
     if progress_token_from_params(ctx.params) is not None:
         progress = ProgressReporter(ctx.session.report_progress, interval=heartbeat_interval())
+    if tool.path_argument not in arguments:  # a tool whose notebook is optional, not named
+        return await tool.operation(Call(tool.name, None, arguments, trusted, progress))
     given = str(arguments.pop(tool.path_argument))
     choice = active_choice()
     served = None

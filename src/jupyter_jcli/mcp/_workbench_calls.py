@@ -131,7 +131,7 @@ def threaded(function: Callable[..., Any]) -> ToolHandler:
     async def run(workbench: Workbench, call: Call) -> Reply:
         def work() -> Any:
             with workbench.warm():
-                return function(call.path, **call.arguments)
+                return function(call.notebook, **call.arguments)
 
         outcome = await anyio.to_thread.run_sync(work)
         return lift_images(_bounded(outcome, workbench, call), _sent(workbench))
@@ -158,11 +158,11 @@ def on_session(
             return _start_background(method, workbench, call, arguments)
         try:
             if not reports_progress or call.progress is None or arguments.get("dry_run"):
-                outcome = await method(workbench, call.path, **arguments)
+                outcome = await method(workbench, call.notebook, **arguments)
             else:
                 async with call.progress.heartbeat() as progress:
                     outcome = await method(
-                        workbench, call.path, on_progress=progress.report, **arguments
+                        workbench, call.notebook, on_progress=progress.report, **arguments
                     )
         except KernelError as err:
             if err.code == ErrorCode.KERNEL_BUSY:  # held by a background batch: name it
@@ -175,7 +175,7 @@ def on_session(
 
 def _notebook(call: Call) -> Path:
     """The ``.ipynb`` of the call's notebook (a paired ``.py`` shares its kernel)."""
-    return call.path.with_suffix(".ipynb")
+    return call.notebook.with_suffix(".ipynb")
 
 
 def _start_background(
@@ -189,7 +189,7 @@ def _start_background(
 
     async def work(job: BackgroundBatch) -> Any:
         return await method(
-            workbench, call.path, on_progress=job.report, on_cell=job.add_cell, **arguments
+            workbench, call.notebook, on_progress=job.report, on_cell=job.add_cell, **arguments
         )
 
     job = workbench.background.start(call.tool, _notebook(call), work)
@@ -239,7 +239,7 @@ def _bounded(outcome: Any, workbench: Workbench, call: Call) -> dict[str, Any]:
     notebook since the session's last call on it, ``changed_by_others`` (the line of
     ``Workbench.changed_by_others``) after ``status``."""
     document = bounded_cell_lists(outcome.to_dict(), OVERVIEW_PAGES)
-    news = workbench.changed_by_others(call.path)
+    news = workbench.changed_by_others(call.notebook)
     if news is None:
         return document
     head: dict[str, Any] = {k: document.pop(k) for k in _HEAD if k in document}

@@ -61,8 +61,9 @@ __all__ = [
     "string_list",
 ]
 
-Effect = Literal["read", "create", "edit", "destructive", "execute"]
-"""How a tool touches the world; sets its annotations (see :meth:`ToolSpec.annotations`)."""
+Effect = Literal["read", "create", "edit", "start", "destructive", "execute"]
+"""How a tool touches the world (``start``: starts a process that keeps running, a kernel);
+sets its annotations (see :meth:`ToolSpec.annotations`)."""
 
 PATH: dict[str, Any] = {"type": "string", "minLength": 1}
 """The notebook argument: what it may name is said once, in notebook_overview."""

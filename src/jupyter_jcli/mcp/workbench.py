@@ -1,15 +1,15 @@
 """``jupyter-mcp``: the kernel-attached MCP server with the workbench tools.
 
 A stdio MCP server (official ``mcp`` SDK, low-level ``Server``) over
-:mod:`jupyter_jcli.workbench`: an agent creates, reads, edits, runs and inspects notebooks,
-one persistent kernel per notebook. Multi-notebook: every tool takes the notebook ``path``,
-relative to the server's root (its working directory, or ``--root``; several ``--root`` are
-allowed) or absolute inside it; anything outside is refused with ``PATH_NOT_ALLOWED``
-(:mod:`jupyter_jcli.mcp._roots`). With ``--store`` (or ``JUPYTER_JCLI_STORE``; ``auto``
-by default, :mod:`jupyter_jcli.notebook.stores`) a notebook may open in a server's store
-(``collab``: the live collaborative document; ``contents``): its ``path`` is then the
-server's path, relative to the server's root, and it is confined by the server (what the
-token may open), not by the roots (``_server.store_path``).
+:mod:`jupyter_jcli.workbench`: an agent creates, reads, edits, runs and inspects notebooks, one
+persistent kernel per notebook. Multi-notebook: every tool takes the notebook ``path`` (but
+``list_kernels``, and ``stop_kernel`` with ``all``), relative to the server's root (its working
+directory, or ``--root``; several ``--root`` are allowed) or absolute inside it; anything
+outside is refused with ``PATH_NOT_ALLOWED`` (:mod:`jupyter_jcli.mcp._roots`). With ``--store``
+(or ``JUPYTER_JCLI_STORE``; ``auto`` by default, :mod:`jupyter_jcli.notebook.stores`) a
+notebook may open in a server's store (``collab``: the live collaborative document;
+``contents``): its ``path`` is then the server's path, relative to the server's root, and it is
+confined by the server (what the token may open), not by the roots (``_server.store_path``).
 
 Tools: the document tools of :mod:`jupyter_jcli.mcp._workbench_tools`, the kernel tools of
 :mod:`jupyter_jcli.mcp._kernel_tools` and ``read_notebook_output``, the exact saved-output
@@ -28,9 +28,9 @@ Only JSON-RPC goes to stdout: the SDK's stdio transport points fd 1 at stderr wh
 kernels write their own stdout to stderr, logs go to stderr. Kernels are shared with
 ``j-cli`` through the registry (:func:`jupyter_jcli.workbench.shared_workbench`): a notebook's
 live kernel (``j-cli kernel start``) is joined, not duplicated, and the cells that ran on it
-are fresh for both. Every kernel the server started is shut down when it exits (kernels it
-joined keep running): when stdin closes, and on SIGTERM, SIGINT or SIGHUP (kernels first,
-then the signal's default action).
+are fresh for both. Every kernel the server started for a run is shut down when it exits
+(kernels it joined, and those ``start_kernel`` started, keep running): when stdin closes,
+and on SIGTERM, SIGINT or SIGHUP (kernels first, then the signal's default action).
 
 Over HTTP (``--transport streamable-http [--host H] [--port N] [--token-file PATH]``, see
 :mod:`jupyter_jcli.mcp._http`) the same tools and roots are served at ``/mcp`` behind a

@@ -51,7 +51,10 @@ notebook, and per-notebook execution logs from which each cell's status is compu
 - the notebooks' live kernels, outside any one workbench (what ``j-cli kernel`` runs):
   :func:`start_live_kernel`, :func:`list_live_kernels`, :func:`stop_live_kernels`,
   :func:`restart_live_kernel`, :func:`interrupt_live_kernel` (the registry's kernels, or a
-  Jupyter Server's sessions), each kernel as JSON by :func:`kernel_dict`;
+  Jupyter Server's sessions), each kernel as JSON by :func:`kernel_dict`; and as a
+  long-lived workbench offers them (``jupyter-mcp``): :func:`list_workbench_kernels`,
+  :func:`start_workbench_kernel`, :func:`stop_workbench_kernels` (a stop lets the
+  workbench's own handle on the kernel go; local kernels confined to given roots);
 - ``inspect_variable`` -> :class:`VariableOutcome` (``VARIABLE_NOT_FOUND``,
   ``KERNEL_NOT_RUNNING``); ``list_variables`` -> :class:`VariablesOutcome` (every user
   variable, bounded; ``KERNEL_NOT_RUNNING``);
@@ -178,6 +181,11 @@ if TYPE_CHECKING:
     from jupyter_jcli.workbench._summarize import CellSummary, SummarizeOutcome, summarize_cells
     from jupyter_jcli.workbench._variables import VariablesOutcome
     from jupyter_jcli.workbench._with_parents import BatchWithParents, run_cells_with_parents
+    from jupyter_jcli.workbench._workbench_kernels import (
+        list_workbench_kernels,
+        start_workbench_kernel,
+        stop_workbench_kernels,
+    )
 
 
 _PUBLIC = {
@@ -217,6 +225,7 @@ _PUBLIC = {
     "_status_views": "SessionCellOverview SessionOverview SessionReadCell SessionReadCellsResult",
     "_summarize": "CellSummary SummarizeOutcome summarize_cells",
     "_variables": "VariablesOutcome",
+    "_workbench_kernels": "list_workbench_kernels start_workbench_kernel stop_workbench_kernels",
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562),
 so importing the package costs nothing and a command loads only the operations it uses."""

@@ -80,9 +80,9 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
 
 
 def session_dict(session: ServerSession) -> dict[str, Any]:
-    """A server kernel with the keys of :func:`entry_dict` (those the server does not know
-    are ``None``: ``pid``, ``epoch``, ``started``), plus ``session_id`` and ``connections``
-    (how many clients it has)."""
+    """A server kernel with the keys of :func:`entry_dict`, in its order (those the server
+    does not know are ``None``: ``pid``, ``epoch``, ``started``, ``started_command``), plus
+    ``session_id`` and ``connections`` (how many clients it has)."""
     return {
         "notebook_path": str(session.notebook_path),
         "kernelspec": session.kernelspec,
@@ -93,8 +93,10 @@ def session_dict(session: ServerSession) -> dict[str, Any]:
         "idle_since": session.last_activity if session.state != "busy" else None,
         "idle_timeout_s": None,
         "started_by": f"server session {session.name or session.session_id}",
+        "started_command": None,
         "users": [],
         "running_cell": None,
+        "busy_gone": False,
         "keep": True,
         "transport": "server",
         "connection_file": None,
