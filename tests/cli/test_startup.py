@@ -98,6 +98,7 @@ EXEC_NEEDS_NONE_OF = (
     "jupyter_jcli.runs._retention",  # retention: only after a saved run
     "jupyter_jcli.kernels._server",  # the Jupyter Server backend: only with --server-url
     "jupyter_jcli.kernels._server_http",
+    "jupyter_jcli.server._http",
     "jupyter_jcli.kernels._server_ws",
     "jupyter_jcli.notebook._commit",  # the write machinery: exec never writes the notebook
     "jupyter_jcli.notebook.snapshots",

@@ -15,8 +15,8 @@ import pytest
 
 from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
 from jupyter_jcli.kernels import ServerConfig, server_config
-from jupyter_jcli.kernels._server_config import kernel_username
 from jupyter_jcli.kernels._server_http import ServerApi
+from jupyter_jcli.server import kernel_username
 
 pytestmark = pytest.mark.anyio
 

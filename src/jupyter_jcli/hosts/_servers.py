@@ -52,7 +52,7 @@ _SCRIPT_OF = {READONLY_SERVER: READONLY_SCRIPT, WORKBENCH_SERVER: WORKBENCH_SCRI
 
 TOKEN_ENV = "JUPYTER_JCLI_SERVER_TOKEN"
 """The variable ``jupyter-mcp`` reads the Jupyter Server's token from (as
-:data:`jupyter_jcli.kernels.SERVER_TOKEN_ENV`)."""
+:data:`jupyter_jcli.server.SERVER_TOKEN_ENV`)."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class KernelServer:
         Raises:
             UsageError: ``USAGE_ERROR`` for a URL that is not ``http(s)://host[/prefix]``.
         """
-        from jupyter_jcli.kernels import server_config
+        from jupyter_jcli.server import server_config
 
         config = server_config(url, None, root, environ={})
         assert config is not None  # a URL was given

@@ -17,7 +17,8 @@
   :class:`ServerBackend`, a kernel of a Jupyter Server (JupyterLab, JupyterHub, Kernel or
   Enterprise Gateway) over REST and its WebSocket, joining the session a person has open for
   the notebook (:class:`KernelOrigin` ``attached``); :func:`backend_factory` picks one for a
-  :class:`ServerConfig` (:func:`server_config`: options and ``JUPYTER_JCLI_SERVER_*``).
+  :class:`ServerConfig` (:func:`server_config`: options and ``JUPYTER_JCLI_SERVER_*``; both
+  are :mod:`jupyter_jcli.server`'s, the Jupyter Server client, named here too).
   Any backend factory fits, so tests run everything above the backend on a fake one
   without a kernel process (``tests/kernel_fakes``): ``KernelPool(backend_factory=...)``.
 - :class:`KernelRecords`: what the processes of ours on one kernel share (runs, changes,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
         InPlaceRestart,
         KernelBackend,
         KernelspecCatalogue,
+        backend_factory,
     )
     from jupyter_jcli.kernels._busy import (
         busy_facts,
@@ -93,15 +95,6 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._registry_kernel import RegistryKernel, RegistryKernelPool
     from jupyter_jcli.kernels._results import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
-    from jupyter_jcli.kernels._server_config import (
-        SERVER_ROOT_ENV,
-        SERVER_TOKEN_ENV,
-        SERVER_URL_ENV,
-        ServerConfig,
-        backend_factory,
-        server_config,
-        server_root,
-    )
     from jupyter_jcli.kernels._server_ledger import ServerLedger
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
@@ -134,10 +127,18 @@ if TYPE_CHECKING:
         Output,
         OutputCallback,
     )
+    from jupyter_jcli.server import (
+        SERVER_ROOT_ENV,
+        SERVER_TOKEN_ENV,
+        SERVER_URL_ENV,
+        ServerConfig,
+        server_config,
+        server_root,
+    )
 
 
 _PUBLIC = {
-    "_backend": "BackendFactory InPlaceRestart KernelBackend KernelspecCatalogue",
+    "_backend": "BackendFactory InPlaceRestart KernelBackend KernelspecCatalogue backend_factory",
     "_results": "EvaluationResult ExpressionValue",
     "_config": (
         "DEFAULT_BUSY_WAIT DEFAULT_EXECUTE_TIMEOUT DEFAULT_KERNELSPEC DEFAULT_STARTUP_TIMEOUT "
@@ -154,10 +155,6 @@ _PUBLIC = {
         "idle_timeout process_name registry_dir"
     ),
     "_server": "KERNEL_WORKING_DIR ServerBackend",
-    "_server_config": (
-        "SERVER_ROOT_ENV SERVER_TOKEN_ENV SERVER_URL_ENV ServerConfig backend_factory "
-        "server_config server_root"
-    ),
     "_server_ledger": "ServerLedger",
     "_server_sessions": (
         "ServerSession interrupt_session notebook_session notebook_sessions "
@@ -171,6 +168,10 @@ _PUBLIC = {
     "_types": (
         "AskedStop DisplayUpdate ExecutionResult ExecutionStatus InterruptReason KernelInfo "
         "KernelMessage KernelOrigin KernelState MessageCallback Output OutputCallback"
+    ),
+    # Where a server is: jupyter_jcli.server's, named here too for the kernel layer's callers.
+    "jupyter_jcli.server": (
+        "SERVER_ROOT_ENV SERVER_TOKEN_ENV SERVER_URL_ENV ServerConfig server_config server_root"
     ),
 }
 """Per submodule, the public names it gives; each is imported on first access (PEP 562), so

@@ -30,13 +30,23 @@ A server backend's calls may also raise ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FA
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from jupyter_jcli.kernels._types import KernelMessage, KernelOrigin
 
-__all__ = ["BackendFactory", "InPlaceRestart", "KernelBackend", "KernelspecCatalogue"]
+if TYPE_CHECKING:
+    from jupyter_jcli.server import ServerConfig
+
+__all__ = [
+    "BackendFactory",
+    "InPlaceRestart",
+    "KernelBackend",
+    "KernelspecCatalogue",
+    "backend_factory",
+]
 
 
 @runtime_checkable
@@ -157,3 +167,16 @@ class KernelspecCatalogue(Protocol):
 
 BackendFactory = Callable[[], KernelBackend]
 """Makes a fresh, unstarted backend (one per kernel life)."""
+
+
+def backend_factory(server: ServerConfig | None) -> BackendFactory:
+    """The backend factory for ``server``: :class:`~jupyter_jcli.kernels.LocalBackend` for
+    ``None`` (local kernels), else one :class:`~jupyter_jcli.kernels.ServerBackend` of that
+    server per kernel life. Nothing is contacted until a kernel starts."""
+    if server is None:
+        from jupyter_jcli.kernels._local import LocalBackend
+
+        return LocalBackend
+    from jupyter_jcli.kernels._server import ServerBackend
+
+    return functools.partial(ServerBackend, server)

@@ -41,28 +41,27 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._channels import ExecuteRequests
-from jupyter_jcli.kernels._server_config import (
-    ServerConfig,
-    kernel_username,
-    server_path,
-    server_root,
-)
 from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
-    CONNECT_TIMEOUT,
     ServerApi,
-    auth_headers,
     kernel_path,
     named_id,
     no_sessions,
-    server_errors,
     session_body,
-    ssl_context,
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
 from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
+from jupyter_jcli.server import (
+    CONNECT_TIMEOUT,
+    ServerConfig,
+    kernel_username,
+    server_errors,
+    server_path,
+    server_root,
+    websocket_options,
+)
 
 if TYPE_CHECKING:
     from websockets.asyncio.client import ClientConnection
@@ -219,7 +218,11 @@ class ServerBackend(ExecuteRequests):
         self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
     ) -> None:
         sessions = await api.sessions()
-        path = None if sessions is None else server_path(notebook_path, server_root(self.config))
+        path = (
+            None
+            if sessions is None
+            else server_path(notebook_path, server_root(self.config), error=KernelError)
+        )
         for session in sessions or ():
             kernel = session.get("kernel")
             if session.get("path") == path and isinstance(kernel, dict) and kernel.get("id"):
@@ -266,13 +269,11 @@ class ServerBackend(ExecuteRequests):
 
         assert self._kernel_id is not None
         url = _ws_url(self.config.url, self._kernel_id, session)
-        secure = url.startswith("wss:")
-        with server_errors("opening the kernel's WebSocket", self.config.url):
+        with server_errors("opening the kernel's WebSocket", self.config.url, error=KernelError):
             return await connect(
                 url,
-                additional_headers=auth_headers(self.config),
+                **websocket_options(self.config, url),
                 subprotocols=[Subprotocol(p) for p in self._protocols] or None,
-                ssl=ssl_context(self.config.verify) if secure else None,
                 open_timeout=self._handshake_timeout,
                 max_size=MAX_MESSAGE_BYTES,
             )

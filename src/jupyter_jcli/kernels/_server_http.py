@@ -1,20 +1,9 @@
-"""The Jupyter Server REST API, and the server backend's one error boundary.
+"""The kernel layer's REST calls of a Jupyter Server (kernelspecs, sessions, kernels), on
+the one client of :mod:`jupyter_jcli.server` (its error boundary, raising
+:class:`KernelError`).
 
-REST paths (https://jupyter-server.readthedocs.io/en/latest/developers/rest-api.html) are
-joined to the configured base URL (its path prefix kept, e.g. JupyterHub's ``/user/NAME/``).
-The token goes in the ``Authorization: token ...`` header, never in a URL, so no error detail
-can carry it.
-
-:func:`server_errors` is the boundary: whatever ``httpx``, ``websockets``, the socket or TLS
-layer raises while talking to the server leaves as a :class:`KernelError` chained ``from``
-the original::
-
-    connection refused, DNS, TLS, timeout, lost connection   -> SERVER_UNREACHABLE
-    HTTP 401 / 403 (REST or the WebSocket handshake)          -> SERVER_AUTH_FAILED
-    any other unexpected status or document                  -> SERVER_ERROR
-
-:func:`start_refusals` narrows it for the request that starts a kernel, made after the token
-was accepted: an error status there is the server refusing that kernel
+:func:`start_refusals` narrows the boundary for the request that starts a kernel, made after
+the token was accepted: an error status there is the server refusing that kernel
 (``KERNEL_START_REFUSED``, with the server's reason), as Enterprise Gateway does (HTTP 403)
 for a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` or missing from a non-empty
 ``EG_AUTHORIZED_USERS``, or over a kernel limit.
@@ -22,88 +11,22 @@ for a ``KERNEL_USERNAME`` in ``EG_UNAUTHORIZED_USERS`` or missing from a non-emp
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit
+from typing import Any, ClassVar
+from urllib.parse import quote
 
-from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._server_config import ServerConfig
-
-if TYPE_CHECKING:
-    import httpx
+from jupyter_jcli.errors import ErrorCode, JcliError, KernelError
+from jupyter_jcli.server import ServerClient
 
 __all__ = [
-    "CONNECT_TIMEOUT",
-    "REQUEST_TIMEOUT",
     "ServerApi",
-    "auth_headers",
     "kernel_path",
     "named_id",
     "no_sessions",
-    "server_errors",
     "session_body",
-    "ssl_context",
     "start_refusals",
 ]
-
-REQUEST_TIMEOUT = 30.0
-"""Seconds one REST request may take (reading the answer included); starting and restarting
-a kernel are bounded by the caller's startup timeout instead."""
-CONNECT_TIMEOUT = 10.0
-"""Seconds to open a TCP (and TLS) connection to the server."""
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _status_error(status: int, path: str, doing: str, said: str | None) -> KernelError:
-    details: dict[str, Any] = {"status": status, "path": path}
-    if said:
-        details["reason"] = said
-    if status in (401, 403):
-        return KernelError(
-            ErrorCode.SERVER_AUTH_FAILED,
-            f"{doing}: the Jupyter Server refused the token (HTTP {status}); pass the "
-            "server's token with --token or JUPYTER_JCLI_SERVER_TOKEN",
-            details,
-        )
-    return KernelError(
-        ErrorCode.SERVER_ERROR,
-        f"{doing}: the Jupyter Server answered HTTP {status} for {path}"
-        + (f" ({said})" if said else ""),
-        details,
-    )
-
-
-@contextmanager
-def server_errors(doing: str, server_url: str) -> Iterator[None]:
-    """The server backend's one error boundary (see the module docstring).
-
-    :class:`KernelError` passes unchanged; details name ``server_url`` and ``reason`` (the
-    HTTP status and URL path for a refused WebSocket handshake).
-    """
-    import httpx
-    from websockets.exceptions import InvalidStatus, WebSocketException
-
-    try:
-        yield
-    except KernelError:
-        raise
-    except InvalidStatus as exc:
-        status = exc.response.status_code
-        raise _status_error(status, "(websocket)", doing, None) from exc
-    except (httpx.TransportError, WebSocketException, OSError, TimeoutError) as exc:
-        reason = "timed out" if isinstance(exc, (TimeoutError, httpx.TimeoutException)) else None
-        reason = reason or _reason(exc)
-        raise KernelError(
-            ErrorCode.SERVER_UNREACHABLE,
-            f"{doing}: the Jupyter Server at {server_url} could not be reached ({reason})",
-            {"server_url": server_url, "reason": reason},
-        ) from exc
 
 
 @contextmanager
@@ -145,99 +68,14 @@ def start_refusals(doing: str, server_url: str, kernel_username: str | None) -> 
         ) from exc
 
 
-def ssl_context(verify: bool | str) -> ssl.SSLContext:
-    """The TLS context for ``ServerConfig.verify``: the system's CAs (``True``), a CA bundle
-    file (a path), or no verification (``False``)."""
-    if verify is False:
-        context = ssl.create_default_context()
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        return context
-    if isinstance(verify, str):
-        return ssl.create_default_context(cafile=verify)
-    return ssl.create_default_context()
-
-
-def auth_headers(config: ServerConfig) -> dict[str, str]:
-    """``Authorization: token ...`` when the config has a token, else nothing."""
-    return {} if config.token is None else {"Authorization": f"token {config.token}"}
-
-
-class ServerApi:
-    """The REST calls of one Jupyter Server (one ``httpx.AsyncClient``, bounded timeouts).
-
-    Every method raises :class:`KernelError` (``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
-    ``SERVER_ERROR``) through :func:`server_errors`. Close it with :meth:`aclose`.
+class ServerApi(ServerClient):
+    """The kernel layer's REST calls of one Jupyter Server (a
+    :class:`~jupyter_jcli.server.ServerClient` raising :class:`KernelError`:
+    ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``). Close it with
+    :meth:`aclose`.
     """
 
-    def __init__(self, config: ServerConfig) -> None:
-        import httpx
-
-        self.config = config
-        self._client = httpx.AsyncClient(
-            base_url=config.url,
-            headers=auth_headers(config),
-            timeout=httpx.Timeout(REQUEST_TIMEOUT, connect=CONNECT_TIMEOUT),
-            verify=ssl_context(config.verify),
-            follow_redirects=False,
-        )
-
-    async def aclose(self) -> None:
-        """Close the connection pool (never raises)."""
-        try:
-            await self._client.aclose()
-        except Exception:  # closing a pool whose server went away must not fail a shutdown
-            return
-
-    async def __aenter__(self) -> ServerApi:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    async def request(
-        self,
-        method: str,
-        path: str,
-        doing: str,
-        *,
-        body: Mapping[str, Any] | None = None,
-        timeout: float | None = None,
-        missing_ok: bool = False,
-    ) -> Any:
-        """One REST call: the decoded JSON answer (``None`` for an empty one, or for 404 when
-        ``missing_ok``).
-
-        Raises:
-            KernelError: as the class says; ``SERVER_ERROR`` details ``status``, ``path``,
-                ``reason`` (the server's own message, when it gave one).
-        """
-        import httpx
-
-        limit = httpx.Timeout(timeout, connect=CONNECT_TIMEOUT) if timeout else None
-        with server_errors(doing, self.config.url):
-            response = await self._client.request(
-                method,
-                path,
-                json=body,
-                timeout=limit if limit is not None else httpx.USE_CLIENT_DEFAULT,
-            )
-            if response.status_code == 404 and missing_ok:
-                return None
-            if response.status_code >= 400:
-                raise _status_error(
-                    response.status_code, urlsplit(str(response.url)).path, doing, _said(response)
-                )
-            if not response.content:
-                return None
-            try:
-                return response.json()
-            except ValueError as exc:
-                raise KernelError(
-                    ErrorCode.SERVER_ERROR,
-                    f"{doing}: the Jupyter Server answered with a document that is not JSON",
-                    {"status": response.status_code, "path": urlsplit(str(response.url)).path},
-                ) from exc
+    error: ClassVar[type[JcliError]] = KernelError
 
     async def kernelspecs(self) -> list[str]:
         """The kernelspec names the server can start, sorted."""
@@ -365,22 +203,3 @@ def named_id(model: object, doing: str) -> str:
             {"reason": "no kernel id"},
         )
     return ident
-
-
-def _said(response: httpx.Response) -> str | None:
-    """The server's own explanation of an error status (``message`` or ``reason`` of its JSON
-    error document, and the last line of its ``traceback`` when it sends one, as Enterprise
-    Gateway does for an unexpected exception), cut to 300 characters."""
-    try:
-        document = response.json()
-    except ValueError:
-        return None
-    if not isinstance(document, dict):
-        return None
-    said = str(document.get("message") or document.get("reason") or "")
-    trace = document.get("traceback")
-    last = (
-        trace.strip().splitlines()[-1].strip() if isinstance(trace, str) and trace.strip() else ""
-    )
-    said = f"{said} ({last})" if said and last else said or last
-    return said[:300] or None

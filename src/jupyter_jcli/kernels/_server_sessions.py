@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._server_config import ServerConfig, server_path, server_root
 from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions, session_body
 from jupyter_jcli.kernels._server_ledger import ServerLedger
+from jupyter_jcli.server import ServerConfig, server_path, server_root
 
 __all__ = [
     "ServerSession",
@@ -109,7 +109,7 @@ async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerS
     Raises:
         KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
     """
-    path = server_path(notebook_path, server_root(config))
+    path = server_path(notebook_path, server_root(config), error=KernelError)
     return next((s for s in await notebook_sessions(config) if s.path == path), None)
 
 
@@ -128,7 +128,7 @@ async def start_session(
             (the server answered the start with an error), the codes of
             :func:`notebook_session`.
     """
-    path = server_path(notebook_path, server_root(config))
+    path = server_path(notebook_path, server_root(config), error=KernelError)
     async with ServerApi(config) as api:
         models = await api.sessions()
         if models is None:

@@ -1,4 +1,5 @@
-"""The collaboration protocol's edges, for ``_collab_room``: the session request's URL, how a
+"""The collaboration protocol's edges, for ``_collab_room`` and the store choice's probe: the
+session request (its path, its body, the handler's "no such file" answer), how a
 room refuses us (close codes and the session handler's answers, as jupyter-server-ydoc 3 and
 JupyterLab's ``WebSocketProvider`` read them), and the jupyter-ydoc schema check of a room's
 document."""
@@ -16,23 +17,43 @@ if TYPE_CHECKING:
     from jupyter_jcli.notebook._collab_room import Room
 
 __all__ = [
+    "SESSION_REQUEST",
     "RoomError",
     "check_schema",
     "expected_schema",
+    "file_missing",
     "no_collaboration",
     "refusal",
-    "session_url",
+    "session_path",
     "unreachable",
 ]
+
+SESSION_REQUEST = {"format": "json", "type": "notebook"}
+"""The body of jupyter-collaboration's session request (``PUT``) for a notebook."""
 
 
 class RoomError(NotebookError):
     """The room could not be reached or refused us (a ``NotebookError`` with a code)."""
 
 
-def session_url(base_url: str, path: str) -> str:
-    """The session request URL of the notebook at server path ``path``."""
-    return f"{base_url.rstrip('/')}/api/collaboration/session/{quote(path)}"
+def session_path(path: str) -> str:
+    """The session request's REST path (under the server's base URL) of the notebook at
+    server path ``path``."""
+    return f"api/collaboration/session/{quote(path.lstrip('/'))}"
+
+
+def file_missing(status: int, body: bytes) -> bool:
+    """Whether a session request's answer is the collaboration handler's own 404 (a JSON
+    ``message``: the file does not exist), not the server's page for an unknown route."""
+    try:
+        document = json.loads(body) if status == 404 else None
+    except ValueError:
+        return False
+    return (
+        isinstance(document, dict)
+        and "fileId" not in document
+        and "does not exist" in str(document.get("message", ""))
+    )
 
 
 def refusal(room: Room, code: int, reason: str) -> None:

@@ -6,7 +6,8 @@ The protocol, as jupyter-server-ydoc 3 and JupyterLab's ``WebSocketProvider`` sp
    "notebook"}`` answers ``fileId`` and ``sessionId`` (404: no such file; any other refusal
    of the route: no collaboration on that server).
 2. The WebSocket ``<base>/api/collaboration/room/json:notebook:<fileId>?sessionId=<id>``
-   (the token as ``Authorization: token ...``) carries y-protocols messages: the server sends
+   (the token and TLS of :mod:`jupyter_jcli.server`, as every request to the server)
+   carries y-protocols messages: the server sends
    its SYNC_STEP1 (state vector), we answer SYNC_STEP2 (what it lacks) and send our own
    SYNC_STEP1, whose SYNC_STEP2 answer brings the room's document; then SYNC_UPDATE both
    ways. Close code 1003 with a JSON reason (``version_mismatch``, ``unknown_session``,
@@ -38,11 +39,13 @@ from urllib.parse import urlencode
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._collab_protocol import (
+    SESSION_REQUEST,
     RoomError,
     check_schema,
+    file_missing,
     no_collaboration,
     refusal,
-    session_url,
+    session_path,
     unreachable,
 )
 
@@ -105,9 +108,11 @@ class Room:
     def __init__(
         self, loop: LoopThread, base_url: str, token: str | None, path: str, timeout: float
     ) -> None:
+        from jupyter_jcli.server import ServerConfig
+
         self.loop = loop
         self.base_url = base_url.rstrip("/") + "/"
-        self.token = token
+        self.server = ServerConfig(self.base_url, token)
         self.path = path
         self.timeout = timeout
         self.lock = threading.RLock()
@@ -291,34 +296,32 @@ class Room:
                 await asyncio.sleep(_RECONNECT_PAUSE)
 
     async def _session(self) -> dict[str, Any]:
+        """The room's session (jupyter-collaboration's ``fileId`` and ``sessionId``).
+
+        Raises:
+            NotebookError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED`` (the boundary of
+                :mod:`jupyter_jcli.server`), ``FILE_NOT_FOUND``, ``COLLAB_UNAVAILABLE``.
+        """
         import httpx
 
-        headers = {"Authorization": f"token {self.token}"} if self.token else {}
-        try:
-            async with httpx.AsyncClient(timeout=self.timeout, headers=headers) as client:
-                answer = await client.put(
-                    session_url(self.base_url, self.path),
-                    json={"format": "json", "type": "notebook"},
-                )
-        except httpx.HTTPError as err:
-            raise unreachable(self, f"{type(err).__name__}: {err}") from err
+        from jupyter_jcli.server import client_options, server_errors, status_error
+
+        doing = f"asking for the room of {self.path}"
+        where = {"path": self.path}
+        with server_errors(doing, self.base_url, error=RoomError, details=where):
+            async with httpx.AsyncClient(**client_options(self.server, self.timeout)) as client:
+                answer = await client.put(session_path(self.path), json=SESSION_REQUEST)
         if answer.status_code in (401, 403):
+            raise status_error(answer.status_code, self.path, doing, error=RoomError)
+        if file_missing(answer.status_code, answer.content):
             raise RoomError(
-                ErrorCode.SERVER_AUTH_FAILED,
-                f"The Jupyter Server at {self.base_url} refused the token.",
-                {"url": self.base_url, "status": answer.status_code},
+                ErrorCode.FILE_NOT_FOUND,
+                f"No notebook {self.path} on the Jupyter Server at {self.base_url}.",
+                {"path": self.path, "url": self.base_url},
             )
         body: Any = None
         with contextlib.suppress(ValueError):
             body = answer.json()
-        if answer.status_code == 404 and isinstance(body, dict) and "fileId" not in body:
-            message = str(body.get("message", ""))
-            if "does not exist" in message:
-                raise RoomError(
-                    ErrorCode.FILE_NOT_FOUND,
-                    f"No notebook {self.path} on the Jupyter Server at {self.base_url}.",
-                    {"path": self.path, "url": self.base_url},
-                )
         if answer.status_code not in (200, 201) or not isinstance(body, dict):
             raise no_collaboration(self.base_url, answer.status_code)
         if "fileId" not in body or "sessionId" not in body:
@@ -338,9 +341,10 @@ class Room:
         room = f"json:notebook:{self.file_id}"
         url = self.base_url.replace("http", "ws", 1) + f"api/collaboration/room/{room}"
         url += "?" + urlencode({"sessionId": self.session_id})
-        headers = {"Authorization": f"token {self.token}"} if self.token else {}
+        from jupyter_jcli.server import websocket_options
+
         async with connect(
-            url, additional_headers=headers, max_size=None, open_timeout=self.timeout
+            url, **websocket_options(self.server, url), max_size=None, open_timeout=self.timeout
         ) as socket:
             queue: asyncio.Queue[bytes] = asyncio.Queue()
             self._socket, self._queue = socket, queue

@@ -236,24 +236,22 @@ class CollabStore:
         """
         import httpx
 
+        from jupyter_jcli.server import ServerConfig, client_options, server_errors
+
         path = self._path(ref)
-        url = f"{self.base_url}api/contents/{_quote(path)}"
-        headers = {"Authorization": f"token {self.token}"} if self.token else {}
-        try:
-            with httpx.Client(timeout=self.timeout, headers=headers) as client:
-                if client.get(url, params={"content": "0"}).status_code == 200:
-                    raise NotebookError(
-                        ErrorCode.FILE_EXISTS, f"{ref} already exists.", {"path": str(ref)}
-                    )
-                answer = client.put(
-                    url, json={"type": "notebook", "format": "json", "content": notebook}
+        url = f"api/contents/{_quote(path)}"
+        server = ServerConfig(self.base_url, self.token)
+        with (
+            server_errors(f"creating {path}", self.base_url, error=NotebookError),
+            httpx.Client(**client_options(server, self.timeout)) as client,
+        ):
+            if client.get(url, params={"content": "0"}).status_code == 200:
+                raise NotebookError(
+                    ErrorCode.FILE_EXISTS, f"{ref} already exists.", {"path": str(ref)}
                 )
-        except httpx.HTTPError as err:
-            raise NotebookError(
-                ErrorCode.SERVER_UNREACHABLE,
-                f"The Jupyter Server at {self.base_url} could not be reached: {err}.",
-                {"url": self.base_url},
-            ) from err
+            answer = client.put(
+                url, json={"type": "notebook", "format": "json", "content": notebook}
+            )
         if answer.status_code not in (200, 201):
             raise NotebookError(
                 ErrorCode.NOTEBOOK_WRITE_FAILED,

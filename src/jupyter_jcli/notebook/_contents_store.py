@@ -56,7 +56,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
@@ -72,9 +72,6 @@ from jupyter_jcli.notebook.store import (
     apply_ops,
     stale_version_error,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["ContentsStore", "ContentsVersion"]
 
@@ -118,17 +115,13 @@ class ContentsStore:
     ) -> None:
         import httpx
 
+        from jupyter_jcli.server import ServerConfig, client_options
+
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         self._timeout = timeout
         self._base_dir = base_dir
-        headers = {} if token is None else {"Authorization": f"token {token}"}
-        if isinstance(verify, str):
-            import ssl
-
-            verify = ssl.create_default_context(cafile=verify)  # type: ignore[assignment]
-        self._client = httpx.Client(
-            headers=headers, timeout=httpx.Timeout(timeout), verify=verify, follow_redirects=False
-        )
+        self.server = ServerConfig(self.base_url, token, verify=verify)
+        self._client = httpx.Client(**client_options(self.server, timeout))
         self._last: dict[str, tuple[Version, bytes]] = {}
         """Per ref key, the version and the answer of its last read: the base of a commit at
         that version (parsed again, so no caller's change to a read can reach the server)."""
@@ -350,56 +343,47 @@ class ContentsStore:
         body: bytes | None = None,
         missing_ok: bool = False,
     ) -> bytes:
-        """One request, its answer's body (``b""`` for a 404 with ``missing_ok``)."""
+        """One request, its answer's body (``b""`` for a 404 with ``missing_ok``), through the
+        one error boundary of :mod:`jupyter_jcli.server`."""
         import httpx
 
-        url = self.base_url + "api/contents/" + quote(path, safe="/")
+        from jupyter_jcli.server import server_errors, status_error
+
+        doing, where = f"{method} {path}", {"path": path, "server_url": self.base_url}
         deadline = time.monotonic() + self._timeout
         headers = {"Content-Type": "application/json"} if body is not None else None
-        try:
-            with self._client.stream(
-                method, url, params=params, content=body, headers=headers
-            ) as response:
-                raw = bytearray()
-                for chunk in response.iter_bytes():
-                    raw += chunk
-                    if len(raw) > MAX_NOTEBOOK_BYTES:
-                        raise NotebookError(
-                            ErrorCode.NOTEBOOK_READ_FAILED,
-                            f"{path}'s answer from {self.base_url} is over "
-                            f"{MAX_NOTEBOOK_BYTES} bytes.",
-                            {"path": path, "reason": "too_large", "limit": MAX_NOTEBOOK_BYTES},
-                        )
-                    if time.monotonic() > deadline:
-                        raise httpx.ReadTimeout("the answer took too long")
-                status = response.status_code
-        except (httpx.TransportError, OSError) as err:
-            reason = "timed out" if isinstance(err, httpx.TimeoutException) else str(err)
-            raise NotebookError(
-                ErrorCode.SERVER_UNREACHABLE,
-                f"{method} {path}: the Jupyter Server at {self.base_url} could not be reached "
-                f"({reason or type(err).__name__}).",
-                {"path": path, "server_url": self.base_url, "reason": reason},
-            ) from err
+        with (
+            server_errors(doing, self.base_url, error=NotebookError, details=where),
+            self._client.stream(
+                method,
+                "api/contents/" + quote(path, safe="/"),
+                params=params,
+                content=body,
+                headers=headers,
+            ) as response,
+        ):
+            raw = bytearray()
+            for chunk in response.iter_bytes():
+                raw += chunk
+                if len(raw) > MAX_NOTEBOOK_BYTES:
+                    raise NotebookError(
+                        ErrorCode.NOTEBOOK_READ_FAILED,
+                        f"{path}'s answer from {self.base_url} is over {MAX_NOTEBOOK_BYTES} bytes.",
+                        {"path": path, "reason": "too_large", "limit": MAX_NOTEBOOK_BYTES},
+                    )
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout("the answer took too long")
+            status = response.status_code
         if status == 404 and missing_ok:
             return b""
-        said = _message(bytes(raw))
         if status == 404:
             raise NotebookError(
                 ErrorCode.FILE_NOT_FOUND,
                 f"No notebook {path} on the server at {self.base_url}.",
-                {"path": path, "server_url": self.base_url},
-            )
-        if status in (401, 403):
-            raise NotebookError(
-                ErrorCode.SERVER_AUTH_FAILED,
-                f"{method} {path}: the server at {self.base_url} refused the token (HTTP "
-                f"{status}); pass its token (for a JupyterHub user server, a Hub API token "
-                "of that user).",
-                {"path": path, "status": status, "server_url": self.base_url},
+                where,
             )
         if not 200 <= status < 300:
-            raise _server_error(path, status, said)
+            raise status_error(status, path, doing, bytes(raw), error=NotebookError, details=where)
         return bytes(raw)
 
 
@@ -408,15 +392,6 @@ def _json(raw: bytes, path: str) -> Any:
         return json.loads(raw)
     except ValueError:
         raise _server_error(path, 200, "the answer is not JSON") from None
-
-
-def _message(raw: bytes) -> str | None:
-    """The ``message`` of a Jupyter Server error answer (at most 300 characters)."""
-    try:
-        said = json.loads(raw).get("message")
-    except (ValueError, AttributeError):
-        return None
-    return str(said)[:300] if said else None
 
 
 def _server_error(path: str, status: int, said: str | None) -> NotebookError:

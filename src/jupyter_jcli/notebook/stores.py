@@ -35,9 +35,8 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
+from jupyter_jcli.errors import JcliError, UsageError
 
 if TYPE_CHECKING:
     from jupyter_jcli.notebook.store import NotebookRef, NotebookStore
@@ -107,38 +106,22 @@ def collab_available(
             return _probed[base]
     import httpx
 
-    headers = {"Authorization": f"token {token}"} if token else {}
-    url = f"{base}/api/collaboration/session/{quote(path.lstrip('/'))}"
+    from jupyter_jcli.notebook._collab_protocol import SESSION_REQUEST, file_missing, session_path
+    from jupyter_jcli.server import ServerConfig, client_options, status_error
+
     try:
-        response = httpx.put(
-            url,
-            json={"format": "json", "type": "notebook"},
-            headers=headers,
-            timeout=timeout,
-        )
+        with httpx.Client(**client_options(ServerConfig(base + "/", token), timeout)) as client:
+            response = client.put(session_path(path), json=SESSION_REQUEST)
     except httpx.HTTPError:
         return False  # no answer: not known to collaborate (not kept; the kernel or the
         # contents store reports the server unreachable with its own code)
     if response.status_code in (401, 403):
-        raise JcliError(
-            ErrorCode.SERVER_AUTH_FAILED,
-            f"the Jupyter Server at {server_url} refused the token ({response.status_code})",
-            {"server_url": server_url, "status": response.status_code},
-        )
-    answered = response.is_success or (response.status_code == 404 and _file_missing(response))
+        doing = "asking whether the server has real-time collaboration"
+        raise status_error(response.status_code, path, doing, details={"server_url": server_url})
+    answered = response.is_success or file_missing(response.status_code, response.content)
     with _probe_lock:
         _probed[base] = answered
     return answered
-
-
-def _file_missing(response: Any) -> bool:
-    """The collaboration handler's own 404 (a JSON ``message``: the file does not exist),
-    not the server's page for an unknown route."""
-    try:
-        body = response.json()
-    except ValueError:
-        return False
-    return isinstance(body, dict) and "does not exist" in str(body.get("message", ""))
 
 
 def resolve_ref(
@@ -165,19 +148,12 @@ def resolve_ref(
         return NotebookRef.local(text)
     if store.kind not in SERVER_STORES:
         return NotebookRef(store.kind, text)
+    from jupyter_jcli.server import server_path
+
     root = Path(os.path.abspath(server_root if server_root is not None else os.getcwd()))
-    absolute = Path(os.path.abspath(text))
-    try:
-        relative = absolute.relative_to(root)
-    except ValueError:
-        raise JcliError(
-            ErrorCode.SERVER_PATH_OUTSIDE_ROOT,
-            f"{absolute} is not under the Jupyter Server's root {root}; name the notebook by "
-            "its path on the server, or the local folder of the server's root with --server-root",
-            {"notebook_path": str(absolute), "server_root": str(root)},
-        ) from None
+    path = server_path(text, root, resolve=False)  # the stores' rule: paths as written
     location = str(getattr(store, "base_url", "") or "")
-    return NotebookRef(store.kind, PurePosixPath(*relative.parts).as_posix(), location)
+    return NotebookRef(store.kind, path, location)
 
 
 class StoreChoice:
@@ -253,14 +229,10 @@ class StoreChoice:
         if not self.server_url:
             return "local"
         text = os.fspath(path_text)
-        absolute = Path(os.path.abspath(text))
-        try:
-            server_path = absolute.relative_to(self.path_root).as_posix()
-        except ValueError:
-            if absolute.exists():  # a file here, outside the server's root: no server path
-                return "local"
-            server_path = PurePosixPath(text).as_posix().lstrip("/")
-        if collab_available(self.server_url, server_path, self.token):
+        server_path = self._server_path(text)
+        if server_path is None and os.path.exists(text):
+            return "local"  # a file here, outside the server's root: no server path
+        if collab_available(self.server_url, server_path or _as_server_path(text), self.token):
             return "collab"
         if self.server_root is None and not os.path.exists(text):
             return "contents"
@@ -291,11 +263,9 @@ class StoreChoice:
                 "server_has_rooms"``).
         """
         assert self.server_url is not None
-        absolute = Path(os.path.abspath(text))
-        try:
-            server_path = absolute.relative_to(self.path_root).as_posix()
-        except ValueError:
-            server_path = PurePosixPath(text).as_posix().lstrip("/")
+        server_path = self._server_path(text)
+        if server_path is None:
+            server_path = _as_server_path(text)
         if collab_available(self.server_url, server_path, self.token):
             raise UsageError(
                 f"the Jupyter Server at {self.server_url} has real-time collaboration: a write "
@@ -303,6 +273,16 @@ class StoreChoice:
                 "lose what people type in it; use --store collab (or auto)",
                 {"option": "store", "value": "contents", "reason": "server_has_rooms"},
             )
+
+    def _server_path(self, text: str) -> str | None:
+        """The server path of local path ``text`` under :attr:`path_root` (the stores' rule:
+        :func:`jupyter_jcli.server.server_path`, paths as written); ``None`` outside it."""
+        from jupyter_jcli.server import server_path
+
+        try:
+            return server_path(text, self.path_root, resolve=False)
+        except JcliError:
+            return None
 
     def store_of(self, ref: NotebookRef) -> NotebookStore | None:
         """The store of this choice that holds ``ref`` (``None``: a local ref, or a kind
@@ -333,6 +313,11 @@ class StoreChoice:
             return ref.local_path
         base = self.path_root if ref.store in SERVER_STORES else Path(os.getcwd())
         return base.joinpath(*PurePosixPath(ref.path).parts)
+
+
+def _as_server_path(text: str) -> str:
+    """``text`` taken as a server path already (a notebook that is no file here)."""
+    return PurePosixPath(text).as_posix().lstrip("/")
 
 
 def _new_store(kind: str, server_url: str | None, token: str | None, timeout: float) -> Any:

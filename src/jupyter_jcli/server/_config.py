@@ -1,17 +1,15 @@
-"""Where a Jupyter Server is, how its root maps to this machine, and which kernel backend
-to use: local processes (the default) or that server.
+"""Where a Jupyter Server is, and how its root maps to this machine.
 
 :class:`ServerConfig` is where a Jupyter Server is and how to authenticate to it;
 :func:`server_config` builds one from command-line options and the environment
 (``JUPYTER_JCLI_SERVER_URL``, ``JUPYTER_JCLI_SERVER_TOKEN``, ``JUPYTER_JCLI_SERVER_ROOT``,
-``JUPYTER_JCLI_KERNEL_USERNAME``);
-:func:`backend_factory` gives the :data:`~jupyter_jcli.kernels.BackendFactory` for a config
-(``None``: :class:`~jupyter_jcli.kernels.LocalBackend`).
+``JUPYTER_JCLI_KERNEL_USERNAME``).
 
 Local notebook paths map to server paths through the server's root folder
-(:func:`server_root`, :func:`server_path`). A server names a notebook by its path relative
-to its root (``root_dir``), with ``/`` separators: that is the ``path`` of its sessions. The
-root on this machine is, in order: ``ServerConfig.server_root`` (``--server-root``,
+(:func:`server_root`, :func:`server_path`: the one rule, for kernels and notebook stores). A
+server names a notebook by its path relative to its root (``root_dir``), with ``/``
+separators: that is the ``path`` of its sessions and of its contents API. The root on this
+machine is, in order: ``ServerConfig.server_root`` (``--server-root``,
 ``JUPYTER_JCLI_SERVER_ROOT``); the ``root_dir`` the server itself reports when it runs on
 this machine (Jupyter Server writes it, with its URL, in ``jpserver-<pid>.json`` under the
 Jupyter runtime folder; the REST API does not expose it); else the current working
@@ -20,7 +18,6 @@ directory.
 
 from __future__ import annotations
 
-import functools
 import getpass
 import json
 import os
@@ -31,9 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from jupyter_jcli.errors import ErrorCode, KernelError, UsageError
-from jupyter_jcli.kernels._backend import BackendFactory
-from jupyter_jcli.kernels._entry import pid_alive
+from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 
 __all__ = [
     "KERNEL_USERNAME_ENV",
@@ -41,9 +36,9 @@ __all__ = [
     "SERVER_TOKEN_ENV",
     "SERVER_URL_ENV",
     "ServerConfig",
-    "backend_factory",
     "kernel_username",
     "local_server_root",
+    "pid_alive",
     "server_config",
     "server_path",
     "server_root",
@@ -163,22 +158,26 @@ def server_config(
     )
 
 
-def backend_factory(server: ServerConfig | None) -> BackendFactory:
-    """The backend factory for ``server``: :class:`~jupyter_jcli.kernels.LocalBackend` for
-    ``None`` (local kernels), else one :class:`~jupyter_jcli.kernels.ServerBackend` of that
-    server per kernel life. Nothing is contacted until a kernel starts."""
-    if server is None:
-        from jupyter_jcli.kernels._local import LocalBackend
-
-        return LocalBackend
-    from jupyter_jcli.kernels._server import ServerBackend
-
-    return functools.partial(ServerBackend, server)
-
-
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", ""})
 _MAX_INFO_FILES = 200
 """Runtime files read at most while looking for the server's own (a bound on user data)."""
+
+
+def pid_alive(pid: int | None) -> bool:
+    """Whether process ``pid`` runs (a zombie, which has ended, does not)."""
+    if pid is None or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc (macOS): the signal check is all we have
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
 def _is_local(host: str) -> bool:
@@ -242,21 +241,42 @@ def server_root(config: ServerConfig) -> Path:
     return given
 
 
-def server_path(notebook_path: Path, root: Path) -> str:
-    """The server's path for ``notebook_path`` (relative to ``root``, ``/`` separators).
+def server_path(
+    local_path: str | os.PathLike[str],
+    root: Path,
+    *,
+    resolve: bool = True,
+    error: type[JcliError] = JcliError,
+) -> str:
+    """The server's path for ``local_path``: relative to ``root``, ``/`` separators (the
+    ``path`` of the server's sessions and of its contents API).
+
+    Args:
+        local_path: a path on this machine (relative: to the current folder).
+        root: the local folder that is the server's root (:func:`server_root`).
+        resolve: follow symbolic links on both sides (the kernels' rule: a notebook reached
+            through a link is the server's file it points to); ``False``: absolute paths
+            as written (the notebook stores' rule, ``os.path.abspath``: a path names the
+            server's file by its spelling, as the person typed it).
+        error: the :class:`~jupyter_jcli.errors.JcliError` class to raise (the caller's
+            branch of the tree: ``KernelError`` for the kernel layer).
 
     Raises:
-        KernelError: ``SERVER_PATH_OUTSIDE_ROOT`` (details ``notebook_path``,
-            ``server_root``) when the notebook is not under ``root``.
+        JcliError: ``SERVER_PATH_OUTSIDE_ROOT`` (of class ``error``; details
+            ``notebook_path``, ``server_root``) when the path is not under ``root``.
     """
-    resolved = notebook_path.resolve()
+    if resolve:
+        absolute, base = Path(local_path).resolve(), root.resolve()
+    else:
+        absolute, base = Path(os.path.abspath(local_path)), Path(os.path.abspath(root))
     try:
-        relative = resolved.relative_to(root.resolve())
+        relative = absolute.relative_to(base)
     except ValueError:
-        raise KernelError(
+        raise error(
             ErrorCode.SERVER_PATH_OUTSIDE_ROOT,
-            f"{resolved} is not under the Jupyter Server's root {root}; open a notebook "
-            "inside it, or name the local folder of the server's root with --server-root",
-            {"notebook_path": str(resolved), "server_root": str(root)},
+            f"{absolute} is not under the Jupyter Server's root {root}; open a notebook "
+            "inside it (or name it by its path on the server), or name the local folder of "
+            "the server's root with --server-root",
+            {"notebook_path": str(absolute), "server_root": str(root)},
         ) from None
     return relative.as_posix()
