@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from jupyter_jcli.server import pid_alive
+
 __all__ = [
     "EntryState",
     "KernelEntry",
@@ -63,23 +65,6 @@ def process_command() -> str:
 
     line = " ".join([program(), *map(shlex.quote, sys.argv[1:])])
     return line if len(line) <= _COMMAND_WIDTH else line[: _COMMAND_WIDTH - 1] + "…"
-
-
-def pid_alive(pid: int | None) -> bool:
-    """Whether process ``pid`` runs (a zombie, which has ended, does not)."""
-    if pid is None or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc (macOS): the signal check is all we have
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
 def user_pid(who: str) -> int | None:
