@@ -124,6 +124,31 @@ def test_code_someone_else_ran_on_the_server_kernel_makes_every_cell_run_again(
     assert (status, ran(document)) == (0, ["a", "b", "c", "print-c"])
 
 
+def statuses(document: dict[str, Any]) -> dict[str, str]:
+    """Each cell's status in an overview document."""
+    return {c["name"]: c["status"] for c in document["cells"]}
+
+
+def test_the_overview_after_a_server_run_shows_its_cells_fresh_until_someone_else_runs_code(
+    jupyter_server: RunningServer, kept_session: tuple[Path, str]
+) -> None:
+    path, kernel_id = kept_session
+    status, first = jcli(jupyter_server, "run", path, "--stale")
+    assert status == 0, first
+    fresh = dict.fromkeys(["a", "b", "c", "print-c"], "fresh")
+    after = first["overview"]  # read by the run command once it left the kernel
+    assert (statuses(after), after["kernel"]["kernel_id"]) == (fresh, kernel_id)
+    assert after["kernel"]["epoch"] == first["run"]["epoch"]
+    status, overview = jcli(jupyter_server, "notebook", "overview", path)  # another command
+    assert (status, statuses(overview), overview["kernel"]["state"]) == (0, fresh, "idle")
+    assert overview["kernel"].get("attached") is not True
+    with other_client(jupyter_server, kernel_id) as person:
+        person.run("a = 'changed by a person'")
+    status, overview = jcli(jupyter_server, "notebook", "overview", path)
+    assert (status, set(statuses(overview).values())) == (0, {"never_run"})
+    assert overview["kernel"]["attached"] is True
+
+
 def test_a_server_kernel_restart_between_commands_makes_every_cell_run_again(
     jupyter_server: RunningServer, kept_session: tuple[Path, str]
 ) -> None:

@@ -173,6 +173,20 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
 
         self.update(notebook_path, change)
 
+    def trusted_epoch(
+        self, notebook_path: Path, kernel_id: str, last_activity: str | None
+    ) -> str | None:
+        """The epoch whose runs count on ``kernel_id`` for a process that reads without joining
+        it (an overview): the entry's, while the server still shows the ``last_activity`` the
+        last process of ours left the kernel with (the first part of its :func:`witness`;
+        anything run since, a restart's new process included, moves it); else ``None`` (not
+        ours, touched since, or one of ours is on it now). Uses nothing up: a process joining
+        still checks the whole witness (:meth:`adopt`)."""
+        entry = self.read(notebook_path)
+        if entry is None or entry.kernel_id != kernel_id or not entry.witness:
+            return None
+        return entry.epoch if entry.witness.split(" ", 1)[0] == last_activity else None
+
     def start_afresh(self, notebook_path: Path) -> None:
         """Forget the runs (the kernel restarted: none of them holds any more)."""
 

@@ -204,11 +204,50 @@ class WorkbenchState:
         process runs code on it, or a command that ended (killed) left its code running:
         this process's own hold knows only its own executions."""
         kernel = self._pool.get(self._kernel_path(document))
+        if kernel is None and self._server is not None:
+            return await self._server_kernel_info(document)
         if kernel is None:
             return not_started(self._kernel_path(document), self._choice.kernelspec(document)[0])
         info = await kernel.info()
         busy = self._kernel_busy(document, info.epoch)
         if info.state != "idle" or busy is None:
+            return info
+        return dataclasses.replace(info, state="busy", running_cell=busy["running_cell"])
+
+    async def _server_kernel_info(self, document: Document) -> KernelInfo:
+        """The notebook's server kernel as a read sees it without joining: its session's state,
+        and the epoch of the ledger's runs while the kernel is as our last process left it
+        (:meth:`~jupyter_jcli.kernels.ServerLedger.trusted_epoch`), so the cells that ran in an
+        earlier command are fresh; ``attached`` with no epoch otherwise (every cell
+        ``never_run``, as a join would judge it); ``not_started`` without a session.
+
+        Raises:
+            KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
+        """
+        from jupyter_jcli.kernels import KernelOrigin, ServerLedger, notebook_session
+
+        assert self._server is not None
+        path = self._kernel_path(document)
+        spec = self._choice.kernelspec(document)[0]
+        session = await notebook_session(self._server, path)
+        if session is None or session.state == "dead":
+            return not_started(path, spec)
+        ledger = ServerLedger(self._server.url)
+        epoch = ledger.trusted_epoch(path.resolve(), session.kernel_id, session.last_activity)
+        origin = KernelOrigin(
+            attached=epoch is None,
+            started_by=f"server session {session.name!r} ({session.session_id})",
+            kernel_id=session.kernel_id,
+            server_url=self._server.url,
+        )
+        info = dataclasses.replace(
+            not_started(path, session.kernelspec or spec),
+            state="busy" if session.state == "busy" else "idle",
+            epoch=epoch,
+            origin=origin,
+        )
+        busy = self._kernel_busy(document, epoch)
+        if busy is None:
             return info
         return dataclasses.replace(info, state="busy", running_cell=busy["running_cell"])
 
