@@ -25,7 +25,8 @@ Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic wri
 Kernel-less operations on whole notebooks:
 
 - :func:`create_notebook` -> :class:`CreateOutcome`: a new nbformat 4.5 notebook (optional
-  :class:`NewCell` list), kernelspec recorded; never overwrites (``FILE_EXISTS``).
+  :class:`NewCell` list), kernelspec recorded; never overwrites (``FILE_EXISTS``);
+  :func:`list_kernelspecs` -> :class:`KernelspecEntry` list: the kernelspecs installed here.
 - :func:`search_cells` -> :class:`SearchOutcome`: substring or regex search of sources,
   names, cached summaries and condensed output text (reads only).
 - :func:`summarize_cells` -> :class:`SummarizeOutcome`: detailed summaries through
@@ -83,7 +84,13 @@ if TYPE_CHECKING:
         SKIPPED_RUNS,
         bounded_cell_lists,
     )
-    from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
+    from jupyter_jcli.workbench._create import (
+        CreateOutcome,
+        KernelspecEntry,
+        NewCell,
+        create_notebook,
+        list_kernelspecs,
+    )
     from jupyter_jcli.workbench._envelope import compact
     from jupyter_jcli.workbench._execute import (
         DEFAULT_EXECUTE_BUDGET,
@@ -184,7 +191,7 @@ _PUBLIC = {
     "_background": "MAX_WAIT_SECONDS BackgroundBatch",
     "_cell_lists": "CELL_LISTS CELLS_LISTED SKIPPED_RUNS bounded_cell_lists",
     "_with_parents": "BatchWithParents run_cells_with_parents",
-    "_create": "CreateOutcome NewCell create_notebook",
+    "_create": "CreateOutcome KernelspecEntry NewCell create_notebook list_kernelspecs",
     "_envelope": "compact",
     "_execute": "DEFAULT_EXECUTE_BUDGET HEARTBEAT_INTERVAL ProgressCallback",
     "_graph_view": "GRAPH_FORMATS GraphFormat GraphResult notebook_graph",
