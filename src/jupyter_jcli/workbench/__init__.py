@@ -14,6 +14,10 @@ Reads (never create or change a file):
 - :func:`read_cells` -> :class:`ReadCellsResult`: sources and condensed outputs (text and
   downscaled images) within one character budget, each cut saying how to read it exactly.
 
+- :func:`list_saved_cells`: one page of a file's cells as the saved-output protocol reads
+  them (index, type, name, first line, outputs; a ``.py``'s mapping to its notebook), named
+  by :func:`saved_cell_names` (the names the workbench gives them).
+
 Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic writes):
 
 - :func:`add_cell`, :func:`update_cell`, :func:`edit_cell_source` (find and replace, on
@@ -158,6 +162,15 @@ if TYPE_CHECKING:
         ReadCellsResult,
         read_cells,
     )
+    from jupyter_jcli.workbench._saved_cells import (
+        CELLS_PAGE_LIMIT,
+        SavedCellSummary,
+        document_cell_names,
+        list_saved_cells,
+        saved_cell_names,
+        saved_cell_summary,
+        saved_outputs_source,
+    )
     from jupyter_jcli.workbench._script import ScriptPlan, prepare_script
     from jupyter_jcli.workbench._search import (
         SEARCH_FIELDS,
@@ -213,6 +226,10 @@ _PUBLIC = {
     "_read": (
         "DEFAULT_READ_BUDGET DEFAULT_READ_MAX_IMAGES MIN_CELL_SHARE ReadCell ReadCellsResult "
         "read_cells"
+    ),
+    "_saved_cells": (
+        "CELLS_PAGE_LIMIT SavedCellSummary document_cell_names list_saved_cells "
+        "saved_cell_names saved_cell_summary saved_outputs_source"
     ),
     "_script": "ScriptPlan prepare_script",
     "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
