@@ -182,7 +182,7 @@ def outputs_command(file: str, cell_ref: str) -> None:
 @single(
     "--save",
     "save_path",
-    allow_empty=True,  # save_bytes refuses "" itself, with its own message
+    type=FILE_PATH,  # "" or a NUL byte: a usage error before anything is read
     metavar="PATH",
     help="Write the selected image (decoded) to PATH.",
 )
@@ -199,8 +199,6 @@ def output_command(
     """Read one saved output: a text page, an image, JSON, or an error's traceback."""
     if force and save_path is None:
         raise UsageError("--force only applies together with --save.")
-    if save_path == "":
-        raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
     loaded, index = _cell_of(file, cell_ref)
     result = loaded.read_output(index, output_index, **options)
     if save_path is not None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo
+from jupyter_jcli.notebook.io import first_line
 
 __all__ = [
     "counted",
@@ -94,7 +95,7 @@ def output_summary(entry: Mapping[str, Any]) -> str:
     if output_type == "stream":
         return f"{entry.get('name')}, {entry.get('total_characters'):,} characters"
     if output_type == "error":
-        evalue = _one_line(str(entry.get("evalue")), 60)
+        evalue = clip(first_line(str(entry.get("evalue"))), 60)
         lines = entry.get("traceback_lines")
         return f"{entry.get('ename')}: {evalue} ({lines} traceback lines)"
     parts: list[str] = []
@@ -229,11 +230,6 @@ def echo_read(
         note = page_note(window)
         if note is not None:
             echo(f"# {note}", err=True)
-
-
-def _one_line(text: str, width: int) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return clip(line, width)
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

@@ -413,7 +413,7 @@ def _traceback_block(error: Mapping[str, Any], file_arg: str, cell: int, index: 
     lines = [f"{error.get('ename')}: {error.get('evalue')}"]
     traceback = "\n".join(strip_ansi(str(line)) for line in error.get("traceback") or [])
     tail = traceback.splitlines()[-(SHOW_MAX_LINES - 1) :]
-    lines.extend(_clip(line) for line in tail)
+    lines.extend(clip(line, SHOW_LINE_WIDTH) for line in tail)
     if len(traceback.splitlines()) > len(tail):
         lines.append(
             f"… (last lines of the traceback; all: {output_command(file_arg, cell, index)})"
@@ -427,7 +427,7 @@ def _cut(text: str, total_characters: object, command: str) -> list[str]:
     ``total_characters`` is set when ``text`` is only the first page of a longer text.
     """
     lines = text.splitlines() or [""]
-    shown = [_clip(line) for line in lines[:SHOW_MAX_LINES]]
+    shown = [clip(line, SHOW_LINE_WIDTH) for line in lines[:SHOW_MAX_LINES]]
     if isinstance(total_characters, int):
         shown.append(
             f"… showing {counted(len(shown), 'line')} of {total_characters:,} characters; "
@@ -436,7 +436,3 @@ def _cut(text: str, total_characters: object, command: str) -> list[str]:
     elif len(lines) > SHOW_MAX_LINES:
         shown.append(f"… {len(lines) - SHOW_MAX_LINES} more lines; read it all: {command}")
     return shown
-
-
-def _clip(line: str) -> str:
-    return clip(line, SHOW_LINE_WIDTH)
