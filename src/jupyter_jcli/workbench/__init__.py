@@ -139,6 +139,7 @@ if TYPE_CHECKING:
         undo_last,
         update_cell,
     )
+    from jupyter_jcli.workbench._option_help import SERVER_OPTION_HELP, STORE_OPTION_HELP
     from jupyter_jcli.workbench._outcomes import (
         ErrorEntry,
         ExecutedCell,
@@ -179,12 +180,7 @@ if TYPE_CHECKING:
         SearchOutcome,
         search_cells,
     )
-    from jupyter_jcli.workbench._server import (
-        SERVER_OPTION_HELP,
-        STORE_OPTION_HELP,
-        server_from_options,
-        stores_from_options,
-    )
+    from jupyter_jcli.workbench._server import server_from_options, stores_from_options
     from jupyter_jcli.workbench._session import Workbench
     from jupyter_jcli.workbench._shared_workbench import SharedExecutionLog, shared_workbench
     from jupyter_jcli.workbench._stale import stale_between
@@ -234,7 +230,8 @@ _PUBLIC = {
     "_script": "ScriptPlan prepare_script",
     "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
     "_session": "Workbench",
-    "_server": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
+    "_option_help": "SERVER_OPTION_HELP STORE_OPTION_HELP",
+    "_server": "server_from_options stores_from_options",
     "_shared_workbench": "SharedExecutionLog shared_workbench",
     "_stale": "stale_between",
     "_store_outputs": "saved_outputs",
