@@ -258,11 +258,13 @@ def list_kernelspecs() -> list[KernelspecEntry]:
 
 def _kernelspec(name: str) -> dict[str, str]:
     """The ``metadata.kernelspec`` of a new notebook: the installed kernelspec ``name``'s
-    ``name``, ``display_name`` and ``language`` (:func:`list_kernelspecs`)."""
+    ``display_name`` and ``language`` (:func:`list_kernelspecs`; names compare lowercased,
+    as ``KernelSpecManager.get_kernel_spec`` finds them), ``name`` as given."""
     entries = list_kernelspecs()
     for entry in entries:
-        if entry["name"] == name:
-            return {key: entry[key] for key in ("name", "display_name", "language")}
+        if entry["name"] == name.lower():
+            return {"name": name, "display_name": entry["display_name"],
+                    "language": entry["language"]}  # fmt: skip
     installed = [entry["name"] for entry in entries]
     raise KernelError(
         ErrorCode.KERNELSPEC_NOT_FOUND,
