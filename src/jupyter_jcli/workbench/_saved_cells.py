@@ -17,6 +17,7 @@ page never exceeds the transport bound.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -170,7 +171,7 @@ def _pair_out_of_sync(loaded: NotebookOutputs) -> dict[str, Any] | None:
 
 
 def list_saved_cells(
-    file_path: str, *, start: int = 0, limit: int = CELLS_PAGE_LIMIT
+    file_path: str | os.PathLike[str], *, start: int = 0, limit: int = CELLS_PAGE_LIMIT
 ) -> dict[str, Any]:
     """Summaries of one page of cells of an ``.ipynb`` or ``.py`` file (parsed once).
 
