@@ -59,7 +59,7 @@ def test_cells_pages_with_start_limit_and_next_start(tmp_path: Path) -> None:
 
 
 def test_cells_has_a_bounded_default_page(tmp_path: Path) -> None:
-    from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
+    from jupyter_jcli.workbench import CELLS_PAGE_LIMIT
 
     count = CELLS_PAGE_LIMIT + 5
     nb = write_notebook(tmp_path / "big.ipynb", [code_cell([]) for _ in range(count)])

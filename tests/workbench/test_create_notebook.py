@@ -12,7 +12,13 @@ from wb_helpers import copy_fixture, tree_state
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.kernels import installed_kernelspecs
 from jupyter_jcli.notebook.document import Document
-from jupyter_jcli.workbench import NewCell, add_cell, create_notebook, notebook_overview
+from jupyter_jcli.workbench import (
+    NewCell,
+    add_cell,
+    create_notebook,
+    list_kernelspecs,
+    notebook_overview,
+)
 from jupyter_jcli.workbench._create import _write_new
 
 
@@ -121,6 +127,32 @@ def test_a_file_appearing_before_the_write_is_kept_and_no_temporary_file_remains
     assert caught.value.code == ErrorCode.FILE_EXISTS
     assert target.read_bytes() == b"someone else's notebook"
     assert sorted(p.name for p in work.iterdir()) == ["race.ipynb"]
+
+
+def test_a_kernelspec_named_in_other_letter_case_is_found_as_jupyter_client_finds_it(
+    work: Path,
+) -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = KernelSpecManager().get_kernel_spec("Python3")  # jupyter_client lowercases the name
+    outcome = create_notebook(work / "k.ipynb", kernelspec_name="Python3")
+
+    assert outcome.kernelspec == {
+        "name": "Python3",
+        "display_name": spec.display_name,
+        "language": spec.language,
+    }
+
+
+def test_the_installed_kernelspecs_are_listed_with_where_each_lives() -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    entries = list_kernelspecs()
+
+    assert [entry["name"] for entry in entries] == installed_kernelspecs()
+    python3 = next(entry for entry in entries if entry["name"] == "python3")
+    assert python3["resource_dir"] == KernelSpecManager().find_kernel_specs()["python3"]
+    assert python3["language"] == "python"
 
 
 def test_a_kernelspec_that_is_not_installed_is_refused_listing_the_installed_ones(

@@ -249,3 +249,26 @@ def test_a_read_cut_short_by_its_budget_goes_on_with_an_index_range(work: Path) 
     assert by_names.next_call.count(",") == MAX_NEXT_NAMES - 1  # bounded, not 44 names
     assert "omitted_cells" in by_names.next_call
     assert len(by_names.omitted_cells) == 46 - len(by_names.cells)
+
+
+def test_the_saved_cells_listing_pages_the_cells_under_the_names_the_overview_gives(
+    work: Path,
+) -> None:
+    from jupyter_jcli.workbench import list_saved_cells
+
+    path = copy_fixture(SORTING, work)
+    before = tree_state(work)
+    names = [cell.name for cell in notebook_overview(path).cells]
+
+    first = list_saved_cells(path, start=0, limit=10)
+    rest = list_saved_cells(path, start=first["next_start"], limit=100)
+
+    assert first["cell_count"] == rest["cell_count"] == len(names)
+    assert [c["name"] for c in first["cells"] + rest["cells"]] == names
+    assert [c["cell_index"] for c in first["cells"]] == list(range(10))
+    assert "next_start" not in rest
+    assert first["source"] == {"kind": "ipynb", "path": str(path)}
+    with pytest.raises(JcliError) as caught:
+        list_saved_cells(path, start=len(names) + 1)
+    assert caught.value.code == ErrorCode.USAGE_ERROR
+    assert tree_state(work) == before

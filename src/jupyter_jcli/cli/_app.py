@@ -27,7 +27,7 @@ import click
 
 from jupyter_jcli import __version__
 from jupyter_jcli.cli._emit import CliState, echo, emit_error, emit_json, ok_document
-from jupyter_jcli.cli._params import LazyGroup, harden
+from jupyter_jcli.cli._params import JSON_FLAGS, LazyGroup, harden
 from jupyter_jcli.errors import (
     ErrorCode,
     JcliError,
@@ -47,7 +47,6 @@ EXIT_USAGE = 2
 """Exit status of a usage error (unknown option, bad option value, missing argument)."""
 _EXIT_INTERRUPTED = 130
 
-_JSON_FLAGS = frozenset({"-j", "--json"})
 _PROG_NAME = "j-cli"
 # click >= 8.2 raises this for a bare `j-cli`; older versions print the help themselves.
 _NO_ARGS_IS_HELP: type[click.ClickException] | tuple[()] = getattr(
@@ -218,7 +217,7 @@ def _json_requested(args: Sequence[str]) -> bool:
     for arg in args:
         if arg == "--":
             return False
-        if arg in _JSON_FLAGS:
+        if arg in JSON_FLAGS:
             return True
     return False
 

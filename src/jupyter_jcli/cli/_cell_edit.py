@@ -14,7 +14,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP, resolve_named
 from jupyter_jcli.cli._emit import emit_result
-from jupyter_jcli.cli._params import single, text_or_file
+from jupyter_jcli.cli._params import FILE, single, text_or_file
 from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import CELL_TYPES, UsageError
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["cell"]
 
-_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
 _NAME = click.argument("name", metavar="CELL")
 _SOURCE = click.option("--source", metavar="TEXT", help="The cell's source text.")
 _SOURCE_FILE = click.option(
@@ -87,7 +86,7 @@ def cell() -> None:
 
 @cell.command("add")
 @store_options
-@_FILE
+@FILE
 @_SOURCE
 @_SOURCE_FILE
 @_TYPE
@@ -143,7 +142,7 @@ def add_command(
 
 @cell.command("update")
 @store_options
-@_FILE
+@FILE
 @_NAME
 @_EXPECTED_REV
 @_SOURCE
@@ -180,7 +179,7 @@ def update_command(
 
 @cell.command("remove")
 @store_options
-@_FILE
+@FILE
 @_NAME
 @_EXPECTED_REV
 def remove_command(file: str, name: str, expected_rev: str) -> None:
@@ -193,7 +192,7 @@ def remove_command(file: str, name: str, expected_rev: str) -> None:
 
 @cell.command("move")
 @store_options
-@_FILE
+@FILE
 @_NAME
 @_EXPECTED_REV
 @_BEFORE

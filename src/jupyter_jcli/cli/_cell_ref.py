@@ -19,7 +19,8 @@ writes a name into the file.
 Where the names come from:
 
 - the commands of the saved-output protocol (``notebook cells|outputs|output|show``) name the
-  cells of the file as the protocol reads it (:func:`loaded_cell_names`). For a ``.py`` file
+  cells of the file as the protocol reads it
+  (:func:`~jupyter_jcli.workbench.saved_cell_names`). For a ``.py`` file
   the cells are the script's cells (the protocol's indexes), called by the names the workbench
   gives them when it edits the pair (``notebook overview nb.py``, ``cell update nb.py NAME``),
   so every command addresses the same cell by the same name. Resolving a ``.py`` reference
@@ -28,7 +29,8 @@ Where the names come from:
   :func:`jupyter_jcli.notebook.pairing.map_py_cell`), and refuses an unreliable mapping with
   ``CELL_MAPPING_UNRELIABLE``;
 - the workbench commands (``notebook read|summarize``, ``cell ...``, ``run --cell``) name the
-  cells of the document the workbench edits (:func:`document_cell_names`): for a paired ``.py``
+  cells of the document the workbench edits
+  (:func:`~jupyter_jcli.workbench.document_cell_names`): for a paired ``.py``
   the combined notebook, whose cells are the script's cells in the same order.
 """
 
@@ -46,8 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CELL_REF_HELP",
-    "document_cell_names",
-    "loaded_cell_names",
     "parse_cell_ref",
     "resolve_cell_ref",
     "resolve_loaded_cell",
@@ -61,8 +61,6 @@ CELL_REF_HELP = "a name, as `j-cli notebook overview` shows it, or a zero-based 
 _INDEX = re.compile(r"-?[0-9]+")
 _CLOSE_NAMES = 3
 _MAX_INDEX_DIGITS = 40
-_NOT_EDITABLE = frozenset({ErrorCode.FILE_TYPE_UNSUPPORTED, ErrorCode.NOTEBOOK_PAIR_NOT_FOUND})
-"""Codes with which the workbench declines to edit a ``.py`` the protocol can still read."""
 
 
 def parse_cell_ref(ref: str) -> int | str:
@@ -116,32 +114,6 @@ def resolve_cell_ref(ref: str, names: Sequence[str], *, path: str) -> int:
     )
 
 
-def loaded_cell_names(loaded: NotebookOutputs) -> list[str]:
-    """The name of every cell of a file as the protocol reads it (see the module docstring).
-
-    An ``.ipynb``: :func:`~jupyter_jcli.notebook.names.assign_names` over its cells. A ``.py``:
-    the names of the document the workbench edits through it (:func:`document_cell_names`,
-    whose cells are the script's cells in the same order); a script the workbench does not
-    edit (no paired notebook, a format other than py:percent: codes
-    :data:`_NOT_EDITABLE`) is named from its own cells by the same function.
-
-    Raises:
-        JcliError: another read code of :func:`document_cell_names` for a ``.py``.
-    """
-    from jupyter_jcli.notebook.names import assign_names
-
-    if loaded.kind == "py" and loaded.pairing_error is None:
-        try:
-            _path, names = document_cell_names(str(loaded.path))
-        except JcliError as err:
-            if err.code not in _NOT_EDITABLE:
-                raise
-        else:
-            assert len(names) == loaded.cell_count, "jupytext read the script twice differently"
-            return names
-    return assign_names(loaded.cells)
-
-
 def resolve_loaded_cell(loaded: NotebookOutputs, ref: str) -> int:
     """The index (in the file supplied) of the cell ``ref`` addresses in a loaded file.
 
@@ -155,19 +127,9 @@ def resolve_loaded_cell(loaded: NotebookOutputs, ref: str) -> int:
     parsed = parse_cell_ref(ref)
     if isinstance(parsed, int):
         return parsed
-    return resolve_cell_ref(ref, loaded_cell_names(loaded), path=str(loaded.path))
+    from jupyter_jcli.workbench import saved_cell_names
 
-
-def document_cell_names(file: str) -> tuple[str, list[str]]:
-    """The absolute path and the cell names of the document the workbench edits. Writes nothing.
-
-    Raises:
-        NotebookError: the read codes of :meth:`jupyter_jcli.notebook.document.Document.load`.
-    """
-    from jupyter_jcli.notebook.store import open_notebook
-
-    document = open_notebook(file)  # in the command's store (--store)
-    return str(document.path), [view.name for view in document.cells]
+    return resolve_cell_ref(ref, saved_cell_names(loaded), path=str(loaded.path))
 
 
 def resolve_to_names(file: str, refs: Sequence[str]) -> list[str]:
@@ -179,10 +141,12 @@ def resolve_to_names(file: str, refs: Sequence[str]) -> list[str]:
 
     Raises:
         JcliError: ``CELL_NOT_FOUND`` (see :func:`resolve_cell_ref`) and the read codes of
-            :func:`document_cell_names`.
+            :func:`~jupyter_jcli.workbench.document_cell_names`.
     """
     if not refs:
         return []
+    from jupyter_jcli.workbench import document_cell_names
+
     path, names = document_cell_names(file)
     return [names[resolve_cell_ref(ref, names, path=path)] for ref in refs]
 

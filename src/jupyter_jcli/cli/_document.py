@@ -13,7 +13,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
-from jupyter_jcli.cli._params import cell_names_option, page_options
+from jupyter_jcli.cli._params import FILE, cell_names_option, page_options
 from jupyter_jcli.cli._server_options import store_options
 
 if TYPE_CHECKING:
@@ -21,12 +21,10 @@ if TYPE_CHECKING:
 
 __all__ = ["graph_command", "overview_command", "read_command", "undo_command"]
 
-_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
-
 
 @click.command("overview")
 @store_options
-@_FILE
+@FILE
 @page_options(
     "Index of the first cell shown.",
     "The most cells shown (the next page: --start at the first cell not shown).",
@@ -64,7 +62,7 @@ def overview_command(file: str, start: int, limit: int) -> None:
 
 @click.command("graph")
 @store_options
-@_FILE
+@FILE
 @click.option(
     "--format",
     "graph_format",
@@ -98,7 +96,7 @@ def graph_command(file: str, graph_format: str) -> None:
 
 @click.command("read")
 @store_options
-@_FILE
+@FILE
 @cell_names_option(
     f"Show this cell ({CELL_REF_HELP}; repeatable, in this order). Default: every cell."
 )
@@ -132,7 +130,7 @@ def read_command(file: str, names: tuple[str, ...], budget: int | None) -> None:
 
 @click.command("undo")
 @store_options
-@_FILE
+@FILE
 @click.option(
     "--force",
     is_flag=True,

@@ -131,7 +131,6 @@ def run_code(
     timeout: float | None,
     kernel_name: str | None,
     display_mode: str | None = None,
-    operation: str = "exec",
     script_path: str | None = None,
     server: ServerConfig | None = None,
 ) -> CodeOutcome:
@@ -157,7 +156,7 @@ def run_code(
                 timeout=timeout,
                 kernel_name=kernel_name,
                 display_mode=display_mode,
-                operation="run_script" if operation == "run_script" else "exec",
+                operation="exec" if script_path is None else "run_script",
                 script_path=None if script_path is None else Path(script_path).resolve(),
             )
 

@@ -17,8 +17,6 @@ __all__ = ["GUARD_HOST_CHOICES", "hook", "hooks_command"]
 GUARD_HOST_CHOICES = ("claude", "codex", "dsh")
 """The ``--host`` values (the same as :data:`jupyter_jcli.hosts.guard.GUARD_HOSTS`)."""
 
-_MAX_EVENT_BYTES = 64 * 1024 * 1024
-
 
 @click.group()
 def hook() -> None:
@@ -40,14 +38,15 @@ def guard_command(host: str) -> None:
     (read_notebook_output, j-cli, the jupyter-mcp tools). Fails open: an unreadable event is
     allowed with a diagnostic on stderr.
     """
+    from jupyter_jcli.cli._hooks import MAX_EVENT_BYTES
     from jupyter_jcli.hosts.guard import run_guard
 
     try:
-        data = sys.stdin.buffer.read(_MAX_EVENT_BYTES + 1)
+        data = sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
     except (OSError, ValueError) as err:  # no readable stdin: allow, never block the host
         click.echo(f"j-cli hook guard: could not read stdin ({err}); allowed", err=True)
         data = b""
-    text = data.decode("utf-8", errors="replace") if len(data) <= _MAX_EVENT_BYTES else ""
+    text = data.decode("utf-8", errors="replace") if len(data) <= MAX_EVENT_BYTES else ""
     outcome = run_guard(host, text)  # type: ignore[arg-type]  # click.Choice guarantees the value
     if outcome.stdout:
         sys.stdout.write(outcome.stdout)

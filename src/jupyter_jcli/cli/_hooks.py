@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["entry", "serve"]
+__all__ = ["MAX_EVENT_BYTES", "entry", "serve"]
 
-_MAX_EVENT_BYTES = 64 * 1024 * 1024
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""The largest hook event read from stdin (a larger one is malformed)."""
 
 
 def serve(args: list[str]) -> int:
@@ -42,9 +43,9 @@ def _read_stdin() -> str:
     if stdin is None:
         raise ValueError("no stdin")
     buffer = getattr(stdin, "buffer", None)
-    data = buffer.read(_MAX_EVENT_BYTES + 1) if buffer is not None else stdin.read().encode()
-    if len(data) > _MAX_EVENT_BYTES:
-        raise ValueError(f"the event is over {_MAX_EVENT_BYTES} bytes")
+    data = buffer.read(MAX_EVENT_BYTES + 1) if buffer is not None else stdin.read().encode()
+    if len(data) > MAX_EVENT_BYTES:
+        raise ValueError(f"the event is over {MAX_EVENT_BYTES} bytes")
     return data.decode("utf-8", errors="replace")
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import click
 
+from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo, emit_json, json_mode, ok_document
 from jupyter_jcli.cli._server_options import (
     current_server,
@@ -142,9 +143,7 @@ def _started_by(entry: KernelEntry) -> str:
     command = entry.started_command
     if not command:
         return entry.started_by
-    if len(command) > _COMMAND_WIDTH:
-        command = command[: _COMMAND_WIDTH - 1] + "…"
-    return f"{entry.started_by}: {command}"
+    return f"{entry.started_by}: {clip(command, _COMMAND_WIDTH)}"
 
 
 @kernel.command("stop")

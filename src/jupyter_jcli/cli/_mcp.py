@@ -14,7 +14,13 @@ from typing import Any, TypeVar
 
 import click
 
-from jupyter_jcli.cli._server_options import given_kernel_username, server_from, server_options
+from jupyter_jcli.cli._server_options import (
+    STORE_CHOICES,
+    given_kernel_username,
+    server_from,
+    server_options,
+)
+from jupyter_jcli.workbench import STORE_OPTION_HELP
 
 __all__ = ["mcp"]
 
@@ -62,13 +68,7 @@ def serve(roots: tuple[str, ...]) -> None:
     "working directory)."
 )
 @server_options
-@click.option(
-    "--store",
-    metavar="auto|local|collab|contents",
-    default=None,
-    help="Where notebooks are read and written (default: $JUPYTER_JCLI_STORE, else auto); "
-    "see docs/guides/stores.md.",
-)
+@click.option("--store", metavar="|".join(STORE_CHOICES), default=None, help=STORE_OPTION_HELP)
 def workbench(
     roots: tuple[str, ...],
     server_url: str | None,

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
-from jupyter_jcli.cli._cells import CELLS_PAGE_LIMIT
 from jupyter_jcli.cli._emit import echo, emit_json, emit_result, json_mode
 from jupyter_jcli.cli._params import FILE_PATH, LazyGroup, page_options, single
 from jupyter_jcli.cli._server_options import store_options
 from jupyter_jcli.errors import UsageError
+from jupyter_jcli.workbench import CELLS_PAGE_LIMIT
 
 if TYPE_CHECKING:
     from jupyter_jcli.outputs.notebook import NotebookOutputs
@@ -142,9 +142,10 @@ def cells_command(file: str, start: int | None, limit: int | None) -> None:
 
     For a .py file: its cells and the paired notebook cell each maps to, when reliable.
     """
-    from jupyter_jcli.cli._cells import cell_lines, summarize_cells
+    from jupyter_jcli.cli._cells import cell_lines
+    from jupyter_jcli.workbench import list_saved_cells
 
-    document = summarize_cells(
+    document = list_saved_cells(
         file,
         start=0 if start is None else start,
         limit=CELLS_PAGE_LIMIT if limit is None else limit,
@@ -181,7 +182,7 @@ def outputs_command(file: str, cell_ref: str) -> None:
 @single(
     "--save",
     "save_path",
-    allow_empty=True,  # save_bytes refuses "" itself, with its own message
+    type=FILE_PATH,  # "" or a NUL byte: a usage error before anything is read
     metavar="PATH",
     help="Write the selected image (decoded) to PATH.",
 )
@@ -198,8 +199,6 @@ def output_command(
     """Read one saved output: a text page, an image, JSON, or an error's traceback."""
     if force and save_path is None:
         raise UsageError("--force only applies together with --save.")
-    if save_path == "":
-        raise UsageError("--save needs a file path, not an empty string.", {"path": ""})
     loaded, index = _cell_of(file, cell_ref)
     result = loaded.read_output(index, output_index, **options)
     if save_path is not None:

@@ -10,6 +10,7 @@ with the options and codes of ``j-cli notebook output`` (the same library code:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import click
@@ -97,18 +98,11 @@ def _listing_lines(listing: Mapping[str, Any], manifest: str) -> None:
 
 
 def _render(result: Mapping[str, Any], manifest: str) -> None:
-    from jupyter_jcli.cli._render import echo_read
+    from jupyter_jcli.cli._render import echo_read, next_page
 
     index = str((result.get("source") or {}).get("output_index", 0))
-
-    def next_page(window: Mapping[str, Any]) -> str | None:
-        if "next_offset" not in window:
-            return None
-        mime = ("--mime", str(window["mime_type"])) if window.get("mime_type") else ()
-        offset = str(window["next_offset"])
-        return f"next page: {_show(manifest, '--output', index, '--offset', offset, *mime)}"
-
-    echo_read(result, f"output {index}", next_page)
+    read = partial(_show, manifest, "--output", index)
+    echo_read(result, f"output {index}", lambda window: next_page(window, read))
 
 
 @output.command("clean")

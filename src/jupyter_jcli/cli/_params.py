@@ -27,7 +27,9 @@ from jupyter_jcli.cli._emit import CliState, emit_help
 from jupyter_jcli.errors import UsageError
 
 __all__ = [
+    "FILE",
     "FILE_PATH",
+    "JSON_FLAGS",
     "FilePath",
     "LazyGroup",
     "cell_names_option",
@@ -97,6 +99,9 @@ class FilePath(click.Path):
 FILE_PATH = FilePath(path_type=str)
 """The type of every FILE argument of the read commands."""
 
+FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
+"""The FILE argument (the notebook) of the workbench commands."""
+
 
 def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
@@ -132,7 +137,7 @@ def harden(command: click.Command) -> None:
             if current.add_help_option:
                 current.add_help_option = False
                 current.params.append(_help_option(taken))
-            if not taken & _JSON_FLAGS:  # the root's -j, also after a subcommand's name
+            if not taken & JSON_FLAGS:  # the root's -j, also after a subcommand's name
                 current.params.append(_json_option())
         if isinstance(current, click.Group):
             stack.extend(current.commands.values())
@@ -165,7 +170,8 @@ class LazyGroup(click.Group):
         return command
 
 
-_JSON_FLAGS = frozenset({"-j", "--json"})
+JSON_FLAGS = frozenset({"-j", "--json"})
+"""The root's JSON switch, ``-j``/``--json``."""
 
 
 def _json_option() -> click.Option:

@@ -13,6 +13,7 @@ from typing import Any
 
 from jupyter_jcli.cli._clip import clip
 from jupyter_jcli.cli._emit import echo
+from jupyter_jcli.notebook.io import first_line
 
 __all__ = [
     "counted",
@@ -22,6 +23,7 @@ __all__ = [
     "format_bytes",
     "j_cli",
     "listing_lines",
+    "next_page",
     "output_command",
     "output_summary",
     "pretty_json",
@@ -94,7 +96,7 @@ def output_summary(entry: Mapping[str, Any]) -> str:
     if output_type == "stream":
         return f"{entry.get('name')}, {entry.get('total_characters'):,} characters"
     if output_type == "error":
-        evalue = _one_line(str(entry.get("evalue")), 60)
+        evalue = clip(first_line(str(entry.get("evalue"))), 60)
         lines = entry.get("traceback_lines")
         return f"{entry.get('ename')}: {evalue} ({lines} traceback lines)"
     parts: list[str] = []
@@ -166,17 +168,19 @@ def window_note(window: Mapping[str, Any], file_arg: str, cell: int, output: int
     offset = int(window.get("offset", 0))
     returned = int(window.get("returned_characters", 0))
     total = window.get("total_characters")
-    note = f"characters {offset}-{offset + returned} of {total}"
-    if "next_offset" in window:
-        note += "; next page: " + output_command(
-            file_arg, cell, output, "--offset", str(window["next_offset"]), *_mime_args(window)
-        )
-    return note
+    following = next_page(window, lambda *words: output_command(file_arg, cell, output, *words))
+    return f"characters {offset}-{offset + returned} of {total}" + (
+        f"; {following}" if following else ""
+    )
 
 
-def _mime_args(window: Mapping[str, Any]) -> tuple[str, ...]:
-    mime = window.get("mime_type")
-    return ("--mime", str(mime)) if mime else ()
+def next_page(window: Mapping[str, Any], command: Callable[..., str]) -> str | None:
+    """``next page: <command>`` for a text window that has one (``command(*words)``: the
+    read with ``words``, ``--offset N`` and the window's ``--mime``), else ``None``."""
+    if "next_offset" not in window:
+        return None
+    mime = ("--mime", str(window["mime_type"])) if window.get("mime_type") else ()
+    return f"next page: {command('--offset', str(window['next_offset']), *mime)}"
 
 
 def render_read(result: Mapping[str, Any], file_arg: str) -> None:
@@ -229,11 +233,6 @@ def echo_read(
         note = page_note(window)
         if note is not None:
             echo(f"# {note}", err=True)
-
-
-def _one_line(text: str, width: int) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return clip(line, width)
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

@@ -190,7 +190,6 @@ def run_command(
     if json_mode():
         from jupyter_jcli.cli._document_render import overview_document
         from jupyter_jcli.cli._lists import bounded
-        from jupyter_jcli.cli._run_script import created_field
         from jupyter_jcli.workbench import compact
 
         emit_json(  # fields that carry nothing left out, as `exec` and the MCP text do
@@ -201,7 +200,7 @@ def run_command(
                     ok=outcome.ok,
                     run=bounded({**outcome.to_dict(), **extra}, file),
                     overview=overview_document(overview, file, None),
-                    created_notebook=created_field(created) if created else None,
+                    created_notebook=created.created_dict() if created else None,
                 )
             )
         )

@@ -11,7 +11,7 @@ its rich or long outputs saved under ``./.j-cli/outputs/``. See
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_jcli.cli._emit import echo, json_mode
 from jupyter_jcli.errors import UsageError
@@ -19,7 +19,7 @@ from jupyter_jcli.errors import UsageError
 if TYPE_CHECKING:
     from jupyter_jcli.workbench import ScriptPlan
 
-__all__ = ["created_field", "created_line", "run_plain_script"]
+__all__ = ["created_line", "run_plain_script"]
 
 
 def created_line(plan: ScriptPlan) -> str:
@@ -32,17 +32,6 @@ def created_line(plan: ScriptPlan) -> str:
         "not changed): edits of either file through jupyter-jcli or Jupyter with jupytext "
         f"reach the other, and `jupytext --sync {plan.notebook_path}` syncs them"
     )
-
-
-def created_field(plan: ScriptPlan) -> dict[str, Any]:
-    """The ``created_notebook`` field of a run's ``-j`` document: the notebook created for
-    the script, the script it is paired with, and the ``jupytext.formats`` set in it
-    (``null`` when the script's header pairs them)."""
-    return {
-        "path": str(plan.notebook_path),
-        "paired_with": str(plan.path),
-        "formats": plan.formats,
-    }
 
 
 def run_plain_script(
@@ -76,7 +65,6 @@ def run_plain_script(
         read_text_file(plan.path),
         timeout=timeout,
         kernel_name=kernel_name,
-        operation="run_script",
         script_path=str(plan.path),
     )
     return answer(outcome)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from jupyter_jcli.workbench import SERVER_OPTION_HELP, STORE_OPTION_HELP
+
 if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
 
@@ -41,18 +43,6 @@ nothing)."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-_HELP = {
-    "server_url": "Run the kernel on this Jupyter Server (default: $JUPYTER_JCLI_SERVER_URL; "
-    "neither: a local kernel).",
-    "token": "The server's token (default: $JUPYTER_JCLI_SERVER_TOKEN, the safer way: "
-    "command lines are visible to other users).",
-    "server_root": "The local folder that is the server's root (default: "
-    "$JUPYTER_JCLI_SERVER_ROOT, else the root_dir the server reports).",
-}
-_USERNAME_HELP = (
-    "The KERNEL_USERNAME a gateway's kernels start with (Enterprise Gateway authorizes it; "
-    "default: $JUPYTER_JCLI_KERNEL_USERNAME, else the local user's name)."
-)
 _USERNAME_KEY = "jupyter_jcli.kernel_username"
 """Where ``--kernel-username`` is kept in the click context's ``meta``."""
 
@@ -60,14 +50,6 @@ _USERNAME_KEY = "jupyter_jcli.kernel_username"
 def _keep_username(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value is not None:
         ctx.meta[_USERNAME_KEY] = value
-
-
-_STORE_HELP = (
-    "Where the notebook is read and written (default: $JUPYTER_JCLI_STORE, else auto): local "
-    "(the file here), collab (the server's live collaborative document), contents (the "
-    "server's contents API); auto: collab when the server has real-time collaboration, else "
-    "contents when no --server-root is given and the path is no file here, else local."
-)
 
 
 def server_options(command: _F) -> _F:
@@ -80,14 +62,15 @@ def server_options(command: _F) -> _F:
         default=None,
         expose_value=False,
         callback=_keep_username,
-        help=_USERNAME_HELP,
+        help=SERVER_OPTION_HELP["kernel_username"],
     )(command)
     for name, flag, metavar in (
         ("server_root", "--server-root", "DIR"),
         ("token", "--token", "TOKEN"),
         ("server_url", "--server-url", "URL"),
     ):
-        command = click.option(flag, name, metavar=metavar, default=None, help=_HELP[name])(command)
+        help_text = SERVER_OPTION_HELP[name]
+        command = click.option(flag, name, metavar=metavar, default=None, help=help_text)(command)
     return command
 
 
@@ -163,7 +146,7 @@ def store_options(command: _F) -> _F:
         "store",
         metavar="|".join(STORE_CHOICES),
         default=None,
-        help=_STORE_HELP,
+        help=STORE_OPTION_HELP,
     )(wrapped)
 
 

@@ -32,8 +32,8 @@ from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.outputs import MAX_TRANSPORT_BYTES, serialize_json
 
 if TYPE_CHECKING:
-    from jupyter_jcli.cli._cells import CellSummary
     from jupyter_jcli.outputs.notebook import NotebookOutputs
+    from jupyter_jcli.workbench import SavedCellSummary
 
 __all__ = [
     "SHOW_DEFAULT_LIMIT",
@@ -77,7 +77,7 @@ Reader = Callable[..., dict[str, Any]]
 
 def _cells_to_show(
     loaded: NotebookOutputs, cells: Sequence[str]
-) -> tuple[dict[int, CellSummary], list[int]]:
+) -> tuple[dict[int, SavedCellSummary], list[int]]:
     """The summaries and indexes of the cells to show: those asked for (names or indexes,
     each once, in the order first given), else every cell with outputs.
 
@@ -85,15 +85,15 @@ def _cells_to_show(
         JcliError: ``CELL_NOT_FOUND`` for a requested cell the file does not have, before
             anything is shown.
     """
-    from jupyter_jcli.cli._cell_ref import loaded_cell_names, resolve_cell_ref
-    from jupyter_jcli.cli._cells import cell_summary
+    from jupyter_jcli.cli._cell_ref import resolve_cell_ref
+    from jupyter_jcli.workbench import saved_cell_names, saved_cell_summary
 
-    names = loaded_cell_names(loaded)
+    names = saved_cell_names(loaded)
     if cells:
         path = str(loaded.path)
         indexes = list(dict.fromkeys(resolve_cell_ref(ref, names, path=path) for ref in cells))
-        return {i: cell_summary(loaded, i, names) for i in indexes}, indexes
-    summaries = {i: cell_summary(loaded, i, names) for i in range(loaded.cell_count)}
+        return {i: saved_cell_summary(loaded, i, names) for i in indexes}, indexes
+    summaries = {i: saved_cell_summary(loaded, i, names) for i in range(loaded.cell_count)}
     return summaries, [i for i, summary in summaries.items() if summary.get("output_count")]
 
 
@@ -150,8 +150,8 @@ def show_document(
             transport bound (a first cell's listing alone; the message names
             ``j-cli -j notebook output`` to read its outputs one by one).
     """
-    from jupyter_jcli.cli._cells import file_source
     from jupyter_jcli.workbench import saved_outputs as open_notebook
+    from jupyter_jcli.workbench import saved_outputs_source
 
     loaded = open_notebook(file_arg)
     _, indexes = _cells_to_show(loaded, cells)
@@ -175,7 +175,7 @@ def show_document(
         listings.append(listing)
         used += size
     document = ok_document(
-        source=file_source(loaded),
+        source=saved_outputs_source(loaded),
         cell_count=loaded.cell_count,
         cells=listings,
         omitted_cells=len(left),
@@ -260,10 +260,10 @@ def show_text(
         f"{loaded.path}: {counted(loaded.cell_count, 'cell')}, showing {count} {what} "
         f"(at most {SHOW_MAX_LINES} lines per output)"
     )
-    from jupyter_jcli.cli._cells import file_source
     from jupyter_jcli.cli._document_render import pair_lines
+    from jupyter_jcli.workbench import saved_outputs_source
 
-    for line in pair_lines(file_source(loaded).get("pair_out_of_sync")):
+    for line in pair_lines(saved_outputs_source(loaded).get("pair_out_of_sync")):
         echo(line)
     for line in body:
         echo(line)
@@ -298,7 +298,7 @@ def _bounded(lines: Iterator[str], room: int) -> tuple[list[str], bool]:
 
 
 def _cell_lines(
-    file_arg: str, loaded: NotebookOutputs, index: int, cell: CellSummary
+    file_arg: str, loaded: NotebookOutputs, index: int, cell: SavedCellSummary
 ) -> Iterator[str]:
     """One cell of the tour: its header, source and outputs, line by line."""
     yield ""
@@ -413,7 +413,7 @@ def _traceback_block(error: Mapping[str, Any], file_arg: str, cell: int, index: 
     lines = [f"{error.get('ename')}: {error.get('evalue')}"]
     traceback = "\n".join(strip_ansi(str(line)) for line in error.get("traceback") or [])
     tail = traceback.splitlines()[-(SHOW_MAX_LINES - 1) :]
-    lines.extend(_clip(line) for line in tail)
+    lines.extend(clip(line, SHOW_LINE_WIDTH) for line in tail)
     if len(traceback.splitlines()) > len(tail):
         lines.append(
             f"… (last lines of the traceback; all: {output_command(file_arg, cell, index)})"
@@ -427,7 +427,7 @@ def _cut(text: str, total_characters: object, command: str) -> list[str]:
     ``total_characters`` is set when ``text`` is only the first page of a longer text.
     """
     lines = text.splitlines() or [""]
-    shown = [_clip(line) for line in lines[:SHOW_MAX_LINES]]
+    shown = [clip(line, SHOW_LINE_WIDTH) for line in lines[:SHOW_MAX_LINES]]
     if isinstance(total_characters, int):
         shown.append(
             f"… showing {counted(len(shown), 'line')} of {total_characters:,} characters; "
@@ -436,7 +436,3 @@ def _cut(text: str, total_characters: object, command: str) -> list[str]:
     elif len(lines) > SHOW_MAX_LINES:
         shown.append(f"… {len(lines) - SHOW_MAX_LINES} more lines; read it all: {command}")
     return shown
-
-
-def _clip(line: str) -> str:
-    return clip(line, SHOW_LINE_WIDTH)

@@ -13,7 +13,7 @@ import click
 
 from jupyter_jcli.cli._cell_ref import CELL_REF_HELP
 from jupyter_jcli.cli._emit import emit_result
-from jupyter_jcli.cli._params import cell_names_option
+from jupyter_jcli.cli._params import FILE, cell_names_option
 from jupyter_jcli.cli._server_options import store_options
 
 if TYPE_CHECKING:
@@ -27,8 +27,6 @@ __all__ = [
     "summarize_command",
     "summarize_lines",
 ]
-
-_FILE = click.argument("file", metavar="FILE", type=click.Path(path_type=str))
 
 
 def create_lines(outcome: CreateOutcome) -> list[str]:
@@ -99,7 +97,7 @@ def summarize_lines(outcome: SummarizeOutcome) -> list[str]:
 
 @click.command("create")
 @store_options
-@_FILE
+@FILE
 @click.option(
     "--kernel",
     "kernelspec_name",
@@ -129,7 +127,7 @@ def create_command(file: str, kernelspec_name: str, sources: tuple[str, ...]) ->
 
 @click.command("search")
 @store_options
-@_FILE
+@FILE
 @click.argument("pattern", metavar="PATTERN")
 @click.option("--regex", is_flag=True, help="PATTERN is a Python regular expression.")
 @click.option(
@@ -178,7 +176,7 @@ def search_command(
 
 @click.command("summarize")
 @store_options
-@_FILE
+@FILE
 @cell_names_option(
     f"Summarize this cell ({CELL_REF_HELP}; repeatable, in this order). "
     "Default: every code and Markdown cell."

@@ -14,6 +14,10 @@ Reads (never create or change a file):
 - :func:`read_cells` -> :class:`ReadCellsResult`: sources and condensed outputs (text and
   downscaled images) within one character budget, each cut saying how to read it exactly.
 
+- :func:`list_saved_cells`: one page of a file's cells as the saved-output protocol reads
+  them (index, type, name, first line, outputs; a ``.py``'s mapping to its notebook), named
+  by :func:`saved_cell_names` (the names the workbench gives them).
+
 Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic writes):
 
 - :func:`add_cell`, :func:`update_cell`, :func:`edit_cell_source` (find and replace, on
@@ -25,7 +29,8 @@ Mutations (optimistic locking by ``expected_rev``, snapshot for undo, atomic wri
 Kernel-less operations on whole notebooks:
 
 - :func:`create_notebook` -> :class:`CreateOutcome`: a new nbformat 4.5 notebook (optional
-  :class:`NewCell` list), kernelspec recorded; never overwrites (``FILE_EXISTS``).
+  :class:`NewCell` list), kernelspec recorded; never overwrites (``FILE_EXISTS``);
+  :func:`list_kernelspecs` -> :class:`KernelspecEntry` list: the kernelspecs installed here.
 - :func:`search_cells` -> :class:`SearchOutcome`: substring or regex search of sources,
   names, cached summaries and condensed output text (reads only).
 - :func:`summarize_cells` -> :class:`SummarizeOutcome`: detailed summaries through
@@ -86,7 +91,13 @@ if TYPE_CHECKING:
         SKIPPED_RUNS,
         bounded_cell_lists,
     )
-    from jupyter_jcli.workbench._create import CreateOutcome, NewCell, create_notebook
+    from jupyter_jcli.workbench._create import (
+        CreateOutcome,
+        KernelspecEntry,
+        NewCell,
+        create_notebook,
+        list_kernelspecs,
+    )
     from jupyter_jcli.workbench._envelope import compact
     from jupyter_jcli.workbench._execute import (
         DEFAULT_EXECUTE_BUDGET,
@@ -131,6 +142,7 @@ if TYPE_CHECKING:
         undo_last,
         update_cell,
     )
+    from jupyter_jcli.workbench._option_help import SERVER_OPTION_HELP, STORE_OPTION_HELP
     from jupyter_jcli.workbench._outcomes import (
         ErrorEntry,
         ExecutedCell,
@@ -154,6 +166,15 @@ if TYPE_CHECKING:
         ReadCellsResult,
         read_cells,
     )
+    from jupyter_jcli.workbench._saved_cells import (
+        CELLS_PAGE_LIMIT,
+        SavedCellSummary,
+        document_cell_names,
+        list_saved_cells,
+        saved_cell_names,
+        saved_cell_summary,
+        saved_outputs_source,
+    )
     from jupyter_jcli.workbench._script import ScriptPlan, prepare_script
     from jupyter_jcli.workbench._search import (
         SEARCH_FIELDS,
@@ -162,12 +183,7 @@ if TYPE_CHECKING:
         SearchOutcome,
         search_cells,
     )
-    from jupyter_jcli.workbench._server import (
-        SERVER_OPTION_HELP,
-        STORE_OPTION_HELP,
-        server_from_options,
-        stores_from_options,
-    )
+    from jupyter_jcli.workbench._server import server_from_options, stores_from_options
     from jupyter_jcli.workbench._session import Workbench
     from jupyter_jcli.workbench._shared_workbench import SharedExecutionLog, shared_workbench
     from jupyter_jcli.workbench._stale import stale_between
@@ -192,7 +208,7 @@ _PUBLIC = {
     "_background": "MAX_WAIT_SECONDS BackgroundBatch",
     "_cell_lists": "CELL_LISTS CELLS_LISTED SKIPPED_RUNS bounded_cell_lists",
     "_with_parents": "BatchWithParents run_cells_with_parents",
-    "_create": "CreateOutcome NewCell create_notebook",
+    "_create": "CreateOutcome KernelspecEntry NewCell create_notebook list_kernelspecs",
     "_envelope": "compact",
     "_execute": "DEFAULT_EXECUTE_BUDGET HEARTBEAT_INTERVAL ProgressCallback",
     "_graph_view": "GRAPH_FORMATS GraphFormat GraphResult notebook_graph",
@@ -215,10 +231,15 @@ _PUBLIC = {
         "DEFAULT_READ_BUDGET DEFAULT_READ_MAX_IMAGES MIN_CELL_SHARE ReadCell ReadCellsResult "
         "read_cells"
     ),
+    "_saved_cells": (
+        "CELLS_PAGE_LIMIT SavedCellSummary document_cell_names list_saved_cells "
+        "saved_cell_names saved_cell_summary saved_outputs_source"
+    ),
     "_script": "ScriptPlan prepare_script",
     "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
     "_session": "Workbench",
-    "_server": "SERVER_OPTION_HELP STORE_OPTION_HELP server_from_options stores_from_options",
+    "_option_help": "SERVER_OPTION_HELP STORE_OPTION_HELP",
+    "_server": "server_from_options stores_from_options",
     "_shared_workbench": "SharedExecutionLog shared_workbench",
     "_stale": "stale_between",
     "_store_outputs": "saved_outputs",

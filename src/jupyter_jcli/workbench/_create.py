@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from jupyter_jcli.errors import (
     CELL_TYPES,
@@ -38,7 +38,7 @@ from jupyter_jcli.notebook.stores import active_choice
 from jupyter_jcli.workbench._envelope import ok_fields
 from jupyter_jcli.workbench._mutations import CellRef
 
-__all__ = ["CreateOutcome", "NewCell", "create_notebook"]
+__all__ = ["CreateOutcome", "KernelspecEntry", "NewCell", "create_notebook", "list_kernelspecs"]
 
 _NEW_CELL_KEYS = frozenset({"source", "cell_type", "name"})
 
@@ -222,24 +222,55 @@ def _as_new_cell(cell: NewCell | Mapping[str, Any], number: int) -> NewCell:
     return spec
 
 
-def _kernelspec(name: str) -> dict[str, str]:
-    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+class KernelspecEntry(TypedDict):
+    """One installed kernelspec: its ``name`` (what ``--kernel`` and a notebook's
+    ``metadata.kernelspec.name`` use), ``display_name``, ``language`` and ``resource_dir``
+    (the folder holding its ``kernel.json``)."""
 
-    manager = KernelSpecManager()
-    try:
-        spec = manager.get_kernel_spec(name)
-    except NoSuchKernel:
-        installed = sorted(manager.find_kernel_specs())
-        raise KernelError(
-            ErrorCode.KERNELSPEC_NOT_FOUND,
-            f"kernelspec {name!r} is not installed; use one of: {', '.join(installed) or '(none)'}",
-            {"kernelspec": name, "installed": installed},
-        ) from None
-    return {
-        "name": name,
-        "display_name": str(spec.display_name or name),
-        "language": str(spec.language or ""),
-    }
+    name: str
+    display_name: str
+    language: str
+    resource_dir: str
+
+
+def list_kernelspecs() -> list[KernelspecEntry]:
+    """The kernelspecs ``jupyter_client`` finds on this machine, sorted by name
+    (``KernelSpecManager.get_all_specs``, the search path of ``jupyter kernelspec list``; a
+    kernelspec whose ``kernel.json`` cannot be read is left out, with a warning on stderr)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    specs: Mapping[str, Any] = KernelSpecManager().get_all_specs()
+    entries: list[KernelspecEntry] = []
+    for name in sorted(specs):
+        found: Mapping[str, Any] = specs[name] if isinstance(specs[name], Mapping) else {}
+        raw = found.get("spec")
+        spec: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        entries.append(
+            {
+                "name": name,
+                "display_name": str(spec.get("display_name") or name),
+                "language": str(spec.get("language") or ""),
+                "resource_dir": str(found.get("resource_dir") or ""),
+            }
+        )
+    return entries
+
+
+def _kernelspec(name: str) -> dict[str, str]:
+    """The ``metadata.kernelspec`` of a new notebook: the installed kernelspec ``name``'s
+    ``display_name`` and ``language`` (:func:`list_kernelspecs`; names compare lowercased,
+    as ``KernelSpecManager.get_kernel_spec`` finds them), ``name`` as given."""
+    entries = list_kernelspecs()
+    for entry in entries:
+        if entry["name"] == name.lower():
+            return {"name": name, "display_name": entry["display_name"],
+                    "language": entry["language"]}  # fmt: skip
+    installed = [entry["name"] for entry in entries]
+    raise KernelError(
+        ErrorCode.KERNELSPEC_NOT_FOUND,
+        f"kernelspec {name!r} is not installed; use one of: {', '.join(installed) or '(none)'}",
+        {"kernelspec": name, "installed": installed},
+    )
 
 
 def _build(specs: Sequence[NewCell], kernelspec: Mapping[str, str]) -> dict[str, Any]:

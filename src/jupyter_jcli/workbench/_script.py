@@ -51,6 +51,17 @@ class ScriptPlan:
     created: bool = False
     formats: str | None = None
 
+    def created_dict(self) -> dict[str, str | None]:
+        """The ``created_notebook`` field of a run's document: the notebook created for the
+        script (``path``), the script it is paired with (``paired_with``) and the
+        ``jupytext.formats`` set in it (``formats``, ``null`` when the script's header
+        pairs them)."""
+        return {
+            "path": str(self.notebook_path),
+            "paired_with": str(self.path),
+            "formats": self.formats,
+        }
+
 
 def _format_name(text: str, header: dict[str, object]) -> str | None:
     """jupytext's format of a script with cells (``"percent"``, ``"hydrogen"``...), or None

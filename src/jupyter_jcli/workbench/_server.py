@@ -37,8 +37,6 @@ from jupyter_jcli.notebook.store import NotebookStore
 from jupyter_jcli.notebook.stores import SERVER_STORES, StoreChoice, store_kind
 
 __all__ = [
-    "SERVER_OPTION_HELP",
-    "STORE_OPTION_HELP",
     "join",
     "refuse_shared_restart",
     "server_from_options",
@@ -46,29 +44,6 @@ __all__ = [
     "store_choice_of",
     "stores_from_options",
 ]
-
-STORE_OPTION_HELP = (
-    "Where notebooks are read and written: auto (default; $JUPYTER_JCLI_STORE), local (the "
-    "file here), collab (the server's live collaborative document), contents (the server's "
-    "contents API). auto: local without a server URL, else collab when the server has "
-    "real-time collaboration, else contents when no --server-root is given and the path is "
-    "no file here, else local."
-)
-"""The help of ``--store`` (``jupyter-mcp`` and ``j-cli``)."""
-
-SERVER_OPTION_HELP = {
-    "server_url": "Run the kernels on this Jupyter Server (JupyterLab, JupyterHub "
-    "https://hub/user/NAME/, Kernel Gateway, Enterprise Gateway); default "
-    "$JUPYTER_JCLI_SERVER_URL; without either, local kernels.",
-    "token": "The server's token; default $JUPYTER_JCLI_SERVER_TOKEN, which is better: a "
-    "command line is visible to other users.",
-    "server_root": "The local folder that is the server's root (notebook paths are mapped "
-    "relative to it); default $JUPYTER_JCLI_SERVER_ROOT, else the server's own root_dir.",
-    "kernel_username": "The KERNEL_USERNAME a gateway's kernels start with (Enterprise "
-    "Gateway authorizes it); default $JUPYTER_JCLI_KERNEL_USERNAME, else the local user's name.",
-}
-"""The help of ``--server-url``, ``--token``, ``--server-root`` and ``--kernel-username``
-(``jupyter-mcp``; option name -> help)."""
 
 _PLACEHOLDER = re.compile(
     r"\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}"  # Claude Code
