@@ -65,8 +65,8 @@ def test_a_read_that_selected_no_image_is_a_usage_error(read: dict[str, Any]) ->
     assert caught.value.code == ErrorCode.USAGE_ERROR
 
 
-@pytest.mark.parametrize("path", ["", "a\0b.png"], ids=["empty", "nul-byte"])
-def test_an_empty_path_or_one_with_a_nul_byte_is_a_usage_error(
+@pytest.mark.parametrize("path", ["", "a\0b.png", "-"], ids=["empty", "nul-byte", "dash"])
+def test_an_empty_path_a_dash_or_one_with_a_nul_byte_is_a_usage_error(
     path: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)

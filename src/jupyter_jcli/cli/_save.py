@@ -117,7 +117,8 @@ def save_bytes(path: str, content: bytes, *, force: bool) -> None:
         force: replace an existing regular file; without it any existing path is refused.
 
     Raises:
-        UsageError: ``USAGE_ERROR`` for an empty path or one holding a NUL byte.
+        UsageError: ``USAGE_ERROR`` for an empty path, ``-`` (stdout's usual name) or one
+            holding a NUL byte.
         JcliError: ``FILE_EXISTS`` if something exists at ``path`` (checked with ``lstat``, so
             a dangling symbolic link counts) and ``force`` is False, or if it is not a
             regular file (a symbolic link, a directory, a device, a FIFO, a socket), whatever
@@ -128,6 +129,11 @@ def save_bytes(path: str, content: bytes, *, force: bool) -> None:
         raise UsageError("--save needs a file path, not an empty string.", {"path": path})
     if "\0" in path:
         raise UsageError("The --save path contains a NUL byte.", {"path": repr(path)})
+    if path == "-":  # the usual name of stdout, which carries the command's own output
+        raise UsageError(
+            "--save writes a file and never stdout; name a file (./- for one named '-').",
+            {"path": path},
+        )
     _check_target(path, force=force)
     from jupyter_jcli.errors import NotebookError
     from jupyter_jcli.notebook.io import write_file
