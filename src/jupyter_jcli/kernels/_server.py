@@ -32,7 +32,7 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -41,25 +41,19 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._channels import ExecuteRequests
-from jupyter_jcli.kernels._server_config import (
-    ServerConfig,
-    kernel_username,
-    server_path,
-    server_root,
-)
+from jupyter_jcli.kernels._server_config import ServerConfig, kernel_username
 from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
     CONNECT_TIMEOUT,
     ServerApi,
     auth_headers,
     kernel_path,
-    named_id,
     no_sessions,
     server_errors,
-    session_body,
     ssl_context,
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
+from jupyter_jcli.kernels._server_sessions import ServerSession, open_session
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
 from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
@@ -80,13 +74,6 @@ KERNEL_WORKING_DIR = "KERNEL_WORKING_DIR"
 """The kernel environment variable Enterprise Gateway takes as the kernel's working folder."""
 
 
-def _ws_url(base: str, kernel_id: str, session: str) -> str:
-    parts = urlsplit(base)
-    scheme = "wss" if parts.scheme == "https" else "ws"
-    path = parts.path + kernel_path(kernel_id, "channels")
-    return urlunsplit((scheme, parts.netloc, path, f"session_id={quote(session)}", ""))
-
-
 def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
     """Whether ``msg`` is the ``KeyboardInterrupt`` error output of ``request``."""
     if request is None or parent_id(msg) != request or message_type(msg) != "error":
@@ -94,8 +81,8 @@ def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
     return (msg.get("content") or {}).get("ename") == "KeyboardInterrupt"
 
 
-def _started_by(session: Mapping[str, Any]) -> str:
-    name, ident = session.get("name"), session.get("id")
+def _started_by(session: ServerSession) -> str:
+    name, ident = session.name, session.session_id
     return f"server session {name!r} ({ident})" if name else f"server session {ident}"
 
 
@@ -203,28 +190,25 @@ class ServerBackend(ExecuteRequests):
                 await self._adopt(api, channels)
                 if self._keep:
                     self._created = None  # the session stays when we leave
-        except TimeoutError as exc:
+        except BaseException as exc:
             await self.shutdown(now=True, timeout=2.0)
+            if not isinstance(exc, TimeoutError):
+                raise
             raise KernelError(
                 ErrorCode.KERNEL_START_FAILED,
                 f"the server's kernel {kernelspec_name!r} was not ready within "
                 f"{startup_timeout:g} s",
                 {"kernelspec": kernelspec_name, "server_url": self.config.url},
             ) from exc
-        except BaseException:
-            await self.shutdown(now=True, timeout=2.0)
-            raise
 
     async def _join_or_create(
         self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
     ) -> None:
-        sessions = await api.sessions()
-        path = None if sessions is None else server_path(notebook_path, server_root(self.config))
-        for session in sessions or ():
-            kernel = session.get("kernel")
-            if session.get("path") == path and isinstance(kernel, dict) and kernel.get("id"):
-                self._kernel_id = str(kernel["id"])
-                self._notebook = notebook_path
+        found = await open_session(api, notebook_path, spec, limit)
+        if found is not None:
+            session, created = found
+            self._kernel_id, self._notebook = session.kernel_id, notebook_path
+            if not created:
                 self._origin = KernelOrigin(
                     attached=True,
                     started_by=_started_by(session),
@@ -232,16 +216,11 @@ class ServerBackend(ExecuteRequests):
                     server_url=self.config.url,
                 )
                 return
-        if sessions is None and self._keep:
+            self._created = f"api/sessions/{quote(session.session_id, safe='')}"
+        elif self._keep:
             raise no_sessions(self.config.url)
-        await api.require_kernelspec(spec)
-        if path is not None:
-            body = session_body(path, notebook_path.name, spec)
-            session_id, model = await api.create_session(body, limit)
-            self._created = f"api/sessions/{quote(session_id, safe='')}"
-            self._kernel_id = named_id(model.get("kernel"), "creating the notebook's session")
-            self._notebook = notebook_path
         else:
+            await api.require_kernelspec(spec)
             user = kernel_username(self.config)
             env = {KERNEL_WORKING_DIR: str(cwd), **({"KERNEL_USERNAME": user} if user else {})}
             self._kernel_id = await api.start_kernel(spec, env, limit)
@@ -265,8 +244,11 @@ class ServerBackend(ExecuteRequests):
         from websockets.typing import Subprotocol
 
         assert self._kernel_id is not None
-        url = _ws_url(self.config.url, self._kernel_id, session)
-        secure = url.startswith("wss:")
+        base = urlsplit(self.config.url)
+        secure, path = base.scheme == "https", base.path + kernel_path(self._kernel_id, "channels")
+        url = urlunsplit(
+            ("wss" if secure else "ws", base.netloc, path, f"session_id={quote(session)}", "")
+        )
         with server_errors("opening the kernel's WebSocket", self.config.url):
             return await connect(
                 url,

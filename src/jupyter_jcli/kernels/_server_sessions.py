@@ -93,6 +93,11 @@ def _parsed(models: list[dict[str, Any]] | None, config: ServerConfig) -> list[S
     return sorted((s for s in found if s is not None), key=lambda s: str(s.notebook_path))
 
 
+def _of(models: list[dict[str, Any]], config: ServerConfig, notebook: Path) -> ServerSession | None:
+    path = server_path(notebook, server_root(config))
+    return next((s for s in _parsed(models, config) if s.path == path), None)
+
+
 async def notebook_sessions(config: ServerConfig) -> list[ServerSession]:
     """The server's notebook sessions, sorted by notebook path.
 
@@ -109,8 +114,8 @@ async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerS
     Raises:
         KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
     """
-    path = server_path(notebook_path, server_root(config))
-    return next((s for s in await notebook_sessions(config) if s.path == path), None)
+    async with ServerApi(config) as api:
+        return _of(await api.sessions() or [], config, notebook_path)
 
 
 async def start_session(
@@ -128,18 +133,30 @@ async def start_session(
             (the server answered the start with an error), the codes of
             :func:`notebook_session`.
     """
-    path = server_path(notebook_path, server_root(config))
     async with ServerApi(config) as api:
-        models = await api.sessions()
-        if models is None:
-            raise no_sessions(config.url)
-        current = next((s for s in _parsed(models, config) if s.path == path), None)
-        if current is not None:
-            return current, False
-        await api.require_kernelspec(kernelspec)
-        body = session_body(path, notebook_path.name, kernelspec)
-        _, model = await api.create_session(body, timeout)
-    made = _session(model, server_root(config), config.url)
+        found = await open_session(api, notebook_path, kernelspec, timeout)
+    if found is None:
+        raise no_sessions(config.url)
+    return found
+
+
+async def open_session(
+    api: ServerApi, notebook_path: Path, kernelspec: str, timeout: float
+) -> tuple[ServerSession, bool] | None:
+    """:func:`start_session` through ``api`` (the server backend's join or start);
+    ``None`` when the server keeps no sessions (a kernel gateway). Raises as it does."""
+    models = await api.sessions()
+    if models is None:
+        return None
+    config = api.config
+    current = _of(models, config, notebook_path)
+    if current is not None:
+        return current, False
+    await api.require_kernelspec(kernelspec)
+    root = server_root(config)
+    body = session_body(server_path(notebook_path, root), notebook_path.name, kernelspec)
+    _, model = await api.create_session(body, timeout)
+    made = _session(model, root, config.url)
     if made is None:
         raise KernelError(
             ErrorCode.SERVER_ERROR,

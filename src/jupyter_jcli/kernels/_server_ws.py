@@ -90,7 +90,7 @@ class KernelChannels:
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._inboxes: dict[str, deque[KernelMessage]] = {
-            channel: deque() for channel in ("iopub", "shell")
+            channel: deque(maxlen=_MAX_QUEUED) for channel in ("iopub", "shell")
         }
         self._changed = anyio.Event()
         self._connected = anyio.Event()
@@ -149,11 +149,11 @@ class KernelChannels:
         """
         from websockets.exceptions import ConnectionClosed
 
-        self._check_send()
+        self._check(sending=True)
         if ours:
             self._ours.append(str(msg["header"]["msg_id"]))
         connected = await self.settled()
-        self._check_send()
+        self._check(sending=True)
         ws = self._ws
         if not connected or ws is None:
             raise KernelError(
@@ -256,7 +256,7 @@ class KernelChannels:
         with anyio.fail_after(timeout):
             answered = await self.probe()
         if not answered:
-            self._check_send()
+            self._check(sending=True)
             raise KernelError(
                 ErrorCode.KERNEL_NOT_RUNNING,
                 f"the kernel did not come up: {self.gone}",
@@ -264,26 +264,20 @@ class KernelChannels:
             )
         self.watching = True
 
-    def _check_send(self) -> None:
+    def _check(self, *, sending: bool = False) -> None:
+        """``KERNEL_NOT_RUNNING`` when closed or lost; when ``sending``, also when the kernel
+        is gone, and the code that lost the connection when it is lost."""
         lost = self.lost
-        if lost is not None and not self._closed:
-            raise KernelError(
-                lost.code, f"the kernel's connection is lost: {lost.message}", lost.details
-            )
-        self._check()
-        if self.gone is not None:
-            raise KernelError(
-                ErrorCode.KERNEL_NOT_RUNNING, f"the kernel is gone: {self.gone}", {"reason": "gone"}
-            )
-
-    def _check(self) -> None:
         if self._closed:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel's channels are closed")
-        if self.lost is not None:
+        if lost is not None:
+            message = f"the kernel's connection is lost: {lost.message}"
+            if sending:
+                raise KernelError(lost.code, message, lost.details)
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, message, {"reason": lost.code.value})
+        if sending and self.gone is not None:
             raise KernelError(
-                ErrorCode.KERNEL_NOT_RUNNING,
-                f"the kernel's connection is lost: {self.lost.message}",
-                {"reason": self.lost.code.value},
+                ErrorCode.KERNEL_NOT_RUNNING, f"the kernel is gone: {self.gone}", {"reason": "gone"}
             )
 
     async def _changed_by(self, deadline: float) -> bool:
@@ -301,8 +295,29 @@ class KernelChannels:
         changed.set()
 
     async def _read_loop(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         try:
-            await self._read_frames()
+            while not self._closed:
+                ws = self._ws
+                assert ws is not None
+                try:
+                    frame = await ws.recv()
+                except ConnectionClosed:
+                    if self._closed:
+                        return
+                    self._connected = anyio.Event()
+                    if self.gone is not None or not await self._reconnect():
+                        self._wake()
+                        return
+                    continue
+                _ack_at_once(ws)
+                try:
+                    channel, msg = decode_frame(frame, ws.subprotocol)
+                except (ValueError, orjson.JSONDecodeError, struct.error):
+                    _log.warning("dropped a kernel WebSocket frame that is not a message")
+                    continue
+                self._route(channel, msg)
         except Exception as exc:  # a reader that stopped unseen would leave receives waiting
             _log.warning("the kernel WebSocket reader failed", exc_info=True)
             self.lost = KernelError(
@@ -311,30 +326,6 @@ class KernelChannels:
                 {"reason": type(exc).__name__},
             )
             self._wake()
-
-    async def _read_frames(self) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        while not self._closed:
-            ws = self._ws
-            assert ws is not None
-            try:
-                frame = await ws.recv()
-            except ConnectionClosed:
-                if self._closed:
-                    return
-                self._connected = anyio.Event()
-                if self.gone is not None or not await self._reconnect():
-                    self._wake()
-                    return
-                continue
-            _ack_at_once(ws)
-            try:
-                channel, msg = decode_frame(frame, ws.subprotocol)
-            except (ValueError, orjson.JSONDecodeError, struct.error):
-                _log.warning("dropped a kernel WebSocket frame that is not a message")
-                continue
-            self._route(channel, msg)
 
     def _route(self, channel: str, msg: dict[str, Any]) -> None:
         parent = parent_id(msg)
@@ -356,8 +347,7 @@ class KernelChannels:
         elif channel != "shell":
             return  # control replies other than our probes; stdin: never allowed
         inbox = self._inboxes[channel]
-        if len(inbox) >= _MAX_QUEUED:
-            inbox.popleft()
+        if len(inbox) == inbox.maxlen:  # the append drops the oldest
             _log.warning("the %s inbox is full; dropped its oldest message", channel)
         inbox.append(msg)
         self._wake()

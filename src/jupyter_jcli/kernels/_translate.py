@@ -35,11 +35,9 @@ _OUTPUT_TYPES = frozenset({"stream", "display_data", "execute_result", "error"})
 
 
 def message_type(msg: KernelMessage) -> str:
-    """The ``msg_type`` of a Jupyter message (from its header, else its top level)."""
+    """The ``msg_type`` of a Jupyter message (from its header; ``""`` when it has none)."""
     header = msg.get("header")
-    if isinstance(header, dict) and isinstance(header.get("msg_type"), str):
-        return str(header["msg_type"])
-    return str(msg.get("msg_type", ""))
+    return str(header.get("msg_type") or "") if isinstance(header, dict) else ""
 
 
 def parent_id(msg: KernelMessage) -> object:
