@@ -53,9 +53,8 @@ from jupyter_jcli.kernels._server_http import (
     ssl_context,
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
-from jupyter_jcli.kernels._server_sessions import ServerSession, open_session
+from jupyter_jcli.kernels._server_sessions import open_session
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
-from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 
 if TYPE_CHECKING:
@@ -72,18 +71,6 @@ CONFIRM_TIMEOUT = RECONNECT_WINDOW + 5.0
 reconnect, whose failure also decides); unanswered, the cell's error stands."""
 KERNEL_WORKING_DIR = "KERNEL_WORKING_DIR"
 """The kernel environment variable Enterprise Gateway takes as the kernel's working folder."""
-
-
-def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
-    """Whether ``msg`` is the ``KeyboardInterrupt`` error output of ``request``."""
-    if request is None or parent_id(msg) != request or message_type(msg) != "error":
-        return False
-    return (msg.get("content") or {}).get("ename") == "KeyboardInterrupt"
-
-
-def _started_by(session: ServerSession) -> str:
-    name, ident = session.name, session.session_id
-    return f"server session {name!r} ({ident})" if name else f"server session {ident}"
 
 
 class ServerBackend(ExecuteRequests):
@@ -118,9 +105,7 @@ class ServerBackend(ExecuteRequests):
         self._origin = LOCAL_ORIGIN
         self._framing: str | None = None
         self._checked = time.monotonic()
-        self._request: str | None = None  # the execute request running
-        self._interrupted = False  # whether we interrupted it
-        self._unasked = False  # whether it showed a KeyboardInterrupt we did not cause
+        self._interrupted = False  # whether we interrupted the execute request running
         self._notebook: Path | None = None  # the notebook whose session (and ledger) we use
         self._epoch: str | None = None  # the epoch our runs on it are recorded under
         # Jupyter Server answers a kernel WebSocket's handshake only after the kernel answers
@@ -205,18 +190,15 @@ class ServerBackend(ExecuteRequests):
         self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
     ) -> None:
         found = await open_session(api, notebook_path, spec, limit)
+        started_by = None  # of a session we join: who opened it
         if found is not None:
             session, created = found
             self._kernel_id, self._notebook = session.kernel_id, notebook_path
-            if not created:
-                self._origin = KernelOrigin(
-                    attached=True,
-                    started_by=_started_by(session),
-                    kernel_id=self._kernel_id,
-                    server_url=self.config.url,
-                )
-                return
-            self._created = f"api/sessions/{quote(session.session_id, safe='')}"
+            if created:
+                self._created = f"api/sessions/{quote(session.session_id, safe='')}"
+            else:
+                name, ident = session.name, session.session_id
+                started_by = f"server session {f'{name!r} ({ident})' if name else ident}"
         elif self._keep:
             raise no_sessions(self.config.url)
         else:
@@ -225,7 +207,12 @@ class ServerBackend(ExecuteRequests):
             env = {KERNEL_WORKING_DIR: str(cwd), **({"KERNEL_USERNAME": user} if user else {})}
             self._kernel_id = await api.start_kernel(spec, env, limit)
             self._created = kernel_path(self._kernel_id)
-        self._origin = KernelOrigin(kernel_id=self._kernel_id, server_url=self.config.url)
+        self._origin = KernelOrigin(
+            attached=started_by is not None,
+            started_by=started_by,
+            kernel_id=self._kernel_id,
+            server_url=self.config.url,
+        )
 
     async def _adopt(self, api: ServerApi, channels: KernelChannels) -> None:
         """The kernel's epoch: its ledger's when we join it as one of ours left it."""
@@ -291,7 +278,7 @@ class ServerBackend(ExecuteRequests):
         """
         channels = self._live()
         msg = new_message("execute_request", content, channels.session)
-        self._request, self._interrupted, self._unasked = msg["header"]["msg_id"], False, False
+        self._interrupted = False
         await channels.send(msg)
         return str(msg["header"]["msg_id"])
 
@@ -302,29 +289,28 @@ class ServerBackend(ExecuteRequests):
             KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost (queued messages are
                 handed out first).
         """
-        msg = await self._live().receive("iopub", timeout)
-        if msg is not None and not self._interrupted and _unasked_interrupt(msg, self._request):
-            self._unasked = True
-        return msg
+        return await self._live().receive("iopub", timeout)
 
     async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply, or ``None`` after ``timeout`` seconds. After a
-        ``KeyboardInterrupt`` we did not cause, first the kernel is probed (bounded by
-        :data:`CONFIRM_TIMEOUT`): when it is gone, ``None`` (:meth:`is_alive` is then false,
-        and the request ends ``died``); see the module docstring.
+        """The next shell reply, or ``None`` after ``timeout`` seconds. A reply that ends in
+        a ``KeyboardInterrupt`` we did not cause is handed out only once the kernel answered
+        a probe (bounded by :data:`CONFIRM_TIMEOUT`): when it is gone, ``None``
+        (:meth:`is_alive` is then false, and the request ends ``died``); see the module
+        docstring.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost.
         """
         channels = self._live()
-        if self._unasked and not self._interrupted:
-            self._unasked = False
+        reply = await channels.receive("shell", timeout)
+        ename = ((reply or {}).get("content") or {}).get("ename")
+        if ename == "KeyboardInterrupt" and not self._interrupted:
             with anyio.move_on_after(CONFIRM_TIMEOUT):
                 with contextlib.suppress(KernelError):  # gone or lost: is_alive says so
                     await channels.probe()
             if not channels.usable:
                 return None
-        return await channels.receive("shell", timeout)
+        return reply
 
     async def interrupt(self) -> None:
         """``POST api/kernels/{id}/interrupt`` (the server signals or messages the kernel as

@@ -138,8 +138,8 @@ class KernelChannels:
                 break
         return self.usable and self._connected.is_set()
 
-    async def send(self, msg: KernelMessage, channel: str = "shell", *, ours: bool = True) -> None:
-        """Send ``msg``; its iopub messages are delivered when ``ours``.
+    async def send(self, msg: KernelMessage, channel: str = "shell") -> None:
+        """Send ``msg``; its iopub messages are delivered (a probe's are read by :meth:`probe`).
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when closed or the kernel is gone; the code
@@ -149,10 +149,8 @@ class KernelChannels:
         """
         from websockets.exceptions import ConnectionClosed
 
-        self._check(sending=True)
-        if ours:
-            self._ours.append(str(msg["header"]["msg_id"]))
-        connected = await self.settled()
+        self._ours.append(str(msg["header"]["msg_id"]))
+        connected = await self.settled()  # at once when closed, lost or gone: the check raises
         self._check(sending=True)
         ws = self._ws
         if not connected or ws is None:
@@ -222,7 +220,7 @@ class KernelChannels:
         while self.usable:
             probe = new_message("kernel_info_request", {}, self.session)
             self._probes.add(probe["header"]["msg_id"])
-            await self.send(probe, "control", ours=False)
+            await self.send(probe, "control")
             until = time.monotonic() + PROBE_RESEND
             while self.usable:
                 if self._probe_replied and self._probe_idle:
@@ -234,15 +232,13 @@ class KernelChannels:
                     await self.ask_server()
         return False
 
-    async def ask_server(self) -> bool:
+    async def ask_server(self) -> None:
         """Ask the server (REST, unbounded: callers bound it) whether the kernel still
-        exists; when it does not, the kernel is :attr:`gone`: ``True``. ``False`` also when
-        the server cannot tell."""
+        exists; when it does not, the kernel is :attr:`gone` (a server that cannot tell
+        decides nothing)."""
         with contextlib.suppress(KernelError):
             if await self._kernel_gone():
                 self.gone = _NO_SUCH_KERNEL
-                return True
-        return False
 
     async def wait_ready(self, timeout: float) -> None:
         """:meth:`probe` until the kernel answers, then start :attr:`watching` (every
@@ -254,14 +250,8 @@ class KernelChannels:
                 fail; ``SERVER_*`` when the connection is lost.
         """
         with anyio.fail_after(timeout):
-            answered = await self.probe()
-        if not answered:
-            self._check(sending=True)
-            raise KernelError(
-                ErrorCode.KERNEL_NOT_RUNNING,
-                f"the kernel did not come up: {self.gone}",
-                {"reason": "gone"},
-            )
+            if not await self.probe():  # closed, lost or gone: the check raises
+                self._check(sending=True)
         self.watching = True
 
     def _check(self, *, sending: bool = False) -> None:
@@ -362,7 +352,8 @@ class KernelChannels:
         while not self._closed and time.monotonic() < deadline:
             try:
                 with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
-                    if await self.ask_server():  # else the handshake may tell (a 404)
+                    await self.ask_server()  # else the handshake may tell (a 404)
+                    if self.gone is not None:
                         return False
                     self._ws = await self._connect(self.session)
             except KernelError as err:

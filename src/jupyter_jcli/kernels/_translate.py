@@ -48,12 +48,8 @@ def parent_id(msg: KernelMessage) -> object:
 
 def _fix_overwrites(text: str) -> str:
     """Apply ``\\r\\n``, ``\\r`` and ``\\b`` to ``text`` (JupyterLab's removeOverwrittenChars)."""
-    if "\x08" in text:
-        while True:
-            fixed = _BACKSPACE.sub("", text)
-            if fixed == text:
-                break
-            text = fixed
+    while "\x08" in text and (fixed := _BACKSPACE.sub("", text)) != text:
+        text = fixed
     if "\r" in text:
         text = _CR_NEWLINE.sub("\n", text)
         text = _OVERWRITTEN.sub("", text)
@@ -275,11 +271,8 @@ class OutputCollector:
 
 def _display_id(content: dict[str, Any]) -> str | None:
     transient = content.get("transient")
-    if isinstance(transient, dict):
-        did = transient.get("display_id")
-        if isinstance(did, str) and did:
-            return did
-    return None
+    did = transient.get("display_id") if isinstance(transient, dict) else None
+    return did if isinstance(did, str) and did else None
 
 
 def _bundle_output(kind: str, content: dict[str, Any]) -> Output:
