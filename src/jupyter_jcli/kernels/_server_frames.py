@@ -79,14 +79,13 @@ def decode_frame(frame: str | bytes, protocol: str | None) -> tuple[str, dict[st
         count = int.from_bytes(frame[:8], "little")
         if count < 2 or len(frame) < 8 * (count + 1):
             raise ValueError("a v1 kernel frame with too few offsets")
-        offsets = struct.unpack_from(f"<{count}Q", frame, 8)
-        channel = frame[offsets[0] : offsets[1]].decode()
-        parts = [frame[start:end] for start, end in itertools.pairwise(offsets[1:])]
+        bounds = struct.unpack_from(f"<{count}Q", frame, 8)
+        channel = frame[bounds[0] : bounds[1]].decode()
+        parts = [frame[start:end] for start, end in itertools.pairwise(bounds[1:])]
         if len(parts) < 4:
             raise ValueError("a v1 kernel frame without its four message parts")
-        header, parent, metadata, content = (orjson.loads(part) for part in parts[:4])
-        msg = {"header": header, "parent_header": parent, "metadata": metadata}
-        return channel, {**msg, "content": content, "buffers": parts[4:]}
+        msg = dict(zip(_PARTS, map(orjson.loads, parts[:4]), strict=True))
+        return channel, {**msg, "buffers": parts[4:]}
     if isinstance(frame, bytes):
         (count,) = struct.unpack("!I", frame[:4])
         offsets = [*struct.unpack(f"!{count}I", frame[4 : 4 * (count + 1)]), len(frame)]

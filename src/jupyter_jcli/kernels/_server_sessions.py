@@ -93,11 +93,6 @@ def _parsed(models: list[dict[str, Any]] | None, config: ServerConfig) -> list[S
     return sorted((s for s in found if s is not None), key=lambda s: str(s.notebook_path))
 
 
-def _of(models: list[dict[str, Any]], config: ServerConfig, notebook: Path) -> ServerSession | None:
-    path = server_path(notebook, server_root(config))
-    return next((s for s in _parsed(models, config) if s.path == path), None)
-
-
 async def notebook_sessions(config: ServerConfig) -> list[ServerSession]:
     """The server's notebook sessions, sorted by notebook path.
 
@@ -114,8 +109,8 @@ async def notebook_session(config: ServerConfig, notebook_path: Path) -> ServerS
     Raises:
         KernelError: ``SERVER_PATH_OUTSIDE_ROOT``; the codes of :func:`notebook_sessions`.
     """
-    async with ServerApi(config) as api:
-        return _of(await api.sessions() or [], config, notebook_path)
+    path = server_path(notebook_path, server_root(config))
+    return next((s for s in await notebook_sessions(config) if s.path == path), None)
 
 
 async def start_session(
@@ -148,14 +143,13 @@ async def open_session(
     models = await api.sessions()
     if models is None:
         return None
-    config = api.config
-    current = _of(models, config, notebook_path)
+    config, root = api.config, server_root(api.config)
+    path = server_path(notebook_path, root)
+    current = next((s for s in _parsed(models, config) if s.path == path), None)
     if current is not None:
         return current, False
     await api.require_kernelspec(kernelspec)
-    root = server_root(config)
-    body = session_body(server_path(notebook_path, root), notebook_path.name, kernelspec)
-    _, model = await api.create_session(body, timeout)
+    _, model = await api.create_session(session_body(path, notebook_path.name, kernelspec), timeout)
     made = _session(model, root, config.url)
     if made is None:
         raise KernelError(

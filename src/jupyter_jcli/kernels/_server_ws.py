@@ -356,6 +356,9 @@ class KernelChannels:
                     if self.gone is not None:
                         return False
                     self._ws = await self._connect(self.session)
+                self._connected.set()
+                self._wake()
+                return True
             except KernelError as err:
                 if err.details.get("status") == 404:
                     self.gone = _NO_SUCH_KERNEL
@@ -363,10 +366,6 @@ class KernelChannels:
                 last = err
             except TimeoutError:
                 break
-            else:
-                self._connected.set()
-                self._wake()
-                return True
             await anyio.sleep(delay)
             delay = min(delay * 2, 1.0)
         self.lost = last or KernelError(
