@@ -169,8 +169,7 @@ class ServerBackend(ExecuteRequests):
                 self._handshake_timeout = max(CONNECT_TIMEOUT, startup_timeout)
                 channels = KernelChannels(self._connect, self._kernel_gone)
                 self._channels = channels
-                await channels.open()
-                self._framing = channels.protocol
+                self._framing = await channels.open()
                 await channels.wait_ready(startup_timeout)
                 await self._adopt(api, channels)
                 if self._keep:

@@ -109,17 +109,13 @@ class KernelChannels:
         """Why the connection is lost for good, else ``None``."""
 
     @property
-    def protocol(self) -> str | None:
-        """The framing the server selected (:data:`V1_PROTOCOL`, or ``None``: legacy)."""
-        return None if self._ws is None else self._ws.subprotocol
-
-    @property
     def usable(self) -> bool:
         """Connected or reconnecting, and the kernel not known gone."""
         return not self._closed and self.lost is None and self.gone is None
 
-    async def open(self) -> None:
-        """Open the WebSocket and start the reader.
+    async def open(self) -> str | None:
+        """Open the WebSocket and start the reader; the framing the server selected
+        (:data:`V1_PROTOCOL`, or ``None``: legacy).
 
         Raises:
             KernelError: ``SERVER_*`` from :data:`Connect`.
@@ -127,6 +123,7 @@ class KernelChannels:
         self._ws = await self._connect(self.session)
         self._connected.set()
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        return self._ws.subprotocol
 
     async def settled(self) -> bool:
         """Wait while a dropped WebSocket is being reopened (at most until its
