@@ -131,9 +131,7 @@ class ServerBackend(ExecuteRequests):
         Raises:
             KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
         """
-        if self._api is None:
-            return None
-        return await self._api.kernelspecs()
+        return None if self._api is None else await self._api.kernelspecs()
 
     @property
     def kernel_id(self) -> str | None:
@@ -159,8 +157,7 @@ class ServerBackend(ExecuteRequests):
                 ``SERVER_PATH_OUTSIDE_ROOT``, ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
                 ``SERVER_ERROR``. Nothing this backend created is left on the server.
         """
-        api = ServerApi(self.config)
-        self._api = api
+        self._api = api = ServerApi(self.config)
         try:
             with anyio.fail_after(startup_timeout):
                 await self._join_or_create(
@@ -247,9 +244,7 @@ class ServerBackend(ExecuteRequests):
 
     async def _kernel_gone(self) -> bool:
         api, ident = self._api, self._kernel_id
-        if api is None or ident is None:
-            return True
-        model = await api.kernel(ident)
+        model = None if api is None or ident is None else await api.kernel(ident)
         return model is None or model.get("execution_state") == "dead"
 
     async def is_alive(self) -> bool:

@@ -183,9 +183,8 @@ class OutputCollector:
             self._note_count(content)
             return None
         if kind == "clear_output":
-            if content.get("wait"):
-                self._clear_pending = True
-            else:
+            self._clear_pending = True  # until the next output, or now without "wait"
+            if not content.get("wait"):
                 self._clear()
             return None
         if kind == "update_display_data":
@@ -242,13 +241,11 @@ class OutputCollector:
         name = str(content.get("name", "stdout"))
         chunk = str(content.get("text", ""))
         last = self._slots[-1] if self._slots else None
-        if isinstance(last, _Stream) and last.name == name:
-            last.append(chunk)
-        else:
-            stream = _Stream(name)
-            stream.append(chunk)
-            self._slots.append(stream)
+        if not (isinstance(last, _Stream) and last.name == name):
+            last = _Stream(name)
+            self._slots.append(last)
             self._ids.append(None)
+        last.append(chunk)
         return {"output_type": "stream", "name": name, "text": chunk}
 
     def _update_display(self, display_id: str, out: Output) -> None:
