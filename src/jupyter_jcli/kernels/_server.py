@@ -32,7 +32,7 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -45,21 +45,17 @@ from jupyter_jcli.kernels._server_frames import V1_PROTOCOL, new_message
 from jupyter_jcli.kernels._server_http import (
     ServerApi,
     kernel_path,
-    named_id,
     no_sessions,
-    session_body,
 )
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
+from jupyter_jcli.kernels._server_sessions import open_session
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
-from jupyter_jcli.kernels._translate import message_type, parent_id
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 from jupyter_jcli.server import (
     CONNECT_TIMEOUT,
     ServerConfig,
     kernel_username,
     server_errors,
-    server_path,
-    server_root,
     websocket_options,
 )
 
@@ -77,25 +73,6 @@ CONFIRM_TIMEOUT = RECONNECT_WINDOW + 5.0
 reconnect, whose failure also decides); unanswered, the cell's error stands."""
 KERNEL_WORKING_DIR = "KERNEL_WORKING_DIR"
 """The kernel environment variable Enterprise Gateway takes as the kernel's working folder."""
-
-
-def _ws_url(base: str, kernel_id: str, session: str) -> str:
-    parts = urlsplit(base)
-    scheme = "wss" if parts.scheme == "https" else "ws"
-    path = parts.path + kernel_path(kernel_id, "channels")
-    return urlunsplit((scheme, parts.netloc, path, f"session_id={quote(session)}", ""))
-
-
-def _unasked_interrupt(msg: KernelMessage, request: str | None) -> bool:
-    """Whether ``msg`` is the ``KeyboardInterrupt`` error output of ``request``."""
-    if request is None or parent_id(msg) != request or message_type(msg) != "error":
-        return False
-    return (msg.get("content") or {}).get("ename") == "KeyboardInterrupt"
-
-
-def _started_by(session: Mapping[str, Any]) -> str:
-    name, ident = session.get("name"), session.get("id")
-    return f"server session {name!r} ({ident})" if name else f"server session {ident}"
 
 
 class ServerBackend(ExecuteRequests):
@@ -130,9 +107,7 @@ class ServerBackend(ExecuteRequests):
         self._origin = LOCAL_ORIGIN
         self._framing: str | None = None
         self._checked = time.monotonic()
-        self._request: str | None = None  # the execute request running
-        self._interrupted = False  # whether we interrupted it
-        self._unasked = False  # whether it showed a KeyboardInterrupt we did not cause
+        self._interrupted = False  # whether we interrupted the execute request running
         self._notebook: Path | None = None  # the notebook whose session (and ledger) we use
         self._epoch: str | None = None  # the epoch our runs on it are recorded under
         # Jupyter Server answers a kernel WebSocket's handshake only after the kernel answers
@@ -158,9 +133,7 @@ class ServerBackend(ExecuteRequests):
         Raises:
             KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
         """
-        if self._api is None:
-            return None
-        return await self._api.kernelspecs()
+        return None if self._api is None else await self._api.kernelspecs()
 
     @property
     def kernel_id(self) -> str | None:
@@ -186,8 +159,7 @@ class ServerBackend(ExecuteRequests):
                 ``SERVER_PATH_OUTSIDE_ROOT``, ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``,
                 ``SERVER_ERROR``. Nothing this backend created is left on the server.
         """
-        api = ServerApi(self.config)
-        self._api = api
+        self._api = api = ServerApi(self.config)
         try:
             with anyio.fail_after(startup_timeout):
                 await self._join_or_create(
@@ -196,60 +168,48 @@ class ServerBackend(ExecuteRequests):
                 self._handshake_timeout = max(CONNECT_TIMEOUT, startup_timeout)
                 channels = KernelChannels(self._connect, self._kernel_gone)
                 self._channels = channels
-                await channels.open()
-                self._framing = channels.protocol
+                self._framing = await channels.open()
                 await channels.wait_ready(startup_timeout)
                 await self._adopt(api, channels)
                 if self._keep:
                     self._created = None  # the session stays when we leave
-        except TimeoutError as exc:
+        except BaseException as exc:
             await self.shutdown(now=True, timeout=2.0)
+            if not isinstance(exc, TimeoutError):
+                raise
             raise KernelError(
                 ErrorCode.KERNEL_START_FAILED,
                 f"the server's kernel {kernelspec_name!r} was not ready within "
                 f"{startup_timeout:g} s",
                 {"kernelspec": kernelspec_name, "server_url": self.config.url},
             ) from exc
-        except BaseException:
-            await self.shutdown(now=True, timeout=2.0)
-            raise
 
     async def _join_or_create(
         self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
     ) -> None:
-        sessions = await api.sessions()
-        path = (
-            None
-            if sessions is None
-            else server_path(notebook_path, server_root(self.config), error=KernelError)
-        )
-        for session in sessions or ():
-            kernel = session.get("kernel")
-            if session.get("path") == path and isinstance(kernel, dict) and kernel.get("id"):
-                self._kernel_id = str(kernel["id"])
-                self._notebook = notebook_path
-                self._origin = KernelOrigin(
-                    attached=True,
-                    started_by=_started_by(session),
-                    kernel_id=self._kernel_id,
-                    server_url=self.config.url,
-                )
-                return
-        if sessions is None and self._keep:
+        found = await open_session(api, notebook_path, spec, limit)
+        started_by = None  # of a session we join: who opened it
+        if found is not None:
+            session, created = found
+            self._kernel_id, self._notebook = session.kernel_id, notebook_path
+            if created:
+                self._created = f"api/sessions/{quote(session.session_id, safe='')}"
+            else:
+                started_by = session.started_by
+        elif self._keep:
             raise no_sessions(self.config.url)
-        await api.require_kernelspec(spec)
-        if path is not None:
-            body = session_body(path, notebook_path.name, spec)
-            session_id, model = await api.create_session(body, limit)
-            self._created = f"api/sessions/{quote(session_id, safe='')}"
-            self._kernel_id = named_id(model.get("kernel"), "creating the notebook's session")
-            self._notebook = notebook_path
         else:
+            await api.require_kernelspec(spec)
             user = kernel_username(self.config)
             env = {KERNEL_WORKING_DIR: str(cwd), **({"KERNEL_USERNAME": user} if user else {})}
             self._kernel_id = await api.start_kernel(spec, env, limit)
             self._created = kernel_path(self._kernel_id)
-        self._origin = KernelOrigin(kernel_id=self._kernel_id, server_url=self.config.url)
+        self._origin = KernelOrigin(
+            attached=started_by is not None,
+            started_by=started_by,
+            kernel_id=self._kernel_id,
+            server_url=self.config.url,
+        )
 
     async def _adopt(self, api: ServerApi, channels: KernelChannels) -> None:
         """The kernel's epoch: its ledger's when we join it as one of ours left it."""
@@ -268,7 +228,11 @@ class ServerBackend(ExecuteRequests):
         from websockets.typing import Subprotocol
 
         assert self._kernel_id is not None
-        url = _ws_url(self.config.url, self._kernel_id, session)
+        base = urlsplit(self.config.url)
+        secure, path = base.scheme == "https", base.path + kernel_path(self._kernel_id, "channels")
+        url = urlunsplit(
+            ("wss" if secure else "ws", base.netloc, path, f"session_id={quote(session)}", "")
+        )
         with server_errors("opening the kernel's WebSocket", self.config.url, error=KernelError):
             return await connect(
                 url,
@@ -280,9 +244,7 @@ class ServerBackend(ExecuteRequests):
 
     async def _kernel_gone(self) -> bool:
         api, ident = self._api, self._kernel_id
-        if api is None or ident is None:
-            return True
-        model = await api.kernel(ident)
+        model = None if api is None or ident is None else await api.kernel(ident)
         return model is None or model.get("execution_state") == "dead"
 
     async def is_alive(self) -> bool:
@@ -310,7 +272,7 @@ class ServerBackend(ExecuteRequests):
         """
         channels = self._live()
         msg = new_message("execute_request", content, channels.session)
-        self._request, self._interrupted, self._unasked = msg["header"]["msg_id"], False, False
+        self._interrupted = False
         await channels.send(msg)
         return str(msg["header"]["msg_id"])
 
@@ -321,29 +283,28 @@ class ServerBackend(ExecuteRequests):
             KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost (queued messages are
                 handed out first).
         """
-        msg = await self._live().receive("iopub", timeout)
-        if msg is not None and not self._interrupted and _unasked_interrupt(msg, self._request):
-            self._unasked = True
-        return msg
+        return await self._live().receive("iopub", timeout)
 
     async def next_shell_reply(self, timeout: float) -> KernelMessage | None:
-        """The next shell reply, or ``None`` after ``timeout`` seconds. After a
-        ``KeyboardInterrupt`` we did not cause, first the kernel is probed (bounded by
-        :data:`CONFIRM_TIMEOUT`): when it is gone, ``None`` (:meth:`is_alive` is then false,
-        and the request ends ``died``); see the module docstring.
+        """The next shell reply, or ``None`` after ``timeout`` seconds. A reply that ends in
+        a ``KeyboardInterrupt`` we did not cause is handed out only once the kernel answered
+        a probe (bounded by :data:`CONFIRM_TIMEOUT`): when it is gone, ``None``
+        (:meth:`is_alive` is then false, and the request ends ``died``); see the module
+        docstring.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` once shut down or lost.
         """
         channels = self._live()
-        if self._unasked and not self._interrupted:
-            self._unasked = False
+        reply = await channels.receive("shell", timeout)
+        ename = ((reply or {}).get("content") or {}).get("ename")
+        if ename == "KeyboardInterrupt" and not self._interrupted:
             with anyio.move_on_after(CONFIRM_TIMEOUT):
                 with contextlib.suppress(KernelError):  # gone or lost: is_alive says so
                     await channels.probe()
             if not channels.usable:
                 return None
-        return await channels.receive("shell", timeout)
+        return reply
 
     async def interrupt(self) -> None:
         """``POST api/kernels/{id}/interrupt`` (the server signals or messages the kernel as

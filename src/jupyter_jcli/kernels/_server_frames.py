@@ -16,6 +16,7 @@ the server signs what it forwards to the kernel, so a client never signs.
 
 from __future__ import annotations
 
+import itertools
 import struct
 import uuid
 from datetime import datetime, timezone
@@ -50,25 +51,19 @@ def new_message(msg_type: str, content: dict[str, Any], session: str) -> dict[st
     }
 
 
+_PARTS = ("header", "parent_header", "metadata", "content")
+
+
 def encode_v1(msg: KernelMessage, channel: str) -> bytes:
     """``msg`` as one ``v1.kernel.websocket.jupyter.org`` binary frame."""
-    parts = [
-        channel.encode(),
-        *(orjson.dumps(msg.get(key) or {}) for key in ("header", "parent_header", "metadata")),
-        orjson.dumps(msg.get("content") or {}),
-    ]
-    count = len(parts) + 1
-    offsets = [8 * (count + 1)]
-    for part in parts:
-        offsets.append(offsets[-1] + len(part))
-    head = b"".join(offset.to_bytes(8, "little") for offset in [count, *offsets])
-    return head + b"".join(parts)
+    parts = [channel.encode(), *(orjson.dumps(msg.get(key) or {}) for key in _PARTS)]
+    offsets = list(itertools.accumulate(map(len, parts), initial=8 * (len(parts) + 2)))
+    return struct.pack(f"<{len(offsets) + 1}Q", len(offsets), *offsets) + b"".join(parts)
 
 
 def encode_legacy(msg: KernelMessage, channel: str) -> str:
     """``msg`` as one legacy JSON text frame."""
-    frame = {key: msg.get(key) or {} for key in ("header", "parent_header", "metadata")}
-    frame["content"] = msg.get("content") or {}
+    frame = {key: msg.get(key) or {} for key in _PARTS}
     return orjson.dumps({**frame, "channel": channel, "buffers": []}).decode()
 
 
@@ -84,18 +79,17 @@ def decode_frame(frame: str | bytes, protocol: str | None) -> tuple[str, dict[st
         count = int.from_bytes(frame[:8], "little")
         if count < 2 or len(frame) < 8 * (count + 1):
             raise ValueError("a v1 kernel frame with too few offsets")
-        offsets = [int.from_bytes(frame[8 * (i + 1) : 8 * (i + 2)], "little") for i in range(count)]
-        channel = frame[offsets[0] : offsets[1]].decode()
-        parts = [frame[offsets[i] : offsets[i + 1]] for i in range(1, count - 1)]
+        bounds = struct.unpack_from(f"<{count}Q", frame, 8)
+        channel = frame[bounds[0] : bounds[1]].decode()
+        parts = [frame[start:end] for start, end in itertools.pairwise(bounds[1:])]
         if len(parts) < 4:
             raise ValueError("a v1 kernel frame without its four message parts")
-        header, parent, metadata, content = (orjson.loads(part) for part in parts[:4])
-        msg = {"header": header, "parent_header": parent, "metadata": metadata}
-        return channel, {**msg, "content": content, "buffers": parts[4:]}
+        msg = dict(zip(_PARTS, map(orjson.loads, parts[:4]), strict=True))
+        return channel, {**msg, "buffers": parts[4:]}
     if isinstance(frame, bytes):
         (count,) = struct.unpack("!I", frame[:4])
         offsets = [*struct.unpack(f"!{count}I", frame[4 : 4 * (count + 1)]), len(frame)]
-        pieces = [frame[offsets[i] : offsets[i + 1]] for i in range(count)]
+        pieces = [frame[start:end] for start, end in itertools.pairwise(offsets)]
         msg = orjson.loads(pieces[0])
         msg["buffers"] = pieces[1:]
     else:

@@ -59,6 +59,12 @@ class ServerSession:
     connections: int | None
     server_url: str
 
+    @property
+    def started_by(self) -> str:
+        """Who opened the session, as a kernel joined through it reports it (``started_by``)."""
+        name, ident = self.name, self.session_id
+        return f"server session {f'{name!r} ({ident})' if name else ident}"
+
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
@@ -128,18 +134,29 @@ async def start_session(
             (the server answered the start with an error), the codes of
             :func:`notebook_session`.
     """
-    path = server_path(notebook_path, server_root(config), error=KernelError)
     async with ServerApi(config) as api:
-        models = await api.sessions()
-        if models is None:
-            raise no_sessions(config.url)
-        current = next((s for s in _parsed(models, config) if s.path == path), None)
-        if current is not None:
-            return current, False
-        await api.require_kernelspec(kernelspec)
-        body = session_body(path, notebook_path.name, kernelspec)
-        _, model = await api.create_session(body, timeout)
-    made = _session(model, server_root(config), config.url)
+        found = await open_session(api, notebook_path, kernelspec, timeout)
+    if found is None:
+        raise no_sessions(config.url)
+    return found
+
+
+async def open_session(
+    api: ServerApi, notebook_path: Path, kernelspec: str, timeout: float
+) -> tuple[ServerSession, bool] | None:
+    """:func:`start_session` through ``api`` (the server backend's join or start);
+    ``None`` when the server keeps no sessions (a kernel gateway). Raises as it does."""
+    models = await api.sessions()
+    if models is None:
+        return None
+    config, root = api.config, server_root(api.config)
+    path = server_path(notebook_path, root, error=KernelError)
+    current = next((s for s in _parsed(models, config) if s.path == path), None)
+    if current is not None:
+        return current, False
+    await api.require_kernelspec(kernelspec)
+    _, model = await api.create_session(session_body(path, notebook_path.name, kernelspec), timeout)
+    made = _session(model, root, config.url)
     if made is None:
         raise KernelError(
             ErrorCode.SERVER_ERROR,

@@ -90,7 +90,7 @@ class KernelChannels:
         self._ws: ClientConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._inboxes: dict[str, deque[KernelMessage]] = {
-            channel: deque() for channel in ("iopub", "shell")
+            channel: deque(maxlen=_MAX_QUEUED) for channel in ("iopub", "shell")
         }
         self._changed = anyio.Event()
         self._connected = anyio.Event()
@@ -109,17 +109,13 @@ class KernelChannels:
         """Why the connection is lost for good, else ``None``."""
 
     @property
-    def protocol(self) -> str | None:
-        """The framing the server selected (:data:`V1_PROTOCOL`, or ``None``: legacy)."""
-        return None if self._ws is None else self._ws.subprotocol
-
-    @property
     def usable(self) -> bool:
         """Connected or reconnecting, and the kernel not known gone."""
         return not self._closed and self.lost is None and self.gone is None
 
-    async def open(self) -> None:
-        """Open the WebSocket and start the reader.
+    async def open(self) -> str | None:
+        """Open the WebSocket and start the reader; the framing the server selected
+        (:data:`V1_PROTOCOL`, or ``None``: legacy).
 
         Raises:
             KernelError: ``SERVER_*`` from :data:`Connect`.
@@ -127,6 +123,7 @@ class KernelChannels:
         self._ws = await self._connect(self.session)
         self._connected.set()
         self._reader = asyncio.get_running_loop().create_task(self._read_loop())
+        return self._ws.subprotocol
 
     async def settled(self) -> bool:
         """Wait while a dropped WebSocket is being reopened (at most until its
@@ -138,8 +135,8 @@ class KernelChannels:
                 break
         return self.usable and self._connected.is_set()
 
-    async def send(self, msg: KernelMessage, channel: str = "shell", *, ours: bool = True) -> None:
-        """Send ``msg``; its iopub messages are delivered when ``ours``.
+    async def send(self, msg: KernelMessage, channel: str = "shell") -> None:
+        """Send ``msg``; its iopub messages are delivered (a probe's are read by :meth:`probe`).
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when closed or the kernel is gone; the code
@@ -149,11 +146,9 @@ class KernelChannels:
         """
         from websockets.exceptions import ConnectionClosed
 
-        self._check_send()
-        if ours:
-            self._ours.append(str(msg["header"]["msg_id"]))
-        connected = await self.settled()
-        self._check_send()
+        self._ours.append(str(msg["header"]["msg_id"]))
+        connected = await self.settled()  # at once when closed, lost or gone: the check raises
+        self._check(sending=True)
         ws = self._ws
         if not connected or ws is None:
             raise KernelError(
@@ -222,7 +217,7 @@ class KernelChannels:
         while self.usable:
             probe = new_message("kernel_info_request", {}, self.session)
             self._probes.add(probe["header"]["msg_id"])
-            await self.send(probe, "control", ours=False)
+            await self.send(probe, "control")
             until = time.monotonic() + PROBE_RESEND
             while self.usable:
                 if self._probe_replied and self._probe_idle:
@@ -234,15 +229,13 @@ class KernelChannels:
                     await self.ask_server()
         return False
 
-    async def ask_server(self) -> bool:
+    async def ask_server(self) -> None:
         """Ask the server (REST, unbounded: callers bound it) whether the kernel still
-        exists; when it does not, the kernel is :attr:`gone`: ``True``. ``False`` also when
-        the server cannot tell."""
+        exists; when it does not, the kernel is :attr:`gone` (a server that cannot tell
+        decides nothing)."""
         with contextlib.suppress(KernelError):
             if await self._kernel_gone():
                 self.gone = _NO_SUCH_KERNEL
-                return True
-        return False
 
     async def wait_ready(self, timeout: float) -> None:
         """:meth:`probe` until the kernel answers, then start :attr:`watching` (every
@@ -254,36 +247,24 @@ class KernelChannels:
                 fail; ``SERVER_*`` when the connection is lost.
         """
         with anyio.fail_after(timeout):
-            answered = await self.probe()
-        if not answered:
-            self._check_send()
-            raise KernelError(
-                ErrorCode.KERNEL_NOT_RUNNING,
-                f"the kernel did not come up: {self.gone}",
-                {"reason": "gone"},
-            )
+            if not await self.probe():  # closed, lost or gone: the check raises
+                self._check(sending=True)
         self.watching = True
 
-    def _check_send(self) -> None:
+    def _check(self, *, sending: bool = False) -> None:
+        """``KERNEL_NOT_RUNNING`` when closed or lost; when ``sending``, also when the kernel
+        is gone, and the code that lost the connection when it is lost."""
         lost = self.lost
-        if lost is not None and not self._closed:
-            raise KernelError(
-                lost.code, f"the kernel's connection is lost: {lost.message}", lost.details
-            )
-        self._check()
-        if self.gone is not None:
-            raise KernelError(
-                ErrorCode.KERNEL_NOT_RUNNING, f"the kernel is gone: {self.gone}", {"reason": "gone"}
-            )
-
-    def _check(self) -> None:
         if self._closed:
             raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, "the kernel's channels are closed")
-        if self.lost is not None:
+        if lost is not None:
+            message = f"the kernel's connection is lost: {lost.message}"
+            if sending:
+                raise KernelError(lost.code, message, lost.details)
+            raise KernelError(ErrorCode.KERNEL_NOT_RUNNING, message, {"reason": lost.code.value})
+        if sending and self.gone is not None:
             raise KernelError(
-                ErrorCode.KERNEL_NOT_RUNNING,
-                f"the kernel's connection is lost: {self.lost.message}",
-                {"reason": self.lost.code.value},
+                ErrorCode.KERNEL_NOT_RUNNING, f"the kernel is gone: {self.gone}", {"reason": "gone"}
             )
 
     async def _changed_by(self, deadline: float) -> bool:
@@ -301,8 +282,29 @@ class KernelChannels:
         changed.set()
 
     async def _read_loop(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
         try:
-            await self._read_frames()
+            while not self._closed:
+                ws = self._ws
+                assert ws is not None
+                try:
+                    frame = await ws.recv()
+                except ConnectionClosed:
+                    if self._closed:
+                        return
+                    self._connected = anyio.Event()
+                    if self.gone is not None or not await self._reconnect():
+                        self._wake()
+                        return
+                    continue
+                _ack_at_once(ws)
+                try:
+                    channel, msg = decode_frame(frame, ws.subprotocol)
+                except (ValueError, orjson.JSONDecodeError, struct.error):
+                    _log.warning("dropped a kernel WebSocket frame that is not a message")
+                    continue
+                self._route(channel, msg)
         except Exception as exc:  # a reader that stopped unseen would leave receives waiting
             _log.warning("the kernel WebSocket reader failed", exc_info=True)
             self.lost = KernelError(
@@ -311,30 +313,6 @@ class KernelChannels:
                 {"reason": type(exc).__name__},
             )
             self._wake()
-
-    async def _read_frames(self) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        while not self._closed:
-            ws = self._ws
-            assert ws is not None
-            try:
-                frame = await ws.recv()
-            except ConnectionClosed:
-                if self._closed:
-                    return
-                self._connected = anyio.Event()
-                if self.gone is not None or not await self._reconnect():
-                    self._wake()
-                    return
-                continue
-            _ack_at_once(ws)
-            try:
-                channel, msg = decode_frame(frame, ws.subprotocol)
-            except (ValueError, orjson.JSONDecodeError, struct.error):
-                _log.warning("dropped a kernel WebSocket frame that is not a message")
-                continue
-            self._route(channel, msg)
 
     def _route(self, channel: str, msg: dict[str, Any]) -> None:
         parent = parent_id(msg)
@@ -356,8 +334,7 @@ class KernelChannels:
         elif channel != "shell":
             return  # control replies other than our probes; stdin: never allowed
         inbox = self._inboxes[channel]
-        if len(inbox) >= _MAX_QUEUED:
-            inbox.popleft()
+        if len(inbox) == inbox.maxlen:  # the append drops the oldest
             _log.warning("the %s inbox is full; dropped its oldest message", channel)
         inbox.append(msg)
         self._wake()
@@ -372,9 +349,13 @@ class KernelChannels:
         while not self._closed and time.monotonic() < deadline:
             try:
                 with anyio.fail_after(max(deadline - time.monotonic(), 0.1)):
-                    if await self.ask_server():  # else the handshake may tell (a 404)
+                    await self.ask_server()  # else the handshake may tell (a 404)
+                    if self.gone is not None:
                         return False
                     self._ws = await self._connect(self.session)
+                self._connected.set()
+                self._wake()
+                return True
             except KernelError as err:
                 if err.details.get("status") == 404:
                     self.gone = _NO_SUCH_KERNEL
@@ -382,10 +363,6 @@ class KernelChannels:
                 last = err
             except TimeoutError:
                 break
-            else:
-                self._connected.set()
-                self._wake()
-                return True
             await anyio.sleep(delay)
             delay = min(delay * 2, 1.0)
         self.lost = last or KernelError(

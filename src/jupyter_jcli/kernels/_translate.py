@@ -35,11 +35,9 @@ _OUTPUT_TYPES = frozenset({"stream", "display_data", "execute_result", "error"})
 
 
 def message_type(msg: KernelMessage) -> str:
-    """The ``msg_type`` of a Jupyter message (from its header, else its top level)."""
+    """The ``msg_type`` of a Jupyter message (from its header; ``""`` when it has none)."""
     header = msg.get("header")
-    if isinstance(header, dict) and isinstance(header.get("msg_type"), str):
-        return str(header["msg_type"])
-    return str(msg.get("msg_type", ""))
+    return str(header.get("msg_type") or "") if isinstance(header, dict) else ""
 
 
 def parent_id(msg: KernelMessage) -> object:
@@ -50,12 +48,8 @@ def parent_id(msg: KernelMessage) -> object:
 
 def _fix_overwrites(text: str) -> str:
     """Apply ``\\r\\n``, ``\\r`` and ``\\b`` to ``text`` (JupyterLab's removeOverwrittenChars)."""
-    if "\x08" in text:
-        while True:
-            fixed = _BACKSPACE.sub("", text)
-            if fixed == text:
-                break
-            text = fixed
+    while "\x08" in text and (fixed := _BACKSPACE.sub("", text)) != text:
+        text = fixed
     if "\r" in text:
         text = _CR_NEWLINE.sub("\n", text)
         text = _OVERWRITTEN.sub("", text)
@@ -189,9 +183,8 @@ class OutputCollector:
             self._note_count(content)
             return None
         if kind == "clear_output":
-            if content.get("wait"):
-                self._clear_pending = True
-            else:
+            self._clear_pending = True  # until the next output, or now without "wait"
+            if not content.get("wait"):
                 self._clear()
             return None
         if kind == "update_display_data":
@@ -248,13 +241,11 @@ class OutputCollector:
         name = str(content.get("name", "stdout"))
         chunk = str(content.get("text", ""))
         last = self._slots[-1] if self._slots else None
-        if isinstance(last, _Stream) and last.name == name:
-            last.append(chunk)
-        else:
-            stream = _Stream(name)
-            stream.append(chunk)
-            self._slots.append(stream)
+        if not (isinstance(last, _Stream) and last.name == name):
+            last = _Stream(name)
+            self._slots.append(last)
             self._ids.append(None)
+        last.append(chunk)
         return {"output_type": "stream", "name": name, "text": chunk}
 
     def _update_display(self, display_id: str, out: Output) -> None:
@@ -277,11 +268,8 @@ class OutputCollector:
 
 def _display_id(content: dict[str, Any]) -> str | None:
     transient = content.get("transient")
-    if isinstance(transient, dict):
-        did = transient.get("display_id")
-        if isinstance(did, str) and did:
-            return did
-    return None
+    did = transient.get("display_id") if isinstance(transient, dict) else None
+    return did if isinstance(did, str) and did else None
 
 
 def _bundle_output(kind: str, content: dict[str, Any]) -> Output:

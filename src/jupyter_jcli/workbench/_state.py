@@ -236,7 +236,7 @@ class WorkbenchState:
         epoch = ledger.trusted_epoch(path.resolve(), session.kernel_id, session.last_activity)
         origin = KernelOrigin(
             attached=epoch is None,
-            started_by=f"server session {session.name!r} ({session.session_id})",
+            started_by=session.started_by,
             kernel_id=session.kernel_id,
             server_url=self._server.url,
         )
