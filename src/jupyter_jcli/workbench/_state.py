@@ -219,17 +219,17 @@ class WorkbenchState:
         and the epoch of the ledger's runs while the kernel is as our last process left it
         (:meth:`~jupyter_jcli.kernels.ServerLedger.trusted_epoch`), so the cells that ran in an
         earlier command are fresh; ``attached`` with no epoch otherwise (every cell
-        ``never_run``, as a join would judge it); ``not_started`` without a session.
-
-        Raises:
-            KernelError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``, ``SERVER_ERROR``.
-        """
+        ``never_run``, as a join would judge it); ``not_started`` without a session, or when
+        the server cannot say (a read never fails on the kernel's account)."""
         from jupyter_jcli.kernels import KernelOrigin, ServerLedger, notebook_session
 
         assert self._server is not None
         path = self._kernel_path(document)
         spec = self._choice.kernelspec(document)[0]
-        session = await notebook_session(self._server, path)
+        try:
+            session = await notebook_session(self._server, path)
+        except KernelError:  # no session to find (a gateway; a path outside the root), or
+            session = None  # the server did not answer: a read reports no kernel, as it did
         if session is None or session.state == "dead":
             return not_started(path, spec)
         ledger = ServerLedger(self._server.url)
