@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -35,7 +34,6 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._busy import (
-    EXEC_POLL,
     busy_record,
     check_leftover,
     take_exec,
@@ -46,7 +44,6 @@ from jupyter_jcli.kernels._config import (
     DEFAULT_STARTUP_TIMEOUT,
     STOP_WAIT,
 )
-from jupyter_jcli.kernels._entry import own_pid
 from jupyter_jcli.kernels._kernel import NotebookKernel
 from jupyter_jcli.kernels._local import installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
@@ -58,7 +55,6 @@ from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._registry_backend import RegistryBackend
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
-    stop_if_unused,
 )
 
 if TYPE_CHECKING:
@@ -105,69 +101,27 @@ class RegistryKernel(NotebookKernel):
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = False
-        self._exec_lock = ExecLock(registry.path(self.notebook_path, ".exec"))
-        self._exec = self._exec_lock
-        self._stop_for_all = False
-        self._joining: RegistryBackend | None = None
+        self._exec_lock = self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
 
     def _new_backend(self) -> KernelBackend:
-        backend = self._joining = RegistryBackend(
+        return RegistryBackend(
             self.kernel_registry,
             keep=self._keep,
             idle_timeout=resolve_idle_timeout(self._idle),
             attach_only=self._attach_only,
+            execution=self._exec_lock,
         )
-        return backend
-
-    async def _start(self) -> None:
-        """Join or start the notebook's kernel; a kernel that went away while this process
-        joined it (stopped by another process) is replaced, within the startup timeout. A
-        loss recorded before (``.lost``) is then told already (by the caller that noted it)
-        or too old to tell."""
-        self.kernel_registry.take_lost(self.notebook_path)
-        deadline = time.monotonic() + self._startup_timeout
-        while True:
-            try:
-                await super()._start()
-                return
-            except (KernelError, OSError) as err:  # OSError: its connection file went
-                if not self._join_lost(err) or time.monotonic() >= deadline:
-                    raise
-            await anyio.sleep(EXEC_POLL)
 
     async def _installed_when_stopped(self) -> list[str] | None:
         """This machine's kernelspecs: the supervisor starts the kernel here."""
         return await anyio.to_thread.run_sync(installed_kernelspecs)
 
-    def _join_lost(self, err: Exception) -> bool:
-        """Whether ``err`` ended a join of another process's kernel that is gone or being
-        stopped now (so joining again finds, or starts, another)."""
-        joined = self._joining.entry if self._joining is not None else None
-        if isinstance(err, KernelError) and err.code != ErrorCode.KERNEL_START_FAILED:
-            return False
-        if joined is None:
-            return False
-        if joined.owner_pid == own_pid():
-            return False  # a kernel this process started did not answer
-        current = self.kernel_registry.read(self.notebook_path)
-        return current is None or current.epoch != joined.epoch or not current.joinable()
-
     async def _stop(self, *, now: bool) -> None:
-        """Let the kernel go; one this process started for itself is stopped only when
-        nobody else uses it (else it stays for them, see :func:`stop_if_unused`), unless it
-        must stop for everyone (a restart, a kernel that died or would not settle)."""
+        """Let the kernel go (whether it stops for everyone is its backend's call: see
+        :attr:`RegistryBackend.stop_on_shutdown`)."""
         backend = self._backend
         if isinstance(backend, RegistryBackend) and backend.entry is not None:
             self._keep_if_lost(backend.entry)
-            if backend.stop_on_shutdown and not self._stop_for_all:
-                with contextlib.suppress(KernelError):
-                    backend.stop_on_shutdown = stop_if_unused(
-                        self.kernel_registry,
-                        self.notebook_path,
-                        backend.entry.epoch,
-                        execution=self._exec_lock,
-                    )
-        self._stop_for_all = False
         await super()._stop(now=now)
 
     @asynccontextmanager
@@ -334,10 +288,11 @@ class RegistryKernel(NotebookKernel):
         try:
             backend = self._backend
             if isinstance(backend, RegistryBackend):
-                backend.stop_on_shutdown = self._stop_for_all = True
+                backend.stop_for_all = True
             return await super().restart()
         finally:
-            self._stop_for_all = False
+            if isinstance(backend, RegistryBackend):
+                backend.stop_for_all = False  # the restart failed before it stopped it
             if took:
                 self._exec_lock.release()
                 self.kernel_registry.drop_if_unused(self.notebook_path)  # none started
@@ -346,8 +301,7 @@ class RegistryKernel(NotebookKernel):
         if (not alive or not settled) and isinstance(backend, RegistryBackend):
             if not alive and backend.entry is not None:
                 self._note_lost(backend.entry)
-            backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
-            self._stop_for_all = backend is self._backend
+            backend.stop_for_all = True  # it is killed for everyone: its state is gone
         return await super()._after_request(backend, alive=alive, settled=settled)
 
     def _note_lost(self, joined: KernelEntry) -> None:
