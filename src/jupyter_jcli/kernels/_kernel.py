@@ -124,6 +124,9 @@ class NotebookKernel:
         self._keep = False
         """Whether a kernel this object starts outlives the process (a kept registry kernel:
         a result that replaced a dead kernel says ``replacement_kept``)."""
+        self._starts_here = backend_factory is LocalBackend
+        """Whether a start launches the kernel on this machine (its kernelspecs are then
+        this machine's, :meth:`require_kernelspec`); else a stopped kernel's start decides."""
         self.listeners: list[OutputCallback] = []
         """Also given every output of every execution, as it arrives (a front end's live
         view of a run: ``j-cli run`` on a terminal)."""
@@ -199,7 +202,7 @@ class NotebookKernel:
             from jupyter_jcli.kernels._busy import take_exec
 
             wait = max(busy_wait, self.process_wait)
-            await take_exec(exec_lock, self._locks, self.notebook_path, wait, anyio.sleep)
+            await take_exec(exec_lock, self._locks, self.notebook_path, wait)
             self._exec_task = me
             try:
                 yield
@@ -350,8 +353,8 @@ class NotebookKernel:
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists.
         """
-        backend = self._backend
-        if backend is None or not await self.is_alive():
+        backend = self._backend if await self.is_alive() else None  # is_alive may join
+        if backend is None:
             raise KernelError(
                 ErrorCode.KERNEL_NOT_RUNNING,
                 "no live kernel to interrupt",
@@ -382,19 +385,13 @@ class NotebookKernel:
         """
         spec = self.kernelspec_name if name is None else name
         backend = self._backend
+        installed = None
         if isinstance(backend, KernelspecCatalogue) and not self._dead:
             installed = await backend.installed_kernelspecs()
-        else:
-            installed = await self._installed_when_stopped()
+        elif self._starts_here:
+            installed = await anyio.to_thread.run_sync(installed_kernelspecs)
         if installed is not None:
             require_kernelspec(spec, installed)
-
-    async def _installed_when_stopped(self) -> list[str] | None:
-        """The kernelspecs a start could launch when no backend is live: this machine's for
-        the local backend; ``None`` (the start decides) for any other factory."""
-        if self._factory is LocalBackend:
-            return await anyio.to_thread.run_sync(installed_kernelspecs)
-        return None
 
     async def _require_switch(self) -> None:
         """Before a restart stops a live kernel: the kernelspec it would start instead must be
@@ -468,10 +465,6 @@ class NotebookKernel:
         return asked_stop(
             records.interrupt_since(self.notebook_path, epoch, since) if records else None
         )
-
-    def forget_cell(self, cell_key: str) -> None:
-        """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
-        self._registry.forget(cell_key)
 
     async def _ensure_started(self) -> bool:
         """Start a kernel if none is alive; ``True`` when it replaces one that died."""

@@ -55,11 +55,11 @@ class RegistryBackend(LocalBackend):
 
     Args:
         registry: the registry.
+        execution: the notebook's execution lock (this process's own: it may hold it), for
+            :func:`~jupyter_jcli.kernels._supervisor.stop_if_unused`.
         keep: a kernel this backend starts outlives it (else it is stopped at shutdown).
         idle_timeout: seconds a kernel this backend starts may stay idle.
         attach_only: join a running kernel only; never start one (``KERNEL_NOT_RUNNING``).
-        execution: the notebook's execution lock (this process's own: it may hold it), for
-            :func:`~jupyter_jcli.kernels._supervisor.stop_if_unused`.
 
     This process is recorded among the kernel's users while it is joined.
     """
@@ -67,11 +67,11 @@ class RegistryBackend(LocalBackend):
     def __init__(
         self,
         registry: KernelRegistry,
+        execution: ExecLock | None = None,
         *,
         keep: bool,
         idle_timeout: float,
         attach_only: bool = False,
-        execution: ExecLock | None = None,
     ) -> None:
         super().__init__()
         self._execution = execution

@@ -45,7 +45,6 @@ from jupyter_jcli.kernels._config import (
     STOP_WAIT,
 )
 from jupyter_jcli.kernels._kernel import NotebookKernel
-from jupyter_jcli.kernels._local import installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
     ExecLock,
@@ -55,6 +54,7 @@ from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._registry_backend import RegistryBackend
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
+    note_lost,
 )
 
 if TYPE_CHECKING:
@@ -101,20 +101,17 @@ class RegistryKernel(NotebookKernel):
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = False
+        self._starts_here = True  # its supervisor starts the kernel on this machine
         self._exec_lock = self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
 
     def _new_backend(self) -> KernelBackend:
         return RegistryBackend(
             self.kernel_registry,
+            self._exec_lock,
             keep=self._keep,
             idle_timeout=resolve_idle_timeout(self._idle),
             attach_only=self._attach_only,
-            execution=self._exec_lock,
         )
-
-    async def _installed_when_stopped(self) -> list[str] | None:
-        """This machine's kernelspecs: the supervisor starts the kernel here."""
-        return await anyio.to_thread.run_sync(installed_kernelspecs)
 
     async def _stop(self, *, now: bool) -> None:
         """Let the kernel go (whether it stops for everyone is its backend's call: see
@@ -237,15 +234,9 @@ class RegistryKernel(NotebookKernel):
             self._keep = True
             self._idle = idle_timeout if idle_timeout is not None else self._idle
 
-    async def interrupt(self) -> None:
-        """:meth:`NotebookKernel.interrupt` (recorded in the registry first), once joined to
-        the registered kernel."""
-        await self._sync(launch=False)
-        await super().interrupt()
-
     async def is_alive(self) -> bool:
         """Whether a kernel runs; joins the notebook's registered kernel first if this object
-        is not running it (never starts one)."""
+        is not running it (never starts one): so :meth:`interrupt` reaches it too."""
         await self._sync(launch=False)
         return await super().is_alive()
 
@@ -281,9 +272,7 @@ class RegistryKernel(NotebookKernel):
                 self._record_stop(entry.epoch, "kernel_restarted")
                 with contextlib.suppress(KernelError):
                     interrupt_registered(entry)
-            await take_exec(
-                self._exec_lock, self.kernel_registry, self.notebook_path, STOP_WAIT, anyio.sleep
-            )
+            await take_exec(self._exec_lock, self.kernel_registry, self.notebook_path, STOP_WAIT)
             took = True
         try:
             backend = self._backend
@@ -299,22 +288,10 @@ class RegistryKernel(NotebookKernel):
 
     async def _after_request(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, RegistryBackend):
-            if not alive and backend.entry is not None:
-                self._note_lost(backend.entry)
+            if not alive and backend.entry is not None:  # as its supervisor notes it
+                note_lost(self.kernel_registry, self.notebook_path, backend.entry.epoch)
             backend.stop_for_all = True  # it is killed for everyone: its state is gone
         return await super()._after_request(backend, alive=alive, settled=settled)
-
-    def _note_lost(self, joined: KernelEntry) -> None:
-        """A kernel that died by itself while this object ran code on it (its entry still
-        there, not being stopped) is noted lost (``.lost``) before this object stops it for
-        everyone, as its supervisor notes it, so the command that starts the next kernel
-        says it replaces this one (and keeps it when this one was kept) whichever of the
-        two sees the death first."""
-        entry = self.kernel_registry.read(self.notebook_path)
-        if entry is not None and entry.epoch == joined.epoch and entry.state in ("idle", "busy"):
-            self.kernel_registry.record_lost(
-                self.notebook_path, entry.epoch, keep=entry.keep, idle_timeout=entry.idle_timeout
-            )
 
 
 class RegistryKernelPool(KernelPool):
