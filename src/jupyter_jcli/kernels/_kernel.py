@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -120,7 +119,6 @@ class NotebookKernel:
         self.records = records
         self._locks = locks
         self._exec = ExecLock(locks.path(self.notebook_path, ".exec")) if locks else None
-        self._exec_task: int | None = None
         self._keep = False
         """Whether a kernel this object starts outlives the process (a kept registry kernel:
         a result that replaced a dead kernel says ``replacement_kept``)."""
@@ -193,21 +191,18 @@ class NotebookKernel:
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held; across
                 processes, those of :func:`~jupyter_jcli.kernels._busy.busy_error`.
         """
-        exec_lock = self._exec
-        me = anyio.get_current_task().id
+        exec_lock, nested = self._exec, self._hold.owned()  # nested: the outer hold took it
         async with self._hold.hold(busy_wait=busy_wait):
-            if exec_lock is None or self._locks is None or self._exec_task == me:
+            if exec_lock is None or self._locks is None or nested:
                 yield
                 return
             from jupyter_jcli.kernels._busy import take_exec
 
             wait = max(busy_wait, self.process_wait)
             await take_exec(exec_lock, self._locks, self.notebook_path, wait)
-            self._exec_task = me
             try:
                 yield
             finally:
-                self._exec_task = None
                 checkpoint = getattr(self._backend, "checkpoint", None)
                 if self.records is not None and checkpoint is not None:
                     with anyio.CancelScope(shield=True):
@@ -288,13 +283,10 @@ class NotebookKernel:
             killed = await self._after_request(
                 backend, alive=outcome.alive, settled=outcome.settled
             )
-            result = execution_result(
+            return execution_result(
                 outcome, collector, epoch, restarted=restarted, killed=killed,
-                replaced_epoch=self._replaced_epoch,
+                replaced_epoch=self._replaced_epoch, kept=self._keep,
             )  # fmt: skip
-        if result.kernel_restarted and self._keep:
-            result = dataclasses.replace(result, replacement_kept=True)
-        return result
 
     async def evaluate(
         self,

@@ -139,6 +139,7 @@ class RegistryBackend(LocalBackend):
     async def _join(
         self, kernelspec_name: str, startup_timeout: float, notebook_path: Path
     ) -> None:
+        self._entry = None  # a retry: not the last attempt's kernel
         entry = self._registry_.live(notebook_path)
         started = False
         if entry is None:

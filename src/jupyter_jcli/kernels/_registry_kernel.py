@@ -131,7 +131,7 @@ class RegistryKernel(NotebookKernel):
                 runs it, since when; ``busy_gone`` for code a killed command left running,
                 see :func:`~jupyter_jcli.kernels._busy.check_leftover`).
         """
-        if self._exec_task == anyio.get_current_task().id:
+        if self._hold.owned():  # a hold within this task's hold: joined and checked
             yield
             return
         took = False
