@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -215,15 +215,16 @@ async def take_exec(
     registry: KernelRegistry,
     notebook_path: Path,
     busy_wait: float,
-    sleep: Callable[[float], Awaitable[None]],
 ) -> None:
     """Take the notebook's execution lock within ``busy_wait`` s, polling every
-    :data:`EXEC_POLL` s with ``sleep``; a kernel being stopped extends the wait by
+    :data:`EXEC_POLL` s; a kernel being stopped extends the wait by
     :data:`~jupyter_jcli.kernels.STOP_WAIT` once (its holder lets it go as it stops).
 
     Raises:
         KernelError: ``KERNEL_BUSY`` (its details: :func:`busy_error`).
     """
+    import anyio
+
     deadline = time.monotonic() + max(busy_wait, 0.0)
     extended = False
     while not lock.try_acquire():
@@ -234,7 +235,7 @@ async def take_exec(
                 deadline = time.monotonic() + STOP_WAIT
                 continue
             raise busy_error(notebook_path, entry, busy_wait)
-        await sleep(EXEC_POLL)
+        await anyio.sleep(EXEC_POLL)
 
 
 async def check_leftover(

@@ -45,6 +45,10 @@ class KernelHold:
         """Whether someone holds the kernel."""
         return self._lock.locked()
 
+    def owned(self) -> bool:
+        """Whether the current task holds the kernel."""
+        return self._owner == anyio.get_current_task().id
+
     @property
     def stop_requested(self) -> InterruptReason | None:
         """The restart or shutdown waiting for the kernel, if any."""
@@ -58,8 +62,7 @@ class KernelHold:
             KernelError: ``KERNEL_BUSY`` (details: ``notebook_path``, ``running_cell``,
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held.
         """
-        me = anyio.get_current_task().id
-        if self._owner == me:
+        if self.owned():
             yield
             return
         acquired = False
@@ -84,7 +87,7 @@ class KernelHold:
                     "busy_wait_s": busy_wait,
                 },
             )
-        self._owner = me
+        self._owner = anyio.get_current_task().id
         self._busy_since = time.monotonic()
         try:
             yield
@@ -101,7 +104,7 @@ class KernelHold:
             KernelError: ``KERNEL_BUSY`` when the holder keeps the kernel past
                 :data:`~jupyter_jcli.kernels.STOP_WAIT` s.
         """
-        if self._owner == anyio.get_current_task().id:
+        if self.owned():
             yield  # this task holds the kernel: nothing of its own is running now
             return
         self._stops.append(reason)

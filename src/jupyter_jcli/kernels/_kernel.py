@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -120,10 +119,12 @@ class NotebookKernel:
         self.records = records
         self._locks = locks
         self._exec = ExecLock(locks.path(self.notebook_path, ".exec")) if locks else None
-        self._exec_task: int | None = None
         self._keep = False
         """Whether a kernel this object starts outlives the process (a kept registry kernel:
         a result that replaced a dead kernel says ``replacement_kept``)."""
+        self._starts_here = backend_factory is LocalBackend
+        """Whether a start launches the kernel on this machine (its kernelspecs are then
+        this machine's, :meth:`require_kernelspec`); else a stopped kernel's start decides."""
         self.listeners: list[OutputCallback] = []
         """Also given every output of every execution, as it arrives (a front end's live
         view of a run: ``j-cli run`` on a terminal)."""
@@ -190,21 +191,18 @@ class NotebookKernel:
                 ``busy_for_s``, ``busy_wait_s``) when the kernel stays held; across
                 processes, those of :func:`~jupyter_jcli.kernels._busy.busy_error`.
         """
-        exec_lock = self._exec
-        me = anyio.get_current_task().id
+        exec_lock, nested = self._exec, self._hold.owned()  # nested: the outer hold took it
         async with self._hold.hold(busy_wait=busy_wait):
-            if exec_lock is None or self._locks is None or self._exec_task == me:
+            if exec_lock is None or self._locks is None or nested:
                 yield
                 return
             from jupyter_jcli.kernels._busy import take_exec
 
             wait = max(busy_wait, self.process_wait)
-            await take_exec(exec_lock, self._locks, self.notebook_path, wait, anyio.sleep)
-            self._exec_task = me
+            await take_exec(exec_lock, self._locks, self.notebook_path, wait)
             try:
                 yield
             finally:
-                self._exec_task = None
                 checkpoint = getattr(self._backend, "checkpoint", None)
                 if self.records is not None and checkpoint is not None:
                     with anyio.CancelScope(shield=True):
@@ -285,13 +283,10 @@ class NotebookKernel:
             killed = await self._after_request(
                 backend, alive=outcome.alive, settled=outcome.settled
             )
-            result = execution_result(
+            return execution_result(
                 outcome, collector, epoch, restarted=restarted, killed=killed,
-                replaced_epoch=self._replaced_epoch,
+                replaced_epoch=self._replaced_epoch, kept=self._keep,
             )  # fmt: skip
-        if result.kernel_restarted and self._keep:
-            result = dataclasses.replace(result, replacement_kept=True)
-        return result
 
     async def evaluate(
         self,
@@ -350,8 +345,8 @@ class NotebookKernel:
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` when no live kernel exists.
         """
-        backend = self._backend
-        if backend is None or not await self.is_alive():
+        backend = self._backend if await self.is_alive() else None  # is_alive may join
+        if backend is None:
             raise KernelError(
                 ErrorCode.KERNEL_NOT_RUNNING,
                 "no live kernel to interrupt",
@@ -382,19 +377,13 @@ class NotebookKernel:
         """
         spec = self.kernelspec_name if name is None else name
         backend = self._backend
+        installed = None
         if isinstance(backend, KernelspecCatalogue) and not self._dead:
             installed = await backend.installed_kernelspecs()
-        else:
-            installed = await self._installed_when_stopped()
+        elif self._starts_here:
+            installed = await anyio.to_thread.run_sync(installed_kernelspecs)
         if installed is not None:
             require_kernelspec(spec, installed)
-
-    async def _installed_when_stopped(self) -> list[str] | None:
-        """The kernelspecs a start could launch when no backend is live: this machine's for
-        the local backend; ``None`` (the start decides) for any other factory."""
-        if self._factory is LocalBackend:
-            return await anyio.to_thread.run_sync(installed_kernelspecs)
-        return None
 
     async def _require_switch(self) -> None:
         """Before a restart stops a live kernel: the kernelspec it would start instead must be
@@ -468,10 +457,6 @@ class NotebookKernel:
         return asked_stop(
             records.interrupt_since(self.notebook_path, epoch, since) if records else None
         )
-
-    def forget_cell(self, cell_key: str) -> None:
-        """Stop routing display updates to ``cell_key``'s outputs (cell removed or cleared)."""
-        self._registry.forget(cell_key)
 
     async def _ensure_started(self) -> bool:
         """Start a kernel if none is alive; ``True`` when it replaces one that died."""

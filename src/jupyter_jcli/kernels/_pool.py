@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,12 +102,8 @@ class KernelPool(AsyncResource):
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
                 for kernel in kernels:
-                    tg.start_soon(_shutdown, kernel, now)
+                    tg.start_soon(partial(kernel.shutdown, now=now))
 
     async def aclose(self) -> None:
         """:meth:`shutdown_all` (graceful first), as ``async with`` does on exit."""
         await self.shutdown_all()
-
-
-async def _shutdown(kernel: NotebookKernel, now: bool) -> None:
-    await kernel.shutdown(now=now)

@@ -6,13 +6,18 @@ See :mod:`jupyter_jcli.kernels._registry_kernel` for the kernel and pool built o
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from jupyter_jcli.errors import ErrorCode, KernelError
+from jupyter_jcli.kernels._busy import EXEC_POLL
 from jupyter_jcli.kernels._channels import Channel
+from jupyter_jcli.kernels._entry import own_pid
 from jupyter_jcli.kernels._local import LocalBackend, mapped_errors
 from jupyter_jcli.kernels._registry import KernelEntry, KernelRegistry, process_name
 from jupyter_jcli.kernels._translate import parent_id
@@ -20,6 +25,8 @@ from jupyter_jcli.kernels._types import KernelOrigin
 
 if TYPE_CHECKING:
     from jupyter_client.asynchronous.client import AsyncKernelClient
+
+    from jupyter_jcli.kernels._flock import ExecLock
 
 __all__ = ["RegistryBackend"]
 
@@ -48,34 +55,40 @@ class RegistryBackend(LocalBackend):
 
     Args:
         registry: the registry.
+        execution: the notebook's execution lock (this process's own: it may hold it), for
+            :func:`~jupyter_jcli.kernels._supervisor.stop_if_unused`.
         keep: a kernel this backend starts outlives it (else it is stopped at shutdown).
         idle_timeout: seconds a kernel this backend starts may stay idle.
         attach_only: join a running kernel only; never start one (``KERNEL_NOT_RUNNING``).
-        record_use: record this process among the kernel's users when it joins, and drop it
-            at shutdown (``False``: the caller records both, with its busy record:
-            ``KernelRegistry.set_busy(..., user=...)``).
+
+    This process is recorded among the kernel's users while it is joined.
     """
 
     def __init__(
         self,
         registry: KernelRegistry,
+        execution: ExecLock | None = None,
         *,
         keep: bool,
         idle_timeout: float,
         attach_only: bool = False,
-        record_use: bool = True,
     ) -> None:
         super().__init__()
-        self._record_use = record_use
+        self._execution = execution
         self._registry_ = registry
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = attach_only
         self._entry: KernelEntry | None = None
         self.stop_on_shutdown = False
-        """Whether :meth:`shutdown` stops the shared kernel (it does for a kernel this
-        backend started and does not keep, and when told to: a restart, a kill), rather
-        than only closing this process's connection to it."""
+        """Whether :meth:`shutdown` stops the shared kernel, rather than only closing this
+        process's connection to it: set for a kernel this backend started and does not
+        keep, which is then stopped only when nobody else uses it (else it stays for them,
+        and its supervisor stops it once they are done: :func:`~jupyter_jcli.kernels.
+        _supervisor.stop_if_unused`; without ``execution``, stopped)."""
+        self.stop_for_all = False
+        """Whether :meth:`shutdown` stops the shared kernel for everyone, used or not (a
+        restart; a kernel that died or would not settle)."""
 
     @property
     def entry(self) -> KernelEntry | None:
@@ -103,12 +116,30 @@ class RegistryBackend(LocalBackend):
     ) -> None:
         """Join the notebook's registered kernel, starting one (``kernelspec_name``, in
         ``cwd``) when none runs, and check it answers (``kernel_info`` on the control
-        channel, which a kernel busy with a cell still serves).
+        channel, which a kernel busy with a cell still serves). A kernel that goes away
+        while this backend joins it (stopped by another process) is replaced, within
+        ``startup_timeout`` s. A loss recorded before (``.lost``) is then told already (by
+        the caller that noted it) or too old to tell: it is dropped.
 
         Raises:
             KernelError: ``KERNEL_NOT_RUNNING`` (``attach_only`` and none runs),
                 ``KERNELSPEC_NOT_FOUND``, ``KERNEL_START_FAILED``.
         """
+        self._registry_.take_lost(notebook_path)
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            try:
+                await self._join(kernelspec_name, startup_timeout, notebook_path)
+                return
+            except (KernelError, OSError) as err:  # OSError: its connection file went
+                if not self._join_lost(err) or time.monotonic() >= deadline:
+                    raise
+            await anyio.sleep(EXEC_POLL)
+
+    async def _join(
+        self, kernelspec_name: str, startup_timeout: float, notebook_path: Path
+    ) -> None:
+        self._entry = None  # a retry: not the last attempt's kernel
         entry = self._registry_.live(notebook_path)
         started = False
         if entry is None:
@@ -137,8 +168,18 @@ class RegistryBackend(LocalBackend):
         except BaseException:
             await self.shutdown(now=True, timeout=1.0)
             raise
-        if self._record_use:
-            self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
+        self._registry_.touch_user(notebook_path, entry.epoch, process_name(), present=True)
+
+    def _join_lost(self, err: Exception) -> bool:
+        """Whether ``err`` ended a join of another process's kernel that is gone or being
+        stopped now (so joining again finds, or starts, another)."""
+        joined = self._entry
+        if isinstance(err, KernelError) and err.code != ErrorCode.KERNEL_START_FAILED:
+            return False
+        if joined is None or joined.owner_pid == own_pid():
+            return False  # a kernel this process started did not answer
+        current = self._registry_.read(Path(joined.notebook_path))
+        return current is None or current.epoch != joined.epoch or not current.joinable()
 
     @staticmethod
     def _connect(entry: KernelEntry, details: Mapping[str, Any]) -> AsyncKernelClient:
@@ -271,13 +312,15 @@ class RegistryBackend(LocalBackend):
             return
         path = Path(entry.notebook_path)
         try:
-            if self._record_use:
-                self._registry_.touch_user(path, entry.epoch, process_name(), present=False)
-            if self.stop_on_shutdown:
-                import anyio
+            self._registry_.touch_user(path, entry.epoch, process_name(), present=False)
+            from jupyter_jcli.kernels._supervisor import stop_if_unused, stop_registered
 
-                from jupyter_jcli.kernels._supervisor import stop_registered
-
+            if self.stop_on_shutdown and not self.stop_for_all and self._execution is not None:
+                with contextlib.suppress(KernelError):
+                    self.stop_on_shutdown = stop_if_unused(
+                        self._registry_, path, entry.epoch, execution=self._execution
+                    )
+            if self.stop_on_shutdown or self.stop_for_all:
                 with anyio.CancelScope(shield=True):
                     await stop_registered(self._registry_, path, epoch=entry.epoch)
         except KernelError:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -35,7 +34,6 @@ import anyio
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._busy import (
-    EXEC_POLL,
     busy_record,
     check_leftover,
     take_exec,
@@ -46,9 +44,7 @@ from jupyter_jcli.kernels._config import (
     DEFAULT_STARTUP_TIMEOUT,
     STOP_WAIT,
 )
-from jupyter_jcli.kernels._entry import own_pid
 from jupyter_jcli.kernels._kernel import NotebookKernel
-from jupyter_jcli.kernels._local import installed_kernelspecs
 from jupyter_jcli.kernels._pool import KernelPool
 from jupyter_jcli.kernels._registry import (
     ExecLock,
@@ -58,7 +54,7 @@ from jupyter_jcli.kernels._registry import idle_timeout as resolve_idle_timeout
 from jupyter_jcli.kernels._registry_backend import RegistryBackend
 from jupyter_jcli.kernels._supervisor import (
     interrupt_registered,
-    stop_if_unused,
+    note_lost,
 )
 
 if TYPE_CHECKING:
@@ -105,69 +101,24 @@ class RegistryKernel(NotebookKernel):
         self._keep = keep
         self._idle = idle_timeout
         self._attach_only = False
-        self._exec_lock = ExecLock(registry.path(self.notebook_path, ".exec"))
-        self._exec = self._exec_lock
-        self._stop_for_all = False
-        self._joining: RegistryBackend | None = None
+        self._starts_here = True  # its supervisor starts the kernel on this machine
+        self._exec_lock = self._exec = ExecLock(registry.path(self.notebook_path, ".exec"))
 
     def _new_backend(self) -> KernelBackend:
-        backend = self._joining = RegistryBackend(
+        return RegistryBackend(
             self.kernel_registry,
+            self._exec_lock,
             keep=self._keep,
             idle_timeout=resolve_idle_timeout(self._idle),
             attach_only=self._attach_only,
         )
-        return backend
-
-    async def _start(self) -> None:
-        """Join or start the notebook's kernel; a kernel that went away while this process
-        joined it (stopped by another process) is replaced, within the startup timeout. A
-        loss recorded before (``.lost``) is then told already (by the caller that noted it)
-        or too old to tell."""
-        self.kernel_registry.take_lost(self.notebook_path)
-        deadline = time.monotonic() + self._startup_timeout
-        while True:
-            try:
-                await super()._start()
-                return
-            except (KernelError, OSError) as err:  # OSError: its connection file went
-                if not self._join_lost(err) or time.monotonic() >= deadline:
-                    raise
-            await anyio.sleep(EXEC_POLL)
-
-    async def _installed_when_stopped(self) -> list[str] | None:
-        """This machine's kernelspecs: the supervisor starts the kernel here."""
-        return await anyio.to_thread.run_sync(installed_kernelspecs)
-
-    def _join_lost(self, err: Exception) -> bool:
-        """Whether ``err`` ended a join of another process's kernel that is gone or being
-        stopped now (so joining again finds, or starts, another)."""
-        joined = self._joining.entry if self._joining is not None else None
-        if isinstance(err, KernelError) and err.code != ErrorCode.KERNEL_START_FAILED:
-            return False
-        if joined is None:
-            return False
-        if joined.owner_pid == own_pid():
-            return False  # a kernel this process started did not answer
-        current = self.kernel_registry.read(self.notebook_path)
-        return current is None or current.epoch != joined.epoch or not current.joinable()
 
     async def _stop(self, *, now: bool) -> None:
-        """Let the kernel go; one this process started for itself is stopped only when
-        nobody else uses it (else it stays for them, see :func:`stop_if_unused`), unless it
-        must stop for everyone (a restart, a kernel that died or would not settle)."""
+        """Let the kernel go (whether it stops for everyone is its backend's call: see
+        :attr:`RegistryBackend.stop_on_shutdown`)."""
         backend = self._backend
         if isinstance(backend, RegistryBackend) and backend.entry is not None:
             self._keep_if_lost(backend.entry)
-            if backend.stop_on_shutdown and not self._stop_for_all:
-                with contextlib.suppress(KernelError):
-                    backend.stop_on_shutdown = stop_if_unused(
-                        self.kernel_registry,
-                        self.notebook_path,
-                        backend.entry.epoch,
-                        execution=self._exec_lock,
-                    )
-        self._stop_for_all = False
         await super()._stop(now=now)
 
     @asynccontextmanager
@@ -180,7 +131,7 @@ class RegistryKernel(NotebookKernel):
                 runs it, since when; ``busy_gone`` for code a killed command left running,
                 see :func:`~jupyter_jcli.kernels._busy.check_leftover`).
         """
-        if self._exec_task == anyio.get_current_task().id:
+        if self._hold.owned():  # a hold within this task's hold: joined and checked
             yield
             return
         took = False
@@ -283,15 +234,9 @@ class RegistryKernel(NotebookKernel):
             self._keep = True
             self._idle = idle_timeout if idle_timeout is not None else self._idle
 
-    async def interrupt(self) -> None:
-        """:meth:`NotebookKernel.interrupt` (recorded in the registry first), once joined to
-        the registered kernel."""
-        await self._sync(launch=False)
-        await super().interrupt()
-
     async def is_alive(self) -> bool:
         """Whether a kernel runs; joins the notebook's registered kernel first if this object
-        is not running it (never starts one)."""
+        is not running it (never starts one): so :meth:`interrupt` reaches it too."""
         await self._sync(launch=False)
         return await super().is_alive()
 
@@ -327,40 +272,26 @@ class RegistryKernel(NotebookKernel):
                 self._record_stop(entry.epoch, "kernel_restarted")
                 with contextlib.suppress(KernelError):
                     interrupt_registered(entry)
-            await take_exec(
-                self._exec_lock, self.kernel_registry, self.notebook_path, STOP_WAIT, anyio.sleep
-            )
+            await take_exec(self._exec_lock, self.kernel_registry, self.notebook_path, STOP_WAIT)
             took = True
         try:
             backend = self._backend
             if isinstance(backend, RegistryBackend):
-                backend.stop_on_shutdown = self._stop_for_all = True
+                backend.stop_for_all = True
             return await super().restart()
         finally:
-            self._stop_for_all = False
+            if isinstance(backend, RegistryBackend):
+                backend.stop_for_all = False  # the restart failed before it stopped it
             if took:
                 self._exec_lock.release()
                 self.kernel_registry.drop_if_unused(self.notebook_path)  # none started
 
     async def _after_request(self, backend: KernelBackend, *, alive: bool, settled: bool) -> bool:
         if (not alive or not settled) and isinstance(backend, RegistryBackend):
-            if not alive and backend.entry is not None:
-                self._note_lost(backend.entry)
-            backend.stop_on_shutdown = True  # it is killed for everyone: its state is gone
-            self._stop_for_all = backend is self._backend
+            if not alive and backend.entry is not None:  # as its supervisor notes it
+                note_lost(self.kernel_registry, self.notebook_path, backend.entry.epoch)
+            backend.stop_for_all = True  # it is killed for everyone: its state is gone
         return await super()._after_request(backend, alive=alive, settled=settled)
-
-    def _note_lost(self, joined: KernelEntry) -> None:
-        """A kernel that died by itself while this object ran code on it (its entry still
-        there, not being stopped) is noted lost (``.lost``) before this object stops it for
-        everyone, as its supervisor notes it, so the command that starts the next kernel
-        says it replaces this one (and keeps it when this one was kept) whichever of the
-        two sees the death first."""
-        entry = self.kernel_registry.read(self.notebook_path)
-        if entry is not None and entry.epoch == joined.epoch and entry.state in ("idle", "busy"):
-            self.kernel_registry.record_lost(
-                self.notebook_path, entry.epoch, keep=entry.keep, idle_timeout=entry.idle_timeout
-            )
 
 
 class RegistryKernelPool(KernelPool):

@@ -15,12 +15,13 @@ channels are closed, so no receive is ever left waiting on a closed socket.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypedDict
+
+import anyio
 
 from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._backend import KernelBackend
@@ -283,7 +284,7 @@ async def request_execution(
     try:
         ending = await waiter.until(started + timeout)
     except BaseException:
-        with _shielded():
+        with anyio.CancelScope(shield=True):  # the interrupt of an abandoned request
             waiter.on_output = waiter.on_message = None
             await _settle(waiter, SETTLE_TIMEOUT)
         raise
@@ -337,13 +338,6 @@ def _ended(
     if ending == "died":
         return RequestOutcome("died", reply, settled=False, alive=False, duration_s=duration)
     return RequestOutcome("error", reply, duration_s=duration)
-
-
-def _shielded() -> contextlib.AbstractContextManager[object]:
-    """A cancel scope that shields the interrupt of an abandoned request from cancellation."""
-    import anyio
-
-    return anyio.CancelScope(shield=True)
 
 
 def _reply_from_outputs(collector: OutputCollector) -> dict[str, Any]:

@@ -74,11 +74,13 @@ def execution_result(
     restarted: bool,
     killed: bool,
     replaced_epoch: str | None,
+    kept: bool = False,
 ) -> ExecutionResult:
     """The :class:`ExecutionResult` of one request on the kernel of ``epoch``: its outputs
     and count from ``collector`` (the reply's count first), the error's name and value for an
     ``error`` or ``interrupted`` run; ``restarted`` when the run started a kernel replacing
-    one that died (``replaced_epoch``), ``killed`` when the kernel had to be killed after it."""
+    one that died (``replaced_epoch``; ``kept``: the new kernel outlives the command), ``killed``
+    when the kernel had to be killed after it."""
     reply = outcome.reply
     count = reply.get("execution_count")
     named = outcome.status in ("error", "interrupted")
@@ -97,6 +99,7 @@ def execution_result(
         interrupt_requested_by=outcome.interrupt_requested_by,
         interrupt_requested_command=outcome.interrupt_requested_command,
         replaced_epoch=replaced_epoch if restarted else None,
+        replacement_kept=restarted and kept,
         kernel_state=outcome.kernel_state,
     )
 

@@ -59,6 +59,7 @@ from jupyter_jcli.kernels._registry import (
 __all__ = [
     "WATCH_INTERVAL",
     "interrupt_registered",
+    "note_lost",
     "start_registered",
     "stop_for_everyone",
     "stop_if_unused",
@@ -283,6 +284,17 @@ async def stop_for_everyone(registry: KernelRegistry, notebook_path: Path) -> Ke
                 while execution.taken_elsewhere():
                     await anyio.sleep(_START_POLL)
     return await stop_registered(registry, notebook_path)
+
+
+def note_lost(registry: KernelRegistry, notebook_path: Path, epoch: str) -> None:
+    """Note the kernel of ``epoch`` lost (``.lost``: it died by itself) while its entry is
+    still there and not being stopped, so the command that starts the next kernel says it
+    replaces this one (and keeps it when this one was kept), whoever sees the death first:
+    its supervisor, or a command that ran code on it."""
+    entry = registry.read(notebook_path)
+    if entry is not None and entry.epoch == epoch and entry.state in ("idle", "busy"):
+        keep, idle = entry.keep, entry.idle_timeout
+        registry.record_lost(notebook_path, epoch, keep=keep, idle_timeout=idle)
 
 
 def stop_if_unused(

@@ -20,7 +20,7 @@ from jupyter_jcli.errors import KernelError
 from jupyter_jcli.kernels._config import SHUTDOWN_TIMEOUT
 from jupyter_jcli.kernels._local import LocalBackend
 from jupyter_jcli.kernels._registry import ExecLock, KernelEntry, KernelRegistry, pid_alive
-from jupyter_jcli.kernels._supervisor import WATCH_INTERVAL, _mark_stopping
+from jupyter_jcli.kernels._supervisor import WATCH_INTERVAL, _mark_stopping, note_lost
 
 __all__ = ["main"]
 
@@ -63,14 +63,8 @@ async def _supervise(
             for signum in (signal.SIGTERM, signal.SIGHUP):  # a stop asked now must not kill
                 signal.signal(signum, signal.SIG_IGN)  # us before we stopped the kernel
             with contextlib.suppress(Exception):
-                now = registry.read(notebook_path)
-                asked = now is None or now.epoch != epoch or now.state == "stopping"
-                if now is not None and not asked and not await kernel.is_alive():
-                    # it died by itself: the next start for the notebook says so, and keeps
-                    # the replacement if this one was kept
-                    registry.record_lost(
-                        notebook_path, epoch, keep=now.keep, idle_timeout=now.idle_timeout
-                    )
+                if not await kernel.is_alive():  # it died by itself, unless a stop was asked
+                    note_lost(registry, notebook_path, epoch)
             with anyio.CancelScope(shield=True):  # visible before the kernel goes
                 registry.update(notebook_path, _mark_stopping, epoch=epoch)
         finally:
