@@ -7,7 +7,6 @@ client, or as a plain HTTP client where the token is what is tested.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -18,13 +17,14 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import click
 import psutil
 import pytest
 from workbench_client import error_code, ok
 
 from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.mcp import readonly, workbench
-from jupyter_jcli.mcp._http import TOKEN_ENV, add_transport_options, transport_from_options
+from jupyter_jcli.mcp._http import TOKEN_ENV, transport_from_options, transport_options
 from jupyter_jcli.workbench import create_notebook
 from mcp_http_helpers import (
     SCRIPTS,
@@ -254,10 +254,16 @@ def test_a_port_in_use_is_a_usage_error_at_start(root: Path, tmp_path: Path) -> 
     assert server.token not in done.stderr
 
 
-def _options(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_transport_options(parser)
-    return parser.parse_args(list(argv))
+@click.command()
+@transport_options
+def _parse(**options: Any) -> dict[str, Any]:
+    return options
+
+
+def _options(*argv: str) -> dict[str, Any]:
+    """The transport options as the servers' command line parses them."""
+    parsed: dict[str, Any] = _parse.main(list(argv), standalone_mode=False)
+    return parsed
 
 
 @pytest.mark.parametrize(
@@ -282,7 +288,7 @@ def test_transport_options_are_checked_before_serving(
     argv: list[str], environ: dict[str, str], code: ErrorCode
 ) -> None:
     with pytest.raises(JcliError) as caught:
-        transport_from_options(_options(*argv), environ)
+        transport_from_options(**_options(*argv), environ=environ)
     assert caught.value.code == code
 
 
@@ -293,13 +299,15 @@ def test_the_token_comes_from_the_file_then_the_environment_then_is_generated(
     token_file.write_text("from-the-file-0123456789\n")
     environ = {TOKEN_ENV: "from-the-environment-0123"}
     http = ["--transport", "streamable-http"]
-    from_file = transport_from_options(_options(*http, "--token-file", str(token_file)), environ)
-    from_env = transport_from_options(_options(*http), environ)
-    generated = transport_from_options(_options(*http), {})
+    from_file = transport_from_options(
+        **_options(*http, "--token-file", str(token_file)), environ=environ
+    )
+    from_env = transport_from_options(**_options(*http), environ=environ)
+    generated = transport_from_options(**_options(*http), environ={})
     assert from_file is not None and from_env is not None and generated is not None
     assert (from_file.token, from_file.token_source) == ("from-the-file-0123456789", "--token-file")
     assert (from_env.token, from_env.token_source) == ("from-the-environment-0123", TOKEN_ENV)
     assert generated.token_source == "generated" and len(generated.token) >= 32
     assert (generated.host, from_env.host) == ("127.0.0.1", "127.0.0.1")
-    assert transport_from_options(_options(), {}) is None  # stdio stays the default
+    assert transport_from_options(**_options(), environ={}) is None  # stdio stays the default
     assert generated.token not in repr(generated)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,37 @@ def test_a_missing_root_fails_before_serving_with_json_on_stderr(
     assert done.returncode == 2
     assert done.stdout == b""
     assert json.loads(done.stderr)["code"] == "FILE_NOT_FOUND"
+
+
+def _run(*command: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(part) for part in command],
+        capture_output=True,
+        text=True,
+        timeout=PROCESS_TIMEOUT,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("script", "subcommand"),
+    [("jupyter-mcp", "workbench"), ("jcli-notebook-output", "serve")],
+)
+def test_the_console_script_and_its_j_cli_mcp_subcommand_take_the_same_options(
+    script: str, subcommand: str
+) -> None:
+    console = _run(BIN / script, "--help")
+    under_j_cli = _run(BIN / "j-cli", "mcp", subcommand, "--help")
+    assert (console.returncode, under_j_cli.returncode) == (0, 0)
+    flags = [set(re.findall(r"--[a-z][a-z-]+", done.stdout)) for done in (console, under_j_cli)]
+    assert {"--root", "--transport", "--port", "--token-file", "--version"} <= flags[0]
+    assert flags[0] == flags[1]
+
+
+@pytest.mark.parametrize("script", ["jupyter-mcp", "jcli-notebook-output"])
+def test_help_and_version_load_no_mcp_sdk(script: str) -> None:
+    for option in ("--help", "--version"):
+        done = _run(sys.executable, "-X", "importtime", BIN / script, option)
+        assert done.returncode == 0, done.stderr[-2000:]
+        imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+        assert not {name for name in imported if name == "mcp" or name.startswith("mcp.")}

@@ -19,6 +19,7 @@ from workbench_client import call, error_code, ok
 from jupyter_jcli import kernels
 from jupyter_jcli.kernels import KernelOrigin, ServerConfig
 from jupyter_jcli.mcp import workbench as workbench_server
+from jupyter_jcli.mcp import workbench_command
 from kernel_fakes import InProcessPython, python_backend
 
 pytestmark = pytest.mark.anyio
@@ -110,6 +111,11 @@ async def test_a_kernel_of_our_own_restarts_without_force(root: Path, tmp_path: 
     assert restarted["previous_epoch"] != restarted["epoch"]
 
 
+def _main(*argv: str) -> Any:
+    """``jupyter-mcp``'s command run in this process; its exit status."""
+    return workbench_command.main(list(argv), "jupyter-mcp", standalone_mode=False)
+
+
 def test_the_server_options_reach_the_backend_factory(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -127,7 +133,7 @@ def test_the_server_options_reach_the_backend_factory(
     monkeypatch.setattr(workbench_server, "serve", fake_serve)
     monkeypatch.delenv("JUPYTER_JCLI_SERVER_TOKEN", raising=False)
     argv = ["--root", str(tmp_path), "--server-url", "https://hub.example.org/user/ana"]
-    assert workbench_server.main([*argv, "--token", "s3", "--server-root", str(tmp_path)]) == 0
+    assert _main(*argv, "--token", "s3", "--server-root", str(tmp_path)) == 0
     assert asked == [
         ServerConfig("https://hub.example.org/user/ana/", "s3", server_root=tmp_path.resolve())
     ]
@@ -150,7 +156,7 @@ def test_the_token_comes_from_the_environment(
     monkeypatch.setattr(kernels, "backend_factory", factory)
     monkeypatch.setattr(workbench_server, "serve", fake_serve)
     monkeypatch.setenv("JUPYTER_JCLI_SERVER_TOKEN", "from-env")
-    assert workbench_server.main(["--root", str(tmp_path), "--server-url", "http://lab:1"]) == 0
+    assert _main("--root", str(tmp_path), "--server-url", "http://lab:1") == 0
     assert [server.token if server else None for server in asked] == ["from-env"]
 
 
@@ -168,7 +174,7 @@ def test_without_a_url_the_server_serves_local_kernels(
     monkeypatch.setattr(kernels, "backend_factory", refuse)
     monkeypatch.setattr(workbench_server, "serve", fake_serve)
     monkeypatch.delenv("JUPYTER_JCLI_SERVER_URL", raising=False)
-    assert workbench_server.main(["--root", str(tmp_path)]) == 0
+    assert _main("--root", str(tmp_path)) == 0
     assert served[0].server is None
 
 

@@ -1,6 +1,7 @@
 """``--server-url``, ``--token``, ``--server-root``: the Jupyter Server a command's kernels run on.
 
-Every ``j-cli`` command that runs code takes them (:func:`server_options`); without a URL
+Every ``j-cli`` command that runs code takes them (:func:`server_options`, declared once in
+:mod:`jupyter_jcli.workbench` for every command line, ``jupyter-mcp``'s too); without a URL
 (and without ``JUPYTER_JCLI_SERVER_URL``) kernels are local, as always. The values go to
 :func:`jupyter_jcli.workbench.server_from_options`, which falls back to the
 ``JUPYTER_JCLI_SERVER_*`` variables and refuses a bad URL with ``USAGE_ERROR`` before
@@ -19,59 +20,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from jupyter_jcli.workbench import SERVER_OPTION_HELP, STORE_OPTION_HELP
+from jupyter_jcli.workbench import given_kernel_username, server_options, store_option
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels import ServerConfig
 
-__all__ = [
-    "STORE_CHOICES",
-    "current_server",
-    "given_kernel_username",
-    "server_from",
-    "server_options",
-    "store_options",
-]
+__all__ = ["current_server", "server_from", "server_options", "store_options"]
 
 _SERVER_KEY = "jupyter_jcli.server"
 _SERVER_URL_ENV = "JUPYTER_JCLI_SERVER_URL"  # kernels.SERVER_URL_ENV, without loading kernels
 _STORE_ENV = "JUPYTER_JCLI_STORE"  # notebook.stores.STORE_ENV
 
-STORE_CHOICES = ("auto", "local", "collab", "contents")
-"""The values of ``--store`` (``notebook.stores.STORE_KINDS``; kept here so ``--help`` loads
-nothing)."""
-
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-_USERNAME_KEY = "jupyter_jcli.kernel_username"
-"""Where ``--kernel-username`` is kept in the click context's ``meta``."""
-
-
-def _keep_username(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
-    if value is not None:
-        ctx.meta[_USERNAME_KEY] = value
-
-
-def server_options(command: _F) -> _F:
-    """Add ``--server-url URL``, ``--token TOKEN`` and ``--server-root DIR`` to a command; it
-    receives them as ``server_url``, ``token`` and ``server_root`` (``None`` when not given).
-    ``--kernel-username NAME`` is added too, kept for :func:`server_from`."""
-    command = click.option(
-        "--kernel-username",
-        metavar="NAME",
-        default=None,
-        expose_value=False,
-        callback=_keep_username,
-        help=SERVER_OPTION_HELP["kernel_username"],
-    )(command)
-    for name, flag, metavar in (
-        ("server_root", "--server-root", "DIR"),
-        ("token", "--token", "TOKEN"),
-        ("server_url", "--server-url", "URL"),
-    ):
-        help_text = SERVER_OPTION_HELP[name]
-        command = click.option(flag, name, metavar=metavar, default=None, help=help_text)(command)
-    return command
 
 
 def server_from(
@@ -88,14 +48,6 @@ def server_from(
     return server_from_options(
         server_url, token, server_root, kernel_username=given_kernel_username()
     )
-
-
-def given_kernel_username() -> str | None:
-    """The running command's ``--kernel-username``, ``None`` when not given (or outside a
-    click command)."""
-    ctx = click.get_current_context(silent=True)
-    value = ctx.find_root().meta.get(_USERNAME_KEY) if ctx is not None else None
-    return value if isinstance(value, str) else None
 
 
 def store_options(command: _F) -> _F:
@@ -141,13 +93,7 @@ def store_options(command: _F) -> _F:
     wrapped: Any = run
     if not passes_server:
         wrapped = server_options(wrapped)
-    return click.option(  # type: ignore[no-any-return]
-        "--store",
-        "store",
-        metavar="|".join(STORE_CHOICES),
-        default=None,
-        help=STORE_OPTION_HELP,
-    )(wrapped)
+    return store_option(wrapped)  # type: ignore[no-any-return]
 
 
 def current_server() -> ServerConfig | None:

@@ -9,6 +9,11 @@ behind a bearer token with ``--transport streamable-http``: :mod:`jupyter_jcli.m
   (create, overview, read, edit, execute, run_stale, kernels, inspect, undo, search,
   summarize) plus the same ``read_notebook_output``.
 
+Their command lines (:mod:`jupyter_jcli.mcp._commands`), re-exported here: each server is one
+click command, its console script and its ``j-cli mcp`` subcommand alike:
+:func:`readonly_command` (``jcli-notebook-output``, ``j-cli mcp serve``) and
+:func:`workbench_command` (``jupyter-mcp``, ``j-cli mcp workbench``).
+
 Shared plumbing, re-exported here:
 
 - tool results (:mod:`jupyter_jcli.mcp._results`): :func:`json_result`,
@@ -17,8 +22,8 @@ Shared plumbing, re-exported here:
   :func:`roots_from_uris`, :func:`resolve_in_roots`, :func:`ensure_inside_roots`,
   :func:`ensure_pair_inside_roots`, :func:`find_root`.
 
-The server modules are not imported here, so ``python -m jupyter_jcli.mcp.readonly`` (and
-``.workbench``) runs cleanly.
+The server modules (and the ``mcp`` SDK) are not imported here, so
+``python -m jupyter_jcli.mcp.readonly`` (and ``.workbench``) runs cleanly.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING
 from jupyter_jcli import lazy_exports
 
 if TYPE_CHECKING:
+    from jupyter_jcli.mcp._commands import readonly_command, workbench_command
     from jupyter_jcli.mcp._results import (
         IMAGE_DELIVERY,
         ImagePart,
@@ -47,6 +53,7 @@ if TYPE_CHECKING:
     )
 
 _PUBLIC = {
+    "_commands": "readonly_command workbench_command",
     "_results": (
         "IMAGE_DELIVERY ImagePart error_result exception_result json_result json_text "
         "protocol_result"

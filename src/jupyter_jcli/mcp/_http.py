@@ -32,7 +32,6 @@ token file.
 
 from __future__ import annotations
 
-import argparse
 import hmac
 import ipaddress
 import logging
@@ -42,12 +41,13 @@ import secrets
 import signal
 import socket
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
+import click
 
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 
@@ -65,11 +65,11 @@ __all__ = [
     "TOKEN_ENV",
     "HttpTransport",
     "StaticTokenVerifier",
-    "add_transport_options",
     "http_app",
     "is_loopback",
     "serve_http",
     "transport_from_options",
+    "transport_options",
 ]
 
 TOKEN_ENV = "JUPYTER_JCLI_MCP_TOKEN"
@@ -84,6 +84,7 @@ STOP_SECONDS = 10.0
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 _TOKEN_CHARACTERS = re.compile(r"[\x21-\x7e]+")  # visible ASCII: fits an HTTP header
 _CLIENT_ID = "jupyter-jcli-token"
+_F = TypeVar("_F", bound=Callable[..., Any])
 _log = logging.getLogger(__name__)
 
 
@@ -132,39 +133,49 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def add_transport_options(parser: argparse.ArgumentParser) -> None:
-    """``--transport``, ``--host``, ``--port``, ``--token-file``, ``--allow-host``."""
-    group = parser.add_argument_group("transport")
-    group.add_argument(
-        "--transport",
-        choices=("stdio", "streamable-http"),
-        default="stdio",
-        help="stdio (default: the host starts the server) or streamable-http (a server that "
-        "agents reach by URL, at /mcp).",
-    )
-    group.add_argument(
-        "--host",
-        help=f"HTTP: the address to bind (default {DEFAULT_HOST}; any other address is "
-        "reachable from other machines: use it only on a network you trust).",
-    )
-    group.add_argument(
-        "--port", type=int, help=f"HTTP: the TCP port (default {DEFAULT_PORT}; 0: a free one)."
-    )
-    group.add_argument(
-        "--token-file",
-        metavar="PATH",
-        help=f"HTTP: a file holding the bearer token (default: ${TOKEN_ENV}, else a new "
-        "token printed once to stderr).",
-    )
-    group.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="HTTP on a loopback --host: a Host header to accept besides 127.0.0.1/localhost "
-        "(a reverse proxy's name, e.g. the JupyterHub's; repeatable). A non-loopback --host "
-        "checks no Host header.",
-    )
+def transport_options(command: _F) -> _F:
+    """Add ``--transport``, ``--host``, ``--port``, ``--token-file`` and ``--allow-host``
+    (repeatable) to a command; it receives them as ``transport``, ``host``, ``port``,
+    ``token_file`` and ``allow_host``, the arguments of :func:`transport_from_options`."""
+    for option in reversed(
+        (
+            click.option(
+                "--transport",
+                type=click.Choice(("stdio", "streamable-http")),
+                default="stdio",
+                help="stdio (default: the host starts the server) or streamable-http (a server "
+                "that agents reach by URL, at /mcp).",
+            ),
+            click.option(
+                "--host",
+                metavar="HOST",
+                help=f"HTTP: the address to bind (default {DEFAULT_HOST}; any other address "
+                "is reachable from other machines: use it only on a network you trust).",
+            ),
+            click.option(
+                "--port",
+                type=int,
+                metavar="PORT",
+                help=f"HTTP: the TCP port (default {DEFAULT_PORT}; 0: a free one).",
+            ),
+            click.option(
+                "--token-file",
+                metavar="PATH",
+                help=f"HTTP: a file holding the bearer token (default: ${TOKEN_ENV}, else a "
+                "new token printed once to stderr).",
+            ),
+            click.option(
+                "--allow-host",
+                multiple=True,
+                metavar="NAME",
+                help="HTTP on a loopback --host: a Host header to accept besides "
+                "127.0.0.1/localhost (a reverse proxy's name, e.g. the JupyterHub's; "
+                "repeatable). A non-loopback --host checks no Host header.",
+            ),
+        )
+    ):
+        command = option(command)
+    return command
 
 
 def _check_token(token: str, source: str) -> str:
@@ -200,25 +211,31 @@ def _token(token_file: str | None, environ: Mapping[str, str]) -> tuple[str, str
 
 
 def transport_from_options(
-    options: argparse.Namespace, environ: Mapping[str, str] | None = None
+    *,
+    transport: str = "stdio",
+    host: str | None = None,
+    port: int | None = None,
+    token_file: str | None = None,
+    allow_host: Sequence[str] = (),
+    environ: Mapping[str, str] | None = None,
 ) -> HttpTransport | None:
-    """The HTTP transport the options ask for, or None for stdio.
+    """The HTTP transport the options (:func:`transport_options`) ask for, or None for stdio.
 
     Raises:
         JcliError: ``USAGE_ERROR`` (an HTTP option with stdio, a bad port, a bad token),
             ``FILE_NOT_FOUND`` (the token file).
     """
     environ = os.environ if environ is None else environ
-    if options.transport == "stdio":
+    if transport == "stdio":
         given = [
             flag
             for flag, value in (
-                ("--host", options.host),
-                ("--port", options.port),
-                ("--token-file", options.token_file),
-                ("--allow-host", options.allow_host),
+                ("--host", host),
+                ("--port", port),
+                ("--token-file", token_file),
+                ("--allow-host", allow_host),
             )
-            if value not in (None, [])
+            if value not in (None, (), [])
         ]
         if given:
             raise UsageError(
@@ -226,16 +243,16 @@ def transport_from_options(
                 {"options": given},
             )
         return None
-    port = DEFAULT_PORT if options.port is None else options.port
+    port = DEFAULT_PORT if port is None else port
     if not 0 <= port <= 65535:
         raise UsageError(f"--port {port} is not a TCP port (0-65535).", {"port": port})
-    token, source = _token(options.token_file, environ)
+    token, source = _token(token_file, environ)
     return HttpTransport(
-        host=options.host or DEFAULT_HOST,
+        host=host or DEFAULT_HOST,
         port=port,
         token=token,
         token_source=source,
-        allowed_hosts=tuple(options.allow_host),
+        allowed_hosts=tuple(allow_host),
     )
 
 

@@ -9,13 +9,12 @@ becomes the error result of :func:`jupyter_jcli.mcp._results.exception_result`).
 :func:`serve` runs a server on stdio (:mod:`jupyter_jcli.mcp._stdio`) or, given an
 :class:`~jupyter_jcli.mcp._http.HttpTransport`, over streamable HTTP
 (:mod:`jupyter_jcli.mcp._http`), with an optional cleanup run on exit and on SIGTERM, SIGINT
-or SIGHUP; :func:`main` is both console scripts' ``[--root PATH ...]`` and transport option
-parsing and error exit. Logs go to stderr, never stdout (JSON-RPC).
+or SIGHUP; :func:`run` starts a server from its command line (:mod:`jupyter_jcli.mcp._commands`:
+the roots, logging, the error exit). Logs go to stderr, never stdout (JSON-RPC).
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import signal
@@ -34,12 +33,7 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 
 from jupyter_jcli import __version__
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
-from jupyter_jcli.mcp._http import (
-    HttpTransport,
-    add_transport_options,
-    serve_http,
-    transport_from_options,
-)
+from jupyter_jcli.mcp._http import HttpTransport, serve_http
 from jupyter_jcli.mcp._progress import ProgressReporter, heartbeat_interval
 from jupyter_jcli.mcp._registry import Call, RegisteredTool, Reply
 from jupyter_jcli.mcp._results import exception_result, json_text
@@ -54,7 +48,8 @@ __all__ = [
     "build_server",
     "configure_logging",
     "fixed_roots",
-    "main",
+    "report",
+    "run",
     "serve",
 ]
 
@@ -265,57 +260,37 @@ class Serve(Protocol):
     ) -> Awaitable[None]: ...
 
 
-def main(
-    argv: Sequence[str] | None,
-    *,
-    prog: str,
-    description: str,
-    root_help: str,
-    run: Serve,
-    default_to_cwd: bool = False,
-    add_options: Callable[[argparse.ArgumentParser], None] | None = None,
-    prepare: Callable[[argparse.Namespace], Serve] | None = None,
+def report(err: JcliError) -> int:
+    """Write ``err``'s JSON to stderr (stdout carries JSON-RPC); the exit status: 2 for
+    ``USAGE_ERROR``, else 1."""
+    print(json_text(err.to_dict()), file=sys.stderr)
+    return 2 if err.code == ErrorCode.USAGE_ERROR else 1
+
+
+def run(
+    prepare: Callable[[], Serve], roots: Sequence[str | Path], transport: HttpTransport | None
 ) -> int:
-    """A console script: parse ``[--root PATH ...]``, the transport options
-    (:func:`jupyter_jcli.mcp._http.add_transport_options`) and a server's own options, set up
-    logging, serve.
+    """Start a server from its command line (:mod:`jupyter_jcli.mcp._commands`): send logs
+    to stderr, resolve the roots, serve until stdin closes (stdio) or a signal arrives.
 
     Args:
-        argv: arguments after the program name (``sys.argv[1:]`` when None).
-        prog: the program name.
-        description: its ``--help`` description.
-        root_help: the ``--root`` option's help.
-        run: serves with the resolved roots until stdin closes.
-        default_to_cwd: without ``--root``, the working directory is the root (otherwise:
-            no roots).
-        add_options: adds the server's own options to the parser.
-        prepare: given the parsed options, what serves instead of ``run`` (built before
-            serving starts, so a bad option is reported at start-up).
+        prepare: what serves, built once the roots are resolved (the workbench: its kernels).
+        roots: the ``--root`` folders as given (none: the client's roots).
+        transport: None for stdio; else the HTTP host, port and token.
 
     Returns:
-        0 when stdin closes; 2 when a ``--root`` does not exist, or the transport options or
-        ``prepare`` raise ``USAGE_ERROR`` (an HTTP address that cannot be bound too), 1 for
-        another error (the error JSON is written to stderr, since stdout belongs to JSON-RPC).
+        0 when serving ends; 2 when a root does not exist, or when serving fails with
+        ``USAGE_ERROR`` (an HTTP address that cannot be bound); 1 for another error. The
+        error JSON is written to stderr.
     """
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--root", action="append", default=[], metavar="PATH", help=root_help)
-    parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
-    add_transport_options(parser)
-    if add_options is not None:
-        add_options(parser)
-    options = parser.parse_args(argv)
     configure_logging()
-    given = options.root or ([Path.cwd()] if default_to_cwd else [])
     try:
-        roots = roots_from_paths(given)
+        resolved = roots_from_paths(roots)
     except JcliError as err:
-        print(json_text(err.to_dict()), file=sys.stderr)
+        report(err)
         return 2
     try:
-        transport = transport_from_options(options)
-        serve_roots = prepare(options) if prepare is not None else run
-        anyio.run(partial(serve_roots, transport=transport), roots)
+        anyio.run(partial(prepare(), transport=transport), resolved)
     except JcliError as err:
-        print(json_text(err.to_dict()), file=sys.stderr)
-        return 2 if err.code == ErrorCode.USAGE_ERROR else 1
+        return report(err)
     return 0

@@ -22,13 +22,13 @@ served at ``/mcp`` behind a required bearer token; the client's roots name folde
 client's machine there, so give ``--root``.
 
 Run as ``jcli-notebook-output [--root PATH ...]``, ``j-cli mcp serve [--root PATH ...]`` or
-``python -m jupyter_jcli.mcp.readonly [--root PATH ...]``.
+``python -m jupyter_jcli.mcp.readonly [--root PATH ...]``: one click command,
+:func:`jupyter_jcli.mcp.readonly_command`.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,14 +46,12 @@ from jupyter_jcli.mcp import _server
 from jupyter_jcli.mcp._http import HttpTransport
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
 from jupyter_jcli.mcp._roots import roots_from_uris
-from jupyter_jcli.mcp._server import configure_logging, fixed_roots
+from jupyter_jcli.mcp._server import fixed_roots
 
 __all__ = [
     "ROOTS_TIMEOUT_SECONDS",
     "SERVER_NAME",
     "build_server",
-    "configure_logging",
-    "main",
     "serve",
     "tool",
 ]
@@ -161,17 +159,7 @@ async def serve(
     await _server.serve(build_server(roots), transport=transport)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``jcli-notebook-output [--root PATH ...]``: see :func:`jupyter_jcli.mcp._server.main`."""
-    return _server.main(
-        argv,
-        prog=SERVER_NAME,
-        description="Read-only MCP server (stdio, or streamable HTTP with a bearer token): "
-        "the read_notebook_output tool.",
-        root_help="A trusted folder (repeatable). Without it, the client's roots are used.",
-        run=serve,
-    )
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    from jupyter_jcli.mcp._commands import readonly_command
+
+    readonly_command()

@@ -37,7 +37,8 @@ Over HTTP (``--transport streamable-http [--host H] [--port N] [--token-file PAT
 required bearer token; its kernels are stopped the same way on SIGTERM, SIGINT or SIGHUP.
 
 Run as ``jupyter-mcp [--root PATH ...]``, ``j-cli mcp workbench [--root PATH ...]`` or
-``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``. With ``--server-url URL`` (or
+``python -m jupyter_jcli.mcp.workbench [--root PATH ...]``: one click command,
+:func:`jupyter_jcli.mcp.workbench_command`. With ``--server-url URL`` (or
 ``JUPYTER_JCLI_SERVER_URL``) the kernels run on that Jupyter Server (JupyterLab, JupyterHub,
 Kernel Gateway, Enterprise Gateway), authenticated by ``--token`` or, better (a command
 line is visible to other users), ``JUPYTER_JCLI_SERVER_TOKEN``; ``--server-root DIR`` (or
@@ -49,10 +50,7 @@ start-up (``USAGE_ERROR``, exit 2); the token is never logged or echoed.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,24 +61,15 @@ from jupyter_jcli.mcp import _server
 from jupyter_jcli.mcp._http import HttpTransport
 from jupyter_jcli.mcp._kernel_tools import KERNEL_TOOLS
 from jupyter_jcli.mcp._output_tool import OUTPUT_TOOL
-from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, Serve, fixed_roots
+from jupyter_jcli.mcp._server import SHUTDOWN_SECONDS, fixed_roots
 from jupyter_jcli.mcp._workbench_tools import DOCUMENT_TOOLS
-from jupyter_jcli.notebook.stores import STORE_KINDS, using_store
-from jupyter_jcli.workbench import (
-    SERVER_OPTION_HELP,
-    STORE_OPTION_HELP,
-    Workbench,
-    server_from_options,
-    shared_workbench,
-    stores_from_options,
-)
+from jupyter_jcli.notebook.stores import using_store
+from jupyter_jcli.workbench import Workbench, shared_workbench
 
 __all__ = [
     "SERVER_NAME",
     "SHUTDOWN_SECONDS",
-    "add_server_options",
     "build_server",
-    "main",
     "serve",
     "tools",
 ]
@@ -151,49 +140,7 @@ async def serve(
             )
 
 
-def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """``--server-url URL``, ``--token TOKEN``, ``--server-root DIR``, ``--kernel-username
-    NAME``, ``--store KIND``."""
-    group = parser.add_argument_group("Jupyter Server")
-    group.add_argument("--store", metavar="|".join(STORE_KINDS), help=STORE_OPTION_HELP)
-    group.add_argument("--server-url", metavar="URL", help=SERVER_OPTION_HELP["server_url"])
-    group.add_argument("--token", metavar="TOKEN", help=SERVER_OPTION_HELP["token"])
-    group.add_argument("--server-root", metavar="DIR", help=SERVER_OPTION_HELP["server_root"])
-    group.add_argument(
-        "--kernel-username", metavar="NAME", help=SERVER_OPTION_HELP["kernel_username"]
-    )
-
-
-def _prepare(options: argparse.Namespace) -> Serve:
-    server = server_from_options(
-        options.server_url,
-        options.token,
-        options.server_root,
-        kernel_username=options.kernel_username,
-    )
-    stores = stores_from_options(options.store, server)  # USAGE_ERROR before serving
-    with using_store(None if stores.local_only else stores):  # the workbench takes it
-        workbench = shared_workbench(server=server)
-    return partial(serve, workbench=workbench)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``jupyter-mcp [--root PATH ...] [--server-url URL [--token T] [--server-root DIR]]
-    [--transport streamable-http [--host H] [--port N] [--token-file PATH]]``: see
-    :func:`jupyter_jcli.mcp._server.main`."""
-    return _server.main(
-        argv,
-        prog=SERVER_NAME,
-        description="Kernel-attached MCP server (stdio, or streamable HTTP with a bearer "
-        "token): the jupyter-jcli workbench tools.",
-        root_help="The folder tool paths are relative to and confined to (repeatable; "
-        "default: the working directory).",
-        run=serve,
-        default_to_cwd=True,
-        add_options=add_server_options,
-        prepare=_prepare,
-    )
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    from jupyter_jcli.mcp._commands import workbench_command
+
+    workbench_command()

@@ -70,7 +70,8 @@ notebook, and per-notebook execution logs from which each cell's status is compu
 
 ``Workbench(server=...)`` runs the kernels on a Jupyter Server
 (:func:`server_from_options` builds the config from a front end's options and the
-environment); a kernel someone else started there is ``attached``: nothing is fresh on it
+environment; every command line declares those options with :func:`server_options` and
+:func:`store_option`); a kernel someone else started there is ``attached``: nothing is fresh on it
 until it runs there, and ``restart_kernel`` needs ``force`` (``KERNEL_SHARED``).
 
 Errors are :class:`~jupyter_jcli.errors.JcliError` with catalogue codes (``REV_MISMATCH``,
@@ -142,7 +143,12 @@ if TYPE_CHECKING:
         undo_last,
         update_cell,
     )
-    from jupyter_jcli.workbench._option_help import SERVER_OPTION_HELP, STORE_OPTION_HELP
+    from jupyter_jcli.workbench._options import (
+        STORE_CHOICES,
+        given_kernel_username,
+        server_options,
+        store_option,
+    )
     from jupyter_jcli.workbench._outcomes import (
         ErrorEntry,
         ExecutedCell,
@@ -238,7 +244,7 @@ _PUBLIC = {
     "_script": "ScriptPlan prepare_script",
     "_search": "SEARCH_FIELDS SearchField SearchMatch SearchOutcome search_cells",
     "_session": "Workbench",
-    "_option_help": "SERVER_OPTION_HELP STORE_OPTION_HELP",
+    "_options": "STORE_CHOICES given_kernel_username server_options store_option",
     "_server": "server_from_options stores_from_options",
     "_shared_workbench": "SharedExecutionLog shared_workbench",
     "_stale": "stale_between",
