@@ -266,6 +266,7 @@ def test_the_hook_imports_nothing_heavy(tmp_path: Path) -> None:
     hook_extra = {name for name in report["hook"] if name.split(".")[0] not in stdlib}
     assert hook_extra == {
         "jupyter_jcli.cli._hook",  # each command's module loads when it runs
+        "jupyter_jcli.cli._hooks",  # the one event size limit (imports sys only)
         "jupyter_jcli.hosts",
         "jupyter_jcli.hosts.guard",
         "jupyter_jcli.hosts._shell_commands",
