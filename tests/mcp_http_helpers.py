@@ -1,9 +1,10 @@
 """The real MCP console scripts served over streamable HTTP, for tests.
 
 :func:`running_http_server` starts ``jupyter-mcp`` (or ``jcli-notebook-output``) with
-``--transport streamable-http --host 127.0.0.1 --port <free port>``, the bearer token in
-``$JUPYTER_JCLI_MCP_TOKEN``, waits (bounded) until ``/mcp`` answers ``401`` to a request
-without the token, and always ends the process (SIGTERM, then SIGKILL). :func:`http_session`
+``--transport streamable-http --host 127.0.0.1 --port 0`` (the server binds a free port and
+names its URL on stderr: no port another process can take between a probe and the bind), the
+bearer token in ``$JUPYTER_JCLI_MCP_TOKEN``, waits (bounded) until ``/mcp`` answers ``401`` to a
+request without the token, and always ends the process (SIGTERM, then SIGKILL). :func:`http_session`
 is the Python SDK's own streamable HTTP client with the token, initialized.
 Imported as ``mcp_http_helpers`` (``tests/`` is on ``sys.path``).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -28,7 +30,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from server_helpers import START_WAIT, STOP_WAIT, free_port
+from server_helpers import START_WAIT, STOP_WAIT
 
 SCRIPTS = Path(sys.executable).parent
 """Where the venv's console scripts (``jupyter-mcp``, ``jcli-notebook-output``) are."""
@@ -64,13 +66,12 @@ class HttpServer:
 def running_http_server(
     script: str, root: Path, tmp_path: Path, *extra: str, token: str | None = None
 ) -> Iterator[HttpServer]:
-    """``script --transport streamable-http --host 127.0.0.1 --port P --root ROOT EXTRA``,
+    """``script --transport streamable-http --host 127.0.0.1 --port 0 --root ROOT EXTRA``,
     running until the block ends."""
     token = token or secrets.token_urlsafe(24)
-    port = free_port()
-    log = tmp_path / f"{script}-{port}.log"
+    log = tmp_path / f"{script}-{secrets.token_hex(4)}.log"
     args = [str(SCRIPTS / script), "--transport", "streamable-http", "--host", "127.0.0.1"]
-    args += ["--port", str(port), "--root", str(root), *extra]
+    args += ["--port", "0", "--root", str(root), *extra]
     env = dict(os.environ)  # the cache in tmp_path; no summaries (no API calls)
     env.update(
         JUPYTER_JCLI_CACHE_DIR=str(tmp_path / "cache"),
@@ -81,7 +82,7 @@ def running_http_server(
         process = subprocess.Popen(
             args, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=err, stderr=err
         )
-    server = HttpServer(process, f"http://127.0.0.1:{port}/mcp", token, log)
+    server = HttpServer(process, "", token, log)
     try:
         _wait_until_up(server)
         yield server
@@ -90,10 +91,16 @@ def running_http_server(
 
 
 def _wait_until_up(server: HttpServer) -> None:
+    """Wait (bounded) for the line naming the server's URL, then for ``/mcp`` to answer."""
     deadline = time.monotonic() + START_WAIT
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
             raise AssertionError(f"the server exited: {server.stderr()}")
+        if not server.url:
+            named = re.search(r"streamable HTTP at (http://\S+/mcp)", server.stderr())
+            server.url = named.group(1) if named else ""
+            time.sleep(0 if named else 0.2)
+            continue
         try:
             if httpx.post(server.url, json={}, timeout=5).status_code == 401:
                 return
