@@ -122,3 +122,17 @@ def test_a_lock_file_removed_by_its_holder_never_has_two_holders(tmp_path: Path)
     finally:
         leave.set()
         thread.join(30.0)
+
+
+def test_the_command_line_an_entry_records_never_holds_a_token(monkeypatch: object) -> None:
+    """What started a kernel or runs on it is recorded (and shown to whoever it stops) with
+    the value of ``--token`` hidden, in both spellings."""
+    import sys
+
+    from jupyter_jcli.kernels._entry import process_command
+
+    argv = ["j-cli", "run", "nb.ipynb", "--token", "s3cret-a", "--token=s3cret-b", "--keep"]
+    monkeypatch.setattr(sys, "argv", argv)  # type: ignore[attr-defined]
+    recorded = process_command()
+    assert "s3cret" not in recorded
+    assert recorded.endswith("run nb.ipynb --token *** --token=*** --keep")

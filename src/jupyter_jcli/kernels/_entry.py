@@ -61,10 +61,30 @@ def process_name() -> str:
 def process_command() -> str:
     """This process's command line as entries record it (``"j-cli run nb.ipynb"``, at most
     :data:`_COMMAND_WIDTH` characters): what started a kernel, what runs on it."""
+    line = " ".join([program(), *_shown(sys.argv[1:])])
+    return line if len(line) <= _COMMAND_WIDTH else line[: _COMMAND_WIDTH - 1] + "…"
+
+
+_SECRET_OPTIONS = ("--token",)
+"""Options whose value is a secret: recorded as ``***`` (a token is never logged, echoed or
+written)."""
+
+
+def _shown(args: list[str]) -> list[str]:
+    """``args`` shell-quoted, with the value of every :data:`_SECRET_OPTIONS` option
+    (``--token T`` or ``--token=T``) shown as ``***``."""
     import shlex
 
-    line = " ".join([program(), *map(shlex.quote, sys.argv[1:])])
-    return line if len(line) <= _COMMAND_WIDTH else line[: _COMMAND_WIDTH - 1] + "…"
+    shown: list[str] = []
+    for position, arg in enumerate(args):
+        name, equals, _ = arg.partition("=")
+        if position and args[position - 1] in _SECRET_OPTIONS:
+            shown.append("***")
+        elif equals and name in _SECRET_OPTIONS:
+            shown.append(f"{name}=***")
+        else:
+            shown.append(shlex.quote(arg))
+    return shown
 
 
 def user_pid(who: str) -> int | None:
