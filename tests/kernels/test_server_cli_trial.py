@@ -147,6 +147,20 @@ def test_the_overview_after_a_server_run_shows_its_cells_fresh_until_someone_els
     status, overview = jcli(jupyter_server, "notebook", "overview", path)
     assert (status, set(statuses(overview).values())) == (0, {"never_run"})
     assert overview["kernel"]["attached"] is True
+    text = jcli_text(jupyter_server, "notebook", "overview", path)  # the kernel is live
+    assert "no live kernel" not in text and "idle" in text and "not run here" in text, text
+
+
+def jcli_text(server: RunningServer, *args: str | Path) -> str:
+    """What ``j-cli ARGS --server-url … --token … --server-root …`` prints as text."""
+    where = ("--server-url", server.url, "--token", server.token, "--server-root", server.root)
+    runner = CliRunner()
+    with runner.isolation() as streams:
+        status = run([*map(str, args), *map(str, where)])
+        sys.stdout.flush()
+        out = streams[0].getvalue().decode("utf-8")
+    assert status == 0, out
+    return out
 
 
 def test_a_server_kernel_restart_between_commands_makes_every_cell_run_again(

@@ -225,12 +225,15 @@ def _kernel_line(overview: SessionOverview) -> str:
     """The kernel the statuses are judged against and the statuses over every page."""
     kernel = overview.kernel
     counts = ", ".join(f"{n} {status}" for status, n in overview.status_summary.items())
-    if kernel.epoch is None:
+    if kernel.state not in ("idle", "busy"):
         where = "no live kernel (j-cli kernel start keeps one)"
     else:
         pid = f" pid {kernel.pid}" if kernel.pid is not None else ""
         where = f"kernel {kernel.kernelspec_name}{pid} {kernel.state}{_busy_words(overview)}"
-        where += f", epoch {kernel.epoch[:12]}"
+        if kernel.epoch is not None:
+            where += f", epoch {kernel.epoch[:12]}"
+        if kernel.origin.attached:  # started elsewhere, history unknown: nothing fresh
+            where += f", started by {kernel.origin.started_by or 'someone else'}: not run here"
     return f"{where}; code cells: {counts or 'none'}"
 
 
