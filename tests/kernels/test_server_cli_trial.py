@@ -124,6 +124,19 @@ def test_code_someone_else_ran_on_the_server_kernel_makes_every_cell_run_again(
     assert (status, ran(document)) == (0, ["a", "b", "c", "print-c"])
 
 
+def test_a_run_that_starts_the_server_kernel_says_so_and_one_that_joins_it_does_not(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, SOURCES)
+    status, first = jcli(jupyter_server, "run", path, "--keep")  # no session yet: one starts
+    try:
+        assert (status, first["run"].get("kernel_started")) == (0, True), first
+        status, again = jcli(jupyter_server, "run", path, "--cell", "a")  # joins the kept one
+        assert (status, again["run"].get("kernel_started", False)) == (0, False), again
+    finally:
+        jcli(jupyter_server, "kernel", "stop", path)
+
+
 def statuses(document: dict[str, Any]) -> dict[str, str]:
     """Each cell's status in an overview document."""
     return {c["name"]: c["status"] for c in document["cells"]}

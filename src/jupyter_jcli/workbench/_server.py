@@ -167,19 +167,23 @@ async def join(kernel: NotebookKernel) -> KernelInfo:
     return await kernel.info()
 
 
-async def join_to_plan(kernel: NotebookKernel, server: ServerConfig | None) -> None:
+async def join_to_plan(kernel: NotebookKernel, server: ServerConfig | None) -> bool:
     """On a server, join the notebook's kernel (or start it) before a plan of what to run
     is made: a server kernel is joined lazily, and before the join its epoch is unknown, so
     every cell would read not fresh and be run again, whatever its ledger
     (:class:`~jupyter_jcli.kernels.ServerLedger`) says ran on it. Call it holding the kernel
     (the plan and the run see one state); nothing with local kernels (the registry's are
-    joined by ``is_alive``).
+    joined by ``is_alive``). Returns whether it started a new kernel (not one it joined): the
+    call's ``kernel_started``, which the run can no longer see.
 
     Raises:
         KernelError: as :func:`join`.
     """
-    if server is not None and kernel.epoch is None:
-        await join(kernel)
+    if server is None or kernel.epoch is not None:
+        return False
+    was_alive = await kernel.is_alive()
+    info = await join(kernel)
+    return not was_alive and info.epoch is not None and not info.origin.attached
 
 
 def refuse_shared_restart(info: KernelInfo, *, force: bool, notebook_path: Path) -> None:

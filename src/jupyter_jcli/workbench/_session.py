@@ -21,6 +21,7 @@ results (``_batches``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -296,13 +297,15 @@ class Workbench(WorkbenchState, AsyncResource):
             )
         kernel = await self._kernel(document, kernel_name)
         async with kernel.hold(), self._choice.explained(document):
-            await join_to_plan(kernel, self._server)
+            started = await join_to_plan(kernel, self._server)
             await self._startable(kernel)
             loaded = await self._current(loaded)
             epoch = kernel.epoch if await kernel.is_alive() else None
             plan = stale_plan(loaded, statuses(loaded, self._log_of(document), epoch))
             views = [loaded.document.cell(name) for name in plan]
             batch = await self._run_cells(kernel, loaded, views, options)
+        if started:  # the join started it, before the run could see it start
+            batch = dataclasses.replace(batch, kernel_started=True)
         info = await kernel.info()
         log = self._log_of(loaded.document)
         return await self._thread(partial(run_stale_outcome, loaded, info, batch, log, plan=plan))

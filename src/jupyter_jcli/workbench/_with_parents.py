@@ -12,6 +12,7 @@ does not have without saying so.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ async def run_cells_with_parents(
     document = await workbench._document(path)
     kernel = workbench.pool.kernel(workbench._kernel_path(document))
     async with kernel.hold():  # the plan and the run see one kernel state
-        await join_to_plan(kernel, workbench.server)
+        started = await join_to_plan(kernel, workbench.server)
         overview = await workbench.notebook_overview(path)
         plan, skipped = _plan(overview, names, only=only)
         outcome = await workbench.execute_cells(
@@ -82,6 +83,8 @@ async def run_cells_with_parents(
             include_images=include_images,
             kernel_name=kernel_name,
         )
+    if started:  # the join started it, before the run could see it start
+        outcome = dataclasses.replace(outcome, kernel_started=True)
     return BatchWithParents(
         outcome=outcome,
         requested=tuple(names),
