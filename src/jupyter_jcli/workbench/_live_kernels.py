@@ -92,7 +92,7 @@ def session_dict(session: ServerSession) -> dict[str, Any]:
         "started": None,
         "idle_since": session.last_activity if session.state != "busy" else None,
         "idle_timeout_s": None,
-        "started_by": f"server session {session.name or session.session_id}",
+        "started_by": session.started_by,
         "started_command": None,
         "users": [],
         "running_cell": None,
