@@ -287,14 +287,19 @@ async def _streams_into_the_persons_view(
                and _texts((_saved_cells(server, name) or [{}, {}])[1]) == full)  # fmt: skip
 
 
-DISPLAYS = """import time
+DISPLAYS = """import os, time
 from IPython.display import clear_output, display
+def seen(what, folder={folder!r}):  # the person's watcher saw it (bounded: 60 s)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.path.join(folder, what)) and time.monotonic() < deadline:
+        time.sleep(0.05)
 shown = display('v0', display_id=True)
+seen("'v0'")
 for i in range(1, 4):
-    time.sleep(0.4)
-    shown.update(f'v{i}')
+    shown.update(f'v{{i}}')
+    seen(f"'v{{i}}'")
 print('gone', flush=True)
-time.sleep(0.4)
+seen('gone')
 clear_output(wait=True)
 print('kept', flush=True)
 time.sleep(0.4)"""
@@ -304,7 +309,10 @@ time.sleep(0.4)"""
 async def test_display_updates_and_clear_output_reach_the_person_as_jupyterlab_shows_them(
     front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
 ) -> None:
-    person.set_source(1, DISPLAYS)
+    marks = tmp_path / "seen"  # the cell waits for the watcher to see each value it shows
+    marks.mkdir()
+    source = DISPLAYS.format(folder=str(marks))
+    person.set_source(1, source)
     seen: list[list[tuple[str, str]]] = []
     watching = threading.Event()
     watching.set()
@@ -319,11 +327,14 @@ async def test_display_updates_and_clear_output_reach_the_person_as_jupyterlab_s
 
     def watch() -> None:
         while watching.is_set():
-            seen.append(person.call(look))
+            shown = person.call(look)
+            seen.append(shown)
+            for _, text in shown:
+                (marks / text.strip()).touch()
 
     watcher = threading.Thread(target=watch, daemon=True)
     async with agent(front, server, tmp_path / "cache") as bot:
-        cell = await _until_read(bot, name, 1, DISPLAYS)
+        cell = await _until_read(bot, name, 1, source)
         watcher.start()
         try:
             await bot.ok("execute_cells", path=name, names=[cell["name"]])
@@ -332,9 +343,10 @@ async def test_display_updates_and_clear_output_reach_the_person_as_jupyterlab_s
             watcher.join(10.0)
     displayed = [texts for texts in seen if any(kind == "display_data" for kind, _ in texts)]
     assert all(sum(kind == "display_data" for kind, _ in texts) == 1 for texts in displayed)
-    # Updated in place while it ran: one display output, seen with at least two of its values
-    # (a watcher on a loaded machine may miss the first one, not all of them).
-    assert len({text for texts in displayed for kind, text in texts if kind == "display_data"}) > 1
+    # Updated in place while it ran: one display output, seen with each of its values (the
+    # cell showed the next only once the person's copy of the room had this one).
+    values = {text for texts in displayed for kind, text in texts if kind == "display_data"}
+    assert values == {"'v0'", "'v1'", "'v2'", "'v3'"}
     assert any(("stream", "gone\n") in texts for texts in seen)
     assert person.call(look) == [("stream", "kept\n")]  # cleared at the next output
 
