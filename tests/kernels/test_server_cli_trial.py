@@ -69,6 +69,7 @@ def test_a_refused_token_fails_every_kernel_command_with_server_auth_failed(
         args.append("--all")
     status, document = jcli(jupyter_server, *args, token="not-the-token")
     assert (status, document["code"]) == (1, ErrorCode.SERVER_AUTH_FAILED)
+    assert document["details"]["server_url"].rstrip("/") == jupyter_server.url.rstrip("/")
 
 
 def ran(document: dict[str, Any]) -> list[str]:

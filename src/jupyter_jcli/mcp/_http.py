@@ -239,7 +239,7 @@ def transport_from_options(
         ]
         if given:
             raise UsageError(
-                f"{', '.join(given)} only apply with --transport streamable-http.",
+                f"{', '.join(given)}: only with --transport streamable-http.",
                 {"options": given},
             )
         return None

@@ -117,7 +117,8 @@ async def _stop_kernel(workbench: Workbench, call: Call) -> Reply:
     """
     every = bool(call.arguments.get("all"))
     if (call.path is None) != every:
-        raise UsageError("Give path or all: true.", {"path": str(call.path or ""), "all": every})
+        details = {"path": str(call.path or ""), "all": every}
+        raise UsageError("Give path or all: true, not both.", details)
     stopped = await stop_workbench_kernels(workbench, call.path, within=call.roots)
     return Reply(ok_document(operation=call.tool, stopped=[kernel_dict(k) for k in stopped]))
 

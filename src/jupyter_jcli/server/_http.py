@@ -183,7 +183,8 @@ def server_errors(
         ws = sys.modules.get("websockets.exceptions")
         if ws is not None and isinstance(exc, ws.InvalidStatus):
             status = exc.response.status_code
-            raise status_error(status, "(websocket)", doing, error=error) from exc
+            facts = {"server_url": server_url}
+            raise status_error(status, "(websocket)", doing, error=error, details=facts) from exc
         lost = (httpx.TransportError, OSError, TimeoutError)
         if not isinstance(exc, lost) and not (ws and isinstance(exc, ws.WebSocketException)):
             raise
@@ -261,6 +262,7 @@ class ServerClient:
                     doing,
                     response.content,
                     error=self.error,
+                    details={"server_url": self.config.url},
                 )
             if not response.content:
                 return None
