@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, get_args
@@ -171,7 +172,7 @@ class FolderEntry(RecordsEntry, Protocol):
 E = TypeVar("E", bound=FolderEntry)
 
 
-class RecordsFolder(Generic[E]):
+class RecordsFolder(ABC, Generic[E]):
     """:class:`KernelRecords` in a folder of per-notebook entry files (the module docstring):
     the execution log, the changes, the stops asked, every read-modify-write under the
     entry's lock. A store gives its entry type (:meth:`_load`), its scope and folder, and how
@@ -251,9 +252,10 @@ class RecordsFolder(Generic[E]):
             finally:
                 execution.release()
 
+    @abstractmethod
     def _load(self, data: object) -> E | None:
-        """The entry stored as ``data`` (parsed JSON), ``None`` when it is not one."""
-        raise NotImplementedError
+        """The entry stored as ``data`` (parsed JSON), ``None`` when it is not one (each
+        store's entry type: :class:`KernelEntry`, the ledger's ``LedgerEntry``)."""
 
     def read_file(self, file: Path) -> E | None:
         """The entry stored in ``file``, ``None`` when it is missing or not one."""
