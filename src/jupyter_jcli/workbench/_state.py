@@ -204,13 +204,16 @@ class WorkbenchState:
         process runs code on it, or a command that ended (killed) left its code running:
         this process's own hold knows only its own executions."""
         kernel = self._pool.get(self._kernel_path(document))
-        if kernel is None and self._server is not None:
-            return await self._server_kernel_info(document)
-        if kernel is None:
+        if kernel is not None:
+            info = await kernel.info()
+            if info.state != "idle":  # our own hold knows what it runs
+                return info
+        elif self._server is not None:
+            info = await self._server_kernel_info(document)
+        else:
             return not_started(self._kernel_path(document), self._choice.kernelspec(document)[0])
-        info = await kernel.info()
-        busy = self._kernel_busy(document, info.epoch)
-        if info.state != "idle" or busy is None:
+        busy = self._kernel_busy(document, info.epoch)  # None without an epoch
+        if busy is None:
             return info
         return dataclasses.replace(info, state="busy", running_cell=busy["running_cell"])
 
@@ -240,16 +243,12 @@ class WorkbenchState:
             kernel_id=session.kernel_id,
             server_url=self._server.url,
         )
-        info = dataclasses.replace(
+        return dataclasses.replace(
             not_started(path, session.kernelspec or spec),
             state="busy" if session.state == "busy" else "idle",
             epoch=epoch,
             origin=origin,
         )
-        busy = self._kernel_busy(document, epoch)
-        if busy is None:
-            return info
-        return dataclasses.replace(info, state="busy", running_cell=busy["running_cell"])
 
     def _kernel_busy(self, document: Document, epoch: str | None) -> dict[str, Any] | None:
         """What the registry says the kernel of ``epoch`` runs (``busy_facts``), ``None``
