@@ -312,6 +312,14 @@ def test_save_reports_a_missing_folder_and_a_non_image(tmp_path: Path) -> None:
     assert stream.exit_code == 2
     assert stream.json()["code"] == ErrorCode.USAGE_ERROR
     assert not (tmp_path / "out.png").exists()
+    jpeg = run_cli(
+        "-j", "notebook", "output", EXAMPLE, "--cell", "24", "--output", "0",
+        "--save", tmp_path / "plot.jpg",
+    )  # fmt: skip
+    assert jpeg.exit_code == 2
+    assert jpeg.json()["code"] == ErrorCode.USAGE_ERROR
+    assert jpeg.json()["details"]["suffix_type"] == "image/jpeg"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_save_writes_a_whole_svg_as_text(tmp_path: Path) -> None:

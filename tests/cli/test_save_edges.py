@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jcli_helpers import tiny_png
 
-from jupyter_jcli.cli._save import image_bytes, save_bytes
+from jupyter_jcli.cli._save import image_bytes, require_matching_suffix, save_bytes
 from jupyter_jcli.errors import ErrorCode, JcliError
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'
@@ -109,3 +109,28 @@ def test_force_never_replaces_a_read_only_file(tmp_path: Path) -> None:
     assert caught.value.code == ErrorCode.FILE_WRITE_FAILED
     assert target.read_bytes() == b"mine"
     assert os.listdir(tmp_path) == ["out.png"]
+
+
+@pytest.mark.parametrize(
+    ("path", "mime_type"),
+    [("chart.jpg", "image/png"), ("chart.PNG", "image/jpeg"), ("out/c.svg", "image/png")],
+)
+def test_a_suffix_naming_another_image_type_is_a_usage_error(path: str, mime_type: str) -> None:
+    with pytest.raises(JcliError) as caught:
+        require_matching_suffix(path, mime_type)
+    assert caught.value.code == ErrorCode.USAGE_ERROR
+    assert caught.value.details["mime_type"] == mime_type
+
+
+@pytest.mark.parametrize(
+    ("path", "mime_type"),
+    [
+        ("chart.png", "image/png"),
+        ("chart.JPEG", "image/jpeg"),
+        ("chart.svg", "image/svg+xml"),
+        ("chart.bin", "image/png"),
+        ("chart", "image/png"),
+    ],
+)
+def test_a_matching_suffix_or_one_naming_no_image_type_passes(path: str, mime_type: str) -> None:
+    require_matching_suffix(path, mime_type)

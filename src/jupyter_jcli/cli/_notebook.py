@@ -214,9 +214,15 @@ def output_command(
 
 def _save_and_report(result: dict[str, Any], save_path: str, *, force: bool) -> None:
     from jupyter_jcli.cli._render import describe_image
-    from jupyter_jcli.cli._save import SavedFile, image_bytes, save_bytes
+    from jupyter_jcli.cli._save import (
+        SavedFile,
+        image_bytes,
+        require_matching_suffix,
+        save_bytes,
+    )
 
     mime_type, content = image_bytes(result)
+    require_matching_suffix(save_path, mime_type)
     save_bytes(save_path, content, force=force)
     saved: SavedFile = {"path": save_path, "mime_type": mime_type, "bytes": len(content)}
     if json_mode():

@@ -13,7 +13,7 @@ from typing import Any, TypedDict
 from jupyter_jcli.errors import ErrorCode, JcliError, UsageError
 from jupyter_jcli.outputs import TEXT_ENCODING
 
-__all__ = ["SavedFile", "image_bytes", "save_bytes"]
+__all__ = ["SavedFile", "image_bytes", "require_matching_suffix", "save_bytes"]
 
 _SVG = "image/svg+xml"
 
@@ -68,6 +68,28 @@ def image_bytes(result: Mapping[str, Any]) -> tuple[str, bytes]:
         f"--save needs an image, but the selected representation is {mime_type}; "
         "choose one with --mime.",
         {"mime_type": mime_type, "available_mime_types": result.get("available_mime_types")},
+    )
+
+
+def require_matching_suffix(path: str, mime_type: str) -> None:
+    """Refuse a destination whose suffix names another image format than the one selected
+    (``chart.jpg`` for ``image/png`` bytes): the file would lie about its content. The
+    suffix's type is :func:`mimetypes.guess_type`'s (case-insensitive); a suffix that names
+    no image type (``.bin``, none) is the user's choice and passes.
+
+    Raises:
+        UsageError: ``USAGE_ERROR`` (details ``path``, ``mime_type``, ``suffix_type``).
+    """
+    import mimetypes
+
+    suffix_type = mimetypes.guess_type(path.lower())[0]
+    if suffix_type is None or not suffix_type.startswith("image/") or suffix_type == mime_type:
+        return
+    wanted = mimetypes.guess_extension(mime_type) or "a suffix of that type"
+    raise UsageError(
+        f"{path} names {suffix_type}, but the selected image is {mime_type}: name the file "
+        f"{wanted}, or choose another representation with --mime.",
+        {"path": path, "mime_type": mime_type, "suffix_type": suffix_type},
     )
 
 

@@ -144,7 +144,8 @@ def live_kernel_not_running(path: Path) -> KernelError:
     """``KERNEL_NOT_RUNNING`` for the notebook at ``path`` (details ``notebook_path``)."""
     return KernelError(
         ErrorCode.KERNEL_NOT_RUNNING,
-        "no live kernel for this notebook (start one: j-cli kernel start)",
+        "no live kernel for this notebook (start one: j-cli kernel start, or the MCP tool "
+        "start_kernel)",
         {"notebook_path": str(path)},
     )
 
