@@ -277,11 +277,6 @@ def _options(*argv: str) -> dict[str, Any]:
             {TOKEN_ENV: "has a space in the middle"},
             ErrorCode.USAGE_ERROR,
         ),
-        (
-            ["--transport", "streamable-http", "--token-file", "/nonexistent/token"],
-            {},
-            ErrorCode.FILE_NOT_FOUND,
-        ),
     ],
 )
 def test_transport_options_are_checked_before_serving(
@@ -290,6 +285,15 @@ def test_transport_options_are_checked_before_serving(
     with pytest.raises(JcliError) as caught:
         transport_from_options(**_options(*argv), environ=environ)
     assert caught.value.code == code
+
+
+def test_a_missing_token_file_is_refused_by_the_option_and_by_the_transport() -> None:
+    missing = "/nonexistent/token"
+    with pytest.raises(click.BadParameter):  # the command line: click's usage error
+        _options("--transport", "streamable-http", "--token-file", missing)
+    with pytest.raises(JcliError) as caught:  # gone after the command line checked it
+        transport_from_options(transport="streamable-http", token_file=missing, environ={})
+    assert caught.value.code == ErrorCode.FILE_NOT_FOUND
 
 
 def test_the_token_comes_from_the_file_then_the_environment_then_is_generated(

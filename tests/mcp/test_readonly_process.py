@@ -146,20 +146,6 @@ def test_importing_the_servers_prints_nothing() -> None:
     assert done.stderr == b""
 
 
-def test_a_missing_root_fails_before_serving_with_json_on_stderr(tmp_path: Path) -> None:
-    missing = tmp_path / "missing"
-    done = subprocess.run(
-        [str(BIN / "jcli-notebook-output"), "--root", str(missing)],
-        input=b"",
-        capture_output=True,
-        timeout=PROCESS_TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert done.stdout == b""
-    assert json.loads(done.stderr)["code"] == "FILE_NOT_FOUND"
-
-
 def _tree(folder: Path) -> dict[str, str]:
     """Every entry under ``folder``: files by content hash and mtime, folders and links."""
     state: dict[str, str] = {}

@@ -147,23 +147,6 @@ def test_importing_the_server_prints_nothing() -> None:
     assert done.stderr == b""
 
 
-@pytest.mark.parametrize("entry", ["console script", "j-cli mcp workbench"])
-def test_a_missing_root_fails_before_serving_with_json_on_stderr(
-    tmp_path: Path, entry: str
-) -> None:
-    missing = str(tmp_path / "missing")
-    command = {
-        "console script": [str(BIN / "jupyter-mcp"), "--root", missing],
-        "j-cli mcp workbench": [str(BIN / "j-cli"), "mcp", "workbench", "--root", missing],
-    }[entry]
-    done = subprocess.run(
-        command, input=b"", capture_output=True, timeout=PROCESS_TIMEOUT, check=False
-    )
-    assert done.returncode == 2
-    assert done.stdout == b""
-    assert json.loads(done.stderr)["code"] == "FILE_NOT_FOUND"
-
-
 def _run(*command: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(part) for part in command],

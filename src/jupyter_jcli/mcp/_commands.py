@@ -14,14 +14,17 @@ imported when a server starts, so ``j-cli --help`` stays fast.
 Only JSON-RPC goes to stdout on stdio; every failure before or while serving is reported on
 stderr, with these exit statuses:
 
-- an unknown option or a bad option type (click's usage error): 2;
-- an option value refused before serving (a bad server URL, an unknown store, an HTTP option
-  with stdio, a short token; ``USAGE_ERROR``): 2, the error JSON (``FILE_NOT_FOUND`` for a
-  missing token file: 1). Under ``j-cli`` the command line's own error boundary reports
-  these, as for every command (one JSON document on stdout with ``-j``);
-- a ``--root`` that does not exist: 2, the error JSON;
+- every bad option at start-up, before anything is served: click's usage error, exit 2, the
+  usage line and a message naming the option on stderr. That is an unknown option, a bad
+  option type, a ``--root`` that is not an existing folder, a ``--token-file`` that is not
+  an existing readable file (both checked by click's ``Path`` type), and an option value our
+  checks refuse (a bad server URL, an unknown store, an HTTP option with stdio, a bad port or
+  token; their ``USAGE_ERROR`` becomes the usage error of the option its ``details.option``
+  names). Under ``j-cli`` the command line's own error boundary reports them, as it does
+  every command's usage errors: exit 2, ``USAGE_ERROR``, the error JSON on stdout with
+  ``-j`` (our checks' error with its ``details``), else on stderr;
 - an error while serving: 2 for ``USAGE_ERROR`` (an HTTP address that cannot be bound),
-  else 1, the error JSON;
+  else 1, the error JSON on stderr;
 - 0 when serving ends (stdin closed).
 """
 
@@ -36,7 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from jupyter_jcli import __version__
-from jupyter_jcli.errors import JcliError
+from jupyter_jcli.errors import ErrorCode, JcliError
 from jupyter_jcli.mcp._http import transport_from_options, transport_options
 from jupyter_jcli.workbench import given_kernel_username, server_options, store_option
 
@@ -61,9 +64,14 @@ def _server_command(name: str, root_help: str) -> Callable[[_F], click.Command]:
         callback = click.version_option(
             __version__, prog_name=name, message="%(prog)s %(version)s"
         )(callback)
-        callback = click.option("--root", "roots", multiple=True, metavar="PATH", help=root_help)(
-            callback
-        )
+        callback = click.option(
+            "--root",
+            "roots",
+            multiple=True,
+            type=click.Path(exists=True, file_okay=False),  # a folder: click's usage error
+            metavar="PATH",
+            help=root_help,
+        )(callback)
         return click.command(name=name, context_settings=_CONTEXT)(click.pass_context(callback))
 
     return decorate
@@ -71,17 +79,30 @@ def _server_command(name: str, root_help: str) -> Callable[[_F], click.Command]:
 
 @contextmanager
 def _refused_before_serving(ctx: click.Context) -> Iterator[None]:
-    """An option value refused before serving: as a console script, its JSON on stderr and
-    exit 2 (1 for another code than ``USAGE_ERROR``); under ``j-cli``, raised to its error
-    boundary."""
+    """An option value refused before serving is a usage error, as click's own: as a console
+    script click prints the usage and a message naming the option (``details.option`` or the
+    first of ``details.options``) on stderr and exits 2; under ``j-cli`` a ``USAGE_ERROR``
+    goes to its error boundary as it is (exit 2, its details kept), another code as click's
+    usage error (exit 2 too)."""
     try:
         yield
     except JcliError as err:
-        if ctx.parent is not None:
+        if ctx.parent is not None and err.code == ErrorCode.USAGE_ERROR:
             raise
-        from jupyter_jcli.mcp._server import report
+        param = _option_of(ctx, err)
+        if param is None:
+            raise click.UsageError(err.message, ctx) from err
+        raise click.BadParameter(err.message, ctx, param) from err
 
-        ctx.exit(report(err))
+
+def _option_of(ctx: click.Context, err: JcliError) -> click.Parameter | None:
+    """The parameter of ``ctx``'s command that ``err``'s ``details`` name (``option``: its
+    name; ``options``: its flags, the first taken), ``None`` when none."""
+    named = err.details.get("option") or next(iter(err.details.get("options") or ()), None)
+    for param in ctx.command.params:
+        if named is not None and (named == param.name or named in param.opts):
+            return param
+    return None
 
 
 @_server_command(

@@ -27,7 +27,9 @@ DNS-rebinding checks, its bearer-token middleware) under uvicorn, at ``/mcp``
 
 Errors at start-up are :class:`~jupyter_jcli.errors.JcliError`: ``USAGE_ERROR`` for a bad
 option, a short token or an address that cannot be bound; ``FILE_NOT_FOUND`` for a missing
-token file.
+token file. The servers' command lines (:mod:`jupyter_jcli.mcp._commands`) refuse a bad
+option, a missing one included (click's ``Path`` type checks ``--token-file`` first), as
+click's usage error: exit 2.
 """
 
 from __future__ import annotations
@@ -160,6 +162,7 @@ def transport_options(command: _F) -> _F:
             ),
             click.option(
                 "--token-file",
+                type=click.Path(exists=True, dir_okay=False),  # click's usage error if not
                 metavar="PATH",
                 help=f"HTTP: a file holding the bearer token (default: ${TOKEN_ENV}, else a "
                 "new token printed once to stderr).",
@@ -184,7 +187,8 @@ def _check_token(token: str, source: str) -> str:
         raise UsageError(
             f"The MCP token from {source} must be at least {MIN_TOKEN_LENGTH} visible ASCII "
             "characters with no spaces.",
-            {"source": source, "min_length": MIN_TOKEN_LENGTH},
+            {"source": source, "min_length": MIN_TOKEN_LENGTH}
+            | ({"option": "token_file"} if source == "--token-file" else {}),
         )
     return token
 
@@ -197,12 +201,12 @@ def _token(token_file: str | None, environ: Mapping[str, str]) -> tuple[str, str
             raise JcliError(
                 ErrorCode.FILE_NOT_FOUND,
                 f"Token file {token_file} does not exist.",
-                {"path": token_file},
+                {"path": token_file, "option": "token_file"},
             ) from err
         except (OSError, UnicodeDecodeError) as err:
             raise UsageError(
                 f"Token file {token_file} cannot be read: {type(err).__name__}.",
-                {"path": token_file, "reason": type(err).__name__},
+                {"path": token_file, "reason": type(err).__name__, "option": "token_file"},
             ) from err
         return _check_token(text, "--token-file"), "--token-file"
     if environ.get(TOKEN_ENV):
@@ -222,8 +226,9 @@ def transport_from_options(
     """The HTTP transport the options (:func:`transport_options`) ask for, or None for stdio.
 
     Raises:
-        JcliError: ``USAGE_ERROR`` (an HTTP option with stdio, a bad port, a bad token),
-            ``FILE_NOT_FOUND`` (the token file).
+        JcliError: ``USAGE_ERROR`` (an HTTP option with stdio: details ``options``, the
+            flags; a bad port or token: details ``option``, the parameter's name when an
+            option is at fault), ``FILE_NOT_FOUND`` (the token file, details ``option``).
     """
     environ = os.environ if environ is None else environ
     if transport == "stdio":
@@ -245,7 +250,9 @@ def transport_from_options(
         return None
     port = DEFAULT_PORT if port is None else port
     if not 0 <= port <= 65535:
-        raise UsageError(f"--port {port} is not a TCP port (0-65535).", {"port": port})
+        raise UsageError(
+            f"--port {port} is not a TCP port (0-65535).", {"port": port, "option": "port"}
+        )
     token, source = _token(token_file, environ)
     return HttpTransport(
         host=host or DEFAULT_HOST,

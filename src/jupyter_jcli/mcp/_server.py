@@ -279,7 +279,8 @@ def run(
         transport: None for stdio; else the HTTP host, port and token.
 
     Returns:
-        0 when serving ends; 2 when a root does not exist, or when serving fails with
+        0 when serving ends; 2 when a root does not exist (the command line refused it
+        already, as click's usage error, unless it went meanwhile), or when serving fails with
         ``USAGE_ERROR`` (an HTTP address that cannot be bound); 1 for another error. The
         error JSON is written to stderr.
     """

@@ -236,10 +236,13 @@ class Workbench(WorkbenchState, AsyncResource):
         loaded = await self._load(path)
         kernel = await self._kernel(loaded.document, kernel_name)
         async with kernel.hold(), self._choice.explained(loaded.document):
+            started = await join_to_plan(kernel, self._server)  # joined: not started
             await self._startable(kernel)
             loaded = await self._current(loaded)
             views = code_cells(loaded, names)
             batch = await self._run_cells(kernel, loaded, views, options)
+        if started:  # the join started it, before the run could see it start
+            batch = dataclasses.replace(batch, kernel_started=True)
         info = await kernel.info()
         return await self._thread(
             execute_outcome, loaded, info, batch, self._log_of(loaded.document)
