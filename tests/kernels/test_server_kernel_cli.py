@@ -119,6 +119,7 @@ def test_a_run_told_to_keep_its_server_kernel_leaves_a_session_kernel_list_shows
         status, listed = jcli(jupyter_server, "kernel", "list")
         assert status == 0
         (kept,) = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+        assert kept["keep"] is True and kept["started_command"]  # the run's, which kept it
         status, again = jcli(jupyter_server, "run", path, "--all")
         assert status == 0 and again["ok"] is True  # the next command joins the kept kernel
         status, still = jcli(jupyter_server, "kernel", "list")
