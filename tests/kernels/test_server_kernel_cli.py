@@ -5,7 +5,9 @@ those a person opened alike. Every wait is bounded."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +119,7 @@ def test_a_run_told_to_keep_its_server_kernel_leaves_a_session_kernel_list_shows
         status, listed = jcli(jupyter_server, "kernel", "list")
         assert status == 0
         (kept,) = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+        assert kept["keep"] is True and kept["started_command"]  # the run's, which kept it
         status, again = jcli(jupyter_server, "run", path, "--all")
         assert status == 0 and again["ok"] is True  # the next command joins the kept kernel
         status, still = jcli(jupyter_server, "kernel", "list")
@@ -157,3 +160,109 @@ def test_a_restart_naming_another_or_a_missing_kernelspec_restarts_nothing(
     assert same[0] == 0 and same[1]["restarted"] is True
     mine = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
     assert [k["kernel_id"] for k in mine] == [started["kernel"]["kernel_id"]]
+
+
+def jcli_process(server: RunningServer, *args: str | Path) -> Any:
+    """``j-cli -j ARGS --server-url … --token … --server-root …`` as its own process (its
+    command line is what the ledger records): the running process (``Popen``, stdout piped)."""
+    where = ("--server-url", server.url, "--token", server.token, "--server-root", server.root)
+    return subprocess.Popen(
+        [sys.executable, "-m", "jupyter_jcli", "-j", *map(str, args), *map(str, where)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+    )
+
+
+def finished(process: Any, timeout: float = 120.0) -> dict[str, Any]:
+    """The JSON document of a :func:`jcli_process` that exits 0 (bounded)."""
+    out, err = process.communicate(timeout=timeout)
+    assert process.returncode == 0, err
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def listed_kernel(server: RunningServer, path: Path) -> dict[str, Any]:
+    """The notebook's kernel as ``j-cli -j kernel list --server-url`` shows it."""
+    status, listed = jcli(server, "kernel", "list")
+    assert status == 0, listed
+    (kernel,) = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+    return kernel
+
+
+def test_a_session_kernel_start_created_is_listed_kept_with_its_command_epoch_and_runs(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["a = 1", "b = a + 1", "print(b)"], name="started")
+    started = finished(jcli_process(jupyter_server, "kernel", "start", path))["kernel"]
+    try:
+        kernel = listed_kernel(jupyter_server, path)
+        assert kernel["kernel_id"] == started["kernel_id"]
+        assert (kernel["keep"], kernel["epoch"], kernel["runs"]) == (True, None, 0)
+        command = kernel["started_command"]
+        assert "kernel start" in command and str(path) in command, command
+        assert jupyter_server.token not in command and "--token ***" in command
+        assert started["started_command"] == command  # start's own result says the same
+        status, ran = jcli(jupyter_server, "run", path, "--all")
+        assert status == 0 and ran["ok"] is True
+        after = listed_kernel(jupyter_server, path)
+        assert (after["epoch"], after["runs"]) == (ran["run"]["epoch"], 3)
+        assert (after["keep"], after["started_command"]) == (True, command)
+    finally:
+        status, stopped = jcli(jupyter_server, "kernel", "stop", path)
+    # A stop result describes each kernel as stopped, as for a local kernel: ``stopping``,
+    # no runs (its records went with it), the rest as it was.
+    (gone,) = stopped["stopped"]
+    assert (gone["state"], gone["runs"], gone["keep"]) == ("stopping", 0, True)
+    assert (gone["epoch"], gone["started_command"]) == (after["epoch"], command)
+
+
+def test_a_session_a_run_created_for_itself_is_listed_not_kept_while_the_run_lives(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"
+    wait = f"import pathlib, time\nwhile not pathlib.Path({str(go)!r}).exists(): time.sleep(0.1)"
+    path = write_notebook(tmp_path, [wait], name="for-a-run")
+    running = jcli_process(jupyter_server, "run", path)
+    try:
+        deadline = time.monotonic() + 120.0
+        kernel = None
+        while kernel is None or kernel["state"] != "busy":  # the run's cell is waiting
+            assert time.monotonic() < deadline and running.poll() is None
+            _status, listed = jcli(jupyter_server, "kernel", "list")
+            found = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
+            kernel = found[0] if found else None
+            time.sleep(0.2)
+        assert kernel["keep"] is False
+        assert kernel["started_command"].startswith("python -m jupyter_jcli -j run ")
+        assert (kernel["epoch"], kernel["runs"]) == (None, 0)  # not trusted while it runs
+    finally:
+        go.touch()
+        assert finished(running)["ok"] is True
+    _status, listed = jcli(jupyter_server, "kernel", "list")
+    assert [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())] == []
+
+
+def test_a_session_none_of_ours_created_is_kept_with_no_command_and_counts_our_runs(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path, ["y = 2", "y + 1"], name="rest")
+    relative = path.resolve().relative_to(jupyter_server.root.resolve()).as_posix()
+    with jupyter_server.client() as rest:
+        body = {"path": relative, "type": "notebook", "name": path.name}
+        made = rest.post("api/sessions", json={**body, "kernel": {"name": "python3"}})
+        made.raise_for_status()
+        session = made.json()
+    try:
+        theirs = listed_kernel(jupyter_server, path)
+        assert (theirs["keep"], theirs["started_command"]) == (True, None)
+        assert (theirs["epoch"], theirs["runs"]) == (None, 0)
+        status, ran = jcli(jupyter_server, "run", path, "--all")  # joins it, leaves it
+        assert status == 0 and ran["ok"] is True
+        after = listed_kernel(jupyter_server, path)
+        assert (after["keep"], after["started_command"]) == (True, None)
+        assert (after["epoch"], after["runs"]) == (ran["run"]["epoch"], 2)
+    finally:
+        with jupyter_server.client() as rest:
+            rest.delete(f"api/sessions/{session['id']}")

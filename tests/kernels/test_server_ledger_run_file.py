@@ -6,6 +6,7 @@ run, and the file goes with the entry. The last test runs ``j-cli`` on a real Ju
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -15,7 +16,7 @@ import pytest
 from test_registry_run_file import joined_ledger, run_record
 from test_server_cli_trial import jcli
 
-from jupyter_jcli.kernels import ServerLedger
+from jupyter_jcli.kernels import ServerLedger, SessionFacts
 from server_helpers import RunningServer, write_notebook
 
 URL = "http://127.0.0.1:8888/"
@@ -130,6 +131,33 @@ def test_a_ledger_the_previous_version_wrote_is_found_and_read_the_same(tmp_path
     assert ledger.adopt(notebook, "k1", "t1 p1", "e9") == "e1"  # the witness as we left it
     assert ledger.record_execution(notebook, run_record("b")) == 3
     assert _keys(ledger, notebook) == ["a", "b"]
+    facts = ledger.facts(notebook, "k1", None)  # who created it: not recorded, so none of ours
+    assert (facts.keep, facts.started_command) == (True, None)
+
+
+def test_who_created_a_session_outlasts_an_adopt_that_starts_afresh_and_reads_both_ways(
+    tmp_path: Path,
+) -> None:
+    """``created`` notes the session's keep and command; an adopt that trusts nothing (no
+    witness yet) starts the runs afresh but keeps them for the same kernel, not another's; the
+    stored entry still has every field the previous version reads (it ignores the new ones)."""
+    ledger = ServerLedger(URL, tmp_path / "ledger")
+    notebook = (tmp_path / "nb.ipynb").resolve()
+    ledger.created(notebook, "k1", keep=False)
+    made = ledger.facts(notebook, "k1", None)
+    assert made.keep is False and made.started_command  # this process's command line
+    assert (made.epoch, made.runs) == (None, 0)
+    assert ledger.adopt(notebook, "k1", None, "e1") == "e1"
+    ledger.record_execution(notebook, run_record("a"))
+    ledger.leave(notebook, "k1", "e1", "t1 p1")
+    assert ledger.facts(notebook, "k1", "t1") == dataclasses.replace(made, epoch="e1", runs=1)
+    assert ledger.facts(notebook, "k1", "t2").epoch is None  # touched since: not trusted
+    assert ledger.facts(notebook, "k2", "t1") == SessionFacts()  # another kernel's entry
+    stored = json.loads(ledger.path(notebook).read_bytes())
+    previous = {"kernel_id", "epoch", "seq", "runs_compacted", "changes", "witness", "interrupt"}
+    assert previous <= set(stored) and (stored["keep"], stored["seq"]) == (False, 1)
+    assert ledger.adopt(notebook, "k2", None, "e2") == "e2"  # another kernel: none of ours
+    assert ledger.facts(notebook, "k2", None) == SessionFacts()
 
 
 def test_a_notebook_whose_name_is_not_utf8_has_a_ledger_entry(tmp_path: Path) -> None:

@@ -125,6 +125,8 @@ async def test_a_kept_kernel_stopped_by_stop_kernel_is_let_go_and_the_next_run_s
         stopped = await ok(session, "stop_kernel", path=NB)
         assert stopped["operation"] == "stop_kernel"
         assert [k["pid"] for k in stopped["stopped"]] == [kernel["pid"]]
+        (gone,) = stopped["stopped"]  # as stopped, as a server's: stopping, its runs gone
+        assert (gone["state"], gone["runs"], gone["keep"]) == ("stopping", 0, True)
         assert (await ok(session, "list_kernels"))["kernels"] == []
         overview = await ok(session, "notebook_overview", path=NB)
         assert {c["status"] for c in overview["cells"]} == {"never_run"}
@@ -267,3 +269,35 @@ async def test_with_a_server_url_the_kernel_tools_act_on_the_servers_notebook_se
             assert again["cells"][1]["outputs"]["text"].endswith("21\n")
         (kept,) = _sessions(server)  # started to be kept: the server's exit left it
         assert kept["kernel"]["id"] == started["kernel"]["kernel_id"]
+
+
+@pytest.mark.server
+async def test_a_session_the_server_created_for_a_run_is_listed_not_kept_by_either_front_end(
+    tmp_path: Path,
+) -> None:
+    root = (tmp_path / "root").resolve()
+    root.mkdir()
+    path = write_notebook(root, ["a = 20", "print(a + 1)"])
+    with running_server(root, tmp_path / "work") as server:
+        env = server_env(tmp_path / "cache", JUPYTER_JCLI_SERVER_TOKEN=server.token)
+        where = ("--server-url", server.url, "--server-root", str(root))
+        params = module_params("--root", str(root), *where, env=env)
+        async with open_session(params, tmp_path / "server.log", seconds=WAIT) as session:
+            ran = await ok(session, "run_stale", path=path.name)
+            (listed,) = (await ok(session, "list_kernels"))["kernels"]
+            assert listed["keep"] is False  # the server deletes it when it exits
+            assert "jupyter_jcli.mcp.workbench" in listed["started_command"]
+            assert "--server-url" in listed["started_command"]
+            assert (listed["epoch"], listed["runs"]) == (ran["kernel"]["epoch"], 2)
+            token = ("--token", server.token)
+            (by_j_cli,) = _jcli("kernel", "list", *where, *token)["kernels"]  # another process
+            assert by_j_cli == listed
+            stopped = await ok(session, "stop_kernel", path=path.name)
+            (gone,) = stopped["stopped"]
+            assert (gone["state"], gone["runs"]) == ("stopping", 0)
+            assert (gone["keep"], gone["epoch"]) == (False, listed["epoch"])
+            again = await ok(session, "run_stale", path=path.name)  # a new session for it
+            (relisted,) = (await ok(session, "list_kernels"))["kernels"]
+            assert relisted["kernel_id"] == again["kernel"]["kernel_id"] != listed["kernel_id"]
+            assert (relisted["keep"], relisted["runs"]) == (False, 2)
+        assert _sessions(server) == []  # gone with the server that created it

@@ -95,7 +95,7 @@ if TYPE_CHECKING:
     from jupyter_jcli.kernels._registry_kernel import RegistryKernel, RegistryKernelPool
     from jupyter_jcli.kernels._results import EvaluationResult, ExpressionValue
     from jupyter_jcli.kernels._server import KERNEL_WORKING_DIR, ServerBackend
-    from jupyter_jcli.kernels._server_ledger import ServerLedger
+    from jupyter_jcli.kernels._server_ledger import ServerLedger, SessionFacts
     from jupyter_jcli.kernels._server_sessions import (
         ServerSession,
         interrupt_session,
@@ -155,7 +155,7 @@ _PUBLIC = {
         "idle_timeout process_name registry_dir"
     ),
     "_server": "KERNEL_WORKING_DIR ServerBackend",
-    "_server_ledger": "ServerLedger",
+    "_server_ledger": "ServerLedger SessionFacts",
     "_server_sessions": (
         "ServerSession interrupt_session notebook_session notebook_sessions "
         "require_session_kernelspec restart_session start_session stop_session"

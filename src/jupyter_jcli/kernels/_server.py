@@ -187,7 +187,7 @@ class ServerBackend(ExecuteRequests):
     async def _join_or_create(
         self, api: ServerApi, spec: str, cwd: Path, notebook_path: Path, limit: float
     ) -> None:
-        found = await open_session(api, notebook_path, spec, limit)
+        found = await open_session(api, notebook_path, spec, limit, keep=self._keep)
         started_by = None  # of a session we join: who opened it
         if found is not None:
             session, created = found

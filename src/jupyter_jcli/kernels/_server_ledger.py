@@ -3,7 +3,9 @@
 A server kernel outlives the command that ran cells on it (``j-cli kernel start --server-url``,
 ``j-cli run --keep``, a person's JupyterLab session), so what ran on it must too: else every
 command joins a kernel with an unknown history and ``j-cli run --stale`` re-runs everything.
-The ledger keeps, per (server, notebook) under ``<registry_dir>/server/``, the kernel id, the
+The ledger keeps, per (server, notebook) under ``<registry_dir>/server/``, the kernel id,
+whether a session one of our processes created is kept and the command that created it
+(:meth:`ServerLedger.created`; ``j-cli kernel list --server-url`` shows them), the
 epoch, the runs and the code run outside the cells in the registry's shapes
 (:meth:`~jupyter_jcli.kernels.KernelRegistry.record_execution`), so
 :class:`~jupyter_jcli.workbench.SharedExecutionLog` reads either::
@@ -33,10 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupyter_jcli.kernels._entry import process_command
+from jupyter_jcli.kernels._log_file import read_executions
 from jupyter_jcli.kernels._records import RecordsFolder
 from jupyter_jcli.kernels._registry import registry_dir
 
-__all__ = ["LedgerEntry", "ServerLedger", "witness"]
+__all__ = ["LedgerEntry", "ServerLedger", "SessionFacts", "witness"]
 
 
 def witness(last_activity: object, process: str | None) -> str | None:
@@ -67,6 +71,11 @@ class LedgerEntry:
         interrupt: the last stop another command asked of the kernel of ``epoch``
             (``{"epoch", "who", "reason", "at"}``, as the registry's
             :meth:`~jupyter_jcli.kernels.KernelRegistry.record_interrupt`).
+        keep: whether the kernel's session outlives the process of ours that created it
+            (``False``: created for a run, deleted when that process exits); ``True`` for a
+            session none of ours created (we never delete it).
+        started_command: the command line of the process of ours that created the session
+            (:func:`~jupyter_jcli.kernels._entry.process_command`), ``None`` when none did.
     """
 
     kernel_id: str
@@ -76,6 +85,8 @@ class LedgerEntry:
     changes: list[dict[str, Any]] = field(default_factory=list)
     witness: str | None = None
     interrupt: dict[str, Any] | None = None
+    keep: bool = True
+    started_command: str | None = None
 
     @classmethod
     def from_dict(cls, data: object) -> LedgerEntry | None:
@@ -87,7 +98,8 @@ class LedgerEntry:
         changes, seq = data.get("changes"), data.get("seq")
         if not isinstance(changes, list) or type(seq) is not int:
             return None
-        compacted = data.get("runs_compacted")
+        compacted, keep = data.get("runs_compacted"), data.get("keep")
+        command = data.get("started_command")
         return cls(
             kernel_id=data["kernel_id"],
             epoch=epoch if isinstance(epoch, str) else None,
@@ -96,11 +108,33 @@ class LedgerEntry:
             changes=[c for c in changes if isinstance(c, dict)],
             witness=witness if isinstance(witness, str) else None,
             interrupt=data["interrupt"] if isinstance(data.get("interrupt"), dict) else None,
+            keep=keep if isinstance(keep, bool) else True,  # an earlier version's: not known
+            started_command=command if isinstance(command, str) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (JSON-ready): every field, by its name."""
         return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What the ledger says of a server session's kernel, for a listing
+    (:meth:`ServerLedger.facts`; the defaults: a kernel none of ours created or ran on).
+
+    Attributes:
+        keep: whether it outlives the process of ours that created it (``True``: kept, or
+            created by none of ours).
+        started_command: the command line that created it, ``None``: none of ours did.
+        epoch: the epoch of its recorded runs while they are trusted
+            (:meth:`ServerLedger.trusted_epoch`), else ``None``.
+        runs: the cells recorded as run on ``epoch`` (their latest run each), 0 without one.
+    """
+
+    keep: bool = True
+    started_command: str | None = None
+    epoch: str | None = None
+    runs: int = 0
 
 
 class ServerLedger(RecordsFolder[LedgerEntry]):
@@ -156,7 +190,13 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
                 and entry.epoch is not None
             )
             if entry is None or not trusted:
-                entry = LedgerEntry(kernel_id=kernel_id, seq=entry.seq if entry else 0)
+                same = entry if entry is not None and entry.kernel_id == kernel_id else None
+                entry = LedgerEntry(
+                    kernel_id=kernel_id,
+                    seq=entry.seq if entry else 0,
+                    keep=same.keep if same else True,  # who created this kernel still holds
+                    started_command=same.started_command if same else None,
+                )
                 self._new_epoch(notebook_path, entry, epoch)
             entry.witness = None
             self._store(notebook_path, entry)
@@ -182,10 +222,38 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
         anything run since, a restart's new process included, moves it); else ``None`` (not
         ours, touched since, or one of ours is on it now). Uses nothing up: a process joining
         still checks the whole witness (:meth:`adopt`)."""
-        entry = self.read(notebook_path)
+        return self._trusted(self.read(notebook_path), kernel_id, last_activity)
+
+    @staticmethod
+    def _trusted(
+        entry: LedgerEntry | None, kernel_id: str, last_activity: str | None
+    ) -> str | None:
         if entry is None or entry.kernel_id != kernel_id or not entry.witness:
             return None
         return entry.epoch if entry.witness.split(" ", 1)[0] == last_activity else None
+
+    def created(self, notebook_path: Path, kernel_id: str, *, keep: bool) -> None:
+        """Note that this process created the notebook's session of ``kernel_id``, to be kept
+        after it exits or (``keep`` false) deleted then, with its command line
+        (:func:`~jupyter_jcli.kernels._entry.process_command`): an entry without runs, whose
+        other records a process running cells there starts (:meth:`adopt`)."""
+        with self.locked(notebook_path):
+            entry = self._entry(notebook_path)
+            made = LedgerEntry(kernel_id=kernel_id, seq=entry.seq if entry else 0, keep=keep)
+            made.started_command = process_command()
+            self._new_epoch(notebook_path, made, None)
+            self._store(notebook_path, made)
+
+    def facts(self, notebook_path: Path, kernel_id: str, last_activity: str | None) -> SessionFacts:
+        """What the entry says of the notebook's session of ``kernel_id``, whose kernel the
+        server shows with ``last_activity`` (:class:`SessionFacts`: the defaults when the
+        entry is another kernel's or there is none); reads only."""
+        entry = self._entry(notebook_path)
+        if entry is None or entry.kernel_id != kernel_id:
+            return SessionFacts()
+        epoch = self._trusted(entry, kernel_id, last_activity)
+        runs = read_executions(self.path(notebook_path, ".runs"), epoch) if epoch else []
+        return SessionFacts(entry.keep, entry.started_command, epoch, len(runs))
 
     def start_afresh(self, notebook_path: Path) -> None:
         """Forget the runs (the kernel restarted: none of them holds any more)."""

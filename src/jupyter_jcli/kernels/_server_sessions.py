@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._server_http import ServerApi, kernel_path, no_sessions, session_body
-from jupyter_jcli.kernels._server_ledger import ServerLedger
+from jupyter_jcli.kernels._server_ledger import ServerLedger, SessionFacts
 from jupyter_jcli.server import ServerConfig, server_path, server_root
 
 __all__ = [
@@ -46,6 +46,8 @@ class ServerSession:
         last_activity: when the kernel last did something (ISO 8601, as the server says).
         connections: how many clients (WebSockets) the kernel has.
         server_url: the server's base URL.
+        facts: what our ledger said of it when it was stopped (its entry is gone then);
+            ``None``: read it when it is shown (:meth:`ServerLedger.facts`).
     """
 
     notebook_path: Path
@@ -58,6 +60,7 @@ class ServerSession:
     last_activity: str | None
     connections: int | None
     server_url: str
+    facts: SessionFacts | None = None
 
     @property
     def started_by(self) -> str:
@@ -135,17 +138,19 @@ async def start_session(
             :func:`notebook_session`.
     """
     async with ServerApi(config) as api:
-        found = await open_session(api, notebook_path, kernelspec, timeout)
+        found = await open_session(api, notebook_path, kernelspec, timeout, keep=True)
     if found is None:
         raise no_sessions(config.url)
     return found
 
 
 async def open_session(
-    api: ServerApi, notebook_path: Path, kernelspec: str, timeout: float
+    api: ServerApi, notebook_path: Path, kernelspec: str, timeout: float, *, keep: bool
 ) -> tuple[ServerSession, bool] | None:
     """:func:`start_session` through ``api`` (the server backend's join or start);
-    ``None`` when the server keeps no sessions (a kernel gateway). Raises as it does."""
+    ``None`` when the server keeps no sessions (a kernel gateway). A session created here is
+    noted in the ledger as this process's (:meth:`ServerLedger.created`): ``keep``, whether
+    it stays after this process exits. Raises as :func:`start_session` does."""
     models = await api.sessions()
     if models is None:
         return None
@@ -163,6 +168,8 @@ async def open_session(
             "the Jupyter Server's new session names no kernel",
             {"path": "api/sessions", "server_url": config.url},
         )
+    with contextlib.suppress(KernelError, OSError):  # unnoted, it lists as none of ours
+        ServerLedger(config.url).created(notebook_path, made.kernel_id, keep=keep)
     return made, True
 
 

@@ -15,6 +15,7 @@ records, so the process running a cell on it reports it ``interrupted``, naming 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from contextlib import suppress
 from pathlib import Path
@@ -81,28 +82,38 @@ def entry_dict(entry: KernelEntry) -> dict[str, Any]:
 
 def session_dict(session: ServerSession) -> dict[str, Any]:
     """A server kernel with the keys of :func:`entry_dict`, in its order (those the server
-    does not know are ``None``: ``pid``, ``epoch``, ``started``, ``started_command``), plus
-    ``session_id`` and ``connections`` (how many clients it has)."""
+    does not know are ``None``: ``pid``, ``started``), plus ``session_id`` and
+    ``connections`` (how many clients it has). Our ledger
+    (:meth:`~jupyter_jcli.kernels.ServerLedger.facts`) gives ``keep`` (``false``: a process
+    of ours created the session for its run and deletes it when it exits; ``true`` when kept
+    or created by none of ours), ``started_command`` (the command line that created it,
+    ``None``: none of ours), ``epoch`` (while its runs are trusted, as the overview trusts
+    them, else ``None``) and ``runs`` (cells recorded on ``epoch``)."""
+    from jupyter_jcli.kernels import ServerLedger
+
+    facts = session.facts or ServerLedger(session.server_url).facts(
+        session.notebook_path, session.kernel_id, session.last_activity
+    )
     return {
         "notebook_path": str(session.notebook_path),
         "kernelspec": session.kernelspec,
         "pid": None,
-        "epoch": None,
+        "epoch": facts.epoch,
         "state": session.state,
         "started": None,
         "idle_since": session.last_activity if session.state != "busy" else None,
         "idle_timeout_s": None,
         "started_by": session.started_by,
-        "started_command": None,
+        "started_command": facts.started_command,
         "users": [],
         "running_cell": None,
         "busy_gone": False,
-        "keep": True,
+        "keep": facts.keep,
         "transport": "server",
         "connection_file": None,
         "kernel_id": session.kernel_id,
         "server_url": session.server_url,
-        "runs": 0,
+        "runs": facts.runs,
         "session_id": session.session_id,
         "connections": session.connections,
     }
@@ -248,7 +259,8 @@ async def stop_live_kernels(
     file: str | Path | None, *, server: ServerConfig | None = None
 ) -> list[KernelEntry] | list[ServerSession]:
     """Stop the notebook's kernel (``file`` ``None``: every live kernel); its variables are
-    gone. Returns the kernels stopped.
+    gone. Returns the kernels stopped, each as stopped, local or server alike: ``state``
+    ``stopping``, no runs (its records went with it), the rest as it was.
 
     Raises:
         KernelError: ``KERNEL_NOT_RUNNING`` when ``file``'s notebook has none; a server's
@@ -256,15 +268,20 @@ async def stop_live_kernels(
     """
     path = kernel_notebook_path(file) if file is not None else None
     if server is not None:
-        from jupyter_jcli.kernels import notebook_sessions, stop_session
+        from jupyter_jcli.kernels import ServerLedger, notebook_sessions, stop_session
 
         chosen = await notebook_sessions(server) if path is None else []
         if path is not None:
             chosen = [await _session_or_fail(server, path)]
+        stopped_sessions = []
         for session in chosen:
+            ledger = ServerLedger(server.url)  # read before the stop forgets it
+            facts = ledger.facts(session.notebook_path, session.kernel_id, session.last_activity)
             _asking(server, session, "kernel_shutdown")
             await stop_session(server, session)
-        return chosen
+            facts = dataclasses.replace(facts, runs=0)
+            stopped_sessions.append(dataclasses.replace(session, state="stopping", facts=facts))
+        return stopped_sessions
     from jupyter_jcli.kernels import KernelRegistry, stop_for_everyone
 
     registry = KernelRegistry()
