@@ -259,6 +259,23 @@ class Room:
             if time.monotonic() >= deadline:
                 raise unreachable(self, "the room did not acknowledge our change")
 
+    def file_id_now(self) -> str:
+        """The id of the file the room's path names on the server now (a session request,
+        bounded): the room's own :attr:`file_id` while the notebook is still there, another
+        once it was renamed or deleted in JupyterLab and a new file took its path. The room
+        outlives its file (jupyter-collaboration keeps it while anyone is joined, its saves
+        failing), so a room kept open must be checked against its path before it is used.
+
+        Raises:
+            NotebookError: ``FILE_NOT_FOUND`` (no file at the path now: the notebook was
+                renamed or deleted), the other codes of the session request.
+        """
+        try:
+            session = self.loop.run(self._session(), self.timeout + 5.0)
+        except TimeoutError:
+            raise unreachable(self, "the session request did not answer in time") from None
+        return str(session["fileId"])
+
     def close(self) -> None:
         """Leave the room (bounded); the document stays readable."""
         self._closed = True

@@ -119,7 +119,10 @@ class CollabStore:
 
     def room(self, ref: NotebookRef) -> Room:
         """The open room of ``ref`` (joined on first use; the server opens the notebook's
-        room if nobody has it open).
+        room if nobody has it open). A room kept from an earlier use is checked against the
+        path first (``Room.file_id_now``): a notebook renamed or deleted since is
+        ``FILE_NOT_FOUND`` at its old path (its room is left), never edited where nothing
+        saves it; a new file at the path gets its own room.
 
         Raises:
             NotebookError: ``COLLAB_UNAVAILABLE``, ``FILE_NOT_FOUND``,
@@ -127,6 +130,17 @@ class CollabStore:
         """
         path = self._path(ref)
         room = self._rooms.get(path)
+        if room is not None:  # kept open: is its file still at the path?
+            room.wait_synced()
+            try:
+                file_id = room.file_id_now()
+            except NotebookError as err:
+                if err.code == ErrorCode.FILE_NOT_FOUND:
+                    self._forget(path)
+                raise
+            if file_id != room.file_id:  # another file took the path: its own room
+                self._forget(path)
+                room = None
         if room is None:
             if self._loop is None:
                 self._loop = LoopThread()
@@ -139,6 +153,12 @@ class CollabStore:
             self._rooms[path] = room
         room.wait_synced()
         return room
+
+    def _forget(self, path: str) -> None:
+        """Leave the room kept for ``path`` (its file is no longer there)."""
+        room = self._rooms.pop(path, None)
+        if room is not None:
+            room.close()
 
     def close(self) -> None:
         """Leave every room and stop the background thread (bounded)."""
