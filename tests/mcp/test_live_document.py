@@ -484,3 +484,52 @@ async def test_two_agents_and_a_person_on_one_notebook(
             assert [c["source"] for c in _cells(await bot.ok("read_cells", path=name))] == wanted
     wait_until(lambda: _disk(server, name) == wanted)
     assert os.path.exists(server.root / name)
+
+
+WAITS_FOR = """import os, time
+deadline = time.monotonic() + 60
+while not os.path.exists({mark!r}) and time.monotonic() < deadline:
+    time.sleep(0.05)"""
+
+
+@pytest.mark.parametrize("front", FRONT_ENDS)
+async def test_a_cell_the_person_changed_before_the_run_reached_it_keeps_their_outputs(
+    front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
+) -> None:
+    # The run runs the source it planned; the person's cell now holds other code and the
+    # outputs they made for it: the old code's outputs were streamed over them (the result
+    # saying they were not written, cell_changed) (a trial's finding).
+    mark = tmp_path / "go"
+    person.set_source(0, WAITS_FOR.format(mark=str(mark)))
+
+    def their_output() -> None:  # the person's own output of their new source
+        from pycrdt import Map, Text
+
+        doc = person.client._doc
+        with person.client._lock, doc.ydoc.transaction():
+            doc.ycells[2]["outputs"].append(
+                Map({"output_type": "stream", "name": "stdout", "text": Text("theirs\n")})
+            )
+
+    async with agent(front, server, tmp_path / "cache") as bot:
+        await _until_read(bot, name, 0, WAITS_FOR.format(mark=str(mark)))
+        async with anyio.create_task_group() as tg:
+            done: list[dict[str, Any]] = []
+
+            async def run() -> None:
+                done.append(await bot.call("run_stale", path=name))
+
+            tg.start_soon(run)
+
+            def running(them: Person) -> bool:  # cell 0 runs, waiting for the mark
+                state = them.call(lambda: them.client._doc.ycells[0].get("execution_state"))
+                return bool(state == "running")
+
+            await anyio.to_thread.run_sync(lambda: person.wait_for(running))
+            person.set_source(2, "print('person')")
+            person.call(their_output)
+            mark.touch()
+    ran = {cell["name"]: cell for cell in done[0].get("run", done[0])["cells"]}
+    assert ran["print-a"]["not_written_reason"] == "cell_changed"
+    final = person.notebook()["cells"][2]
+    assert (final["source"], _texts(final)) == ("print('person')", "theirs\n")

@@ -310,9 +310,11 @@ class CollabStore:
 
         A notebook before nbformat 4.5 shows its cells without ids, but the room gives every
         cell one (``YNotebook.create_ycell``) and drops it on read: without ``cell_id`` the
-        cell at ``index`` is taken by its room id when its rev is still ``rev``, else
-        ``None`` (the person changed the cells meanwhile: nothing is streamed; the final
-        outputs are committed by rev as for every store).
+        cell at ``index`` is taken by its room id. Either way, when the cell's rev is no
+        longer ``rev`` (a person changed it after the run read it: the run executes the
+        source it read), the answer is ``None``: nothing is streamed over what the person's
+        cell shows now (their outputs), and the final outputs are committed by rev, as for
+        every store (refused: ``cell_changed``).
 
         Raises:
             NotebookError: the codes of :meth:`room`.
@@ -324,6 +326,8 @@ class CollabStore:
             cell_id = _room_id_at(room, index, rev)
             if cell_id is None:
                 return None
+        elif rev is not None and _room_rev_of(room, cell_id) not in (rev, None):
+            return None  # changed since the run read it (None: gone, CELL_NOT_FOUND on entry)
         return LiveRoomCell(room, cell_id, where=str(ref))
 
     # ------------------------------------------------------------------ helpers
@@ -341,6 +345,21 @@ class CollabStore:
         return SnapshotStore.keyed(self.ref(self._path(ref)).key, base_dir=self._base_dir)
 
 
+def _room_rev_of(room: Room, cell_id: str) -> str | None:
+    """The rev of the live cell whose id is ``cell_id``, or ``None`` when there is none."""
+    with room.lock:
+        ycells = room.notebook.ycells
+        for position in range(len(ycells)):
+            ycell = ycells[position]
+            if ycell.get("id") == cell_id:
+                return _ycell_rev(ycell)
+    return None
+
+
+def _ycell_rev(ycell: Any) -> str:
+    return rev_of({"cell_type": ycell.get("cell_type"), "source": str(ycell.get("source", ""))})
+
+
 def _room_id_at(room: Room, index: int | None, rev: str | None) -> str | None:
     """The room's id of the cell at ``index`` if its rev is ``rev``, else ``None``."""
     if index is None or rev is None:
@@ -350,9 +369,8 @@ def _room_id_at(room: Room, index: int | None, rev: str | None) -> str | None:
         if not 0 <= index < len(ycells):
             return None
         ycell = ycells[index]
-        cell = {"cell_type": ycell.get("cell_type"), "source": str(ycell.get("source", ""))}
         found = ycell.get("id")
-        return found if isinstance(found, str) and rev_of(cell) == rev else None
+        return found if isinstance(found, str) and _ycell_rev(ycell) == rev else None
 
 
 def _quote(path: str) -> str:
