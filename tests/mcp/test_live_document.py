@@ -533,3 +533,19 @@ async def test_a_cell_the_person_changed_before_the_run_reached_it_keeps_their_o
     assert ran["print-a"]["not_written_reason"] == "cell_changed"
     final = person.notebook()["cells"][2]
     assert (final["source"], _texts(final)) == ("print('person')", "theirs\n")
+
+
+async def test_a_notebook_deleted_in_jupyterlab_while_jupyter_mcp_has_it_open_is_not_found(
+    server: RunningServer, name: str, tmp_path: Path
+) -> None:
+    # jupyter-mcp keeps the room open; the room outlived the deleted file, so an edit and a
+    # run into it reported ok and went nowhere (a trial's finding).
+    async with agent("mcp", server, tmp_path / "cache") as bot:
+        show = _cells(await bot.ok("notebook_overview", path=name))[2]
+        with server.client() as rest:
+            assert rest.delete(f"api/contents/{name}").status_code == 204
+        edit = await bot.call("update_cell", path=name, name=show["name"],
+                              expected_rev=show["rev"], source="print('lost')")  # fmt: skip
+        run = await bot.call("run_stale", path=name)
+        assert [edit.get("code"), run.get("code")] == ["FILE_NOT_FOUND", "FILE_NOT_FOUND"]
+    assert not (server.root / name).exists()

@@ -120,9 +120,10 @@ class CollabStore:
     def room(self, ref: NotebookRef) -> Room:
         """The open room of ``ref`` (joined on first use; the server opens the notebook's
         room if nobody has it open). A room kept from an earlier use is checked against the
-        path first (``Room.file_id_now``): a notebook renamed or deleted since is
-        ``FILE_NOT_FOUND`` at its old path (its room is left), never edited where nothing
-        saves it; a new file at the path gets its own room.
+        path first (``Room.file_path_now``): a notebook deleted since is ``FILE_NOT_FOUND`` (its
+        room is left), never edited where nothing saves it; one renamed since is still this
+        room (a run goes on into it, the server saving it at its new path); a new file at the
+        path gets its own room.
 
         Raises:
             NotebookError: ``COLLAB_UNAVAILABLE``, ``FILE_NOT_FOUND``,
@@ -132,15 +133,13 @@ class CollabStore:
         room = self._rooms.get(path)
         if room is not None:  # kept open: is its file still at the path?
             room.wait_synced()
-            try:
-                file_id = room.file_id_now()
-            except NotebookError as err:
-                if err.code == ErrorCode.FILE_NOT_FOUND:
-                    self._forget(path)
-                raise
-            if file_id != room.file_id:  # another file took the path: its own room
+            now = room.file_path_now()
+            if now != path and (now is None or room.path_has_file()):
+                # Deleted (nothing would save what is written into its room), or another
+                # file took the path: that file's room, or FILE_NOT_FOUND when there is none.
                 self._forget(path)
                 room = None
+            # else: there, or renamed: the same notebook, saved at its new path
         if room is None:
             if self._loop is None:
                 self._loop = LoopThread()
