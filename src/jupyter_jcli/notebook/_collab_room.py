@@ -133,6 +133,7 @@ class Room:
         self._unacked = False
         self._failure: NotebookError | None = None
         self._task: concurrent.futures.Future[None] | None = None
+        self._http: Any = None
 
     # ------------------------------------------------------------------ document
 
@@ -300,6 +301,10 @@ class Room:
                 self.loop.run(socket.close(), 5.0)
         if self._task is not None:
             self._task.cancel()
+        http, self._http = self._http, None
+        if http is not None:
+            with contextlib.suppress(Exception):
+                self.loop.run(http.aclose(), 5.0)
 
     def drop(self) -> None:
         """Abort the connection as a network drop would (for fault tests)."""
@@ -351,7 +356,8 @@ class Room:
         return body
 
     async def _request(self, method: str, url: str, **options: Any) -> Any:
-        """One request to the server about the room (its ``httpx.Response``).
+        """One request to the server about the room (its ``httpx.Response``), through the
+        room's one HTTP client (on the loop thread; closed with the room).
 
         Raises:
             NotebookError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED`` (the boundary of
@@ -364,8 +370,9 @@ class Room:
         doing = f"asking for the room of {self.path}"
         where = {"path": self.path}
         with server_errors(doing, self.base_url, error=RoomError, details=where):
-            async with httpx.AsyncClient(**client_options(self.server, self.timeout)) as client:
-                answer = await client.request(method, url, **options)
+            if self._http is None:  # kept: making a client (its TLS context) takes ~40 ms
+                self._http = httpx.AsyncClient(**client_options(self.server, self.timeout))
+            answer = await self._http.request(method, url, **options)
         if answer.status_code in (401, 403):
             raise status_error(answer.status_code, self.path, doing, error=RoomError)
         return answer

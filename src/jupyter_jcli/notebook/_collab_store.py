@@ -188,22 +188,7 @@ class CollabStore:
         Raises:
             NotebookError: the codes of :meth:`room`.
         """
-        import orjson
-        from jupyter_ydoc.utils import cast_all
-
-        room = self.room(ref)
-        with room.lock:
-            cells = room.cells()
-            meta: dict[str, Any] = room.notebook._ymeta.to_py() or {}
-            cast_all(meta, float, int)  # Y.js numbers are floats
-            notebook = {
-                "cells": orjson.loads(orjson.dumps(cells)),  # a copy, fast
-                "metadata": meta.get("metadata", {}),
-                "nbformat": int(meta.get("nbformat", 4)),
-                "nbformat_minor": int(meta.get("nbformat_minor", 5)),
-            }
-            version = _version(room, _light(room))
-        return StoreRead(notebook, version)
+        return _read(self.room(ref))
 
     def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``: one transaction on the room's document,
@@ -243,7 +228,7 @@ class CollabStore:
             snapshots.discard(pop.handle)
         if ops:
             room.flush()
-        return self.read(ref)
+        return _read(room)
 
     def create(self, ref: NotebookRef, notebook: dict[str, Any]) -> StoreRead:
         """Create the notebook through the contents API (``PUT /api/contents/<path>``, never
@@ -342,6 +327,25 @@ class CollabStore:
 
     def _snapshots(self, ref: NotebookRef) -> SnapshotStore:
         return SnapshotStore.keyed(self.ref(self._path(ref)).key, base_dir=self._base_dir)
+
+
+def _read(room: Room) -> StoreRead:
+    """The room's notebook and its :class:`CollabVersion` (``CollabStore.read``)."""
+    import orjson
+    from jupyter_ydoc.utils import cast_all
+
+    with room.lock:
+        cells = room.cells()
+        meta: dict[str, Any] = room.notebook._ymeta.to_py() or {}
+        cast_all(meta, float, int)  # Y.js numbers are floats
+        notebook = {
+            "cells": orjson.loads(orjson.dumps(cells)),  # a copy, fast
+            "metadata": meta.get("metadata", {}),
+            "nbformat": int(meta.get("nbformat", 4)),
+            "nbformat_minor": int(meta.get("nbformat_minor", 5)),
+        }
+        version = _version(room, _light(room))
+    return StoreRead(notebook, version)
 
 
 def _room_rev_of(room: Room, cell_id: str) -> str | None:
