@@ -549,3 +549,35 @@ async def test_a_notebook_deleted_in_jupyterlab_while_jupyter_mcp_has_it_open_is
         run = await bot.call("run_stale", path=name)
         assert [edit.get("code"), run.get("code")] == ["FILE_NOT_FOUND", "FILE_NOT_FOUND"]
     assert not (server.root / name).exists()
+
+
+@pytest.mark.parametrize("front", FRONT_ENDS)
+async def test_a_cell_the_person_types_into_while_it_runs_gets_its_outputs_and_says_so(
+    front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
+) -> None:
+    # As in JupyterLab, the running cell's outputs stream and finish into it beside the
+    # person's typing; the result said not written (cell_changed) (a trial's finding).
+    mark = tmp_path / "go"
+    waits = WAITS_FOR.format(mark=str(mark)) + "\nprint('done')"
+    person.set_source(1, waits)
+    async with agent(front, server, tmp_path / "cache") as bot:
+        cell = await _until_read(bot, name, 1, waits)
+        async with anyio.create_task_group() as tg:
+            done: list[dict[str, Any]] = []
+
+            async def run() -> None:
+                done.append(await bot.call("execute_cells", path=name, names=[cell["name"]]))
+
+            tg.start_soon(run)
+
+            def running(them: Person) -> bool:
+                state = them.call(lambda: them.client._doc.ycells[1].get("execution_state"))
+                return bool(state == "running")
+
+            await anyio.to_thread.run_sync(lambda: person.wait_for(running))
+            person.type(1, "\n# typed while it ran")
+            mark.touch()
+    ran = [c for c in done[0].get("run", done[0])["cells"] if c["name"] == cell["name"]][-1]
+    assert (ran["status"], ran.get("written"), ran.get("not_written_reason")) == ("ok", True, None)
+    final = person.notebook()["cells"][1]
+    assert (final["source"], _texts(final)) == (waits + "\n# typed while it ran", "done\n")
