@@ -484,3 +484,100 @@ async def test_two_agents_and_a_person_on_one_notebook(
             assert [c["source"] for c in _cells(await bot.ok("read_cells", path=name))] == wanted
     wait_until(lambda: _disk(server, name) == wanted)
     assert os.path.exists(server.root / name)
+
+
+WAITS_FOR = """import os, time
+deadline = time.monotonic() + 60
+while not os.path.exists({mark!r}) and time.monotonic() < deadline:
+    time.sleep(0.05)"""
+
+
+@pytest.mark.parametrize("front", FRONT_ENDS)
+async def test_a_cell_the_person_changed_before_the_run_reached_it_keeps_their_outputs(
+    front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
+) -> None:
+    # The run runs the source it planned; the person's cell now holds other code and the
+    # outputs they made for it: the old code's outputs were streamed over them (the result
+    # saying they were not written, cell_changed) (a trial's finding).
+    mark = tmp_path / "go"
+    person.set_source(0, WAITS_FOR.format(mark=str(mark)))
+
+    def their_output() -> None:  # the person's own output of their new source
+        from pycrdt import Map, Text
+
+        doc = person.client._doc
+        with person.client._lock, doc.ydoc.transaction():
+            doc.ycells[2]["outputs"].append(
+                Map({"output_type": "stream", "name": "stdout", "text": Text("theirs\n")})
+            )
+
+    async with agent(front, server, tmp_path / "cache") as bot:
+        await _until_read(bot, name, 0, WAITS_FOR.format(mark=str(mark)))
+        async with anyio.create_task_group() as tg:
+            done: list[dict[str, Any]] = []
+
+            async def run() -> None:
+                done.append(await bot.call("run_stale", path=name))
+
+            tg.start_soon(run)
+
+            def running(them: Person) -> bool:  # cell 0 runs, waiting for the mark
+                state = them.call(lambda: them.client._doc.ycells[0].get("execution_state"))
+                return bool(state == "running")
+
+            await anyio.to_thread.run_sync(lambda: person.wait_for(running))
+            person.set_source(2, "print('person')")
+            person.call(their_output)
+            mark.touch()
+    ran = {cell["name"]: cell for cell in done[0].get("run", done[0])["cells"]}
+    assert ran["print-a"]["not_written_reason"] == "cell_changed"
+    final = person.notebook()["cells"][2]
+    assert (final["source"], _texts(final)) == ("print('person')", "theirs\n")
+
+
+async def test_a_notebook_deleted_in_jupyterlab_while_jupyter_mcp_has_it_open_is_not_found(
+    server: RunningServer, name: str, tmp_path: Path
+) -> None:
+    # jupyter-mcp keeps the room open; the room outlived the deleted file, so an edit and a
+    # run into it reported ok and went nowhere (a trial's finding).
+    async with agent("mcp", server, tmp_path / "cache") as bot:
+        show = _cells(await bot.ok("notebook_overview", path=name))[2]
+        with server.client() as rest:
+            assert rest.delete(f"api/contents/{name}").status_code == 204
+        edit = await bot.call("update_cell", path=name, name=show["name"],
+                              expected_rev=show["rev"], source="print('lost')")  # fmt: skip
+        run = await bot.call("run_stale", path=name)
+        assert [edit.get("code"), run.get("code")] == ["FILE_NOT_FOUND", "FILE_NOT_FOUND"]
+    assert not (server.root / name).exists()
+
+
+@pytest.mark.parametrize("front", FRONT_ENDS)
+async def test_a_cell_the_person_types_into_while_it_runs_gets_its_outputs_and_says_so(
+    front: str, server: RunningServer, name: str, person: Person, tmp_path: Path
+) -> None:
+    # As in JupyterLab, the running cell's outputs stream and finish into it beside the
+    # person's typing; the result said not written (cell_changed) (a trial's finding).
+    mark = tmp_path / "go"
+    waits = WAITS_FOR.format(mark=str(mark)) + "\nprint('done')"
+    person.set_source(1, waits)
+    async with agent(front, server, tmp_path / "cache") as bot:
+        cell = await _until_read(bot, name, 1, waits)
+        async with anyio.create_task_group() as tg:
+            done: list[dict[str, Any]] = []
+
+            async def run() -> None:
+                done.append(await bot.call("execute_cells", path=name, names=[cell["name"]]))
+
+            tg.start_soon(run)
+
+            def running(them: Person) -> bool:
+                state = them.call(lambda: them.client._doc.ycells[1].get("execution_state"))
+                return bool(state == "running")
+
+            await anyio.to_thread.run_sync(lambda: person.wait_for(running))
+            person.type(1, "\n# typed while it ran")
+            mark.touch()
+    ran = [c for c in done[0].get("run", done[0])["cells"] if c["name"] == cell["name"]][-1]
+    assert (ran["status"], ran.get("written"), ran.get("not_written_reason")) == ("ok", True, None)
+    final = person.notebook()["cells"][1]
+    assert (final["source"], _texts(final)) == (waits + "\n# typed while it ran", "done\n")

@@ -330,3 +330,65 @@ def test_a_restarted_server_is_joined_afresh_and_an_old_version_is_refused(
 def _cell_id(store: CollabStore, ref: NotebookRef, index: int) -> str:
     cell_id: Any = store.read(ref).notebook["cells"][index]["id"]
     return str(cell_id)
+
+
+# ---------------------------------------------------------------------- the file moves away
+
+
+def test_an_open_notebook_deleted_in_jupyterlab_is_file_not_found_and_nothing_is_kept(
+    server: RunningServer, name: str, store: CollabStore
+) -> None:
+    # The room outlives its file (jupyter-collaboration keeps it while anyone is joined, its
+    # saves failing): an edit into it reported ok and went nowhere (a trial's finding).
+    ref = store.ref(name)
+    document = open_document(ref, store)  # the room is joined and kept
+    rev = document.cell("show").rev
+    with server.client() as rest:
+        assert rest.delete(f"api/contents/{name}").status_code == 204
+    for attempt in (
+        lambda: store.read(ref),
+        lambda: open_document(ref, store).update_cell("show", expected_rev=rev, source="1"),
+    ):
+        with pytest.raises(NotebookError) as refused:
+            attempt()
+        assert refused.value.code == ErrorCode.FILE_NOT_FOUND
+    assert not (server.root / name).exists()
+
+
+def test_an_open_notebook_renamed_in_jupyterlab_is_still_ours_and_saved_at_its_new_path(
+    server: RunningServer, name: str, store: CollabStore
+) -> None:
+    # The room follows its file: what we write goes on into the notebook the person now
+    # sees under its new name (a run started before the rename finishes there).
+    ref = store.ref(name)
+    rev = open_document(ref, store).cell("show").rev
+    moved = f"moved-{name}"
+    with server.client() as rest:
+        assert rest.patch(f"api/contents/{name}", json={"path": moved}).status_code == 200
+    open_document(ref, store).update_cell("show", expected_rev=rev, source="print(0)")
+    wanted = [*SOURCES[:2], "print(0)"]
+    wait_until(lambda: _disk(server, moved) == wanted)
+    assert _live(store, store.ref(moved)) == wanted
+    assert not (server.root / name).exists()
+    with CollabStore(server.url, server.token, timeout=20.0) as fresh:  # nobody kept it
+        with pytest.raises(NotebookError) as refused:
+            fresh.read(fresh.ref(name))
+        assert refused.value.code == ErrorCode.FILE_NOT_FOUND
+
+
+def test_a_new_notebook_at_a_deleted_ones_path_is_its_own_room(
+    server: RunningServer, name: str, store: CollabStore
+) -> None:
+    ref = store.ref(name)
+    open_document(ref, store)  # the old file's room is joined and kept
+    with server.client() as rest:
+        assert rest.delete(f"api/contents/{name}").status_code == 204
+    write_notebook(server.root, ["fresh = 1"], name=name.removesuffix(".ipynb"))
+    wait_until(lambda: _live_or_none(store, ref) == ["fresh = 1"])
+
+
+def _live_or_none(store: CollabStore, ref: NotebookRef) -> list[str] | None:
+    try:
+        return _live(store, ref)
+    except NotebookError:
+        return None

@@ -81,6 +81,8 @@ class LiveMemoryStore(MemoryStore):
 class _Sink:
     """A ``notebook.live.LiveCell`` that records what it is given."""
 
+    delivered = False  # the memory store's commit writes the outputs
+
     def __init__(self, events: list[tuple[str, str, object]], cell_id: str) -> None:
         self.events, self.cell_id = events, cell_id
 

@@ -83,6 +83,8 @@ class LiveRoomCell:
         self._where = where
         self.lost = False
         """True once the cell is gone from the live document (a person deleted it)."""
+        self.delivered = False
+        """True once :meth:`finish` put the final outputs into the live cell."""
         self._ids: list[str | None] = []
         self._clear_pending = False
         self._index_hint = 0
@@ -162,6 +164,7 @@ class LiveRoomCell:
         self._clear_pending = False
         if not self.lost:
             self._room.flush()
+            self.delivered = True
 
     # ------------------------------------------------------------------ writes
 

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from jupyter_jcli.errors import ErrorCode, NotebookError
 from jupyter_jcli.notebook._collab_protocol import (
@@ -133,6 +133,7 @@ class Room:
         self._unacked = False
         self._failure: NotebookError | None = None
         self._task: concurrent.futures.Future[None] | None = None
+        self._http: Any = None
 
     # ------------------------------------------------------------------ document
 
@@ -259,6 +260,38 @@ class Room:
             if time.monotonic() >= deadline:
                 raise unreachable(self, "the room did not acknowledge our change")
 
+    def file_path_now(self) -> str | None:
+        """The server path of the room's file now, or ``None`` when the server knows no
+        file of its id (deleted): its file id follows a rename (jupyter-server-fileid's
+        ``GET api/fileid/path?id=``, bounded). The room outlives its file (jupyter-collaboration
+        keeps it while anyone is joined, its saves failing), so a room kept open is checked
+        before it is used (``CollabStore.room``).
+
+        Raises:
+            NotebookError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``.
+        """
+        where = self._ask(self._request("GET", "api/fileid/path", params={"id": self.file_id}))
+        found: Any = None
+        with contextlib.suppress(ValueError):
+            found = where.json().get("path") if where.status_code == 200 else None
+        return found.strip("/") if isinstance(found, str) else None
+
+    def path_has_file(self) -> bool:
+        """Whether a file is at the room's path now (the contents API, bounded).
+
+        Raises:
+            NotebookError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED``.
+        """
+        url = f"api/contents/{quote(self.path)}"
+        return bool(self._ask(self._request("GET", url, params={"content": 0})).status_code == 200)
+
+    def _ask(self, coro: Coroutine[Any, Any, T]) -> T:
+        """``coro`` (one bounded request) run on the loop from another thread."""
+        try:
+            return self.loop.run(coro, self.timeout + 5.0)
+        except TimeoutError:
+            raise unreachable(self, "the server did not answer in time") from None
+
     def close(self) -> None:
         """Leave the room (bounded); the document stays readable."""
         self._closed = True
@@ -268,6 +301,10 @@ class Room:
                 self.loop.run(socket.close(), 5.0)
         if self._task is not None:
             self._task.cancel()
+        http, self._http = self._http, None
+        if http is not None:
+            with contextlib.suppress(Exception):
+                self.loop.run(http.aclose(), 5.0)
 
     def drop(self) -> None:
         """Abort the connection as a network drop would (for fault tests)."""
@@ -302,17 +339,7 @@ class Room:
             NotebookError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED`` (the boundary of
                 :mod:`jupyter_jcli.server`), ``FILE_NOT_FOUND``, ``COLLAB_UNAVAILABLE``.
         """
-        import httpx
-
-        from jupyter_jcli.server import client_options, server_errors, status_error
-
-        doing = f"asking for the room of {self.path}"
-        where = {"path": self.path}
-        with server_errors(doing, self.base_url, error=RoomError, details=where):
-            async with httpx.AsyncClient(**client_options(self.server, self.timeout)) as client:
-                answer = await client.put(session_path(self.path), json=SESSION_REQUEST)
-        if answer.status_code in (401, 403):
-            raise status_error(answer.status_code, self.path, doing, error=RoomError)
+        answer = await self._request("PUT", session_path(self.path), json=SESSION_REQUEST)
         if file_missing(answer.status_code, answer.content):
             raise RoomError(
                 ErrorCode.FILE_NOT_FOUND,
@@ -327,6 +354,28 @@ class Room:
         if "fileId" not in body or "sessionId" not in body:
             raise no_collaboration(self.base_url, answer.status_code)
         return body
+
+    async def _request(self, method: str, url: str, **options: Any) -> Any:
+        """One request to the server about the room (its ``httpx.Response``), through the
+        room's one HTTP client (on the loop thread; closed with the room).
+
+        Raises:
+            NotebookError: ``SERVER_UNREACHABLE``, ``SERVER_AUTH_FAILED`` (the boundary of
+                :mod:`jupyter_jcli.server`).
+        """
+        import httpx
+
+        from jupyter_jcli.server import client_options, server_errors, status_error
+
+        doing = f"asking for the room of {self.path}"
+        where = {"path": self.path}
+        with server_errors(doing, self.base_url, error=RoomError, details=where):
+            if self._http is None:  # kept: making a client (its TLS context) takes ~40 ms
+                self._http = httpx.AsyncClient(**client_options(self.server, self.timeout))
+            answer = await self._http.request(method, url, **options)
+        if answer.status_code in (401, 403):
+            raise status_error(answer.status_code, self.path, doing, error=RoomError)
+        return answer
 
     async def _connect_once(self, first: bool) -> None:
         from pycrdt import create_sync_message

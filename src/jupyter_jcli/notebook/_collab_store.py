@@ -119,7 +119,11 @@ class CollabStore:
 
     def room(self, ref: NotebookRef) -> Room:
         """The open room of ``ref`` (joined on first use; the server opens the notebook's
-        room if nobody has it open).
+        room if nobody has it open). A room kept from an earlier use is checked against the
+        path first (``Room.file_path_now``): a notebook deleted since is ``FILE_NOT_FOUND`` (its
+        room is left), never edited where nothing saves it; one renamed since is still this
+        room (a run goes on into it, the server saving it at its new path); a new file at the
+        path gets its own room.
 
         Raises:
             NotebookError: ``COLLAB_UNAVAILABLE``, ``FILE_NOT_FOUND``,
@@ -127,6 +131,15 @@ class CollabStore:
         """
         path = self._path(ref)
         room = self._rooms.get(path)
+        if room is not None:  # kept open: is its file still at the path?
+            room.wait_synced()
+            now = room.file_path_now()
+            if now != path and (now is None or room.path_has_file()):
+                # Deleted (nothing would save what is written into its room), or another
+                # file took the path: that file's room, or FILE_NOT_FOUND when there is none.
+                self._forget(path)
+                room = None
+            # else: there, or renamed: the same notebook, saved at its new path
         if room is None:
             if self._loop is None:
                 self._loop = LoopThread()
@@ -139,6 +152,12 @@ class CollabStore:
             self._rooms[path] = room
         room.wait_synced()
         return room
+
+    def _forget(self, path: str) -> None:
+        """Leave the room kept for ``path`` (its file is no longer there)."""
+        room = self._rooms.pop(path, None)
+        if room is not None:
+            room.close()
 
     def close(self) -> None:
         """Leave every room and stop the background thread (bounded)."""
@@ -169,22 +188,7 @@ class CollabStore:
         Raises:
             NotebookError: the codes of :meth:`room`.
         """
-        import orjson
-        from jupyter_ydoc.utils import cast_all
-
-        room = self.room(ref)
-        with room.lock:
-            cells = room.cells()
-            meta: dict[str, Any] = room.notebook._ymeta.to_py() or {}
-            cast_all(meta, float, int)  # Y.js numbers are floats
-            notebook = {
-                "cells": orjson.loads(orjson.dumps(cells)),  # a copy, fast
-                "metadata": meta.get("metadata", {}),
-                "nbformat": int(meta.get("nbformat", 4)),
-                "nbformat_minor": int(meta.get("nbformat_minor", 5)),
-            }
-            version = _version(room, _light(room))
-        return StoreRead(notebook, version)
+        return _read(self.room(ref))
 
     def commit(self, ref: NotebookRef, change: StoreChange) -> StoreRead:
         """See ``store.NotebookStore.commit``: one transaction on the room's document,
@@ -224,7 +228,7 @@ class CollabStore:
             snapshots.discard(pop.handle)
         if ops:
             room.flush()
-        return self.read(ref)
+        return _read(room)
 
     def create(self, ref: NotebookRef, notebook: dict[str, Any]) -> StoreRead:
         """Create the notebook through the contents API (``PUT /api/contents/<path>``, never
@@ -290,9 +294,11 @@ class CollabStore:
 
         A notebook before nbformat 4.5 shows its cells without ids, but the room gives every
         cell one (``YNotebook.create_ycell``) and drops it on read: without ``cell_id`` the
-        cell at ``index`` is taken by its room id when its rev is still ``rev``, else
-        ``None`` (the person changed the cells meanwhile: nothing is streamed; the final
-        outputs are committed by rev as for every store).
+        cell at ``index`` is taken by its room id. Either way, when the cell's rev is no
+        longer ``rev`` (a person changed it after the run read it: the run executes the
+        source it read), the answer is ``None``: nothing is streamed over what the person's
+        cell shows now (their outputs), and the final outputs are committed by rev, as for
+        every store (refused: ``cell_changed``).
 
         Raises:
             NotebookError: the codes of :meth:`room`.
@@ -304,6 +310,8 @@ class CollabStore:
             cell_id = _room_id_at(room, index, rev)
             if cell_id is None:
                 return None
+        elif rev is not None and _room_rev_of(room, cell_id) not in (rev, None):
+            return None  # changed since the run read it (None: gone, CELL_NOT_FOUND on entry)
         return LiveRoomCell(room, cell_id, where=str(ref))
 
     # ------------------------------------------------------------------ helpers
@@ -321,6 +329,40 @@ class CollabStore:
         return SnapshotStore.keyed(self.ref(self._path(ref)).key, base_dir=self._base_dir)
 
 
+def _read(room: Room) -> StoreRead:
+    """The room's notebook and its :class:`CollabVersion` (``CollabStore.read``)."""
+    import orjson
+    from jupyter_ydoc.utils import cast_all
+
+    with room.lock:
+        cells = room.cells()
+        meta: dict[str, Any] = room.notebook._ymeta.to_py() or {}
+        cast_all(meta, float, int)  # Y.js numbers are floats
+        notebook = {
+            "cells": orjson.loads(orjson.dumps(cells)),  # a copy, fast
+            "metadata": meta.get("metadata", {}),
+            "nbformat": int(meta.get("nbformat", 4)),
+            "nbformat_minor": int(meta.get("nbformat_minor", 5)),
+        }
+        version = _version(room, _light(room))
+    return StoreRead(notebook, version)
+
+
+def _room_rev_of(room: Room, cell_id: str) -> str | None:
+    """The rev of the live cell whose id is ``cell_id``, or ``None`` when there is none."""
+    with room.lock:
+        ycells = room.notebook.ycells
+        for position in range(len(ycells)):
+            ycell = ycells[position]
+            if ycell.get("id") == cell_id:
+                return _ycell_rev(ycell)
+    return None
+
+
+def _ycell_rev(ycell: Any) -> str:
+    return rev_of({"cell_type": ycell.get("cell_type"), "source": str(ycell.get("source", ""))})
+
+
 def _room_id_at(room: Room, index: int | None, rev: str | None) -> str | None:
     """The room's id of the cell at ``index`` if its rev is ``rev``, else ``None``."""
     if index is None or rev is None:
@@ -330,9 +372,8 @@ def _room_id_at(room: Room, index: int | None, rev: str | None) -> str | None:
         if not 0 <= index < len(ycells):
             return None
         ycell = ycells[index]
-        cell = {"cell_type": ycell.get("cell_type"), "source": str(ycell.get("source", ""))}
         found = ycell.get("id")
-        return found if isinstance(found, str) and rev_of(cell) == rev else None
+        return found if isinstance(found, str) and _ycell_rev(ycell) == rev else None
 
 
 def _quote(path: str) -> str:

@@ -39,9 +39,15 @@ __all__ = ["LiveCell", "LiveOutputs", "live_sink"]
 class LiveCell(Protocol):
     """The sink of one running cell (module docstring); a context manager.
 
-    Entering marks the cell running (outputs cleared, no execution count); leaving marks it
-    idle. Entering raises ``NotebookError`` ``CELL_NOT_FOUND`` when no code cell has the id.
+    Entering marks the cell running (outputs cleared, no execution count) and returns the
+    sink itself; leaving marks it idle. Entering raises ``NotebookError`` ``CELL_NOT_FOUND``
+    when no code cell has the id.
     """
+
+    delivered: bool
+    """True once :meth:`finish` put the final outputs into the live cell (it was still
+    there): they are written, whatever the commit by rev then finds (a person typing into
+    the running cell changes its rev, as in JupyterLab, where the outputs land all the same)."""
 
     def __enter__(self) -> LiveCell: ...
 

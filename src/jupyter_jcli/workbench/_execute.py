@@ -167,6 +167,7 @@ async def run_batch(
     pending_stop: InterruptReason | None = None
     restarted = False
     written: tuple[str, ...] = ()
+    delivered: list[str] = []  # final outputs put into the live cell as it finished
     try:
         for position, view in enumerate(cells):
             progress.done = position
@@ -186,6 +187,8 @@ async def run_batch(
                     rev=view.rev,
                 )
                 result = await _execute_one(kernel, view, timeout, progress, saver, live=live)
+                if live is not None and live.delivered:
+                    delivered.append(view.name)
             except KernelError as err:  # the stop came while the kernel was starting
                 if err.details.get("stop_requested") is None:
                     raise
@@ -207,6 +210,7 @@ async def run_batch(
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(WRITE_TIMEOUT):
             written = await saver.finish()
+    written = tuple(dict.fromkeys((*written, *delivered)))
     epoch = results[-1][1].epoch if results else None
     executed = _condensed(results, budget, include_images, max_images, set(written))
     executed = _with_reasons(executed, document, {view.name: view for view, _ in results})
