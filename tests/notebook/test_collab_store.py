@@ -241,6 +241,7 @@ def test_a_wrong_token_is_refused_with_its_code(server: RunningServer, name: str
     ):
         store.read(store.ref(name))
     assert caught.value.code == ErrorCode.SERVER_AUTH_FAILED
+    assert caught.value.details["server_url"].rstrip("/") == server.url.rstrip("/")
 
 
 def test_two_agents_and_a_person_on_one_notebook_keep_every_edit(

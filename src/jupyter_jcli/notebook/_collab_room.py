@@ -374,7 +374,8 @@ class Room:
                 self._http = httpx.AsyncClient(**client_options(self.server, self.timeout))
             answer = await self._http.request(method, url, **options)
         if answer.status_code in (401, 403):
-            raise status_error(answer.status_code, self.path, doing, error=RoomError)
+            facts = {"server_url": self.base_url}  # as the boundary's own errors say
+            raise status_error(answer.status_code, self.path, doing, error=RoomError, details=facts)
         return answer
 
     async def _connect_once(self, first: bool) -> None:
