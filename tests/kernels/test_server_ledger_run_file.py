@@ -195,3 +195,25 @@ def test_a_server_kernels_runs_go_to_the_run_file_emptied_at_restart_and_removed
         assert jcli(jupyter_server, "kernel", "stop", path)[0] == 0
     assert not entry.exists()
     assert not ledger.path(path.resolve(), ".runs").exists()
+
+
+def test_a_busy_record_a_killed_process_left_keeps_the_runs_for_a_join_of_that_kernel_process(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    ledger = ServerLedger(URL, tmp_path / "ledger")
+    notebook = tmp_path / "nb.ipynb"
+    assert ledger.adopt(notebook, "k1", None, "e1", "p1") == "e1"
+    ledger.record_execution(notebook, run_record("a"))
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    busy = {"who": "j-cli pid 1", "cell": "b", "since": 0.0, "pid": int(ended.stdout)}
+    ledger.set_busy(notebook, "e1", busy)  # as that process recorded it, then was killed
+    assert ledger.running(notebook, "e1") is not None
+    assert ledger.adopt(notebook, "k1", None, "e9", "p1") == "e1"  # its code may still run
+    entry = ledger.read(notebook)
+    assert _keys(ledger, notebook) == ["a"] and entry is not None and entry.busy == busy
+    assert ledger.adopt(notebook, "k1", None, "e9", "p2") == "e9"  # restarted since: afresh
+    assert ledger.executions(notebook) == [] and ledger.running(notebook, "e9") is None

@@ -1,8 +1,10 @@
-"""What a notebook's kernel is busy with, as the registry records it (``KernelEntry.busy``)
-and as ``KERNEL_BUSY`` tells another process that wants it: the cell (or inline code), the
-command running it, its process id and since when; and the policy around it: taking the
-notebook's execution lock (:func:`take_exec`), refusing to queue behind code a killed command
-left running (:func:`check_leftover`). Stops asked elsewhere are in the kernel's records
+"""What a notebook's kernel is busy with, as its records keep it (the ``busy`` of a
+:class:`~jupyter_jcli.kernels._records.RecordsFolder` entry: the registry's for a kernel of
+this machine, the ledger's for a Jupyter Server kernel) and as ``KERNEL_BUSY`` tells another
+process that wants it: the cell (or inline code), the command running it, its process id and
+since when; and the policy around it: taking the notebook's execution lock
+(:func:`take_exec`), refusing to queue behind code a killed command left running
+(:func:`check_leftover`). Stops asked elsewhere are in the kernel's records
 (:class:`~jupyter_jcli.kernels.KernelRecords`)."""
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jupyter_jcli.errors import ErrorCode, KernelError
 from jupyter_jcli.kernels._config import STOP_WAIT
@@ -28,18 +30,21 @@ from jupyter_jcli.kernels._entry import (
 
 if TYPE_CHECKING:
     from jupyter_jcli.kernels._flock import ExecLock
+    from jupyter_jcli.kernels._records import RecordsFolder
     from jupyter_jcli.kernels._registry import KernelRegistry
-    from jupyter_jcli.kernels._registry_backend import RegistryBackend
 
 __all__ = [
     "EXEC_POLL",
     "LEFTOVER_PROBE",
+    "BusyHolder",
+    "ShellProbe",
     "busy_error",
     "busy_facts",
     "busy_record",
     "check_leftover",
     "command_words",
     "interrupt_registered",
+    "left_running",
     "leftover_cause",
     "running_words",
     "stop_words",
@@ -49,8 +54,28 @@ __all__ = [
 EXEC_POLL = 0.05
 """Seconds between two tries of the execution lock while another process holds it."""
 LEFTOVER_PROBE = 3.0
-"""Seconds, at least, a command gives the kernel to answer on its shell when the registry
-says a command that ended (killed) was running code on it (:func:`check_leftover`)."""
+"""Seconds, at least, a command gives the kernel to answer on its shell when its records
+say a command that ended (killed) was running code on it (:func:`check_leftover`)."""
+
+
+class BusyHolder(Protocol):
+    """What keeps a ``busy`` record (:func:`busy_record`, ``None``: nothing runs): a
+    registry entry, a ledger entry, the ledger's facts of a server session."""
+
+    @property
+    def busy(self) -> dict[str, Any] | None: ...
+
+
+@runtime_checkable
+class ShellProbe(Protocol):
+    """A backend that can tell whether its kernel's shell is free (:func:`check_leftover`):
+    the registry's, a Jupyter Server's."""
+
+    async def shell_free(self, timeout: float) -> bool:
+        """Whether the kernel's shell channel serves a ``kernel_info`` request within
+        ``timeout`` s (it serves one request at a time: a kernel still running code
+        answers once that code ended); ``True`` as well when the kernel is gone."""
+        ...
 
 
 def busy_record(cell: str | None) -> dict[str, Any]:
@@ -92,7 +117,7 @@ def stop_words(reason: str, who: str | None, command: str | None) -> str:
 
 
 def busy_error(
-    notebook_path: Path, entry: KernelEntry | None, busy_wait: float, *, gone: bool = False
+    notebook_path: Path, entry: BusyHolder | None, busy_wait: float, *, gone: bool = False
 ) -> KernelError:
     """``KERNEL_BUSY`` for a process that waited ``busy_wait`` s for the kernel of ``entry``;
     ``gone``: the process that ran the code has ended (killed) and the kernel still runs it.
@@ -140,8 +165,15 @@ def busy_error(
     )
 
 
-def busy_facts(entry: KernelEntry | None) -> dict[str, Any] | None:
-    """What the registry says ``entry``'s kernel is busy with, ``None`` when it records
+def left_running(busy: dict[str, Any] | None) -> bool:
+    """Whether ``busy`` (a :func:`busy_record`) is the record of another process that has
+    ended (killed while its code ran: that code may still run on the kernel)."""
+    pid = (busy or {}).get("pid")
+    return isinstance(pid, int) and pid != own_pid() and not pid_alive(pid)
+
+
+def busy_facts(entry: BusyHolder | None) -> dict[str, Any] | None:
+    """What the records say ``entry``'s kernel is busy with, ``None`` when they record
     nothing running: ``running_cell`` (``None`` for inline code), ``running`` (``"cell
     NAME"`` or ``"inline code"``), ``busy_by`` (who, :func:`process_name`), ``busy_pid``,
     ``busy_command``, ``busy_since`` (ISO 8601 UTC), ``busy_gone`` (the command that runs it
@@ -168,7 +200,7 @@ def busy_facts(entry: KernelEntry | None) -> dict[str, Any] | None:
         "busy_pid": pid,
         "busy_command": command,
         "busy_since": stamp,
-        "busy_gone": pid is not None and pid != own_pid() and not pid_alive(pid),
+        "busy_gone": left_running({"pid": pid}),
         "busy_command_words": command_words(command, who),
     }
 
@@ -239,37 +271,38 @@ async def take_exec(
 
 
 async def check_leftover(
-    registry: KernelRegistry, notebook_path: Path, backend: RegistryBackend, busy_wait: float
+    records: RecordsFolder[Any],
+    notebook_path: Path,
+    epoch: str,
+    backend: ShellProbe,
+    busy_wait: float,
 ) -> None:
     """Refuse to queue code behind the code of a command that ended (killed, ``kill -9``)
-    while it ran on the kernel: the registry still holds that command's ``busy`` record.
+    while it ran on the kernel of ``epoch``: its records (the registry's, a Jupyter Server's
+    ledger) still hold that command's ``busy`` record.
 
     Its code may have run on (a kernel outlives a command): what it did is recorded once in
     the execution log as a change of any name (every cell run before reads ``stale``, never fresh,
-    with that cause). Then the kernel is asked on its shell (:meth:`RegistryBackend.shell_free`,
+    with that cause). Then the kernel is asked on its shell (:meth:`ShellProbe.shell_free`,
     within ``busy_wait`` s and at least :data:`LEFTOVER_PROBE` s): when it answers, that code
     has ended and its record is dropped; else ``KERNEL_BUSY`` (``busy_gone``), naming the
     command and how to stop its code, with nothing sent to the kernel but the probe.
     """
-    entry = registry.read(notebook_path)
+    entry = records.read(notebook_path)
     busy = entry.busy if entry is not None else None
-    pid = (busy or {}).get("pid")
-    if entry is None or busy is None or not isinstance(pid, int):
+    if entry is None or entry.epoch != epoch or busy is None or not left_running(busy):
         return
-    if pid == own_pid() or pid_alive(pid):
-        return
+    pid = busy["pid"]
     if not busy.get("noted"):
         facts = busy_facts(entry)
         if facts is None:  # not reached: ``busy`` is a record with a pid
             return
         cause = leftover_cause(facts)
         with contextlib.suppress(KernelError):
-            registry.record_change(
-                notebook_path, {"epoch": entry.epoch, "names": None, "cause": cause}
-            )
-            registry.set_busy(notebook_path, entry.epoch, {**busy, "noted": True})
+            records.record_change(notebook_path, {"epoch": epoch, "names": None, "cause": cause})
+            records.set_busy(notebook_path, epoch, {**busy, "noted": True}, of=pid)
     if await backend.shell_free(max(busy_wait, LEFTOVER_PROBE)):
         with contextlib.suppress(KernelError):
-            registry.set_busy(notebook_path, entry.epoch, None, of=pid)
+            records.set_busy(notebook_path, epoch, None, of=pid)
         return
     raise busy_error(notebook_path, entry, busy_wait, gone=True)

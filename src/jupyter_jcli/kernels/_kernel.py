@@ -8,7 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -19,6 +19,7 @@ from jupyter_jcli.kernels._backend import (
     KernelBackend,
     KernelspecCatalogue,
 )
+from jupyter_jcli.kernels._busy import ShellProbe, busy_record, check_leftover, take_exec
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -30,7 +31,7 @@ from jupyter_jcli.kernels._entry import process_name
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._hold import KernelHold
 from jupyter_jcli.kernels._local import LocalBackend, installed_kernelspecs, require_kernelspec
-from jupyter_jcli.kernels._records import asked_stop
+from jupyter_jcli.kernels._records import RecordsFolder, asked_stop
 from jupyter_jcli.kernels._request import RequestOptions, RequestOutcome, request_execution
 from jupyter_jcli.kernels._results import EvaluationResult, evaluation_result, execution_result
 from jupyter_jcli.kernels._translate import DisplayRegistry, OutputCollector
@@ -90,6 +91,12 @@ class NotebookKernel:
             (the second waits, then gets ``KERNEL_BUSY``:
             :func:`~jupyter_jcli.kernels._busy.take_exec`). ``None``: no lock
             across processes.
+
+    With records kept in files (the registry's, a Jupyter Server's ledger: a
+    :class:`~jupyter_jcli.kernels._records.RecordsFolder`), what this object runs is recorded
+    there while it runs (``busy``), and a hold that finds there the record of a command killed
+    while its code ran refuses to queue behind that code
+    (:func:`~jupyter_jcli.kernels._busy.check_leftover`: ``KERNEL_BUSY``, ``busy_gone``).
     """
 
     def __init__(
@@ -131,6 +138,7 @@ class NotebookKernel:
         self.process_wait = 0.0
         """Seconds a hold waits for another process executing on the kernel (at least the
         hold's own ``busy_wait``) before ``KERNEL_BUSY``."""
+        self._leftover_wait = 0.0  # the running hold's wait, for a check after a start
 
     @property
     def epoch(self) -> str | None:
@@ -196,18 +204,42 @@ class NotebookKernel:
             if exec_lock is None or self._locks is None or nested:
                 yield
                 return
-            from jupyter_jcli.kernels._busy import take_exec
-
             wait = max(busy_wait, self.process_wait)
             await take_exec(exec_lock, self._locks, self.notebook_path, wait)
             try:
+                self._leftover_wait = wait
+                await self._enter_exec(wait)
                 yield
             finally:
+                records, epoch = self._busy_records(), self._epoch
+                if records is not None and epoch is not None:
+                    with anyio.CancelScope(shield=True), contextlib.suppress(KernelError):
+                        records.set_busy(self.notebook_path, epoch, None)
                 checkpoint = getattr(self._backend, "checkpoint", None)
                 if self.records is not None and checkpoint is not None:
                     with anyio.CancelScope(shield=True):
                         await checkpoint()  # a server kernel: what ran counts for the next
                 exec_lock.release()
+
+    def _busy_records(self) -> RecordsFolder[Any] | None:
+        """The records that keep what runs on the kernel (``busy``), ``None`` for none."""
+        return self.records if isinstance(self.records, RecordsFolder) else None
+
+    async def _enter_exec(self, busy_wait: float) -> None:
+        """Once the execution lock is taken: check the live kernel for code a killed command
+        left running (:meth:`_check_leftover`)."""
+        await self._check_leftover(busy_wait)
+
+    async def _check_leftover(self, busy_wait: float) -> None:
+        """:func:`~jupyter_jcli.kernels._busy.check_leftover` on the live kernel, when its
+        records keep ``busy`` and its backend can probe its shell.
+
+        Raises:
+            KernelError: ``KERNEL_BUSY`` (``busy_gone``).
+        """
+        records, backend, epoch = self._busy_records(), self._backend, self.epoch
+        if records is not None and isinstance(backend, ShellProbe) and epoch is not None:
+            await check_leftover(records, self.notebook_path, epoch, backend, busy_wait)
 
     async def execute(
         self,
@@ -443,6 +475,10 @@ class NotebookKernel:
     ) -> RequestOutcome:
         """:func:`request_execution` with a fresh :class:`StopSignal` that :meth:`interrupt`,
         :meth:`restart` and :meth:`shutdown` reach while it runs."""
+        records, cell = self._busy_records(), self._hold.running_cell
+        if records is not None and self._epoch is not None:  # what runs, for other processes
+            with contextlib.suppress(KernelError):
+                records.set_busy(self.notebook_path, self._epoch, busy_record(cell))
         with self._hold.request() as signal:
             epoch = self._epoch
             if epoch is not None:
@@ -467,7 +503,9 @@ class NotebookKernel:
             self._replaced_epoch = self._epoch if replaced else None
             await self._stop(now=True)
             await self._start()
-            return replaced
+        if self._exec is not None and self._exec.held:  # joined under a hold: what runs?
+            await self._check_leftover(self._leftover_wait)
+        return replaced
 
     async def _restart_in_place(self) -> bool:
         """Restart the live kernel through its backend's :class:`InPlaceRestart`; ``False``

@@ -15,7 +15,9 @@ The two stores on disk are one :class:`RecordsFolder`, a folder of per-notebook 
 each with its execution log and its lock; they differ only in their key, their folder, the
 fields of their entries (the registry's kernel and its users, the ledger's server kernel id
 and witness), whether writes are ``fsync``-ed, and what a record of another epoch than the
-entry's does (the registry refuses it: another kernel's; the ledger starts afresh with it)::
+entry's does (the registry refuses it: another kernel's; the ledger starts afresh with it).
+Both keep what a process of ours runs on the kernel while it runs (``busy``,
+:meth:`RecordsFolder.set_busy`), so a command killed while its code ran leaves that said::
 
     <key>.json   the entry, replaced atomically (:func:`~._log_file.replace_file`)
     <key>.runs   its epoch's execution log, append-only JSON Lines (:mod:`._log_file`)
@@ -39,7 +41,7 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, get_args
 
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._entry import process_command
+from jupyter_jcli.kernels._entry import own_pid, process_command
 from jupyter_jcli.kernels._flock import ExecLock, flock_path
 from jupyter_jcli.kernels._log_file import (
     append_execution,
@@ -58,6 +60,7 @@ __all__ = [
     "add_change",
     "asked_since",
     "asked_stop",
+    "replace_busy",
 ]
 
 LOCK_TIMEOUT = 10.0
@@ -157,12 +160,15 @@ class KernelRecords(Protocol):
 class FolderEntry(RecordsEntry, Protocol):
     """An entry a :class:`RecordsFolder` stores: what its execution log needs (``seq``, the
     last sequence number handed out; ``runs_compacted``, the log file's size in bytes after
-    its last compaction, 0: never) and the last stop asked (``interrupt``)."""
+    its last compaction, 0: never), the last stop asked (``interrupt``) and what a process
+    of ours runs on the kernel (``busy``: :func:`~jupyter_jcli.kernels._busy.busy_record`,
+    ``None`` when nothing)."""
 
     seq: int
     runs_compacted: int
     changes: list[dict[str, Any]]
     interrupt: dict[str, Any] | None
+    busy: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (JSON-ready)."""
@@ -170,6 +176,17 @@ class FolderEntry(RecordsEntry, Protocol):
 
 
 E = TypeVar("E", bound=FolderEntry)
+
+
+def replace_busy(entry: FolderEntry, busy: dict[str, Any] | None, owner: int) -> bool:
+    """Set ``entry``'s ``busy`` record to ``busy``; ``None`` clears only a record of process
+    ``owner`` or of no process (the record a killed process left stays, so later commands
+    learn that its code may still run). Whether it changed."""
+    pid = (entry.busy or {}).get("pid")
+    if busy is None and isinstance(pid, int) and pid != owner:
+        return False
+    entry.busy = busy
+    return True
 
 
 class RecordsFolder(ABC, Generic[E]):
@@ -399,6 +416,29 @@ class RecordsFolder(ABC, Generic[E]):
         """Whether they keep the notebook's runs: it has an entry with an epoch."""
         return self.read(notebook_path) is not None
 
+    def set_busy(
+        self,
+        notebook_path: Path,
+        epoch: str,
+        busy: dict[str, Any] | None,
+        *,
+        of: int | None = None,
+    ) -> None:
+        """Note what this process runs on the kernel of ``epoch`` (``busy``:
+        :func:`~jupyter_jcli.kernels._busy.busy_record`) or, with ``None``, that it runs
+        nothing, as :func:`replace_busy` says (``of``: the process whose record is cleared,
+        default this one); nothing when the entry is another kernel's."""
+        owner = own_pid() if of is None else of
+
+        def change(entry: E) -> None:
+            replace_busy(entry, busy, owner)
+
+        self.update(notebook_path, change, epoch=epoch)
+
     def running(self, notebook_path: Path, epoch: str) -> dict[str, Any] | None:
-        """``None``: the folder does not record what runs."""
-        return None
+        """What a process of ours runs on the kernel of ``epoch`` (its ``busy`` record:
+        :func:`~jupyter_jcli.kernels._busy.busy_facts`), else ``None``."""
+        from jupyter_jcli.kernels._busy import busy_facts
+
+        entry = self.read(notebook_path)
+        return busy_facts(entry) if entry is not None and entry.epoch == epoch else None

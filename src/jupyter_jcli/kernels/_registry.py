@@ -50,7 +50,7 @@ from jupyter_jcli.kernels._entry import (
 )
 from jupyter_jcli.kernels._flock import ExecLock
 from jupyter_jcli.kernels._log_file import read_executions, replace_file
-from jupyter_jcli.kernels._records import LOCK_TIMEOUT, RecordsFolder
+from jupyter_jcli.kernels._records import LOCK_TIMEOUT, RecordsFolder, replace_busy
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -228,10 +228,8 @@ class KernelRegistry(RecordsFolder[KernelEntry]):
         def change(entry: KernelEntry) -> None:
             if user is not None:
                 _touch(entry, user, busy is not None)
-            pid = (entry.busy or {}).get("pid")
-            if busy is None and isinstance(pid, int) and pid != owner:
+            if not replace_busy(entry, busy, owner):
                 return
-            entry.busy = busy
             if entry.state in ("idle", "busy"):
                 entry.state = "busy" if busy is not None else "idle"
             if busy is None:

@@ -30,14 +30,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
-
 from jupyter_jcli.errors import ErrorCode, KernelError
-from jupyter_jcli.kernels._busy import (
-    busy_record,
-    check_leftover,
-    take_exec,
-)
+from jupyter_jcli.kernels._busy import take_exec
 from jupyter_jcli.kernels._config import (
     DEFAULT_BUSY_WAIT,
     DEFAULT_KERNELSPEC,
@@ -58,11 +52,8 @@ from jupyter_jcli.kernels._supervisor import (
 )
 
 if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
     from jupyter_jcli.kernels._backend import KernelBackend
     from jupyter_jcli.kernels._entry import KernelEntry
-    from jupyter_jcli.kernels._request import RequestOptions, RequestOutcome
 
 __all__ = ["RegistryKernel", "RegistryKernelPool"]
 
@@ -138,23 +129,15 @@ class RegistryKernel(NotebookKernel):
         try:
             async with super().hold(busy_wait=busy_wait):
                 took = True
-                try:
-                    await self._sync(launch=True)
-                    backend = self._backend
-                    if isinstance(backend, RegistryBackend) and backend.entry is not None:
-                        wait = max(busy_wait, self.process_wait)
-                        await check_leftover(
-                            self.kernel_registry, self.notebook_path, backend, wait
-                        )
-                    yield
-                finally:
-                    epoch = self._epoch
-                    with anyio.CancelScope(shield=True), contextlib.suppress(KernelError):
-                        if epoch is not None:
-                            self.kernel_registry.set_busy(self.notebook_path, epoch, None)
+                yield
         finally:
             if took:
                 self.kernel_registry.drop_if_unused(self.notebook_path)  # no kernel started
+
+    async def _enter_exec(self, busy_wait: float) -> None:
+        """Join the registered kernel, then check it (:meth:`NotebookKernel._enter_exec`)."""
+        await self._sync(launch=True)
+        await super()._enter_exec(busy_wait)
 
     async def _sync(self, *, launch: bool) -> None:
         """Join the registered kernel when it is not the one this object runs (another
@@ -239,16 +222,6 @@ class RegistryKernel(NotebookKernel):
         is not running it (never starts one): so :meth:`interrupt` reaches it too."""
         await self._sync(launch=False)
         return await super().is_alive()
-
-    async def _request(
-        self, backend: KernelBackend, code: str, **options: Unpack[RequestOptions]
-    ) -> RequestOutcome:
-        """Record the running cell in the entry (``busy``: who and which cell), then run."""
-        if self._epoch is not None:
-            busy = busy_record(self._hold.running_cell)
-            with contextlib.suppress(KernelError):
-                self.kernel_registry.set_busy(self.notebook_path, self._epoch, busy)
-        return await super()._request(backend, code, **options)
 
     async def restart(self) -> str:
         """Restart the shared kernel: stop it for every process (a new kernel, a new epoch).

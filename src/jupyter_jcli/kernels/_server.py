@@ -50,6 +50,7 @@ from jupyter_jcli.kernels._server_http import (
 from jupyter_jcli.kernels._server_ledger import ServerLedger, witness
 from jupyter_jcli.kernels._server_sessions import open_session
 from jupyter_jcli.kernels._server_ws import MAX_MESSAGE_BYTES, RECONNECT_WINDOW, KernelChannels
+from jupyter_jcli.kernels._translate import parent_id
 from jupyter_jcli.kernels._types import LOCAL_ORIGIN, KernelMessage, KernelOrigin
 from jupyter_jcli.server import (
     CONNECT_TIMEOUT,
@@ -220,7 +221,8 @@ class ServerBackend(ExecuteRequests):
         if self._created is None:  # joined: is it as the last of us left it?
             model = await api.kernel(ident) or {}
             seen = witness(model.get("last_activity"), channels.process)
-        self._epoch = ServerLedger(self.config.url).adopt(notebook, ident, seen, uuid.uuid4().hex)
+        ledger, process = ServerLedger(self.config.url), channels.process
+        self._epoch = ledger.adopt(notebook, ident, seen, uuid.uuid4().hex, process)
         self._origin = dataclasses.replace(self._origin, epoch=self._epoch)
 
     async def _connect(self, session: str) -> ClientConnection:
@@ -305,6 +307,36 @@ class ServerBackend(ExecuteRequests):
             if not channels.usable:
                 return None
         return reply
+
+    async def shell_free(self, timeout: float) -> bool:
+        """Whether the kernel's shell channel serves a ``kernel_info`` request (it runs no
+        code) within ``timeout`` s (:class:`~jupyter_jcli.kernels._busy.ShellProbe`): the
+        shell serves one request at a time, so a kernel still running another client's code
+        answers only once that code ended; ``True`` as well when the kernel is gone (nothing
+        runs on it). A late answer is skipped by the requests after it (not theirs).
+
+        Raises:
+            KernelError: ``SERVER_*`` when the probe cannot be sent.
+        """
+        channels = self._live()
+        probe = new_message("kernel_info_request", {}, channels.session)
+        try:
+            await channels.send(probe)
+        except KernelError as err:
+            if err.code != ErrorCode.KERNEL_NOT_RUNNING:
+                raise
+            return True  # closed or gone
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0 and channels.usable:
+            try:
+                reply = await channels.receive("shell", min(left, LIVENESS_INTERVAL))
+            except KernelError:  # closed or lost: nothing runs on it for us
+                return True
+            if reply is not None and parent_id(reply) == probe["header"]["msg_id"]:
+                return True
+            if reply is None and not await self.is_alive():
+                return True
+        return not channels.usable
 
     async def interrupt(self) -> None:
         """``POST api/kernels/{id}/interrupt`` (the server signals or messages the kernel as

@@ -26,6 +26,15 @@ process it talked to. The next process joining the same kernel id adopts the led
 only when it finds the same witness; anything else (another kernel, activity since, no
 witness because one of ours still runs on it or left it busy) starts the ledger afresh, so
 a cell is never fresh on state it may not have.
+
+Leftover code: while a process of ours runs a cell on the kernel, the entry says so (``busy``,
+:func:`~jupyter_jcli.kernels._busy.busy_record`; cleared when its batch ends). A process killed
+meanwhile (``kill -9``) leaves no witness but that record, and its code may run on: a process
+joining the same kernel process (``kernel_process``, the ``header.session`` of its messages)
+then keeps the entry's epoch, so the command that finds the leftover
+(:func:`~jupyter_jcli.kernels._busy.check_leftover`) makes every cell run before ``stale``
+with its cause (what that code did is unknown) and refuses to queue behind it; any other
+kernel process (restarted since) starts the entry afresh, record and all.
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupyter_jcli.kernels._busy import left_running
 from jupyter_jcli.kernels._entry import process_command
 from jupyter_jcli.kernels._log_file import read_executions
 from jupyter_jcli.kernels._records import RecordsFolder
@@ -76,6 +86,10 @@ class LedgerEntry:
             session none of ours created (we never delete it).
         started_command: the command line of the process of ours that created the session
             (:func:`~jupyter_jcli.kernels._entry.process_command`), ``None`` when none did.
+        busy: what a process of ours runs on the kernel
+            (:func:`~jupyter_jcli.kernels._busy.busy_record`), ``None`` when nothing.
+        kernel_process: the kernel process the last process of ours joined (its messages'
+            ``header.session``), ``None`` when unknown (see the module docstring).
     """
 
     kernel_id: str
@@ -87,6 +101,8 @@ class LedgerEntry:
     interrupt: dict[str, Any] | None = None
     keep: bool = True
     started_command: str | None = None
+    busy: dict[str, Any] | None = None
+    kernel_process: str | None = None
 
     @classmethod
     def from_dict(cls, data: object) -> LedgerEntry | None:
@@ -99,7 +115,8 @@ class LedgerEntry:
         if not isinstance(changes, list) or type(seq) is not int:
             return None
         compacted, keep = data.get("runs_compacted"), data.get("keep")
-        command = data.get("started_command")
+        command, busy = data.get("started_command"), data.get("busy")
+        process = data.get("kernel_process")
         return cls(
             kernel_id=data["kernel_id"],
             epoch=epoch if isinstance(epoch, str) else None,
@@ -110,6 +127,8 @@ class LedgerEntry:
             interrupt=data["interrupt"] if isinstance(data.get("interrupt"), dict) else None,
             keep=keep if isinstance(keep, bool) else True,  # an earlier version's: not known
             started_command=command if isinstance(command, str) else None,
+            busy=busy if isinstance(busy, dict) else None,
+            kernel_process=process if isinstance(process, str) else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -129,12 +148,14 @@ class SessionFacts:
         epoch: the epoch of its recorded runs while they are trusted
             (:meth:`ServerLedger.trusted_epoch`), else ``None``.
         runs: the cells recorded as run on ``epoch`` (their latest run each), 0 without one.
+        busy: what a process of ours runs on it (the entry's ``busy``), ``None`` when nothing.
     """
 
     keep: bool = True
     started_command: str | None = None
     epoch: str | None = None
     runs: int = 0
+    busy: dict[str, Any] | None = None
 
 
 class ServerLedger(RecordsFolder[LedgerEntry]):
@@ -175,22 +196,29 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
         self._new_epoch(notebook_path, entry, epoch)
         return True
 
-    def adopt(self, notebook_path: Path, kernel_id: str, seen: str | None, epoch: str) -> str:
+    def adopt(
+        self,
+        notebook_path: Path,
+        kernel_id: str,
+        seen: str | None,
+        epoch: str,
+        process: str | None = None,
+    ) -> str:
         """The epoch whose runs count on ``kernel_id`` as the server shows it now (``seen``,
-        its :func:`witness`), or ``epoch`` after starting the entry afresh with it (see the
-        module docstring). The witness is used up: until a process of ours leaves the kernel
-        again, another one joining trusts nothing."""
+        its :func:`witness`; ``process``, the kernel process joined), or ``epoch`` after
+        starting the entry afresh with it (see the module docstring). The witness is used up:
+        until a process of ours leaves the kernel again, another one joining trusts nothing.
+        An entry whose ``busy`` record a killed process left on that same kernel process is
+        kept (its leftover is judged by :func:`~jupyter_jcli.kernels._busy.check_leftover`)."""
         with self.locked(notebook_path):
             entry = self._entry(notebook_path)
-            trusted = (
-                entry is not None
-                and entry.kernel_id == kernel_id
-                and entry.witness is not None
-                and entry.witness == seen
-                and entry.epoch is not None
-            )
+            same = entry if entry is not None and entry.kernel_id == kernel_id else None
+            trusted = same is not None and same.epoch is not None and (
+                (same.witness is not None and same.witness == seen)
+                or (process is not None and same.kernel_process == process
+                    and left_running(same.busy))
+            )  # fmt: skip
             if entry is None or not trusted:
-                same = entry if entry is not None and entry.kernel_id == kernel_id else None
                 entry = LedgerEntry(
                     kernel_id=kernel_id,
                     seq=entry.seq if entry else 0,
@@ -198,7 +226,7 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
                     started_command=same.started_command if same else None,
                 )
                 self._new_epoch(notebook_path, entry, epoch)
-            entry.witness = None
+            entry.witness, entry.kernel_process = None, process
             self._store(notebook_path, entry)
             return entry.epoch or epoch
 
@@ -253,14 +281,14 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
             return SessionFacts()
         epoch = self._trusted(entry, kernel_id, last_activity)
         runs = read_executions(self.path(notebook_path, ".runs"), epoch) if epoch else []
-        return SessionFacts(entry.keep, entry.started_command, epoch, len(runs))
+        return SessionFacts(entry.keep, entry.started_command, epoch, len(runs), entry.busy)
 
     def start_afresh(self, notebook_path: Path) -> None:
         """Forget the runs (the kernel restarted: none of them holds any more)."""
 
         def change(entry: LedgerEntry) -> None:
             self._new_epoch(notebook_path, entry, None)
-            entry.witness = None
+            entry.witness = entry.kernel_process = entry.busy = None
 
         self.update(notebook_path, change)
 

@@ -88,12 +88,15 @@ def session_dict(session: ServerSession) -> dict[str, Any]:
     of ours created the session for its run and deletes it when it exits; ``true`` when kept
     or created by none of ours), ``started_command`` (the command line that created it,
     ``None``: none of ours), ``epoch`` (while its runs are trusted, as the overview trusts
-    them, else ``None``) and ``runs`` (cells recorded on ``epoch``)."""
-    from jupyter_jcli.kernels import ServerLedger
+    them, else ``None``), ``runs`` (cells recorded on ``epoch``), and, while the server says
+    the kernel is busy, ``running_cell`` and ``busy_gone`` from what a process of ours
+    recorded running there (as :func:`entry_dict`)."""
+    from jupyter_jcli.kernels import ServerLedger, busy_facts
 
     facts = session.facts or ServerLedger(session.server_url).facts(
         session.notebook_path, session.kernel_id, session.last_activity
     )
+    running = busy_facts(facts) if session.state == "busy" else None
     return {
         "notebook_path": str(session.notebook_path),
         "kernelspec": session.kernelspec,
@@ -106,8 +109,8 @@ def session_dict(session: ServerSession) -> dict[str, Any]:
         "started_by": session.started_by,
         "started_command": facts.started_command,
         "users": [],
-        "running_cell": None,
-        "busy_gone": False,
+        "running_cell": running["running_cell"] if running else None,
+        "busy_gone": bool(running and running["busy_gone"]),
         "keep": facts.keep,
         "transport": "server",
         "connection_file": None,
