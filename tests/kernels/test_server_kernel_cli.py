@@ -228,7 +228,7 @@ def test_a_session_a_run_created_for_itself_is_listed_not_kept_while_the_run_liv
     try:
         deadline = time.monotonic() + 120.0
         kernel = None
-        while kernel is None or kernel["state"] != "busy":  # the run's cell is waiting
+        while kernel is None or kernel["running_cell"] is None:  # the run's cell is waiting
             assert time.monotonic() < deadline and running.poll() is None
             _status, listed = jcli(jupyter_server, "kernel", "list")
             found = [k for k in listed["kernels"] if k["notebook_path"] == str(path.resolve())]
@@ -236,7 +236,8 @@ def test_a_session_a_run_created_for_itself_is_listed_not_kept_while_the_run_liv
             time.sleep(0.2)
         assert kernel["keep"] is False
         assert kernel["started_command"].startswith("python -m jupyter_jcli -j run ")
-        assert (kernel["epoch"], kernel["runs"]) == (None, 0)  # not trusted while it runs
+        assert kernel["state"] == "busy" and kernel["running_cell"] == "import-pathlib"
+        assert kernel["epoch"] is not None and kernel["runs"] == 0  # the run's; none done yet
     finally:
         go.touch()
         assert finished(running)["ok"] is True

@@ -79,3 +79,37 @@ def test_a_run_killed_mid_cell_leaves_the_next_run_refused_busy_gone_then_stale_
     for name in ("a", "b"):  # ran before the killed run's cell: what that cell did is unknown
         assert cells[name]["status"] == "stale", cells[name]
         assert f"(pid {killed.pid}, ended)" in cells[name]["stale_cause"]
+
+
+def test_a_cell_another_command_runs_is_named_by_kernel_list_and_by_the_refusal(
+    jupyter_server: RunningServer, tmp_path: Path
+) -> None:
+    started, go = tmp_path / "started", tmp_path / "go"
+    path = write_notebook(tmp_path, ["a = 1", blocking_cell(started, go)], name="held")
+    status, kept = jcli(jupyter_server, "kernel", "start", path)
+    assert status == 0, kept
+    try:
+        running = jcli_process(jupyter_server, "run", path)  # a, then block
+        deadline = time.monotonic() + 120.0
+        while not started.exists():
+            assert time.monotonic() < deadline and running.poll() is None
+            time.sleep(0.1)
+        listed = listed_kernel(jupyter_server, path)  # while the run holds the kernel
+        assert listed["running_cell"] == "block" and listed["busy_gone"] is False, listed
+        assert listed["epoch"] is not None, listed  # the run's (its records are written as it goes)
+        status, refused = jcli(jupyter_server, "exec", path, "--code", "1")
+        assert (status, refused.get("code")) == (1, ErrorCode.KERNEL_BUSY.value), refused
+        details = refused["details"]
+        assert (details["running_cell"], details["busy_pid"]) == ("block", running.pid)
+        assert details["busy_command"].startswith("python -m jupyter_jcli -j run ")
+        assert details["busy_since"] is not None and details["busy_gone"] is False
+        go.touch()
+        out, _ = running.communicate(timeout=120)
+        assert running.returncode == 0, out
+        after = listed_kernel(jupyter_server, path)
+        assert (after["epoch"], after["runs"], after["running_cell"]) == (listed["epoch"], 2, None)
+    finally:
+        go.touch()
+        jcli(jupyter_server, "kernel", "stop", path)
+    listed_after = jcli(jupyter_server, "kernel", "list")[1]["kernels"]
+    assert listed_after == []

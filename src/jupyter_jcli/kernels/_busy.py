@@ -247,13 +247,18 @@ async def take_exec(
     registry: KernelRegistry,
     notebook_path: Path,
     busy_wait: float,
+    records: RecordsFolder[Any] | None = None,
 ) -> None:
     """Take the notebook's execution lock within ``busy_wait`` s, polling every
     :data:`EXEC_POLL` s; a kernel being stopped extends the wait by
     :data:`~jupyter_jcli.kernels.STOP_WAIT` once (its holder lets it go as it stops).
 
+    ``records``: the kernel's own records when they are not the registry's (a Jupyter
+    Server's ledger): what runs is read there for the refusal.
+
     Raises:
-        KernelError: ``KERNEL_BUSY`` (its details: :func:`busy_error`).
+        KernelError: ``KERNEL_BUSY`` (its details: :func:`busy_error`: what runs, who runs
+            it, since when, from the registry's entry or ``records``).
     """
     import anyio
 
@@ -266,7 +271,9 @@ async def take_exec(
                 extended = True
                 deadline = time.monotonic() + STOP_WAIT
                 continue
-            raise busy_error(notebook_path, entry, busy_wait)
+            held = records.read(notebook_path) if records is not None else None
+            holder = held if held is not None and held.busy else entry
+            raise busy_error(notebook_path, holder, busy_wait)
         await anyio.sleep(EXEC_POLL)
 
 

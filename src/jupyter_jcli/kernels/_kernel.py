@@ -205,7 +205,7 @@ class NotebookKernel:
                 yield
                 return
             wait = max(busy_wait, self.process_wait)
-            await take_exec(exec_lock, self._locks, self.notebook_path, wait)
+            await take_exec(exec_lock, self._locks, self.notebook_path, wait, self._busy_records())
             try:
                 self._leftover_wait = wait
                 await self._enter_exec(wait)

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_jcli.kernels._busy import left_running
-from jupyter_jcli.kernels._entry import process_command
+from jupyter_jcli.kernels._entry import pid_alive, process_command
 from jupyter_jcli.kernels._log_file import read_executions
 from jupyter_jcli.kernels._records import RecordsFolder
 from jupyter_jcli.kernels._registry import registry_dir
@@ -275,11 +275,14 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
     def facts(self, notebook_path: Path, kernel_id: str, last_activity: str | None) -> SessionFacts:
         """What the entry says of the notebook's session of ``kernel_id``, whose kernel the
         server shows with ``last_activity`` (:class:`SessionFacts`: the defaults when the
-        entry is another kernel's or there is none); reads only."""
+        entry is another kernel's or there is none); reads only. Its epoch (and the runs
+        counted on it) is the entry's when the overview would trust it (:meth:`trusted_epoch`)
+        or while a process of ours runs code on the kernel (its ``busy`` record names a live
+        process), else ``None``."""
         entry = self._entry(notebook_path)
         if entry is None or entry.kernel_id != kernel_id:
             return SessionFacts()
-        epoch = self._trusted(entry, kernel_id, last_activity)
+        epoch = self._trusted(entry, kernel_id, last_activity) or _held_epoch(entry)
         runs = read_executions(self.path(notebook_path, ".runs"), epoch) if epoch else []
         return SessionFacts(entry.keep, entry.started_command, epoch, len(runs), entry.busy)
 
@@ -298,3 +301,11 @@ class ServerLedger(RecordsFolder[LedgerEntry]):
         self._forget(
             notebook_path, None if kernel_id is None else lambda e: e.kernel_id == kernel_id
         )
+
+
+def _held_epoch(entry: LedgerEntry) -> str | None:
+    """The entry's epoch while a process of ours runs code on its kernel (its ``busy``
+    record names a live process: the epoch it adopted and records its runs under), else
+    ``None``."""
+    pid = (entry.busy or {}).get("pid")
+    return entry.epoch if isinstance(pid, int) and pid_alive(pid) else None
