@@ -80,8 +80,8 @@ def _server_command(name: str, root_help: str) -> Callable[[_F], click.Command]:
 @contextmanager
 def _refused_before_serving(ctx: click.Context) -> Iterator[None]:
     """An option value refused before serving is a usage error, as click's own: as a console
-    script click prints the usage and a message naming the option (``details.option`` or the
-    first of ``details.options``) on stderr and exits 2; under ``j-cli`` a ``USAGE_ERROR``
+    script click prints the usage and a message naming the option (``details.option``, or
+    the options its message names) on stderr and exits 2; under ``j-cli`` a ``USAGE_ERROR``
     goes to its error boundary as it is (exit 2, its details kept), another code as click's
     usage error (exit 2 too)."""
     try:
@@ -97,8 +97,9 @@ def _refused_before_serving(ctx: click.Context) -> Iterator[None]:
 
 def _option_of(ctx: click.Context, err: JcliError) -> click.Parameter | None:
     """The parameter of ``ctx``'s command that ``err``'s ``details`` name (``option``: its
-    name; ``options``: its flags, the first taken), ``None`` when none."""
-    named = err.details.get("option") or next(iter(err.details.get("options") or ()), None)
+    name), ``None`` when none (an error of several options, ``options``, names them in its
+    message: click's plain usage error says it without naming one twice)."""
+    named = err.details.get("option")
     for param in ctx.command.params:
         if named is not None and (named == param.name or named in param.opts):
             return param

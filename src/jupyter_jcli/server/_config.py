@@ -274,9 +274,10 @@ def server_path(
     except ValueError:
         raise error(
             ErrorCode.SERVER_PATH_OUTSIDE_ROOT,
-            f"{absolute} is not under the Jupyter Server's root {root}; open a notebook "
-            "inside it (or name it by its path on the server), or name the local folder of "
-            "the server's root with --server-root",
+            f"{absolute} is not under {root}, the folder taken as the Jupyter Server's root "
+            "(--server-root, else the root a server on this machine reports for itself, else "
+            "the current folder); open a notebook inside it (or name it by its path on the "
+            "server), or name the local folder of the server's root with --server-root",
             {"notebook_path": str(absolute), "server_root": str(root)},
         ) from None
     return relative.as_posix()
