@@ -133,6 +133,10 @@ async def test_a_signal_during_a_running_cell_stops_the_server_and_its_kernel(
                     returncode = await anyio.to_thread.run_sync(server.stop, sig)
                     group.cancel_scope.cancel()
     assert returncode == -sig
+    # the server killed them on its way out (SIGKILL at the latest); their end is the
+    # system's to deliver, within seconds even on a loaded machine (a kernel left running
+    # would sleep on for 600 s)
+    psutil.wait_procs(kernels, timeout=15)
     assert not [kernel for kernel in kernels if _alive(kernel.pid)]
 
 
