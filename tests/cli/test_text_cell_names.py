@@ -63,3 +63,11 @@ def test_kernel_busy_names_the_interrupt_command_with_the_notebook(gone: bool) -
     error = busy_error(Path("/work/nb.ipynb"), _entry("data"), 0.0, gone=gone)
     assert error.code == ErrorCode.KERNEL_BUSY
     assert "`j-cli kernel interrupt /work/nb.ipynb`" in error.message
+
+
+@pytest.mark.parametrize("gone", [False, True], ids=["running", "left-running"])
+def test_kernel_busy_on_a_server_names_the_interrupt_with_its_server(gone: bool) -> None:
+    url = "http://127.0.0.1:8888/"
+    error = busy_error(Path("/work/nb.ipynb"), _entry("data"), 0.0, gone=gone, server_url=url)
+    assert error.code == ErrorCode.KERNEL_BUSY
+    assert f"`j-cli kernel interrupt /work/nb.ipynb --server-url {url}`" in error.message

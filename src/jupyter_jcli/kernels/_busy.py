@@ -117,10 +117,17 @@ def stop_words(reason: str, who: str | None, command: str | None) -> str:
 
 
 def busy_error(
-    notebook_path: Path, entry: BusyHolder | None, busy_wait: float, *, gone: bool = False
+    notebook_path: Path,
+    entry: BusyHolder | None,
+    busy_wait: float,
+    *,
+    gone: bool = False,
+    server_url: str | None = None,
 ) -> KernelError:
     """``KERNEL_BUSY`` for a process that waited ``busy_wait`` s for the kernel of ``entry``;
-    ``gone``: the process that ran the code has ended (killed) and the kernel still runs it.
+    ``gone``: the process that ran the code has ended (killed) and the kernel still runs it;
+    ``server_url``: the Jupyter Server the kernel runs on (the interrupt the message suggests
+    names it).
 
     Its details: ``notebook_path``, ``running_cell`` (``None`` for inline code or when
     unknown), ``running`` (``"cell NAME"``, ``"inline code"``, or ``None`` when the registry
@@ -131,12 +138,14 @@ def busy_error(
     facts = busy_facts(entry) or {"busy_by": "another process"}
     command, pid, stamp = facts.get("busy_command"), facts.get("busy_pid"), facts.get("busy_since")
     what, by = running_words(facts), facts.get("busy_command_words", "another command")
+    where = f" --server-url {server_url}" if server_url else ""
+    interrupt = f"`j-cli kernel interrupt {notebook_path}{where}`"
     if gone:
         message = (
             f"the {what} that {by} ran is still running on this "
             f"notebook's kernel{f' (since {stamp})' if stamp else ''}: that command ended "
-            "before its code did. Stop the code with `j-cli kernel interrupt "
-            f"{notebook_path}`, or wait for it to end and ask again"
+            f"before its code did. Stop the code with {interrupt}, or wait for it to end and "
+            "ask again"
         )
     else:
         parts = (
@@ -146,7 +155,7 @@ def busy_error(
         message = (
             f"another process is running {what} on this notebook's kernel"
             + (f" ({named})" if named else "")
-            + f"; wait for it, or interrupt it (`j-cli kernel interrupt {notebook_path}`)"
+            + f"; wait for it, or interrupt it ({interrupt})"
         )
     return KernelError(
         ErrorCode.KERNEL_BUSY,
@@ -273,7 +282,8 @@ async def take_exec(
                 continue
             held = records.read(notebook_path) if records is not None else None
             holder = held if held is not None and held.busy else entry
-            raise busy_error(notebook_path, holder, busy_wait)
+            server_url = getattr(records, "server_url", None)  # a Jupyter Server's ledger
+            raise busy_error(notebook_path, holder, busy_wait, server_url=server_url)
         await anyio.sleep(EXEC_POLL)
 
 
@@ -312,4 +322,5 @@ async def check_leftover(
         with contextlib.suppress(KernelError):
             records.set_busy(notebook_path, epoch, None, of=pid)
         return
-    raise busy_error(notebook_path, entry, busy_wait, gone=True)
+    server_url = getattr(records, "server_url", None)  # a Jupyter Server's ledger
+    raise busy_error(notebook_path, entry, busy_wait, gone=True, server_url=server_url)
