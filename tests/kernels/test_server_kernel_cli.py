@@ -76,12 +76,7 @@ def test_a_session_a_person_opened_is_listed_as_the_notebooks_kernel(
     jupyter_server: RunningServer, tmp_path: Path
 ) -> None:
     path = write_notebook(tmp_path, ["y = 2"], name="theirs")
-    relative = path.resolve().relative_to(jupyter_server.root.resolve()).as_posix()
-    with jupyter_server.client() as rest:
-        body = {"path": relative, "type": "notebook", "name": path.name}
-        made = rest.post("api/sessions", json={**body, "kernel": {"name": "python3"}})
-        made.raise_for_status()
-        session = made.json()
+    session = rest_session(jupyter_server, path)
     try:
         status, listed = jcli(jupyter_server, "kernel", "list")
         assert status == 0
@@ -183,6 +178,18 @@ def finished(process: Any, timeout: float = 120.0) -> dict[str, Any]:
     return document
 
 
+def rest_session(server: RunningServer, path: Path) -> dict[str, Any]:
+    """A session for the notebook at ``path`` created through the server's REST API (as
+    JupyterLab opens one), not by any process of ours: its model."""
+    relative = path.resolve().relative_to(server.root.resolve()).as_posix()
+    with server.client() as rest:
+        body = {"path": relative, "type": "notebook", "name": path.name}
+        made = rest.post("api/sessions", json={**body, "kernel": {"name": "python3"}})
+        made.raise_for_status()
+        session: dict[str, Any] = made.json()
+        return session
+
+
 def listed_kernel(server: RunningServer, path: Path) -> dict[str, Any]:
     """The notebook's kernel as ``j-cli -j kernel list --server-url`` shows it."""
     status, listed = jcli(server, "kernel", "list")
@@ -249,12 +256,7 @@ def test_a_session_none_of_ours_created_is_kept_with_no_command_and_counts_our_r
     jupyter_server: RunningServer, tmp_path: Path
 ) -> None:
     path = write_notebook(tmp_path, ["y = 2", "y + 1"], name="rest")
-    relative = path.resolve().relative_to(jupyter_server.root.resolve()).as_posix()
-    with jupyter_server.client() as rest:
-        body = {"path": relative, "type": "notebook", "name": path.name}
-        made = rest.post("api/sessions", json={**body, "kernel": {"name": "python3"}})
-        made.raise_for_status()
-        session = made.json()
+    session = rest_session(jupyter_server, path)
     try:
         theirs = listed_kernel(jupyter_server, path)
         assert (theirs["keep"], theirs["started_command"]) == (True, None)

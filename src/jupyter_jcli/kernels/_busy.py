@@ -282,7 +282,7 @@ async def take_exec(
                 continue
             held = records.read(notebook_path) if records is not None else None
             holder = held if held is not None and held.busy else entry
-            server_url = getattr(records, "server_url", None)  # a Jupyter Server's ledger
+            server_url = records.server_url if records is not None else None
             raise busy_error(notebook_path, holder, busy_wait, server_url=server_url)
         await anyio.sleep(EXEC_POLL)
 
@@ -322,5 +322,4 @@ async def check_leftover(
         with contextlib.suppress(KernelError):
             records.set_busy(notebook_path, epoch, None, of=pid)
         return
-    server_url = getattr(records, "server_url", None)  # a Jupyter Server's ledger
-    raise busy_error(notebook_path, entry, busy_wait, gone=True, server_url=server_url)
+    raise busy_error(notebook_path, entry, busy_wait, gone=True, server_url=records.server_url)

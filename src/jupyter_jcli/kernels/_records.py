@@ -203,6 +203,9 @@ class RecordsFolder(ABC, Generic[E]):
     durable = True
     """Whether each write is ``fsync``-ed (a store whose kernels end with this machine need
     not: a run lost by a crash reads as not run anyway)."""
+    server_url: str | None = None
+    """The Jupyter Server whose kernels the records are of (``None``: this machine's), named
+    by the commands a refusal suggests (``j-cli kernel interrupt NB --server-url URL``)."""
 
     def __init__(self, root: Path, scope: str = "") -> None:
         self.root = root
